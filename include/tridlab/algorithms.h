@@ -1,0 +1,71 @@
+/* tridlab/algorithms.h -- typed entry points of the reference algorithms.
+ *
+ * Each solves ONE system of n rows (notation of tridlab/system.h) and
+ * writes x; inputs are never modified; x must not overlap them. Suffix _d
+ * is double, _z double complex. Non-periodic kernels do not read the
+ * corner entries a[0] and c[n-1]; periodic kernels do. Most users call
+ * them through the registry (tl_solve), which also validates arguments
+ * and loops over batches; learners can call them directly.
+ */
+#ifndef TRIDLAB_ALGORITHMS_H
+#define TRIDLAB_ALGORITHMS_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* reference/thomas_ref.c: Thomas algorithm, no pivoting. */
+int tl_thomas_ref_d(size_t n, const double *a, const double *b, const double *c,
+                    const double *d, double *x, tl_info *info);
+int tl_thomas_ref_z(size_t n, const double complex *a, const double complex *b,
+                    const double complex *c, const double complex *d, double complex *x,
+                    tl_info *info);
+
+/* reference/thomas_periodic_ref.c: cyclic systems by Sherman-Morrison. */
+int tl_thomas_periodic_ref_d(size_t n, const double *a, const double *b, const double *c,
+                             const double *d, double *x, tl_info *info);
+int tl_thomas_periodic_ref_z(size_t n, const double complex *a, const double complex *b,
+                             const double complex *c, const double complex *d,
+                             double complex *x, tl_info *info);
+
+/* reference/cr_ref.c: cyclic reduction, any n. */
+int tl_cr_ref_d(size_t n, const double *a, const double *b, const double *c, const double *d,
+                double *x, tl_info *info);
+int tl_cr_ref_z(size_t n, const double complex *a, const double complex *b,
+                const double complex *c, const double complex *d, double complex *x,
+                tl_info *info);
+
+/* reference/pcr_ref.c: parallel cyclic reduction, any n. */
+int tl_pcr_ref_d(size_t n, const double *a, const double *b, const double *c, const double *d,
+                 double *x, tl_info *info);
+int tl_pcr_ref_z(size_t n, const double complex *a, const double complex *b,
+                 const double complex *c, const double complex *d, double complex *x,
+                 tl_info *info);
+
+/* reference/jacobi_ref.c: Jacobi iteration on the whole system (periodic
+ * or not). Stops when the normwise backward error
+ * ||d - A x||_1 / (||A||_1 ||x||_1) <= tol; TL_ERR_NOT_CONVERGED after
+ * maxit iterations or on stagnation. info->iterations is set. */
+int tl_jacobi_ref_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                    const double *d, double *x, double tol, long maxit, tl_info *info);
+int tl_jacobi_ref_z(size_t n, int periodic, const double complex *a, const double complex *b,
+                    const double complex *c, const double complex *d, double complex *x,
+                    double tol, long maxit, tl_info *info);
+
+/* reference/gtsv_ref.c: LAPACK DGTSV / ZGTSV, Gaussian elimination with
+ * partial pivoting (the pivoting baseline). Non-periodic only. */
+int tl_gtsv_ref_d(size_t n, const double *a, const double *b, const double *c, const double *d,
+                  double *x, tl_info *info);
+int tl_gtsv_ref_z(size_t n, const double complex *a, const double complex *b,
+                  const double complex *c, const double complex *d, double complex *x,
+                  tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

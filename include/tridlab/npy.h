@@ -1,0 +1,47 @@
+/* tridlab/npy.h -- NumPy .npy interchange (ARCHITECTURE §6).
+ *
+ * Reads and writes version 1.0, 2.0 and 3.0 .npy files holding float64
+ * ('<f8') or complex128 ('<c16') arrays of one or two dimensions in C
+ * order. Anything else -- truncated data, another dtype, Fortran order,
+ * more dimensions, an absurd header -- is rejected with TL_ERR_ARG and a
+ * one-line message in info->msg that names the file. Never crashes on any
+ * input bytes.
+ */
+#ifndef TRIDLAB_NPY_H
+#define TRIDLAB_NPY_H
+
+#include <stddef.h>
+
+#include "tridlab/status.h"
+#include "tridlab/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tl_npy {
+  tl_dtype dtype;
+  int ndim;          /* 1 or 2                              */
+  size_t shape[2];   /* shape[1] unused (0) when ndim == 1  */
+  size_t count;      /* number of elements                  */
+  void *data;        /* malloc'd, C order; free with tl_npy_free */
+} tl_npy;
+
+/* Read `path`. TL_ERR_IO if it cannot be opened or read; TL_ERR_ARG if it
+ * is not an acceptable .npy file. */
+int tl_npy_read(const char *path, tl_npy *out, tl_info *info);
+
+/* Parse an in-memory .npy image; `name` is used in messages. */
+int tl_npy_parse(const unsigned char *buf, size_t len, const char *name, tl_npy *out,
+                 tl_info *info);
+
+/* Write a version 1.0 file. ndim is 1 or 2. */
+int tl_npy_write(const char *path, tl_dtype dtype, int ndim, const size_t *shape,
+                 const void *data, tl_info *info);
+
+void tl_npy_free(tl_npy *arr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

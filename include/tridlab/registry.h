@@ -1,0 +1,119 @@
+/* tridlab/registry.h -- one interface for every algorithm (ARCHITECTURE §3).
+ *
+ * Every solver -- reference, optimized, distributed, GPU -- is a
+ * tl_algorithm in the registry. The CLI, the verification layer, the tests
+ * and the benchmarks iterate over tl_registry(), so an algorithm added to
+ * the table in reference/registry.c is listed, verified and tested at once.
+ */
+#ifndef TRIDLAB_REGISTRY_H
+#define TRIDLAB_REGISTRY_H
+
+#include <stddef.h>
+
+#include "tridlab/status.h"
+#include "tridlab/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Matrix classes. An algorithm lists the classes inside which its
+ * stability is guaranteed; a gallery matrix lists the classes it belongs
+ * to. A solve on a matrix in none of its algorithm's classes is reported
+ * as TL_OUTSIDE_DOMAIN. */
+enum tl_class {
+  TL_CLASS_ROW_DD = 1u << 0,     /* |b_i| >= |a_i| + |c_i| for every row      */
+  TL_CLASS_STRICT_DD = 1u << 1,  /* |b_i| >  |a_i| + |c_i| for every row      */
+  TL_CLASS_COL_DD = 1u << 2,     /* weakly diagonally dominant by columns     */
+  TL_CLASS_SPD = 1u << 3,        /* symmetric/Hermitian positive definite     */
+  TL_CLASS_NONSINGULAR = 1u << 4 /* any nonsingular matrix (pivoting solvers) */
+};
+
+/* Layout bits for tl_algorithm.layouts. */
+enum { TL_NONPERIODIC = 1u << 0, TL_PERIODIC = 1u << 1 };
+
+/* Parameter kinds. Values are stored as doubles; a TL_PARAM_CHOICE value
+ * is the index of the chosen word in `choices` ("a|b|c"). */
+typedef enum tl_param_kind { TL_PARAM_INT, TL_PARAM_REAL, TL_PARAM_CHOICE } tl_param_kind;
+
+typedef struct tl_param {
+  const char *name;      /* key used in --param key=value              */
+  tl_param_kind kind;
+  double def;            /* default value (index for a choice)          */
+  double min, max;       /* allowed range (ignored for a choice)        */
+  const char *choices;   /* "allgather|gather_scatter|pcr" for a choice */
+  const char *help;      /* one line                                    */
+} tl_param;
+
+#define TL_MAX_PARAMS 8
+#define TL_MAX_PARTS 65536
+
+/* Options of one solve. Start from tl_options_init(); set parameters with
+ * tl_options_set_param(), which checks them against the algorithm. */
+typedef struct tl_options {
+  int parts;                 /* P, the number of partitions (>= 1)          */
+  const size_t *part_sizes;  /* NULL: as even as possible; else P sizes >= 1
+                                summing to n (unequal partitions)            */
+  double value[TL_MAX_PARAMS];
+  unsigned char is_set[TL_MAX_PARAMS];
+} tl_options;
+
+struct tl_algorithm;
+
+/* The solve entry point. tl_solve() has already validated the generic
+ * arguments (sizes, dtype, layout, finite entries, corners, partitions)
+ * before it calls this. x receives nsys*n solutions. */
+typedef int (*tl_solve_fn)(const struct tl_algorithm *self, const tl_batch *sys,
+                           void *x, const tl_options *opt, tl_info *info);
+
+typedef struct tl_algorithm {
+  const char *name;        /* registry name: "thomas", "pcr", ...           */
+  const char *family;      /* "direct", "cyclic-reduction", "iterative", ... */
+  const char *backend;     /* "reference", "lapack", "cpu", "mpi", "cuda"   */
+  int exact;               /* 1 exact (up to round-off), 0 approximate      */
+  unsigned classes;        /* tl_class bits: where stability is guaranteed  */
+  unsigned dtypes;         /* bits (1u << TL_F64) | (1u << TL_C128)         */
+  unsigned layouts;        /* TL_NONPERIODIC | TL_PERIODIC                  */
+  int partitioned;         /* 1 if it takes --parts P                       */
+  size_t min_rows_per_part;/* smallest partition it accepts (1 if none)     */
+  const tl_param *params;
+  int nparams;
+  const char *summary;     /* one line                                      */
+  const char *source;      /* paper, section and algorithm number           */
+  tl_solve_fn solve;
+} tl_algorithm;
+
+#define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))
+
+/* The registry, in a fixed order. */
+const tl_algorithm *const *tl_registry(size_t *count);
+/* Look an algorithm up by name; NULL if there is none. */
+const tl_algorithm *tl_find(const char *name);
+
+void tl_options_init(tl_options *opt);
+/* Set parameter `key` of `algo` from the text `value`. TL_ERR_ARG (with a
+ * message listing the valid keys or choices) when the key is unknown, the
+ * value does not parse or is out of range. */
+int tl_options_set_param(tl_options *opt, const tl_algorithm *algo, const char *key,
+                         const char *value, tl_info *info);
+/* Parse "key=value". */
+int tl_options_set_param_kv(tl_options *opt, const tl_algorithm *algo, const char *kv,
+                            tl_info *info);
+/* The value of parameter `key` (its default when unset). NaN if the
+ * algorithm has no such parameter. */
+double tl_param_value(const tl_algorithm *algo, const tl_options *opt, const char *key);
+
+/* Validate the generic arguments, then run algo->solve. opt may be NULL
+ * (defaults, P = 1). Never modifies the batch; x must not overlap it. */
+int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_options *opt,
+             tl_info *info);
+
+/* Bounds of partition p of n rows split in P parts (even split, or the
+ * sizes in opt->part_sizes). Writes [*begin, *end). */
+void tl_partition_bounds(size_t n, int parts, const size_t *part_sizes, int p, size_t *begin,
+                         size_t *end);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,18 @@
+/* tridlab.h -- the umbrella header users include.
+ *
+ * tridlab: a teaching reference and verification framework for (parallel)
+ * tridiagonal solvers. See README.md and docs/.
+ */
+#ifndef TRIDLAB_H
+#define TRIDLAB_H
+
+#define TRIDLAB_VERSION "0.1.0"
+
+#include "tridlab/algorithms.h"
+#include "tridlab/npy.h"
+#include "tridlab/registry.h"
+#include "tridlab/status.h"
+#include "tridlab/system.h"
+#include "tridlab/verify.h"
+
+#endif

@@ -1,0 +1,155 @@
+/* tridlab/verify.h -- the verification layer (ARCHITECTURE §5).
+ *
+ * A seeded, numbered gallery of matrices; LAPACK-convention metrics
+ * (DGTT02 residual ratio, DGET04 forward-error ratio with DGTCON's rcond,
+ * eps = 2^-53, THRESH = 30); and a runner that takes every registry
+ * algorithm over every gallery matrix and classifies each pair.
+ */
+#ifndef TRIDLAB_VERIFY_H
+#define TRIDLAB_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tridlab/registry.h"
+#include "tridlab/status.h"
+#include "tridlab/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* LAPACK's THRESH: a test ratio >= TL_THRESH fails. */
+#define TL_THRESH 30.0
+/* LAPACK's eps, DLAMCH('E') = 2^-53 (half of DBL_EPSILON). */
+#define TL_EPS 0x1p-53
+
+/* ------------------------------------------------------------------ */
+/* Gallery                                                             */
+
+typedef struct tl_gallery_type {
+  int id;               /* stable number; docs/gallery.md lists them     */
+  const char *name;     /* short name, e.g. "gt03-ill-sqrt"              */
+  const char *desc;     /* one line                                       */
+  tl_dtype dtype;
+  int periodic;
+  unsigned classes;     /* tl_class bits every matrix of the type has    */
+  int singular;         /* 1: exactly singular for every n >= its min_n  */
+  size_t min_n;         /* smallest n it is defined for (usually 1)      */
+} tl_gallery_type;
+
+/* A generated problem. It owns its arrays; sys points into them. */
+typedef struct tl_problem {
+  tl_batch sys;
+  void *a, *b, *c, *d;
+  void *xtrue;          /* the solution d = A xtrue was made from; NULL for
+                           singular types                                 */
+  const tl_gallery_type *type;
+  uint64_t seed;
+} tl_problem;
+
+size_t tl_gallery_count(void);
+const tl_gallery_type *tl_gallery_get(size_t index);   /* NULL past the end */
+const tl_gallery_type *tl_gallery_find(int id);        /* NULL if unknown   */
+const tl_gallery_type *tl_gallery_find_name(const char *name);
+
+/* Make nsys systems of type `id` and size n from `seed` (same seed, same
+ * matrices, on every machine). */
+int tl_gallery_make(int id, size_t n, size_t nsys, uint64_t seed, tl_problem *p, tl_info *info);
+void tl_problem_free(tl_problem *p);
+
+/* 1 when the type's classes meet the algorithm's classes: the algorithm
+ * is expected to pass (not just to report) on this type. */
+int tl_gallery_expects_pass(const tl_gallery_type *type, const tl_algorithm *algo);
+
+/* A deterministic generator (splitmix64), so seeds mean the same thing
+ * everywhere. */
+typedef struct tl_rng { uint64_t state; } tl_rng;
+void tl_rng_seed(tl_rng *rng, uint64_t seed);
+uint64_t tl_rng_next(tl_rng *rng);
+double tl_rng_uniform(tl_rng *rng, double lo, double hi);  /* [lo, hi) */
+
+/* ------------------------------------------------------------------ */
+/* Metrics                                                             */
+
+/* d - A x for one system (periodic or not), into r. */
+void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                   const double *d, const double *x, double *r);
+/* ||A||_1 of one system. */
+double tl_norm1_system(const tl_batch *one);
+
+/* DGTT02: max over systems of ||d - A x||_1 / (||A||_1 ||x||_1 eps).
+ * 0 when the residual is exactly zero; +inf when x is non-finite or A, x
+ * are zero with a non-zero residual. */
+double tl_residual_ratio(const tl_batch *sys, const void *x);
+
+/* Reciprocal condition number in the 1-norm of every system (nsys
+ * values): DGTCON / ZGTCON on DGTTRF's factors; for periodic systems
+ * LAPACK's 1-norm estimator DLACN2 / ZLACN2 on a pivoted solve. 0 for a
+ * singular system. */
+int tl_rcond(const tl_batch *sys, double *rcond, tl_info *info);
+
+/* DGET04: max over systems of ||x - xref||_inf / ||xref||_inf * rcond / eps
+ * (rcond per system). */
+double tl_forward_ratio(const tl_batch *sys, const void *x, const void *xref,
+                        const double *rcond);
+
+/* Pivoted LAPACK solve of the batch: DGTSV / ZGTSV, or for periodic
+ * systems DGESV / ZGESV on the dense matrix. The oracle of the tests. */
+int tl_lapack_solve(const tl_batch *sys, void *x, tl_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Runner                                                              */
+
+typedef enum tl_verdict {
+  TL_VERDICT_PASSED,      /* status fine, ratios < THRESH                      */
+  TL_VERDICT_REPORTED,    /* a failure or outside-domain status was returned   */
+  TL_VERDICT_UNEXPECTED,  /* reported, but the gallery says it should pass     */
+  TL_VERDICT_SILENT,      /* status fine, ratio >= THRESH or non-finite        */
+  TL_VERDICT_SKIPPED      /* the algorithm does not take this dtype or layout  */
+} tl_verdict;
+
+const char *tl_verdict_name(tl_verdict v);
+
+typedef struct tl_verify_result {
+  const tl_algorithm *algo;
+  const tl_gallery_type *type;
+  size_t n, nsys;
+  int parts;
+  int status;             /* what the solve returned                          */
+  double resid;           /* DGTT02 ratio (NaN when there is no solution)     */
+  double ferr;            /* DGET04 ratio (NaN when not computable)           */
+  int expected;           /* tl_gallery_expects_pass                          */
+  tl_verdict verdict;
+  char note[256];         /* the solver's message                              */
+} tl_verify_result;
+
+typedef struct tl_verify_config {
+  const size_t *sizes;    /* n values                                         */
+  size_t nsizes;
+  size_t nsys;            /* systems per batch                                */
+  uint64_t seed;
+  const char *algo;       /* only this algorithm (NULL: all)                  */
+  int type_id;            /* only this gallery type (0: all)                  */
+  int parts;              /* partitions for partitioned algorithms            */
+  /* Called for every pair (may be NULL). */
+  void (*on_result)(const tl_verify_result *r, void *ctx);
+  void *ctx;
+} tl_verify_config;
+
+typedef struct tl_verify_summary {
+  long passed, reported, unexpected, silent, skipped;
+} tl_verify_summary;
+
+/* Classify one (algorithm, problem) pair. */
+void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                    tl_verify_result *r);
+
+/* Run the whole battery. Returns TL_OK, or a negative status if the
+ * gallery could not be generated. The verdict counts are in *summary. */
+int tl_verify_run(const tl_verify_config *cfg, tl_verify_summary *summary, tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

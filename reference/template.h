@@ -1,0 +1,43 @@
+/* reference/template.h -- write an algorithm once, build it for double
+ * and double complex.
+ *
+ * A reference file includes itself twice with TL_TEMPLATE_PASS set:
+ *
+ *   #ifndef TL_TEMPLATE_PASS            -- the part compiled once
+ *   ...
+ *   #define TL_TEMPLATE_PASS 1           -- real pass
+ *   #include "template.h"
+ *   #include "thomas_ref.c"
+ *   #define TL_TEMPLATE_PASS 2           -- complex pass
+ *   ...
+ *   #else                                -- the algorithm, written once
+ *   int FN(tl_thomas_ref)(size_t n, const S *a, ...)
+ *   #endif
+ *
+ * Inside the algorithm: S is the scalar type, FN(name) appends _d or _z,
+ * ABS is the modulus, ISFINITE tests a scalar, CLASSES is tl_classes_d/z.
+ */
+#undef S
+#undef FN
+#undef ABS
+#undef ISFINITE
+#undef CLASSES
+#undef TL_IS_COMPLEX
+
+#if TL_TEMPLATE_PASS == 1
+#define S double
+#define FN(name) name##_d
+#define ABS(v) fabs(v)
+#define ISFINITE(v) isfinite(v)
+#define CLASSES tl_classes_d
+#define TL_IS_COMPLEX 0
+#elif TL_TEMPLATE_PASS == 2
+#define S double complex
+#define FN(name) name##_z
+#define ABS(v) cabs(v)
+#define ISFINITE(v) (isfinite(creal(v)) && isfinite(cimag(v)))
+#define CLASSES tl_classes_z
+#define TL_IS_COMPLEX 1
+#else
+#error "define TL_TEMPLATE_PASS as 1 (double) or 2 (double complex) before including template.h"
+#endif

@@ -1,0 +1,204 @@
+/* reference/thomas_periodic_ref.c -- cyclic tridiagonal systems by the
+ * Sherman-Morrison formula ("periodic Thomas").
+ *
+ * Source: paper 000 (DistD2-TDS), §2.1 (periodic Thomas, its ref. [9]);
+ * Sherman & Morrison (1950); the classic presentation is Temperton (1975)
+ * and Press et al., Numerical Recipes, §2.7 "cyclic tridiagonal systems".
+ * Symbols: paper 000 writes the corners as a_1 and c_n (1-based); ours are
+ * a[0] (row 0, multiplies x[n-1]) and c[n-1] (row n-1, multiplies x[0]).
+ *
+ * A cyclic matrix is a tridiagonal B plus a rank-one correction u v^T:
+ *
+ *   | b0 c0       a0 |   | b0-g c0            |   | g        |
+ *   | a1 b1 c1       |   | a1   b1 c1         |   | 0        |
+ *   |    a2 b2 c2    | = |      a2 b2 c2      | + | 0        | [1 0 0 0 a0/g]
+ *   | c4       a4 b4 |   |         a4 b4-a0c4/g|   | c4       |
+ *         A                       B                  u          v^T
+ *
+ * with any g != 0 (we take g = -b0, which keeps B dominant when A is).
+ * Then, by Sherman-Morrison,
+ *
+ *   B y = d,  B z = u,   x = y - (v.y) / (1 + v.z) z.
+ *
+ * Two Thomas solves with the same matrix, one dot product of two entries,
+ * one update: about 17n flops; reads a, b, c, d, writes x, with 4n scratch.
+ *
+ * Failure modes, each detected and reported:
+ *  - b[0] = 0 makes g = -b0 zero: we take g = -1 instead, and the solve
+ *    is outside the domain (B may then be far from dominant).
+ *  - 1 + v.z = 0 (or not finite): A is singular, or B is; breakdown.
+ *  - B not diagonally dominant: the inner Thomas solves carry no
+ *    guarantee; reported as outside the domain.
+ * Domain: A strictly diagonally dominant by rows (then B is dominant
+ * too and 1 + v.z = det A / det B cannot vanish). Weakly dominant cyclic
+ * matrices can be singular (cyclic tridiag(-1, 2, -1) annihilates the
+ * constant vector), so they are reported as outside the domain.
+ *
+ * n = 1 and n = 2 fold onto themselves (tridlab/system.h) and are solved
+ * directly as 1x1 and 2x2 systems.
+ */
+#ifndef TL_TEMPLATE_PASS
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "tridlab/algorithms.h"
+#include "tridlab/backend.h"
+
+#define TL_TEMPLATE_PASS 1
+#include "template.h"
+#include "thomas_periodic_ref.c"
+#undef TL_TEMPLATE_PASS
+#define TL_TEMPLATE_PASS 2
+#include "template.h"
+#include "thomas_periodic_ref.c"
+#undef TL_TEMPLATE_PASS
+
+static int thomas_periodic_system(const tl_algorithm *self, const tl_batch *one, void *x,
+                                  const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  (void)opt;
+  if (one->dtype == TL_F64)
+    return tl_thomas_periodic_ref_d(one->n, one->a, one->b, one->c, one->d, x, info);
+  return tl_thomas_periodic_ref_z(one->n, one->a, one->b, one->c, one->d, x, info);
+}
+
+static int thomas_periodic_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                 const tl_options *opt, tl_info *info)
+{
+  return tl_for_each_system(self, sys, x, opt, info, thomas_periodic_system);
+}
+
+const tl_algorithm tl_algo_thomas_periodic_ref = {
+    .name = "thomas_periodic",
+    .family = "direct",
+    .backend = "reference",
+    .exact = 1,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64) | TL_DTYPE_BIT(TL_C128),
+    .layouts = TL_PERIODIC,
+    .partitioned = 0,
+    .min_rows_per_part = 1,
+    .params = NULL,
+    .nparams = 0,
+    .summary = "periodic Thomas: Sherman-Morrison correction of two Thomas solves",
+    .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas); Sherman-Morrison 1950",
+    .solve = thomas_periodic_solve,
+};
+
+#else /* ---- the algorithm, once for S = double and S = double complex ---- */
+
+/* n = 1: (a + b + c) x = d.  n = 2: [b0, a0+c0; a1+c1, b1] x = d, by
+ * Cramer's rule (fine for a 2x2 whose determinant is checked). */
+static int FN(periodic_tiny)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x,
+                             tl_info *info)
+{
+  if (n == 1) {
+    S s = a[0] + b[0] + c[0];
+    if (s == 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "",
+                     "thomas_periodic: n = 1 and a[0] + b[0] + c[0] = 0 (singular)");
+    x[0] = d[0] / s;
+  } else {
+    S m00 = b[0], m01 = a[0] + c[0], m10 = a[1] + c[1], m11 = b[1];
+    S det = m00 * m11 - m01 * m10;
+    if (det == 0 || !ISFINITE(det))
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 1, "",
+                     "thomas_periodic: n = 2 and the 2x2 matrix is singular");
+    x[0] = (d[0] * m11 - m01 * d[1]) / det;
+    x[1] = (m00 * d[1] - m10 * d[0]) / det;
+  }
+  if (!ISFINITE(x[0]) || !ISFINITE(x[n - 1]))
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "", "thomas_periodic: overflow");
+  long worst = -1;
+  if (!(CLASSES(n, a, b, c, 1, &worst) & TL_CLASS_STRICT_DD))
+    return TL_WARN(info, worst,
+                   "thomas_periodic: the %zux%zu cyclic matrix is not strictly diagonally "
+                   "dominant (row %ld)",
+                   n, n, worst);
+  return TL_OK;
+}
+
+/* The tridiagonal part B of A = B + u v^T, and u, for the shift g. */
+static void FN(split_cyclic)(size_t n, const S *a, const S *b, const S *c, S g, S *bmod, S *u)
+{
+  for (size_t i = 0; i < n; i++) {
+    bmod[i] = b[i];
+    u[i] = 0;
+  }
+  bmod[0] = b[0] - g;
+  bmod[n - 1] = b[n - 1] - a[0] * (c[n - 1] / g);
+  u[0] = g;
+  u[n - 1] = c[n - 1];
+}
+
+int FN(tl_thomas_periodic_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x,
+                               tl_info *info)
+{
+  if (n == 0 || !a || !b || !c || !d || !x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
+                   "thomas_periodic: n must be >= 1 and no array may be NULL");
+  if (n <= 2)
+    return FN(periodic_tiny)(n, a, b, c, d, x, info);
+
+  int gamma_fallback = (b[0] == 0);
+  S g = gamma_fallback ? -1 : -b[0];
+  S *work = tl_alloc(3 * n, sizeof(S));
+  if (!work)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic: no memory");
+  S *bmod = work, *u = work + n, *z = work + 2 * n;
+  FN(split_cyclic)(n, a, b, c, g, bmod, u);
+
+  /* The inner solves see only the tridiagonal B: corners of B are zero by
+   * construction, and non-periodic Thomas never reads a[0], c[n-1]. */
+  tl_info inner;
+  tl_info_clear(&inner);
+  int sy = FN(tl_thomas_ref)(n, a, bmod, c, d, x, &inner); /* x holds y */
+  int sz = sy < 0 ? sy : FN(tl_thomas_ref)(n, a, bmod, c, u, z, &inner);
+  if (sy < 0 || sz < 0) {
+    free(work);
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, inner.row, "",
+                   "thomas_periodic: the tridiagonal part B breaks down at row %ld (%s)",
+                   inner.row, gamma_fallback ? "b[0] = 0 forced gamma = -1" : "B is singular");
+  }
+
+  /* Sherman-Morrison: v = (1, 0, ..., 0, a0/g). */
+  S vy = x[0] + (a[0] / g) * x[n - 1];
+  S denom = 1 + z[0] + (a[0] / g) * z[n - 1];
+  if (denom == 0 || !ISFINITE(denom)) {
+    free(work);
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "",
+                   "thomas_periodic: 1 + v.z = 0 in the Sherman-Morrison formula (the cyclic "
+                   "matrix is singular)");
+  }
+  S factor = vy / denom;
+  long bad = -1;
+  for (size_t i = 0; i < n; i++) {
+    x[i] -= factor * z[i];
+    if (bad < 0 && !ISFINITE(x[i]))
+      bad = (long)i;
+  }
+  free(work);
+  if (bad >= 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",
+                   "thomas_periodic: overflow in the correction at row %ld", bad);
+
+  long worst = -1;
+  if (gamma_fallback)
+    return TL_WARN(info, 0,
+                   "thomas_periodic: b[0] = 0, so gamma = -b[0] is unusable; solved with "
+                   "gamma = -1, without a stability guarantee");
+  if (!(CLASSES(n, a, b, c, 1, &worst) & TL_CLASS_STRICT_DD))
+    return TL_WARN(info, worst,
+                   "thomas_periodic: cyclic matrix not strictly diagonally dominant (row %ld); "
+                   "it may be singular and Sherman-Morrison has no stability guarantee",
+                   worst);
+  if (sy == TL_OUTSIDE_DOMAIN || sz == TL_OUTSIDE_DOMAIN)
+    return TL_WARN(info, inner.row,
+                   "thomas_periodic: the modified matrix B is not diagonally dominant (row %ld)",
+                   inner.row);
+  return TL_OK;
+}
+
+#endif

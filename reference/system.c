@@ -52,7 +52,7 @@ void *tl_alloc(size_t n, size_t size)
 static unsigned classes_from_moduli(size_t n, const double *al, const double *bl,
                                     const double *cl, int periodic, long *worst_row)
 {
-  int row_dd = 1, strict = 1, col_dd = 1;
+  int row_dd = 1, strict = 1, strong = 1, col_dd = 1;
   double worst = INFINITY;
   long wrow = n ? 0 : -1;
   for (size_t i = 0; i < n; i++) {
@@ -66,6 +66,8 @@ static unsigned classes_from_moduli(size_t n, const double *al, const double *bl
       row_dd = 0;
     if (!(margin > 0.0))
       strict = 0;
+    if (!(bl[i] >= 2.0 * (left + right)))
+      strong = 0;
     if (!(bl[i] - (up + down) >= 0.0))
       col_dd = 0;
     double rel = bl[i] > 0.0 ? margin / bl[i] : -INFINITY;
@@ -78,6 +80,7 @@ static unsigned classes_from_moduli(size_t n, const double *al, const double *bl
     *worst_row = wrow;
   /* Strict dominance of every row also needs a non-zero diagonal. */
   return (row_dd ? TL_CLASS_ROW_DD : 0u) | (row_dd && strict ? TL_CLASS_STRICT_DD : 0u) |
+         (row_dd && strict && strong ? TL_CLASS_STRONG_DD : 0u) |
          (col_dd ? TL_CLASS_COL_DD : 0u);
 }
 
@@ -91,7 +94,8 @@ static unsigned classes_small_periodic(size_t n, const double complex *a, const 
     *worst_row = 0;
   if (n == 1) {
     double s = cabs(a[0] + b[0] + c[0]);
-    return s > 0 ? (TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD | TL_CLASS_COL_DD) : 0u;
+    return s > 0 ? (TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD | TL_CLASS_STRONG_DD | TL_CLASS_COL_DD)
+                 : 0u;
   }
   /* n == 2: A = [b0, a0+c0; a1+c1, b1] */
   double al[2] = {0.0, cabs(a[1] + c[1])}, cl[2] = {cabs(a[0] + c[0]), 0.0};

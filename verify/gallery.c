@@ -475,6 +475,7 @@ enum {
   COL = TL_CLASS_COL_DD,
   SPD = TL_CLASS_SPD,
   NS = TL_CLASS_NONSINGULAR,
+  STRONG = TL_CLASS_STRONG_DD, /* |b_i| >= 2 (|a_i| + |c_i|) */
   DOM = ROW | STR | COL | NS /* strictly dominant by rows and columns */
 };
 
@@ -488,7 +489,7 @@ enum {
   }
 
 static const gallery_entry gallery[] = {
-    REAL(1, "gt01-diagonal", "diagonal, |b| geometric from 1 to 1/2, random signs", 0, DOM, 0, 1,
+    REAL(1, "gt01-diagonal", "diagonal, |b| geometric from 1 to 1/2, random signs", 0, DOM | STRONG, 0, 1,
          gen_diagonal, 0.0),
     REAL(2, "gt02-cond2", "random, row and column dominant by >= 1, cond < 6", 0, DOM, 0, 1,
          gen_cond_small, 1.0),
@@ -514,8 +515,8 @@ static const gallery_entry gallery[] = {
          gen_sdd, 0.0),
     REAL(21, "toeplitz-2.05", "tridiag(1, 2.05, 1)", 0, DOM | SPD, 0, 1, gen_toeplitz, 2.05),
     REAL(22, "toeplitz-2.5", "tridiag(1, 2.5, 1)", 0, DOM | SPD, 0, 1, gen_toeplitz, 2.5),
-    REAL(23, "toeplitz-4", "tridiag(1, 4, 1)", 0, DOM | SPD, 0, 1, gen_toeplitz, 4.0),
-    REAL(24, "toeplitz-8", "tridiag(1, 8, 1)", 0, DOM | SPD, 0, 1, gen_toeplitz, 8.0),
+    REAL(23, "toeplitz-4", "tridiag(1, 4, 1)", 0, DOM | SPD | STRONG, 0, 1, gen_toeplitz, 4.0),
+    REAL(24, "toeplitz-8", "tridiag(1, 8, 1)", 0, DOM | SPD | STRONG, 0, 1, gen_toeplitz, 8.0),
     REAL(25, "toeplitz-1.5", "tridiag(1, 1.5, 1): indefinite, not dominant", 0, NS, 0, 1,
          gen_toeplitz, 1.5),
     REAL(30, "pade4-closure", "Pade [1/4, 1, 1/4] with 3rd-order closure [1, 2]", 0, NS, 0, 4,
@@ -526,7 +527,7 @@ static const gallery_entry gallery[] = {
          1.0 / 3.0),
     REAL(33, "d2-6th-closure", "2nd derivative [2/11, 1, 2/11], closure [1, 11]", 0, NS, 0, 5,
          gen_d2_closure, 0.0),
-    REAL(34, "its-nonconst", "ITS [sin i, 2(|sin i|+|cos i|), cos i]", 0, ROW | STR | NS, 0, 1,
+    REAL(34, "its-nonconst", "ITS [sin i, 2(|sin i|+|cos i|), cos i]", 0, ROW | STR | STRONG | NS, 0, 1,
          gen_its, 0.0),
     REAL(35, "mmatrix-weak", "tridiag(-1, 2, -1): zero margin in interior rows", 0,
          ROW | COL | SPD | NS, 0, 1, gen_mmatrix, 0.0),
@@ -541,12 +542,12 @@ static const gallery_entry gallery[] = {
          gen_sdd, 0.0),
     REAL(51, "toeplitz-2.5-periodic", "cyclic tridiag(1, 2.5, 1)", 1, DOM | SPD, 0, 1, gen_toeplitz,
          2.5),
-    REAL(52, "pade4-periodic", "cyclic Pade [1/4, 1, 1/4]", 1, DOM | SPD, 0, 1, gen_compact, 0.25),
+    REAL(52, "pade4-periodic", "cyclic Pade [1/4, 1, 1/4]", 1, DOM | SPD | STRONG, 0, 1, gen_compact, 0.25),
     REAL(53, "lele6-periodic", "cyclic Lele [1/3, 1, 1/3]", 1, DOM | SPD, 0, 1, gen_compact,
          1.0 / 3.0),
-    REAL(54, "d2-6th-periodic", "cyclic 2nd derivative [2/11, 1, 2/11]", 1, DOM | SPD, 0, 1,
+    REAL(54, "d2-6th-periodic", "cyclic 2nd derivative [2/11, 1, 2/11]", 1, DOM | SPD | STRONG, 0, 1,
          gen_compact, 2.0 / 11.0),
-    REAL(55, "its-nonconst-periodic", "ITS matrix with its corners kept", 1, ROW | STR | NS, 0, 1,
+    REAL(55, "its-nonconst-periodic", "ITS matrix with its corners kept", 1, ROW | STR | STRONG | NS, 0, 1,
          gen_its, 0.0),
     REAL(56, "laplacian-periodic-singular", "cyclic tridiag(-1, 2, -1) (singular)", 1, 0, 1, 1,
          gen_mmatrix, 0.0),

@@ -53,7 +53,7 @@ int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info, tl_system_fn fn);
 
 /* Matrix classes (tl_class bits) of one system, measured on its entries:
- * TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD and TL_CLASS_COL_DD. For periodic
+ * TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD, TL_CLASS_STRONG_DD, TL_CLASS_COL_DD. For periodic
  * systems the corners count as off-diagonal entries. *worst_row (may be
  * NULL) receives the row with the smallest dominance margin
  * |b_i| - |a_i| - |c_i|. */

@@ -26,7 +26,9 @@ enum tl_class {
   TL_CLASS_STRICT_DD = 1u << 1,  /* |b_i| >  |a_i| + |c_i| for every row      */
   TL_CLASS_COL_DD = 1u << 2,     /* weakly diagonally dominant by columns     */
   TL_CLASS_SPD = 1u << 3,        /* symmetric/Hermitian positive definite     */
-  TL_CLASS_NONSINGULAR = 1u << 4 /* any nonsingular matrix (pivoting solvers) */
+  TL_CLASS_NONSINGULAR = 1u << 4,/* any nonsingular matrix (pivoting solvers) */
+  TL_CLASS_STRONG_DD = 1u << 5   /* |b_i| >= 2 (|a_i| + |c_i|): Jacobi contracts
+                                    by at least 1/2 per sweep                 */
 };
 
 /* Layout bits for tl_algorithm.layouts. */

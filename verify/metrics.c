@@ -1,0 +1,351 @@
+/* verify/metrics.c -- LAPACK-convention test ratios and the LAPACK oracle.
+ *
+ * residual ratio (LAPACK TESTING/LIN/dgtt02.f):
+ *     max_j ||d_j - A x_j||_1 / (||A||_1 ||x_j||_1 eps)
+ * forward-error ratio (LAPACK TESTING/LIN/dget04.f):
+ *     max_j ||x_j - xref_j||_inf / ||xref_j||_inf * rcond_j / eps
+ * with eps = 2^-53 and rcond the 1-norm reciprocal condition number from
+ * DGTCON (non-periodic) or DGBCON (periodic, see below). A ratio >= 30
+ * (THRESH) fails.
+ *
+ * Periodic systems are not tridiagonal for LAPACK, but reordering the
+ * unknowns as 0, n-1, 1, n-2, 2, ... puts every cyclic neighbour pair
+ * within distance 2, so the cyclic matrix becomes a band matrix with two
+ * sub- and two superdiagonals: DGBTRF / DGBCON / DGBTRS (partial
+ * pivoting) then give the solution and the condition number in O(n).
+ * A symmetric permutation changes neither the 1-norm nor the condition.
+ */
+#ifndef TL_TEMPLATE_PASS
+#include <complex.h>
+#include <lapacke.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/algorithms.h"
+#include "tridlab/backend.h"
+#include "tridlab/verify.h"
+
+/* Position of unknown i in the interleaved order 0, n-1, 1, n-2, ... */
+static size_t interleaved_pos(size_t i, size_t n)
+{
+  return (i < (n + 1) / 2) ? 2 * i : 2 * (n - 1 - i) + 1;
+}
+
+#define TL_TEMPLATE_PASS 1
+#include "../reference/template.h"
+#include "metrics.c"
+#undef TL_TEMPLATE_PASS
+#define TL_TEMPLATE_PASS 2
+#include "../reference/template.h"
+#include "metrics.c"
+#undef TL_TEMPLATE_PASS
+
+double tl_norm1_system(const tl_batch *one)
+{
+  if (one->dtype == TL_F64)
+    return norm1_d(one->n, one->periodic, one->a, one->b, one->c);
+  return norm1_z(one->n, one->periodic, one->a, one->b, one->c);
+}
+
+double tl_residual_ratio(const tl_batch *sys, const void *x)
+{
+  size_t es = tl_dtype_size(sys->dtype);
+  double worst = 0.0;
+  for (size_t s = 0; s < sys->nsys; s++) {
+    tl_batch one = tl_batch_system(sys, s);
+    const void *xs = (const char *)x + s * sys->n * es;
+    double r = sys->dtype == TL_F64 ? residual_ratio_one_d(&one, xs) : residual_ratio_one_z(&one, xs);
+    if (!(r <= worst)) /* NaN propagates as a failure */
+      worst = isnan(r) ? INFINITY : r;
+  }
+  return worst;
+}
+
+double tl_forward_ratio(const tl_batch *sys, const void *x, const void *xref, const double *rcond)
+{
+  size_t es = tl_dtype_size(sys->dtype);
+  double worst = 0.0;
+  for (size_t s = 0; s < sys->nsys; s++) {
+    const void *xs = (const char *)x + s * sys->n * es;
+    const void *rs = (const char *)xref + s * sys->n * es;
+    double r = sys->dtype == TL_F64 ? forward_ratio_one_d(sys->n, xs, rs, rcond[s])
+                                    : forward_ratio_one_z(sys->n, xs, rs, rcond[s]);
+    if (!(r <= worst))
+      worst = isnan(r) ? INFINITY : r;
+  }
+  return worst;
+}
+
+int tl_rcond(const tl_batch *sys, double *rcond, tl_info *info)
+{
+  if (sys->n > (size_t)INT_MAX / 8)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "n", "n too large for LAPACK");
+  for (size_t s = 0; s < sys->nsys; s++) {
+    tl_batch one = tl_batch_system(sys, s);
+    int st = sys->dtype == TL_F64 ? rcond_one_d(&one, &rcond[s], info)
+                                  : rcond_one_z(&one, &rcond[s], info);
+    if (st < 0)
+      return st;
+  }
+  return TL_OK;
+}
+
+int tl_lapack_solve(const tl_batch *sys, void *x, tl_info *info)
+{
+  size_t es = tl_dtype_size(sys->dtype);
+  if (sys->n > (size_t)INT_MAX / 8)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "n", "n too large for LAPACK");
+  for (size_t s = 0; s < sys->nsys; s++) {
+    tl_batch one = tl_batch_system(sys, s);
+    void *xs = (char *)x + s * sys->n * es;
+    int st;
+    if (!sys->periodic)
+      st = sys->dtype == TL_F64
+               ? tl_gtsv_ref_d(one.n, one.a, one.b, one.c, one.d, xs, info)
+               : tl_gtsv_ref_z(one.n, one.a, one.b, one.c, one.d, xs, info);
+    else
+      st = sys->dtype == TL_F64 ? band_solve_d(&one, xs, info) : band_solve_z(&one, xs, info);
+    if (st < 0) {
+      if (info)
+        info->system = (long)s;
+      return st;
+    }
+  }
+  return TL_OK;
+}
+
+void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                   const double *d, const double *x, double *r)
+{
+  residual_d(n, periodic, a, b, c, d, x, r);
+}
+
+#else /* ---- once for S = double and S = double complex ---- */
+
+/* r = d - A x for one system; periodic rows wrap (n = 1, 2 fold). */
+static void FN(residual)(size_t n, int periodic, const S *a, const S *b, const S *c, const S *d,
+                         const S *x, S *r)
+{
+  for (size_t i = 0; i < n; i++) {
+    S ax = b[i] * x[i];
+    if (i > 0)
+      ax += a[i] * x[i - 1];
+    else if (periodic)
+      ax += a[0] * x[n - 1];
+    if (i + 1 < n)
+      ax += c[i] * x[i + 1];
+    else if (periodic)
+      ax += c[n - 1] * x[0];
+    r[i] = d[i] - ax;
+  }
+}
+
+/* ||A||_1, the largest column sum. Periodic n <= 2 entries fold onto the
+ * same column position and add before the modulus is taken. */
+static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S *c)
+{
+  if (periodic && n == 1)
+    return ABS(a[0] + b[0] + c[0]);
+  if (periodic && n == 2) {
+    double c0 = ABS(b[0]) + ABS(a[1] + c[1]), c1 = ABS(a[0] + c[0]) + ABS(b[1]);
+    return c0 > c1 ? c0 : c1;
+  }
+  double best = 0.0;
+  for (size_t j = 0; j < n; j++) {
+    double col = ABS(b[j]);
+    if (j > 0)
+      col += ABS(c[j - 1]);
+    else if (periodic)
+      col += ABS(c[n - 1]);
+    if (j + 1 < n)
+      col += ABS(a[j + 1]);
+    else if (periodic)
+      col += ABS(a[0]);
+    if (col > best || isnan(col))
+      best = col;
+  }
+  return best;
+}
+
+static double FN(residual_ratio_one)(const tl_batch *one, const S *x)
+{
+  size_t n = one->n;
+  const S *a = one->a, *b = one->b, *c = one->c, *d = one->d;
+  double xnorm = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!ISFINITE(x[i]))
+      return INFINITY;
+    xnorm += ABS(x[i]);
+  }
+  S *r = malloc(n * sizeof(S));
+  if (!r)
+    return NAN;
+  FN(residual)(n, one->periodic, a, b, c, d, x, r);
+  double rnorm = 0.0;
+  for (size_t i = 0; i < n; i++)
+    rnorm += ABS(r[i]);
+  free(r);
+  double anorm = FN(norm1)(n, one->periodic, a, b, c);
+  if (rnorm == 0.0)
+    return 0.0;
+  if (anorm <= 0.0 || xnorm <= 0.0)
+    return 1.0 / TL_EPS; /* LAPACK's value when the ratio is undefined */
+  return ((rnorm / anorm) / xnorm) / TL_EPS;
+}
+
+static double FN(forward_ratio_one)(size_t n, const S *x, const S *xref, double rcond)
+{
+  if (rcond < 0)
+    return 1.0 / TL_EPS;
+  double xnorm = 0.0, diff = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!ISFINITE(x[i]))
+      return INFINITY;
+    double e = ABS(x[i] - xref[i]), m = ABS(xref[i]);
+    if (e > diff)
+      diff = e;
+    if (m > xnorm)
+      xnorm = m;
+  }
+  if (xnorm <= 0.0)
+    return diff > 0.0 ? 1.0 / TL_EPS : 0.0;
+  double resid = (diff / xnorm) * rcond;
+  return resid * TL_EPS < 1.0 ? resid / TL_EPS : resid;
+}
+
+static lapack_int FN(lapack_gttrf)(lapack_int n, S *dl, S *d, S *du, S *du2, lapack_int *ipiv)
+{
+#if TL_IS_COMPLEX
+  return LAPACKE_zgttrf(n, dl, d, du, du2, ipiv);
+#else
+  return LAPACKE_dgttrf(n, dl, d, du, du2, ipiv);
+#endif
+}
+
+static lapack_int FN(lapack_gtcon)(lapack_int n, const S *dl, const S *d, const S *du,
+                                   const S *du2, const lapack_int *ipiv, double anorm,
+                                   double *rcond)
+{
+#if TL_IS_COMPLEX
+  return LAPACKE_zgtcon('1', n, dl, d, du, du2, ipiv, anorm, rcond);
+#else
+  return LAPACKE_dgtcon('1', n, dl, d, du, du2, ipiv, anorm, rcond);
+#endif
+}
+
+static lapack_int FN(lapack_gbtrf)(lapack_int n, S *ab, lapack_int *ipiv)
+{
+#if TL_IS_COMPLEX
+  return LAPACKE_zgbtrf(LAPACK_COL_MAJOR, n, n, 2, 2, ab, 7, ipiv);
+#else
+  return LAPACKE_dgbtrf(LAPACK_COL_MAJOR, n, n, 2, 2, ab, 7, ipiv);
+#endif
+}
+
+static lapack_int FN(lapack_gbcon)(lapack_int n, const S *ab, const lapack_int *ipiv,
+                                   double anorm, double *rcond)
+{
+#if TL_IS_COMPLEX
+  return LAPACKE_zgbcon(LAPACK_COL_MAJOR, '1', n, 2, 2, ab, 7, ipiv, anorm, rcond);
+#else
+  return LAPACKE_dgbcon(LAPACK_COL_MAJOR, '1', n, 2, 2, ab, 7, ipiv, anorm, rcond);
+#endif
+}
+
+static lapack_int FN(lapack_gbtrs)(lapack_int n, const S *ab, const lapack_int *ipiv, S *x)
+{
+#if TL_IS_COMPLEX
+  return LAPACKE_zgbtrs(LAPACK_COL_MAJOR, 'N', n, 2, 2, 1, ab, 7, ipiv, x, n);
+#else
+  return LAPACKE_dgbtrs(LAPACK_COL_MAJOR, 'N', n, 2, 2, 1, ab, 7, ipiv, x, n);
+#endif
+}
+
+/* The cyclic matrix in interleaved order as a LAPACK band matrix with
+ * kl = ku = 2 (ldab = 2 kl + ku + 1 = 7), factored by DGBTRF. Returns
+ * LAPACK's INFO (> 0: exactly singular). */
+static lapack_int FN(band_factor)(const tl_batch *one, S *ab, lapack_int *ipiv)
+{
+  size_t n = one->n;
+  const S *a = one->a, *b = one->b, *c = one->c;
+  memset(ab, 0, 7 * n * sizeof(S));
+  for (size_t i = 0; i < n; i++) {
+    size_t cols[3] = {(i + n - 1) % n, i, (i + 1) % n};
+    S vals[3] = {a[i], b[i], c[i]};
+    size_t pi = interleaved_pos(i, n);
+    for (int k = 0; k < 3; k++) {
+      size_t pj = interleaved_pos(cols[k], n);
+      ab[(4 + pi - pj) + pj * 7] += vals[k]; /* AB(kl+ku+i-j, j), 0-based */
+    }
+  }
+  return FN(lapack_gbtrf)((lapack_int)n, ab, ipiv);
+}
+
+static int FN(band_solve)(const tl_batch *one, S *x, tl_info *info)
+{
+  size_t n = one->n;
+  S *ab = tl_alloc(7 * n, sizeof(S));
+  S *rhs = tl_alloc(n, sizeof(S));
+  lapack_int *ipiv = tl_alloc(n, sizeof(lapack_int));
+  int status = TL_OK;
+  if (!ab || !rhs || !ipiv) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "lapack: no memory");
+    goto cleanup;
+  }
+  lapack_int linfo = FN(band_factor)(one, ab, ipiv);
+  if (linfo > 0) {
+    status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)linfo - 1, "",
+                     "lapack: the cyclic matrix is exactly singular");
+    goto cleanup;
+  }
+  const S *d = one->d;
+  for (size_t i = 0; i < n; i++)
+    rhs[interleaved_pos(i, n)] = d[i];
+  FN(lapack_gbtrs)((lapack_int)n, ab, ipiv, rhs);
+  for (size_t i = 0; i < n; i++)
+    x[i] = rhs[interleaved_pos(i, n)];
+cleanup:
+  free(ab);
+  free(rhs);
+  free(ipiv);
+  return status;
+}
+
+static int FN(rcond_one)(const tl_batch *one, double *rcond, tl_info *info)
+{
+  size_t n = one->n;
+  lapack_int ln = (lapack_int)n, linfo;
+  double anorm = FN(norm1)(n, one->periodic, one->a, one->b, one->c);
+  S *work = tl_alloc(7 * n + 4, sizeof(S));
+  lapack_int *ipiv = tl_alloc(n, sizeof(lapack_int));
+  int status = TL_OK;
+  if (!work || !ipiv) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "rcond: no memory");
+    goto cleanup;
+  }
+  *rcond = 0.0;
+  if (one->periodic) {
+    linfo = FN(band_factor)(one, work, ipiv);
+    if (linfo == 0)
+      FN(lapack_gbcon)(ln, work, ipiv, anorm, rcond);
+  } else {
+    S *dl = work, *dd = work + n, *du = work + 2 * n, *du2 = work + 3 * n;
+    const S *a = one->a, *b = one->b, *c = one->c;
+    if (n > 1) {
+      memcpy(dl, a + 1, (n - 1) * sizeof(S));
+      memcpy(du, c, (n - 1) * sizeof(S));
+    }
+    memcpy(dd, b, n * sizeof(S));
+    linfo = FN(lapack_gttrf)(ln, dl, dd, du, du2, ipiv);
+    if (linfo == 0)
+      FN(lapack_gtcon)(ln, dl, dd, du, du2, ipiv, anorm, rcond);
+  }
+cleanup:
+  free(work);
+  free(ipiv);
+  return status;
+}
+
+#endif

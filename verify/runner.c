@@ -1,0 +1,167 @@
+/* verify/runner.c -- every registry algorithm over every gallery matrix.
+ *
+ * Each (algorithm, matrix) pair ends in one verdict:
+ *   passed      status ok, residual and forward-error ratios < THRESH;
+ *   reported    the solver returned a failure or outside-domain status;
+ *   unexpected  reported, although the gallery says it should pass;
+ *   SILENT      status ok but a ratio >= THRESH or not finite: a wrong
+ *               answer nobody was warned about. The promise is zero.
+ *   skipped     the algorithm does not take this dtype, layout or size.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/verify.h"
+
+const char *tl_verdict_name(tl_verdict v)
+{
+  switch (v) {
+  case TL_VERDICT_PASSED: return "passed";
+  case TL_VERDICT_REPORTED: return "reported";
+  case TL_VERDICT_UNEXPECTED: return "unexpected";
+  case TL_VERDICT_SILENT: return "SILENT";
+  case TL_VERDICT_SKIPPED: return "skipped";
+  }
+  return "?";
+}
+
+/* A bad --parts for this n (too few rows per partition) is not the
+ * algorithm failing on the matrix: skip the pair. */
+static int is_skip(int status, const tl_info *info)
+{
+  return status == TL_ERR_UNSUPPORTED || (status == TL_ERR_ARG && strcmp(info->arg, "parts") == 0);
+}
+
+static tl_verdict classify(int status, double resid, double ferr, int expected)
+{
+  if (status == TL_OK) {
+    int good = resid < TL_THRESH && (isnan(ferr) || ferr < TL_THRESH);
+    if (good)
+      return TL_VERDICT_PASSED;
+    return TL_VERDICT_SILENT;
+  }
+  return expected ? TL_VERDICT_UNEXPECTED : TL_VERDICT_REPORTED;
+}
+
+static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                              const double *rcond, tl_verify_result *r)
+{
+  memset(r, 0, sizeof *r);
+  r->algo = algo;
+  r->type = p->type;
+  r->n = p->sys.n;
+  r->nsys = p->sys.nsys;
+  r->parts = opt ? opt->parts : 1;
+  r->resid = NAN;
+  r->ferr = NAN;
+  r->expected = p->type ? tl_gallery_expects_pass(p->type, algo) : 0;
+  size_t es = tl_dtype_size(p->sys.dtype);
+  void *x = tl_alloc(p->sys.n * p->sys.nsys, es);
+  tl_info info;
+  tl_info_clear(&info);
+  if (!x) {
+    r->status = TL_ERR_NOMEM;
+    r->verdict = TL_VERDICT_SKIPPED;
+    snprintf(r->note, sizeof r->note, "no memory");
+    return;
+  }
+  r->status = tl_solve(algo, &p->sys, x, opt, &info);
+  snprintf(r->note, sizeof r->note, "%s", info.msg);
+  if (is_skip(r->status, &info)) {
+    r->verdict = TL_VERDICT_SKIPPED;
+    free(x);
+    return;
+  }
+  if (tl_status_has_solution(r->status)) {
+    r->resid = tl_residual_ratio(&p->sys, x);
+    if (p->xtrue && rcond)
+      r->ferr = tl_forward_ratio(&p->sys, x, p->xtrue, rcond);
+  }
+  r->verdict = classify(r->status, r->resid, r->ferr, r->expected);
+  free(x);
+}
+
+void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                    tl_verify_result *r)
+{
+  double *rcond = p->xtrue ? tl_alloc(p->sys.nsys, sizeof(double)) : NULL;
+  if (rcond && tl_rcond(&p->sys, rcond, NULL) < 0) {
+    free(rcond);
+    rcond = NULL;
+  }
+  verify_pair_rcond(algo, p, opt, rcond, r);
+  free(rcond);
+}
+
+static void count(tl_verify_summary *s, tl_verdict v)
+{
+  switch (v) {
+  case TL_VERDICT_PASSED: s->passed++; break;
+  case TL_VERDICT_REPORTED: s->reported++; break;
+  case TL_VERDICT_UNEXPECTED: s->unexpected++; break;
+  case TL_VERDICT_SILENT: s->silent++; break;
+  case TL_VERDICT_SKIPPED: s->skipped++; break;
+  }
+}
+
+/* Run every selected algorithm on one generated problem. */
+static int run_problem(const tl_verify_config *cfg, const tl_problem *p, tl_verify_summary *sum,
+                       tl_info *info)
+{
+  double *rcond = tl_alloc(p->sys.nsys, sizeof(double));
+  if (!rcond)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "verify: no memory");
+  int have_rcond = p->xtrue && tl_rcond(&p->sys, rcond, NULL) == TL_OK;
+  size_t nalg = 0;
+  const tl_algorithm *const *reg = tl_registry(&nalg);
+  for (size_t k = 0; k < nalg; k++) {
+    const tl_algorithm *algo = reg[k];
+    if (cfg->algo && strcmp(cfg->algo, algo->name) != 0)
+      continue;
+    tl_options opt;
+    tl_options_init(&opt);
+    if (algo->partitioned && cfg->parts > 0)
+      opt.parts = cfg->parts;
+    tl_verify_result r;
+    verify_pair_rcond(algo, p, &opt, have_rcond ? rcond : NULL, &r);
+    count(sum, r.verdict);
+    if (cfg->on_result)
+      cfg->on_result(&r, cfg->ctx);
+  }
+  free(rcond);
+  return TL_OK;
+}
+
+int tl_verify_run(const tl_verify_config *cfg, tl_verify_summary *summary, tl_info *info)
+{
+  tl_verify_summary sum = {0};
+  if (cfg->algo && !tl_find(cfg->algo))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "no algorithm named '%s'", cfg->algo);
+  if (cfg->type_id && !tl_gallery_find(cfg->type_id))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "type", "no gallery type %d", cfg->type_id);
+  size_t ntypes = tl_gallery_count();
+  for (size_t t = 0; t < ntypes; t++) {
+    const tl_gallery_type *type = tl_gallery_get(t);
+    if (cfg->type_id && type->id != cfg->type_id)
+      continue;
+    for (size_t k = 0; k < cfg->nsizes; k++) {
+      size_t n = cfg->sizes[k];
+      if (n < type->min_n)
+        continue;
+      tl_problem p;
+      int st = tl_gallery_make(type->id, n, cfg->nsys ? cfg->nsys : 1, cfg->seed, &p, info);
+      if (st < 0)
+        return st;
+      st = run_problem(cfg, &p, &sum, info);
+      tl_problem_free(&p);
+      if (st < 0)
+        return st;
+    }
+  }
+  if (summary)
+    *summary = sum;
+  return TL_OK;
+}

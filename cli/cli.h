@@ -1,0 +1,39 @@
+/* cli/cli.h -- shared pieces of the tridlab command. */
+#ifndef TRIDLAB_CLI_H
+#define TRIDLAB_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses of `tridlab solve` (documented in its --help). */
+enum {
+  EXIT_SOLVED = 0,
+  EXIT_BAD_INPUT = 1,
+  EXIT_BREAKDOWN = 2,
+  EXIT_OUTSIDE_DOMAIN = 3
+};
+
+int cmd_list(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+/* Print "tridlab: <msg>" on stderr. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The value of option argv[*i] (--opt VALUE or --opt=VALUE); advances *i.
+ * NULL (with a message) if it is missing. */
+const char *cli_value(int argc, char **argv, int *i, const char *opt);
+/* 1 if argv[i] is `opt` or starts with `opt=`. */
+int cli_is(const char *arg, const char *opt);
+
+/* Parse an integer / unsigned 64-bit / comma-separated size list;
+ * 0 on success, -1 with a message naming `what` otherwise. */
+int cli_parse_int(const char *s, const char *what, long min, long max, long *out);
+int cli_parse_u64(const char *s, const char *what, uint64_t *out);
+int cli_parse_sizes(const char *s, const char *what, size_t *out, size_t cap, size_t *count);
+
+#endif

@@ -1,0 +1,93 @@
+/* cli/common.c -- option parsing helpers of the tridlab command. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("tridlab: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int cli_is(const char *arg, const char *opt)
+{
+  size_t len = strlen(opt);
+  return strncmp(arg, opt, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+}
+
+const char *cli_value(int argc, char **argv, int *i, const char *opt)
+{
+  const char *eq = strchr(argv[*i], '=');
+  if (eq && strncmp(argv[*i], "--", 2) == 0)
+    return eq + 1;
+  if (*i + 1 >= argc) {
+    cli_error("option %s needs a value", opt);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+int cli_parse_int(const char *s, const char *what, long min, long max, long *out)
+{
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || errno == ERANGE || v < min || v > max) {
+    cli_error("%s must be an integer in [%ld, %ld], got '%s'", what, min, max, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int cli_parse_u64(const char *s, const char *what, uint64_t *out)
+{
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (end == s || *end != '\0' || errno == ERANGE || s[0] == '-') {
+    cli_error("%s must be a non-negative integer, got '%s'", what, s);
+    return -1;
+  }
+  *out = (uint64_t)v;
+  return 0;
+}
+
+int cli_parse_sizes(const char *s, const char *what, size_t *out, size_t cap, size_t *count)
+{
+  size_t k = 0;
+  const char *p = s;
+  while (*p) {
+    char *end = NULL;
+    errno = 0;
+    if (*p == '-') {
+      cli_error("%s: sizes must be positive, got '%s'", what, s);
+      return -1;
+    }
+    unsigned long long v = strtoull(p, &end, 10);
+    if (end == p || errno == ERANGE || v == 0 || (*end != ',' && *end != '\0')) {
+      cli_error("%s must be a comma-separated list of positive integers, got '%s'", what, s);
+      return -1;
+    }
+    if (k == cap) {
+      cli_error("%s: at most %zu values", what, cap);
+      return -1;
+    }
+    out[k++] = (size_t)v;
+    p = (*end == ',') ? end + 1 : end;
+  }
+  if (k == 0) {
+    cli_error("%s is empty", what);
+    return -1;
+  }
+  *count = k;
+  return 0;
+}

@@ -1,0 +1,47 @@
+/* cli/main.c -- the tridlab command: subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tridlab/tridlab.h"
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: tridlab COMMAND [options]\n"
+          "\n"
+          "tridlab %s -- teaching reference and verification framework for tridiagonal solvers\n"
+          "\n"
+          "commands:\n"
+          "  list     the algorithms in the registry, their classes and parameters\n"
+          "  solve    solve a system (or batch) stored as .npy files\n"
+          "  verify   every algorithm on every gallery matrix, against LAPACK\n"
+          "\n"
+          "Run 'tridlab COMMAND --help' for the options of a command.\n",
+          TRIDLAB_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("tridlab %s\n", TRIDLAB_VERSION);
+    return 0;
+  }
+  if (!strcmp(cmd, "list"))
+    return cmd_list(argc - 1, argv + 1);
+  if (!strcmp(cmd, "solve"))
+    return cmd_solve(argc - 1, argv + 1);
+  if (!strcmp(cmd, "verify"))
+    return cmd_verify(argc - 1, argv + 1);
+  cli_error("unknown command '%s' (try 'tridlab --help')", cmd);
+  return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,199 @@
+/* tests/test_cli.c -- the tridlab command end to end: `solve` on .npy
+ * systems made here, its exit statuses, `list` and `verify`. The command
+ * is found through the TRIDLAB_CLI environment variable (make check sets
+ * it); without it these tests are skipped. */
+#include <complex.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tridlab/tridlab.h"
+
+static char dir[256];
+
+static void setup(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/tridlab-cli-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+static const char *cli(void)
+{
+  const char *p = getenv("TRIDLAB_CLI");
+  if (!p || access(p, X_OK) != 0)
+    cr_skip_test("TRIDLAB_CLI is not set to the tridlab command");
+  return p;
+}
+
+/* Run the command with `args` (output discarded); its exit status. */
+static int run(const char *args)
+{
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", cli(), args);
+  int st = system(cmd);
+  cr_assert(WIFEXITED(st), "command did not exit normally: %s", cmd);
+  return WEXITSTATUS(st);
+}
+
+static void write_array(const char *name, tl_dtype dt, int ndim, size_t n0, size_t n1,
+                        const void *data)
+{
+  char path[512];
+  size_t shape[2] = {n0, n1};
+  snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+  tl_info info;
+  cr_assert_eq(tl_npy_write(path, dt, ndim, shape, data, &info), TL_OK, "%s", info.msg);
+}
+
+static void write_problem(const tl_problem *p)
+{
+  int nd = p->sys.nsys > 1 ? 2 : 1;
+  size_t n0 = nd == 2 ? p->sys.nsys : p->sys.n, n1 = nd == 2 ? p->sys.n : 0;
+  write_array("a", p->sys.dtype, nd, n0, n1, p->a);
+  write_array("b", p->sys.dtype, nd, n0, n1, p->b);
+  write_array("c", p->sys.dtype, nd, n0, n1, p->c);
+  write_array("d", p->sys.dtype, nd, n0, n1, p->d);
+}
+
+static int solve(const char *algo, const char *extra)
+{
+  char args[1024];
+  snprintf(args, sizeof args, "solve --algo %s --system %s --out %s/x.npy %s", algo, dir, dir,
+           extra ? extra : "");
+  return run(args);
+}
+
+static void expect_x_matches_lapack(const tl_problem *p)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/x.npy", dir);
+  tl_npy x;
+  tl_info info;
+  cr_assert_eq(tl_npy_read(path, &x, &info), TL_OK, "%s", info.msg);
+  cr_assert_eq(x.count, p->sys.n * p->sys.nsys);
+  void *xref = calloc(x.count, tl_dtype_size(p->sys.dtype));
+  double *rcond = calloc(p->sys.nsys, sizeof *rcond);
+  cr_assert_eq(tl_lapack_solve(&p->sys, xref, &info), TL_OK);
+  cr_assert_eq(tl_rcond(&p->sys, rcond, &info), TL_OK);
+  cr_expect_lt(tl_forward_ratio(&p->sys, x.data, xref, rcond), TL_THRESH);
+  free(xref);
+  free(rcond);
+  tl_npy_free(&x);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown, .timeout = 120);
+
+Test(cli, solve_agrees_with_lapack_and_exits_0)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(20, 200, 1, 1, &p, &info), TL_OK);
+  write_problem(&p);
+  const char *algos[] = {"thomas", "cr", "pcr", "jacobi", "gtsv"};
+  for (int k = 0; k < 5; k++) {
+    cr_expect_eq(solve(algos[k], NULL), 0, "%s", algos[k]);
+    expect_x_matches_lapack(&p);
+  }
+  tl_problem_free(&p);
+}
+
+Test(cli, batched_complex_and_periodic_systems)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(60, 50, 3, 2, &p, &info), TL_OK); /* complex TDSE, batch */
+  write_problem(&p);
+  cr_expect_eq(solve("thomas", NULL), 0);
+  expect_x_matches_lapack(&p);
+  tl_problem_free(&p);
+
+  cr_assert_eq(tl_gallery_make(53, 40, 2, 2, &p, &info), TL_OK); /* periodic, batch */
+  write_problem(&p);
+  cr_expect_eq(solve("thomas_periodic", "--periodic"), 0);
+  expect_x_matches_lapack(&p);
+  cr_expect_eq(solve("thomas_periodic", NULL), 1, "corners without --periodic are an error");
+  char marker[512];
+  snprintf(marker, sizeof marker, "%s/periodic", dir);
+  FILE *f = fopen(marker, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  cr_expect_eq(solve("thomas_periodic", NULL), 0, "the periodic marker file");
+  tl_problem_free(&p);
+}
+
+Test(cli, exit_status_3_outside_domain_and_2_breakdown)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(30, 64, 1, 1, &p, &info), TL_OK); /* Pade closure: not dominant */
+  write_problem(&p);
+  cr_expect_eq(solve("thomas", NULL), 3);
+  cr_expect_eq(solve("gtsv", NULL), 0);
+  tl_problem_free(&p);
+
+  cr_assert_eq(tl_gallery_make(37, 64, 1, 1, &p, &info), TL_OK); /* b[0] = 0 */
+  write_problem(&p);
+  char path[512];
+  snprintf(path, sizeof path, "%s/x.npy", dir);
+  unlink(path);
+  cr_expect_eq(solve("thomas", NULL), 2);
+  cr_expect_neq(access(path, F_OK), 0, "no solution may be written on a breakdown");
+  cr_expect_eq(solve("gtsv", NULL), 0);
+  tl_problem_free(&p);
+
+  cr_assert_eq(tl_gallery_make(35, 3000, 1, 1, &p, &info), TL_OK);
+  write_problem(&p);
+  cr_expect_eq(solve("jacobi", "--param maxit=10"), 2, "non-convergence");
+  tl_problem_free(&p);
+}
+
+Test(cli, bad_input_exits_1)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(20, 10, 1, 1, &p, &info), TL_OK);
+  write_problem(&p);
+  cr_expect_eq(solve("no-such-algo", NULL), 1);
+  cr_expect_eq(solve("thomas", "--parts 2"), 1, "thomas takes no partitions");
+  cr_expect_eq(solve("jacobi", "--param nope=1"), 1);
+  cr_expect_eq(solve("jacobi", "--param maxit=-3"), 1);
+  cr_expect_eq(run("solve --algo thomas"), 1);
+  cr_expect_eq(run("solve --algo thomas --system /nonexistent-dir --out /tmp/x.npy"), 1);
+  cr_expect_eq(run("no-such-command"), 1);
+
+  /* shape mismatch between a and d */
+  write_array("a", TL_F64, 1, 9, 0, p.a);
+  cr_expect_eq(solve("thomas", NULL), 1);
+  write_problem(&p);
+  /* truncated file */
+  char path[512];
+  snprintf(path, sizeof path, "%s/b.npy", dir);
+  cr_assert_eq(truncate(path, 100), 0);
+  cr_expect_eq(solve("thomas", NULL), 1);
+  /* non-zero corner in a plain system */
+  double *a = p.a;
+  a[0] = 1.0;
+  write_problem(&p);
+  cr_expect_eq(solve("thomas", NULL), 1);
+  tl_problem_free(&p);
+}
+
+Test(cli, list_and_verify)
+{
+  cr_expect_eq(run("list"), 0);
+  cr_expect_eq(run("list --csv"), 0);
+  cr_expect_eq(run("solve --help"), 0);
+  cr_expect_eq(run("verify --quick --algo thomas"), 0);
+  cr_expect_eq(run("verify --algo nope"), 1);
+}

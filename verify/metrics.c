@@ -72,8 +72,10 @@ double tl_forward_ratio(const tl_batch *sys, const void *x, const void *xref, co
     const void *rs = (const char *)xref + s * sys->n * es;
     double r = sys->dtype == TL_F64 ? forward_ratio_one_d(sys->n, xs, rs, rcond[s])
                                     : forward_ratio_one_z(sys->n, xs, rs, rcond[s]);
+    if (isnan(r))
+      return NAN;
     if (!(r <= worst))
-      worst = isnan(r) ? INFINITY : r;
+      worst = r;
   }
   return worst;
 }
@@ -197,6 +199,8 @@ static double FN(residual_ratio_one)(const tl_batch *one, const S *x)
 
 static double FN(forward_ratio_one)(size_t n, const S *x, const S *xref, double rcond)
 {
+  if (isnan(rcond))
+    return NAN; /* DGTCON overflowed (entries near 1e+-300): no ratio */
   if (rcond < 0)
     return 1.0 / TL_EPS;
   double xnorm = 0.0, diff = 0.0;

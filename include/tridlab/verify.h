@@ -90,7 +90,8 @@ double tl_residual_ratio(const tl_batch *sys, const void *x);
 int tl_rcond(const tl_batch *sys, double *rcond, tl_info *info);
 
 /* DGET04: max over systems of ||x - xref||_inf / ||xref||_inf * rcond / eps
- * (rcond per system). */
+ * (rcond per system). +inf when x is not finite; NaN (no ratio) when an
+ * rcond is NaN, which DGTCON returns when its estimate overflows. */
 double tl_forward_ratio(const tl_batch *sys, const void *x, const void *xref,
                         const double *rcond);
 

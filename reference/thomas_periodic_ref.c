@@ -4,8 +4,10 @@
  * Source: paper 000 (DistD2-TDS), §2.1 (periodic Thomas, its ref. [9]);
  * Sherman & Morrison (1950); the classic presentation is Temperton (1975)
  * and Press et al., Numerical Recipes, §2.7 "cyclic tridiagonal systems".
- * Symbols: paper 000 writes the corners as a_1 and c_n (1-based); ours are
- * a[0] (row 0, multiplies x[n-1]) and c[n-1] (row n-1, multiplies x[0]).
+ * Symbols: paper 000 names the periodic variant without printing the
+ * cyclic matrix; in its 1-based a, b, c notation the corners are a_1 and
+ * c_n (docs/notation.md). Ours are a[0] (row 0, multiplies x[n-1]) and
+ * c[n-1] (row n-1, multiplies x[0]).
  *
  * A cyclic matrix is a tridiagonal B plus a rank-one correction u v^T:
  *
@@ -90,7 +92,8 @@ const tl_algorithm tl_algo_thomas_periodic_ref = {
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
 
 /* n = 1: (a + b + c) x = d.  n = 2: [b0, a0+c0; a1+c1, b1] x = d, by
- * Cramer's rule (fine for a 2x2 whose determinant is checked). */
+ * elimination with partial pivoting (Cramer's rule is not backward
+ * stable: on a nearly singular 2x2 its residual can be 1e11 eps). */
 static int FN(periodic_tiny)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x,
                              tl_info *info)
 {
@@ -101,13 +104,19 @@ static int FN(periodic_tiny)(size_t n, const S *a, const S *b, const S *c, const
                      "thomas_periodic: n = 1 and a[0] + b[0] + c[0] = 0 (singular)");
     x[0] = d[0] / s;
   } else {
-    S m00 = b[0], m01 = a[0] + c[0], m10 = a[1] + c[1], m11 = b[1];
-    S det = m00 * m11 - m01 * m10;
-    if (det == 0 || !ISFINITE(det))
+    S m[2][2] = {{b[0], a[0] + c[0]}, {a[1] + c[1], b[1]}}, r[2] = {d[0], d[1]};
+    int top = ABS(m[1][0]) > ABS(m[0][0]); /* the pivot row */
+    int bot = 1 - top;
+    if (m[top][0] == 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "",
+                     "thomas_periodic: n = 2 and the 2x2 matrix is singular");
+    S l = m[bot][0] / m[top][0];
+    S u11 = m[bot][1] - l * m[top][1];
+    if (u11 == 0 || !ISFINITE(u11))
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 1, "",
                      "thomas_periodic: n = 2 and the 2x2 matrix is singular");
-    x[0] = (d[0] * m11 - m01 * d[1]) / det;
-    x[1] = (m00 * d[1] - m10 * d[0]) / det;
+    x[1] = (r[bot] - l * r[top]) / u11;
+    x[0] = (r[top] - m[top][1] * x[1]) / m[top][0];
   }
   if (!ISFINITE(x[0]) || !ISFINITE(x[n - 1]))
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "", "thomas_periodic: overflow");

@@ -22,10 +22,14 @@ extern const tl_algorithm tl_algo_cr_ref;
 extern const tl_algorithm tl_algo_pcr_ref;
 extern const tl_algorithm tl_algo_jacobi_ref;
 extern const tl_algorithm tl_algo_gtsv_ref;
+extern const tl_algorithm tl_algo_hybrid_pcr_ref;
+extern const tl_algorithm tl_algo_tridsolver_ref;
 
 static const tl_algorithm *const registry[] = {
     &tl_algo_thomas_ref, &tl_algo_thomas_periodic_ref, &tl_algo_cr_ref,
     &tl_algo_pcr_ref,    &tl_algo_jacobi_ref,          &tl_algo_gtsv_ref,
+    /* partition algorithms, simulated over P partitions */
+    &tl_algo_hybrid_pcr_ref, &tl_algo_tridsolver_ref,
 };
 
 const tl_algorithm *const *tl_registry(size_t *count)

@@ -10,6 +10,8 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/npy.h"
+#include "tridlab/part_hybrid_pcr.h"
+#include "tridlab/part_tridsolver.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"
 #include "tridlab/system.h"

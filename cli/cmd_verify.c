@@ -34,7 +34,8 @@ static void verify_usage(FILE *out)
           "  --quick            sizes 1,2,3,5,17,100,1000\n"
           "  --nsys K           systems per batch (default 2)\n"
           "  --seed S           gallery seed (default 2026)\n"
-          "  --parts P          partitions for partitioned algorithms (default 4)\n"
+          "  --parts P1,P2,...  partition counts for partitioned algorithms, each run\n"
+          "                     once per count (default 1,2,3,4,7,16)\n"
           "  --csv FILE         every pair, one CSV row each\n"
           "  --markdown FILE    the table and the summary as Markdown\n"
           "  --quiet            only the summary line and failures\n");
@@ -95,8 +96,8 @@ static void add_failure(verify_ctx *vc, const tl_verify_result *r)
     vc->capfail = cap;
   }
   snprintf(vc->failures[vc->nfail++], sizeof vc->failures[0],
-           "%-10s %-16s type %2d %-24s n=%-5zu status=%s resid=%.3g ferr=%.3g  %s",
-           tl_verdict_name(r->verdict), r->algo->name, r->type->id, r->type->name, r->n,
+           "%-10s %-16s type %2d %-24s n=%-5zu P=%-3d status=%s resid=%.3g ferr=%.3g  %s",
+           tl_verdict_name(r->verdict), r->algo->name, r->type->id, r->type->name, r->n, r->parts,
            tl_status_name(r->status), r->resid, r->ferr, r->note);
 }
 
@@ -205,8 +206,11 @@ static void write_markdown(const char *path, const verify_ctx *vc, const tl_veri
   fprintf(f, "Every registry algorithm on every gallery matrix (docs/gallery.md), sizes n =");
   for (size_t k = 0; k < cfg->nsizes; k++)
     fprintf(f, "%s%zu", k ? ", " : " ", cfg->sizes[k]);
-  fprintf(f, ", %zu systems per batch, seed %llu. Reproduce with `build/tridlab verify`.\n\n",
-          cfg->nsys, (unsigned long long)cfg->seed);
+  fprintf(f, ", %zu systems per batch, seed %llu; partitioned algorithms with P =", cfg->nsys,
+          (unsigned long long)cfg->seed);
+  for (size_t k = 0; k < cfg->nparts; k++)
+    fprintf(f, "%s%d", k ? ", " : " ", cfg->parts_list[k]);
+  fprintf(f, ". Reproduce with `build/tridlab verify`.\n\n");
   fprintf(f, "**%ld passed, %ld reported, %ld unexpected, %ld silent failures** (%ld skipped).\n\n",
           s->passed, s->reported, s->unexpected, s->silent, s->skipped);
   print_table(f, vc, 1);
@@ -225,7 +229,12 @@ int cmd_verify(int argc, char **argv)
   size_t sizes[MAX_SIZES];
   size_t nsizes = sizeof default_sizes / sizeof default_sizes[0];
   memcpy(sizes, default_sizes, sizeof default_sizes);
-  tl_verify_config cfg = {.nsys = 2, .seed = 2026, .parts = 4};
+  tl_verify_config cfg = {.nsys = 2, .seed = 2026, .parts = 1};
+  static const size_t default_parts[] = {1, 2, 3, 4, 7, 16};
+  size_t parts_sz[MAX_SIZES];
+  size_t nparts = sizeof default_parts / sizeof default_parts[0];
+  memcpy(parts_sz, default_parts, sizeof default_parts);
+  int parts[MAX_SIZES];
   const char *csv_path = NULL, *md_path = NULL;
   int quiet = 0;
   long lv;
@@ -261,9 +270,8 @@ int cmd_verify(int argc, char **argv)
         return EXIT_BAD_INPUT;
     } else if (cli_is(arg, "--parts")) {
       if (!(v = cli_value(argc, argv, &i, "--parts")) ||
-          cli_parse_int(v, "--parts", 1, TL_MAX_PARTS, &lv))
+          cli_parse_sizes(v, "--parts", parts_sz, MAX_SIZES, &nparts))
         return EXIT_BAD_INPUT;
-      cfg.parts = (int)lv;
     } else if (cli_is(arg, "--csv")) {
       if (!(csv_path = cli_value(argc, argv, &i, "--csv")))
         return EXIT_BAD_INPUT;
@@ -277,6 +285,15 @@ int cmd_verify(int argc, char **argv)
   }
   cfg.sizes = sizes;
   cfg.nsizes = nsizes;
+  for (size_t k = 0; k < nparts; k++) {
+    if (parts_sz[k] > TL_MAX_PARTS) {
+      cli_error("verify: --parts values must be at most %d", TL_MAX_PARTS);
+      return EXIT_BAD_INPUT;
+    }
+    parts[k] = (int)parts_sz[k];
+  }
+  cfg.parts_list = parts;
+  cfg.nparts = nparts;
 
   verify_ctx vc;
   memset(&vc, 0, sizeof vc);
@@ -287,7 +304,7 @@ int cmd_verify(int argc, char **argv)
     cli_error("out of memory");
     return EXIT_BAD_INPUT;
   }
-  vc.total = (long)(vc.nalg * vc.ntypes * nsizes);
+  vc.total = (long)(vc.nalg * vc.ntypes * nsizes * nparts);
   vc.progress = isatty(STDERR_FILENO);
   if (csv_path) {
     vc.csv = fopen(csv_path, "w");

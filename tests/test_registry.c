@@ -41,11 +41,13 @@ static void report_failure(const tl_verify_result *r, void *ctx)
 Test(registry, gallery_has_no_silent_or_unexpected_failure, .timeout = 600)
 {
   static const size_t sizes[] = {1, 2, 3, 4, 7, 16, 100, 1000};
+  static const int parts[] = {1, 2, 3, 4, 7, 16};
   tl_verify_config cfg = {.sizes = sizes,
                           .nsizes = sizeof sizes / sizeof sizes[0],
                           .nsys = 2,
                           .seed = 7,
-                          .parts = 3,
+                          .parts_list = parts,
+                          .nparts = sizeof parts / sizeof parts[0],
                           .on_result = report_failure};
   tl_verify_summary sum;
   tl_info info;

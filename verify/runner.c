@@ -117,19 +117,25 @@ static int run_problem(const tl_verify_config *cfg, const tl_problem *p, tl_veri
   int have_rcond = p->xtrue && tl_rcond(&p->sys, rcond, NULL) == TL_OK;
   size_t nalg = 0;
   const tl_algorithm *const *reg = tl_registry(&nalg);
+  int one_count = cfg->parts > 0 ? cfg->parts : 1;
+  const int *parts = cfg->nparts ? cfg->parts_list : &one_count;
+  size_t nparts = cfg->nparts ? cfg->nparts : 1;
   for (size_t k = 0; k < nalg; k++) {
     const tl_algorithm *algo = reg[k];
     if (cfg->algo && strcmp(cfg->algo, algo->name) != 0)
       continue;
-    tl_options opt;
-    tl_options_init(&opt);
-    if (algo->partitioned && cfg->parts > 0)
-      opt.parts = cfg->parts;
-    tl_verify_result r;
-    verify_pair_rcond(algo, p, &opt, have_rcond ? rcond : NULL, &r);
-    count(sum, r.verdict);
-    if (cfg->on_result)
-      cfg->on_result(&r, cfg->ctx);
+    /* Partitioned algorithms once per partition count, the others once. */
+    for (size_t q = 0; q < (algo->partitioned ? nparts : 1); q++) {
+      tl_options opt;
+      tl_options_init(&opt);
+      if (algo->partitioned)
+        opt.parts = parts[q];
+      tl_verify_result r;
+      verify_pair_rcond(algo, p, &opt, have_rcond ? rcond : NULL, &r);
+      count(sum, r.verdict);
+      if (cfg->on_result)
+        cfg->on_result(&r, cfg->ctx);
+    }
   }
   free(rcond);
   return TL_OK;

@@ -132,7 +132,12 @@ typedef struct tl_verify_config {
   uint64_t seed;
   const char *algo;       /* only this algorithm (NULL: all)                  */
   int type_id;            /* only this gallery type (0: all)                  */
-  int parts;              /* partitions for partitioned algorithms            */
+  int parts;              /* partitions for partitioned algorithms, used when
+                             nparts == 0                                      */
+  const int *parts_list;  /* several partition counts: each partitioned
+                             algorithm runs once per count (non-partitioned
+                             ones once)                                       */
+  size_t nparts;
   /* Called for every pair (may be NULL). */
   void (*on_result)(const tl_verify_result *r, void *ctx);
   void *ctx;

@@ -85,7 +85,8 @@ $(BENCH): $(BENCH_OBJ) $(LIB_A)
 check: check-plain check-sanitize
 
 check-plain: $(TESTS) $(CLI)
-	TRIDLAB_CLI=$(abspath $(CLI)) $(TESTS) $(TEST_ARGS)
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
+	  $(TESTS) $(TEST_ARGS)
 
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check-plain

@@ -1,0 +1,164 @@
+/* tridlab/part_pdd.h -- the phases of Sun's parallel diagonally dominant
+ * algorithm (PDD), and the pieces the reduced variant (RPDD) shares.
+ *
+ * reference/pdd_ref.c simulates P partitions ("ranks") in one address
+ * space. Every phase below acts on ONE partition's rows of a, b, c, d, x,
+ * or on the explicit messages a rank would send to a neighbour
+ * (tl_pdd_edge_d, tl_pdd_iface_d). Calling them in the order of
+ * tl_pdd_ref_solve_d's body reproduces the one-call solve bit for bit:
+ *
+ *   for each p:      tl_pdd_part_init_d, tl_pdd_ref_local_d
+ *   for p >= 1:      tl_pdd_ref_send_first_d   (message to p-1)
+ *   for p <= P-2:    tl_pdd_ref_interface_d    (2x2 solve, message to p+1)
+ *   for p >= 1:      tl_pdd_ref_receive_d
+ *   for each p:      tl_pdd_ref_correct_d
+ *   once:            tl_pdd_ref_reduce_d       (dropped, bound, status)
+ *
+ * Notation: row i reads a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i];
+ * partition p owns rows [begin, end), m = end - begin; local row k is
+ * global row begin + k. Real double only.
+ */
+#ifndef TRIDLAB_PART_PDD_H
+#define TRIDLAB_PART_PDD_H
+
+#include <stddef.h>
+
+#include "tridlab/registry.h"
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The state of one partition. */
+typedef struct tl_pdd_part_d {
+  /* Set by tl_pdd_part_init_d. */
+  int p, parts;              /* this partition and P                        */
+  size_t n, begin, end, m;   /* rows [begin, end) of n, m = end - begin     */
+  double *v;                 /* left spike  A_p v = a[begin] e_0, m entries */
+  double *w;                 /* right spike A_p w = c[end-1] e_{m-1}        */
+  /* Set by the local phase. */
+  size_t kv, kw;             /* v is computed on local rows [0, kv), w on
+                                [m - kw, m); the rest is 0. kv = 0 when
+                                p = 0 (no left neighbour), kw = 0 when
+                                p = P-1. PDD: kv = kw = m.                  */
+  double drop_v, drop_w;     /* size of the spike entries neglected at each
+                                end (docs/algorithms/pdd.md, "dropped")     */
+  double tail_coef_v;        /* |coupling entry| that multiplies the first
+                                neglected entry of v: |a[begin+kv]|; when
+                                kv = m it is the next partition's a[end],
+                                learned from its message                   */
+  double tail_coef_w;        /* |c[end-1-kw]|, or |c[begin-1]| when kw = m  */
+  double margin;             /* min over own rows of |b| - |a| - |c|        */
+  long margin_row;           /* global row of that minimum                  */
+  /* Set by the interface phases. */
+  double x_left;             /* x[begin-1] (0 when p = 0)                   */
+  double x_right;            /* x[end] (0 when p = P-1)                     */
+  /* Set by the correction phase. */
+  double xmax;               /* max |x| over own rows                      */
+} tl_pdd_part_d;
+
+/* What a rank sends to a neighbour about the boundary row next to it. */
+typedef struct tl_pdd_edge_d {
+  double y;        /* local solution at that row: y_0 or y_{m-1}             */
+  double s;        /* spike at that row: v_0 (first row) or w_{m-1} (last)   */
+  double coupling; /* the row's entry into the neighbour: a[begin] or c[end-1] */
+} tl_pdd_edge_d;
+
+/* PDD's second message, from p (which solved interface p|p+1) to p+1. */
+typedef struct tl_pdd_iface_d {
+  double x_last;   /* x[end-1] of partition p, from the 2x2 system            */
+  double coupling; /* c[end-1] of partition p                                 */
+} tl_pdd_iface_d;
+
+/* Bounds, spike storage (2m doubles). opt-like arguments: part_sizes may
+ * be NULL (even split, tl_partition_bounds). TL_ERR_NOMEM on failure. */
+int tl_pdd_part_init_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *part_sizes, int p,
+                       tl_info *info);
+void tl_pdd_part_free_d(tl_pdd_part_d *pt);
+
+/* ---- building blocks (shared with RPDD) ---------------------------- */
+
+/* Left spike, truncated: solve the leading k x k block of the local
+ * matrix (arrays of m local rows, a[0] = the coupling entry alpha)
+ *   T_k v = a[0] e_0,
+ * by top-down elimination, and store v[0..k) (v[k..m) = 0). k is the
+ * first value in 1..kmax whose estimated first neglected entry
+ *   eta(k) = |a[k]| |v_{k-1}| / (|b[k]| - |c[k]|)
+ * is <= stop_tol, else kmax (stop_tol < 0: always kmax). *drop receives
+ * eta(k), or |v_{m-1}| when k = m (the far entry PDD neglects). scratch:
+ * m doubles. Returns -1, or the local row of a zero / non-finite pivot. */
+long tl_pdd_ref_spike_first_d(size_t m, const double *a, const double *b, const double *c,
+                              size_t kmax, double stop_tol, double *v, size_t *k, double *drop,
+                              double *scratch);
+/* Right spike, truncated: the mirror image (bottom-up elimination of the
+ * trailing k x k block, T_k w = c[m-1] e_{k-1}); w[m-k..m) is stored,
+ * eta(k) = |c[m-1-k]| |w_{m-k}| / (|b[m-1-k]| - |a[m-1-k]|), and *drop is
+ * |w_0| when k = m. */
+long tl_pdd_ref_spike_last_d(size_t m, const double *a, const double *b, const double *c,
+                             size_t kmax, double stop_tol, double *w, size_t *k, double *drop,
+                             double *scratch);
+
+/* Local phase with spikes truncated to at most jmax rows (jmax >= m:
+ * full spikes) and, when stop_tol >= 0, shortened as soon as eta <= stop_tol.
+ * Writes y = A_p^{-1} d_p into x[begin, end) and the spikes into pt. Reads
+ * rows [begin, end) of a, b, c, d only. TL_ERR_BREAKDOWN (global row) on a
+ * zero or non-finite pivot. */
+int tl_pdd_ref_local_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b,
+                              const double *c, const double *d, double *x, size_t jmax,
+                              double stop_tol, tl_info *info);
+
+/* The message about the first row (to p-1; p >= 1) and the last row (to
+ * p+1; p <= P-2), after the local phase. */
+void tl_pdd_ref_send_first_d(const tl_pdd_part_d *pt, const double *a, const double *x,
+                             tl_pdd_edge_d *to_prev);
+void tl_pdd_ref_send_last_d(const tl_pdd_part_d *pt, const double *c, const double *x,
+                            tl_pdd_edge_d *to_next);
+
+/* The 2x2 interface system between the last row of a left partition and
+ * the first row of a right one, with the far spike entries dropped:
+ *   | 1      w_last | |x_last |   |y_last |
+ *   | v_first 1     | |x_first| = |y_first|
+ * Deterministic: both neighbours get the same bits from the same edges.
+ * Returns 0, or -1 when the determinant 1 - w_last v_first is zero or a
+ * result is not finite. */
+int tl_pdd_ref_solve2_d(const tl_pdd_edge_d *left_last, const tl_pdd_edge_d *right_first,
+                        double *x_last, double *x_first);
+
+/* Correction: x = y - v x_left - w x_right on own rows (only where the
+ * spikes were computed); records pt->xmax. TL_ERR_BREAKDOWN on a
+ * non-finite result. */
+int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info);
+
+/* Reduction over all partitions (an allreduce of a few maxima in MPI):
+ * info->dropped = the largest drop_v / drop_w, info->tol = tol,
+ * info->bound = ||x - x_exact||_inf / ||x||_inf bound (exact arithmetic,
+ * see the docs; 0 when the matrix is not strictly dominant). Returns
+ * TL_OK, or TL_OUTSIDE_DOMAIN when the matrix is not strictly diagonally
+ * dominant by rows or dropped > tol. `name` prefixes the message. */
+int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
+                        tl_info *info);
+
+/* ---- PDD's own phases (paper 000 Algorithm 4, Sun's two one-way steps) */
+
+/* Phase 1: A_p [y v w] = [d_p, a[begin] e_0, c[end-1] e_{m-1}], full spikes. */
+int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                       const double *d, double *x, tl_info *info);
+/* Phase 3 (p <= P-2): receive the first-row edge of p+1, solve interface
+ * p|p+1, keep x[end] (pt->x_right), write the message to p+1. */
+int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,
+                           const tl_pdd_edge_d *from_next, tl_pdd_iface_d *to_next,
+                           tl_info *info);
+/* Phase 4 (p >= 1): take x[begin-1] from p-1's message. */
+void tl_pdd_ref_receive_d(tl_pdd_part_d *pt, const tl_pdd_iface_d *from_prev);
+
+/* The whole solve of one system with P partitions (part_sizes may be NULL),
+ * calling exactly the phases above. */
+int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
+                       const double *d, double *x, int parts, const size_t *part_sizes,
+                       double tol, tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* tridlab/part_rpdd.h -- the phases of the reduced parallel diagonally
+ * dominant algorithm (RPDD), simulated with P partitions.
+ *
+ * RPDD is PDD (tridlab/part_pdd.h) with the spikes truncated to their
+ * first / last J entries and both interfaces of a partition solved by that
+ * partition after ONE exchange with both neighbours. It shares PDD's state
+ * (tl_pdd_part_d), messages (tl_pdd_edge_d) and building blocks. Calling
+ * these in the order of tl_rpdd_ref_solve_d reproduces it bit for bit:
+ *
+ *   for each p:  tl_pdd_part_init_d, tl_rpdd_ref_local_d
+ *   for each p:  tl_rpdd_ref_send_d          (edges to p-1 and p+1)
+ *   for each p:  tl_rpdd_ref_interfaces_d    (both 2x2 systems)
+ *   for each p:  tl_pdd_ref_correct_d
+ *   once:        tl_pdd_ref_reduce_d(..., "rpdd", ...)
+ */
+#ifndef TRIDLAB_PART_RPDD_H
+#define TRIDLAB_PART_RPDD_H
+
+#include <stddef.h>
+
+#include "tridlab/part_pdd.h"
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Phase 1: y = A_p^{-1} d_p into x[begin, end), and the truncated spikes:
+ * J >= 1 computes exactly J entries of each (TL_ERR_ARG, arg "param", when
+ * J > m); J = 0 chooses, per spike, the smallest length whose estimated
+ * first neglected entry is <= tol (at most m). */
+int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                        const double *d, double *x, size_t J, double tol, tl_info *info);
+
+/* Phase 2: the edges to send (either pointer may be NULL; to_prev is only
+ * written when p >= 1, to_next when p <= P-2). */
+void tl_rpdd_ref_send_d(const tl_pdd_part_d *pt, const double *a, const double *c,
+                        const double *x, tl_pdd_edge_d *to_prev, tl_pdd_edge_d *to_next);
+
+/* Phase 3: with the edges received from p-1 (NULL when p = 0) and p+1
+ * (NULL when p = P-1), solve both interface systems; sets pt->x_left and
+ * pt->x_right. Neighbours solving the same interface get the same bits. */
+int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c,
+                             const double *x, const tl_pdd_edge_d *from_prev,
+                             const tl_pdd_edge_d *from_next, tl_info *info);
+
+/* The whole solve of one system (part_sizes may be NULL). */
+int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
+                        const double *d, double *x, int parts, const size_t *part_sizes,
+                        size_t J, double tol, tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

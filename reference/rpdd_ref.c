@@ -1,0 +1,221 @@
+/* reference/rpdd_ref.c -- the reduced parallel diagonally dominant
+ * algorithm (RPDD) for plain (non-periodic) systems, simulated with P
+ * partitions, in the one-exchange form of paper 003 (ITS) §5.3.
+ *
+ * Source: paper 003 (ITS) §1 (RPDD's cost (5n/p + 4J + 1) per right-hand
+ * side), §2.2-§2.4 (spikes decay; truncation length J; RPDD's column
+ * spikes), §3 eq. (18) (J for a Toeplitz matrix), §5.3 (the improved RPDD:
+ * every partition solves both of its interface systems, so the two
+ * blocking steps of Sun's RPDD become one overlapped exchange); X.-H. Sun
+ * (1995). PDD itself: paper 000 (DistD2-TDS) §2.2.2, Algorithm 4; see
+ * reference/pdd_ref.c for the derivation, the picture and the symbols.
+ *
+ * In a strictly dominant matrix the spikes A_p v = a[begin] e_0 and
+ * A_p w = c[end-1] e_{m-1} decay geometrically away from the row they start
+ * in: |v_k| <= |v_{k-1}| |a_k| / (|b_k| - |c_k|) (the bottom-up elimination
+ * multipliers are below 1). RPDD computes only the first J entries of v and
+ * the last J of w, from the leading / trailing J x J block of A_p, and
+ * treats the rest as 0:
+ *
+ *   rows of partition p after phase 1 (m = 8, J = 3), columns x[begin-1],
+ *   the m own unknowns, x[end]:
+ *
+ *     x[begin-1]  own block  x[end]
+ *   |  v0   | 1 . . . . . . . |  .  |   <- first row: v_0 (w_0 is not kept)
+ *   |  v1   | . 1 . . . . . . |  .  |
+ *   |  v2   | . . 1 . . . . . |  .  |
+ *   |  .    | . . . 1 . . . . |  .  |   <- rows J .. m-J-1: no spike at all,
+ *   |  .    | . . . . 1 . . . |  .  |      x = y there, no correction
+ *   |  .    | . . . . . 1 . . |  w5 |
+ *   |  .    | . . . . . . 1 . |  w6 |
+ *   |  .    | . . . . . . . 1 |  w7 |   <- last row: w_{m-1} (v_{m-1} = 0)
+ *
+ * Each interface is the 2x2 system of PDD (tl_pdd_ref_solve2_d); with
+ * truncated spikes the far entries are 0 by construction. The phases:
+ *  1. local: y = A_p^{-1} d_p (Thomas, 8m flops), v on rows [0, J), w on
+ *     rows [m-J, m) (about 7J flops each).
+ *  2. send (y_0, v_0, a[begin]) to p-1 and (y_{m-1}, w_{m-1}, c[end-1]) to
+ *     p+1, both at once (3 words each; a[begin], c[end-1] only feed the
+ *     error bound).
+ *  3. solve the interface with p-1 (for x[begin-1]) and with p+1 (for
+ *     x[end]): the same 2x2 system as the neighbour solves, redundantly.
+ *  4. correct the first J and last J rows: x = y - v x[begin-1] - w x[end]
+ *     (4J flops); the rows in between are already final.
+ *  5. diagnostic reduction: the largest dropped entry and the error bound.
+ * One synchronisation step instead of PDD's two; per right-hand side about
+ * 8m + 4J + 6 flops with the spikes precomputed (paper 003 counts 5m for a
+ * pre-factored Thomas).
+ *
+ * Truncation length: parameter J (J >= 1: exactly J entries of each spike;
+ * TL_ERR_ARG when J exceeds a partition). J = 0 (the default) derives it
+ * from the tolerance instead, per spike: the smallest k such that the
+ * estimate of the first neglected entry
+ *   eta(k) = |a_k| |v_{k-1}| / (|b_k| - |c_k|)   (mirrored for w)
+ * is <= tol, found during one forward sweep (the last forward value of
+ * the k x k block IS its v_{k-1}). For tridiag(1, lambda, 1) and tol = 2 eps
+ * this lands within a few rows of paper 003's eq. (18) (measured: 157, 51,
+ * 37, 27, 17 for lambda = 2.05, 2.5, 3, 4, 8; eq. (18): 161.5, 52.0, 37.5,
+ * 27.4, 17.5), but needs no Toeplitz structure.
+ *
+ * What is dropped and the bound: exactly (without rounding) the computed x
+ * solves A x = d + r with r non-zero only in row begin+J (the value
+ * a[begin+J] v_{J-1} x[begin-1]) and row end-1-J (c[end-1-J] w_{m-J} x[end])
+ * of every partition; when a spike is complete (J = m) its far entry is
+ * dropped from the 2x2 system as in PDD. info->dropped is the largest eta
+ * (or complete-spike far entry), info->bound = (max|r_v| + max|r_w|) /
+ * (mu ||x||_inf) with mu = min_i (|b_i| - |a_i| - |c_i|) bounds
+ * ||x - x_exact||_inf / ||x||_inf for a strictly row-dominant A (Varah
+ * 1975). TL_OUTSIDE_DOMAIN when dropped > tol (default 2 eps, which keeps
+ * LAPACK's residual ratio of a TL_OK solution below 30) or when A is not
+ * strictly diagonally dominant by rows. P = 1 is Thomas; a partition may
+ * have a single row.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/part_pdd.h"
+#include "tridlab/part_rpdd.h"
+#include "tridlab/verify.h"
+
+static int j_too_large(tl_info *info, size_t J, const tl_pdd_part_d *pt)
+{
+  return TL_FAIL(info, TL_ERR_ARG, -1, -1, "param",
+                 "rpdd: J = %zu exceeds the %zu rows of partition %d (J must be at most the "
+                 "smallest partition; J = 0 chooses it from tol)",
+                 J, pt->m, pt->p);
+}
+
+int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                        const double *d, double *x, size_t J, double tol, tl_info *info)
+{
+  if (J > pt->m)
+    return j_too_large(info, J, pt);
+  /* J = 0: grow each spike until its estimated tail is below tol. */
+  return tl_pdd_ref_local_spikes_d(pt, a, b, c, d, x, J ? J : pt->m, J ? -1.0 : tol, info);
+}
+
+void tl_rpdd_ref_send_d(const tl_pdd_part_d *pt, const double *a, const double *c,
+                        const double *x, tl_pdd_edge_d *to_prev, tl_pdd_edge_d *to_next)
+{
+  if (to_prev && pt->p > 0)
+    tl_pdd_ref_send_first_d(pt, a, x, to_prev);
+  if (to_next && pt->p + 1 < pt->parts)
+    tl_pdd_ref_send_last_d(pt, c, x, to_next);
+}
+
+static int iface_breakdown(tl_info *info, int left, size_t row)
+{
+  return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)row, "",
+                 "rpdd: the 2x2 interface system between partitions %d and %d (rows %zu, %zu) "
+                 "is singular or overflows",
+                 left, left + 1, row, row + 1);
+}
+
+int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c,
+                             const double *x, const tl_pdd_edge_d *from_prev,
+                             const tl_pdd_edge_d *from_next, tl_info *info)
+{
+  double xl, xr;
+  if (pt->p > 0) { /* interface p-1 | p: we need x[begin-1] */
+    tl_pdd_edge_d mine;
+    tl_pdd_ref_send_first_d(pt, a, x, &mine);
+    if (tl_pdd_ref_solve2_d(from_prev, &mine, &xl, &xr) != 0)
+      return iface_breakdown(info, pt->p - 1, pt->begin - 1);
+    pt->x_left = xl;
+    if (pt->kw == pt->m) /* complete w: its far entry w_0 is dropped */
+      pt->tail_coef_w = fabs(from_prev->coupling);
+  }
+  if (pt->p + 1 < pt->parts) { /* interface p | p+1: we need x[end] */
+    tl_pdd_edge_d mine;
+    tl_pdd_ref_send_last_d(pt, c, x, &mine);
+    if (tl_pdd_ref_solve2_d(&mine, from_next, &xl, &xr) != 0)
+      return iface_breakdown(info, pt->p, pt->end - 1);
+    pt->x_right = xr;
+    if (pt->kv == pt->m)
+      pt->tail_coef_v = fabs(from_next->coupling);
+  }
+  return TL_OK;
+}
+
+int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
+                        const double *d, double *x, int parts, const size_t *part_sizes,
+                        size_t J, double tol, tl_info *info)
+{
+  int P = parts, status = TL_OK, ready = 0;
+  tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
+  tl_pdd_edge_d *first = tl_alloc((size_t)P, sizeof *first);
+  tl_pdd_edge_d *last = tl_alloc((size_t)P, sizeof *last);
+  if (!pt || !first || !last) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "rpdd: no memory for %d partitions", P);
+    goto cleanup;
+  }
+  for (; ready < P; ready++)
+    TL_CHECK(tl_pdd_part_init_d(&pt[ready], n, P, part_sizes, ready, info));
+  for (int p = 0; p < P; p++) /* check J before any work */
+    if (J > pt[p].m) {
+      status = j_too_large(info, J, &pt[p]);
+      goto cleanup;
+    }
+  for (int p = 0; p < P; p++) /* phase 1: local solves, truncated spikes */
+    TL_CHECK(tl_rpdd_ref_local_d(&pt[p], a, b, c, d, x, J, tol, info));
+  for (int p = 0; p < P; p++) /* phase 2: one exchange, both directions */
+    tl_rpdd_ref_send_d(&pt[p], a, c, x, &first[p], &last[p]);
+  for (int p = 0; p < P; p++) /* phase 3: both interfaces, on both sides */
+    TL_CHECK(tl_rpdd_ref_interfaces_d(&pt[p], a, c, x, p > 0 ? &last[p - 1] : NULL,
+                                      p + 1 < P ? &first[p + 1] : NULL, info));
+  for (int p = 0; p < P; p++) /* phase 4: correct the first and last J rows */
+    TL_CHECK(tl_pdd_ref_correct_d(&pt[p], x, info));
+  status = tl_pdd_ref_reduce_d(pt, P, tol, "rpdd", info); /* phase 5 */
+cleanup:
+  for (int p = 0; p < ready; p++)
+    tl_pdd_part_free_d(&pt[p]);
+  free(pt);
+  free(first);
+  free(last);
+  return status;
+}
+
+/* ---------------------------------------------------------------- */
+/* Registry                                                            */
+
+static const tl_param rpdd_params[] = {
+    {"J", TL_PARAM_INT, 0.0, 0.0, 1e9, NULL,
+     "spike entries kept at each end (0: the smallest length whose tail estimate is <= tol)"},
+    {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
+     "largest dropped spike entry accepted as TL_OK (default 2 eps)"},
+};
+
+static int rpdd_system(const tl_algorithm *self, const tl_batch *one, void *x,
+                       const tl_options *opt, tl_info *info)
+{
+  size_t J = (size_t)tl_param_value(self, opt, "J");
+  double tol = tl_param_value(self, opt, "tol");
+  return tl_rpdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts,
+                             opt->part_sizes, J, tol, info);
+}
+
+static int rpdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                      const tl_options *opt, tl_info *info)
+{
+  return tl_for_each_system(self, sys, x, opt, info, rpdd_system);
+}
+
+const tl_algorithm tl_algo_rpdd_ref = {
+    .name = "rpdd",
+    .family = "partition",
+    .backend = "reference",
+    .exact = 0,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .layouts = TL_NONPERIODIC,
+    .partitioned = 1,
+    .min_rows_per_part = 1,
+    .params = rpdd_params,
+    .nparams = 2,
+    .summary = "reduced PDD: spikes truncated to J entries, both interfaces solved after one "
+               "exchange",
+    .source = "paper 003 (ITS) §1, §2.4, §3 eq. (18), §5.3; paper 000 (DistD2-TDS) §2.2.2 "
+              "Algorithm 4; Sun 1995",
+    .solve = rpdd_solve,
+};

@@ -1,0 +1,102 @@
+/* tridlab/part_its.h -- the interface-splitting algorithm (ITS), phase by phase.
+ *
+ * Paper 003 (ITS), §2.2-§2.3 Algorithm 1, eqs 9-17; J from eq 18; error
+ * bound eq 24. Real double. One system of n rows is split into P
+ * partitions (tl_partition_bounds); interface k is the last row I_k of
+ * partition k (k < P-1, and k = P-1 too for a periodic system, whose
+ * interface couples row n-1 with row 0). Each phase acts on ONE partition
+ * or interface, or on the explicit exchanged data in the state:
+ *
+ *   tl_its_init         partition offsets, buffers
+ *   tl_its_rate         local decay-rate estimate of partition p (eq 18)
+ *   tl_its_truncation   J (given, or from eps_c and the largest rate: one
+ *                       reduction of P numbers) and L; J > m is an error
+ *   tl_its_window       the 2(J+L) coefficient rows around interface k
+ *                       (setup exchange: rows of the neighbour partition)
+ *   tl_its_coefficients A'^T z' = g' (eq 11 on the window, Alg. 1 step 2):
+ *                       s^k kept, u sent to partition k+1 as t^{k+1}
+ *   tl_its_partial      a_b^p = s^p . (last J of d^p), a_t^p = t^p .
+ *                       (first J of d^p)  (Alg. 1 step 4)
+ *   tl_its_exchange     the single bidirectional exchange (step 5)
+ *   tl_its_local_solve  modify the rhs (step 6) and solve N^p x^p = v^p
+ *                       (eq 14/17, step 7)
+ *
+ * tl_its_ref_d is the one-call solve that runs them in this order.
+ */
+#ifndef TRIDLAB_PART_ITS_H
+#define TRIDLAB_PART_ITS_H
+
+#include <stddef.h>
+
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tl_its_state {
+  size_t n;
+  int periodic;
+  int parts;        /* P                                                    */
+  size_t *begin;    /* P+1 partition offsets, begin[P] = n                  */
+  int nif;          /* interfaces: P-1 (plain) or P (periodic)             */
+  size_t J, L;      /* truncation half-width and one-digit decay length     */
+  double rho;       /* decay rate per row used for J and L (eq 18)          */
+  double *rate;     /* P: local decay-rate estimates, from tl_its_rate      */
+  /* Per interface k (window capacity W entries each): */
+  size_t W;
+  double *wa, *wb, *wc;  /* window rows of A around I_k (local order)       */
+  double *z;             /* z' from A'^T z' = g' (eq 11 on the window)      */
+  size_t *wlen;          /* rows in the window                              */
+  size_t *wpos;          /* position of I_k in the window                   */
+  int *wfull;            /* 1: the whole cyclic matrix (periodic, small n)   */
+  size_t jl, jr;         /* dot-product lengths above and below I_k         */
+  double *s;             /* nif*jl: s^k, coefficients of rows I_k-jl+1..I_k */
+  double *t;             /* P*jr: t^p = u of the interface above p: rows     */
+                         /* begin_p .. begin_p+jr-1 (sent by partition p-1)  */
+  double *eps_c;         /* nif: largest neglected |z'_j| / |z'_{I_k}|       */
+  double *dropped;       /* nif: sum of neglected |z'_j| / |z'_{I_k}|        */
+  double *bound;         /* nif: eq 24, on |x~_{I_k} - x_{I_k}| / ||d||_inf  */
+  double *ab, *at;       /* P: partial sums a_b^p, a_t^p (step 4)            */
+  double *recv_b;        /* P: a_b of the partition above, received (step 5) */
+  double *recv_t;        /* P: a_t of the partition below, received          */
+} tl_its_state;
+
+/* Bondeli's estimate, paper 003 eq 18, for tridiag(1, lambda, 1):
+ * J = -ln(eps_c) / ln((|lambda| + sqrt(lambda^2 - 4)) / 2), as a real
+ * number (round up to use it); +inf when |lambda| <= 2. */
+double tl_its_bondeli_J(double eps_c, double lambda);
+
+/* The decay rate per row that eq 18 generalises to a row [a, b, c]: the
+ * smaller root modulus of the local symbol, 2 max(|a|,|c|) / (|b| +
+ * sqrt(b^2 - 4|a||c|)) (= 1/kappa of eq 18 when a = c = 1); 1 when the
+ * row is not strictly dominant. */
+double tl_its_row_rate(double a, double b, double c);
+
+int tl_its_init(tl_its_state *st, size_t n, int periodic, int parts, const size_t *part_sizes,
+                tl_info *info);
+void tl_its_free(tl_its_state *st);
+void tl_its_rate(tl_its_state *st, int p, const double *a, const double *b, const double *c);
+/* J_param = 0: choose J from eps_c (eq 18 with the largest rate), capped
+ * at the smallest partition; else J_param, TL_ERR_ARG (arg "param") when
+ * it exceeds the smallest partition (paper 003 §3.2: "the algorithm
+ * assumes J <= m"). */
+int tl_its_truncation(tl_its_state *st, size_t J_param, double eps_c, tl_info *info);
+void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, const double *c);
+int tl_its_coefficients(tl_its_state *st, int k, tl_info *info);
+void tl_its_partial(tl_its_state *st, int p, const double *d);
+void tl_its_exchange(tl_its_state *st);
+int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,
+                       const double *c, const double *d, double *x, tl_info *info);
+
+/* The one-call solve. J = 0: chosen from eps_c. tol: the largest
+ * dropped (normalised as in tl_its_state.dropped) accepted for TL_OK.
+ * Sets info->dropped, info->tol and info->bound. */
+int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                 const double *d, double *x, int parts, const size_t *part_sizes, size_t J,
+                 double eps_c, double tol, tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,490 @@
+/* reference/its_ref.c -- the interface-splitting algorithm (ITS).
+ *
+ * Source: paper 003 (ITS), §2.2 eqs 9-15, §2.3 eqs 16-17 and Algorithm 1,
+ * §3 eq 18 (Bondeli's estimate of J) and Table 1 (cost), §4 Proposition 1
+ * and Theorem 1 (eq 24, the error bound). Approximate: it truncates the
+ * rows of A^{-1} that give the interface values.
+ *
+ * Symbols. Paper 003 writes A = [l_i, d_i, r_i], A x = b, 1-based: its l,
+ * d, r, b are our a, b, c, d. Its p processors of m rows are our P
+ * partitions of m_k rows (unequal allowed); its interface row km is our
+ * I_k = end_k - 1 (0-based), the last row of partition k. z^k = row I_k
+ * of C = A^{-1} (eq 11: A^T z^k = g_km); s^k, u = t^{k+1}, a_b^k, a_t^k,
+ * v~^k and N^k are as in Algorithm 1. J, L, eps_c as in the paper.
+ *
+ * What it does. x_{I_k} = z^k . d exactly; z^k decays away from I_k
+ * (A dominant), so ITS keeps 2J terms: J from partition k (s^k, rows
+ * I_k-J+1..I_k) and J from partition k+1 (t^{k+1}, rows I_k+1..I_k+J).
+ * z' is computed from the 2(J+L)-row window of A around I_k (§2.3). Each
+ * partition then knows both its interface values and solves N^k, its
+ * diagonal block with the last row replaced by the identity (eq 9), the
+ * value above moved into the first right-hand side entry (eq 12-13):
+ *
+ *   A, P = 2:             Q = diag(N^1, N^2)     eq 15: v = T^{-1} d
+ *   | x x         |       | x x         |        v_i = d_i, except
+ *   | x x x       |       | x x x       |        v_{I_0} = x~_{I_0} (= z^0 . d)
+ *   |   x x x     |  ->   |   x x x     |        v_{I_0+1} = d - a x~_{I_0}
+ *   |     x x x   |       |       1     |  <- I_0 (identity row)
+ *   |       x x x |       |         x x |  <- first row: a moved to v
+ *   |         x x |       |         x x |
+ *
+ * Phases (tridlab/part_its.h): rate and truncation (choose J, L), window
+ * (copy 2(J+L) coefficient rows around each interface: the setup
+ * exchange), coefficients (solve the window's transposed system, keep
+ * s^k and send u), partial (the two truncated dot products), exchange
+ * (one bidirectional message of one word each way per interface),
+ * local_solve (modify the rhs, solve N^k by Thomas).
+ *
+ * Periodic systems: interface P-1 is row n-1, coupled to row 0 through
+ * the corners; windows wrap around, and the first row of partition 0
+ * moves a[0] x~_{n-1} to its right-hand side. For P = 1 the window below
+ * I_0 = n-1 is rows 0.. of the same partition, shortened so the two
+ * sides do not overlap (jr = min(J, n - J)); when 2(J+L) >= n the window
+ * is the whole cyclic matrix.
+ *
+ * Cost per partition of m rows (Table 1, single rhs): setup (window
+ * solve, once per matrix) 8*2(J+L) flops; per rhs 2J multiply-adds for
+ * the dot products and the Thomas solve of N^k (8m flops): 8m + 4J
+ * flops. Words moved: setup 3(J+L) coefficients from the neighbour and J
+ * coefficients u to it; per rhs one word each way per interface (step 5,
+ * a single bidirectional exchange): 2 messages, 1 synchronisation step.
+ *
+ * Accuracy (paper 003 §4). With e_k = x~_{I_k} - x_{I_k}, Proposition 1
+ * gives max |x~ - x| <= max_k |e_k| for a strictly dominant A, and
+ * |e_k| <= sum_{neglected j} |z_j| ||d||_inf + rounding. We measure
+ * z' on the window and report, over the interfaces,
+ *   info->dropped = sum of the neglected |z'_j| (rows of the window
+ *                   outside the 2J kept) / |z'_{I_k}|   (dimensionless;
+ *                   about (1+rho)/(1-rho) eps_c for geometric decay)
+ *   info->bound   = (2 + L) eps sum|z'| + (10/9) sum_{neglected} |z'_j|,
+ *                   eq 24 in dimensioned form: a bound on
+ *                   ||x_seq - x_par||_inf / ||d||_inf (10/9: the tail
+ *                   beyond the window, one digit per L rows)
+ *   info->tol     = the parameter tol (default eps = 2^-53).
+ * The solve returns TL_OUTSIDE_DOMAIN when dropped > tol, or when A is
+ * not strictly diagonally dominant (by rows; periodic corners included):
+ * the decay of z, and so the whole method, rests on it (§2.2, eq 6).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/algorithms.h"
+#include "tridlab/backend.h"
+#include "tridlab/part_its.h"
+
+double tl_its_bondeli_J(double eps_c, double lambda)
+{
+  double l = fabs(lambda);
+  if (!(l > 2))
+    return INFINITY;
+  return -log(eps_c) / log(0.5 * (l + sqrt(l * l - 4)));
+}
+
+double tl_its_row_rate(double a, double b, double c)
+{
+  double aa = fabs(a), bb = fabs(b), cc = fabs(c);
+  if (!(bb > aa + cc))
+    return 1.0;
+  double big = aa > cc ? aa : cc;
+  return 2 * big / (bb + sqrt(bb * bb - 4 * aa * cc));
+}
+
+void tl_its_free(tl_its_state *st)
+{
+  if (!st)
+    return;
+  free(st->begin);
+  free(st->rate);
+  free(st->wa);
+  free(st->wlen);
+  free(st->wpos);
+  free(st->wfull);
+  free(st->s);
+  free(st->t);
+  free(st->eps_c);
+  memset(st, 0, sizeof *st);
+}
+
+int tl_its_init(tl_its_state *st, size_t n, int periodic, int parts, const size_t *part_sizes,
+                tl_info *info)
+{
+  memset(st, 0, sizeof *st);
+  if (n == 0 || parts < 1 || (size_t)parts > n)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "its: need 1 <= parts <= n (n = %zu, parts = %d)", n, parts);
+  size_t P = (size_t)parts;
+  st->n = n;
+  st->periodic = periodic;
+  st->parts = parts;
+  st->nif = periodic ? parts : parts - 1;
+  st->begin = tl_alloc(P + 1, sizeof(size_t));
+  st->rate = tl_alloc(P, sizeof(double));
+  st->eps_c = tl_alloc(3 * P + 4 * P, sizeof(double));
+  if (!st->begin || !st->rate || !st->eps_c) {
+    tl_its_free(st);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory");
+  }
+  st->dropped = st->eps_c + P;
+  st->bound = st->eps_c + 2 * P;
+  st->ab = st->eps_c + 3 * P;
+  st->at = st->eps_c + 4 * P;
+  st->recv_b = st->eps_c + 5 * P;
+  st->recv_t = st->eps_c + 6 * P;
+  for (int p = 0; p < parts; p++) {
+    size_t b0, e0;
+    tl_partition_bounds(n, parts, part_sizes, p, &b0, &e0);
+    st->begin[p] = b0;
+  }
+  st->begin[P] = n;
+  return TL_OK;
+}
+
+/* The largest decay rate over the rows of partition p (corners counted
+ * for periodic systems): what J and L are chosen from. */
+void tl_its_rate(tl_its_state *st, int p, const double *a, const double *b, const double *c)
+{
+  double r = 0;
+  for (size_t i = st->begin[p]; i < st->begin[p + 1]; i++) {
+    int has_a = st->periodic || i > 0, has_c = st->periodic || i + 1 < st->n;
+    double ri = tl_its_row_rate(has_a ? a[i] : 0, b[i], has_c ? c[i] : 0);
+    if (ri > r)
+      r = ri;
+  }
+  st->rate[p] = r;
+}
+
+int tl_its_truncation(tl_its_state *st, size_t J_param, double eps_c, tl_info *info)
+{
+  size_t mmin = st->n;
+  for (int p = 0; p < st->parts; p++) {
+    size_t m = st->begin[p + 1] - st->begin[p];
+    if (m < mmin)
+      mmin = m;
+  }
+  double rho = 0; /* the reduction of P numbers (an allreduce with MPI) */
+  for (int p = 0; p < st->parts; p++)
+    if (st->rate[p] > rho)
+      rho = st->rate[p];
+  st->rho = rho;
+  if (J_param > mmin)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "param",
+                   "its: J = %zu exceeds the smallest partition (%zu rows); the truncated dot "
+                   "products may not reach past the neighbour partition (paper 003 §3.2: J <= m); "
+                   "use fewer partitions or a smaller J",
+                   J_param, mmin);
+  /* L: rows over which z loses one digit (Theorem 1); eq 18 with eps_c = 1/10. */
+  double Lr = (rho > 0 && rho < 1) ? ceil(log(10.0) / -log(rho)) : (rho <= 0 ? 1.0 : (double)st->n);
+  st->L = Lr < 1 ? 1 : (Lr > (double)st->n ? st->n : (size_t)Lr);
+  if (J_param > 0) {
+    st->J = J_param;
+  } else {
+    /* eq 18, with 1/kappa replaced by the largest row rate (equal for tridiag(1, lambda, 1)),
+     * and the cut-off applied to the whole neglected tail on both sides, sum_{j >= J} rho^j
+     * (1 + rho) = rho^J (1 + rho) / (1 - rho), which is what tol is compared with. */
+    double cut = eps_c * (1 - rho) / (1 + rho);
+    double Jr = (rho > 0 && rho < 1) ? ceil(log(cut) / log(rho)) : (rho <= 0 ? 1.0 : (double)mmin);
+    st->J = Jr < 1 ? 1 : (Jr > (double)mmin ? mmin : (size_t)Jr);
+  }
+  st->jl = st->J;
+  st->jr = st->J;
+  if (st->periodic && st->parts == 1)
+    st->jr = st->J < st->n - st->J ? st->J : st->n - st->J; /* the two sides must not overlap */
+  size_t nif = (size_t)(st->nif > 0 ? st->nif : 0), P = (size_t)st->parts;
+  st->W = 2 * (st->J + st->L);
+  if (st->W > st->n)
+    st->W = st->n;
+  st->wa = tl_alloc(4 * (nif ? nif : 1) * st->W, sizeof(double));
+  st->wlen = tl_alloc(nif + 1, sizeof(size_t));
+  st->wpos = tl_alloc(nif + 1, sizeof(size_t));
+  st->wfull = tl_alloc(nif + 1, sizeof(int));
+  st->s = tl_alloc((nif + 1) * st->jl, sizeof(double));
+  st->t = tl_alloc(P * (st->jr ? st->jr : 1), sizeof(double));
+  if (!st->wa || !st->wlen || !st->wpos || !st->wfull || !st->s || !st->t)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for the windows");
+  st->wb = st->wa + (nif ? nif : 1) * st->W;
+  st->wc = st->wb + (nif ? nif : 1) * st->W;
+  st->z = st->wc + (nif ? nif : 1) * st->W;
+  return TL_OK;
+}
+
+/* Copy the coefficient rows of the window around interface k (Alg. 1
+ * step 2.1): rows I_k-J-L+1 .. I_k+J+L, clipped to the matrix (plain) or
+ * wrapped (periodic). Couplings that leave the window are dropped. */
+void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, const double *c)
+{
+  long n = (long)st->n, Ik = (long)st->begin[k + 1] - 1;
+  long lo = Ik - (long)(st->J + st->L) + 1, hi = Ik + (long)(st->J + st->L);
+  double *wa = st->wa + (size_t)k * st->W, *wb = st->wb + (size_t)k * st->W,
+         *wc = st->wc + (size_t)k * st->W;
+  st->wfull[k] = 0;
+  if (!st->periodic) {
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n - 1 ? n - 1 : hi;
+  } else if (hi - lo + 1 >= n) {
+    lo = 0; /* the whole cyclic matrix, in natural order */
+    hi = n - 1;
+    st->wfull[k] = 1;
+  }
+  st->wlen[k] = (size_t)(hi - lo + 1);
+  st->wpos[k] = (size_t)(Ik - lo);
+  for (long r = 0; r <= hi - lo; r++) {
+    long i = ((lo + r) % n + n) % n;
+    wa[r] = a[i];
+    wb[r] = b[i];
+    wc[r] = c[i];
+  }
+  if (!st->wfull[k]) { /* rows at the window's edges lose their outside neighbour */
+    wa[0] = 0;
+    wc[hi - lo] = 0;
+  }
+}
+
+/* Is window position r among the 2J kept terms of interface k? */
+static int kept(const tl_its_state *st, int k, size_t r)
+{
+  size_t len = st->wlen[k], pos = st->wpos[k];
+  size_t up = (pos + len - r) % len;   /* rows above I_k (0 = I_k itself) */
+  size_t down = (r + len - pos) % len; /* rows below I_k */
+  if (!st->wfull[k]) {
+    up = r <= pos ? pos - r : len;
+    down = r > pos ? r - pos : len;
+  }
+  return up < st->jl || (down >= 1 && down <= st->jr);
+}
+
+/* Alg. 1 step 2: A'^T z' = g' on the window (eq 11), keep s^k, send u. */
+int tl_its_coefficients(tl_its_state *st, int k, tl_info *info)
+{
+  size_t len = st->wlen[k], pos = st->wpos[k];
+  const double *wa = st->wa + (size_t)k * st->W, *wb = st->wb + (size_t)k * st->W,
+               *wc = st->wc + (size_t)k * st->W;
+  double *z = st->z + (size_t)k * st->W;
+  double *work = tl_alloc(4 * len, sizeof(double));
+  if (!work)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory");
+  double *ta = work, *tb = work + len, *tc = work + 2 * len, *g = work + 3 * len;
+  for (size_t r = 0; r < len; r++) { /* the transpose: (A^T)_{r,r-1} = A_{r-1,r} */
+    ta[r] = r > 0 ? wc[r - 1] : (st->wfull[k] ? wc[len - 1] : 0);
+    tb[r] = wb[r];
+    tc[r] = r + 1 < len ? wa[r + 1] : (st->wfull[k] ? wa[0] : 0);
+    g[r] = r == pos;
+  }
+  tl_info inner;
+  tl_info_clear(&inner);
+  int s = st->wfull[k] ? tl_thomas_periodic_ref_d(len, ta, tb, tc, g, z, &inner)
+                       : tl_thomas_ref_d(len, ta, tb, tc, g, z, &inner);
+  free(work);
+  long Ik = (long)st->begin[k + 1] - 1;
+  if (s < 0 || z[pos] == 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, Ik, "",
+                   "its: the window system around interface row %ld breaks down (%s)", Ik,
+                   s < 0 ? inner.msg : "z' is zero at the interface");
+  size_t P = (size_t)st->parts;
+  for (size_t j = 0; j < st->jl; j++) /* s^k: rows I_k-jl+1 .. I_k */
+    st->s[(size_t)k * st->jl + j] = z[(pos + len - st->jl + 1 + j) % len];
+  size_t below = ((size_t)k + 1) % P; /* u -> t^{k+1} (Alg. 1 steps 2.5, 3) */
+  for (size_t j = 0; j < st->jr; j++)
+    st->t[below * st->jr + j] = z[(pos + 1 + j) % len];
+  double big = 0, mass = 0, total = 0;
+  for (size_t r = 0; r < len; r++) {
+    double v = fabs(z[r]);
+    total += v;
+    if (!kept(st, k, r)) {
+      mass += v;
+      big = v > big ? v : big;
+    }
+  }
+  double zi = fabs(z[pos]);
+  st->eps_c[k] = big / zi;
+  st->dropped[k] = mass / zi;
+  st->bound[k] = (2.0 + (double)st->L) * 0x1p-53 * total + (10.0 / 9.0) * mass; /* eq 24 */
+  return TL_OK;
+}
+
+/* Alg. 1 step 4: the truncated dot products with the local rhs. */
+void tl_its_partial(tl_its_state *st, int p, const double *d)
+{
+  size_t P = (size_t)st->parts;
+  st->ab[p] = 0;
+  st->at[p] = 0;
+  if (p < st->nif) { /* a_b^p = s^p . (last jl entries of d^p) */
+    size_t Ik = st->begin[p + 1] - 1;
+    for (size_t j = 0; j < st->jl; j++)
+      st->ab[p] += st->s[(size_t)p * st->jl + j] * d[Ik + 1 - st->jl + j];
+  }
+  int above = st->periodic ? (int)(((size_t)p + P - 1) % P) : p - 1;
+  if (above >= 0) { /* a_t^p = t^p . (first jr entries of d^p) */
+    for (size_t j = 0; j < st->jr; j++)
+      st->at[p] += st->t[(size_t)p * st->jr + j] * d[st->begin[p] + j];
+  }
+}
+
+/* Alg. 1 step 5: partition k sends a_b^k down and a_t^k up, in one
+ * bidirectional exchange; these buffers are exactly the MPI messages. */
+void tl_its_exchange(tl_its_state *st)
+{
+  size_t P = (size_t)st->parts;
+  for (size_t p = 0; p < P; p++) {
+    st->recv_b[p] = 0;
+    st->recv_t[p] = 0;
+  }
+  for (int k = 0; k < st->nif; k++) {
+    size_t below = ((size_t)k + 1) % P;
+    st->recv_b[below] = st->ab[k];
+    st->recv_t[k] = st->at[below];
+  }
+}
+
+/* Alg. 1 steps 6-7: v~ (the identity row takes x~_{I_p}, the first row
+ * moves a x~_{I_{p-1}} to the right), then N^p x^p = v~^p by Thomas. */
+int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,
+                       const double *c, const double *d, double *x, tl_info *info)
+{
+  size_t b0 = st->begin[p], m = st->begin[p + 1] - b0, P = (size_t)st->parts;
+  int has_bottom = p < st->nif;
+  int has_top = st->periodic ? (st->nif > 0) : p > 0;
+  double *w = tl_alloc(4 * m, sizeof(double));
+  if (!w)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory");
+  double *la = w, *lb = w + m, *lc = w + 2 * m, *ld = w + 3 * m;
+  for (size_t r = 0; r < m; r++) {
+    la[r] = r > 0 ? a[b0 + r] : 0;
+    lb[r] = b[b0 + r];
+    lc[r] = r + 1 < m ? c[b0 + r] : 0;
+    ld[r] = d[b0 + r];
+  }
+  (void)P;
+  if (has_top) /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
+    ld[0] -= (st->at[p] + st->recv_b[p]) * a[b0];
+  if (has_bottom) { /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
+    la[m - 1] = 0;
+    lb[m - 1] = 1;
+    ld[m - 1] = st->ab[p] + st->recv_t[p];
+  }
+  if (m == 1 && !has_bottom && !has_top)
+    lc[0] = 0;
+  tl_info inner;
+  tl_info_clear(&inner);
+  int s = tl_thomas_ref_d(m, la, lb, lc, ld, x + b0, &inner);
+  free(w);
+  if (s < 0) {
+    long row = inner.row >= 0 ? (long)b0 + inner.row : -1;
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, row, "",
+                   "its: the local system N^%d breaks down at row %ld", p, row);
+  }
+  return TL_OK;
+}
+
+int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                 const double *d, double *x, int parts, const size_t *part_sizes, size_t J,
+                 double eps_c, double tol, tl_info *info)
+{
+  if (n == 0 || !a || !b || !c || !d || !x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
+                   "its: n must be >= 1 and no array may be NULL");
+  if (!(eps_c > 0 && eps_c < 1) || !(tol >= 0))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "param",
+                   "its: need 0 < eps_c < 1 and tol >= 0 (eps_c = %g, tol = %g)", eps_c, tol);
+  tl_its_state st;
+  int status = tl_its_init(&st, n, periodic, parts, part_sizes, info);
+  if (status < 0)
+    return status;
+  for (int p = 0; p < parts; p++)
+    tl_its_rate(&st, p, a, b, c);
+  TL_CHECK(tl_its_truncation(&st, J, eps_c, info));
+  for (int k = 0; k < st.nif; k++) {
+    tl_its_window(&st, k, a, b, c);
+    TL_CHECK(tl_its_coefficients(&st, k, info));
+  }
+  for (int p = 0; p < parts; p++)
+    tl_its_partial(&st, p, d);
+  tl_its_exchange(&st);
+  for (int p = 0; p < parts; p++)
+    TL_CHECK(tl_its_local_solve(&st, p, a, b, c, d, x, info));
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) {
+      status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)i, "",
+                       "its: non-finite solution at row %zu (overflow)", i);
+      goto cleanup;
+    }
+
+  double dropped = 0, bound = 0, epsc = 0;
+  int worst_if = -1;
+  for (int k = 0; k < st.nif; k++) {
+    if (st.dropped[k] > dropped || worst_if < 0) {
+      dropped = st.dropped[k] > dropped ? st.dropped[k] : dropped;
+      worst_if = st.dropped[k] >= dropped ? k : worst_if;
+    }
+    bound = st.bound[k] > bound ? st.bound[k] : bound;
+    epsc = st.eps_c[k] > epsc ? st.eps_c[k] : epsc;
+  }
+  if (info) {
+    info->dropped = dropped;
+    info->bound = bound;
+    info->tol = tol;
+  }
+  long worst = -1;
+  if (!(tl_classes_d(n, a, b, c, periodic, &worst) & TL_CLASS_STRICT_DD)) {
+    status = TL_WARN(info, worst,
+                     "its: matrix not strictly diagonally dominant (row %ld); the rows of A^-1 "
+                     "need not decay, so the truncation has no guarantee",
+                     worst);
+  } else if (dropped > tol) {
+    long row = worst_if >= 0 ? (long)st.begin[worst_if + 1] - 1 : -1;
+    status = TL_WARN(info, row,
+                     "its: dropped coefficients at interface row %ld sum to %.3g of |z_I| "
+                     "(largest %.3g; J = %zu, L = %zu), above tol = %.3g; raise J or use fewer "
+                     "partitions",
+                     row, dropped, epsc, st.J, st.L, tol);
+  }
+cleanup:
+  tl_its_free(&st);
+  if (info && status < 0)
+    info->dropped = info->bound = info->tol = 0;
+  return status;
+}
+
+static int its_system(const tl_algorithm *self, const tl_batch *one, void *x,
+                      const tl_options *opt, tl_info *info)
+{
+  double Jv = tl_param_value(self, opt, "J");
+  double eps_c = tl_param_value(self, opt, "eps_c");
+  double tol = tl_param_value(self, opt, "tol");
+  return tl_its_ref_d(one->n, one->periodic, one->a, one->b, one->c, one->d, x,
+                      opt ? opt->parts : 1, opt ? opt->part_sizes : NULL, (size_t)Jv, eps_c, tol,
+                      info);
+}
+
+static int its_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                     const tl_options *opt, tl_info *info)
+{
+  return tl_for_each_system(self, sys, x, opt, info, its_system);
+}
+
+static const tl_param its_params[] = {
+    {"J", TL_PARAM_INT, 0, 0, 1e9, NULL,
+     "truncation: terms kept on each side of an interface (0: choose from eps_c by eq 18)"},
+    {"eps_c", TL_PARAM_REAL, 0x1p-53, 1e-300, 0.5, NULL,
+     "cut-off threshold of the coefficients z (paper 003 eq 18), used when J = 0"},
+    {"tol", TL_PARAM_REAL, 0x1p-53, 0, 1e6, NULL,
+     "largest dropped coefficient mass (relative to |z_I|) accepted for status ok"},
+};
+
+const tl_algorithm tl_algo_its_ref = {
+    .name = "its",
+    .family = "partition",
+    .backend = "reference",
+    .exact = 0,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .layouts = TL_NONPERIODIC | TL_PERIODIC,
+    .partitioned = 1,
+    .min_rows_per_part = 1,
+    .params = its_params,
+    .nparams = 3,
+    .summary = "interface splitting: truncated rows of A^-1 give the interface values, one "
+               "bidirectional exchange, local solves",
+    .source = "paper 003 (ITS) §2.2-2.3 Algorithm 1, eqs 9-18, 24",
+    .solve = its_solve,
+};

@@ -1,0 +1,377 @@
+/* tests/test_its.c -- the interface-splitting algorithm (paper 003).
+ *
+ * Against LAPACK (tl_lapack_solve) for P in {1,2,3,4,7,16}, equal and
+ * unequal partitions, plain and periodic; the phases one by one give the
+ * one-call solve bitwise; eq 18 (Table 2's J and eps_c); Table 3's
+ * behaviour (error against J for the non-constant matrix, within the
+ * eq-24 bound); dropped > tol and non-dominant matrices are reported;
+ * J > m is a clear error; the gallery sweep: never TL_OK with a wrong
+ * answer.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/part_its.h"
+#include "tridlab/registry.h"
+#include "tridlab/verify.h"
+
+extern const tl_algorithm tl_algo_its_ref;
+#define ALGO (&tl_algo_its_ref)
+#define SEED 0x175u
+
+static const int parts_list[] = {1, 2, 3, 4, 7, 16};
+#define NPARTS (sizeof parts_list / sizeof parts_list[0])
+
+static void set(tl_options *opt, const char *key, const char *value)
+{
+  tl_info info;
+  cr_assert_eq(tl_options_set_param(opt, ALGO, key, value, &info), TL_OK, "%s", info.msg);
+}
+
+/* ||x - y||_inf / ||d||_inf: paper 003's normalisation (Tables 2, 3). */
+static double its_error(size_t n, const double *x, const double *y, const double *d)
+{
+  double e = 0, dn = 0;
+  for (size_t i = 0; i < n; i++) {
+    e = fmax(e, fabs(x[i] - y[i]));
+    dn = fmax(dn, fabs(d[i]));
+  }
+  return e / dn;
+}
+
+/* Solve with opt; the status must be `want` (or anything with a
+ * solution if want < 0); when it is TL_OK the LAPACK ratios pass; when
+ * there is a solution the error is within info.bound. */
+static void check(const tl_problem *p, const tl_options *opt, int want, const char *what)
+{
+  size_t n = p->sys.n, ns = p->sys.nsys;
+  double *x = calloc(n * ns, sizeof(double)), *xref = calloc(n * ns, sizeof(double));
+  double *rc = calloc(ns, sizeof(double));
+  tl_info info, li;
+  int st = tl_solve(ALGO, &p->sys, x, opt, &info);
+  if (want >= 0)
+    cr_assert_eq(st, want, "%s n=%zu P=%d: status %d (%s)", what, n, opt->parts, st, info.msg);
+  else
+    cr_assert(tl_status_has_solution(st), "%s: status %d (%s)", what, st, info.msg);
+  cr_assert_eq(tl_lapack_solve(&p->sys, xref, &li), TL_OK);
+  cr_assert_eq(tl_rcond(&p->sys, rc, &li), TL_OK);
+  if (st == TL_OK) {
+    double res = tl_residual_ratio(&p->sys, x), fwd = tl_forward_ratio(&p->sys, x, xref, rc);
+    cr_assert(res < TL_THRESH && fwd < TL_THRESH, "%s n=%zu P=%d: residual %g forward %g",
+              what, n, opt->parts, res, fwd);
+  }
+  if (opt->parts > 1 || p->sys.periodic)
+    for (size_t s = 0; s < ns; s++) {
+      double e = its_error(n, x + s * n, xref + s * n, (const double *)p->d + s * n);
+      cr_assert(e <= info.bound + 4 * TL_EPS, "%s n=%zu P=%d: error %g above bound %g", what, n,
+                opt->parts, e, info.bound);
+    }
+  free(x);
+  free(xref);
+  free(rc);
+}
+
+static const int types[] = {20, 22, 23, 24, 2, 34, 32, 50, 51, 52, 53, 54, 55};
+#define NTYPES (sizeof types / sizeof types[0])
+
+Test(its, against_lapack_equal_partitions)
+{
+  static const size_t sizes[] = {1, 2, 3, 5, 17, 100, 1000, 4096};
+  for (size_t t = 0; t < NTYPES; t++)
+    for (size_t k = 0; k < NPARTS; k++)
+      for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        int P = parts_list[k];
+        if (n < (size_t)P)
+          continue;
+        tl_problem p;
+        cr_assert_eq(tl_gallery_make(types[t], n, 2, SEED + n, &p, NULL), TL_OK);
+        tl_options opt;
+        tl_options_init(&opt);
+        opt.parts = P;
+        /* 256 rows per partition are plenty for these dominance margins */
+        int want = (n / (size_t)P >= 256 && types[t] != 20 && types[t] != 50) ? TL_OK : -1;
+        check(&p, &opt, want, p.type->name);
+        tl_problem_free(&p);
+      }
+}
+
+Test(its, against_lapack_unequal_partitions_and_given_J)
+{
+  tl_rng rng;
+  tl_rng_seed(&rng, SEED);
+  for (size_t t = 0; t < NTYPES; t++)
+    for (size_t k = 1; k < NPARTS; k++)
+      for (int rep = 0; rep < 4; rep++) {
+        int P = parts_list[k];
+        size_t sizes[16], n = 0, mmin = SIZE_MAX;
+        for (int q = 0; q < P; q++) {
+          sizes[q] = 1 + tl_rng_next(&rng) % (rep < 2 ? 300 : 20);
+          n += sizes[q];
+          mmin = sizes[q] < mmin ? sizes[q] : mmin;
+        }
+        tl_problem p;
+        cr_assert_eq(tl_gallery_make(types[t], n, 1, SEED + (uint64_t)rep, &p, NULL), TL_OK);
+        tl_options opt;
+        tl_options_init(&opt);
+        opt.parts = P;
+        opt.part_sizes = sizes;
+        if (rep % 2) { /* a given J, as large as allowed */
+          char jv[32];
+          snprintf(jv, sizeof jv, "%zu", mmin);
+          set(&opt, "J", jv);
+        }
+        check(&p, &opt, -1, "unequal");
+        tl_problem_free(&p);
+      }
+}
+
+/* The phases one by one, as a learner calls them, give the one-call
+ * solve bit for bit (plain and periodic). */
+Test(its, phases_equal_one_call_bitwise)
+{
+  static const int ty[] = {22, 34, 51, 55};
+  for (size_t t = 0; t < 4; t++) {
+    size_t n = 300, sizes[] = {60, 100, 40, 100}, J = 12;
+    int P = 4;
+    tl_problem p;
+    cr_assert_eq(tl_gallery_make(ty[t], n, 1, SEED, &p, NULL), TL_OK);
+    const double *a = p.a, *b = p.b, *c = p.c, *d = p.d;
+    double *x1 = calloc(n, sizeof(double)), *x2 = calloc(n, sizeof(double));
+    int per = p.sys.periodic;
+    int st1 = tl_its_ref_d(n, per, a, b, c, d, x1, P, sizes, J, 1e-10, 1.0, NULL);
+    cr_assert_eq(st1, TL_OK);
+    tl_its_state st;
+    cr_assert_eq(tl_its_init(&st, n, per, P, sizes, NULL), TL_OK);
+    for (int q = 0; q < P; q++)
+      tl_its_rate(&st, q, a, b, c);
+    cr_assert_eq(tl_its_truncation(&st, J, 1e-10, NULL), TL_OK);
+    cr_assert_eq(st.nif, per ? 4 : 3);
+    for (int k = 0; k < st.nif; k++) {
+      tl_its_window(&st, k, a, b, c);
+      cr_assert_eq(tl_its_coefficients(&st, k, NULL), TL_OK);
+    }
+    for (int q = 0; q < P; q++)
+      tl_its_partial(&st, q, d);
+    tl_its_exchange(&st);
+    for (int q = 0; q < P; q++)
+      cr_assert_eq(tl_its_local_solve(&st, q, a, b, c, d, x2, NULL), TL_OK);
+    cr_assert_eq(memcmp(x1, x2, n * sizeof(double)), 0);
+    /* the window is 2(J+L) rows (§2.3) and z' is row I_k of the window's inverse */
+    cr_assert_eq(st.wlen[1], 2 * (st.J + st.L));
+    tl_its_free(&st);
+    free(x1);
+    free(x2);
+    tl_problem_free(&p);
+  }
+}
+
+/* Eq 18 reproduces §3's examples and Table 2's (J, eps_c) pairs for
+ * [1, 4, 1]; the row rate of eq 18's Toeplitz row is 1/kappa. */
+Test(its, bondeli_estimate_eq18)
+{
+  cr_assert_eq(ceil(tl_its_bondeli_J(1e-4, 4)), 7);
+  cr_assert_eq(ceil(tl_its_bondeli_J(1e-15, 4)), 27);
+  cr_assert_eq(round(tl_its_bondeli_J(9.92e-5, 4)), 7);
+  cr_assert_eq(round(tl_its_bondeli_J(2.64e-9, 4)), 15);
+  cr_assert_eq(round(tl_its_bondeli_J(3.61e-16, 4)), 27);
+  cr_assert(isinf(tl_its_bondeli_J(1e-4, 2)));
+  double kappa = 2 + sqrt(3.0);
+  cr_assert(fabs(tl_its_row_rate(1, 4, 1) - 1 / kappa) <= 4 * TL_EPS);
+  cr_assert_eq(tl_its_row_rate(0, 4, 1), 0.25);
+  cr_assert_eq(tl_its_row_rate(1, 2, 1), 1.0);
+
+  /* Table 2's matrix: tridiag(1, 4, 1), 252 unknowns, 3 partitions. The
+   * measured largest neglected coefficient, relative to z_I, is Table 2's
+   * eps_c = kappa^-J (the row above I_k at distance J is the first one
+   * dropped, since s^k keeps I_k itself). */
+  size_t n = 252;
+  double *a = calloc(n, sizeof(double)), *b = calloc(n, sizeof(double)),
+         *c = calloc(n, sizeof(double)), *d = calloc(n, sizeof(double)),
+         *x = calloc(n, sizeof(double));
+  for (size_t i = 0; i < n; i++) {
+    a[i] = i ? 1 : 0;
+    c[i] = i + 1 < n ? 1 : 0;
+    b[i] = 4;
+    d[i] = 1;
+  }
+  static const size_t Js[] = {7, 15, 27};
+  for (size_t j = 0; j < 3; j++) {
+    tl_its_state st;
+    cr_assert_eq(tl_its_init(&st, n, 0, 3, NULL, NULL), TL_OK);
+    for (int q = 0; q < 3; q++)
+      tl_its_rate(&st, q, a, b, c);
+    cr_assert_eq(tl_its_truncation(&st, Js[j], 1e-16, NULL), TL_OK);
+    cr_assert_eq(st.L, 2); /* one digit per 2 rows: kappa^2 = 13.9 */
+    tl_its_window(&st, 0, a, b, c);
+    cr_assert_eq(tl_its_coefficients(&st, 0, NULL), TL_OK);
+    double want = pow(kappa, -(double)Js[j]);
+    cr_assert(st.eps_c[0] > 0.9 * want && st.eps_c[0] < 1.1 * want, "J=%zu eps_c %g vs %g", Js[j],
+              st.eps_c[0], want);
+    tl_its_free(&st);
+  }
+  free(a);
+  free(b);
+  free(c);
+  free(d);
+  free(x);
+}
+
+/* Table 3: A = [sin i, 2(|sin i| + |cos i|), cos i], n = 1000, b = 1, four
+ * partitions. The error against the sequential solution falls with J
+ * (paper: 1.4e-5, 2.1e-11, 4.7e-14, 4.4e-16, 4.4e-16 for J = 7, 15, 18,
+ * 20, 27) and stays within the eq-24 bound; dropped > tol is reported. */
+Test(its, table3_error_against_J)
+{
+  size_t n = 1000;
+  double *a = calloc(n, sizeof(double)), *b = calloc(n, sizeof(double)),
+         *c = calloc(n, sizeof(double)), *d = calloc(n, sizeof(double)),
+         *x = calloc(n, sizeof(double)), *xs = calloc(n, sizeof(double));
+  for (size_t k = 0; k < n; k++) {
+    double i = (double)(k + 1);
+    a[k] = k ? sin(i) : 0;
+    c[k] = k + 1 < n ? cos(i) : 0;
+    b[k] = 2 * (fabs(sin(i)) + fabs(cos(i)));
+    d[k] = 1;
+  }
+  tl_batch sys = {TL_F64, n, 1, 0, a, b, c, d};
+  tl_info info;
+  cr_assert_eq(tl_lapack_solve(&sys, xs, &info), TL_OK);
+  static const size_t Js[] = {7, 15, 18, 20, 27};
+  double err[5];
+  for (size_t j = 0; j < 5; j++) {
+    int st = tl_its_ref_d(n, 0, a, b, c, d, x, 4, NULL, Js[j], 1e-16, 1.0, &info);
+    cr_assert_eq(st, TL_OK);
+    err[j] = its_error(n, x, xs, d);
+    cr_assert(err[j] <= info.bound, "J=%zu: error %g above the eq-24 bound %g", Js[j], err[j],
+              info.bound);
+    /* the default tolerance: TL_OK only once the dropped part is below eps */
+    int st2 = tl_its_ref_d(n, 0, a, b, c, d, x, 4, NULL, Js[j], 1e-16, 0x1p-53, &info);
+    cr_assert_eq(st2, info.dropped > 0x1p-53 ? TL_OUTSIDE_DOMAIN : TL_OK);
+    cr_assert_eq(info.tol, 0x1p-53);
+  }
+  cr_assert(err[0] > 1e-8 && err[0] < 1e-3, "J=7: %g", err[0]); /* paper: 1.4e-5 */
+  for (size_t j = 1; j < 5; j++)
+    cr_assert(err[j] <= err[j - 1] || err[j] <= 8 * TL_EPS, "J=%zu: %g after %g", Js[j], err[j],
+              err[j - 1]);
+  /* measured here: 3.4e-5, 1.0e-9, 8.2e-12, 4.1e-14, 3.3e-16 (see docs/algorithms/its.md) */
+  cr_assert(err[1] < 1e-8, "J=15: %g", err[1]);  /* paper: 2.1e-11 */
+  cr_assert(err[3] < 1e-12, "J=20: %g", err[3]); /* paper: 4.4e-16 */
+  cr_assert(err[4] <= 8 * TL_EPS, "J=27: %g", err[4]); /* paper: 4.4e-16 */
+  /* J chosen from eps_c = eps (the default) is TL_OK and as accurate */
+  cr_assert_eq(tl_its_ref_d(n, 0, a, b, c, d, x, 4, NULL, 0, 0x1p-53, 0x1p-53, &info), TL_OK);
+  cr_assert(its_error(n, x, xs, d) <= 8 * TL_EPS);
+  free(a);
+  free(b);
+  free(c);
+  free(d);
+  free(x);
+  free(xs);
+}
+
+Test(its, limits_are_clear_errors)
+{
+  tl_problem p;
+  cr_assert_eq(tl_gallery_make(22, 100, 1, SEED, &p, NULL), TL_OK);
+  double x[100];
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = 4; /* m = 25 */
+  set(&opt, "J", "26");
+  tl_info info;
+  cr_assert_eq(tl_solve(ALGO, &p.sys, x, &opt, &info), TL_ERR_ARG);
+  cr_assert_str_eq(info.arg, "param");
+  cr_assert(strstr(info.msg, "J = 26") != NULL);
+  set(&opt, "J", "25");
+  cr_assert(tl_status_has_solution(tl_solve(ALGO, &p.sys, x, &opt, &info)));
+  cr_assert_eq(tl_options_set_param(&opt, ALGO, "J", "-1", &info), TL_ERR_ARG);
+  cr_assert_eq(tl_options_set_param(&opt, ALGO, "eps_c", "0", &info), TL_ERR_ARG);
+  cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", "-1", &info), TL_ERR_ARG);
+  cr_assert_eq(tl_its_ref_d(100, 0, p.a, p.b, p.c, p.d, x, 4, NULL, 0, 0, 0, &info), TL_ERR_ARG);
+  cr_assert_eq(tl_its_ref_d(100, 0, p.a, p.b, p.c, p.d, x, 101, NULL, 0, 0.1, 0, &info),
+               TL_ERR_ARG);
+  tl_problem_free(&p);
+  /* complex systems are not taken */
+  cr_assert_eq(tl_gallery_make(60, 50, 1, SEED, &p, NULL), TL_OK);
+  double complex z[50];
+  tl_options_init(&opt);
+  cr_assert_lt(tl_solve(ALGO, &p.sys, z, &opt, &info), 0);
+  tl_problem_free(&p);
+}
+
+/* dropped > tol: a solution, TL_OUTSIDE_DOMAIN, dropped and bound set,
+ * and the error within the bound. Non-dominant: TL_OUTSIDE_DOMAIN. */
+Test(its, outside_domain_is_reported)
+{
+  tl_problem p;
+  cr_assert_eq(tl_gallery_make(21, 400, 1, SEED, &p, NULL), TL_OK); /* toeplitz-2.05 */
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = 4;
+  set(&opt, "J", "3");
+  check(&p, &opt, TL_OUTSIDE_DOMAIN, "J=3");
+  double x[400];
+  tl_info info;
+  tl_solve(ALGO, &p.sys, x, &opt, &info);
+  cr_assert(info.dropped > info.tol && info.tol == 0x1p-53 && info.bound > 0);
+  cr_assert(strstr(info.msg, "tol") != NULL);
+  set(&opt, "tol", "10"); /* accepted when asked for; still within the bound */
+  cr_assert_eq(tl_solve(ALGO, &p.sys, x, &opt, &info), TL_OK);
+  double xs[400];
+  tl_info li;
+  cr_assert_eq(tl_lapack_solve(&p.sys, xs, &li), TL_OK);
+  cr_assert(its_error(400, x, xs, p.d) <= info.bound);
+  tl_problem_free(&p);
+
+  cr_assert_eq(tl_gallery_make(35, 100, 1, SEED, &p, NULL), TL_OK); /* weakly dominant */
+  tl_options_init(&opt);
+  opt.parts = 2;
+  cr_assert_eq(tl_solve(ALGO, &p.sys, x, &opt, &info), TL_OUTSIDE_DOMAIN);
+  tl_problem_free(&p);
+}
+
+/* The global promise over the whole gallery. */
+Test(its, gallery_sweep_no_silent_wrong_answer, .timeout = 120)
+{
+  static const size_t sizes[] = {1, 2, 3, 5, 17, 100, 1000, 4096};
+  size_t ntypes = tl_gallery_count();
+  for (size_t t = 0; t < ntypes; t++) {
+    const tl_gallery_type *ty = tl_gallery_get(t);
+    if (ty->dtype != TL_F64)
+      continue;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+      for (size_t k = 0; k < NPARTS; k++) {
+        size_t n = sizes[s];
+        int P = parts_list[k];
+        if (n < ty->min_n || n < (size_t)P)
+          continue;
+        tl_problem p;
+        cr_assert_eq(tl_gallery_make(ty->id, n, 1, SEED, &p, NULL), TL_OK);
+        double *x = calloc(n, sizeof(double)), *xref = calloc(n, sizeof(double));
+        tl_options opt;
+        tl_options_init(&opt);
+        opt.parts = P;
+        tl_info info;
+        int st = tl_solve(ALGO, &p.sys, x, &opt, &info);
+        if (st == TL_OK) {
+          double rc = 0, res = tl_residual_ratio(&p.sys, x);
+          tl_info li;
+          cr_assert_eq(tl_lapack_solve(&p.sys, xref, &li), TL_OK, "%s n=%zu", ty->name, n);
+          cr_assert_eq(tl_rcond(&p.sys, &rc, &li), TL_OK);
+          double fwd = tl_forward_ratio(&p.sys, x, xref, &rc);
+          cr_assert(res < TL_THRESH && fwd < TL_THRESH,
+                    "silent wrong answer: %s n=%zu P=%d residual %g forward %g", ty->name, n, P,
+                    res, fwd);
+        }
+        free(x);
+        free(xref);
+        tl_problem_free(&p);
+      }
+  }
+}

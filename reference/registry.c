@@ -24,12 +24,19 @@ extern const tl_algorithm tl_algo_jacobi_ref;
 extern const tl_algorithm tl_algo_gtsv_ref;
 extern const tl_algorithm tl_algo_hybrid_pcr_ref;
 extern const tl_algorithm tl_algo_tridsolver_ref;
+extern const tl_algorithm tl_algo_distd2_ref;
+extern const tl_algorithm tl_algo_ptdma_ref;
+extern const tl_algorithm tl_algo_its_ref;
+extern const tl_algorithm tl_algo_nshaped_ref;
+extern const tl_algorithm tl_algo_pdd_ref;
+extern const tl_algorithm tl_algo_rpdd_ref;
 
 static const tl_algorithm *const registry[] = {
     &tl_algo_thomas_ref, &tl_algo_thomas_periodic_ref, &tl_algo_cr_ref,
     &tl_algo_pcr_ref,    &tl_algo_jacobi_ref,          &tl_algo_gtsv_ref,
     /* partition algorithms, simulated over P partitions */
-    &tl_algo_hybrid_pcr_ref, &tl_algo_tridsolver_ref,
+    &tl_algo_hybrid_pcr_ref, &tl_algo_tridsolver_ref, &tl_algo_distd2_ref, &tl_algo_ptdma_ref,
+    &tl_algo_pdd_ref,        &tl_algo_rpdd_ref,       &tl_algo_its_ref,    &tl_algo_nshaped_ref,
 };
 
 const tl_algorithm *const *tl_registry(size_t *count)

@@ -10,7 +10,13 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/npy.h"
+#include "tridlab/part_distd2.h"
 #include "tridlab/part_hybrid_pcr.h"
+#include "tridlab/part_its.h"
+#include "tridlab/part_nshaped.h"
+#include "tridlab/part_pdd.h"
+#include "tridlab/part_rpdd.h"
+#include "tridlab/part_ptdma.h"
 #include "tridlab/part_tridsolver.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"

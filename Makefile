@@ -40,7 +40,7 @@ ifeq ($(SANITIZE),1)
 SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
-LIB_SRC  = $(wildcard reference/*.c) $(wildcard verify/*.c)
+LIB_SRC  = $(wildcard reference/*.c) $(wildcard verify/*.c) $(wildcard convergence/*.c)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(wildcard bench/*.c)

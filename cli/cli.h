@@ -16,6 +16,7 @@ enum {
 int cmd_list(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_converge(int argc, char **argv);
 
 /* Print "tridlab: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)

@@ -16,6 +16,7 @@ static void usage(FILE *out)
           "  list     the algorithms in the registry, their classes and parameters\n"
           "  solve    solve a system (or batch) stored as .npy files\n"
           "  verify   every algorithm on every gallery matrix, against LAPACK\n"
+          "  converge order of accuracy of compact schemes, solved by any algorithm\n"
           "\n"
           "Run 'tridlab COMMAND --help' for the options of a command.\n",
           TRIDLAB_VERSION);
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
     return cmd_list(argc - 1, argv + 1);
   if (!strcmp(cmd, "solve"))
     return cmd_solve(argc - 1, argv + 1);
+  if (!strcmp(cmd, "converge"))
+    return cmd_converge(argc - 1, argv + 1);
   if (!strcmp(cmd, "verify"))
     return cmd_verify(argc - 1, argv + 1);
   cli_error("unknown command '%s' (try 'tridlab --help')", cmd);

@@ -9,6 +9,7 @@
 #define TRIDLAB_VERSION "0.1.0"
 
 #include "tridlab/algorithms.h"
+#include "tridlab/convergence.h"
 #include "tridlab/npy.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/part_hybrid_pcr.h"

@@ -267,7 +267,7 @@ int cmd_solve(int argc, char **argv)
            tl_dtype_name(sys.dtype), sys.periodic ? "   periodic" : "");
     printf("status: %s\n", tl_status_name(status));
     printf("residual ratio: %.3g   (THRESH %g)\n", ratio, TL_THRESH);
-    if (!algo->exact)
+    if (!algo->exact || info.tol > 0 || info.dropped > 0)
       printf("dropped: %.3g   tolerance: %.3g   bound: %.3g   iterations: %d\n", info.dropped,
              info.tol, info.bound, info.iterations);
     printf("wrote %s\n", sa.out);

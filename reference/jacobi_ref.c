@@ -46,7 +46,7 @@
  * Convergence: the error is multiplied by J = D^-1 (A - D) each iteration.
  * For strictly row diagonally dominant A, ||J||_inf = max_i (|a_i| +
  * |c_i|) / |b_i| < 1 and the iteration converges from any start
- * (Varga, Matrix Iterative Analysis); that is the declared class. Weakly
+ * (Varga, Matrix Iterative Analysis). Weakly
  * dominant matrices may converge very slowly (tridiag(-1, 2, -1):
  * rho(J) = cos(pi / (n + 1)), O(n^2) iterations) and others may diverge.
  * In floating point every sweep adds rounding errors of a few eps that the
@@ -304,8 +304,9 @@ int FN(tl_jacobi_ref)(size_t n, int periodic, const S *a, const S *b, const S *c
       info->bound = eta;
     return TL_WARN(info, worst,
                    "jacobi: stagnated after %ld iterations at backward error %.3g > tol %.3g "
-                   "(rounding limits Jacobi to about eps/(1-q) on this %s dominant matrix)",
-                   it, eta, tol, (cls & TL_CLASS_STRONG_DD) ? "strongly" : "weakly");
+                   "(rounding limits Jacobi to about eps/(1-q), q = max (|a|+|c|)/|b|, %s)",
+                   it, eta, tol,
+                   (cls & TL_CLASS_STRONG_DD) ? "here q <= 1/2" : "here q > 1/2: not strongly dominant");
   }
   if (strict)
     return TL_FAIL(info, TL_ERR_NOT_CONVERGED, -1, -1, "",

@@ -48,8 +48,10 @@
  * Stability: for row diagonally dominant A each step keeps every row
  * dominant with a margin |b_i| - |a_i| - |c_i| that does not shrink, and
  * the off-diagonal entries do not grow (|a_i'| <= |a_i|, |c_i'| <= |c_i|),
- * as for CR (D. Heller (1976), SIAM J. Numer. Anal. 13). Outside that class
- * the solve returns TL_OUTSIDE_DOMAIN. PCR divides by every diagonal
+ * as for CR (D. Heller (1976), SIAM J. Numer. Anal. 13): no pivot is small.
+ * That is not enough for LAPACK's residual test (see pcr_check_residual),
+ * so the declared class is strict dominance plus a residual self-check;
+ * outside them the solve returns TL_OUTSIDE_DOMAIN. PCR divides by every diagonal
  * entry of every intermediate system, original ones included, so it can
  * break down where CR and Thomas do not (b_i = 0 in a row with non-zero
  * neighbours); a zero or non-finite divisor, or a non-finite result, is a

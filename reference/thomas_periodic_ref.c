@@ -23,7 +23,8 @@
  *   B y = d,  B z = u,   x = y - (v.y) / (1 + v.z) z.
  *
  * Two Thomas solves with the same matrix, one dot product of two entries,
- * one update: about 17n flops; reads a, b, c, d, writes x, with 4n scratch.
+ * one update: about 17n flops; reads a, b, c, d, writes x, with 3n scratch
+ * (B's diagonal, u, z) plus the n of each inner Thomas solve.
  *
  * Failure modes, each detected and reported:
  *  - b[0] = 0 makes g = -b0 zero: we take g = -1 instead, and the solve

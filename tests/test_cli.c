@@ -197,3 +197,36 @@ Test(cli, list_and_verify)
   cr_expect_eq(run("verify --quick --algo thomas"), 0);
   cr_expect_eq(run("verify --algo nope"), 1);
 }
+
+/* The partition algorithms through the command, as the docs show them. */
+Test(cli, partitioned_algorithms_with_parameters)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(23, 4000, 1, 3, &p, &info), TL_OK); /* tridiag(1, 4, 1) */
+  write_problem(&p);
+  cr_expect_eq(solve("its", "--parts 4 --param J=30"), 0);
+  /* A looser tolerance is honoured by the solver (status ok, dropped 4e-9),
+   * but the command's own residual check still says x fails LAPACK's test. */
+  cr_expect_eq(solve("its", "--parts 4 --param J=15 --param tol=1e-8"), 3);
+  cr_expect_eq(solve("its", "--parts 4"), 0, "J from eps_c");
+  cr_expect_eq(solve("nshaped", "--parts 8 --param levels=2"), 0);
+  expect_x_matches_lapack(&p);
+  cr_expect_eq(solve("pdd", "--parts 7"), 0);
+  cr_expect_eq(solve("rpdd", "--part-sizes 1000,1500,1500"), 0, "unequal partitions");
+  expect_x_matches_lapack(&p);
+  cr_expect_eq(solve("tridsolver", "--parts 16 --param reduced=pcr"), 0);
+  cr_expect_eq(solve("hybrid_pcr", "--parts 3"), 0);
+  cr_expect_eq(solve("ptdma", "--parts 5"), 0);
+  cr_expect_eq(solve("distd2", "--parts 4"), 0);
+  expect_x_matches_lapack(&p);
+  cr_expect_eq(solve("its", "--parts 4 --param J=2000"), 1, "J > m is a clear error");
+  cr_expect_eq(solve("pdd", "--parts 5000"), 1, "more partitions than rows");
+  cr_expect_eq(solve("rpdd", "--part-sizes 1000,1000"), 1, "sizes do not add up to n");
+  tl_problem_free(&p);
+  /* Too few rows per partition for the dominance: reported, exit 3. */
+  cr_assert_eq(tl_gallery_make(21, 64, 1, 3, &p, &info), TL_OK); /* tridiag(1, 2.05, 1) */
+  write_problem(&p);
+  cr_expect_eq(solve("pdd", "--parts 16"), 3);
+  tl_problem_free(&p);
+}

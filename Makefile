@@ -2,7 +2,7 @@
 #
 #   make            library, the tridlab command and the test program
 #   make check      the Criterion tests, then again under ASan + UBSan
-#   make report     the verification report in report/
+#   make report     verification, convergence studies, sweeps: report/index.md
 #   make bench      throughput of the reference algorithms vs a STREAM copy
 #   make info       what was detected and built
 #   make install    PREFIX=/usr/local: library, headers, command, pkg-config
@@ -91,10 +91,10 @@ check-plain: $(TESTS) $(CLI)
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check-plain
 
+# The verification, the convergence studies and the sweeps, with plots
+# (gnuplot), indexed by report/index.md. QUICK=1: the small sizes.
 report: $(CLI)
-	@mkdir -p report
-	$(CLI) verify --markdown report/verification.md --csv report/verification.csv
-	@echo "report written to report/verification.md and report/verification.csv"
+	$(CLI) report --out report $(if $(filter 1,$(QUICK)),--quick)
 
 bench: $(BENCH)
 	$(BENCH) | tee $(BUILD)/bench-ref.csv

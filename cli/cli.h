@@ -17,6 +17,8 @@ int cmd_list(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_converge(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "tridlab: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)

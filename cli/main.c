@@ -17,6 +17,8 @@ static void usage(FILE *out)
           "  solve    solve a system (or batch) stored as .npy files\n"
           "  verify   every algorithm on every gallery matrix, against LAPACK\n"
           "  converge order of accuracy of compact schemes, solved by any algorithm\n"
+          "  sweep    truncation-error studies of the approximate partition algorithms\n"
+          "  report   verification, convergence studies and sweeps, as report/index.md\n"
           "\n"
           "Run 'tridlab COMMAND --help' for the options of a command.\n",
           TRIDLAB_VERSION);
@@ -41,6 +43,10 @@ int main(int argc, char **argv)
     return cmd_list(argc - 1, argv + 1);
   if (!strcmp(cmd, "solve"))
     return cmd_solve(argc - 1, argv + 1);
+  if (!strcmp(cmd, "sweep"))
+    return cmd_sweep(argc - 1, argv + 1);
+  if (!strcmp(cmd, "report"))
+    return cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "converge"))
     return cmd_converge(argc - 1, argv + 1);
   if (!strcmp(cmd, "verify"))

@@ -2,7 +2,8 @@
  * the spot from a fixed seed: barely dominant rows, wild row scaling, zero
  * and tiny diagonals, extreme off-diagonal entries, near-singular
  * M-matrices, alternating 1e+-280 scales; real and complex, plain and
- * periodic, n from 1 to 500. Every algorithm of the registry must either
+ * periodic, n from 1 to 500; partitioned algorithms on P = 1, 3 and 7
+ * partitions. Every algorithm of the registry must either
  * say it is not sure (any status but TL_OK) or pass LAPACK's residual and
  * forward-error tests. */
 #include <complex.h>
@@ -111,16 +112,22 @@ Test(hostile, no_algorithm_is_silently_wrong, .timeout = 600)
     if (tl_rcond(&sys, &rcond, &info) != TL_OK)
       rcond = NAN;
     void *x = calloc(h.n, h.cplx ? sizeof(double complex) : sizeof(double));
-    for (size_t q = 0; q < nalg; q++) {
-      if (tl_solve(reg[q], &sys, x, NULL, &info) != TL_OK)
-        continue;
-      checked++;
-      double res = tl_residual_ratio(&sys, x);
-      double fe = isnan(rcond) ? 0.0 : tl_forward_ratio(&sys, x, h.xt, &rcond);
-      cr_expect(res < TL_THRESH && !(fe >= TL_THRESH), /* fe NaN: rcond overflowed */
-                "%s: case %ld (kind %ld, n=%zu, periodic %d, complex %d): ok but resid %g ferr %g",
-                reg[q]->name, k, k % 10, h.n, h.periodic, h.cplx, res, fe);
-    }
+    static const int parts[] = {1, 3, 7};
+    for (size_t q = 0; q < nalg; q++)
+      for (size_t pi = 0; pi < (reg[q]->partitioned ? 3u : 1u); pi++) {
+        tl_options opt;
+        tl_options_init(&opt);
+        opt.parts = parts[pi];
+        if (tl_solve(reg[q], &sys, x, &opt, &info) != TL_OK)
+          continue;
+        checked++;
+        double res = tl_residual_ratio(&sys, x);
+        double fe = isnan(rcond) ? 0.0 : tl_forward_ratio(&sys, x, h.xt, &rcond);
+        cr_expect(res < TL_THRESH && !(fe >= TL_THRESH), /* fe NaN: rcond overflowed */
+                  "%s P=%d: case %ld (kind %ld, n=%zu, periodic %d, complex %d): ok but resid %g "
+                  "ferr %g",
+                  reg[q]->name, parts[pi], k, k % 10, h.n, h.periodic, h.cplx, res, fe);
+      }
     free(x);
     free(h.a), free(h.b), free(h.c), free(h.d), free(h.xt);
   }

@@ -151,28 +151,6 @@ const tl_algorithm tl_algo_hybrid_pcr_ref = {
 
 static int FN(hp_bad)(S v) { return v == 0 || !ISFINITE(v); }
 
-/* LAPACK's residual ratio of the answer (PCR is not backward stable, see
- * the header). as and cs are reused as zero-cornered copies of a and c,
- * because the metric reads the corners. */
-static int FN(hp_check_residual)(size_t n, const S *a, const S *b, const S *c, const S *d,
-                                 const S *x, S *a0, S *c0, tl_info *info)
-{
-  for (size_t i = 0; i < n; i++) {
-    a0[i] = i > 0 ? a[i] : 0;
-    c0[i] = i + 1 < n ? c[i] : 0;
-  }
-  tl_batch one = {.dtype = TL_IS_COMPLEX ? TL_C128 : TL_F64, .n = n, .nsys = 1, .a = a0,
-                  .b = b, .c = c0, .d = d};
-  double ratio = tl_residual_ratio(&one, x);
-  if (ratio < TL_THRESH)
-    return TL_OK;
-  return TL_WARN(info, -1,
-                 "hybrid_pcr: residual ratio %.3g >= %g: PCR on the reduced system is not "
-                 "backward stable on this ill-conditioned matrix (its error is still bounded "
-                 "by cond(A) eps)",
-                 ratio, TL_THRESH);
-}
-
 int FN(tl_hybrid_pcr_forward)(size_t begin, size_t m, int has_left, int has_right, const S *a,
                               const S *b, const S *c, const S *d, S *as, S *cs, S *ds,
                               tl_info *info)
@@ -320,7 +298,11 @@ int FN(tl_hybrid_pcr_ref)(size_t n, int parts, const size_t *part_sizes, const S
                      worst);
     goto cleanup;
   }
-  status = FN(hp_check_residual)(n, a, b, c, d, x, as, cs, info);
+  /* PCR on the reduced system is not backward stable (see the header). */
+  status = tl_residual_check("hybrid_pcr", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
+                             "PCR on the reduced system is not backward stable on this "
+                             "ill-conditioned matrix (its error is still bounded by cond(A) eps)",
+                             info);
 cleanup:
   free(w);
   return status;

@@ -49,7 +49,7 @@
  * dominant with a margin |b_i| - |a_i| - |c_i| that does not shrink, and
  * the off-diagonal entries do not grow (|a_i'| <= |a_i|, |c_i'| <= |c_i|),
  * as for CR (D. Heller (1976), SIAM J. Numer. Anal. 13): no pivot is small.
- * That is not enough for LAPACK's residual test (see pcr_check_residual),
+ * That is not enough for LAPACK's residual test (see the end of tl_pcr_ref),
  * so the declared class is strict dominance plus a residual self-check;
  * outside them the solve returns TL_OUTSIDE_DOMAIN. PCR divides by every diagonal
  * entry of every intermediate system, original ones included, so it can
@@ -167,37 +167,6 @@ static long FN(pcr_divide)(size_t n, const S *b, const S *d, S *x)
   return -1;
 }
 
-/* Every x_i comes out of its own reduction tree, so x is not the exact
- * solution of ONE nearby system: PCR is forward stable on dominant
- * matrices but not backward stable, and its residual grows with the
- * condition number (gallery: ratio 1e6 on a dominant 2x2 with cond 3e7,
- * 1e4 on tridiag(-1, 2, -1) with n = 4096 and a smooth solution). The
- * solve measures LAPACK's residual ratio of its own answer (O(n), less
- * than the solve) and reports TL_OUTSIDE_DOMAIN when it fails (>= 30). */
-static int FN(pcr_check_residual)(size_t n, const S *a, const S *b, const S *c, const S *d,
-                                  const S *x, tl_info *info)
-{
-  /* The metric reads the corners of a plain system: hand it zero ones. */
-  S *a0 = tl_alloc(2 * n, sizeof(S));
-  if (!a0)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the residual check");
-  S *c0 = a0 + n;
-  for (size_t i = 0; i < n; i++) {
-    a0[i] = i > 0 ? a[i] : 0;
-    c0[i] = i + 1 < n ? c[i] : 0;
-  }
-  tl_batch one = {.dtype = TL_IS_COMPLEX ? TL_C128 : TL_F64, .n = n, .nsys = 1, .a = a0,
-                  .b = b, .c = c0, .d = d};
-  double ratio = tl_residual_ratio(&one, x);
-  free(a0);
-  if (ratio < TL_THRESH)
-    return TL_OK;
-  return TL_WARN(info, -1,
-                 "pcr: residual ratio %.3g >= %g: PCR is not backward stable on this "
-                 "ill-conditioned matrix (its error is still bounded by cond(A) eps)",
-                 ratio, TL_THRESH);
-}
-
 int FN(tl_pcr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x, tl_info *info)
 {
   if (n == 0 || !a || !b || !c || !d || !x)
@@ -239,7 +208,17 @@ int FN(tl_pcr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *
                    "pcr: matrix is not strictly row diagonally dominant (row %ld); parallel "
                    "cyclic reduction has no stability guarantee here",
                    worst);
-  return FN(pcr_check_residual)(n, a, b, c, d, x, info);
+  /* Every x_i comes out of its own reduction tree, so x is not the exact
+   * solution of ONE nearby system: PCR is forward stable on dominant
+   * matrices but not backward stable, and its residual grows with the
+   * condition number (gallery: ratio 1e6 on a dominant 2x2 with cond 3e7,
+   * 1e4 on tridiag(-1, 2, -1) with n = 4096 and a smooth solution). So the
+   * solve measures LAPACK's residual ratio of its own answer (O(n), less
+   * than the solve) and reports TL_OUTSIDE_DOMAIN when it fails (>= 30). */
+  return tl_residual_check("pcr", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
+                           "PCR is not backward stable on this ill-conditioned matrix (its "
+                           "error is still bounded by cond(A) eps)",
+                           info);
 }
 
 #endif

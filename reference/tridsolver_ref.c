@@ -459,26 +459,6 @@ int FN(tl_tridsolver_backward)(size_t begin, size_t m, const S *as, const S *cs,
   return TL_OK;
 }
 
-/* LAPACK's residual ratio of the answer (see the header). a0, c0: n
- * scratch entries each for zero-cornered copies (the metric reads corners). */
-static int FN(ts_check_residual)(size_t n, const S *a, const S *b, const S *c, const S *d,
-                                 const S *x, S *a0, S *c0, tl_info *info)
-{
-  for (size_t i = 0; i < n; i++) {
-    a0[i] = i > 0 ? a[i] : 0;
-    c0[i] = i + 1 < n ? c[i] : 0;
-  }
-  tl_batch one = {.dtype = TL_IS_COMPLEX ? TL_C128 : TL_F64, .n = n, .nsys = 1, .a = a0,
-                  .b = b, .c = c0, .d = d};
-  double ratio = tl_residual_ratio(&one, x);
-  if (ratio < TL_THRESH)
-    return TL_OK;
-  return TL_WARN(info, -1,
-                 "tridsolver: residual ratio %.3g >= %g on this ill-conditioned matrix (the "
-                 "reduced solve is not backward stable here)",
-                 ratio, TL_THRESH);
-}
-
 int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int strategy, long iters,
                           double tol, long maxit, const S *a, const S *b, const S *c, const S *d,
                           S *x, tl_info *info)
@@ -556,7 +536,9 @@ int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int str
   else if (status == TL_OUTSIDE_DOMAIN && info) /* jacobi: fixed sweeps, dropped > tol */
     *info = jinfo;
   else
-    status = FN(ts_check_residual)(n, a, b, c, d, x, as, cs, info);
+    status = tl_residual_check("tridsolver", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d,
+                               x, "the reduced solve is not backward stable on this "
+                               "ill-conditioned matrix", info);
   if (info && strategy == TL_TRIDSOLVER_JACOBI) {
     info->dropped = jinfo.dropped;
     info->tol = jinfo.tol;

@@ -118,6 +118,18 @@ int tl_lapack_solve(const tl_batch *sys, void *x, tl_info *info)
   return TL_OK;
 }
 
+int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, const void *a,
+                      const void *b, const void *c, const void *d, const void *x, const char *why,
+                      tl_info *info)
+{
+  tl_batch one = {.dtype = dtype, .n = n, .nsys = 1, .periodic = periodic,
+                  .a = a, .b = b, .c = c, .d = d};
+  double ratio = tl_residual_ratio(&one, x);
+  if (ratio < TL_THRESH)
+    return TL_OK;
+  return TL_WARN(info, -1, "%s: residual ratio %.3g >= %g: %s", name, ratio, TL_THRESH, why);
+}
+
 void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
                    const double *d, const double *x, double *r)
 {

@@ -62,6 +62,15 @@ unsigned tl_classes_d(size_t n, const double *a, const double *b, const double *
 unsigned tl_classes_z(size_t n, const double complex *a, const double complex *b,
                       const double complex *c, int periodic, long *worst_row);
 
+/* A posteriori check for solvers that are forward but not backward stable
+ * (PCR and the partition solvers that use it on their reduced system):
+ * LAPACK's residual ratio of x for one system of dtype (the corners of a
+ * plain system are not read). TL_OK below TL_THRESH, else TL_OUTSIDE_DOMAIN
+ * with "<name>: residual ratio R >= 30: <why>". */
+int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, const void *a,
+                      const void *b, const void *c, const void *d, const void *x, const char *why,
+                      tl_info *info);
+
 /* Scratch memory: calloc of n elements of `size` bytes, NULL on overflow. */
 void *tl_alloc(size_t n, size_t size);
 

@@ -78,7 +78,8 @@ void tl_residual_d(size_t n, int periodic, const double *a, const double *b, con
 /* ||A||_1 of one system. */
 double tl_norm1_system(const tl_batch *one);
 
-/* DGTT02: max over systems of ||d - A x||_1 / (||A||_1 ||x||_1 eps).
+/* DGTT02: max over systems of ||d - A x||_1 / (||A||_1 ||x||_1 eps). The
+ * corners a[0], c[n-1] of a plain system are never read.
  * 0 when the residual is exactly zero; +inf when x is non-finite or A, x
  * are zero with a non-zero residual. */
 double tl_residual_ratio(const tl_batch *sys, const void *x);

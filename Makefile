@@ -3,7 +3,7 @@
 #   make            library, the tridlab command and the test program
 #   make check      the Criterion tests, then again under ASan + UBSan
 #   make report     verification, convergence studies, sweeps: report/index.md
-#   make bench      throughput of the reference algorithms vs a STREAM copy
+#   make bench      tridlab bench --quick, then the reference algorithms' throughput
 #   make info       what was detected and built
 #   make install    PREFIX=/usr/local: library, headers, command, pkg-config
 #   make format     clang-format every source file
@@ -35,12 +35,19 @@ CPPFLAGS += -Iinclude
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -MMD -MP $(CFLAGS)
 LDLIBS_LAPACK = -llapacke -llapack -lblas -lm
+# The optimized CPU kernels: OpenMP threads and SIMD, higher optimization.
+OMP     = -fopenmp
+OPT_CPU = -O3 -g -ffp-contract=off
+ifeq ($(SANITIZE),1)
+OPT_CPU = $(OPT)
+endif
 SAN_LDFLAGS =
 ifeq ($(SANITIZE),1)
 SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
-LIB_SRC  = $(wildcard reference/*.c) $(wildcard verify/*.c) $(wildcard convergence/*.c)
+CPU_SRC  = $(wildcard optimized/cpu/*.c)
+LIB_SRC  = $(wildcard reference/*.c) $(wildcard verify/*.c) $(wildcard convergence/*.c) $(CPU_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(wildcard bench/*.c)
@@ -64,22 +71,31 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
+$(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
+
+# The bench command times OpenMP loops of the reference and LAPACK too.
+$(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(OMP) -c $< -o $@
+
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared $(SAN_LDFLAGS) -o $@ $^ $(LDLIBS_LAPACK)
+	$(CC) -shared $(SAN_LDFLAGS) $(OMP) -o $@ $^ $(LDLIBS_LAPACK)
 
 $(CLI): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
 
 $(BENCH): $(BENCH_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize
@@ -96,7 +112,8 @@ check-sanitize:
 report: $(CLI)
 	$(CLI) report --out report $(if $(filter 1,$(QUICK)),--quick)
 
-bench: $(BENCH)
+bench: $(CLI) $(BENCH)
+	$(CLI) bench --quick --csv $(BUILD)/bench.csv --plot $(BUILD)/bench
 	$(BENCH) | tee $(BUILD)/bench-ref.csv
 
 info:
@@ -109,7 +126,9 @@ info:
 	@echo "  nvcc      : $$(command -v nvcc || echo 'not found (CUDA backends not built)')"
 	@echo "  hipcc     : $$(command -v hipcc || echo 'not found (HIP backends not built)')"
 	@echo "  gnuplot   : $$(command -v gnuplot || echo 'not found (no plots)')"
-	@echo "  built     : reference algorithms, verification layer, tridlab command"
+	@echo "  OpenMP    : $$(if printf '#include <omp.h>\n' | $(CC) -fopenmp -E -x c - >/dev/null 2>&1; then echo found; else echo MISSING; fi)"
+	@echo "  built     : reference algorithms, verification layer, optimized CPU kernels (OpenMP + SIMD), tridlab command"
+	@echo "  not built : MPI, CUDA and HIP backends (not written yet)"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tridlab \

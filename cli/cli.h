@@ -19,6 +19,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_converge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Print "tridlab: <msg>" on stderr. */
 void cli_error(const char *fmt, ...)

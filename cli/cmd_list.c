@@ -78,7 +78,7 @@ int cmd_list(int argc, char **argv)
   if (csv)
     printf("name,family,backend,exact,dtypes,layouts,partitioned,classes,params,summary,source\n");
   else
-    printf("%-16s %-17s %-9s %-6s %-12s %-14s %-5s %-28s %s\n", "name", "family", "backend",
+    printf("%-19s %-14s %-9s %-6s %-12s %-14s %-5s %-28s %s\n", "name", "family", "backend",
            "exact", "dtypes", "layouts", "parts", "classes", "params");
   for (size_t k = 0; k < count; k++) {
     const tl_algorithm *al = reg[k];
@@ -93,7 +93,7 @@ int cmd_list(int argc, char **argv)
              al->summary, al->source);
       continue;
     }
-    printf("%-16s %-17s %-9s %-6s %-12s %-14s %-5s %-28s %s\n", al->name, al->family,
+    printf("%-19s %-14s %-9s %-6s %-12s %-14s %-5s %-28s %s\n", al->name, al->family,
            al->backend, al->exact ? "exact" : "approx", dty, lay, al->partitioned ? "yes" : "no",
            cls, prm);
     if (verbose)

@@ -31,14 +31,17 @@ static void report_usage(FILE *out)
           "     three schemes periodic and with their closures; ITS and PDD with a\n"
           "     truncation below and above the scheme's error\n"
           "  3. every truncation sweep of 'tridlab sweep'\n"
+          "  4. without --quick: 'tridlab bench --quick', the optimized CPU kernels against\n"
+          "     this machine's memory bandwidth (bench.csv, bench.png, bench-summary.txt)\n"
           "and writes DIR/index.md: every CSV linked, every plot embedded, what each shows\n"
           "with the measured numbers, and the command that reproduces it. Plots need\n"
           "gnuplot; without it the .dat and .gp files are written and the index says so.\n"
-          "A few minutes on 2 cores; --quick: smaller sizes, well under a minute.\n"
+          "About half a minute on 2 cores; --quick: smaller sizes and no benchmark.\n"
           "\n"
           "options:\n"
           "  --out DIR     output directory (created if missing)\n"
-          "  --quick       smaller sizes (the CI test runs this)\n"
+          "  --quick       smaller sizes, no benchmark (the CI test runs this)\n"
+          "  --no-bench    leave out the benchmark (section 4)\n"
           "  --no-plot     do not run gnuplot\n"
           "\n"
           "exit status:\n"
@@ -521,10 +524,60 @@ done:
 
 /* ---------------------------------------------------------------- */
 
+/* Section 4: `tridlab bench --quick` into dir (bench.csv, bench.png,
+ * bench-summary.txt), and its text for the index. */
+static int run_bench(const char *dir, int plot, text *t)
+{
+  char csv[4096], prefix[4096], summary[4096];
+  snprintf(csv, sizeof csv, "%s/bench.csv", dir);
+  snprintf(prefix, sizeof prefix, "%s/bench", dir);
+  snprintf(summary, sizeof summary, "%s/bench-summary.txt", dir);
+  char *argv[12];
+  int argc = 0;
+  argv[argc++] = "bench";
+  argv[argc++] = "--quick";
+  argv[argc++] = "--quiet";
+  argv[argc++] = "--csv";
+  argv[argc++] = csv;
+  argv[argc++] = "--summary";
+  argv[argc++] = summary;
+  if (plot) {
+    argv[argc++] = "--plot";
+    argv[argc++] = prefix;
+  }
+  argv[argc] = NULL;
+  if (cmd_bench(argc, argv)) {
+    cli_error("report: tridlab bench failed");
+    return -1;
+  }
+  add(t,
+      "The optimized CPU kernels (docs/algorithms/thomas_cpu.md, compact_cpu.md) against "
+      "this machine's memory bandwidth, measured in this run by `tridlab bench --quick`: "
+      "GB/s under each kernel's declared byte model, `copy_ratio` to a STREAM copy and "
+      "`limit_ratio` to a streaming kernel that moves the same arrays the same way "
+      "(docs/performance.md: the protocol, the targets, and a full run with the reasons for "
+      "the targets not met). The quick run uses 2^22 unknowns per batch, which a large "
+      "last-level cache may hold: the full run (`build/tridlab bench`) uses 2^25.\n\n");
+  add_figure(t, dir, "bench.png",
+             "time per unknown against n, double; dashed: the same-traffic limits", plot);
+  FILE *f = fopen(summary, "r");
+  if (f) {
+    char line[512];
+    add(t, "```\n");
+    while (fgets(line, sizeof line, f))
+      add(t, "%s", line);
+    add(t, "```\n\n");
+    fclose(f);
+  }
+  add(t, "Data: [bench.csv](bench.csv). Reproduce: `build/tridlab bench --quick` "
+         "(docs/performance.md).\n\n");
+  return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
   const char *dir = "report";
-  int quick = 0, plot = 1;
+  int quick = 0, plot = 1, bench = 1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -534,6 +587,8 @@ int cmd_report(int argc, char **argv)
       quick = 1;
     } else if (!strcmp(arg, "--no-plot")) {
       plot = 0;
+    } else if (!strcmp(arg, "--no-bench")) {
+      bench = 0;
     } else if (cli_is(arg, "--out")) {
       if (!(dir = cli_value(argc, argv, &i, "--out")))
         return EXIT_BAD_INPUT;
@@ -598,6 +653,20 @@ int cmd_report(int argc, char **argv)
     add(&sw, ". Reproduce: `build/%s` (docs/sweeps.md explains the study).\n\n", res.command);
   }
 
+  /* 4. Performance: the quick benchmark, in this process (timings are
+   * only meaningful with the machine otherwise idle). */
+  text perf = {0};
+  if (bench && !quick) {
+    printf("report: bench --quick (optimized CPU kernels against memory bandwidth)\n");
+    fflush(stdout);
+    if (run_bench(dir, plot, &perf)) {
+      free(conv.buf);
+      free(sw.buf);
+      free(perf.buf);
+      goto done;
+    }
+  }
+
   /* The index. */
   FILE *f = out_open(dir, "index.md");
   if (!f) {
@@ -651,8 +720,16 @@ int cmd_report(int argc, char **argv)
              "whether the algorithm vouches for it.\n\n");
   if (sw.buf)
     fputs(sw.buf, f);
+  fprintf(f, "## 4. Performance\n\n");
+  if (perf.buf)
+    fputs(perf.buf, f);
+  else
+    fprintf(f, "Not run (%s). Run `build/tridlab bench --quick` on an otherwise idle machine; "
+               "docs/performance.md has the protocol and a full run.\n",
+            quick ? "--quick" : "--no-bench");
   free(conv.buf);
   free(sw.buf);
+  free(perf.buf);
   if (out_close(f, dir, "index.md"))
     goto done;
   /* The verdict last, as `tridlab verify` ends. */

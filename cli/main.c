@@ -19,6 +19,7 @@ static void usage(FILE *out)
           "  converge order of accuracy of compact schemes, solved by any algorithm\n"
           "  sweep    truncation-error studies of the approximate partition algorithms\n"
           "  report   verification, convergence studies and sweeps, as report/index.md\n"
+          "  bench    optimized CPU kernels against the memory-bandwidth limit\n"
           "\n"
           "Run 'tridlab COMMAND --help' for the options of a command.\n",
           TRIDLAB_VERSION);
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
     return cmd_converge(argc - 1, argv + 1);
   if (!strcmp(cmd, "verify"))
     return cmd_verify(argc - 1, argv + 1);
+  if (!strcmp(cmd, "bench"))
+    return cmd_bench(argc - 1, argv + 1);
   cli_error("unknown command '%s' (try 'tridlab --help')", cmd);
   return EXIT_BAD_INPUT;
 }

@@ -389,6 +389,34 @@ int tl_distd2_substitute_d(const tl_distd2_plan *plan, int p, double x_first, do
 /* ---------------------------------------------------------------- */
 /* The whole solve                                                   */
 
+/* The verdict of a solve (one system or a batch): info->dropped, tol and
+ * bound = max(1, spike) kappa dropped; outside-domain when the largest
+ * dropped coupling exceeds tol, or when the matrix is not strictly
+ * diagonally dominant; else ok (part_distd2.h). Shared with the optimized
+ * kernels. */
+int tl_distd2_verdict(const tl_distd2_plan *plan, double dropped, long drop_row, double kappa,
+                      double tol, tl_info *info)
+{
+  int status = TL_OK;
+  if (info) {
+    info->dropped = dropped;
+    info->tol = tol;
+    info->bound = fmax(1.0, plan->spike) * kappa * dropped;
+  }
+  if (dropped > tol)
+    status = TL_WARN(info, drop_row,
+                     "distd2: dropped a reduced-system coupling of %.3g (near row %ld) > tol = "
+                     "%.3g; the partitions are too small for this matrix's dominance (error "
+                     "bound %.3g)",
+                     dropped, drop_row, tol, info ? info->bound : 0.0);
+  else if (!(plan->classes & TL_CLASS_STRICT_DD))
+    status = TL_WARN(info, plan->worst_row,
+                     "distd2: matrix not strictly diagonally dominant (row %ld); DistD2 has no "
+                     "stability guarantee here",
+                     plan->worst_row);
+  return status;
+}
+
 static int plan_solve(const tl_distd2_plan *plan, const double *d, const double *st,
                       const double *u, double *x, double tol, tl_info *info)
 {
@@ -434,22 +462,7 @@ static int plan_solve(const tl_distd2_plan *plan, const double *d, const double 
   for (int p = 0; p < P; p++)
     TL_CHECK(tl_distd2_substitute_d(plan, p, xs[p], xe[p], dt, x, info));
 
-  if (info) {
-    info->dropped = dropped;
-    info->tol = tol;
-    info->bound = fmax(1.0, plan->spike) * kappa * dropped;
-  }
-  if (dropped > tol)
-    status = TL_WARN(info, drop_row,
-                     "distd2: dropped a reduced-system coupling of %.3g (near row %ld) > tol = "
-                     "%.3g; the partitions are too small for this matrix's dominance (error "
-                     "bound %.3g)",
-                     dropped, drop_row, tol, info ? info->bound : 0.0);
-  else if (!(plan->classes & TL_CLASS_STRICT_DD))
-    status = TL_WARN(info, plan->worst_row,
-                     "distd2: matrix not strictly diagonally dominant (row %ld); DistD2 has no "
-                     "stability guarantee here",
-                     plan->worst_row);
+  status = tl_distd2_verdict(plan, dropped, drop_row, kappa, tol, info);
 cleanup:
   free(dt);
   free(uh);

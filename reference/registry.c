@@ -30,6 +30,8 @@ extern const tl_algorithm tl_algo_its_ref;
 extern const tl_algorithm tl_algo_nshaped_ref;
 extern const tl_algorithm tl_algo_pdd_ref;
 extern const tl_algorithm tl_algo_rpdd_ref;
+extern const tl_algorithm tl_algo_thomas_cpu;
+extern const tl_algorithm tl_algo_thomas_periodic_cpu;
 
 static const tl_algorithm *const registry[] = {
     &tl_algo_thomas_ref, &tl_algo_thomas_periodic_ref, &tl_algo_cr_ref,
@@ -37,6 +39,8 @@ static const tl_algorithm *const registry[] = {
     /* partition algorithms, simulated over P partitions */
     &tl_algo_hybrid_pcr_ref, &tl_algo_tridsolver_ref, &tl_algo_distd2_ref, &tl_algo_ptdma_ref,
     &tl_algo_pdd_ref,        &tl_algo_rpdd_ref,       &tl_algo_its_ref,    &tl_algo_nshaped_ref,
+    /* optimized backends (optimized/), checked against their reference */
+    &tl_algo_thomas_cpu, &tl_algo_thomas_periodic_cpu,
 };
 
 const tl_algorithm *const *tl_registry(size_t *count)

@@ -195,6 +195,8 @@ Test(cli, list_and_verify)
   cr_expect_eq(run("list --csv"), 0);
   cr_expect_eq(run("solve --help"), 0);
   cr_expect_eq(run("verify --quick --algo thomas"), 0);
+  cr_expect_eq(run("verify --quick --algo thomas_cpu"), 0);
+  cr_expect_eq(run("verify --quick --algo thomas_periodic_cpu"), 0);
   cr_expect_eq(run("verify --algo nope"), 1);
 }
 

@@ -132,6 +132,14 @@ int tl_distd2_interface_d(const tl_distd2_edge *left, const tl_distd2_edge *righ
 int tl_distd2_substitute_d(const tl_distd2_plan *plan, int p, double x_first, double x_last,
                            const double *dt, double *x, tl_info *info);
 
+/* The verdict after the interfaces (the largest dropped entry, near
+ * drop_row, and the largest 2x2 inverse norm kappa): sets info->dropped,
+ * tol and bound = max(1, spike) kappa dropped, and returns
+ * TL_OUTSIDE_DOMAIN when dropped > tol or the matrix is not strictly
+ * diagonally dominant, else TL_OK. For a batch, pass the largest. */
+int tl_distd2_verdict(const tl_distd2_plan *plan, double dropped, long drop_row, double kappa,
+                      double tol, tl_info *info);
+
 /* The whole solve with a plan: decouple, pack, interfaces, substitute,
  * then the domain verdict: TL_OUTSIDE_DOMAIN when the largest dropped
  * entry exceeds tol or the matrix is not strictly diagonally dominant.

@@ -10,6 +10,7 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/convergence.h"
+#include "tridlab/cpu.h"
 #include "tridlab/npy.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/part_hybrid_pcr.h"

@@ -1,0 +1,229 @@
+/* tridlab/cpu.h -- the optimized CPU kernels (optimized/cpu/): batches of
+ * tridiagonal systems at the memory-bandwidth limit.
+ *
+ * Source: paper 000 (DistD2-TDS) §4.1 (the SZ-packed data structure,
+ * Figures 6 and 7), §4.2 (Algorithms 5, 6, 7), §5.1 (data movement,
+ * Table 3). docs/performance.md has the byte model and the measurements.
+ *
+ * THE SZ-PACKED LAYOUT. A batch of nsys systems of n rows is cut into
+ * groups of SZ systems (the last group padded to SZ). In a group the
+ * i-th entries of its SZ systems are adjacent, so the recurrence of row i
+ * runs on SZ systems at once with one vector instruction per SZ/width
+ * lanes, and memory is read as one linear stream per array:
+ *
+ *   batch layout (tridlab.h):  s0: r0 r1 r2 ... | s1: r0 r1 r2 ... | ...
+ *   SZ-packed (SZ = 4):        group 0: [r0 of s0 s1 s2 s3][r1 of s0..s3]...
+ *                              group 1: [r0 of s4 s5 s6 s7][r1 ...]...
+ *
+ * Entry (system s, row i) lives at ((s / SZ) * n + i) * SZ + s % SZ.
+ * tl_cpu_packed_count() gives the number of entries including padding.
+ * Padding lanes are filled with `pad` by the pack functions: pack b with
+ * pad = 1 and a, c, d with pad = 0, so padding lanes solve the identity.
+ * SZ is one of 8, 16, 32, 64 (double and float); see tl_cpu_sz_default.
+ *
+ * CARTESIAN ARRAYS. A 3-D array u of dims {nx, ny, nz} stores u(i, j, k)
+ * at (k * ny + j) * nx + i (x fastest). A solve along direction dir is a
+ * batch of lines of n = dims[dir] rows; its systems are numbered
+ *   x: s = k * ny + j,   y: s = k * nx + i,   z: s = j * nx + i,
+ * so consecutive systems of y and z solves are adjacent in memory, and a
+ * solve along x is exactly the batch layout with nsys = ny * nz.
+ *
+ * ERRORS. Every function returns a tl_status. Kernels on raw arrays do
+ * not check the matrix class (the registry backend "thomas_cpu" does);
+ * they detect a zero or non-finite pivot and an overflow in any lane and
+ * return TL_ERR_BREAKDOWN with info->system and info->row (the first
+ * pivot that is zero or not finite in the reference recurrence, else the
+ * row of a non-finite result). In-place kernels then hold no solution for
+ * that system; every other system is solved. Corner entries a[0] and
+ * c[n-1] of non-periodic kernels are never used.
+ *
+ * Threads: OpenMP over groups (static schedule, each thread a contiguous
+ * range of groups); inside a group `omp simd` across the SZ systems.
+ */
+#ifndef TRIDLAB_CPU_H
+#define TRIDLAB_CPU_H
+
+#include <stddef.h>
+
+#include "tridlab/part_distd2.h"
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Threads and the group size SZ                                       */
+
+/* Threads the kernels use (OpenMP's limit; 1 without OpenMP). */
+int tl_cpu_threads(void);
+/* Use `threads` threads from now on; threads <= 0 restores all cores. */
+void tl_cpu_set_threads(int threads);
+
+#define TL_CPU_SZ_MIN 8
+#define TL_CPU_SZ_MAX 64
+
+/* 1 when sz is a supported group size (8, 16, 32 or 64). */
+int tl_cpu_sz_supported(size_t sz);
+/* The recommended SZ for systems of n rows of elem_size bytes (8 or 4):
+ * 128 bytes of a row of a group (16 doubles, 32 floats: several vectors
+ * of independent recurrences in flight for any vector width), halved
+ * while a group's cache-resident scratch (2 n SZ elements) exceeds
+ * 512 KiB, but never below 8. docs/performance.md measures SZ = 8..64. */
+size_t tl_cpu_sz_default(size_t n, size_t elem_size);
+/* Entries of an SZ-packed batch: ceil(nsys / sz) * sz * n; 0 if it
+ * overflows or an argument is 0. */
+size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz);
+
+/* ------------------------------------------------------------------ */
+/* Reordering                                                          */
+
+typedef enum tl_dir { TL_DIR_X = 0, TL_DIR_Y = 1, TL_DIR_Z = 2 } tl_dir;
+
+/* Rows n and number of lines nsys of a solve along dir. TL_ERR_ARG for
+ * a zero dimension, a bad dir or an overflowing size. */
+int tl_cpu_lines(const size_t dims[3], tl_dir dir, size_t *n, size_t *nsys, tl_info *info);
+
+/* Batch layout (system s at [s n, (s+1) n)) to SZ-packed and back. dst
+ * holds tl_cpu_packed_count(n, nsys, sz) entries; padding lanes get pad. */
+int tl_cpu_pack_batch_d(size_t n, size_t nsys, size_t sz, const double *src, double *dst,
+                        double pad, tl_info *info);
+int tl_cpu_unpack_batch_d(size_t n, size_t nsys, size_t sz, const double *src, double *dst,
+                          tl_info *info);
+int tl_cpu_pack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst,
+                        float pad, tl_info *info);
+int tl_cpu_unpack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst,
+                          tl_info *info);
+
+/* Cartesian 3-D array to the SZ-packed layout of direction dir (systems
+ * numbered as above) and back. */
+int tl_cpu_pack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src,
+                     double *dst, double pad, tl_info *info);
+int tl_cpu_unpack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src,
+                       double *dst, tl_info *info);
+int tl_cpu_pack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src,
+                     float *dst, float pad, tl_info *info);
+int tl_cpu_unpack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src,
+                       float *dst, tl_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Thomas (general coefficients, non-periodic)                         */
+
+/* On SZ-packed arrays, in place: d is overwritten by x. Per unknown it
+ * reads a, b, c, d and writes d (5 words); the forward pass's c' stays
+ * in a per-thread scratch of n SZ entries (cache). Pivots by one
+ * reciprocal each (8 flops per unknown, as paper 000 Algorithm 1). */
+int tl_cpu_thomas_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
+                       const double *c, double *d, tl_info *info);
+int tl_cpu_thomas_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
+                       const float *c, float *d, tl_info *info);
+
+/* Along direction dir of Cartesian arrays, without a separate reordering
+ * pass: lines along y and z are read SZ adjacent systems at a time; lines
+ * along x are transposed through a small tile in cache, 64 bytes of each
+ * of SZ lines at a time. x may be d (in place) but must not overlap a, b,
+ * c. Reads a, b, c, d and writes x: 5 words per unknown. */
+int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *a,
+                       const double *b, const double *c, const double *d, double *x,
+                       tl_info *info);
+int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a,
+                       const float *b, const float *c, const float *d, float *x,
+                       tl_info *info);
+
+/* The baseline without any reordering (what a solver on Cartesian arrays
+ * does when the layout is not changed): along x one line after another
+ * with the scalar recurrence; along y and z one vectorised sweep over all
+ * nx lines of an x-y or x-z plane at once, its c' scratch of n nx
+ * entries. Same arguments, same traffic model, same checks. */
+int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a,
+                             const double *b, const double *c, const double *d, double *x,
+                             tl_info *info);
+int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, const float *b,
+                             const float *c, const float *d, float *x, tl_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Periodic Thomas (Sherman-Morrison, as reference/thomas_periodic_ref.c) */
+
+/* On SZ-packed arrays, in place, n >= 3 (TL_ERR_ARG otherwise), with
+ * the reference's shift gamma = -b[0] (-1 where b[0] = 0) per system.
+ * The corner entries a[0], c[n-1] are used. Reads a, b, c,
+ * d and writes d: 5 words per unknown; c', the correction vector z and
+ * the right-hand side stay in cache (3 n SZ entries of scratch). */
+int tl_cpu_thomas_periodic_sz_d(size_t n, size_t nsys, size_t sz, const double *a,
+                                const double *b, const double *c, double *d, tl_info *info);
+int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a,
+                                const float *b, const float *c, float *d, tl_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Preprocessed compact schemes and the DistD2 phases on SZ-packed data */
+
+/* The fused compact solve of paper 000 Algorithms 5-7 within ONE
+ * partition: plan from tl_distd2_plan_create_d with parts = 1 (periodic
+ * or not; the matrix is the same for every system), the right-hand side
+ * d = st[0] u[i-2] + ... + st[4] u[i+2] built inside the forward pass
+ * (indices wrap when the plan is periodic, u = 0 outside otherwise), the
+ * corner 2x2 and the substitution while the group is in cache. Reads u,
+ * writes du: 2 words per unknown. u and du are SZ-packed, n = plan->n,
+ * n >= 3; they must not overlap. The float version rounds the plan's
+ * coefficients to float. Exact: the same as tl_distd2_plan_solve_stencil_d
+ * with P = 1 up to rounding. */
+int tl_cpu_compact_sz_d(const tl_distd2_plan *plan, const double st[5], size_t nsys, size_t sz,
+                        const double *u, double *du, tl_info *info);
+int tl_cpu_compact_sz_f(const tl_distd2_plan *plan, const double st[5], size_t nsys, size_t sz,
+                        const float *u, float *du, tl_info *info);
+
+/* DistD2 phases on SZ-packed arrays of the whole system (n = plan->n
+ * rows in every group); partition p works on rows [plan->begin[p],
+ * plan->begin[p+1]) of every group, as tl_distd2_decouple_d /
+ * tl_distd2_substitute_d do on one system.
+ *
+ * Decoupling (Algorithm 6), general right-hand side: dt from d. */
+int tl_cpu_distd2_decouple_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                const double *d, double *dt, tl_info *info);
+/* Decoupling with the stencil fused: uh holds partition p's halo in
+ * SZ-packed form, m + 4 rows per group (row j + 2 = u[begin + j], j =
+ * -2 .. m+1), as tl_distd2_halo_d gives for one system; see
+ * tl_cpu_distd2_halo_sz_d. */
+int tl_cpu_distd2_decouple_stencil_sz_d(const tl_distd2_plan *plan, int p, const double st[5],
+                                        size_t nsys, size_t sz, const double *uh, double *dt,
+                                        tl_info *info);
+void tl_cpu_distd2_halo_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const double *u, double *uh);
+/* The edges partition p sends, one per system (nsys entries). */
+void tl_cpu_distd2_pack_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const double *dt, tl_distd2_edge *edges);
+/* Substitution (Algorithm 7) with x_first[s], x_last[s] of every system. */
+int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                  const double *x_first, const double *x_last,
+                                  const double *dt, double *x, tl_info *info);
+/* All phases for a batch of nsys right-hand sides: decouple every
+ * partition, the 2x2 systems across the interfaces (tl_distd2_interface_d
+ * per system), substitute. Status and info as tl_distd2_plan_solve_d
+ * (dropped, tol, bound: the largest over the batch). */
+int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz,
+                             const double *d, double *x, double tol, tl_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Streaming kernels of the bandwidth benchmark (same threads, same
+ * static schedule): each moves exactly the arrays of a solver,
+ * element-wise, without a recurrence. count elements. */
+
+/* STREAM copy: dst = src (read 1, write 1 word; + write-allocate). */
+void tl_cpu_stream_copy_d(size_t count, const double *src, double *dst);
+void tl_cpu_stream_copy_f(size_t count, const float *src, float *dst);
+/* The traffic of in-place general Thomas: read a, b, c, read-modify-write d. */
+void tl_cpu_stream_abcd_d(size_t count, const double *a, const double *b, const double *c,
+                          double *d);
+void tl_cpu_stream_abcd_f(size_t count, const float *a, const float *b, const float *c,
+                          float *d);
+/* The traffic of the fused compact solve: read u, write du (a 5-point
+ * stencil inside each group of rows of length n*sz, wrapping). */
+void tl_cpu_stream_stencil_d(size_t n, size_t ngroups, size_t sz, const double st[5],
+                             const double *u, double *du);
+void tl_cpu_stream_stencil_f(size_t n, size_t ngroups, size_t sz, const double st[5],
+                             const float *u, float *du);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

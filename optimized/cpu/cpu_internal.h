@@ -1,0 +1,157 @@
+/* optimized/cpu/cpu_internal.h -- what the optimized CPU kernels share
+ * (private: not installed, not included by users).
+ */
+#ifndef TRIDLAB_CPU_INTERNAL_H
+#define TRIDLAB_CPU_INTERNAL_H
+
+#include <float.h>
+#include <limits.h> /* defines __GLIBC__ on glibc systems */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/cpu.h"
+
+
+/* Force inlining where a constant argument (exact or not, a layout)
+ * must specialise the body. */
+#if defined(__GNUC__)
+#define TL_CPU_INLINE inline __attribute__((always_inline))
+#else
+#define TL_CPU_INLINE inline
+#endif
+
+/* Function multiversioning: the group kernels are compiled for the
+ * baseline x86-64 (SSE2), AVX2 and AVX-512, and the loader picks the best
+ * the CPU has (GCC's target_clones, glibc's ifunc). The default build
+ * thus uses wide vectors without -march=native; NATIVE=1 still works, and
+ * -DTL_CPU_NO_CLONES turns it off. Elsewhere: one portable version. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) && \
+    !defined(TL_CPU_NO_CLONES)
+#ifndef TL_CPU_CLONE_LIST
+#define TL_CPU_CLONE_LIST "default", "avx2", "avx512f"
+#endif
+#define TL_CPU_CLONES __attribute__((target_clones(TL_CPU_CLONE_LIST)))
+#else
+#define TL_CPU_CLONES
+#endif
+
+/* Software prefetch into every cache level (a hint; compilers without
+ * the builtin get nothing). */
+#if defined(__GNUC__)
+#define TL_CPU_PREFETCH(p, write) __builtin_prefetch((p), (write), 3)
+#else
+#define TL_CPU_PREFETCH(p, write) ((void)(p))
+#endif
+/* Rows ahead of the row being computed that the kernels prefetch. */
+#ifndef TL_CPU_PF_NEAR
+#define TL_CPU_PF_NEAR 16
+#endif
+
+/* The calling thread's share [*first, *end) of `count` work items in an
+ * OpenMP parallel region: contiguous, in thread order, as a static
+ * schedule splits them (the whole range outside a parallel region). */
+void tl_cpu_my_share(size_t count, size_t *first, size_t *end);
+
+/* Small in-register transposes for the tiles of the x-direction kernels:
+ * 4x4 blocks of doubles or floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have __builtin_shufflevector; other
+ * compilers get the scalar loops. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define TL_CPU_SHUFFLE 1
+#endif
+#endif
+#ifdef TL_CPU_SHUFFLE
+typedef float tl_cpu_v4f __attribute__((vector_size(16)));
+
+typedef double tl_cpu_v4d __attribute__((vector_size(32)));
+
+/* 4x4 doubles: rows p0..p3 (4 values each) to columns q0..q3. */
+static TL_CPU_INLINE void tl_cpu_transpose4_d(const double *p0, const double *p1,
+                                              const double *p2, const double *p3, double *q0,
+                                              double *q1, double *q2, double *q3)
+{
+  tl_cpu_v4d a, b, c, d, t0, t1, t2, t3, r;
+  memcpy(&a, p0, sizeof a);
+  memcpy(&b, p1, sizeof b);
+  memcpy(&c, p2, sizeof c);
+  memcpy(&d, p3, sizeof d);
+  t0 = __builtin_shufflevector(a, b, 0, 4, 2, 6);
+  t1 = __builtin_shufflevector(a, b, 1, 5, 3, 7);
+  t2 = __builtin_shufflevector(c, d, 0, 4, 2, 6);
+  t3 = __builtin_shufflevector(c, d, 1, 5, 3, 7);
+  r = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  memcpy(q0, &r, sizeof r);
+  r = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  memcpy(q1, &r, sizeof r);
+  r = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  memcpy(q2, &r, sizeof r);
+  r = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  memcpy(q3, &r, sizeof r);
+}
+
+static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, const float *p2,
+                                       const float *p3, float *q0, float *q1, float *q2,
+                                       float *q3)
+{
+  tl_cpu_v4f a, b, c, d, t0, t1, t2, t3, r;
+  memcpy(&a, p0, sizeof a);
+  memcpy(&b, p1, sizeof b);
+  memcpy(&c, p2, sizeof c);
+  memcpy(&d, p3, sizeof d);
+  t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+  t1 = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+  t2 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+  t3 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+  r = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  memcpy(q0, &r, sizeof r);
+  r = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  memcpy(q1, &r, sizeof r);
+  r = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  memcpy(q2, &r, sizeof r);
+  r = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  memcpy(q3, &r, sizeof r);
+}
+#endif
+
+/* Call name_d8 ... name_d64 (or _f) by the run-time sz. */
+#define TL_CPU_DISPATCH(sz, name, sfx, ...)   \
+  switch (sz) {                               \
+  case 8: return name##_##sfx##8(__VA_ARGS__);  \
+  case 16: return name##_##sfx##16(__VA_ARGS__); \
+  case 32: return name##_##sfx##32(__VA_ARGS__); \
+  default: return name##_##sfx##64(__VA_ARGS__); \
+  }
+
+/* TL_ERR_ARG unless sz is 8, 16, 32 or 64. */
+int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info);
+
+/* 64-byte aligned scratch of count elements of `size` bytes, NULL on
+ * overflow or when memory is short; release with free(). */
+void *tl_cpu_scratch(size_t count, size_t size);
+
+/* The row where the reference Thomas recurrence of one system breaks
+ * down: the first zero or non-finite pivot (*pivot = 1), else the
+ * highest row whose x is not finite (*pivot = 0; x may be NULL), else -1.
+ * Entry j of the system is at a[j * stride]; of x at x[j * xstride]. */
+long tl_cpu_breakdown_row_d(size_t n, const double *a, const double *b, const double *c,
+                            size_t stride, const double *x, size_t xstride, int *pivot);
+long tl_cpu_breakdown_row_f(size_t n, const float *a, const float *b, const float *c,
+                            size_t stride, const float *x, size_t xstride, int *pivot);
+
+/* Mask of the lanes whose check value is not finite. A check value is
+ * the sum of every pivot and every result of a lane: one add per value,
+ * and not finite as soon as one value was infinite or NaN. The sum can
+ * also overflow on its own, so a flagged lane is a candidate only: the
+ * caller confirms it with tl_cpu_breakdown_row_* (or the reference). */
+#define TL_CPU_BAD_MASK(chk, nl, out)          \
+  do {                                         \
+    uint64_t m_ = 0;                           \
+    for (int l_ = 0; l_ < (nl); l_++)          \
+      if (!((chk)[l_] - (chk)[l_] == 0))       \
+        m_ |= (uint64_t)1 << l_;               \
+    (out) = m_;                                \
+  } while (0)
+
+#endif

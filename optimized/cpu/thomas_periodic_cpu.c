@@ -1,0 +1,304 @@
+/* optimized/cpu/thomas_periodic_cpu.c -- batched periodic Thomas on
+ * SZ-packed data (Sherman-Morrison), in place.
+ *
+ * Source: paper 000 (DistD2-TDS) §2.1 (periodic Thomas) and Table 3
+ * ("Periodic Thomas", cached: read 1, write 1 per operand); the method,
+ * its symbols and its failure modes are those of
+ * reference/thomas_periodic_ref.c: A = B + u v^T with the shift
+ * gamma = -b[0] (-1 where b[0] = 0),
+ *
+ *   B y = d,  B z = u = (gamma, 0, ..., 0, c[n-1]),
+ *   x = y - (v.y) / (1 + v.z) z,   v = (1, 0, ..., 0, a[0] / gamma).
+ *
+ * Per group of SZ systems the two solves share one forward pass (one
+ * pivot, one reciprocal per row: B is the same matrix); y overwrites d,
+ * c' and z live in a per-thread scratch of 2 n SZ values, and the
+ * correction is a third pass over the group while it is in cache:
+ *
+ *   forward  (memory -> cache): p, c', y' into d, z'
+ *   backward (cache):           y, z
+ *   correct  (cache -> memory): x = y - f z
+ *
+ * Traffic: a, b, c, d read once, d written once: 5 words per unknown,
+ * as for plain Thomas. About 20 flops per unknown. n >= 3 (the 1x1 and
+ * 2x2 cases of the reference are not vectorised).
+ */
+#ifndef TL_CPU_PASS
+#include <math.h>
+#include <stdlib.h>
+
+#include "cpu_internal.h"
+#include "tridlab/registry.h"
+
+#define TL_CPU_SELF "thomas_periodic_cpu.c"
+#include "cpu_passes.h"
+
+static int check(size_t n, size_t nsys, size_t sz, const void *a, const void *b, const void *c,
+                 const void *d, tl_info *info)
+{
+  TL_CALL(tl_cpu_check_sz(sz, "thomas_periodic_sz", info));
+  if (!a || !b || !c || !d)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array",
+                   "thomas_periodic_sz: no array may be NULL");
+  if (n < 3)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n",
+                   "thomas_periodic_sz: n = %zu; the packed kernel needs n >= 3 (use the "
+                   "reference for 1x1 and 2x2 cyclic systems)",
+                   n);
+  if (!tl_cpu_packed_count(n, nsys, sz))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nsys", "thomas_periodic_sz: nsys = %zu", nsys);
+  return TL_OK;
+}
+
+int tl_cpu_thomas_periodic_sz_d(size_t n, size_t nsys, size_t sz, const double *a,
+                                const double *b, const double *c, double *d, tl_info *info)
+{
+  TL_CALL(check(n, nsys, sz, a, b, c, d, info));
+  TL_CPU_DISPATCH(sz, periodic_packed, d, n, nsys, a, b, c, d, info);
+}
+
+int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a,
+                                const float *b, const float *c, float *d, tl_info *info)
+{
+  TL_CALL(check(n, nsys, sz, a, b, c, d, info));
+  TL_CPU_DISPATCH(sz, periodic_packed, f, n, nsys, a, b, c, d, info);
+}
+
+/* ---------------------------------------------------------------- */
+/* The registry backend "thomas_periodic_cpu"                         */
+
+/* 1 when the packed kernel may solve this system with the reference's
+ * outcome: n >= 3 and the cyclic matrix strictly diagonally dominant by
+ * rows. Then b[0] != 0, B = A - u v^T is diagonally dominant too (|B[n-1]
+ * [n-1]| >= |b[n-1]| - |a[0] c[n-1] / b[0]| > |a[n-1]|), and the
+ * reference returns TL_OK unless it breaks down. */
+static int periodic_fast_ok(size_t n, const double *a, const double *b, const double *c)
+{
+  return n >= 3 && (tl_classes_d(n, a, b, c, 1, NULL) & TL_CLASS_STRICT_DD);
+}
+
+/* The batch is packed (tl_cpu_pack_batch_d), solved by the SZ-packed
+ * kernel and unpacked when every system is in the kernel's domain;
+ * otherwise -- or if the kernel reports a breakdown -- the reference
+ * solves the batch, so statuses, rows and messages are the reference's.
+ * Results agree with thomas_periodic within eps-scaled ratios (the
+ * kernel multiplies by one reciprocal per row; not bit for bit). */
+static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                                     const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  if (sys->dtype != TL_F64 || !sys->periodic)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, sys->periodic ? "dtype" : "periodic",
+                   "thomas_periodic_cpu solves periodic float64 batches; use the reference");
+  size_t n = sys->n, nsys = sys->nsys;
+  const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
+  int all_ok = 1;
+#pragma omp parallel for schedule(static) reduction(&& : all_ok)
+  for (size_t s = 0; s < nsys; s++)
+    all_ok = all_ok && periodic_fast_ok(n, a + s * n, b + s * n, c + s * n);
+  int st = TL_ERR_BREAKDOWN;
+  if (all_ok) {
+    size_t sz = tl_cpu_sz_default(n, sizeof(double)), count = tl_cpu_packed_count(n, nsys, sz);
+    double *pk = count ? tl_cpu_scratch(4 * count, sizeof(double)) : NULL;
+    if (!pk)
+      return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic_cpu: no memory");
+    double *pa = pk, *pb = pk + count, *pc = pk + 2 * count, *pd = pk + 3 * count;
+    tl_info kinfo;
+    tl_info_clear(&kinfo);
+    tl_cpu_pack_batch_d(n, nsys, sz, a, pa, 0.0, NULL);
+    tl_cpu_pack_batch_d(n, nsys, sz, b, pb, 1.0, NULL);
+    tl_cpu_pack_batch_d(n, nsys, sz, c, pc, 0.0, NULL);
+    tl_cpu_pack_batch_d(n, nsys, sz, d, pd, 0.0, NULL);
+    st = tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &kinfo);
+    if (st == TL_OK)
+      tl_cpu_unpack_batch_d(n, nsys, sz, pd, xv, NULL);
+    free(pk);
+  }
+  if (st == TL_OK) {
+    if (info) {
+      tl_info_clear(info);
+      info->status = TL_OK;
+    }
+    return TL_OK;
+  }
+  /* Outside the kernel's domain, or a breakdown: the reference decides. */
+  extern const tl_algorithm tl_algo_thomas_periodic_ref;
+  return tl_algo_thomas_periodic_ref.solve(&tl_algo_thomas_periodic_ref, sys, xv, opt, info);
+}
+
+const tl_algorithm tl_algo_thomas_periodic_cpu = {
+    .name = "thomas_periodic_cpu",
+    .family = "direct",
+    .backend = "cpu",
+    .exact = 1,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .layouts = TL_PERIODIC,
+    .partitioned = 0,
+    .min_rows_per_part = 1,
+    .params = NULL,
+    .nparams = 0,
+    .summary = "periodic Thomas on SZ-packed groups, OpenMP threads; as thomas_periodic within "
+               "eps-scaled ratios",
+    .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas), §4.1 (SZ-packed groups)",
+    .solve = thomas_periodic_cpu_solve,
+};
+
+#else /* ---- one (precision, SZ) pass ---- */
+
+static TL_CPU_INLINE void FN(periodic_prefetch)(const T *a, const T *b, const T *c,
+                                                const T *d, size_t r)
+{
+  for (size_t k = 0; k < SZ; k += 64 / sizeof(T)) {
+    size_t q = r * SZ + k;
+    TL_CPU_PREFETCH(a + q, 0);
+    TL_CPU_PREFETCH(b + q, 0);
+    TL_CPU_PREFETCH(c + q, 0);
+    TL_CPU_PREFETCH(d + q, 1);
+  }
+}
+
+/* One group in place. Returns the lanes whose check sum is not finite. */
+TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *b, const T *c, T *d, T *cp,
+                                   T *z)
+{
+  T chk[SZ], g[SZ], ag[SZ];
+  const T *al = a + (n - 1) * SZ, *bl = b + (n - 1) * SZ, *cl = c + (n - 1) * SZ;
+  /* Row 0 with the shifted diagonal b0 - gamma. */
+#pragma omp simd
+  for (int l = 0; l < SZ; l++) {
+    g[l] = b[l] != 0 ? -b[l] : (T)-1;
+    ag[l] = a[l] / g[l];
+    T p = b[l] - g[l], r = (T)1 / p;
+    cp[l] = c[l] * r;
+    d[l] = d[l] * r;
+    z[l] = g[l] * r;
+    chk[l] = p;
+  }
+  /* Rows 1 .. n-2: u is zero there. */
+  for (size_t i = 1; i + 1 < n; i++) {
+    const T *ai = a + i * SZ, *bi = b + i * SZ, *ci = c + i * SZ;
+    T *di = d + i * SZ, *cpi = cp + i * SZ, *zi = z + i * SZ;
+    if (i + TL_CPU_PF_NEAR < n)
+      FN(periodic_prefetch)(a, b, c, d, i + TL_CPU_PF_NEAR);
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      T p = bi[l] - ai[l] * cpi[l - SZ], r = (T)1 / p;
+      cpi[l] = ci[l] * r;
+      di[l] = (di[l] - ai[l] * di[l - SZ]) * r;
+      zi[l] = -ai[l] * zi[l - SZ] * r;
+      chk[l] += p;
+    }
+  }
+  /* Row n-1: diagonal b - a0 c[n-1] / gamma, u = c[n-1]; no c'. */
+  {
+    T *dl = d + (n - 1) * SZ, *zl = z + (n - 1) * SZ;
+    const T *cpm = cp + (n - 2) * SZ;
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      T p = bl[l] - ag[l] * cl[l] - al[l] * cpm[l], r = (T)1 / p;
+      dl[l] = (dl[l] - al[l] * dl[l - SZ]) * r;
+      zl[l] = (cl[l] - al[l] * zl[l - SZ]) * r;
+      chk[l] += p;
+    }
+  }
+  for (size_t i = n - 1; i-- > 0;) {
+    T *di = d + i * SZ, *zi = z + i * SZ;
+    const T *cpi = cp + i * SZ;
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      di[l] -= cpi[l] * di[l + SZ];
+      zi[l] -= cpi[l] * zi[l + SZ];
+    }
+  }
+  /* Sherman-Morrison: f = (v.y) / (1 + v.z), then x = y - f z. */
+  T f[SZ];
+  const T *dl = d + (n - 1) * SZ, *zl = z + (n - 1) * SZ;
+#pragma omp simd
+  for (int l = 0; l < SZ; l++) {
+    T den = 1 + z[l] + ag[l] * zl[l];
+    f[l] = (d[l] + ag[l] * dl[l]) / den;
+    chk[l] += den;
+  }
+  for (size_t i = 0; i < n; i++) {
+    T *di = d + i * SZ;
+    const T *zi = z + i * SZ;
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      di[l] -= f[l] * zi[l];
+      chk[l] += di[l];
+    }
+  }
+  uint64_t bad;
+  TL_CPU_BAD_MASK(chk, SZ, bad);
+  return bad;
+}
+
+/* Whether a flagged lane really broke down, and where: the pivots of B
+ * (the reference's recurrence), then the Sherman-Morrison denominator
+ * (row 0), then the first non-finite x. -1: only the check sum overflowed. */
+static long FN(periodic_confirm)(size_t n, const T *a, const T *b, const T *c, const T *x)
+{
+  T g = b[0] != 0 ? -b[0] : (T)-1, cp = 0, p;
+  for (size_t i = 0; i < n; i++) {
+    size_t o = i * SZ;
+    T bi = b[o];
+    if (i == 0)
+      bi -= g;
+    if (i + 1 == n)
+      bi -= a[0] * (c[o] / g);
+    p = i ? bi - a[o] * cp : bi;
+    if (p == 0 || !isfinite(p))
+      return (long)i;
+    cp = c[o] / p;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i * SZ]))
+      return (long)i;
+  return -1;
+}
+
+static int FN(periodic_packed)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d,
+                               tl_info *info)
+{
+  size_t groups = (nsys + SZ - 1) / SZ;
+  uint64_t *bad = tl_alloc(groups, sizeof *bad);
+  if (!bad)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic_sz: no memory");
+  int nomem = 0;
+#pragma omp parallel
+  {
+    size_t g0, g1;
+    tl_cpu_my_share(groups, &g0, &g1);
+    T *cp = g0 < g1 ? tl_cpu_scratch(2 * n * SZ, sizeof(T)) : NULL;
+    if (cp) {
+      for (size_t g = g0; g < g1; g++) {
+        size_t o = g * n * SZ;
+        bad[g] = FN(periodic_group)(n, a + o, b + o, c + o, d + o, cp, cp + n * SZ);
+      }
+    } else if (g0 < g1) {
+#pragma omp atomic write
+      nomem = 1;
+    }
+    free(cp);
+  }
+  int st = TL_OK;
+  if (nomem)
+    st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic_sz: no memory for scratch");
+  for (size_t g = 0; g < groups && st == TL_OK; g++)
+    for (size_t l = 0; l < SZ && g * SZ + l < nsys && st == TL_OK; l++) {
+      if (!(bad[g] >> l & 1u))
+        continue;
+      size_t o = g * n * SZ + l;
+      long row = FN(periodic_confirm)(n, a + o, b + o, c + o, d + o);
+      if (row >= 0)
+        st = TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(g * SZ + l), row, "",
+                     "thomas_periodic_sz: zero or non-finite pivot, singular correction or "
+                     "overflow at row %ld of system %zu",
+                     row, g * SZ + l);
+    }
+  free(bad);
+  return st;
+}
+
+#endif

@@ -1,0 +1,813 @@
+/* tests/test_cpu.c -- the optimized CPU kernels (optimized/cpu/) against
+ * the reference solvers on the gallery: odd n, n and batch counts that
+ * are not multiples of SZ, every SZ, the three directions of a Cartesian
+ * array, float against double, and the statuses of the registry backend
+ * thomas_cpu against those of thomas.
+ *
+ * Agreement is measured as LAPACK's DGET04 ratio against the reference
+ * solution: ||x - x_ref||_inf / ||x_ref||_inf * rcond / eps < 30 (rcond
+ * from DGTCON), with eps = 2^-53 for double and 2^-24 for float.
+ */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tridlab/cpu.h"
+#include "tridlab/tridlab.h"
+
+#define EPS_F 0x1p-24
+#define TWO_PI 6.283185307179586476925
+
+static const size_t all_sz[] = {8, 16, 32, 64};
+#define NSZ (sizeof all_sz / sizeof all_sz[0])
+
+/* Gallery types inside Thomas's domain (docs/gallery.md). */
+static const int dominant_types[] = {1, 2, 5, 6, 20, 21, 22, 23, 24, 32, 34, 35, 36};
+#define NDOM (sizeof dominant_types / sizeof dominant_types[0])
+
+static int float_safe(int id)
+{
+  return id != 5 && id != 6; /* scaled by 2^-971 / 2^971: not representable in float */
+}
+
+static double *ref_solution(const tl_problem *p)
+{
+  size_t n = p->sys.n, nsys = p->sys.nsys;
+  double *x = malloc(n * nsys * sizeof *x);
+  cr_assert_not_null(x);
+  const double *a = p->a, *b = p->b, *c = p->c, *d = p->d;
+  for (size_t s = 0; s < nsys; s++) {
+    tl_info info;
+    int st = tl_thomas_ref_d(n, a + s * n, b + s * n, c + s * n, d + s * n, x + s * n, &info);
+    cr_assert_geq(st, 0, "reference failed: %s", info.msg);
+  }
+  return x;
+}
+
+/* Largest DGET04 ratio of x against xref over the batch, in units of eps. */
+static double ferr_ratio(const tl_problem *p, const double *x, const double *xref, double eps)
+{
+  size_t n = p->sys.n, nsys = p->sys.nsys;
+  double *rcond = malloc(nsys * sizeof *rcond);
+  tl_info info;
+  cr_assert_eq(tl_rcond(&p->sys, rcond, &info), TL_OK);
+  double worst = 0;
+  for (size_t s = 0; s < nsys; s++) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+      num = fmax(num, fabs(x[s * n + i] - xref[s * n + i]));
+      den = fmax(den, fabs(xref[s * n + i]));
+    }
+    double r = den > 0 ? num / den * rcond[s] / eps : (num > 0 ? INFINITY : 0);
+    if (!(r <= worst))
+      worst = r;
+  }
+  free(rcond);
+  return worst;
+}
+
+static float *to_float(const double *v, size_t count)
+{
+  float *f = malloc(count * sizeof *f);
+  for (size_t k = 0; k < count; k++)
+    f[k] = (float)v[k];
+  return f;
+}
+
+/* The batch (float64 arrays of p) SZ-packed; b padded with 1. */
+static double *packed(const tl_problem *p, const void *arr, size_t sz, double pad)
+{
+  size_t cnt = tl_cpu_packed_count(p->sys.n, p->sys.nsys, sz);
+  double *dst = malloc(cnt * sizeof *dst);
+  tl_info info;
+  cr_assert_eq(tl_cpu_pack_batch_d(p->sys.n, p->sys.nsys, sz, arr, dst, pad, &info), TL_OK);
+  return dst;
+}
+
+/* ------------------------------------------------------------------ */
+/* Group size and layout                                                */
+
+Test(cpu_layout, sz_choice)
+{
+  cr_expect_eq(tl_cpu_sz_default(256, 8), 16);
+  cr_expect_eq(tl_cpu_sz_default(256, 4), 16);
+  cr_expect_eq(tl_cpu_sz_default(4096, 4), 16);
+  cr_expect_eq(tl_cpu_sz_default(4096, 8), 8);
+  cr_expect_eq(tl_cpu_sz_default(1u << 20, 8), 8, "never below 8: no cap on n");
+  for (size_t n = 1; n < 100000; n = 3 * n + 1)
+    cr_expect(tl_cpu_sz_supported(tl_cpu_sz_default(n, 4)) &&
+              tl_cpu_sz_supported(tl_cpu_sz_default(n, 8)));
+  cr_expect(!tl_cpu_sz_supported(4) && !tl_cpu_sz_supported(12) && !tl_cpu_sz_supported(128));
+  cr_expect_eq(tl_cpu_packed_count(5, 17, 8), 3 * 8 * 5);
+  cr_expect_eq(tl_cpu_packed_count(5, 16, 8), 2 * 8 * 5);
+  cr_expect_eq(tl_cpu_packed_count(0, 16, 8), 0);
+  cr_expect_eq(tl_cpu_packed_count((size_t)1 << 40, (size_t)1 << 40, 8), 0, "overflow");
+}
+
+Test(cpu_layout, pack_batch_index_and_round_trip)
+{
+  for (size_t k = 0; k < NSZ; k++) {
+    size_t sz = all_sz[k], n = 7, nsys = sz + 3, cnt = tl_cpu_packed_count(n, nsys, sz);
+    double *src = malloc(n * nsys * sizeof *src), *pk = malloc(cnt * sizeof *pk);
+    double *back = calloc(n * nsys, sizeof *back);
+    float *fsrc = malloc(n * nsys * sizeof *fsrc), *fpk = malloc(cnt * sizeof *fpk);
+    float *fback = calloc(n * nsys, sizeof *fback);
+    for (size_t q = 0; q < n * nsys; q++)
+      fsrc[q] = (float)(src[q] = (double)q + 0.5);
+    tl_info info;
+    cr_assert_eq(tl_cpu_pack_batch_d(n, nsys, sz, src, pk, -1.0, &info), TL_OK);
+    cr_assert_eq(tl_cpu_pack_batch_f(n, nsys, sz, fsrc, fpk, -1.0f, &info), TL_OK);
+    for (size_t s = 0; s < (nsys + sz - 1) / sz * sz; s++)
+      for (size_t i = 0; i < n; i++) {
+        size_t q = ((s / sz) * n + i) * sz + s % sz;
+        double want = s < nsys ? src[s * n + i] : -1.0;
+        cr_assert_eq(pk[q], want, "sz %zu s %zu i %zu", sz, s, i);
+        cr_assert_eq(fpk[q], (float)want);
+      }
+    cr_assert_eq(tl_cpu_unpack_batch_d(n, nsys, sz, pk, back, &info), TL_OK);
+    cr_assert_eq(tl_cpu_unpack_batch_f(n, nsys, sz, fpk, fback, &info), TL_OK);
+    cr_expect_arr_eq(back, src, n * nsys * sizeof *src);
+    cr_expect_arr_eq(fback, fsrc, n * nsys * sizeof *fsrc);
+    free(src), free(pk), free(back), free(fsrc), free(fpk), free(fback);
+  }
+}
+
+/* Offset of entry (line s, row i) of a solve along dir; an independent
+ * statement of the numbering in tridlab/cpu.h. */
+static size_t cart_index(const size_t *dims, tl_dir dir, size_t s, size_t i)
+{
+  size_t nx = dims[0], ny = dims[1];
+  if (dir == TL_DIR_X)
+    return s * nx + i;
+  if (dir == TL_DIR_Y)
+    return (s / nx) * nx * ny + i * nx + s % nx;
+  return i * nx * ny + s;
+}
+
+Test(cpu_layout, pack_3d_all_directions)
+{
+  static const size_t shapes[][3] = {{5, 7, 3}, {16, 3, 9}, {9, 17, 2}, {1, 1, 33}};
+  for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+    for (int dir = 0; dir < 3; dir++)
+      for (size_t k = 0; k < NSZ; k++) {
+        const size_t *dims = shapes[h];
+        size_t sz = all_sz[k], total = dims[0] * dims[1] * dims[2], n, nsys;
+        tl_info info;
+        cr_assert_eq(tl_cpu_lines(dims, (tl_dir)dir, &n, &nsys, &info), TL_OK);
+        size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+        double *u = malloc(total * sizeof *u), *pk = malloc(cnt * sizeof *pk);
+        double *back = calloc(total, sizeof *back);
+        for (size_t q = 0; q < total; q++)
+          u[q] = (double)q;
+        cr_assert_eq(tl_cpu_pack_3d_d(dims, (tl_dir)dir, sz, u, pk, 0.0, &info), TL_OK);
+        for (size_t s = 0; s < nsys; s++)
+          for (size_t i = 0; i < n; i++)
+            cr_assert_eq(pk[((s / sz) * n + i) * sz + s % sz],
+                         u[cart_index(dims, (tl_dir)dir, s, i)], "dir %d s %zu i %zu", dir, s,
+                         i);
+        cr_assert_eq(tl_cpu_unpack_3d_d(dims, (tl_dir)dir, sz, pk, back, &info), TL_OK);
+        cr_expect_arr_eq(back, u, total * sizeof *u);
+        free(u), free(pk), free(back);
+      }
+}
+
+Test(cpu_layout, bad_arguments)
+{
+  double v[64] = {0};
+  size_t dims[3] = {4, 4, 4}, zero[3] = {4, 0, 4};
+  tl_info info;
+  cr_expect_eq(tl_cpu_pack_batch_d(4, 4, 12, v, v + 32, 0, &info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "sz");
+  cr_expect_eq(tl_cpu_pack_3d_d(zero, TL_DIR_X, 8, v, v, 0, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_cpu_pack_3d_d(dims, (tl_dir)3, 8, v, v, 0, &info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "dir");
+  cr_expect_eq(tl_cpu_thomas_sz_d(4, 4, 8, NULL, v, v, v, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_cpu_thomas_3d_d(dims, TL_DIR_Y, 7, v, v, v, v, v, &info), TL_ERR_ARG);
+}
+
+/* ------------------------------------------------------------------ */
+/* Thomas on SZ-packed data                                             */
+
+static const size_t sizes[] = {1, 2, 3, 5, 17, 100, 257};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+static const size_t counts[] = {1, 7, 33, 70};
+#define NCOUNTS (sizeof counts / sizeof counts[0])
+
+Test(cpu_thomas, packed_double_and_float_match_reference, .timeout = 120)
+{
+  for (size_t t = 0; t < NDOM; t++)
+    for (size_t in = 0; in < NSIZES; in++)
+      for (size_t ic = 0; ic < NCOUNTS; ic++) {
+        int id = dominant_types[t];
+        size_t n = sizes[in], nsys = counts[ic], sz = all_sz[(in + ic + t) % NSZ];
+        tl_problem p;
+        tl_info info;
+        if (tl_gallery_make(id, n, nsys, 11, &p, &info) != TL_OK)
+          continue;
+        double *xref = ref_solution(&p);
+        double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
+        double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
+        size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+        float *fa = to_float(pa, cnt), *fb = to_float(pb, cnt), *fc = to_float(pc, cnt);
+        float *fd = to_float(pd, cnt);
+        int st = tl_cpu_thomas_sz_d(n, nsys, sz, pa, pb, pc, pd, &info);
+        cr_assert_eq(st, TL_OK, "type %d n %zu nsys %zu sz %zu: %s", id, n, nsys, sz, info.msg);
+        double *x = malloc(n * nsys * sizeof *x);
+        tl_cpu_unpack_batch_d(n, nsys, sz, pd, x, &info);
+        double r = ferr_ratio(&p, x, xref, TL_EPS);
+        cr_expect_lt(r, TL_THRESH, "double: type %d n %zu nsys %zu sz %zu ratio %g", id, n,
+                     nsys, sz, r);
+        if (float_safe(id)) {
+          st = tl_cpu_thomas_sz_f(n, nsys, sz, fa, fb, fc, fd, &info);
+          cr_assert_eq(st, TL_OK, "float type %d n %zu: %s", id, n, info.msg);
+          float *xf = malloc(n * nsys * sizeof *xf);
+          tl_cpu_unpack_batch_f(n, nsys, sz, fd, xf, &info);
+          for (size_t q = 0; q < n * nsys; q++)
+            x[q] = xf[q];
+          r = ferr_ratio(&p, x, xref, EPS_F);
+          cr_expect_lt(r, TL_THRESH, "float: type %d n %zu nsys %zu sz %zu ratio %g", id, n,
+                       nsys, sz, r);
+          free(xf);
+        }
+        free(x), free(xref), free(pa), free(pb), free(pc), free(pd);
+        free(fa), free(fb), free(fc), free(fd);
+        tl_problem_free(&p);
+      }
+}
+
+/* Every SZ on one odd size with a partial last group. */
+Test(cpu_thomas, packed_every_sz)
+{
+  for (size_t k = 0; k < NSZ; k++) {
+    size_t sz = all_sz[k], n = 31, nsys = 2 * sz + 5;
+    tl_problem p;
+    tl_info info;
+    cr_assert_eq(tl_gallery_make(20, n, nsys, 5, &p, &info), TL_OK);
+    double *xref = ref_solution(&p);
+    double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
+    double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
+    cr_assert_eq(tl_cpu_thomas_sz_d(n, nsys, sz, pa, pb, pc, pd, &info), TL_OK);
+    double *x = malloc(n * nsys * sizeof *x);
+    tl_cpu_unpack_batch_d(n, nsys, sz, pd, x, &info);
+    cr_expect_lt(ferr_ratio(&p, x, xref, TL_EPS), TL_THRESH, "sz %zu", sz);
+    free(x), free(xref), free(pa), free(pb), free(pc), free(pd);
+    tl_problem_free(&p);
+  }
+}
+
+/* A zero pivot in one system of a batch: that system and the reference's
+ * row are reported; threads do not change which one. */
+Test(cpu_thomas, packed_breakdown_reports_system_and_row)
+{
+  size_t n = 40, nsys = 37, sz = 8;
+  tl_problem p;
+  tl_info info, ref;
+  cr_assert_eq(tl_gallery_make(39, n, nsys, 3, &p, &info), TL_OK); /* zero pivot at row 1 */
+  /* Make every system but 23 and 30 safe: copy system 0 of sdd-random. */
+  tl_problem good;
+  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &good, &info), TL_OK);
+  double *a = p.a, *b = p.b, *c = p.c, *d = p.d;
+  for (size_t s = 0; s < nsys; s++)
+    if (s != 23 && s != 30) {
+      memcpy(a + s * n, (double *)good.a + s * n, n * sizeof *a);
+      memcpy(b + s * n, (double *)good.b + s * n, n * sizeof *a);
+      memcpy(c + s * n, (double *)good.c + s * n, n * sizeof *a);
+      memcpy(d + s * n, (double *)good.d + s * n, n * sizeof *a);
+    }
+  double *xr = malloc(n * sizeof *xr);
+  tl_info_clear(&ref);
+  cr_assert_eq(tl_thomas_ref_d(n, a + 23 * n, b + 23 * n, c + 23 * n, d + 23 * n, xr, &ref),
+               TL_ERR_BREAKDOWN);
+  double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
+  double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
+  for (int th = 1; th <= 2; th++) {
+    double *dd = packed(&p, p.d, sz, 0);
+    tl_cpu_set_threads(th);
+    cr_expect_eq(tl_cpu_thomas_sz_d(n, nsys, sz, pa, pb, pc, dd, &info), TL_ERR_BREAKDOWN);
+    cr_expect_eq(info.system, 23);
+    cr_expect_eq(info.row, ref.row);
+    free(dd);
+  }
+  tl_cpu_set_threads(0);
+  /* The 3-D kernels report the same line and row. */
+  size_t dims[3] = {n, nsys, 1};
+  double *x = malloc(n * nsys * sizeof *x);
+  cr_expect_eq(tl_cpu_thomas_3d_d(dims, TL_DIR_X, 16, a, b, c, d, x, &info), TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 23);
+  cr_expect_eq(info.row, ref.row);
+  cr_expect_eq(tl_cpu_thomas_3d_naive_d(dims, TL_DIR_X, a, b, c, d, x, &info),
+               TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 23);
+  cr_expect_eq(info.row, ref.row);
+  free(x), free(xr), free(pa), free(pb), free(pc), free(pd);
+  tl_problem_free(&p);
+  tl_problem_free(&good);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cartesian arrays along x, y and z                                    */
+
+/* The problem's batch scattered into Cartesian arrays of dims. */
+static double *scatter(const size_t *dims, tl_dir dir, const tl_problem *p, const void *arr)
+{
+  size_t n = p->sys.n, nsys = p->sys.nsys;
+  double *u = malloc(n * nsys * sizeof *u);
+  const double *v = arr;
+  for (size_t s = 0; s < nsys; s++)
+    for (size_t i = 0; i < n; i++)
+      u[cart_index(dims, dir, s, i)] = v[s * n + i];
+  return u;
+}
+
+static void gather(const size_t *dims, tl_dir dir, size_t n, size_t nsys, const double *u,
+                   double *v)
+{
+  for (size_t s = 0; s < nsys; s++)
+    for (size_t i = 0; i < n; i++)
+      v[s * n + i] = u[cart_index(dims, dir, s, i)];
+}
+
+Test(cpu_thomas, cartesian_xyz_match_reference, .timeout = 120)
+{
+  static const size_t shapes[][3] = {{17, 9, 5}, {16, 20, 3}, {33, 3, 7}, {1, 40, 2}, {5, 1, 1}};
+  static const int types[] = {2, 20, 23, 34, 35};
+  for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++)
+    for (int dir = 0; dir < 3; dir++)
+      for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const size_t *dims = shapes[h];
+        size_t n, nsys, sz = all_sz[(h + (size_t)dir + t) % NSZ];
+        tl_info info;
+        tl_cpu_lines(dims, (tl_dir)dir, &n, &nsys, &info);
+        tl_problem p;
+        cr_assert_eq(tl_gallery_make(types[t], n, nsys, 9, &p, &info), TL_OK);
+        double *xref = ref_solution(&p);
+        double *a = scatter(dims, (tl_dir)dir, &p, p.a), *b = scatter(dims, (tl_dir)dir, &p, p.b);
+        double *c = scatter(dims, (tl_dir)dir, &p, p.c), *d = scatter(dims, (tl_dir)dir, &p, p.d);
+        size_t total = n * nsys;
+        double *x = malloc(total * sizeof *x), *xb = malloc(total * sizeof *xb);
+        float *fa = to_float(a, total), *fb = to_float(b, total), *fc = to_float(c, total);
+        float *fd = to_float(d, total), *fx = malloc(total * sizeof *fx);
+        /* out of place, optimized */
+        cr_assert_eq(tl_cpu_thomas_3d_d(dims, (tl_dir)dir, sz, a, b, c, d, x, &info), TL_OK,
+                     "%s", info.msg);
+        gather(dims, (tl_dir)dir, n, nsys, x, xb);
+        double r = ferr_ratio(&p, xb, xref, TL_EPS);
+        cr_expect_lt(r, TL_THRESH, "3d dir %d dims %zu %zu %zu sz %zu type %d: %g", dir,
+                     dims[0], dims[1], dims[2], sz, types[t], r);
+        /* baseline */
+        cr_assert_eq(tl_cpu_thomas_3d_naive_d(dims, (tl_dir)dir, a, b, c, d, x, &info), TL_OK);
+        gather(dims, (tl_dir)dir, n, nsys, x, xb);
+        r = ferr_ratio(&p, xb, xref, TL_EPS);
+        cr_expect_lt(r, TL_THRESH, "naive dir %d type %d: %g", dir, types[t], r);
+        /* float, in place, and the float baseline */
+        float *fd2 = to_float(d, total);
+        cr_assert_eq(tl_cpu_thomas_3d_f(dims, (tl_dir)dir, sz, fa, fb, fc, fd2, fd2, &info),
+                     TL_OK);
+        for (size_t q = 0; q < total; q++)
+          x[q] = fd2[q];
+        gather(dims, (tl_dir)dir, n, nsys, x, xb);
+        r = ferr_ratio(&p, xb, xref, EPS_F);
+        cr_expect_lt(r, TL_THRESH, "float dir %d type %d: %g", dir, types[t], r);
+        cr_assert_eq(tl_cpu_thomas_3d_naive_f(dims, (tl_dir)dir, fa, fb, fc, fd, fx, &info),
+                     TL_OK);
+        for (size_t q = 0; q < total; q++)
+          x[q] = fx[q];
+        gather(dims, (tl_dir)dir, n, nsys, x, xb);
+        r = ferr_ratio(&p, xb, xref, EPS_F);
+        cr_expect_lt(r, TL_THRESH, "float naive dir %d type %d: %g", dir, types[t], r);
+        /* double in place */
+        cr_assert_eq(tl_cpu_thomas_3d_d(dims, (tl_dir)dir, sz, a, b, c, d, d, &info), TL_OK);
+        gather(dims, (tl_dir)dir, n, nsys, d, xb);
+        cr_expect_lt(ferr_ratio(&p, xb, xref, TL_EPS), TL_THRESH, "in place dir %d", dir);
+        free(x), free(xb), free(xref), free(a), free(b), free(c), free(d);
+        free(fa), free(fb), free(fc), free(fd), free(fd2), free(fx);
+        tl_problem_free(&p);
+      }
+}
+
+/* ------------------------------------------------------------------ */
+/* The registry backend                                                 */
+
+Test(cpu_registry, thomas_cpu_is_registered_and_declines_what_it_does_not_solve)
+{
+  const tl_algorithm *al = tl_find("thomas_cpu");
+  cr_assert_not_null(al);
+  cr_expect_str_eq(al->backend, "cpu");
+  cr_expect_str_eq(al->family, "direct");
+  cr_expect_eq(al->classes, tl_find("thomas")->classes);
+  tl_problem p;
+  tl_info info;
+  double x[2 * 10 * 2];
+  cr_assert_eq(tl_gallery_make(51, 10, 2, 1, &p, &info), TL_OK); /* periodic */
+  cr_expect_eq(tl_solve(al, &p.sys, x, NULL, &info), TL_ERR_UNSUPPORTED);
+  tl_problem_free(&p);
+  cr_assert_eq(tl_gallery_make(60, 10, 2, 1, &p, &info), TL_OK); /* complex */
+  cr_expect_eq(tl_solve(al, &p.sys, x, NULL, &info), TL_ERR_UNSUPPORTED);
+  tl_problem_free(&p);
+}
+
+/* thomas_cpu returns what thomas returns -- status, system, row, message
+ * and the solution bit for bit -- on every real non-periodic gallery type,
+ * dominant or not, with zero pivots, singular. */
+Test(cpu_registry, thomas_cpu_statuses_equal_thomas, .timeout = 120)
+{
+  const tl_algorithm *ref = tl_find("thomas"), *opt = tl_find("thomas_cpu");
+  static const size_t ns[] = {1, 2, 3, 7, 64, 255};
+  static const size_t nsyss[] = {1, 3, 20};
+  for (size_t k = 0; k < tl_gallery_count(); k++) {
+    const tl_gallery_type *ty = tl_gallery_get(k);
+    if (ty->dtype != TL_F64 || ty->periodic)
+      continue;
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+      for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
+        size_t n = ns[in], nsys = nsyss[ic];
+        tl_problem p;
+        tl_info ir, io;
+        if (n < ty->min_n || tl_gallery_make(ty->id, n, nsys, 21, &p, &ir) != TL_OK)
+          continue;
+        double *xr = calloc(n * nsys, sizeof *xr), *xo = calloc(n * nsys, sizeof *xo);
+        int sr = tl_solve(ref, &p.sys, xr, NULL, &ir);
+        int so = tl_solve(opt, &p.sys, xo, NULL, &io);
+        cr_expect_eq(so, sr, "type %d n %zu nsys %zu: thomas %s, thomas_cpu %s", ty->id, n,
+                     nsys, tl_status_name(sr), tl_status_name(so));
+        cr_expect_eq(io.system, ir.system, "type %d n %zu", ty->id, n);
+        cr_expect_eq(io.row, ir.row, "type %d n %zu", ty->id, n);
+        cr_expect_str_eq(io.msg, ir.msg, "type %d n %zu", ty->id, n);
+        if (tl_status_has_solution(sr))
+          cr_expect_arr_eq(xo, xr, n * nsys * sizeof *xr, "type %d n %zu: not bit-identical",
+                           ty->id, n);
+        free(xr), free(xo);
+        tl_problem_free(&p);
+      }
+  }
+}
+
+/* thomas_periodic_cpu returns thomas_periodic's status on every real
+ * periodic gallery type (out-of-domain and singular ones through the
+ * reference itself), and a solution that passes LAPACK's tests where
+ * the reference's does. */
+Test(cpu_registry, thomas_periodic_cpu_agrees_with_thomas_periodic, .timeout = 120)
+{
+  const tl_algorithm *ref = tl_find("thomas_periodic"), *opt = tl_find("thomas_periodic_cpu");
+  cr_assert_not_null(opt);
+  cr_expect_str_eq(opt->backend, "cpu");
+  static const size_t ns[] = {1, 2, 3, 7, 64, 255};
+  static const size_t nsyss[] = {1, 3, 20};
+  for (size_t k = 0; k < tl_gallery_count(); k++) {
+    const tl_gallery_type *ty = tl_gallery_get(k);
+    if (ty->dtype != TL_F64 || !ty->periodic)
+      continue;
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+      for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
+        size_t n = ns[in], nsys = nsyss[ic];
+        tl_problem p;
+        tl_info ir, io;
+        if (n < ty->min_n || tl_gallery_make(ty->id, n, nsys, 22, &p, &ir) != TL_OK)
+          continue;
+        double *xr = calloc(n * nsys, sizeof *xr), *xo = calloc(n * nsys, sizeof *xo);
+        int sr = tl_solve(ref, &p.sys, xr, NULL, &ir);
+        int so = tl_solve(opt, &p.sys, xo, NULL, &io);
+        cr_expect_eq(so, sr, "type %d n %zu nsys %zu: thomas_periodic %s, cpu %s", ty->id, n,
+                     nsys, tl_status_name(sr), tl_status_name(so));
+        cr_expect_eq(io.row, ir.row, "type %d n %zu", ty->id, n);
+        if (sr == TL_OK && so == TL_OK) {
+          double *rc = calloc(nsys, sizeof *rc), *xl = calloc(n * nsys, sizeof *xl);
+          cr_assert_eq(tl_rcond(&p.sys, rc, NULL), TL_OK);
+          cr_assert_eq(tl_lapack_solve(&p.sys, xl, NULL), TL_OK);
+          double res = tl_residual_ratio(&p.sys, xo), fwd = tl_forward_ratio(&p.sys, xo, xl, rc);
+          cr_expect_lt(res, TL_THRESH, "type %d n %zu: residual ratio %g", ty->id, n, res);
+          cr_expect(!(fwd >= TL_THRESH), "type %d n %zu: forward ratio %g", ty->id, n, fwd);
+          free(rc), free(xl);
+        }
+        free(xr), free(xo);
+        tl_problem_free(&p);
+      }
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Periodic Thomas on SZ-packed data                                    */
+
+Test(cpu_periodic, packed_matches_reference, .timeout = 120)
+{
+  static const int types[] = {50, 51, 52, 53, 54, 55};
+  static const size_t ns[] = {3, 4, 5, 17, 100, 257};
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
+      size_t n = ns[in], nsys = 13 + 10 * in, sz = all_sz[(t + in) % NSZ];
+      tl_problem p;
+      tl_info info;
+      cr_assert_eq(tl_gallery_make(types[t], n, nsys, 4, &p, &info), TL_OK);
+      double *xref = malloc(n * nsys * sizeof *xref), *x = malloc(n * nsys * sizeof *x);
+      const double *a = p.a, *b = p.b, *c = p.c, *d = p.d;
+      for (size_t s = 0; s < nsys; s++)
+        cr_assert_geq(tl_thomas_periodic_ref_d(n, a + s * n, b + s * n, c + s * n, d + s * n,
+                                               xref + s * n, &info),
+                      0);
+      double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
+      double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
+      size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+      float *fa = to_float(pa, cnt), *fb = to_float(pb, cnt), *fc = to_float(pc, cnt);
+      float *fd = to_float(pd, cnt), *xf = malloc(n * nsys * sizeof *xf);
+      cr_assert_eq(tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &info), TL_OK,
+                   "type %d n %zu: %s", types[t], n, info.msg);
+      tl_cpu_unpack_batch_d(n, nsys, sz, pd, x, &info);
+      double r = ferr_ratio(&p, x, xref, TL_EPS);
+      cr_expect_lt(r, TL_THRESH, "type %d n %zu sz %zu: %g", types[t], n, sz, r);
+      cr_assert_eq(tl_cpu_thomas_periodic_sz_f(n, nsys, sz, fa, fb, fc, fd, &info), TL_OK);
+      tl_cpu_unpack_batch_f(n, nsys, sz, fd, xf, &info);
+      for (size_t q = 0; q < n * nsys; q++)
+        x[q] = xf[q];
+      r = ferr_ratio(&p, x, xref, EPS_F);
+      cr_expect_lt(r, TL_THRESH, "float type %d n %zu sz %zu: %g", types[t], n, sz, r);
+      free(xref), free(x), free(pa), free(pb), free(pc), free(pd);
+      free(fa), free(fb), free(fc), free(fd), free(xf);
+      tl_problem_free(&p);
+    }
+}
+
+Test(cpu_periodic, singular_system_is_a_breakdown)
+{
+  size_t n = 12, nsys = 9, sz = 8;
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(56, n, nsys, 1, &p, &info), TL_OK); /* cyclic (-1, 2, -1) */
+  double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
+  double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
+  cr_expect_eq(tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &info),
+               TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 0);
+  cr_expect_eq(tl_cpu_thomas_periodic_sz_d(2, nsys, sz, pa, pb, pc, pd, &info), TL_ERR_ARG);
+  free(pa), free(pb), free(pc), free(pd);
+  tl_problem_free(&p);
+}
+
+/* ------------------------------------------------------------------ */
+/* The fused compact solve and the DistD2 phases                        */
+
+/* Lele's 6th-order first derivative (paper 000 eq. (2)) on a grid of
+ * spacing h: matrix [1/3, 1, 1/3], corners kept when periodic. */
+static void lele6(size_t n, int periodic, double *a, double *b, double *c, double st[5], double h)
+{
+  for (size_t i = 0; i < n; i++) {
+    a[i] = 1.0 / 3.0;
+    b[i] = 1.0;
+    c[i] = 1.0 / 3.0;
+  }
+  if (!periodic)
+    a[0] = c[n - 1] = 0;
+  double ca = 14.0 / 9.0, cb = 1.0 / 9.0;
+  st[0] = -cb / (4 * h);
+  st[1] = -ca / (2 * h);
+  st[2] = 0;
+  st[3] = ca / (2 * h);
+  st[4] = cb / (4 * h);
+}
+
+/* Largest relative difference over the batch, in units of eps. */
+static double rel_diff(size_t count, const double *x, const double *xref, double eps)
+{
+  double num = 0, den = 0;
+  for (size_t k = 0; k < count; k++) {
+    num = fmax(num, fabs(x[k] - xref[k]));
+    den = fmax(den, fabs(xref[k]));
+  }
+  return num / den / eps;
+}
+
+Test(cpu_compact, fused_solve_matches_distd2_reference, .timeout = 60)
+{
+  static const size_t ns[] = {3, 5, 16, 33, 100, 256};
+  for (int periodic = 0; periodic <= 1; periodic++)
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
+      size_t n = ns[in], nsys = 5 + 7 * in, sz = all_sz[in % NSZ];
+      double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+      double st[5];
+      lele6(n, periodic, a, b, c, st, TWO_PI / (double)n);
+      tl_distd2_plan plan;
+      tl_info info;
+      cr_assert_eq(tl_distd2_plan_create_d(&plan, n, periodic, 1, NULL, a, b, c, &info), TL_OK);
+      double *u = malloc(n * nsys * sizeof *u), *xref = malloc(n * nsys * sizeof *xref);
+      for (size_t s = 0; s < nsys; s++)
+        for (size_t i = 0; i < n; i++)
+          u[s * n + i] = sin(TWO_PI * (double)i / (double)n * (double)(1 + s % 3)) + 0.1 * (double)s;
+      for (size_t s = 0; s < nsys; s++)
+        cr_assert_geq(tl_distd2_plan_solve_stencil_d(&plan, st, u + s * n, xref + s * n, 1.0,
+                                                     &info),
+                      0);
+      size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+      double *pu = malloc(cnt * sizeof *pu), *pdu = malloc(cnt * sizeof *pdu);
+      double *x = malloc(n * nsys * sizeof *x);
+      tl_cpu_pack_batch_d(n, nsys, sz, u, pu, 0, &info);
+      cr_assert_eq(tl_cpu_compact_sz_d(&plan, st, nsys, sz, pu, pdu, &info), TL_OK, "%s",
+                   info.msg);
+      tl_cpu_unpack_batch_d(n, nsys, sz, pdu, x, &info);
+      double r = rel_diff(n * nsys, x, xref, TL_EPS);
+      cr_expect_lt(r, 64, "periodic %d n %zu sz %zu: %g eps", periodic, n, sz, r);
+      /* float */
+      float *fu = to_float(pu, cnt), *fdu = malloc(cnt * sizeof *fdu);
+      float *xf = malloc(n * nsys * sizeof *xf);
+      cr_assert_eq(tl_cpu_compact_sz_f(&plan, st, nsys, sz, fu, fdu, &info), TL_OK);
+      tl_cpu_unpack_batch_f(n, nsys, sz, fdu, xf, &info);
+      for (size_t q = 0; q < n * nsys; q++)
+        x[q] = xf[q];
+      /* Rounding u to float alone changes du by eps |st|_1 |u| / |du| relative
+       * (the stencil differences cancel): that is the unit here. */
+      double st1 = 0, umax = 0, dumax = 0;
+      for (int q = 0; q < 5; q++)
+        st1 += fabs(st[q]);
+      for (size_t q = 0; q < n * nsys; q++) {
+        umax = fmax(umax, fabs(u[q]));
+        dumax = fmax(dumax, fabs(xref[q]));
+      }
+      r = rel_diff(n * nsys, x, xref, EPS_F * st1 * umax / dumax);
+      cr_expect_lt(r, 64, "float periodic %d n %zu: %g", periodic, n, r);
+      tl_distd2_plan_destroy(&plan);
+      free(a), free(b), free(c), free(u), free(xref), free(pu), free(pdu), free(x);
+      free(fu), free(fdu), free(xf);
+    }
+}
+
+/* The derivative of sin is cos to 6th order: the fused solve is a compact
+ * scheme, not only a linear solve. */
+Test(cpu_compact, sixth_order_derivative)
+{
+  double err[2];
+  for (int k = 0; k < 2; k++) {
+    size_t n = k ? 64 : 32, nsys = 8, sz = 8;
+    double h = TWO_PI / (double)n, st[5];
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    lele6(n, 1, a, b, c, st, h);
+    tl_distd2_plan plan;
+    tl_info info;
+    cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 1, 1, NULL, a, b, c, &info), TL_OK);
+    double *u = malloc(n * sz * sizeof *u), *du = malloc(n * sz * sizeof *du);
+    for (size_t i = 0; i < n; i++)
+      for (size_t l = 0; l < sz; l++)
+        u[i * sz + l] = sin((double)i * h);
+    cr_assert_eq(tl_cpu_compact_sz_d(&plan, st, nsys, sz, u, du, &info), TL_OK);
+    err[k] = 0;
+    for (size_t i = 0; i < n; i++)
+      err[k] = fmax(err[k], fabs(du[i * sz + 3] - cos((double)i * h)));
+    tl_distd2_plan_destroy(&plan);
+    free(a), free(b), free(c), free(u), free(du);
+  }
+  double order = log(err[0] / err[1]) / log(2.0);
+  cr_expect_gt(order, 5.8, "observed order %g (errors %g, %g)", order, err[0], err[1]);
+}
+
+Test(cpu_distd2, phases_match_reference, .timeout = 60)
+{
+  static const int parts[] = {1, 2, 3, 4, 7};
+  static const int types[] = {22, 53, 20, 50};
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    for (size_t ip = 0; ip < sizeof parts / sizeof parts[0]; ip++) {
+      size_t n = 101, nsys = 19, sz = all_sz[(t + ip) % NSZ];
+      int P = parts[ip];
+      tl_problem p;
+      tl_info info, ir;
+      cr_assert_eq(tl_gallery_make(types[t], n, nsys, 8, &p, &info), TL_OK);
+      /* one matrix for the batch: system 0's, with every system's d */
+      const double *a = p.a, *b = p.b, *c = p.c, *d = p.d;
+      tl_distd2_plan plan;
+      cr_assert_eq(tl_distd2_plan_create_d(&plan, n, p.sys.periodic, P, NULL, a, b, c, &info),
+                   TL_OK);
+      double *xref = malloc(n * nsys * sizeof *xref), *x = malloc(n * nsys * sizeof *x);
+      int sref = TL_OK;
+      double dropped = 0;
+      for (size_t s = 0; s < nsys; s++) {
+        tl_info_clear(&ir);
+        int st = tl_distd2_plan_solve_d(&plan, d + s * n, xref + s * n, TL_DISTD2_DEFAULT_TOL,
+                                        &ir);
+        if (st != TL_OK && sref == TL_OK)
+          sref = st;
+        dropped = fmax(dropped, ir.dropped);
+      }
+      double *pd = packed(&p, p.d, sz, 0);
+      size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+      double *px = malloc(cnt * sizeof *px);
+      int so = tl_cpu_distd2_solve_sz_d(&plan, nsys, sz, pd, px, TL_DISTD2_DEFAULT_TOL, &info);
+      cr_expect_eq(so, sref, "type %d P %d: %s vs %s", types[t], P, tl_status_name(so),
+                   tl_status_name(sref));
+      cr_expect_eq(info.dropped, dropped, "type %d P %d", types[t], P);
+      tl_cpu_unpack_batch_d(n, nsys, sz, px, x, &info);
+      double r = rel_diff(n * nsys, x, xref, TL_EPS);
+      cr_expect_lt(r, 64, "type %d P %d sz %zu: %g eps", types[t], P, sz, r);
+      /* the fused-stencil decoupling of one partition against the reference's */
+      double st5[5] = {-0.1, -0.7, 0.05, 0.7, 0.1};
+      int q = P / 2;
+      size_t k0 = plan.begin[q], m = plan.begin[q + 1] - k0, groups = (nsys + sz - 1) / sz;
+      double *pu = pd, *uh = malloc(groups * (m + 4) * sz * sizeof *uh);
+      double *dt = calloc(cnt, sizeof *dt), *dts = malloc(n * sizeof *dts);
+      double *uh1 = malloc((m + 4) * sizeof *uh1);
+      tl_cpu_distd2_halo_sz_d(&plan, q, nsys, sz, pu, uh);
+      cr_assert_eq(tl_cpu_distd2_decouple_stencil_sz_d(&plan, q, st5, nsys, sz, uh, dt, &info),
+                   TL_OK);
+      for (size_t s = 0; s < nsys; s += 5) {
+        tl_distd2_halo_d(&plan, q, d + s * n, uh1);
+        cr_assert_eq(tl_distd2_decouple_stencil_d(&plan, q, st5, uh1, dts, &info), TL_OK);
+        for (size_t j = k0; j < k0 + m; j++) {
+          double v = dt[((s / sz) * n + j) * sz + s % sz];
+          cr_expect_leq(fabs(v - dts[j]), 64 * TL_EPS * (fabs(dts[j]) + 1), "s %zu row %zu",
+                        s, j);
+        }
+      }
+      tl_distd2_plan_destroy(&plan);
+      free(xref), free(x), free(pd), free(px), free(uh), free(dt), free(dts), free(uh1);
+      tl_problem_free(&p);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* The streaming kernels and the bench command                          */
+
+Test(cpu_stream, kernels_compute_what_they_say)
+{
+  size_t count = 1000;
+  double a[1000], b[1000], c[1000], d[1000], e[1000];
+  float fa[1000], fb[1000], fc[1000], fd[1000];
+  for (size_t k = 0; k < count; k++) {
+    a[k] = 0.5 + (double)k, b[k] = 2.0, c[k] = 0.25, d[k] = (double)k;
+    fa[k] = (float)a[k], fb[k] = 2.0f, fc[k] = 0.25f, fd[k] = (float)d[k];
+  }
+  tl_cpu_stream_copy_d(count, a, e);
+  cr_expect_arr_eq(e, a, sizeof a);
+  tl_cpu_stream_abcd_d(count, a, b, c, d);
+  tl_cpu_stream_abcd_f(count, fa, fb, fc, fd);
+  for (size_t k = 0; k < count; k++) {
+    double want = ((double)k - a[k] * 0.25) * 2.0;
+    cr_expect_eq(d[k], want);
+    cr_expect_eq(fd[k], (float)(((float)k - fa[k] * 0.25f) * 2.0f));
+  }
+  /* The stencil stream: one group of n = 10 rows, sz = 8, wrapping. */
+  double st[5] = {1, 2, 3, 4, 5}, u[80], du[80];
+  for (size_t q = 0; q < 80; q++)
+    u[q] = (double)(q / 8);
+  tl_cpu_stream_stencil_d(10, 1, 8, st, u, du);
+  for (size_t i = 0; i < 10; i++) {
+    double want = 1.0 * (double)((i + 8) % 10) + 2.0 * (double)((i + 9) % 10) + 3.0 * (double)i +
+                  4.0 * (double)((i + 1) % 10) + 5.0 * (double)((i + 2) % 10);
+    cr_expect_eq(du[i * 8 + 5], want, "row %zu", i);
+  }
+}
+
+/* The command's output format (not its timings): tests never time. */
+Test(cpu_bench, command_writes_the_documented_csv, .timeout = 60)
+{
+  const char *cli = getenv("TRIDLAB_CLI");
+  if (!cli)
+    cr_skip_test("TRIDLAB_CLI is not set");
+  char cmd[1024], line[1024];
+  snprintf(cmd, sizeof cmd,
+           "%s bench --kernels thomas_sz,thomas_3d,compact_sz --sizes 64 --unknowns 8192 "
+           "--threads 1 --reps 1 --quiet",
+           cli);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  cr_assert_not_null(fgets(line, sizeof line, p));
+  cr_expect_eq(strncmp(line, "kernel,n,dir,precision,threads,", 31), 0, "header: %s", line);
+  cr_expect_not_null(strstr(line, ",gbs,copy_gbs,copy_ratio,limit_gbs,limit_ratio,"));
+  cr_expect_not_null(strstr(line, "speedup_ref,speedup_gtsv"));
+  int rows = 0;
+  while (fgets(line, sizeof line, p))
+    rows++;
+  cr_expect_eq(pclose(p), 0);
+  cr_expect_eq(rows, 2 * (1 + 3 + 1), "double and float, thomas_sz + 3 directions + compact");
+  /* Every kernel once, and the summary of the targets into a file. */
+  char summary[] = "/tmp/tridlab-bench-summary-XXXXXX";
+  int fd = mkstemp(summary);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  snprintf(cmd, sizeof cmd,
+           "%s bench --sizes 64 --unknowns 4096 --threads 1 --reps 1 --precision double "
+           "--quiet --summary %s",
+           cli, summary);
+  p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  rows = 0;
+  int seen_gtsv = 0, seen_ref = 0;
+  while (fgets(line, sizeof line, p)) {
+    rows++;
+    seen_gtsv |= !strncmp(line, "gtsv_loop,", 10);
+    seen_ref |= !strncmp(line, "thomas_ref_loop,", 16);
+  }
+  cr_expect_eq(pclose(p), 0);
+  cr_expect_eq(rows, 1 + 14, "header + 1 + 3 + 3 + 3 + 1 + 1 + 1 + 1 rows");
+  cr_expect(seen_gtsv && seen_ref);
+  FILE *sf = fopen(summary, "r");
+  cr_assert_not_null(sf);
+  int has_target = 0;
+  while (fgets(line, sizeof line, sf))
+    has_target |= strstr(line, "thomas_sz limit_ratio") != NULL;
+  fclose(sf);
+  remove(summary);
+  cr_expect(has_target, "the summary names the targets");
+  snprintf(cmd, sizeof cmd, "%s bench --no-such-option 2>/dev/null", cli);
+  cr_expect_neq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s bench --help >/dev/null", cli);
+  cr_expect_eq(system(cmd), 0);
+}

@@ -46,9 +46,9 @@ typedef struct bench_opts {
   size_t szs[MAX_LIST], nszs; /* nszs = 0: tl_cpu_sz_default per n */
   size_t unknowns;            /* per batch */
   long reps;
-  unsigned precisions;        /* bit 0 double, bit 1 float */
-  unsigned dirs;              /* bits of x, y, z */
-  const char *only;           /* comma-separated kernel names, or NULL */
+  unsigned precisions; /* bit 0 double, bit 1 float */
+  unsigned dirs;       /* bits of x, y, z */
+  const char *only;    /* comma-separated kernel names, or NULL */
   const char *csv_path;
   const char *plot_prefix;
   const char *summary_path; /* the summary of the targets also goes here */
@@ -146,7 +146,8 @@ static void buffers_free(buffers *m)
 /* A value in [0, 1) from an index: the same numbers on every machine. */
 static double hash01(size_t k, unsigned salt)
 {
-  unsigned long long z = (unsigned long long)k * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull;
+  unsigned long long z =
+      (unsigned long long)k * 0x9E3779B97F4A7C15ull + salt * 0xBF58476D1CE4E5B9ull;
   z ^= z >> 31;
   z *= 0x94D049BB133111EBull;
   z ^= z >> 29;
@@ -183,13 +184,12 @@ static int buffers_alloc(buffers *m, size_t count, size_t es)
     if (es == sizeof(double)) {
       fa[k] = va, fb[k] = vb, fc[k] = vc, fd[k] = vd;
       ((double *)m->d)[k] = vd;
-      ((double *)m->pa)[k] = ((double *)m->pb)[k] = ((double *)m->pc)[k] =
-          ((double *)m->pd)[k] = 0.0;
+      ((double *)m->pa)[k] = ((double *)m->pb)[k] = ((double *)m->pc)[k] = ((double *)m->pd)[k] =
+          0.0;
     } else {
       ga[k] = (float)va, gb[k] = (float)vb, gc[k] = (float)vc, gd[k] = (float)vd;
       ((float *)m->d)[k] = (float)vd;
-      ((float *)m->pa)[k] = ((float *)m->pb)[k] = ((float *)m->pc)[k] = ((float *)m->pd)[k] =
-          0.0f;
+      ((float *)m->pa)[k] = ((float *)m->pb)[k] = ((float *)m->pc)[k] = ((float *)m->pd)[k] = 0.0f;
     }
   }
   return 0;
@@ -199,22 +199,22 @@ static int buffers_alloc(buffers *m, size_t count, size_t es)
 /* Kernels                                                            */
 
 typedef struct run_ctx {
-  int fl;              /* 1: float */
+  int fl; /* 1: float */
   size_t n, nsys, unknowns, sz;
   tl_dir dir;
   size_t dims[3];
   buffers *m;
   tl_distd2_plan *plan;
   double st[5];
-  int status;          /* the last kernel status (negative: failed) */
+  int status; /* the last kernel status (negative: failed) */
 } run_ctx;
 
 typedef struct kernel {
   const char *name;
-  int per_dir;          /* 1: runs along x, y and z */
+  int per_dir; /* 1: runs along x, y and z */
   int uses_sz;
   int double_only;
-  double words;         /* declared words moved per unknown */
+  double words; /* declared words moved per unknown */
   void (*run)(run_ctx *);
   void (*limit)(run_ctx *);
   void (*restore)(run_ctx *); /* untimed, before every run */
@@ -279,20 +279,18 @@ static void run_thomas_3d(run_ctx *r)
 {
   buffers *m = r->m;
   tl_info info;
-  r->status = r->fl ? tl_cpu_thomas_3d_f(r->dims, r->dir, r->sz, m->a, m->b, m->c, m->d, m->d,
-                                         &info)
-                    : tl_cpu_thomas_3d_d(r->dims, r->dir, r->sz, m->a, m->b, m->c, m->d, m->d,
-                                         &info);
+  r->status = r->fl
+                  ? tl_cpu_thomas_3d_f(r->dims, r->dir, r->sz, m->a, m->b, m->c, m->d, m->d, &info)
+                  : tl_cpu_thomas_3d_d(r->dims, r->dir, r->sz, m->a, m->b, m->c, m->d, m->d, &info);
 }
 
 static void run_thomas_naive(run_ctx *r)
 {
   buffers *m = r->m;
   tl_info info;
-  r->status = r->fl ? tl_cpu_thomas_3d_naive_f(r->dims, r->dir, m->a, m->b, m->c, m->d, m->d,
-                                               &info)
-                    : tl_cpu_thomas_3d_naive_d(r->dims, r->dir, m->a, m->b, m->c, m->d, m->d,
-                                               &info);
+  r->status = r->fl
+                  ? tl_cpu_thomas_3d_naive_f(r->dims, r->dir, m->a, m->b, m->c, m->d, m->d, &info)
+                  : tl_cpu_thomas_3d_naive_d(r->dims, r->dir, m->a, m->b, m->c, m->d, m->d, &info);
 }
 
 static void run_thomas_reorder(run_ctx *r)
@@ -322,19 +320,16 @@ static void run_periodic(run_ctx *r)
 {
   buffers *m = r->m;
   tl_info info;
-  r->status = r->fl ? tl_cpu_thomas_periodic_sz_f(r->n, r->nsys, r->sz, m->a, m->b, m->c, m->d,
-                                                  &info)
-                    : tl_cpu_thomas_periodic_sz_d(r->n, r->nsys, r->sz, m->a, m->b, m->c, m->d,
-                                                  &info);
+  r->status =
+      r->fl ? tl_cpu_thomas_periodic_sz_f(r->n, r->nsys, r->sz, m->a, m->b, m->c, m->d, &info)
+            : tl_cpu_thomas_periodic_sz_d(r->n, r->nsys, r->sz, m->a, m->b, m->c, m->d, &info);
 }
 
 static void run_compact(run_ctx *r)
 {
   tl_info info;
-  r->status = r->fl ? tl_cpu_compact_sz_f(r->plan, r->st, r->nsys, r->sz, r->m->d0, r->m->d,
-                                          &info)
-                    : tl_cpu_compact_sz_d(r->plan, r->st, r->nsys, r->sz, r->m->d0, r->m->d,
-                                          &info);
+  r->status = r->fl ? tl_cpu_compact_sz_f(r->plan, r->st, r->nsys, r->sz, r->m->d0, r->m->d, &info)
+                    : tl_cpu_compact_sz_d(r->plan, r->st, r->nsys, r->sz, r->m->d0, r->m->d, &info);
 }
 
 /* The reference, one system per iteration, threads over systems. */
@@ -365,16 +360,16 @@ static void run_gtsv_loop(run_ctx *r)
 #pragma omp parallel for schedule(static) reduction(| : bad)
     for (size_t s = 0; s < r->nsys; s++) {
       size_t o = s * n;
-      bad |= LAPACKE_sgtsv_work(LAPACK_COL_MAJOR, ln, 1, dl + o + 1, dd + o, du + o, rhs + o,
-                                 ln) != 0;
+      bad |=
+          LAPACKE_sgtsv_work(LAPACK_COL_MAJOR, ln, 1, dl + o + 1, dd + o, du + o, rhs + o, ln) != 0;
     }
   } else {
     double *dl = r->m->pa, *dd = r->m->pb, *du = r->m->pc, *rhs = r->m->pd;
 #pragma omp parallel for schedule(static) reduction(| : bad)
     for (size_t s = 0; s < r->nsys; s++) {
       size_t o = s * n;
-      bad |= LAPACKE_dgtsv_work(LAPACK_COL_MAJOR, ln, 1, dl + o + 1, dd + o, du + o, rhs + o,
-                                 ln) != 0;
+      bad |=
+          LAPACKE_dgtsv_work(LAPACK_COL_MAJOR, ln, 1, dl + o + 1, dd + o, du + o, rhs + o, ln) != 0;
     }
   }
   r->status = bad ? -1 : 0;
@@ -483,8 +478,7 @@ static void print_csv_row(FILE *f, const row *w)
   double unknowns = (double)w->n * (double)w->nsys;
   fprintf(f, "%s,%zu,%c,%s,%zu,%zu,%zu,%g,%.6g,%.4f,%.3f,%.3f,%.3f,%.3f,%.3f,", w->kernel, w->n,
           w->dir, w->fl ? "float" : "double", w->threads, w->sz, w->nsys, w->words, w->t,
-          1e9 * w->t / unknowns, w->gbs, w->copy, w->gbs / w->copy, w->limit_gbs,
-          w->limit_ratio);
+          1e9 * w->t / unknowns, w->gbs, w->copy, w->gbs / w->copy, w->limit_gbs, w->limit_ratio);
   if (isnan(w->speedup_ref))
     fprintf(f, ",");
   else
@@ -497,8 +491,8 @@ static void print_csv_row(FILE *f, const row *w)
 }
 
 /* Median over the rows that match, of a field; NaN if none. */
-static double median_of(const results *res, const char *kname, char dir, int fl,
-                        size_t threads, size_t nmin, size_t nmax, int field)
+static double median_of(const results *res, const char *kname, char dir, int fl, size_t threads,
+                        size_t nmin, size_t nmax, int field)
 {
   double v[MAX_REPS * 4];
   long k = 0;
@@ -527,8 +521,8 @@ static double x_over(const results *res, char other, size_t threads, size_t lo, 
       continue;
     for (size_t j = 0; j < res->count; j++) {
       const row *o = &res->rows[j];
-      if (!strcmp(o->kernel, "thomas_3d") && o->dir == other && !o->fl &&
-          o->threads == threads && o->n == w->n && o->sz == w->sz)
+      if (!strcmp(o->kernel, "thomas_3d") && o->dir == other && !o->fl && o->threads == threads &&
+          o->n == w->n && o->sz == w->sz)
         v[k++] = w->t / o->t;
     }
   }
@@ -563,8 +557,9 @@ static void print_summary(FILE *f, const results *res, const bench_opts *o)
   for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
     fprintf(f, "  %-44s %8s", lines[l].label, lines[l].want);
     for (size_t t = 0; t < o->nthreads; t++)
-      fprintf(f, "  %6.2f", median_of(res, lines[l].kernel, lines[l].dir, 0, o->threads[t], lo,
-                                      hi, lines[l].field));
+      fprintf(
+          f, "  %6.2f",
+          median_of(res, lines[l].kernel, lines[l].dir, 0, o->threads[t], lo, hi, lines[l].field));
     fputc('\n', f);
   }
   fprintf(f, "  %-44s %8s", "thomas_3d time x / time y", "<= 1.2");
@@ -619,7 +614,8 @@ static int write_plot(const char *prefix, const results *res, const bench_opts *
     const char *title, *style;
   } series[] = {
       {"thomas_sz", '-', 0, "Thomas, SZ-packed", "lw 2 lc rgb '#1f4e9c' pt 7"},
-      {"thomas_sz", '-', 1, "limit of Thomas: read a b c, read-write d", "dt 2 lw 2 lc rgb 'black' pt 0"},
+      {"thomas_sz", '-', 1, "limit of Thomas: read a b c, read-write d",
+       "dt 2 lw 2 lc rgb 'black' pt 0"},
       {"thomas_3d", 'x', 0, "Thomas x, reordered in cache", "lc rgb '#2ca02c' pt 5"},
       {"thomas_3d", 'y', 0, "Thomas y", "lc rgb '#17becf' pt 9"},
       {"thomas_3d", 'z', 0, "Thomas z", "lc rgb '#9467bd' pt 11"},
@@ -627,17 +623,19 @@ static int write_plot(const char *prefix, const results *res, const bench_opts *
       {"thomas_3d_naive", 'z', 0, "Thomas z, no reordering", "dt 3 lc rgb '#9467bd' pt 10"},
       {"thomas_periodic_sz", '-', 0, "periodic Thomas, SZ-packed", "lc rgb '#d62728' pt 13"},
       {"compact_sz", '-', 0, "compact 6th order, fused (2 words)", "lw 2 lc rgb '#ff7f0e' pt 7"},
-      {"compact_sz", '-', 1, "limit of compact: read u, write du", "dt 2 lw 2 lc rgb '#ff7f0e' pt 0"}};
+      {"compact_sz", '-', 1, "limit of compact: read u, write du",
+       "dt 2 lw 2 lc rgb '#ff7f0e' pt 0"}};
   size_t tsel[2] = {o->threads[0], o->threads[o->nthreads - 1]};
   int panels = o->nthreads > 1 ? 2 : 1, block = 0;
-  fprintf(fg, "# gnuplot script written by tridlab bench: normalised time per unknown\n"
-              "set terminal pngcairo size 1400,600 font ',10'\n"
-              "set output '%s'\n"
-              "set multiplot layout 1,%d\n"
-              "set logscale x 2\nset xlabel 'n (rows per system)'\n"
-              "set ylabel 'time per unknown (ns), double'\nset key top left font ',8'\n"
-              "set grid\nset yrange [0:*]\n",
-              png, panels);
+  fprintf(fg,
+          "# gnuplot script written by tridlab bench: normalised time per unknown\n"
+          "set terminal pngcairo size 1400,600 font ',10'\n"
+          "set output '%s'\n"
+          "set multiplot layout 1,%d\n"
+          "set logscale x 2\nset xlabel 'n (rows per system)'\n"
+          "set ylabel 'time per unknown (ns), double'\nset key top left font ',8'\n"
+          "set grid\nset yrange [0:*]\n",
+          png, panels);
   for (int p = 0; p < panels; p++) {
     fprintf(fg, "set title '%zu thread%s'\nplot ", tsel[p], tsel[p] > 1 ? "s" : "");
     int first = 1;
@@ -655,8 +653,8 @@ static int write_plot(const char *prefix, const results *res, const bench_opts *
       if (!any)
         continue;
       fprintf(fd, "\n\n");
-      fprintf(fg, "%s'%s' index %d with linespoints %s title '%s'", first ? "" : ", \\\n     ",
-              dat, block++, series[s].style, series[s].title);
+      fprintf(fg, "%s'%s' index %d with linespoints %s title '%s'", first ? "" : ", \\\n     ", dat,
+              block++, series[s].style, series[s].title);
       first = 0;
     }
     fprintf(fg, "%s\n", first ? "0 notitle" : "");
@@ -952,8 +950,7 @@ int cmd_bench(int argc, char **argv)
                         kn->name, n, fl ? "float " : "double", threads);
               measure ms = measure_kernel(kn, &r, o.reps);
               if (ms.failed) {
-                cli_error("bench: %s failed on n = %zu (a kernel reported an error)", kn->name,
-                          n);
+                cli_error("bench: %s failed on n = %zu (a kernel reported an error)", kn->name, n);
                 status = EXIT_BAD_INPUT;
                 break;
               }
@@ -988,9 +985,9 @@ int cmd_bench(int argc, char **argv)
           /* Speed-ups of the general-Thomas kernels, now that the loops ran. */
           for (size_t i = 0; i < res.count; i++) {
             row *w = &res.rows[i];
-            if (w->n != n || w->fl != fl || w->threads != threads ||
-                (w->sz && w->sz != r.sz) || !strncmp(w->kernel, "compact", 7) ||
-                strstr(w->kernel, "periodic") || strstr(w->kernel, "loop"))
+            if (w->n != n || w->fl != fl || w->threads != threads || (w->sz && w->sz != r.sz) ||
+                !strncmp(w->kernel, "compact", 7) || strstr(w->kernel, "periodic") ||
+                strstr(w->kernel, "loop"))
               continue;
             if (!isnan(w->speedup_ref) || !isnan(w->speedup_gtsv))
               continue;

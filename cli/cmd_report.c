@@ -550,14 +550,13 @@ static int run_bench(const char *dir, int plot, text *t)
     cli_error("report: tridlab bench failed");
     return -1;
   }
-  add(t,
-      "The optimized CPU kernels (docs/algorithms/thomas_cpu.md, compact_cpu.md) against "
-      "this machine's memory bandwidth, measured in this run by `tridlab bench --quick`: "
-      "GB/s under each kernel's declared byte model, `copy_ratio` to a STREAM copy and "
-      "`limit_ratio` to a streaming kernel that moves the same arrays the same way "
-      "(docs/performance.md: the protocol, the targets, and a full run with the reasons for "
-      "the targets not met). The quick run uses 2^22 unknowns per batch, which a large "
-      "last-level cache may hold: the full run (`build/tridlab bench`) uses 2^25.\n\n");
+  add(t, "The optimized CPU kernels (docs/algorithms/thomas_cpu.md, compact_cpu.md) against "
+         "this machine's memory bandwidth, measured in this run by `tridlab bench --quick`: "
+         "GB/s under each kernel's declared byte model, `copy_ratio` to a STREAM copy and "
+         "`limit_ratio` to a streaming kernel that moves the same arrays the same way "
+         "(docs/performance.md: the protocol, the targets, and a full run with the reasons for "
+         "the targets not met). The quick run uses 2^22 unknowns per batch, which a large "
+         "last-level cache may hold: the full run (`build/tridlab bench`) uses 2^25.\n\n");
   add_figure(t, dir, "bench.png",
              "time per unknown against n, double; dashed: the same-traffic limits", plot);
   FILE *f = fopen(summary, "r");
@@ -724,8 +723,9 @@ int cmd_report(int argc, char **argv)
   if (perf.buf)
     fputs(perf.buf, f);
   else
-    fprintf(f, "Not run (%s). Run `build/tridlab bench --quick` on an otherwise idle machine; "
-               "docs/performance.md has the protocol and a full run.\n",
+    fprintf(f,
+            "Not run (%s). Run `build/tridlab bench --quick` on an otherwise idle machine; "
+            "docs/performance.md has the protocol and a full run.\n",
             quick ? "--quick" : "--no-bench");
   free(conv.buf);
   free(sw.buf);

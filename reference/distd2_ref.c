@@ -128,8 +128,7 @@ static int check_partition_sizes(size_t n, int parts, const size_t *part_sizes, 
   for (int p = 0; p < parts; p++) {
     if (part_sizes[p] < 2)
       return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                     "distd2: partition %d has %zu rows; at least 2 are needed", p,
-                     part_sizes[p]);
+                     "distd2: partition %d has %zu rows; at least 2 are needed", p, part_sizes[p]);
     total += part_sizes[p];
   }
   if (total != n)
@@ -237,8 +236,7 @@ int tl_distd2_plan_create_d(tl_distd2_plan *plan, size_t n, int periodic, int pa
   if (!plan->begin || !plan->sa || !plan->sc || !plan->fwd_scale || !plan->fwd_mul ||
       !plan->bwd_mul || !plan->fix_scale) {
     tl_distd2_plan_destroy(plan);
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for a plan of %zu rows",
-                   n);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for a plan of %zu rows", n);
   }
   for (int p = 0; p < parts; p++) {
     size_t lo, hi;
@@ -321,8 +319,7 @@ void tl_distd2_halo_d(const tl_distd2_plan *plan, int p, const double *u, double
     uh[j + 2] = field_at(plan->n, plan->periodic, u, k0 + j);
 }
 
-void tl_distd2_stencil_rhs_d(size_t n, int periodic, const double st[5], const double *u,
-                             double *d)
+void tl_distd2_stencil_rhs_d(size_t n, int periodic, const double st[5], const double *u, double *d)
 {
   for (size_t i = 0; i < n; i++) {
     double w[5];
@@ -347,8 +344,8 @@ void tl_distd2_pack_d(const tl_distd2_plan *plan, int p, const double *dt, tl_di
 }
 
 int tl_distd2_interface_d(const tl_distd2_edge *left, const tl_distd2_edge *right, int same,
-                          double *x_last, double *x_first, double *dropped, double *kappa,
-                          long row, tl_info *info)
+                          double *x_last, double *x_first, double *dropped, double *kappa, long row,
+                          tl_info *info)
 {
   double alpha = left->last_upper, beta = right->first_lower;
   if (same) { /* P = 1: the partition's own coupling is kept, nothing dropped */
@@ -361,8 +358,7 @@ int tl_distd2_interface_d(const tl_distd2_edge *left, const tl_distd2_edge *righ
   double det = 1.0 - alpha * beta;
   if (det == 0 || !isfinite(det))
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, row, "",
-                   "distd2: the 2x2 system across the interface after row %ld is singular",
-                   row);
+                   "distd2: the 2x2 system across the interface after row %ld is singular", row);
   /* Elimination (Thomas on two rows), not Cramer's rule: it stays backward
    * stable when det = 1 - alpha beta cancels (dominant, tiny margin). */
   *x_first = (right->first_rhs - beta * left->last_rhs) / det;
@@ -450,8 +446,8 @@ static int plan_solve(const tl_distd2_plan *plan, const double *d, const double 
     int q = (p + 1) % P;
     double dp, kp;
     long row = (long)plan->begin[p + 1] - 1;
-    TL_CHECK(tl_distd2_interface_d(&edge[p], &edge[q], P == 1, &xe[p], &xs[q], &dp, &kp, row,
-                                   info));
+    TL_CHECK(
+        tl_distd2_interface_d(&edge[p], &edge[q], P == 1, &xe[p], &xs[q], &dp, &kp, row, info));
     if (drop_row < 0 || dp > dropped) {
       dropped = dp;
       drop_row = row;
@@ -480,8 +476,8 @@ int tl_distd2_plan_solve_d(const tl_distd2_plan *plan, const double *d, double *
   return plan_solve(plan, d, NULL, NULL, x, tol, info);
 }
 
-int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5],
-                                   const double *u, double *x, double tol, tl_info *info)
+int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5], const double *u,
+                                   double *x, double tol, tl_info *info)
 {
   if (!plan || !plan->begin || !st || !u || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array",
@@ -489,9 +485,9 @@ int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5
   return plan_solve(plan, NULL, st, u, x, tol, info);
 }
 
-int tl_distd2_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes,
-                      const double *a, const double *b, const double *c, const double *d,
-                      double *x, double tol, tl_info *info)
+int tl_distd2_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes, const double *a,
+                      const double *b, const double *c, const double *d, double *x, double tol,
+                      tl_info *info)
 {
   tl_distd2_plan plan;
   TL_CALL(tl_distd2_plan_create_d(&plan, n, periodic, parts, part_sizes, a, b, c, info));
@@ -501,9 +497,8 @@ int tl_distd2_solve_d(size_t n, int periodic, int parts, const size_t *part_size
 }
 
 int tl_distd2_solve_stencil_d(size_t n, int periodic, int parts, const size_t *part_sizes,
-                              const double *a, const double *b, const double *c,
-                              const double st[5], const double *u, double *x, double tol,
-                              tl_info *info)
+                              const double *a, const double *b, const double *c, const double st[5],
+                              const double *u, double *x, double tol, tl_info *info)
 {
   tl_distd2_plan plan;
   TL_CALL(tl_distd2_plan_create_d(&plan, n, periodic, parts, part_sizes, a, b, c, info));

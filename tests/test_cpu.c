@@ -167,8 +167,7 @@ Test(cpu_layout, pack_3d_all_directions)
         for (size_t s = 0; s < nsys; s++)
           for (size_t i = 0; i < n; i++)
             cr_assert_eq(pk[((s / sz) * n + i) * sz + s % sz],
-                         u[cart_index(dims, (tl_dir)dir, s, i)], "dir %d s %zu i %zu", dir, s,
-                         i);
+                         u[cart_index(dims, (tl_dir)dir, s, i)], "dir %d s %zu i %zu", dir, s, i);
         cr_assert_eq(tl_cpu_unpack_3d_d(dims, (tl_dir)dir, sz, pk, back, &info), TL_OK);
         cr_expect_arr_eq(back, u, total * sizeof *u);
         free(u), free(pk), free(back);
@@ -219,8 +218,8 @@ Test(cpu_thomas, packed_double_and_float_match_reference, .timeout = 120)
         double *x = malloc(n * nsys * sizeof *x);
         tl_cpu_unpack_batch_d(n, nsys, sz, pd, x, &info);
         double r = ferr_ratio(&p, x, xref, TL_EPS);
-        cr_expect_lt(r, TL_THRESH, "double: type %d n %zu nsys %zu sz %zu ratio %g", id, n,
-                     nsys, sz, r);
+        cr_expect_lt(r, TL_THRESH, "double: type %d n %zu nsys %zu sz %zu ratio %g", id, n, nsys,
+                     sz, r);
         if (float_safe(id)) {
           st = tl_cpu_thomas_sz_f(n, nsys, sz, fa, fb, fc, fd, &info);
           cr_assert_eq(st, TL_OK, "float type %d n %zu: %s", id, n, info.msg);
@@ -229,8 +228,8 @@ Test(cpu_thomas, packed_double_and_float_match_reference, .timeout = 120)
           for (size_t q = 0; q < n * nsys; q++)
             x[q] = xf[q];
           r = ferr_ratio(&p, x, xref, EPS_F);
-          cr_expect_lt(r, TL_THRESH, "float: type %d n %zu nsys %zu sz %zu ratio %g", id, n,
-                       nsys, sz, r);
+          cr_expect_lt(r, TL_THRESH, "float: type %d n %zu nsys %zu sz %zu ratio %g", id, n, nsys,
+                       sz, r);
           free(xf);
         }
         free(x), free(xref), free(pa), free(pb), free(pc), free(pd);
@@ -299,8 +298,7 @@ Test(cpu_thomas, packed_breakdown_reports_system_and_row)
   cr_expect_eq(tl_cpu_thomas_3d_d(dims, TL_DIR_X, 16, a, b, c, d, x, &info), TL_ERR_BREAKDOWN);
   cr_expect_eq(info.system, 23);
   cr_expect_eq(info.row, ref.row);
-  cr_expect_eq(tl_cpu_thomas_3d_naive_d(dims, TL_DIR_X, a, b, c, d, x, &info),
-               TL_ERR_BREAKDOWN);
+  cr_expect_eq(tl_cpu_thomas_3d_naive_d(dims, TL_DIR_X, a, b, c, d, x, &info), TL_ERR_BREAKDOWN);
   cr_expect_eq(info.system, 23);
   cr_expect_eq(info.row, ref.row);
   free(x), free(xr), free(pa), free(pb), free(pc), free(pd);
@@ -352,12 +350,12 @@ Test(cpu_thomas, cartesian_xyz_match_reference, .timeout = 120)
         float *fa = to_float(a, total), *fb = to_float(b, total), *fc = to_float(c, total);
         float *fd = to_float(d, total), *fx = malloc(total * sizeof *fx);
         /* out of place, optimized */
-        cr_assert_eq(tl_cpu_thomas_3d_d(dims, (tl_dir)dir, sz, a, b, c, d, x, &info), TL_OK,
-                     "%s", info.msg);
+        cr_assert_eq(tl_cpu_thomas_3d_d(dims, (tl_dir)dir, sz, a, b, c, d, x, &info), TL_OK, "%s",
+                     info.msg);
         gather(dims, (tl_dir)dir, n, nsys, x, xb);
         double r = ferr_ratio(&p, xb, xref, TL_EPS);
-        cr_expect_lt(r, TL_THRESH, "3d dir %d dims %zu %zu %zu sz %zu type %d: %g", dir,
-                     dims[0], dims[1], dims[2], sz, types[t], r);
+        cr_expect_lt(r, TL_THRESH, "3d dir %d dims %zu %zu %zu sz %zu type %d: %g", dir, dims[0],
+                     dims[1], dims[2], sz, types[t], r);
         /* baseline */
         cr_assert_eq(tl_cpu_thomas_3d_naive_d(dims, (tl_dir)dir, a, b, c, d, x, &info), TL_OK);
         gather(dims, (tl_dir)dir, n, nsys, x, xb);
@@ -365,15 +363,13 @@ Test(cpu_thomas, cartesian_xyz_match_reference, .timeout = 120)
         cr_expect_lt(r, TL_THRESH, "naive dir %d type %d: %g", dir, types[t], r);
         /* float, in place, and the float baseline */
         float *fd2 = to_float(d, total);
-        cr_assert_eq(tl_cpu_thomas_3d_f(dims, (tl_dir)dir, sz, fa, fb, fc, fd2, fd2, &info),
-                     TL_OK);
+        cr_assert_eq(tl_cpu_thomas_3d_f(dims, (tl_dir)dir, sz, fa, fb, fc, fd2, fd2, &info), TL_OK);
         for (size_t q = 0; q < total; q++)
           x[q] = fd2[q];
         gather(dims, (tl_dir)dir, n, nsys, x, xb);
         r = ferr_ratio(&p, xb, xref, EPS_F);
         cr_expect_lt(r, TL_THRESH, "float dir %d type %d: %g", dir, types[t], r);
-        cr_assert_eq(tl_cpu_thomas_3d_naive_f(dims, (tl_dir)dir, fa, fb, fc, fd, fx, &info),
-                     TL_OK);
+        cr_assert_eq(tl_cpu_thomas_3d_naive_f(dims, (tl_dir)dir, fa, fb, fc, fd, fx, &info), TL_OK);
         for (size_t q = 0; q < total; q++)
           x[q] = fx[q];
         gather(dims, (tl_dir)dir, n, nsys, x, xb);
@@ -432,8 +428,8 @@ Test(cpu_registry, thomas_cpu_statuses_equal_thomas, .timeout = 120)
         double *xr = calloc(n * nsys, sizeof *xr), *xo = calloc(n * nsys, sizeof *xo);
         int sr = tl_solve(ref, &p.sys, xr, NULL, &ir);
         int so = tl_solve(opt, &p.sys, xo, NULL, &io);
-        cr_expect_eq(so, sr, "type %d n %zu nsys %zu: thomas %s, thomas_cpu %s", ty->id, n,
-                     nsys, tl_status_name(sr), tl_status_name(so));
+        cr_expect_eq(so, sr, "type %d n %zu nsys %zu: thomas %s, thomas_cpu %s", ty->id, n, nsys,
+                     tl_status_name(sr), tl_status_name(so));
         cr_expect_eq(io.system, ir.system, "type %d n %zu", ty->id, n);
         cr_expect_eq(io.row, ir.row, "type %d n %zu", ty->id, n);
         cr_expect_str_eq(io.msg, ir.msg, "type %d n %zu", ty->id, n);
@@ -471,8 +467,8 @@ Test(cpu_registry, thomas_periodic_cpu_agrees_with_thomas_periodic, .timeout = 1
         double *xr = calloc(n * nsys, sizeof *xr), *xo = calloc(n * nsys, sizeof *xo);
         int sr = tl_solve(ref, &p.sys, xr, NULL, &ir);
         int so = tl_solve(opt, &p.sys, xo, NULL, &io);
-        cr_expect_eq(so, sr, "type %d n %zu nsys %zu: thomas_periodic %s, cpu %s", ty->id, n,
-                     nsys, tl_status_name(sr), tl_status_name(so));
+        cr_expect_eq(so, sr, "type %d n %zu nsys %zu: thomas_periodic %s, cpu %s", ty->id, n, nsys,
+                     tl_status_name(sr), tl_status_name(so));
         cr_expect_eq(io.row, ir.row, "type %d n %zu", ty->id, n);
         if (sr == TL_OK && so == TL_OK) {
           double *rc = calloc(nsys, sizeof *rc), *xl = calloc(n * nsys, sizeof *xl);
@@ -538,8 +534,7 @@ Test(cpu_periodic, singular_system_is_a_breakdown)
   cr_assert_eq(tl_gallery_make(56, n, nsys, 1, &p, &info), TL_OK); /* cyclic (-1, 2, -1) */
   double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
   double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
-  cr_expect_eq(tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &info),
-               TL_ERR_BREAKDOWN);
+  cr_expect_eq(tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &info), TL_ERR_BREAKDOWN);
   cr_expect_eq(info.system, 0);
   cr_expect_eq(tl_cpu_thomas_periodic_sz_d(2, nsys, sz, pa, pb, pc, pd, &info), TL_ERR_ARG);
   free(pa), free(pb), free(pc), free(pd);
@@ -594,17 +589,16 @@ Test(cpu_compact, fused_solve_matches_distd2_reference, .timeout = 60)
       double *u = malloc(n * nsys * sizeof *u), *xref = malloc(n * nsys * sizeof *xref);
       for (size_t s = 0; s < nsys; s++)
         for (size_t i = 0; i < n; i++)
-          u[s * n + i] = sin(TWO_PI * (double)i / (double)n * (double)(1 + s % 3)) + 0.1 * (double)s;
+          u[s * n + i] =
+              sin(TWO_PI * (double)i / (double)n * (double)(1 + s % 3)) + 0.1 * (double)s;
       for (size_t s = 0; s < nsys; s++)
-        cr_assert_geq(tl_distd2_plan_solve_stencil_d(&plan, st, u + s * n, xref + s * n, 1.0,
-                                                     &info),
-                      0);
+        cr_assert_geq(
+            tl_distd2_plan_solve_stencil_d(&plan, st, u + s * n, xref + s * n, 1.0, &info), 0);
       size_t cnt = tl_cpu_packed_count(n, nsys, sz);
       double *pu = malloc(cnt * sizeof *pu), *pdu = malloc(cnt * sizeof *pdu);
       double *x = malloc(n * nsys * sizeof *x);
       tl_cpu_pack_batch_d(n, nsys, sz, u, pu, 0, &info);
-      cr_assert_eq(tl_cpu_compact_sz_d(&plan, st, nsys, sz, pu, pdu, &info), TL_OK, "%s",
-                   info.msg);
+      cr_assert_eq(tl_cpu_compact_sz_d(&plan, st, nsys, sz, pu, pdu, &info), TL_OK, "%s", info.msg);
       tl_cpu_unpack_batch_d(n, nsys, sz, pdu, x, &info);
       double r = rel_diff(n * nsys, x, xref, TL_EPS);
       cr_expect_lt(r, 64, "periodic %d n %zu sz %zu: %g eps", periodic, n, sz, r);
@@ -681,8 +675,7 @@ Test(cpu_distd2, phases_match_reference, .timeout = 60)
       double dropped = 0;
       for (size_t s = 0; s < nsys; s++) {
         tl_info_clear(&ir);
-        int st = tl_distd2_plan_solve_d(&plan, d + s * n, xref + s * n, TL_DISTD2_DEFAULT_TOL,
-                                        &ir);
+        int st = tl_distd2_plan_solve_d(&plan, d + s * n, xref + s * n, TL_DISTD2_DEFAULT_TOL, &ir);
         if (st != TL_OK && sref == TL_OK)
           sref = st;
         dropped = fmax(dropped, ir.dropped);
@@ -712,8 +705,7 @@ Test(cpu_distd2, phases_match_reference, .timeout = 60)
         cr_assert_eq(tl_distd2_decouple_stencil_d(&plan, q, st5, uh1, dts, &info), TL_OK);
         for (size_t j = k0; j < k0 + m; j++) {
           double v = dt[((s / sz) * n + j) * sz + s % sz];
-          cr_expect_leq(fabs(v - dts[j]), 64 * TL_EPS * (fabs(dts[j]) + 1), "s %zu row %zu",
-                        s, j);
+          cr_expect_leq(fabs(v - dts[j]), 64 * TL_EPS * (fabs(dts[j]) + 1), "s %zu row %zu", s, j);
         }
       }
       tl_distd2_plan_destroy(&plan);

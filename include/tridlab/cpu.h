@@ -90,21 +90,21 @@ int tl_cpu_pack_batch_d(size_t n, size_t nsys, size_t sz, const double *src, dou
                         double pad, tl_info *info);
 int tl_cpu_unpack_batch_d(size_t n, size_t nsys, size_t sz, const double *src, double *dst,
                           tl_info *info);
-int tl_cpu_pack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst,
-                        float pad, tl_info *info);
+int tl_cpu_pack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst, float pad,
+                        tl_info *info);
 int tl_cpu_unpack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst,
                           tl_info *info);
 
 /* Cartesian 3-D array to the SZ-packed layout of direction dir (systems
  * numbered as above) and back. */
-int tl_cpu_pack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src,
-                     double *dst, double pad, tl_info *info);
-int tl_cpu_unpack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src,
-                       double *dst, tl_info *info);
-int tl_cpu_pack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src,
-                     float *dst, float pad, tl_info *info);
-int tl_cpu_unpack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src,
-                       float *dst, tl_info *info);
+int tl_cpu_pack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src, double *dst,
+                     double pad, tl_info *info);
+int tl_cpu_unpack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src, double *dst,
+                       tl_info *info);
+int tl_cpu_pack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src, float *dst,
+                     float pad, tl_info *info);
+int tl_cpu_unpack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src, float *dst,
+                       tl_info *info);
 
 /* ------------------------------------------------------------------ */
 /* Thomas (general coefficients, non-periodic)                         */
@@ -124,20 +124,17 @@ int tl_cpu_thomas_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const f
  * of SZ lines at a time. x may be d (in place) but must not overlap a, b,
  * c. Reads a, b, c, d and writes x: 5 words per unknown. */
 int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *a,
-                       const double *b, const double *c, const double *d, double *x,
-                       tl_info *info);
-int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a,
-                       const float *b, const float *c, const float *d, float *x,
-                       tl_info *info);
+                       const double *b, const double *c, const double *d, double *x, tl_info *info);
+int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a, const float *b,
+                       const float *c, const float *d, float *x, tl_info *info);
 
 /* The baseline without any reordering (what a solver on Cartesian arrays
  * does when the layout is not changed): along x one line after another
  * with the scalar recurrence; along y and z one vectorised sweep over all
  * nx lines of an x-y or x-z plane at once, its c' scratch of n nx
  * entries. Same arguments, same traffic model, same checks. */
-int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a,
-                             const double *b, const double *c, const double *d, double *x,
-                             tl_info *info);
+int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a, const double *b,
+                             const double *c, const double *d, double *x, tl_info *info);
 int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, const float *b,
                              const float *c, const float *d, float *x, tl_info *info);
 
@@ -149,10 +146,10 @@ int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, c
  * The corner entries a[0], c[n-1] are used. Reads a, b, c,
  * d and writes d: 5 words per unknown; c', the correction vector z and
  * the right-hand side stay in cache (3 n SZ entries of scratch). */
-int tl_cpu_thomas_periodic_sz_d(size_t n, size_t nsys, size_t sz, const double *a,
-                                const double *b, const double *c, double *d, tl_info *info);
-int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a,
-                                const float *b, const float *c, float *d, tl_info *info);
+int tl_cpu_thomas_periodic_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
+                                const double *c, double *d, tl_info *info);
+int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
+                                const float *c, float *d, tl_info *info);
 
 /* ------------------------------------------------------------------ */
 /* Preprocessed compact schemes and the DistD2 phases on SZ-packed data */
@@ -194,14 +191,14 @@ void tl_cpu_distd2_pack_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, siz
                              const double *dt, tl_distd2_edge *edges);
 /* Substitution (Algorithm 7) with x_first[s], x_last[s] of every system. */
 int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
-                                  const double *x_first, const double *x_last,
-                                  const double *dt, double *x, tl_info *info);
+                                  const double *x_first, const double *x_last, const double *dt,
+                                  double *x, tl_info *info);
 /* All phases for a batch of nsys right-hand sides: decouple every
  * partition, the 2x2 systems across the interfaces (tl_distd2_interface_d
  * per system), substitute. Status and info as tl_distd2_plan_solve_d
  * (dropped, tol, bound: the largest over the batch). */
-int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz,
-                             const double *d, double *x, double tol, tl_info *info);
+int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz, const double *d,
+                             double *x, double tol, tl_info *info);
 
 /* ------------------------------------------------------------------ */
 /* Streaming kernels of the bandwidth benchmark (same threads, same
@@ -214,8 +211,7 @@ void tl_cpu_stream_copy_f(size_t count, const float *src, float *dst);
 /* The traffic of in-place general Thomas: read a, b, c, read-modify-write d. */
 void tl_cpu_stream_abcd_d(size_t count, const double *a, const double *b, const double *c,
                           double *d);
-void tl_cpu_stream_abcd_f(size_t count, const float *a, const float *b, const float *c,
-                          float *d);
+void tl_cpu_stream_abcd_f(size_t count, const float *a, const float *b, const float *c, float *d);
 /* The traffic of the fused compact solve: read u, write du (a 5-point
  * stencil inside each group of rows of length n*sz, wrapping). */
 void tl_cpu_stream_stencil_d(size_t n, size_t ngroups, size_t sz, const double st[5],

@@ -125,8 +125,8 @@ void tl_distd2_pack_d(const tl_distd2_plan *plan, int p, const double *dt, tl_di
  * of their moduli (0 when same), *kappa the inf-norm of the 2x2 inverse.
  * row: global row of x_last, for a breakdown report (singular 2x2). */
 int tl_distd2_interface_d(const tl_distd2_edge *left, const tl_distd2_edge *right, int same,
-                          double *x_last, double *x_first, double *dropped, double *kappa,
-                          long row, tl_info *info);
+                          double *x_last, double *x_first, double *dropped, double *kappa, long row,
+                          tl_info *info);
 
 /* Algorithm 7: partition p's unknowns from its first and last ones. */
 int tl_distd2_substitute_d(const tl_distd2_plan *plan, int p, double x_first, double x_last,
@@ -148,17 +148,16 @@ int tl_distd2_verdict(const tl_distd2_plan *plan, double dropped, long drop_row,
 int tl_distd2_plan_solve_d(const tl_distd2_plan *plan, const double *d, double *x, double tol,
                            tl_info *info);
 /* The same with the fused compact-scheme right-hand side from u. */
-int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5],
-                                   const double *u, double *x, double tol, tl_info *info);
+int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5], const double *u,
+                                   double *x, double tol, tl_info *info);
 
 /* One call: plan, solve, free. */
-int tl_distd2_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes,
-                      const double *a, const double *b, const double *c, const double *d,
-                      double *x, double tol, tl_info *info);
+int tl_distd2_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes, const double *a,
+                      const double *b, const double *c, const double *d, double *x, double tol,
+                      tl_info *info);
 int tl_distd2_solve_stencil_d(size_t n, int periodic, int parts, const size_t *part_sizes,
-                              const double *a, const double *b, const double *c,
-                              const double st[5], const double *u, double *x, double tol,
-                              tl_info *info);
+                              const double *a, const double *b, const double *c, const double st[5],
+                              const double *u, double *x, double tol, tl_info *info);
 
 #ifdef __cplusplus
 }

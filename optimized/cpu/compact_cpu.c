@@ -58,13 +58,12 @@ typedef struct coef_f {
 #define TL_CPU_SELF "compact_cpu.c"
 #include "cpu_passes.h"
 
-static int check_plan(const tl_distd2_plan *plan, int p, size_t sz, const void *in,
-                      const void *out, const char *who, tl_info *info)
+static int check_plan(const tl_distd2_plan *plan, int p, size_t sz, const void *in, const void *out,
+                      const char *who, tl_info *info)
 {
   TL_CALL(tl_cpu_check_sz(sz, who, info));
   if (!plan || !plan->begin || !in || !out)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: plan and arrays may not be NULL",
-                   who);
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: plan and arrays may not be NULL", who);
   if (p < 0 || p >= plan->parts)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts", "%s: partition %d of %d", who, p,
                    plan->parts);
@@ -79,8 +78,8 @@ int tl_cpu_compact_sz_d(const tl_distd2_plan *plan, const double st[5], size_t n
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan",
                    "compact_sz: needs a one-partition plan of n >= 3 rows, a stencil and "
                    "nsys >= 1");
-  coef_d k = {plan->fwd_scale, plan->fwd_mul, plan->bwd_mul, plan->sa, plan->sc,
-              plan->fix_scale[0]};
+  coef_d k = {plan->fwd_scale, plan->fwd_mul, plan->bwd_mul,
+              plan->sa,        plan->sc,      plan->fix_scale[0]};
   double s[5] = {st[0], st[1], st[2], st[3], st[4]};
   TL_CPU_DISPATCH(sz, compact_packed, d, plan->n, plan->periodic, &k, s, nsys, u, du, info);
 }
@@ -117,8 +116,8 @@ int tl_cpu_compact_sz_f(const tl_distd2_plan *plan, const double st[5], size_t n
 static coef_d plan_coef(const tl_distd2_plan *plan, int p)
 {
   size_t k0 = plan->begin[p];
-  coef_d k = {plan->fwd_scale + k0, plan->fwd_mul + k0, plan->bwd_mul + k0, plan->sa + k0,
-              plan->sc + k0, plan->fix_scale[p]};
+  coef_d k = {plan->fwd_scale + k0, plan->fwd_mul + k0, plan->bwd_mul + k0,
+              plan->sa + k0,        plan->sc + k0,      plan->fix_scale[p]};
   return k;
 }
 
@@ -180,20 +179,19 @@ void tl_cpu_distd2_pack_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, siz
 }
 
 int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
-                                  const double *x_first, const double *x_last,
-                                  const double *dt, double *x, tl_info *info)
+                                  const double *x_first, const double *x_last, const double *dt,
+                                  double *x, tl_info *info)
 {
   TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_sz", info));
   if (!x_first || !x_last)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_sz: no end values");
   coef_d k = plan_coef(plan, p);
   size_t k0 = plan->begin[p], m = plan->begin[p + 1] - k0;
-  TL_CPU_DISPATCH(sz, substitute_packed, d, plan->n, k0, m, &k, nsys, x_first, x_last, dt, x,
-                  info);
+  TL_CPU_DISPATCH(sz, substitute_packed, d, plan->n, k0, m, &k, nsys, x_first, x_last, dt, x, info);
 }
 
-int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz,
-                             const double *d, double *x, double tol, tl_info *info)
+int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz, const double *d,
+                             double *x, double tol, tl_info *info)
 {
   TL_CALL(check_plan(plan, 0, sz, d, x, "distd2_solve_sz", info));
   int P = plan->parts, status = TL_OK;
@@ -305,8 +303,8 @@ static TL_CPU_INLINE void FN(backward_rows)(const COEF *k, size_t m, T *y)
 }
 
 /* Algorithm 7 on the m rows: x_j = y_j - sa_j xf - sc_j xl (x may be y). */
-static TL_CPU_INLINE void FN(substitute_rows)(const COEF *k, size_t m, const T *xf,
-                                              const T *xl, const T *y, T *x, T *chk)
+static TL_CPU_INLINE void FN(substitute_rows)(const COEF *k, size_t m, const T *xf, const T *xl,
+                                              const T *y, T *x, T *chk)
 {
   for (size_t j = 0; j < m; j++) {
     T saj = k->sa[j], scj = k->sc[j];
@@ -332,8 +330,8 @@ static TL_CPU_INLINE void FN(substitute_rows)(const COEF *k, size_t m, const T *
 /* Forward row j of the fused solve of one group: the stencil on rows
  * j-2 .. j+2 of u (wrapped, or zero outside), then Algorithm 6's forward
  * step into y (= du). */
-static TL_CPU_INLINE void FN(compact_forward)(size_t n, int periodic, const COEF *k,
-                                              const T *s, size_t j, const T *u, T *y, T *yc)
+static TL_CPU_INLINE void FN(compact_forward)(size_t n, int periodic, const COEF *k, const T *s,
+                                              size_t j, const T *u, T *y, T *yc)
 {
   static const T zero[SZ];
   const T *rows[5];
@@ -434,9 +432,9 @@ static TL_CPU_INLINE void FN(compact_unit)(size_t n, const COEF *k, size_t unit,
  * (thomas_cpu.c): while the forward pass of group g+1 streams its u from
  * memory, the backward pass, the 2x2 and the substitution of group g run
  * on data in cache, two units per forward row. */
-TL_CPU_CLONES static void FN(compact_pipeline)(size_t n, int periodic, const COEF *k,
-                                               const T *s, size_t g0, size_t g1, const T *u,
-                                               T *du, uint64_t *bad)
+TL_CPU_CLONES static void FN(compact_pipeline)(size_t n, int periodic, const COEF *k, const T *s,
+                                               size_t g0, size_t g1, const T *u, T *du,
+                                               uint64_t *bad)
 {
   T chk[SZ], xf[SZ], xl[SZ], yc[SZ], yb[SZ];
   size_t stride = n * SZ;
@@ -546,14 +544,14 @@ static int FN(decouple_packed)(size_t n, size_t k0, size_t m, const COEF *k, con
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",
-                   "distd2: overflow in the decoupling phase at row %ld of system %ld",
-                   bad_row, bad_sys);
+                   "distd2: overflow in the decoupling phase at row %ld of system %ld", bad_row,
+                   bad_sys);
   return TL_OK;
 }
 
 static int FN(substitute_packed)(size_t n, size_t k0, size_t m, const COEF *k, size_t nsys,
-                                 const double *x_first, const double *x_last, const T *dt,
-                                 T *x, tl_info *info)
+                                 const double *x_first, const double *x_last, const T *dt, T *x,
+                                 tl_info *info)
 {
   size_t groups = (nsys + SZ - 1) / SZ;
   long bad_sys = -1, bad_row = -1;

@@ -36,8 +36,10 @@ int tl_cpu_sz_supported(size_t sz)
 int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info)
 {
   if (!tl_cpu_sz_supported(sz))
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "sz", "%s: sz = %zu; the group size must be 8, 16, "
-                   "32 or 64", who, sz);
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "sz",
+                   "%s: sz = %zu; the group size must be 8, 16, "
+                   "32 or 64",
+                   who, sz);
   return TL_OK;
 }
 
@@ -102,23 +104,23 @@ void *tl_cpu_scratch(size_t count, size_t size)
 }
 
 /* Written once for double and float. */
-#define TL_CPU_BREAKDOWN_ROW(name, T)                                                      \
-  long name(size_t n, const T *a, const T *b, const T *c, size_t stride, const T *x,       \
-            size_t xstride, int *pivot)                                                    \
-  {                                                                                        \
-    T cp = 0;                                                                              \
-    *pivot = 1;                                                                            \
-    for (size_t j = 0; j < n; j++) {                                                       \
-      T p = j ? b[j * stride] - a[j * stride] * cp : b[0];                                 \
-      if (p == 0 || !isfinite(p))                                                          \
-        return (long)j;                                                                    \
-      cp = (j + 1 < n) ? c[j * stride] / p : 0;                                            \
-    }                                                                                      \
-    *pivot = 0;                                                                            \
-    for (size_t k = n; x && k-- > 0;)                                                      \
-      if (!isfinite(x[k * xstride]))                                                       \
-        return (long)k;                                                                    \
-    return -1;                                                                             \
+#define TL_CPU_BREAKDOWN_ROW(name, T)                                                              \
+  long name(size_t n, const T *a, const T *b, const T *c, size_t stride, const T *x,               \
+            size_t xstride, int *pivot)                                                            \
+  {                                                                                                \
+    T cp = 0;                                                                                      \
+    *pivot = 1;                                                                                    \
+    for (size_t j = 0; j < n; j++) {                                                               \
+      T p = j ? b[j * stride] - a[j * stride] * cp : b[0];                                         \
+      if (p == 0 || !isfinite(p))                                                                  \
+        return (long)j;                                                                            \
+      cp = (j + 1 < n) ? c[j * stride] / p : 0;                                                    \
+    }                                                                                              \
+    *pivot = 0;                                                                                    \
+    for (size_t k = n; x && k-- > 0;)                                                              \
+      if (!isfinite(x[k * xstride]))                                                               \
+        return (long)k;                                                                            \
+    return -1;                                                                                     \
   }
 
 TL_CPU_BREAKDOWN_ROW(tl_cpu_breakdown_row_d, double)

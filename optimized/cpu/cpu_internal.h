@@ -13,7 +13,6 @@
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 
-
 /* Force inlining where a constant argument (exact or not, a layout)
  * must specialise the body. */
 #if defined(__GNUC__)
@@ -27,7 +26,7 @@
  * the CPU has (GCC's target_clones, glibc's ifunc). The default build
  * thus uses wide vectors without -march=native; NATIVE=1 still works, and
  * -DTL_CPU_NO_CLONES turns it off. Elsewhere: one portable version. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) && \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) &&       \
     !defined(TL_CPU_NO_CLONES)
 #ifndef TL_CPU_CLONE_LIST
 #define TL_CPU_CLONE_LIST "default", "avx2", "avx512f"
@@ -55,8 +54,8 @@
 void tl_cpu_my_share(size_t count, size_t *first, size_t *end);
 
 /* Small in-register transposes for the tiles of the x-direction kernels:
- * 4x4 blocks of doubles or floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have __builtin_shufflevector; other
- * compilers get the scalar loops. */
+ * 4x4 blocks of doubles or floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have
+ * __builtin_shufflevector; other compilers get the scalar loops. */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_shufflevector)
 #define TL_CPU_SHUFFLE 1
@@ -68,9 +67,9 @@ typedef float tl_cpu_v4f __attribute__((vector_size(16)));
 typedef double tl_cpu_v4d __attribute__((vector_size(32)));
 
 /* 4x4 doubles: rows p0..p3 (4 values each) to columns q0..q3. */
-static TL_CPU_INLINE void tl_cpu_transpose4_d(const double *p0, const double *p1,
-                                              const double *p2, const double *p3, double *q0,
-                                              double *q1, double *q2, double *q3)
+static TL_CPU_INLINE void tl_cpu_transpose4_d(const double *p0, const double *p1, const double *p2,
+                                              const double *p3, double *q0, double *q1, double *q2,
+                                              double *q3)
 {
   tl_cpu_v4d a, b, c, d, t0, t1, t2, t3, r;
   memcpy(&a, p0, sizeof a);
@@ -92,8 +91,8 @@ static TL_CPU_INLINE void tl_cpu_transpose4_d(const double *p0, const double *p1
 }
 
 static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, const float *p2,
-                                       const float *p3, float *q0, float *q1, float *q2,
-                                       float *q3)
+                                              const float *p3, float *q0, float *q1, float *q2,
+                                              float *q3)
 {
   tl_cpu_v4f a, b, c, d, t0, t1, t2, t3, r;
   memcpy(&a, p0, sizeof a);
@@ -116,12 +115,12 @@ static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, 
 #endif
 
 /* Call name_d8 ... name_d64 (or _f) by the run-time sz. */
-#define TL_CPU_DISPATCH(sz, name, sfx, ...)   \
-  switch (sz) {                               \
-  case 8: return name##_##sfx##8(__VA_ARGS__);  \
-  case 16: return name##_##sfx##16(__VA_ARGS__); \
-  case 32: return name##_##sfx##32(__VA_ARGS__); \
-  default: return name##_##sfx##64(__VA_ARGS__); \
+#define TL_CPU_DISPATCH(sz, name, sfx, ...)                                                        \
+  switch (sz) {                                                                                    \
+  case 8: return name##_##sfx##8(__VA_ARGS__);                                                     \
+  case 16: return name##_##sfx##16(__VA_ARGS__);                                                   \
+  case 32: return name##_##sfx##32(__VA_ARGS__);                                                   \
+  default: return name##_##sfx##64(__VA_ARGS__);                                                   \
   }
 
 /* TL_ERR_ARG unless sz is 8, 16, 32 or 64. */
@@ -137,21 +136,21 @@ void *tl_cpu_scratch(size_t count, size_t size);
  * Entry j of the system is at a[j * stride]; of x at x[j * xstride]. */
 long tl_cpu_breakdown_row_d(size_t n, const double *a, const double *b, const double *c,
                             size_t stride, const double *x, size_t xstride, int *pivot);
-long tl_cpu_breakdown_row_f(size_t n, const float *a, const float *b, const float *c,
-                            size_t stride, const float *x, size_t xstride, int *pivot);
+long tl_cpu_breakdown_row_f(size_t n, const float *a, const float *b, const float *c, size_t stride,
+                            const float *x, size_t xstride, int *pivot);
 
 /* Mask of the lanes whose check value is not finite. A check value is
  * the sum of every pivot and every result of a lane: one add per value,
  * and not finite as soon as one value was infinite or NaN. The sum can
  * also overflow on its own, so a flagged lane is a candidate only: the
  * caller confirms it with tl_cpu_breakdown_row_* (or the reference). */
-#define TL_CPU_BAD_MASK(chk, nl, out)          \
-  do {                                         \
-    uint64_t m_ = 0;                           \
-    for (int l_ = 0; l_ < (nl); l_++)          \
-      if (!((chk)[l_] - (chk)[l_] == 0))       \
-        m_ |= (uint64_t)1 << l_;               \
-    (out) = m_;                                \
+#define TL_CPU_BAD_MASK(chk, nl, out)                                                              \
+  do {                                                                                             \
+    uint64_t m_ = 0;                                                                               \
+    for (int l_ = 0; l_ < (nl); l_++)                                                              \
+      if (!((chk)[l_] - (chk)[l_] == 0))                                                           \
+        m_ |= (uint64_t)1 << l_;                                                                   \
+    (out) = m_;                                                                                    \
   } while (0)
 
 #endif

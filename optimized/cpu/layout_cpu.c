@@ -71,8 +71,8 @@ int tl_cpu_unpack_batch_d(size_t n, size_t nsys, size_t sz, const double *src, d
   TL_CPU_DISPATCH(sz, reorder, d, NULL, TL_DIR_X, n, nsys, dst, (double *)src, 0.0, 0);
 }
 
-int tl_cpu_pack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst,
-                        float pad, tl_info *info)
+int tl_cpu_pack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, float *dst, float pad,
+                        tl_info *info)
 {
   TL_CALL(check_args(n, nsys, sz, src, dst, info));
   TL_CPU_DISPATCH(sz, reorder, f, NULL, TL_DIR_X, n, nsys, src, dst, pad, 1);
@@ -85,8 +85,8 @@ int tl_cpu_unpack_batch_f(size_t n, size_t nsys, size_t sz, const float *src, fl
   TL_CPU_DISPATCH(sz, reorder, f, NULL, TL_DIR_X, n, nsys, dst, (float *)src, 0.0f, 0);
 }
 
-int tl_cpu_pack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src,
-                     double *dst, double pad, tl_info *info)
+int tl_cpu_pack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src, double *dst,
+                     double pad, tl_info *info)
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
@@ -94,8 +94,8 @@ int tl_cpu_pack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *
   TL_CPU_DISPATCH(sz, reorder, d, dims, dir, n, nsys, src, dst, pad, 1);
 }
 
-int tl_cpu_unpack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src,
-                       double *dst, tl_info *info)
+int tl_cpu_unpack_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *src, double *dst,
+                       tl_info *info)
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
@@ -112,8 +112,8 @@ int tl_cpu_pack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *s
   TL_CPU_DISPATCH(sz, reorder, f, dims, dir, n, nsys, src, dst, pad, 1);
 }
 
-int tl_cpu_unpack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src,
-                       float *dst, tl_info *info)
+int tl_cpu_unpack_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *src, float *dst,
+                       tl_info *info)
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));

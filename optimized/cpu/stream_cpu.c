@@ -33,25 +33,25 @@ void tl_cpu_stream_copy_f(size_t count, const float *src, float *dst)
 #ifndef TL_CPU_STREAM_PF
 #define TL_CPU_STREAM_PF 2048
 #endif
-#define TL_CPU_STREAM_ABCD(name, T)                                                     \
-  void name(size_t count, const T *a, const T *b, const T *c, T *d)                     \
-  {                                                                                     \
-    _Pragma("omp parallel")                                                             \
-    {                                                                                   \
-      size_t k0, k1, ahead = TL_CPU_STREAM_PF / sizeof(T);                              \
-      tl_cpu_my_share(count, &k0, &k1);                                                 \
-      for (size_t k = k0; k < k1; k += 64) {                                            \
-        size_t e = k1 - k < 64 ? k1 : k + 64;                                           \
-        if (k + ahead + 64 <= k1)                                                       \
-          for (size_t q = 0; q < 64; q += 64 / sizeof(T)) {                             \
-            TL_CPU_PREFETCH(a + k + ahead + q, 0);                                      \
-            TL_CPU_PREFETCH(b + k + ahead + q, 0);                                      \
-            TL_CPU_PREFETCH(c + k + ahead + q, 0);                                      \
-            TL_CPU_PREFETCH(d + k + ahead + q, 1);                                      \
-          }                                                                             \
-        _Pragma("omp simd") for (size_t i = k; i < e; i++) d[i] = (d[i] - a[i] * c[i]) * b[i]; \
-      }                                                                                 \
-    }                                                                                   \
+#define TL_CPU_STREAM_ABCD(name, T)                                                                \
+  void name(size_t count, const T *a, const T *b, const T *c, T *d)                                \
+  {                                                                                                \
+    _Pragma("omp parallel")                                                                        \
+    {                                                                                              \
+      size_t k0, k1, ahead = TL_CPU_STREAM_PF / sizeof(T);                                         \
+      tl_cpu_my_share(count, &k0, &k1);                                                            \
+      for (size_t k = k0; k < k1; k += 64) {                                                       \
+        size_t e = k1 - k < 64 ? k1 : k + 64;                                                      \
+        if (k + ahead + 64 <= k1)                                                                  \
+          for (size_t q = 0; q < 64; q += 64 / sizeof(T)) {                                        \
+            TL_CPU_PREFETCH(a + k + ahead + q, 0);                                                 \
+            TL_CPU_PREFETCH(b + k + ahead + q, 0);                                                 \
+            TL_CPU_PREFETCH(c + k + ahead + q, 0);                                                 \
+            TL_CPU_PREFETCH(d + k + ahead + q, 1);                                                 \
+          }                                                                                        \
+        _Pragma("omp simd") for (size_t i = k; i < e; i++) d[i] = (d[i] - a[i] * c[i]) * b[i];     \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 TL_CPU_STREAM_ABCD(tl_cpu_stream_abcd_d, double)
@@ -62,32 +62,32 @@ TL_CPU_STREAM_ABCD(tl_cpu_stream_abcd_f, float)
  * same software prefetch as the kernel. Only the two rows at each end
  * of a group wrap, so the interior rows are a plain 5-point sweep (no
  * index arithmetic per row: the limit must stream, not compute). */
-#define TL_CPU_STREAM_STENCIL(name, T)                                                     \
-  void name(size_t n, size_t ngroups, size_t sz, const double st[5], const T *u, T *du)   \
-  {                                                                                        \
-    const T s0 = (T)st[0], s1 = (T)st[1], s2 = (T)st[2], s3 = (T)st[3], s4 = (T)st[4];   \
-    _Pragma("omp parallel for schedule(static)") for (size_t g = 0; g < ngroups; g++)     \
-    {                                                                                      \
-      const T *ug = u + g * n * sz;                                                        \
-      T *dg = du + g * n * sz;                                                             \
-      for (size_t i = 0; i < n; i++) {                                                     \
-        const T *r0, *r1, *r2 = ug + i * sz, *r3, *r4;                                     \
-        if (i >= 2 && i + 2 < n) {                                                         \
-          r0 = r2 - 2 * sz, r1 = r2 - sz, r3 = r2 + sz, r4 = r2 + 2 * sz;                  \
-        } else {                                                                           \
-          r0 = ug + (i + 2 * n - 2) % n * sz, r1 = ug + (i + n - 1) % n * sz;              \
-          r3 = ug + (i + 1) % n * sz, r4 = ug + (i + 2) % n * sz;                          \
-        }                                                                                  \
-        T *o = dg + i * sz;                                                                \
-        if (i + TL_CPU_PF_NEAR < n)                                                        \
-          for (size_t q = 0; q < sz; q += 64 / sizeof(T)) {                                \
-            TL_CPU_PREFETCH(r2 + TL_CPU_PF_NEAR * sz + q, 0);                              \
-            TL_CPU_PREFETCH(o + TL_CPU_PF_NEAR * sz + q, 1);                               \
-          }                                                                                \
-        _Pragma("omp simd") for (size_t l = 0; l < sz; l++) o[l] =                         \
-            s0 * r0[l] + s1 * r1[l] + s2 * r2[l] + s3 * r3[l] + s4 * r4[l];                \
-      }                                                                                    \
-    }                                                                                      \
+#define TL_CPU_STREAM_STENCIL(name, T)                                                             \
+  void name(size_t n, size_t ngroups, size_t sz, const double st[5], const T *u, T *du)            \
+  {                                                                                                \
+    const T s0 = (T)st[0], s1 = (T)st[1], s2 = (T)st[2], s3 = (T)st[3], s4 = (T)st[4];             \
+    _Pragma("omp parallel for schedule(static)") for (size_t g = 0; g < ngroups; g++)              \
+    {                                                                                              \
+      const T *ug = u + g * n * sz;                                                                \
+      T *dg = du + g * n * sz;                                                                     \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        const T *r0, *r1, *r2 = ug + i * sz, *r3, *r4;                                             \
+        if (i >= 2 && i + 2 < n) {                                                                 \
+          r0 = r2 - 2 * sz, r1 = r2 - sz, r3 = r2 + sz, r4 = r2 + 2 * sz;                          \
+        } else {                                                                                   \
+          r0 = ug + (i + 2 * n - 2) % n * sz, r1 = ug + (i + n - 1) % n * sz;                      \
+          r3 = ug + (i + 1) % n * sz, r4 = ug + (i + 2) % n * sz;                                  \
+        }                                                                                          \
+        T *o = dg + i * sz;                                                                        \
+        if (i + TL_CPU_PF_NEAR < n)                                                                \
+          for (size_t q = 0; q < sz; q += 64 / sizeof(T)) {                                        \
+            TL_CPU_PREFETCH(r2 + TL_CPU_PF_NEAR * sz + q, 0);                                      \
+            TL_CPU_PREFETCH(o + TL_CPU_PF_NEAR * sz + q, 1);                                       \
+          }                                                                                        \
+        _Pragma("omp simd") for (size_t l = 0; l < sz; l++) o[l] =                                 \
+            s0 * r0[l] + s1 * r1[l] + s2 * r2[l] + s3 * r3[l] + s4 * r4[l];                        \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 TL_CPU_STREAM_STENCIL(tl_cpu_stream_stencil_d, double)

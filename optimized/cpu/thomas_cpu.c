@@ -91,8 +91,8 @@ static int thomas_in_domain_d(size_t n, const double *a, const double *b, const 
 /* ---------------------------------------------------------------- */
 /* Public entry points                                               */
 
-static int check_arrays(const void *a, const void *b, const void *c, const void *d,
-                        const void *x, const char *who, tl_info *info)
+static int check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
+                        const char *who, tl_info *info)
 {
   if (!a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: no array may be NULL", who);
@@ -120,8 +120,7 @@ int tl_cpu_thomas_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const f
 }
 
 int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *a,
-                       const double *b, const double *c, const double *d, double *x,
-                       tl_info *info)
+                       const double *b, const double *c, const double *d, double *x, tl_info *info)
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_check_sz(sz, "thomas_3d", info));
@@ -130,8 +129,8 @@ int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double
   TL_CPU_DISPATCH(sz, thomas_cart, d, dims, dir, 0, a, b, c, d, x, NULL, info);
 }
 
-int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a,
-                       const float *b, const float *c, const float *d, float *x, tl_info *info)
+int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a, const float *b,
+                       const float *c, const float *d, float *x, tl_info *info)
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_check_sz(sz, "thomas_3d", info));
@@ -140,9 +139,8 @@ int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float 
   TL_CPU_DISPATCH(sz, thomas_cart, f, dims, dir, 0, a, b, c, d, x, NULL, info);
 }
 
-int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a,
-                             const double *b, const double *c, const double *d, double *x,
-                             tl_info *info)
+int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a, const double *b,
+                             const double *c, const double *d, double *x, tl_info *info)
 {
   size_t n, nsys;
   TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d_naive", info));
@@ -269,8 +267,8 @@ static const T FN(zero_row)[SZ];
 
 /* Row 0 of SZ systems: cp = c / b, dp = d / b. chk starts the NaN check,
  * pmin the smallest pivot. */
-static TL_CPU_INLINE void FN(row_first)(int exact, const T *b, const T *c, const T *d, T *cp,
-                                        T *dp, T *chk, T *pmin)
+static TL_CPU_INLINE void FN(row_first)(int exact, const T *b, const T *c, const T *d, T *cp, T *dp,
+                                        T *chk, T *pmin)
 {
 #pragma omp simd
   for (int l = 0; l < SZ; l++) {
@@ -290,9 +288,8 @@ static TL_CPU_INLINE void FN(row_first)(int exact, const T *b, const T *c, const
 }
 
 /* Row i > 0 from row i-1 (cpm, dpm). dp may be d (in place). */
-static TL_CPU_INLINE void FN(row_next)(int exact, const T *a, const T *b, const T *c,
-                                       const T *d, const T *cpm, const T *dpm, T *cp, T *dp,
-                                       T *chk, T *pmin)
+static TL_CPU_INLINE void FN(row_next)(int exact, const T *a, const T *b, const T *c, const T *d,
+                                       const T *cpm, const T *dpm, T *cp, T *dp, T *chk, T *pmin)
 {
 #pragma omp simd
   for (int l = 0; l < SZ; l++) {
@@ -343,9 +340,8 @@ static uint64_t FN(nonpositive_mask)(const T *pmin)
 /* The first lane of `bad` (lanes < valid) that really broke down, with
  * its row and kind; -1 when every candidate was only an overflow of the
  * check sum. Lane l starts at a + l lane_step, its rows row_step apart. */
-static int FN(confirm)(uint64_t bad, size_t valid, size_t n, const T *a, const T *b,
-                       const T *c, const T *x, size_t lane_step, size_t row_step, long *row,
-                       int *piv)
+static int FN(confirm)(uint64_t bad, size_t valid, size_t n, const T *a, const T *b, const T *c,
+                       const T *x, size_t lane_step, size_t row_step, long *row, int *piv)
 {
   for (size_t l = 0; l < valid && l < SZ; l++) {
     if (!(bad >> l & 1u))
@@ -366,8 +362,7 @@ static int FN(confirm)(uint64_t bad, size_t valid, size_t n, const T *a, const T
 
 /* Software prefetch of row r of the packed arrays (all SZ lanes, every
  * 64-byte line of it), into every cache level. */
-static TL_CPU_INLINE void FN(prefetch_row)(const T *a, const T *b, const T *c, const T *d,
-                                           size_t r)
+static TL_CPU_INLINE void FN(prefetch_row)(const T *a, const T *b, const T *c, const T *d, size_t r)
 {
   for (size_t k = 0; k < SZ; k += 64 / sizeof(T)) {
     size_t q = r * SZ + k;
@@ -391,13 +386,14 @@ static TL_CPU_INLINE void FN(packed_forward_row)(size_t n, size_t i, int rev, co
   if (i == 0)
     FN(row_first)(0, b, n > 1 ? c : FN(zero_row), d, cpi, d, chk, pmin);
   else
-    FN(row_next)(0, a + o, b + o, i + 1 < n ? c + o : FN(zero_row), d + o,
-                 rev ? cpi + SZ : cpi - SZ, d + o - SZ, cpi, d + o, chk, pmin);
+    FN(row_next)
+    (0, a + o, b + o, i + 1 < n ? c + o : FN(zero_row), d + o, rev ? cpi + SZ : cpi - SZ,
+     d + o - SZ, cpi, d + o, chk, pmin);
 }
 
 /* Backward step k = 0..n-1 of a packed group: row i = n-1-k, in place. */
-static TL_CPU_INLINE void FN(packed_backward_row)(size_t n, size_t k, int rev, T *d,
-                                                  const T *cp, T *chk)
+static TL_CPU_INLINE void FN(packed_backward_row)(size_t n, size_t k, int rev, T *d, const T *cp,
+                                                  T *chk)
 {
   size_t i = n - 1 - k;
   if (k == 0)
@@ -420,16 +416,16 @@ static TL_CPU_INLINE void FN(packed_backward_row)(size_t n, size_t k, int rev, T
  * other group stores its c' upside down (rev). So the cache holds 2 n SZ
  * values per thread (c' and the part of d in flight), as an unpipelined
  * solve would. */
-TL_CPU_CLONES static void FN(packed_pipeline)(size_t n, size_t g0, size_t g1, const T *a, const T *b,
-                                const T *c, T *d, T *cp, uint64_t *bad)
+TL_CPU_CLONES static void FN(packed_pipeline)(size_t n, size_t g0, size_t g1, const T *a,
+                                              const T *b, const T *c, T *d, T *cp, uint64_t *bad)
 {
   T chk[2][SZ], pmin[SZ];
   size_t stride = n * SZ;
   if (g0 >= g1)
     return;
   for (size_t i = 0; i < n; i++)
-    FN(packed_forward_row)(n, i, 0, a + g0 * stride, b + g0 * stride, c + g0 * stride,
-                           d + g0 * stride, cp, chk[0], pmin);
+    FN(packed_forward_row)
+    (n, i, 0, a + g0 * stride, b + g0 * stride, c + g0 * stride, d + g0 * stride, cp, chk[0], pmin);
   for (size_t g = g0; g < g1; g++) {
     int cur = (int)((g - g0) & 1u), nxt = 1 - cur;
     T *dg = d + g * stride;
@@ -581,9 +577,9 @@ typedef struct FN(flight) {
   T chk[GMAX][SZ], pmin[GMAX][SZ], xr[GMAX][SZ];
 } FN(flight);
 
-static TL_CPU_INLINE void FN(flight_start)(FN(flight) *f, const size_t *dims, tl_dir dir,
-                                           size_t G, size_t u, int rev, const T *a, const T *b,
-                                           const T *c, const T *d, T *x)
+static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, const size_t *dims, tl_dir dir, size_t G,
+                                           size_t u, int rev, const T *a, const T *b, const T *c,
+                                           const T *d, T *x)
 {
   FN(unit_groups)(dims, dir, G, u, &f->first, &f->count);
   for (size_t k = 0; k < f->count; k++)
@@ -606,7 +602,7 @@ static TL_CPU_INLINE void FN(pad_row)(const T *src, size_t valid, T fill, T *row
 }
 
 /* Forward row i of group k of a unit; its scratch is cp, dp (n SZ each). */
-static TL_CPU_INLINE void FN(lanes_forward_group)(int exact, size_t n, size_t i, FN(flight) *f,
+static TL_CPU_INLINE void FN(lanes_forward_group)(int exact, size_t n, size_t i, FN(flight) * f,
                                                   size_t k, T *cp, T *dp)
 {
   const FN(cgroup) *q = &f->q[k];
@@ -640,22 +636,22 @@ static TL_CPU_INLINE void FN(lanes_forward_group)(int exact, size_t n, size_t i,
   if (i == 0)
     FN(row_first)(exact, pb, pc, pd, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
   else
-    FN(row_next)(exact, pa, pb, pc, pd, cp + TL_CPU_POS(i - 1, f->rev, n) * SZ,
-                 dp + TL_CPU_POS(i - 1, f->rev, n) * SZ, cp + p * SZ, dp + p * SZ, f->chk[k],
-                 f->pmin[k]);
+    FN(row_next)
+    (exact, pa, pb, pc, pd, cp + TL_CPU_POS(i - 1, f->rev, n) * SZ,
+     dp + TL_CPU_POS(i - 1, f->rev, n) * SZ, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
 }
 
 /* Forward row i of every group of the unit (group k's scratch is the
  * k-th block of n SZ values of cp and of dp). */
-static TL_CPU_INLINE void FN(lanes_forward)(int exact, size_t n, size_t i, FN(flight) *f,
-                                            T *cp, T *dp)
+static TL_CPU_INLINE void FN(lanes_forward)(int exact, size_t n, size_t i, FN(flight) * f, T *cp,
+                                            T *dp)
 {
   for (size_t k = 0; k < f->count; k++)
     FN(lanes_forward_group)(exact, n, i, f, k, cp + k * n * SZ, dp + k * n * SZ);
 }
 
 /* Backward step k: row i = n-1-k of every group into x. */
-static TL_CPU_INLINE void FN(lanes_backward)(size_t n, size_t step, FN(flight) *f, const T *cp,
+static TL_CPU_INLINE void FN(lanes_backward)(size_t n, size_t step, FN(flight) * f, const T *cp,
                                              const T *dp)
 {
   size_t i = n - 1 - step, p = TL_CPU_POS(i, f->rev, n);
@@ -760,8 +756,8 @@ static TL_CPU_INLINE void FN(tile_store)(const T *tile, size_t lane, size_t vali
 }
 
 /* Forward tile t (rows t TILE ...) of a group; np = rows of the scratch. */
-static TL_CPU_INLINE void FN(rows_forward)(int exact, size_t n, size_t np, size_t t,
-                                           FN(flight) *f, T *cp, T *dp)
+static TL_CPU_INLINE void FN(rows_forward)(int exact, size_t n, size_t np, size_t t, FN(flight) * f,
+                                           T *cp, T *dp)
 {
   size_t i0 = t * TILE, rows = n - i0 < TILE ? n - i0 : TILE, ln = f->q[0].lane;
   size_t valid = f->q[0].valid;
@@ -787,15 +783,15 @@ static TL_CPU_INLINE void FN(rows_forward)(int exact, size_t n, size_t np, size_
     if (i == 0)
       FN(row_first)(exact, tb, tc, td, cp + p * SZ, dp + p * SZ, f->chk[0], f->pmin[0]);
     else
-      FN(row_next)(exact, ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ,
-                   cp + TL_CPU_POS(i - 1, f->rev, np) * SZ,
-                   dp + TL_CPU_POS(i - 1, f->rev, np) * SZ, cp + p * SZ, dp + p * SZ, f->chk[0],
-                   f->pmin[0]);
+      FN(row_next)
+      (exact, ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ,
+       cp + TL_CPU_POS(i - 1, f->rev, np) * SZ, dp + TL_CPU_POS(i - 1, f->rev, np) * SZ,
+       cp + p * SZ, dp + p * SZ, f->chk[0], f->pmin[0]);
   }
 }
 
 /* Backward step k: tile nt-1-k, its rows from the last, then transposed out. */
-static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(flight) *f,
+static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(flight) * f,
                                             const T *cp, const T *dp)
 {
   size_t t = np / TILE - 1 - k, i0 = t * TILE, rows = n - i0 < TILE ? n - i0 : TILE;
@@ -817,9 +813,9 @@ static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(fl
  * every other unit storing its rows upside down. Steps are rows along
  * y and z, tiles of TILE rows along x (np = n rounded up to TILE). */
 static TL_CPU_INLINE void FN(cart_pipeline)(int exact, int rows, const size_t *dims, tl_dir dir,
-                                            size_t G, size_t u0, size_t u1, const T *a,
-                                            const T *b, const T *c, const T *d, T *x, T *cp,
-                                            T *dp, uint64_t *bad, uint64_t *nonpos)
+                                            size_t G, size_t u0, size_t u1, const T *a, const T *b,
+                                            const T *c, const T *d, T *x, T *cp, T *dp,
+                                            uint64_t *bad, uint64_t *nonpos)
 {
   size_t n = dims[dir], np = rows ? (n + TILE - 1) / TILE * TILE : n;
   size_t steps = rows ? np / TILE : n;
@@ -860,9 +856,9 @@ static TL_CPU_INLINE void FN(cart_pipeline)(int exact, int rows, const size_t *d
  * only where the registry backend uses it (double, rows: the batch
  * layout is lines along x), which keeps the build time down. */
 TL_CPU_CLONES static void FN(cart_run)(int exact, const size_t *dims, tl_dir dir, size_t G,
-                                       size_t u0, size_t u1, const T *a, const T *b,
-                                       const T *c, const T *d, T *x, T *cp, T *dp,
-                                       uint64_t *bad, uint64_t *nonpos)
+                                       size_t u0, size_t u1, const T *a, const T *b, const T *c,
+                                       const T *d, T *x, T *cp, T *dp, uint64_t *bad,
+                                       uint64_t *nonpos)
 {
   if (dir == TL_DIR_X) {
 #if !TL_CPU_FLOAT
@@ -911,8 +907,7 @@ static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a
     tl_cpu_my_share(units, &u0, &u1);
     T *cp = u0 < u1 ? tl_cpu_scratch(2 * G * np * SZ, sizeof(T)) : NULL;
     if (cp) {
-      FN(cart_run)(exact, dims, dir, G, u0, u1, a, b, c, d, x, cp, cp + G * np * SZ, bad,
-                   nonpos);
+      FN(cart_run)(exact, dims, dir, G, u0, u1, a, b, c, d, x, cp, cp + G * np * SZ, bad, nonpos);
     } else if (u0 < u1) {
 #pragma omp atomic write
       nomem = 1;
@@ -931,8 +926,8 @@ static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a
       continue;
     }
     long row;
-    int piv, l = FN(confirm)(bad[g], q.valid, n, a + q.off, b + q.off, c + q.off, x + q.off,
-                             q.lane, q.row, &row, &piv);
+    int piv, l = FN(confirm)(bad[g], q.valid, n, a + q.off, b + q.off, c + q.off, x + q.off, q.lane,
+                             q.row, &row, &piv);
     if (l >= 0)
       st = TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(q.s0 + (size_t)l), row, "",
                    "thomas_3d: %s at row %ld of line %zu",
@@ -946,7 +941,8 @@ static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a
 #if SZ == 8
 
 /* One x line, scalar recurrence, c' in scratch. Returns 1 on breakdown. */
-TL_CPU_CLONES static int FN(naive_line)(size_t n, const T *a, const T *b, const T *c, const T *d, T *x, T *cp)
+TL_CPU_CLONES static int FN(naive_line)(size_t n, const T *a, const T *b, const T *c, const T *d,
+                                        T *x, T *cp)
 {
   T chk, p = b[0], r = (T)1 / p;
   cp[0] = n > 1 ? c[0] * r : 0;
@@ -969,8 +965,8 @@ TL_CPU_CLONES static int FN(naive_line)(size_t n, const T *a, const T *b, const 
 
 /* One x-y (or x-z) plane of nx lines along y (z), rows `stride` apart,
  * vectorised over the whole plane row. Returns the first bad line or -1. */
-TL_CPU_CLONES static long FN(naive_plane)(size_t n, size_t nx, size_t stride, const T *a, const T *b,
-                            const T *c, const T *d, T *x, T *cp, T *chk)
+TL_CPU_CLONES static long FN(naive_plane)(size_t n, size_t nx, size_t stride, const T *a,
+                                          const T *b, const T *c, const T *d, T *x, T *cp, T *chk)
 {
 #pragma omp simd
   for (size_t i = 0; i < nx; i++) {
@@ -1037,8 +1033,7 @@ static int FN(thomas_naive)(const size_t *dims, tl_dir dir, const T *a, const T 
         s0 = u;
       } else {
         size_t o = dir == TL_DIR_Y ? u * nx * ny : u * nx;
-        bad = FN(naive_plane)(n, nx, stride, a + o, b + o, c + o, d + o, x + o, cp,
-                              cp + n * nx);
+        bad = FN(naive_plane)(n, nx, stride, a + o, b + o, c + o, d + o, x + o, cp, cp + n * nx);
         s0 = u * nx;
       }
       if (bad >= 0) {

@@ -38,8 +38,7 @@ static int check(size_t n, size_t nsys, size_t sz, const void *a, const void *b,
 {
   TL_CALL(tl_cpu_check_sz(sz, "thomas_periodic_sz", info));
   if (!a || !b || !c || !d)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array",
-                   "thomas_periodic_sz: no array may be NULL");
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_periodic_sz: no array may be NULL");
   if (n < 3)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n",
                    "thomas_periodic_sz: n = %zu; the packed kernel needs n >= 3 (use the "
@@ -50,15 +49,15 @@ static int check(size_t n, size_t nsys, size_t sz, const void *a, const void *b,
   return TL_OK;
 }
 
-int tl_cpu_thomas_periodic_sz_d(size_t n, size_t nsys, size_t sz, const double *a,
-                                const double *b, const double *c, double *d, tl_info *info)
+int tl_cpu_thomas_periodic_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
+                                const double *c, double *d, tl_info *info)
 {
   TL_CALL(check(n, nsys, sz, a, b, c, d, info));
   TL_CPU_DISPATCH(sz, periodic_packed, d, n, nsys, a, b, c, d, info);
 }
 
-int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a,
-                                const float *b, const float *c, float *d, tl_info *info)
+int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
+                                const float *c, float *d, tl_info *info)
 {
   TL_CALL(check(n, nsys, sz, a, b, c, d, info));
   TL_CPU_DISPATCH(sz, periodic_packed, f, n, nsys, a, b, c, d, info);
@@ -146,8 +145,8 @@ const tl_algorithm tl_algo_thomas_periodic_cpu = {
 
 #else /* ---- one (precision, SZ) pass ---- */
 
-static TL_CPU_INLINE void FN(periodic_prefetch)(const T *a, const T *b, const T *c,
-                                                const T *d, size_t r)
+static TL_CPU_INLINE void FN(periodic_prefetch)(const T *a, const T *b, const T *c, const T *d,
+                                                size_t r)
 {
   for (size_t k = 0; k < SZ; k += 64 / sizeof(T)) {
     size_t q = r * SZ + k;
@@ -159,8 +158,8 @@ static TL_CPU_INLINE void FN(periodic_prefetch)(const T *a, const T *b, const T 
 }
 
 /* One group in place. Returns the lanes whose check sum is not finite. */
-TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *b, const T *c, T *d, T *cp,
-                                   T *z)
+TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *b, const T *c, T *d,
+                                                 T *cp, T *z)
 {
   T chk[SZ], g[SZ], ag[SZ];
   const T *al = a + (n - 1) * SZ, *bl = b + (n - 1) * SZ, *cl = c + (n - 1) * SZ;

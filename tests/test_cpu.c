@@ -690,6 +690,19 @@ Test(cpu_distd2, phases_match_reference, .timeout = 60)
       tl_cpu_unpack_batch_d(n, nsys, sz, px, x, &info);
       double r = rel_diff(n * nsys, x, xref, TL_EPS);
       cr_expect_lt(r, 64, "type %d P %d sz %zu: %g eps", types[t], P, sz, r);
+      /* float: the same status and dropped coupling (the plan is double),
+       * the solution within float's eps-scaled ratio */
+      float *fd = to_float(pd, cnt), *fx = malloc(cnt * sizeof *fx);
+      float *xf = malloc(n * nsys * sizeof *xf);
+      so = tl_cpu_distd2_solve_sz_f(&plan, nsys, sz, fd, fx, TL_DISTD2_DEFAULT_TOL, &info);
+      cr_expect_eq(so, sref, "float type %d P %d", types[t], P);
+      cr_expect_eq(info.dropped, dropped, "float type %d P %d", types[t], P);
+      tl_cpu_unpack_batch_f(n, nsys, sz, fx, xf, &info);
+      for (size_t q2 = 0; q2 < n * nsys; q2++)
+        x[q2] = xf[q2];
+      r = rel_diff(n * nsys, x, xref, EPS_F);
+      cr_expect_lt(r, 64, "float type %d P %d sz %zu: %g eps_f", types[t], P, sz, r);
+      free(fd), free(fx), free(xf);
       /* the fused-stencil decoupling of one partition against the reference's */
       double st5[5] = {-0.1, -0.7, 0.05, 0.7, 0.1};
       int q = P / 2;
@@ -700,16 +713,26 @@ Test(cpu_distd2, phases_match_reference, .timeout = 60)
       tl_cpu_distd2_halo_sz_d(&plan, q, nsys, sz, pu, uh);
       cr_assert_eq(tl_cpu_distd2_decouple_stencil_sz_d(&plan, q, st5, nsys, sz, uh, dt, &info),
                    TL_OK);
+      /* the same in float */
+      float *fu = to_float(pu, cnt), *fuh = malloc(groups * (m + 4) * sz * sizeof *fuh);
+      float *fdt = calloc(cnt, sizeof *fdt);
+      tl_cpu_distd2_halo_sz_f(&plan, q, nsys, sz, fu, fuh);
+      cr_assert_eq(tl_cpu_distd2_decouple_stencil_sz_f(&plan, q, st5, nsys, sz, fuh, fdt, &info),
+                   TL_OK);
       for (size_t s = 0; s < nsys; s += 5) {
         tl_distd2_halo_d(&plan, q, d + s * n, uh1);
         cr_assert_eq(tl_distd2_decouple_stencil_d(&plan, q, st5, uh1, dts, &info), TL_OK);
         for (size_t j = k0; j < k0 + m; j++) {
           double v = dt[((s / sz) * n + j) * sz + s % sz];
           cr_expect_leq(fabs(v - dts[j]), 64 * TL_EPS * (fabs(dts[j]) + 1), "s %zu row %zu", s, j);
+          double vf = fdt[((s / sz) * n + j) * sz + s % sz];
+          cr_expect_leq(fabs(vf - dts[j]), 64 * EPS_F * (fabs(dts[j]) + 1), "float s %zu row %zu",
+                        s, j);
         }
       }
       tl_distd2_plan_destroy(&plan);
       free(xref), free(x), free(pd), free(px), free(uh), free(dt), free(dts), free(uh1);
+      free(fu), free(fuh), free(fdt);
       tl_problem_free(&p);
     }
 }

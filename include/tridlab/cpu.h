@@ -172,33 +172,50 @@ int tl_cpu_compact_sz_f(const tl_distd2_plan *plan, const double st[5], size_t n
 /* DistD2 phases on SZ-packed arrays of the whole system (n = plan->n
  * rows in every group); partition p works on rows [plan->begin[p],
  * plan->begin[p+1]) of every group, as tl_distd2_decouple_d /
- * tl_distd2_substitute_d do on one system.
+ * tl_distd2_substitute_d do on one system. Double (_d) and float (_f):
+ * the float versions round the plan's coefficients to float; the edges
+ * and the 2x2 systems across interfaces stay in double.
  *
  * Decoupling (Algorithm 6), general right-hand side: dt from d. */
 int tl_cpu_distd2_decouple_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
                                 const double *d, double *dt, tl_info *info);
+int tl_cpu_distd2_decouple_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                const float *d, float *dt, tl_info *info);
 /* Decoupling with the stencil fused: uh holds partition p's halo in
  * SZ-packed form, m + 4 rows per group (row j + 2 = u[begin + j], j =
  * -2 .. m+1), as tl_distd2_halo_d gives for one system; see
- * tl_cpu_distd2_halo_sz_d. */
+ * tl_cpu_distd2_halo_sz_*. */
 int tl_cpu_distd2_decouple_stencil_sz_d(const tl_distd2_plan *plan, int p, const double st[5],
                                         size_t nsys, size_t sz, const double *uh, double *dt,
                                         tl_info *info);
+int tl_cpu_distd2_decouple_stencil_sz_f(const tl_distd2_plan *plan, int p, const double st[5],
+                                        size_t nsys, size_t sz, const float *uh, float *dt,
+                                        tl_info *info);
 void tl_cpu_distd2_halo_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
                              const double *u, double *uh);
+void tl_cpu_distd2_halo_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const float *u, float *uh);
 /* The edges partition p sends, one per system (nsys entries). */
 void tl_cpu_distd2_pack_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
                              const double *dt, tl_distd2_edge *edges);
-/* Substitution (Algorithm 7) with x_first[s], x_last[s] of every system. */
+void tl_cpu_distd2_pack_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const float *dt, tl_distd2_edge *edges);
+/* Substitution (Algorithm 7) with x_first[s], x_last[s] of every system
+ * (double: they come from the 2x2 systems). */
 int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
                                   const double *x_first, const double *x_last, const double *dt,
                                   double *x, tl_info *info);
+int tl_cpu_distd2_substitute_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                  const double *x_first, const double *x_last, const float *dt,
+                                  float *x, tl_info *info);
 /* All phases for a batch of nsys right-hand sides: decouple every
  * partition, the 2x2 systems across the interfaces (tl_distd2_interface_d
  * per system), substitute. Status and info as tl_distd2_plan_solve_d
  * (dropped, tol, bound: the largest over the batch). */
 int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz, const double *d,
                              double *x, double tol, tl_info *info);
+int tl_cpu_distd2_solve_sz_f(const tl_distd2_plan *plan, size_t nsys, size_t sz, const float *d,
+                             float *x, double tol, tl_info *info);
 
 /* ------------------------------------------------------------------ */
 /* Streaming kernels of the bandwidth benchmark (same threads, same

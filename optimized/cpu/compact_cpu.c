@@ -113,37 +113,124 @@ int tl_cpu_compact_sz_f(const tl_distd2_plan *plan, const double st[5], size_t n
   return status;
 }
 
-static coef_d plan_coef(const tl_distd2_plan *plan, int p)
-{
-  size_t k0 = plan->begin[p];
-  coef_d k = {plan->fwd_scale + k0, plan->fwd_mul + k0, plan->bwd_mul + k0,
-              plan->sa + k0,        plan->sc + k0,      plan->fix_scale[p]};
-  return k;
-}
+/* ---------------------------------------------------------------- */
+/* The DistD2 phases, once for both precisions                       */
 
-int tl_cpu_distd2_decouple_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
-                                const double *d, double *dt, tl_info *info)
+/* The coefficients of partition p, as the kernels of precision fl read
+ * them: the plan's own arrays for double; for float a copy rounded to
+ * float, returned in *owned (release with free()). */
+static int phase_coef(const tl_distd2_plan *plan, int p, int fl, coef_d *kd, coef_f *kf,
+                      float **owned, tl_info *info)
 {
-  TL_CALL(check_plan(plan, p, sz, d, dt, "distd2_decouple_sz", info));
-  coef_d k = plan_coef(plan, p);
   size_t k0 = plan->begin[p], m = plan->begin[p + 1] - k0;
-  TL_CPU_DISPATCH(sz, decouple_packed, d, plan->n, k0, m, &k, NULL, nsys, d, 0, dt, info);
+  const double *src[5] = {plan->fwd_scale + k0, plan->fwd_mul + k0, plan->bwd_mul + k0,
+                          plan->sa + k0, plan->sc + k0};
+  *owned = NULL;
+  if (!fl) {
+    coef_d k = {src[0], src[1], src[2], src[3], src[4], plan->fix_scale[p]};
+    *kd = k;
+    return TL_OK;
+  }
+  float *c = malloc(5 * (m ? m : 1) * sizeof *c);
+  if (!c)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2_sz: no memory");
+  for (size_t q = 0; q < 5; q++)
+    for (size_t j = 0; j < m; j++)
+      c[q * m + j] = (float)src[q][j];
+  coef_f k = {c, c + m, c + 2 * m, c + 3 * m, c + 4 * m, (float)plan->fix_scale[p]};
+  *kf = k;
+  *owned = c;
+  return TL_OK;
 }
 
-int tl_cpu_distd2_decouple_stencil_sz_d(const tl_distd2_plan *plan, int p, const double st[5],
-                                        size_t nsys, size_t sz, const double *uh, double *dt,
-                                        tl_info *info)
+/* Decoupling (Algorithm 6) of partition p in every group, either
+ * precision: from d (st NULL) or from the halo uh (st given). */
+static int decouple(const tl_distd2_plan *plan, int p, const double *st, size_t nsys, size_t sz,
+                    int fl, const void *in, void *dt, tl_info *info)
 {
-  TL_CALL(check_plan(plan, p, sz, uh, dt, "distd2_decouple_stencil_sz", info));
-  if (!st)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "st", "distd2_decouple_stencil_sz: no stencil");
-  coef_d k = plan_coef(plan, p);
-  size_t k0 = plan->begin[p], m = plan->begin[p + 1] - k0;
-  TL_CPU_DISPATCH(sz, decouple_packed, d, plan->n, k0, m, &k, st, nsys, uh, m + 4, dt, info);
+  size_t k0 = plan->begin[p], m = plan->begin[p + 1] - k0, hrows = st ? m + 4 : 0;
+  coef_d kd;
+  coef_f kf;
+  float *owned;
+  TL_CALL(phase_coef(plan, p, fl, &kd, &kf, &owned, info));
+  int status;
+  if (fl) {
+    switch (sz) {
+    case 8: status = decouple_packed_f8(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info); break;
+    case 16:
+      status = decouple_packed_f16(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info);
+      break;
+    case 32:
+      status = decouple_packed_f32(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info);
+      break;
+    default:
+      status = decouple_packed_f64(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info);
+      break;
+    }
+  } else {
+    switch (sz) {
+    case 8: status = decouple_packed_d8(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info); break;
+    case 16:
+      status = decouple_packed_d16(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info);
+      break;
+    case 32:
+      status = decouple_packed_d32(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info);
+      break;
+    default:
+      status = decouple_packed_d64(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info);
+      break;
+    }
+  }
+  free(owned);
+  return status;
 }
 
-void tl_cpu_distd2_halo_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
-                             const double *u, double *uh)
+/* Substitution (Algorithm 7) of partition p in every group. */
+static int substitute(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz, int fl,
+                      const double *x_first, const double *x_last, const void *dt, void *x,
+                      tl_info *info)
+{
+  size_t k0 = plan->begin[p], m = plan->begin[p + 1] - k0, n = plan->n;
+  coef_d kd;
+  coef_f kf;
+  float *owned;
+  TL_CALL(phase_coef(plan, p, fl, &kd, &kf, &owned, info));
+  int status;
+  if (fl) {
+    switch (sz) {
+    case 8: status = substitute_packed_f8(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info); break;
+    case 16:
+      status = substitute_packed_f16(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info);
+      break;
+    case 32:
+      status = substitute_packed_f32(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info);
+      break;
+    default:
+      status = substitute_packed_f64(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info);
+      break;
+    }
+  } else {
+    switch (sz) {
+    case 8: status = substitute_packed_d8(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info); break;
+    case 16:
+      status = substitute_packed_d16(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info);
+      break;
+    case 32:
+      status = substitute_packed_d32(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info);
+      break;
+    default:
+      status = substitute_packed_d64(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info);
+      break;
+    }
+  }
+  free(owned);
+  return status;
+}
+
+/* Partition p's halo: rows begin-2 .. end+1 of every group, wrapped when
+ * periodic, zero outside otherwise; es bytes per value. */
+static void halo(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz, size_t es,
+                 const void *u, void *uh)
 {
   size_t n = plan->n, k0 = plan->begin[p], m = plan->begin[p + 1] - k0;
   size_t groups = (nsys + sz - 1) / sz;
@@ -151,54 +238,52 @@ void tl_cpu_distd2_halo_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, siz
   for (size_t g = 0; g < groups; g++)
     for (long j = -2; j < (long)m + 2; j++) {
       long i = (long)k0 + j;
-      double *dst = uh + (g * (m + 4) + (size_t)(j + 2)) * sz;
+      char *dst = (char *)uh + (g * (m + 4) + (size_t)(j + 2)) * sz * es;
       if (i < 0 || i >= nn) {
         if (!plan->periodic) {
-          memset(dst, 0, sz * sizeof *dst);
+          memset(dst, 0, sz * es);
           continue;
         }
         i = ((i % nn) + nn) % nn;
       }
-      memcpy(dst, u + (g * n + (size_t)i) * sz, sz * sizeof *dst);
+      memcpy(dst, (const char *)u + (g * n + (size_t)i) * sz * es, sz * es);
     }
 }
 
-void tl_cpu_distd2_pack_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
-                             const double *dt, tl_distd2_edge *edges)
+/* The edges partition p sends: its first and last rows of every system
+ * (the right-hand sides widened to double for the 2x2 systems). */
+static void pack(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz, int fl, const void *dt,
+                 tl_distd2_edge *edges)
 {
   size_t n = plan->n, first = plan->begin[p], last = plan->begin[p + 1] - 1;
   for (size_t s = 0; s < nsys; s++) {
     size_t base = (s / sz) * n * sz + s % sz;
     edges[s].first_lower = plan->sa[first];
     edges[s].first_upper = plan->sc[first];
-    edges[s].first_rhs = dt[base + first * sz];
     edges[s].last_lower = plan->sa[last];
     edges[s].last_upper = plan->sc[last];
-    edges[s].last_rhs = dt[base + last * sz];
+    if (fl) {
+      edges[s].first_rhs = ((const float *)dt)[base + first * sz];
+      edges[s].last_rhs = ((const float *)dt)[base + last * sz];
+    } else {
+      edges[s].first_rhs = ((const double *)dt)[base + first * sz];
+      edges[s].last_rhs = ((const double *)dt)[base + last * sz];
+    }
   }
 }
 
-int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
-                                  const double *x_first, const double *x_last, const double *dt,
-                                  double *x, tl_info *info)
-{
-  TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_sz", info));
-  if (!x_first || !x_last)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_sz: no end values");
-  coef_d k = plan_coef(plan, p);
-  size_t k0 = plan->begin[p], m = plan->begin[p + 1] - k0;
-  TL_CPU_DISPATCH(sz, substitute_packed, d, plan->n, k0, m, &k, nsys, x_first, x_last, dt, x, info);
-}
-
-int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz, const double *d,
-                             double *x, double tol, tl_info *info)
+/* All phases for a batch, either precision: decouple and pack every
+ * partition, the 2x2 systems across the interfaces in double, substitute;
+ * then the reference's verdict on the largest dropped coupling. */
+static int solve(const tl_distd2_plan *plan, size_t nsys, size_t sz, int fl, const void *d, void *x,
+                 double tol, tl_info *info)
 {
   TL_CALL(check_plan(plan, 0, sz, d, x, "distd2_solve_sz", info));
   int P = plan->parts, status = TL_OK;
   size_t n = plan->n, cnt = tl_cpu_packed_count(n, nsys, sz);
   if (!cnt)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nsys", "distd2_solve_sz: nsys = %zu", nsys);
-  double *dt = tl_cpu_scratch(cnt, sizeof *dt);
+  void *dt = tl_cpu_scratch(cnt, fl ? sizeof(float) : sizeof(double));
   tl_distd2_edge *edge = tl_alloc((size_t)P * nsys, sizeof *edge);
   double *xs = tl_alloc((size_t)P * nsys, sizeof *xs), *xe = tl_alloc((size_t)P * nsys, sizeof *xe);
   if (!dt || !edge || !xs || !xe) {
@@ -207,8 +292,8 @@ int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz,
   }
   /* Phase 1: every partition decouples (all systems) and packs its edges. */
   for (int p = 0; p < P; p++) {
-    TL_CHECK(tl_cpu_distd2_decouple_sz_d(plan, p, nsys, sz, d, dt, info));
-    tl_cpu_distd2_pack_sz_d(plan, p, nsys, sz, dt, edge + (size_t)p * nsys);
+    TL_CHECK(decouple(plan, p, NULL, nsys, sz, fl, d, dt, info));
+    pack(plan, p, nsys, sz, fl, dt, edge + (size_t)p * nsys);
   }
   /* Phase 2: the 2x2 systems across interfaces, per system. */
   double dropped = 0.0, kappa = 1.0;
@@ -240,8 +325,8 @@ int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz,
   }
   /* Phase 3: every partition substitutes. */
   for (int p = 0; p < P; p++)
-    TL_CHECK(tl_cpu_distd2_substitute_sz_d(plan, p, nsys, sz, xs + (size_t)p * nsys,
-                                           xe + (size_t)p * nsys, dt, x, info));
+    TL_CHECK(substitute(plan, p, nsys, sz, fl, xs + (size_t)p * nsys, xe + (size_t)p * nsys, dt, x,
+                        info));
   status = tl_distd2_verdict(plan, dropped, drop_row, kappa, tol, info);
 cleanup:
   free(dt);
@@ -249,6 +334,97 @@ cleanup:
   free(xs);
   free(xe);
   return status;
+}
+
+/* The public entry points: arguments checked, then the shared bodies. */
+int tl_cpu_distd2_decouple_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                const double *d, double *dt, tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, d, dt, "distd2_decouple_sz", info));
+  return decouple(plan, p, NULL, nsys, sz, 0, d, dt, info);
+}
+
+int tl_cpu_distd2_decouple_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                const float *d, float *dt, tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, d, dt, "distd2_decouple_sz", info));
+  return decouple(plan, p, NULL, nsys, sz, 1, d, dt, info);
+}
+
+int tl_cpu_distd2_decouple_stencil_sz_d(const tl_distd2_plan *plan, int p, const double st[5],
+                                        size_t nsys, size_t sz, const double *uh, double *dt,
+                                        tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, uh, dt, "distd2_decouple_stencil_sz", info));
+  if (!st)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "st", "distd2_decouple_stencil_sz: no stencil");
+  return decouple(plan, p, st, nsys, sz, 0, uh, dt, info);
+}
+
+int tl_cpu_distd2_decouple_stencil_sz_f(const tl_distd2_plan *plan, int p, const double st[5],
+                                        size_t nsys, size_t sz, const float *uh, float *dt,
+                                        tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, uh, dt, "distd2_decouple_stencil_sz", info));
+  if (!st)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "st", "distd2_decouple_stencil_sz: no stencil");
+  return decouple(plan, p, st, nsys, sz, 1, uh, dt, info);
+}
+
+void tl_cpu_distd2_halo_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const double *u, double *uh)
+{
+  halo(plan, p, nsys, sz, sizeof *u, u, uh);
+}
+
+void tl_cpu_distd2_halo_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const float *u, float *uh)
+{
+  halo(plan, p, nsys, sz, sizeof *u, u, uh);
+}
+
+void tl_cpu_distd2_pack_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const double *dt, tl_distd2_edge *edges)
+{
+  pack(plan, p, nsys, sz, 0, dt, edges);
+}
+
+void tl_cpu_distd2_pack_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                             const float *dt, tl_distd2_edge *edges)
+{
+  pack(plan, p, nsys, sz, 1, dt, edges);
+}
+
+int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                  const double *x_first, const double *x_last, const double *dt,
+                                  double *x, tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_sz", info));
+  if (!x_first || !x_last)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_sz: no end values");
+  return substitute(plan, p, nsys, sz, 0, x_first, x_last, dt, x, info);
+}
+
+int tl_cpu_distd2_substitute_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                  const double *x_first, const double *x_last, const float *dt,
+                                  float *x, tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_sz", info));
+  if (!x_first || !x_last)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_sz: no end values");
+  return substitute(plan, p, nsys, sz, 1, x_first, x_last, dt, x, info);
+}
+
+int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz, const double *d,
+                             double *x, double tol, tl_info *info)
+{
+  return solve(plan, nsys, sz, 0, d, x, tol, info);
+}
+
+int tl_cpu_distd2_solve_sz_f(const tl_distd2_plan *plan, size_t nsys, size_t sz, const float *d,
+                             float *x, double tol, tl_info *info)
+{
+  return solve(plan, nsys, sz, 1, d, x, tol, info);
 }
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -502,7 +678,7 @@ static int FN(compact_packed)(size_t n, int periodic, const COEF *k, const T *s,
   return st;
 }
 
-#if !TL_CPU_FLOAT /* the DistD2 phases are built for double */
+/* The DistD2 phases (both precisions). */
 
 /* Decoupling of partition [k0, k0 + m) in every group. in: d (the whole
  * packed system, n rows per group) when st is NULL, else the packed
@@ -583,8 +759,6 @@ static int FN(substitute_packed)(size_t n, size_t k0, size_t m, const COEF *k, s
                    bad_sys);
   return TL_OK;
 }
-
-#endif /* !TL_CPU_FLOAT */
 
 #undef COEF
 #endif

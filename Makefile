@@ -51,11 +51,13 @@ LIB_SRC  = $(wildcard reference/*.c) $(wildcard verify/*.c) $(wildcard convergen
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(wildcard bench/*.c)
+EXAMPLE_SRC = $(wildcard examples/*.c)
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
+EXAMPLES = $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 LIB_A    = $(BUILD)/libtridlab.a
 LIB_SO   = $(BUILD)/libtridlab.so
@@ -63,9 +65,9 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: all check check-plain check-sanitize report bench info install format clean
+.PHONY: all check check-plain check-examples check-sanitize report bench info install format clean
 
-all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -97,12 +99,22 @@ $(TESTS): $(TEST_OBJ) $(LIB_A)
 $(BENCH): $(BENCH_OBJ) $(LIB_A)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
+# Runnable examples of the tutorials (docs/tutorials/): one program each.
+.SECONDARY: $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
+
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize
 
-check-plain: $(TESTS) $(CLI)
+check-plain: $(TESTS) $(CLI) check-examples
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
+
+# Every example must run and pass its own checks (exit status 0).
+check-examples: $(EXAMPLES)
+	@for e in $(EXAMPLES); do echo "example $$e"; $$e > $$e.out || { cat $$e.out; exit 1; }; done
 
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check-plain
@@ -145,4 +157,5 @@ format:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
+  $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d)

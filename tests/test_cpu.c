@@ -737,6 +737,39 @@ Test(cpu_distd2, phases_match_reference, .timeout = 60)
     }
 }
 
+/* A non-finite end value in the substitution is a breakdown of that
+ * system, at the first row it reaches; every phase says which system. */
+Test(cpu_distd2, substitution_overflow_names_the_system)
+{
+  size_t n = 40, nsys = 21, sz = 8;
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
+  tl_distd2_plan plan;
+  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 0, 2, NULL, p.a, p.b, p.c, &info), TL_OK);
+  size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+  double *pd = packed(&p, p.d, sz, 0), *dt = malloc(cnt * sizeof *dt);
+  double *x = malloc(cnt * sizeof *x), xf[21], xl[21];
+  float *fdt = malloc(cnt * sizeof *fdt), *fx = malloc(cnt * sizeof *fx);
+  for (size_t s = 0; s < nsys; s++)
+    xf[s] = xl[s] = 1.0;
+  xf[13] = INFINITY;
+  xl[17] = NAN;
+  cr_assert_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd, dt, &info), TL_OK);
+  cr_expect_eq(tl_cpu_distd2_substitute_sz_d(&plan, 1, nsys, sz, xf, xl, dt, x, &info),
+               TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 13, "%s", info.msg);
+  cr_expect_eq(info.row, (long)plan.begin[1], "%s", info.msg);
+  for (size_t q = 0; q < cnt; q++)
+    fdt[q] = (float)dt[q];
+  cr_expect_eq(tl_cpu_distd2_substitute_sz_f(&plan, 1, nsys, sz, xf, xl, fdt, fx, &info),
+               TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 13, "%s", info.msg);
+  tl_distd2_plan_destroy(&plan);
+  free(pd), free(dt), free(x), free(fdt), free(fx);
+  tl_problem_free(&p);
+}
+
 /* ------------------------------------------------------------------ */
 /* The streaming kernels and the bench command                          */
 

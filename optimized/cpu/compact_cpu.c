@@ -680,6 +680,28 @@ static int FN(compact_packed)(size_t n, int periodic, const COEF *k, const T *s,
 
 /* The DistD2 phases (both precisions). */
 
+/* After a phase on group g (m rows at y): the lowest system of the batch
+ * with a value that is not finite, and its global row, kept in *bad_sys,
+ * *bad_row across the threads. Lanes whose check sum chk is finite are
+ * skipped (chk NULL: every lane is searched). */
+static void FN(note_nonfinite)(size_t m, const T *y, const T *chk, size_t g, size_t nsys, size_t k0,
+                               long *bad_sys, long *bad_row)
+{
+  for (size_t l = 0; l < SZ && g * SZ + l < nsys; l++) {
+    if (chk && chk[l] - chk[l] == 0)
+      continue;
+    long row = FN(first_nonfinite)(m, y, l);
+    if (row < 0)
+      continue;
+#pragma omp critical(tl_cpu_distd2_bad)
+    if (*bad_sys < 0 || (long)(g * SZ + l) < *bad_sys) {
+      *bad_sys = (long)(g * SZ + l);
+      *bad_row = (long)k0 + row;
+    }
+    return; /* lanes are in system order: the group's lowest is found */
+  }
+}
+
 /* Decoupling of partition [k0, k0 + m) in every group. in: d (the whole
  * packed system, n rows per group) when st is NULL, else the packed
  * halo (hrows = m + 4 rows per group). */
@@ -707,16 +729,7 @@ static int FN(decouple_packed)(size_t n, size_t k0, size_t m, const COEF *k, con
       FN(forward_row)(k, j, r, y);
     }
     FN(backward_rows)(k, m, y);
-    for (size_t l = 0; l < SZ && g * SZ + l < nsys; l++) {
-      long row = FN(first_nonfinite)(m, y, l);
-      if (row >= 0) {
-#pragma omp critical(tl_cpu_decouple_bad)
-        if (bad_sys < 0 || (long)(g * SZ + l) < bad_sys) {
-          bad_sys = (long)(g * SZ + l);
-          bad_row = (long)k0 + row;
-        }
-      }
-    }
+    FN(note_nonfinite)(m, y, NULL, g, nsys, k0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",
@@ -742,16 +755,7 @@ static int FN(substitute_packed)(size_t n, size_t k0, size_t m, const COEF *k, s
     }
     size_t o = (g * n + k0) * SZ;
     FN(substitute_rows)(k, m, xf, xl, dt + o, x + o, chk);
-    for (size_t l = 0; l < SZ && g * SZ + l < nsys; l++) {
-      long row = FN(first_nonfinite)(m, x + o, l);
-      if (row >= 0) {
-#pragma omp critical(tl_cpu_substitute_bad)
-        if (bad_sys < 0 || (long)(g * SZ + l) < bad_sys) {
-          bad_sys = (long)(g * SZ + l);
-          bad_row = (long)k0 + row;
-        }
-      }
-    }
+    FN(note_nonfinite)(m, x + o, chk, g, nsys, k0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",

@@ -43,6 +43,19 @@
 #else
 #define TL_CPU_PREFETCH(p, write) ((void)(p))
 #endif
+/* Software prefetch of row r of four SZ-packed arrays (every 64-byte
+ * line of the row's sz values): a, b, c read, d read and written. */
+#define TL_CPU_PREFETCH_ROW(a, b, c, d, r, sz)                                                     \
+  do {                                                                                             \
+    for (size_t k_ = 0; k_ < (sz); k_ += 64 / sizeof *(a)) {                                       \
+      size_t q_ = (r) * (sz) + k_;                                                                 \
+      TL_CPU_PREFETCH((a) + q_, 0);                                                                \
+      TL_CPU_PREFETCH((b) + q_, 0);                                                                \
+      TL_CPU_PREFETCH((c) + q_, 0);                                                                \
+      TL_CPU_PREFETCH((d) + q_, 1);                                                                \
+    }                                                                                              \
+  } while (0)
+
 /* Rows ahead of the row being computed that the kernels prefetch. */
 #ifndef TL_CPU_PF_NEAR
 #define TL_CPU_PF_NEAR 16

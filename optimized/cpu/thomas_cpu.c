@@ -360,19 +360,6 @@ static int FN(confirm)(uint64_t bad, size_t valid, size_t n, const T *a, const T
 
 /* ---- packed: the group's rows are SZ adjacent values, in place ---- */
 
-/* Software prefetch of row r of the packed arrays (all SZ lanes, every
- * 64-byte line of it), into every cache level. */
-static TL_CPU_INLINE void FN(prefetch_row)(const T *a, const T *b, const T *c, const T *d, size_t r)
-{
-  for (size_t k = 0; k < SZ; k += 64 / sizeof(T)) {
-    size_t q = r * SZ + k;
-    TL_CPU_PREFETCH(a + q, 0);
-    TL_CPU_PREFETCH(b + q, 0);
-    TL_CPU_PREFETCH(c + q, 0);
-    TL_CPU_PREFETCH(d + q, 1);
-  }
-}
-
 /* Forward row i of a packed group in place (dp overwrites d). c' of row
  * i is kept at scratch row i, or n-1-i when rev (see packed_pipeline). */
 static TL_CPU_INLINE void FN(packed_forward_row)(size_t n, size_t i, int rev, const T *a,
@@ -382,13 +369,13 @@ static TL_CPU_INLINE void FN(packed_forward_row)(size_t n, size_t i, int rev, co
   size_t o = i * SZ;
   T *cpi = cp + (rev ? n - 1 - i : i) * SZ;
   if (i + TL_CPU_PF_NEAR < n)
-    FN(prefetch_row)(a, b, c, d, i + TL_CPU_PF_NEAR);
+    TL_CPU_PREFETCH_ROW(a, b, c, d, i + TL_CPU_PF_NEAR, SZ);
   if (i == 0)
     FN(row_first)(0, b, n > 1 ? c : FN(zero_row), d, cpi, d, chk, pmin);
   else
     FN(row_next)
-    (0, a + o, b + o, i + 1 < n ? c + o : FN(zero_row), d + o, rev ? cpi + SZ : cpi - SZ,
-     d + o - SZ, cpi, d + o, chk, pmin);
+  (0, a + o, b + o, i + 1 < n ? c + o : FN(zero_row), d + o, rev ? cpi + SZ : cpi - SZ, d + o - SZ,
+   cpi, d + o, chk, pmin);
 }
 
 /* Backward step k = 0..n-1 of a packed group: row i = n-1-k, in place. */
@@ -425,7 +412,7 @@ TL_CPU_CLONES static void FN(packed_pipeline)(size_t n, size_t g0, size_t g1, co
     return;
   for (size_t i = 0; i < n; i++)
     FN(packed_forward_row)
-    (n, i, 0, a + g0 * stride, b + g0 * stride, c + g0 * stride, d + g0 * stride, cp, chk[0], pmin);
+  (n, i, 0, a + g0 * stride, b + g0 * stride, c + g0 * stride, d + g0 * stride, cp, chk[0], pmin);
   for (size_t g = g0; g < g1; g++) {
     int cur = (int)((g - g0) & 1u), nxt = 1 - cur;
     T *dg = d + g * stride;
@@ -637,8 +624,8 @@ static TL_CPU_INLINE void FN(lanes_forward_group)(int exact, size_t n, size_t i,
     FN(row_first)(exact, pb, pc, pd, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
   else
     FN(row_next)
-    (exact, pa, pb, pc, pd, cp + TL_CPU_POS(i - 1, f->rev, n) * SZ,
-     dp + TL_CPU_POS(i - 1, f->rev, n) * SZ, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
+  (exact, pa, pb, pc, pd, cp + TL_CPU_POS(i - 1, f->rev, n) * SZ,
+   dp + TL_CPU_POS(i - 1, f->rev, n) * SZ, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
 }
 
 /* Forward row i of every group of the unit (group k's scratch is the
@@ -784,9 +771,9 @@ static TL_CPU_INLINE void FN(rows_forward)(int exact, size_t n, size_t np, size_
       FN(row_first)(exact, tb, tc, td, cp + p * SZ, dp + p * SZ, f->chk[0], f->pmin[0]);
     else
       FN(row_next)
-      (exact, ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ,
-       cp + TL_CPU_POS(i - 1, f->rev, np) * SZ, dp + TL_CPU_POS(i - 1, f->rev, np) * SZ,
-       cp + p * SZ, dp + p * SZ, f->chk[0], f->pmin[0]);
+    (exact, ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ,
+     cp + TL_CPU_POS(i - 1, f->rev, np) * SZ, dp + TL_CPU_POS(i - 1, f->rev, np) * SZ, cp + p * SZ,
+     dp + p * SZ, f->chk[0], f->pmin[0]);
   }
 }
 

@@ -145,18 +145,6 @@ const tl_algorithm tl_algo_thomas_periodic_cpu = {
 
 #else /* ---- one (precision, SZ) pass ---- */
 
-static TL_CPU_INLINE void FN(periodic_prefetch)(const T *a, const T *b, const T *c, const T *d,
-                                                size_t r)
-{
-  for (size_t k = 0; k < SZ; k += 64 / sizeof(T)) {
-    size_t q = r * SZ + k;
-    TL_CPU_PREFETCH(a + q, 0);
-    TL_CPU_PREFETCH(b + q, 0);
-    TL_CPU_PREFETCH(c + q, 0);
-    TL_CPU_PREFETCH(d + q, 1);
-  }
-}
-
 /* One group in place. Returns the lanes whose check sum is not finite. */
 TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *b, const T *c, T *d,
                                                  T *cp, T *z)
@@ -179,7 +167,7 @@ TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *
     const T *ai = a + i * SZ, *bi = b + i * SZ, *ci = c + i * SZ;
     T *di = d + i * SZ, *cpi = cp + i * SZ, *zi = z + i * SZ;
     if (i + TL_CPU_PF_NEAR < n)
-      FN(periodic_prefetch)(a, b, c, d, i + TL_CPU_PF_NEAR);
+      TL_CPU_PREFETCH_ROW(a, b, c, d, i + TL_CPU_PF_NEAR, SZ);
 #pragma omp simd
     for (int l = 0; l < SZ; l++) {
       T p = bi[l] - ai[l] * cpi[l - SZ], r = (T)1 / p;

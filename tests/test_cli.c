@@ -11,39 +11,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_helpers.h"
 #include "tridlab/tridlab.h"
 
 static char dir[256];
 
 static void setup(void)
 {
-  snprintf(dir, sizeof dir, "/tmp/tridlab-cli-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
+  cli_tmpdir(dir, sizeof dir, "cli");
 }
 
 static void teardown(void)
 {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-static const char *cli(void)
-{
-  const char *p = getenv("TRIDLAB_CLI");
-  if (!p || access(p, X_OK) != 0)
-    cr_skip_test("TRIDLAB_CLI is not set to the tridlab command");
-  return p;
+  cli_rmdir(dir);
 }
 
 /* Run the command with `args` (output discarded); its exit status. */
 static int run(const char *args)
 {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", cli(), args);
-  int st = system(cmd);
-  cr_assert(WIFEXITED(st), "command did not exit normally: %s", cmd);
-  return WEXITSTATUS(st);
+  return cli_run(args, ">/dev/null 2>&1");
 }
 
 static void write_array(const char *name, tl_dtype dt, int ndim, size_t n0, size_t n1,

@@ -19,6 +19,7 @@
 
 #include "tridlab/backend.h"
 #include "tridlab/convergence.h"
+#include "cli_helpers.h"
 #include "tridlab/tridlab.h"
 
 #define MAX_ROWS 32
@@ -609,32 +610,20 @@ static char dir[256];
 
 static void setup(void)
 {
-  snprintf(dir, sizeof dir, "/tmp/tridlab-converge-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
+  cli_tmpdir(dir, sizeof dir, "converge");
 }
 
 static void teardown(void)
 {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_expect_eq(system(cmd), 0);
+  cli_rmdir(dir);
 }
 
-static const char *cli(void)
-{
-  const char *p = getenv("TRIDLAB_CLI");
-  if (!p || access(p, X_OK) != 0)
-    cr_skip_test("TRIDLAB_CLI is not set to the tridlab command");
-  return p;
-}
-
+/* Run the command with `args`; its output in dir/out.txt, dir/err.txt. */
 static int run(const char *args)
 {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s >%s/out.txt 2>%s/err.txt", cli(), args, dir, dir);
-  int st = system(cmd);
-  cr_assert(WIFEXITED(st), "command did not exit normally: %s", cmd);
-  return WEXITSTATUS(st);
+  char redirect[600];
+  snprintf(redirect, sizeof redirect, ">%s/out.txt 2>%s/err.txt", dir, dir);
+  return cli_run(args, redirect);
 }
 
 static long file_lines(const char *path)

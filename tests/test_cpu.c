@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/tridlab.h"
 
@@ -806,9 +807,7 @@ Test(cpu_stream, kernels_compute_what_they_say)
 /* The command's output format (not its timings): tests never time. */
 Test(cpu_bench, command_writes_the_documented_csv, .timeout = 60)
 {
-  const char *cli = getenv("TRIDLAB_CLI");
-  if (!cli)
-    cr_skip_test("TRIDLAB_CLI is not set");
+  const char *cli = cli_path();
   char cmd[1024], line[1024];
   snprintf(cmd, sizeof cmd,
            "%s bench --kernels thomas_sz,thomas_3d,compact_sz --sizes 64 --unknowns 8192 "

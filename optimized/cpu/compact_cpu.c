@@ -103,12 +103,7 @@ int tl_cpu_compact_sz_f(const tl_distd2_plan *plan, const double st[5], size_t n
   coef_f k = {c, c + n, c + 2 * n, c + 3 * n, c + 4 * n, (float)plan->fix_scale[0]};
   float s[5] = {(float)st[0], (float)st[1], (float)st[2], (float)st[3], (float)st[4]};
   int status;
-  switch (sz) {
-  case 8: status = compact_packed_f8(n, plan->periodic, &k, s, nsys, u, du, info); break;
-  case 16: status = compact_packed_f16(n, plan->periodic, &k, s, nsys, u, du, info); break;
-  case 32: status = compact_packed_f32(n, plan->periodic, &k, s, nsys, u, du, info); break;
-  default: status = compact_packed_f64(n, plan->periodic, &k, s, nsys, u, du, info); break;
-  }
+  TL_CPU_DISPATCH_TO(status, sz, compact_packed, f, n, plan->periodic, &k, s, nsys, u, du, info);
   free(c);
   return status;
 }
@@ -155,31 +150,11 @@ static int decouple(const tl_distd2_plan *plan, int p, const double *st, size_t 
   TL_CALL(phase_coef(plan, p, fl, &kd, &kf, &owned, info));
   int status;
   if (fl) {
-    switch (sz) {
-    case 8: status = decouple_packed_f8(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info); break;
-    case 16:
-      status = decouple_packed_f16(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info);
-      break;
-    case 32:
-      status = decouple_packed_f32(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info);
-      break;
-    default:
-      status = decouple_packed_f64(plan->n, k0, m, &kf, st, nsys, in, hrows, dt, info);
-      break;
-    }
+    TL_CPU_DISPATCH_TO(status, sz, decouple_packed, f, plan->n, k0, m, &kf, st, nsys, in, hrows, dt,
+                       info);
   } else {
-    switch (sz) {
-    case 8: status = decouple_packed_d8(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info); break;
-    case 16:
-      status = decouple_packed_d16(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info);
-      break;
-    case 32:
-      status = decouple_packed_d32(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info);
-      break;
-    default:
-      status = decouple_packed_d64(plan->n, k0, m, &kd, st, nsys, in, hrows, dt, info);
-      break;
-    }
+    TL_CPU_DISPATCH_TO(status, sz, decouple_packed, d, plan->n, k0, m, &kd, st, nsys, in, hrows, dt,
+                       info);
   }
   free(owned);
   return status;
@@ -197,31 +172,11 @@ static int substitute(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
   TL_CALL(phase_coef(plan, p, fl, &kd, &kf, &owned, info));
   int status;
   if (fl) {
-    switch (sz) {
-    case 8: status = substitute_packed_f8(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info); break;
-    case 16:
-      status = substitute_packed_f16(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info);
-      break;
-    case 32:
-      status = substitute_packed_f32(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info);
-      break;
-    default:
-      status = substitute_packed_f64(n, k0, m, &kf, nsys, x_first, x_last, dt, x, info);
-      break;
-    }
+    TL_CPU_DISPATCH_TO(status, sz, substitute_packed, f, n, k0, m, &kf, nsys, x_first, x_last, dt,
+                       x, info);
   } else {
-    switch (sz) {
-    case 8: status = substitute_packed_d8(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info); break;
-    case 16:
-      status = substitute_packed_d16(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info);
-      break;
-    case 32:
-      status = substitute_packed_d32(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info);
-      break;
-    default:
-      status = substitute_packed_d64(n, k0, m, &kd, nsys, x_first, x_last, dt, x, info);
-      break;
-    }
+    TL_CPU_DISPATCH_TO(status, sz, substitute_packed, d, n, k0, m, &kd, nsys, x_first, x_last, dt,
+                       x, info);
   }
   free(owned);
   return status;

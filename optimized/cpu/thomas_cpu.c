@@ -191,12 +191,7 @@ static int thomas_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void 
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_cpu: no memory");
   size_t sz = tl_cpu_sz_default(n, sizeof(double));
   int st;
-  switch (sz) {
-  case 8: st = thomas_cart_d8(dims, TL_DIR_X, 1, a, b, c, d, x, redo, info); break;
-  case 16: st = thomas_cart_d16(dims, TL_DIR_X, 1, a, b, c, d, x, redo, info); break;
-  case 32: st = thomas_cart_d32(dims, TL_DIR_X, 1, a, b, c, d, x, redo, info); break;
-  default: st = thomas_cart_d64(dims, TL_DIR_X, 1, a, b, c, d, x, redo, info); break;
-  }
+  TL_CPU_DISPATCH_TO(st, sz, thomas_cart, d, dims, TL_DIR_X, 1, a, b, c, d, x, redo, info);
   if (st < 0) {
     free(redo);
     return st;

@@ -66,23 +66,20 @@
 #include "tridlab/algorithms.h"
 
 /* The domain of reference thomas (reference/thomas_ref.c) for one system
- * that solved without breakdown: diagonally dominant by rows or columns
- * (the expressions of tl_classes_d), or symmetric with positive pivots. */
+ * that solved without breakdown, decided as the reference decides it:
+ * diagonally dominant by rows or columns (tl_classes_d), or symmetric
+ * with positive pivots. */
 static int thomas_in_domain_d(size_t n, const double *a, const double *b, const double *c,
                               int pivots_positive)
 {
-  int row = 1, col = 1, sym = pivots_positive;
-  for (size_t i = 0; i < n; i++) {
-    double left = i > 0 ? fabs(a[i]) : 0.0, right = i + 1 < n ? fabs(c[i]) : 0.0;
-    double up = i > 0 ? fabs(c[i - 1]) : 0.0, down = i + 1 < n ? fabs(a[i + 1]) : 0.0;
-    if (!(fabs(b[i]) - (left + right) >= 0.0))
-      row = 0;
-    if (!(fabs(b[i]) - (up + down) >= 0.0))
-      col = 0;
-    if (i + 1 < n && a[i + 1] != c[i])
-      sym = 0;
-  }
-  return row || col || sym;
+  if (tl_classes_d(n, a, b, c, 0, NULL) & (TL_CLASS_ROW_DD | TL_CLASS_COL_DD))
+    return 1;
+  if (!pivots_positive)
+    return 0;
+  for (size_t i = 0; i + 1 < n; i++)
+    if (a[i + 1] != c[i])
+      return 0;
+  return 1;
 }
 
 #define TL_CPU_SELF "thomas_cpu.c"

@@ -66,6 +66,10 @@ int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a
 /* ---------------------------------------------------------------- */
 /* The registry backend "thomas_periodic_cpu"                         */
 
+/* The reference (reference/thomas_periodic_ref.c), which decides every
+ * batch the packed kernel does not take. */
+extern const tl_algorithm tl_algo_thomas_periodic_ref;
+
 /* 1 when the packed kernel may solve this system with the reference's
  * outcome: n >= 3 and the cyclic matrix strictly diagonally dominant by
  * rows. Then b[0] != 0, B = A - u v^T is diagonally dominant too (|B[n-1]
@@ -121,7 +125,6 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
     return TL_OK;
   }
   /* Outside the kernel's domain, or a breakdown: the reference decides. */
-  extern const tl_algorithm tl_algo_thomas_periodic_ref;
   return tl_algo_thomas_periodic_ref.solve(&tl_algo_thomas_periodic_ref, sys, xv, opt, info);
 }
 

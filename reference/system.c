@@ -47,8 +47,10 @@ void *tl_alloc(size_t n, size_t size)
 }
 
 /* Classes from the moduli of the three diagonals (the same for real and
- * complex). offl[i] = |entry left of the diagonal in row i|, offr[i] =
- * |entry right of it|; in a non-periodic system the corners count as 0. */
+ * complex): al[i] = |entry left of the diagonal in row i|, cl[i] = |entry
+ * right of it|; in a non-periodic system the corners count as 0. Every
+ * value read goes through fabs, so real diagonals are passed as they are
+ * (no copy of their moduli) and moduli stay what they are. */
 static unsigned classes_from_moduli(size_t n, const double *al, const double *bl,
                                     const double *cl, int periodic, long *worst_row)
 {
@@ -56,21 +58,21 @@ static unsigned classes_from_moduli(size_t n, const double *al, const double *bl
   double worst = INFINITY;
   long wrow = n ? 0 : -1;
   for (size_t i = 0; i < n; i++) {
-    double left = (i > 0 || periodic) ? al[i] : 0.0;
-    double right = (i + 1 < n || periodic) ? cl[i] : 0.0;
+    double left = (i > 0 || periodic) ? fabs(al[i]) : 0.0;
+    double right = (i + 1 < n || periodic) ? fabs(cl[i]) : 0.0;
     /* Column i holds c[i-1] above and a[i+1] below the diagonal. */
-    double up = (i > 0) ? cl[i - 1] : (periodic ? cl[n - 1] : 0.0);
-    double down = (i + 1 < n) ? al[i + 1] : (periodic ? al[0] : 0.0);
-    double margin = bl[i] - (left + right);
+    double up = (i > 0) ? fabs(cl[i - 1]) : (periodic ? fabs(cl[n - 1]) : 0.0);
+    double down = (i + 1 < n) ? fabs(al[i + 1]) : (periodic ? fabs(al[0]) : 0.0);
+    double b = fabs(bl[i]), margin = b - (left + right);
     if (!(margin >= 0.0))
       row_dd = 0;
     if (!(margin > 0.0))
       strict = 0;
-    if (!(bl[i] >= 2.0 * (left + right)))
+    if (!(b >= 2.0 * (left + right)))
       strong = 0;
-    if (!(bl[i] - (up + down) >= 0.0))
+    if (!(b - (up + down) >= 0.0))
       col_dd = 0;
-    double rel = bl[i] > 0.0 ? margin / bl[i] : -INFINITY;
+    double rel = b > 0.0 ? margin / b : -INFINITY;
     if (rel < worst) {
       worst = rel;
       wrow = (long)i;
@@ -136,18 +138,5 @@ unsigned tl_classes_d(size_t n, const double *a, const double *b, const double *
     }
     return classes_small_periodic(n, za, zb, zc, worst_row);
   }
-  double *m = tl_alloc(3 * n, sizeof(double));
-  if (!m) {
-    if (worst_row)
-      *worst_row = -1;
-    return 0u;
-  }
-  for (size_t i = 0; i < n; i++) {
-    m[i] = fabs(a[i]);
-    m[n + i] = fabs(b[i]);
-    m[2 * n + i] = fabs(c[i]);
-  }
-  unsigned cls = classes_from_moduli(n, m, m + n, m + 2 * n, periodic, worst_row);
-  free(m);
-  return cls;
+  return classes_from_moduli(n, a, b, c, periodic, worst_row);
 }

@@ -77,6 +77,8 @@ static void bench_usage(FILE *out)
           "                     write du: 2)\n"
           "  thomas_ref_loop    reference thomas, one system after another (double only; 5)\n"
           "  gtsv_loop          LAPACK DGTSV / SGTSV, one system after another (5 declared)\n"
+          "  thomas_cpu         the registry backend through tl_solve: validation, domain\n"
+          "                     check, solve (double only; 5 declared)\n"
           "\n"
           "options:\n"
           "  --quick            n = 256, 4096; 2^22 unknowns; 3 runs (well under a minute)\n"
@@ -375,6 +377,29 @@ static void run_gtsv_loop(run_ctx *r)
   r->status = bad ? -1 : 0;
 }
 
+/* The registry backend thomas_cpu on the batch, as a user calls it:
+ * tl_solve validates the input, thomas_cpu checks each system's domain
+ * and solves. The registry rejects non-zero corners, so the batch's a
+ * and c are copies with a[0] = c[n-1] = 0 (made by the untimed restore). */
+static void restore_registry(run_ctx *r)
+{
+  buffers *m = r->m;
+  double *a = m->pa, *c = m->pc;
+  tl_cpu_stream_copy_d(r->unknowns, m->a, a);
+  tl_cpu_stream_copy_d(r->unknowns, m->c, c);
+  for (size_t s = 0; s < r->nsys; s++)
+    a[s * r->n] = c[s * r->n + r->n - 1] = 0.0;
+}
+
+static void run_registry(run_ctx *r)
+{
+  buffers *m = r->m;
+  tl_batch sys = {
+      .dtype = TL_F64, .n = r->n, .nsys = r->nsys, .a = m->pa, .b = m->b, .c = m->pc, .d = m->d0};
+  tl_info info;
+  r->status = tl_solve(tl_find("thomas_cpu"), &sys, m->d, NULL, &info) == TL_OK ? 0 : -1;
+}
+
 static const kernel kernels[] = {
     {"thomas_sz", 0, 1, 0, 5, run_thomas_sz, limit_abcd, restore_d},
     {"thomas_3d", 1, 1, 0, 5, run_thomas_3d, limit_abcd, restore_d},
@@ -384,6 +409,7 @@ static const kernel kernels[] = {
     {"compact_sz", 0, 1, 0, 2, run_compact, limit_stencil, no_restore},
     {"thomas_ref_loop", 0, 0, 1, 5, run_ref_loop, limit_abcd, no_restore},
     {"gtsv_loop", 0, 0, 0, 5, run_gtsv_loop, limit_abcd, restore_lapack},
+    {"thomas_cpu", 0, 0, 1, 5, run_registry, limit_abcd, restore_registry},
 };
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 enum { K_REF = 6, K_GTSV = 7 };

@@ -843,7 +843,7 @@ Test(cpu_bench, command_writes_the_documented_csv, .timeout = 60)
     seen_ref |= !strncmp(line, "thomas_ref_loop,", 16);
   }
   cr_expect_eq(pclose(p), 0);
-  cr_expect_eq(rows, 1 + 14, "header + 1 + 3 + 3 + 3 + 1 + 1 + 1 + 1 rows");
+  cr_expect_eq(rows, 1 + 15, "header + 1 + 3 + 3 + 3 + 1 + 1 + 1 + 1 + 1 rows");
   cr_expect(seen_gtsv && seen_ref);
   FILE *sf = fopen(summary, "r");
   cr_assert_not_null(sf);

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tridlab/study.h"
+
 /* Exit statuses of `tridlab solve` (documented in its --help). */
 enum {
   EXIT_SOLVED = 0,
@@ -39,5 +41,15 @@ int cli_is(const char *arg, const char *opt);
 int cli_parse_int(const char *s, const char *what, long min, long max, long *out);
 int cli_parse_u64(const char *s, const char *what, uint64_t *out);
 int cli_parse_sizes(const char *s, const char *what, size_t *out, size_t cap, size_t *count);
+
+/* Progress on stderr, only when it is a terminal: "\r<prefix>: <what>
+ * (done/total)", and the line cleared. */
+void progress_line(const char *prefix, const char *what, size_t done, size_t total);
+void progress_clear(void);
+/* A tl_study_progress function printing that line (what == NULL clears it). */
+void cli_study_progress(const char *study, const char *what, size_t done, size_t total, void *ctx);
+/* After a study: say once that gnuplot is not installed, or the first plot
+ * gnuplot failed on (nothing when plot is 0 or every plot was made). */
+void cli_plot_notes(const char *dir, int plot, const tl_study_result *res);
 
 #endif

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "study.h"
+#include "tridlab/study.h"
 #include "tridlab/cpu.h"
 #include "tridlab/tridlab.h"
 
@@ -688,12 +688,15 @@ static int write_plot(const char *prefix, const results *res, const bench_opts *
   fprintf(fg, "unset multiplot\n");
   fclose(fd);
   fclose(fg);
-  int made = gnuplot_make(dir, gp, png);
-  if (made == 0)
+  tl_info pinfo;
+  int made = tl_gnuplot_make(dir, gp, png, &pinfo);
+  if (made == TL_ERR_IO)
+    cli_error("%s", pinfo.msg);
+  if (made == TL_OK)
     fprintf(stderr, "bench: wrote %s.dat, %s.gp and %s.png\n", prefix, prefix, prefix);
   else
     fprintf(stderr, "bench: wrote %s.dat and %s.gp (no %s.png: gnuplot %s)\n", prefix, prefix,
-            prefix, made > 0 ? "is not installed or was not run" : "failed");
+            prefix, made == TL_ERR_UNSUPPORTED ? "is not installed or was not run" : "failed");
   free(dir), free(dat), free(gp), free(png);
   return 0;
 }

@@ -4,12 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "tridlab/convergence.h"
+#include "tridlab/study.h"
 #include "tridlab/tridlab.h"
 
 #define MAX_PARAMS 16
@@ -256,38 +254,15 @@ static void print_table(FILE *out, const tl_converge_config *cfg, const tl_conve
   }
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static int write_csv(const char *path, const tl_converge_config *cfg, const tl_converge_row *rows,
-                     size_t count)
+/* --csv FILE: the library's CSV of one series. */
+static int write_csv(const char *path, const tl_converge_series *series)
 {
   FILE *f = fopen(path, "w");
   if (!f) {
     cli_error("cannot write %s", path);
     return -1;
   }
-  fprintf(f, "scheme,boundary,function,wavenumber,length,algo,parts,n,h,err_max,err_l2,"
-             "order_max,order_l2,solver_diff,dropped,status,note\n");
-  double L = cfg->length > 0.0 ? cfg->length : 2.0 * acos(-1.0);
-  for (size_t r = 0; r < count; r++) {
-    const tl_converge_row *w = &rows[r];
-    fprintf(f, "%s,%s,%s,%.17g,%.17g,%s,%d,%zu,%.17g,%.9e,%.9e,%.6f,%.6f,%.6e,%.6e,%s,",
-            cfg->scheme->name, cfg->periodic ? "periodic" : "closure", cfg->function->name,
-            cfg->wavenumber, L, cfg->algo->name, cfg->opt ? cfg->opt->parts : 1, w->n, w->h,
-            w->err_max, w->err_l2, w->order_max, w->order_l2, w->solver_diff, w->dropped,
-            tl_status_name(w->status));
-    csv_field(f, w->note);
-    fputc('\n', f);
-  }
+  tl_converge_csv(f, series, 1, 0);
   if (fclose(f) != 0) {
     cli_error("cannot write %s", path);
     return -1;
@@ -295,227 +270,60 @@ static int write_csv(const char *path, const tl_converge_config *cfg, const tl_c
   return 0;
 }
 
-/* ---------------------------------------------------------------- */
-/* The plot: FILE.dat + FILE.gp beside FILE.png, then gnuplot        */
-
-/* A value for the .dat file: gnuplot reads "?" as missing. */
-static void dat_value(FILE *f, double v)
+/* --plot FILE.png: FILE.dat and FILE.gp beside it, then gnuplot (its
+ * absence or failure is said, not fatal). */
+static int make_plot(const char *png, const tl_converge_series *series)
 {
-  if (isfinite(v))
-    fprintf(f, " %.9e", v);
-  else
-    fputs(" ?", f);
-}
-
-/* A gnuplot single-quoted string ('' stands for one quote). */
-static void gp_string(FILE *f, const char *s)
-{
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'')
-      fputc('\'', f);
-    fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
-static const char *base_name(const char *path)
-{
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
-/* Is `prog` an executable file in a directory of $PATH? */
-static int in_path(const char *prog)
-{
-  const char *path = getenv("PATH");
-  if (!path)
-    return 0;
-  char buf[4096];
-  while (*path) {
-    size_t len = strcspn(path, ":");
-    int w = snprintf(buf, sizeof buf, "%.*s%s%s", (int)len, path, len ? "/" : "./", prog);
-    if (w > 0 && (size_t)w < sizeof buf && access(buf, X_OK) == 0)
-      return 1;
-    path += len;
-    if (*path == ':')
-      path++;
-  }
-  return 0;
-}
-
-/* Run `gnuplot SCRIPT` inside DIR; its exit status, or -1. */
-static int run_gnuplot(const char *dir, const char *script)
-{
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    if (chdir(dir) != 0)
-      _exit(127);
-    execlp("gnuplot", "gnuplot", script, (char *)NULL);
-    _exit(127);
-  }
-  int st;
-  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-    return -1;
-  return WEXITSTATUS(st);
-}
-
-static int write_dat(const char *path, const tl_converge_config *cfg, const tl_converge_row *rows,
-                     size_t count)
-{
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cli_error("cannot write %s", path);
-    return -1;
-  }
-  fprintf(f, "# tridlab converge: scheme %s, %s, u = %s, k = %g, algo %s, P = %d\n",
-          cfg->scheme->name, cfg->periodic ? "periodic" : "closure", cfg->function->formula,
-          cfg->wavenumber, cfg->algo->name, cfg->opt ? cfg->opt->parts : 1);
-  fprintf(f, "# n h err_max err_l2 order_max order_l2 solver_diff status\n");
-  for (size_t r = 0; r < count; r++) {
-    fprintf(f, "%zu", rows[r].n);
-    dat_value(f, rows[r].h);
-    dat_value(f, rows[r].err_max);
-    dat_value(f, rows[r].err_l2);
-    dat_value(f, rows[r].order_max);
-    dat_value(f, rows[r].order_l2);
-    dat_value(f, rows[r].solver_diff);
-    fprintf(f, " %s\n", tl_status_name(rows[r].status));
-  }
-  if (fclose(f) != 0) {
-    cli_error("cannot write %s", path);
-    return -1;
-  }
-  return 0;
-}
-
-/* The script refers to its files by their names alone, so it runs in
- * (and can be rerun from) the directory that holds them. */
-static int write_gp(const char *path, const char *dat, const char *png,
-                    const tl_converge_config *cfg, const tl_converge_row *rows, size_t count)
-{
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cli_error("cannot write %s", path);
-    return -1;
-  }
-  /* Reference slopes C n^-p through the first row with a finite error;
-   * the ranges fit the data, not the reference lines. */
-  double n0 = 0.0, e0 = 0.0, lo = INFINITY, hi = 0.0;
-  for (size_t r = 0; r < count; r++) {
-    double v[3] = {rows[r].err_max, rows[r].err_l2, rows[r].solver_diff};
-    for (int k = 0; k < 3; k++)
-      if (isfinite(v[k]) && v[k] > 0.0) {
-        lo = fmin(lo, v[k]);
-        hi = fmax(hi, v[k]);
-      }
-    if (n0 == 0.0 && isfinite(rows[r].err_max) && rows[r].err_max > 0.0) {
-      n0 = (double)rows[r].n;
-      e0 = rows[r].err_max;
-    }
-  }
-  fprintf(f, "# tridlab converge: run 'gnuplot %s' in this directory\n", base_name(path));
-  fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-             "  set terminal pngcairo enhanced size 900,650\n"
-             "} else {\n"
-             "  set terminal png enhanced size 900,650\n"
-             "}\n");
-  fputs("set output ", f);
-  gp_string(f, png);
-  fputc('\n', f);
-  fprintf(f, "set title \"%s, %s, u = %s (k = %g), solver %s, P = %d\" noenhanced\n",
-          cfg->scheme->name, cfg->periodic ? "periodic" : "closures", cfg->function->formula,
-          cfg->wavenumber, cfg->algo->name, cfg->opt ? cfg->opt->parts : 1);
-  fprintf(f, "set logscale xy\nset format y '10^{%%L}'\nset xlabel 'n'\nset ylabel 'error'\n"
-             "set grid\nset key outside right\nset datafile missing '?'\n");
-  if (count)
-    fprintf(f, "set xrange [%g:%g]\n", (double)rows[0].n / 1.4, (double)rows[count - 1].n * 1.4);
-  if (hi > 0.0)
-    fprintf(f, "set yrange [%.3e:%.3e]\n", lo / 10.0, hi * 10.0);
-  fputs("plot ", f);
-  gp_string(f, dat);
-  fputs(" using 1:3 with linespoints pt 7 lw 2 lc rgb '#1f4e9c' title 'max error', \\\n     ", f);
-  gp_string(f, dat);
-  fputs(" using 1:4 with linespoints pt 5 lw 2 lc rgb '#2a9d3a' title 'L2 error', \\\n     ", f);
-  gp_string(f, dat);
-  fputs(" using 1:($7 > 0 ? $7 : NaN) with points pt 6 lc rgb '#7f7f7f' "
-        "title 'solver vs LAPACK'",
-        f);
-  if (n0 > 0.0) {
-    static const int slopes[3] = {4, 6, 3};
-    static const char *const colors[3] = {"#d62728", "#9467bd", "#e69f00"};
-    int nslopes = cfg->periodic ? 2 : 3;
-    for (int k = 0; k < nslopes; k++)
-      fprintf(f,
-              ", \\\n     %.9e * x**(-%d) with lines dt 2 lw 1.5 lc rgb '%s' "
-              "title 'n^{-%d}'",
-              e0 * pow(n0, slopes[k]), slopes[k], colors[k], slopes[k]);
-  }
-  fputc('\n', f);
-  if (fclose(f) != 0) {
-    cli_error("cannot write %s", path);
-    return -1;
-  }
-  return 0;
-}
-
-static int make_plot(const char *png, const tl_converge_config *cfg, const tl_converge_row *rows,
-                     size_t count)
-{
+  const tl_converge_config *cfg = series->cfg;
   size_t len = strlen(png);
-  size_t stem = len > 4 && !strcmp(png + len - 4, ".png") ? len - 4 : len;
-  char *dat = malloc(stem + 5), *gp = malloc(stem + 5), *dir = malloc(len + 2);
+  size_t stem_len = len > 4 && !strcmp(png + len - 4, ".png") ? len - 4 : len;
+  const char *slash = strrchr(png, '/');
+  const char *base = slash ? slash + 1 : png;
+  char *dir = malloc(len + 2), *stem = malloc(len + 1);
   int rc = -1;
-  if (!dat || !gp || !dir) {
+  if (!dir || !stem) {
     cli_error("out of memory");
     goto done;
   }
-  snprintf(dat, stem + 5, "%.*s.dat", (int)stem, png);
-  snprintf(gp, stem + 5, "%.*s.gp", (int)stem, png);
-  const char *slash = strrchr(png, '/');
   if (slash)
     snprintf(dir, len + 2, "%.*s", slash == png ? 1 : (int)(slash - png), png);
   else
     snprintf(dir, len + 2, ".");
-  if (write_dat(dat, cfg, rows, count) ||
-      write_gp(gp, base_name(dat), base_name(png), cfg, rows, count))
+  snprintf(stem, len + 1, "%.*s", (int)(stem_len - (size_t)(base - png)), base);
+  char title[512];
+  snprintf(title, sizeof title, "%s, %s, u = %s (k = %g), solver %s, P = %d", cfg->scheme->name,
+           cfg->periodic ? "periodic" : "closures", cfg->function->formula, cfg->wavenumber,
+           cfg->algo->name, cfg->opt ? cfg->opt->parts : 1);
+  tl_converge_plot plot = {.title = title,
+                           .origin = "tridlab converge",
+                           .width = 900,
+                           .height = 650,
+                           .all_errors = 1,
+                           .slopes = {4, 6, cfg->periodic ? 0 : 3, 0}};
+  tl_info info;
+  if (tl_converge_plot_write(dir, stem, base, series, 1, &plot, &info) != TL_OK) {
+    cli_error("%s", info.msg);
     goto done;
+  }
   rc = 0;
-  if (!in_path("gnuplot")) {
-    fprintf(stderr,
-            "tridlab: gnuplot is not installed: no plot made; wrote %s and %s (run 'gnuplot %s' "
-            "in %s to make %s)\n",
-            dat, gp, base_name(gp), dir, base_name(png));
-    goto done;
-  }
-  int st = run_gnuplot(dir, base_name(gp));
-  if (st != 0) {
-    fprintf(stderr, "tridlab: gnuplot failed on %s (exit status %d): no plot made\n", gp, st);
-    goto done;
-  }
-  if (access(png, R_OK) != 0)
-    fprintf(stderr, "tridlab: gnuplot ran but %s was not written\n", png);
+  char gp[4096];
+  snprintf(gp, sizeof gp, "%s.gp", stem);
+  if (tl_gnuplot_make(dir, gp, base, &info) != TL_OK)
+    cli_error("%s", info.msg);
 done:
-  free(dat);
-  free(gp);
   free(dir);
+  free(stem);
   return rc;
 }
 
 /* ---------------------------------------------------------------- */
 
-typedef struct progress {
-  int on;
-} progress;
-
 static void on_row(const tl_converge_row *row, size_t index, size_t count, void *ctx)
 {
-  const progress *p = ctx;
-  if (p->on)
-    fprintf(stderr, "\rconverge: n = %zu (%zu/%zu)", row->n, index + 1, count);
+  (void)ctx;
+  char what[48];
+  snprintf(what, sizeof what, "n = %zu", row->n);
+  progress_line("converge", what, index + 1, count);
 }
 
 int cmd_converge(int argc, char **argv)
@@ -540,14 +348,11 @@ int cmd_converge(int argc, char **argv)
     cli_error("out of memory");
     return EXIT_BAD_INPUT;
   }
-  progress pr = {isatty(STDERR_FILENO)};
   cfg.on_row = on_row;
-  cfg.ctx = &pr;
   size_t count = 0;
   tl_info info;
   int st = tl_converge_run(&cfg, rows, cap, &count, &info);
-  if (pr.on)
-    fprintf(stderr, "\r%60s\r", "");
+  progress_clear();
   int rc = EXIT_SOLVED;
   if (st < 0) {
     cli_error("converge: %s", info.msg);
@@ -555,9 +360,10 @@ int cmd_converge(int argc, char **argv)
     goto done;
   }
   print_table(stdout, &cfg, rows, count);
-  if (ca.csv && write_csv(ca.csv, &cfg, rows, count))
+  tl_converge_series series = {NULL, &cfg, 0, rows, count};
+  if (ca.csv && write_csv(ca.csv, &series))
     rc = EXIT_BAD_INPUT;
-  if (ca.plot && make_plot(ca.plot, &cfg, rows, count))
+  if (ca.plot && make_plot(ca.plot, &series))
     rc = EXIT_BAD_INPUT;
 done:
   free(rows);

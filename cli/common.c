@@ -1,9 +1,11 @@
-/* cli/common.c -- option parsing helpers of the tridlab command. */
+/* cli/common.c -- option parsing helpers of the tridlab command, and the
+ * progress line and plot notes of the studies it runs. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -90,4 +92,50 @@ int cli_parse_sizes(const char *s, const char *what, size_t *out, size_t cap, si
   }
   *count = k;
   return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Progress and plot notes of the studies                            */
+
+static int progress_on = -1;
+
+void progress_line(const char *prefix, const char *what, size_t done, size_t total)
+{
+  if (progress_on < 0)
+    progress_on = isatty(STDERR_FILENO);
+  if (progress_on)
+    fprintf(stderr, "\r%s: %s (%zu/%zu)%10s", prefix, what, done, total, "");
+}
+
+void progress_clear(void)
+{
+  if (progress_on < 0)
+    progress_on = isatty(STDERR_FILENO);
+  if (progress_on)
+    fprintf(stderr, "\r%78s\r", "");
+}
+
+void cli_study_progress(const char *study, const char *what, size_t done, size_t total, void *ctx)
+{
+  (void)ctx;
+  if (what)
+    progress_line(study, what, done, total);
+  else
+    progress_clear();
+}
+
+void cli_plot_notes(const char *dir, int plot, const tl_study_result *res)
+{
+  static int said_missing = 0;
+  if (!plot || res->plots_made == res->npng)
+    return;
+  if (!tl_gnuplot_found()) {
+    if (!said_missing++)
+      fprintf(stderr,
+              "tridlab: gnuplot is not installed: no plots made; the .dat and .gp files are "
+              "written (run 'gnuplot FILE.gp' in %s to make each plot)\n",
+              dir);
+  } else if (res->plot_error[0]) {
+    cli_error("%s", res->plot_error);
+  }
 }

@@ -157,7 +157,7 @@ typedef struct study_work {
   double *x, *u, *exact, *a, *b, *c, *d, *f, *fref;
 } study_work;
 
-static double order_between(double e_prev, double e, double h_prev, double h)
+double tl_converge_order(double e_prev, double e, double h_prev, double h)
 {
   if (!(e_prev > 0.0) || !(e > 0.0) || !isfinite(e_prev) || !isfinite(e))
     return NAN;
@@ -258,8 +258,8 @@ int tl_converge_run(const tl_converge_config *cfg, tl_converge_row *rows, size_t
     }
     if (r > 0) {
       const tl_converge_row *p = &rows[r - 1];
-      rows[r].order_max = order_between(p->err_max, rows[r].err_max, p->h, rows[r].h);
-      rows[r].order_l2 = order_between(p->err_l2, rows[r].err_l2, p->h, rows[r].h);
+      rows[r].order_max = tl_converge_order(p->err_max, rows[r].err_max, p->h, rows[r].h);
+      rows[r].order_l2 = tl_converge_order(p->err_l2, rows[r].err_l2, p->h, rows[r].h);
     }
     if (count)
       *count = r + 1;

@@ -15,13 +15,6 @@
 #include "tridlab/backend.h"
 #include "tridlab/sweep.h"
 
-static double order_between(double e_prev, double e, double h_prev, double h)
-{
-  if (!(e_prev > 0.0) || !(e > 0.0) || !isfinite(e_prev) || !isfinite(e))
-    return NAN;
-  return log(e_prev / e) / log(h_prev / h);
-}
-
 int tl_sweep_converge_fixed_m(const tl_converge_config *cfg, size_t m, tl_converge_row *rows,
                               size_t cap, size_t *count, tl_info *info)
 {
@@ -57,9 +50,9 @@ int tl_sweep_converge_fixed_m(const tl_converge_config *cfg, size_t m, tl_conver
       return st;
     if (r > 0) {
       rows[r].order_max =
-          order_between(rows[r - 1].err_max, rows[r].err_max, rows[r - 1].h, rows[r].h);
+          tl_converge_order(rows[r - 1].err_max, rows[r].err_max, rows[r - 1].h, rows[r].h);
       rows[r].order_l2 =
-          order_between(rows[r - 1].err_l2, rows[r].err_l2, rows[r - 1].h, rows[r].h);
+          tl_converge_order(rows[r - 1].err_l2, rows[r].err_l2, rows[r - 1].h, rows[r].h);
     }
     if (cfg->on_row)
       cfg->on_row(&rows[r], r, total, cfg->ctx);

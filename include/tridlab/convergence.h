@@ -140,6 +140,10 @@ typedef struct tl_converge_config {
   void *ctx;
 } tl_converge_config;
 
+/* The observed order between two grids: log(e_prev / e) / log(h_prev / h);
+ * NaN when either error is not positive and finite. */
+double tl_converge_order(double e_prev, double e, double h_prev, double h);
+
 /* Number of rows: n = nmin, 2 nmin, ... <= nmax (0 if nmin is 0 or > nmax). */
 size_t tl_converge_count(size_t nmin, size_t nmax);
 

@@ -22,6 +22,7 @@
 #include "tridlab/part_tridsolver.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"
+#include "tridlab/study.h"
 #include "tridlab/sweep.h"
 #include "tridlab/system.h"
 #include "tridlab/verify.h"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli_helpers.h"
+#include "helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/tridlab.h"
 
@@ -545,25 +546,6 @@ Test(cpu_periodic, singular_system_is_a_breakdown)
 /* ------------------------------------------------------------------ */
 /* The fused compact solve and the DistD2 phases                        */
 
-/* Lele's 6th-order first derivative (paper 000 eq. (2)) on a grid of
- * spacing h: matrix [1/3, 1, 1/3], corners kept when periodic. */
-static void lele6(size_t n, int periodic, double *a, double *b, double *c, double st[5], double h)
-{
-  for (size_t i = 0; i < n; i++) {
-    a[i] = 1.0 / 3.0;
-    b[i] = 1.0;
-    c[i] = 1.0 / 3.0;
-  }
-  if (!periodic)
-    a[0] = c[n - 1] = 0;
-  double ca = 14.0 / 9.0, cb = 1.0 / 9.0;
-  st[0] = -cb / (4 * h);
-  st[1] = -ca / (2 * h);
-  st[2] = 0;
-  st[3] = ca / (2 * h);
-  st[4] = cb / (4 * h);
-}
-
 /* Largest relative difference over the batch, in units of eps. */
 static double rel_diff(size_t count, const double *x, const double *xref, double eps)
 {
@@ -583,7 +565,7 @@ Test(cpu_compact, fused_solve_matches_distd2_reference, .timeout = 60)
       size_t n = ns[in], nsys = 5 + 7 * in, sz = all_sz[in % NSZ];
       double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
       double st[5];
-      lele6(n, periodic, a, b, c, st, TWO_PI / (double)n);
+      th_lele6(n, periodic, a, b, c, st, TWO_PI / (double)n);
       tl_distd2_plan plan;
       tl_info info;
       cr_assert_eq(tl_distd2_plan_create_d(&plan, n, periodic, 1, NULL, a, b, c, &info), TL_OK);
@@ -636,7 +618,7 @@ Test(cpu_compact, sixth_order_derivative)
     size_t n = k ? 64 : 32, nsys = 8, sz = 8;
     double h = TWO_PI / (double)n, st[5];
     double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    lele6(n, 1, a, b, c, st, h);
+    th_lele6(n, 1, a, b, c, st, h);
     tl_distd2_plan plan;
     tl_info info;
     cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 1, 1, NULL, a, b, c, &info), TL_OK);

@@ -18,6 +18,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/registry.h"
@@ -44,21 +45,6 @@ static int solve_reg(const tl_problem *p, int parts, const size_t *sizes, const 
   return tl_solve(algo, &p->sys, x, &opt, info);
 }
 
-/* Residual and forward-error ratios of x against LAPACK. */
-static void ratios(const tl_problem *p, const double *x, double *resid, double *ferr)
-{
-  size_t len = p->sys.n * p->sys.nsys;
-  double *xref = malloc(len * sizeof *xref), *rcond = malloc(p->sys.nsys * sizeof *rcond);
-  tl_info info;
-  cr_assert(xref && rcond);
-  cr_assert_eq(tl_lapack_solve(&p->sys, xref, &info), TL_OK, "%s", info.msg);
-  cr_assert_eq(tl_rcond(&p->sys, rcond, &info), TL_OK, "%s", info.msg);
-  *resid = tl_residual_ratio(&p->sys, x);
-  *ferr = tl_forward_ratio(&p->sys, x, xref, rcond);
-  free(xref);
-  free(rcond);
-}
-
 /* max |x - xref| / max |xref| over the batch. */
 static double rel_err(const tl_problem *p, const double *x)
 {
@@ -74,22 +60,6 @@ static double rel_err(const tl_problem *p, const double *x)
   }
   free(xref);
   return num / den;
-}
-
-/* Unequal partitions: sizes alternating short and long, summing to n. */
-static void unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes)
-{
-  size_t left = n;
-  for (int q = 0; q < parts; q++) {
-    size_t rest = (size_t)(parts - q - 1);
-    size_t s = (q == parts - 1) ? left : (q % 2 ? minrows : (left - rest * minrows) / 2);
-    if (s < minrows)
-      s = minrows;
-    if (left - s < rest * minrows)
-      s = left - rest * minrows;
-    sizes[q] = s;
-    left -= s;
-  }
 }
 
 /* toeplitz-4 (id 23) and its periodic relative: with partitions of at
@@ -113,12 +83,12 @@ Test(distd2, matches_lapack_for_long_partitions)
         size_t psz[16];
         for (int uneq = 0; uneq < 2; uneq++) {
           if (uneq)
-            unequal_sizes(n, P, minrows, psz);
+            th_unequal_sizes(n, P, minrows, psz);
           int st = solve_reg(&p, P, uneq ? psz : NULL, NULL, x, &info);
           cr_expect_eq(st, TL_OK, "type %d n=%zu P=%d uneq=%d: %s", types[t], n, P, uneq,
                        info.msg);
           double r, f;
-          ratios(&p, x, &r, &f);
+          cr_assert_eq(th_ratios(&p.sys, x, &r, &f), 0);
           cr_expect_lt(r, TL_THRESH, "type %d n=%zu P=%d resid %g", types[t], n, P, r);
           cr_expect_lt(f, TL_THRESH, "type %d n=%zu P=%d ferr %g", types[t], n, P, f);
           cr_expect_leq(info.dropped, info.tol);
@@ -142,7 +112,7 @@ Test(distd2, one_partition_is_exact_for_every_size)
       cr_expect_eq(info.dropped, 0.0);
       cr_expect_eq(info.bound, 0.0);
       double r, f;
-      ratios(&p, x, &r, &f);
+      cr_assert_eq(th_ratios(&p.sys, x, &r, &f), 0);
       cr_expect_lt(r, TL_THRESH, "n=%zu periodic=%d resid %g", n, periodic, r);
       cr_expect_lt(f, TL_THRESH, "n=%zu periodic=%d ferr %g", n, periodic, f);
       free(x);
@@ -243,22 +213,6 @@ Test(distd2, phases_one_by_one_equal_one_call)
     }
 }
 
-/* Lele's sixth-order first derivative, paper 000 eq. (2). */
-static void lele_system(size_t n, double h, double *a, double *b, double *c, double st[5])
-{
-  const double alpha = 1.0 / 3.0, ca = 14.0 / 9.0, cb = 1.0 / 9.0;
-  for (size_t i = 0; i < n; i++) {
-    a[i] = alpha;
-    b[i] = 1.0;
-    c[i] = alpha;
-  }
-  st[0] = -cb / (4 * h);
-  st[1] = -ca / (2 * h);
-  st[2] = 0.0;
-  st[3] = ca / (2 * h);
-  st[4] = cb / (4 * h);
-}
-
 /* Fused right-hand side == d computed first, then solved; both periodic
  * and not, for several P and unequal partitions. */
 Test(distd2, fused_stencil_equals_rhs_then_solve)
@@ -271,7 +225,7 @@ Test(distd2, fused_stencil_equals_rhs_then_solve)
       double *a = calloc(n, 8), *b = calloc(n, 8), *c = calloc(n, 8), *u = calloc(n, 8);
       double *d = calloc(n, 8), *x1 = calloc(n, 8), *x2 = calloc(n, 8);
       double st[5];
-      lele_system(n, h, a, b, c, st);
+      th_lele6(n, 1, a, b, c, st, h);
       if (!periodic) {
         a[0] = NAN; /* never read */
         c[n - 1] = NAN;
@@ -279,7 +233,7 @@ Test(distd2, fused_stencil_equals_rhs_then_solve)
       for (size_t i = 0; i < n; i++)
         u[i] = sin(3 * h * (double)i) + 0.5 * cos(7 * h * (double)i);
       size_t psz[16];
-      unequal_sizes(n, P, 40, psz);
+      th_unequal_sizes(n, P, 40, psz);
       for (int uneq = 0; uneq < 2; uneq++) {
         tl_info i1, i2;
         int s1 = tl_distd2_solve_stencil_d(n, periodic, P, uneq ? psz : NULL, a, b, c, st, u, x1,
@@ -320,7 +274,7 @@ Test(distd2, lele_sixth_order_on_a_periodic_grid)
     double *a = calloc(n, 8), *b = calloc(n, 8), *c = calloc(n, 8), *u = calloc(n, 8);
     double *d = calloc(n, 8), *x = calloc(n, 8), *xt = calloc(n, 8);
     double st[5];
-    lele_system(n, h, a, b, c, st);
+    th_lele6(n, 1, a, b, c, st, h);
     for (size_t i = 0; i < n; i++)
       u[i] = sin(4 * h * (double)i);
     tl_info info;
@@ -468,7 +422,7 @@ Test(distd2, gallery_sweep_never_silently_wrong, .timeout = 120)
         if (st == TL_OK) {
           ok++;
           double r, f;
-          ratios(&p, x, &r, &f);
+          cr_assert_eq(th_ratios(&p.sys, x, &r, &f), 0);
           cr_expect(r < TL_THRESH && f < TL_THRESH, "silent: type %d n=%zu P=%d resid %g ferr %g",
                     type->id, n, P, r, f);
         }

@@ -15,6 +15,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/registry.h"
@@ -32,39 +33,9 @@ static const tl_algorithm *algo(void)
   return a;
 }
 
-/* Solve p with opt; returns status, fills resid and ferr ratios. */
-static int solve_and_measure(const tl_problem *p, const tl_options *opt, double *resid,
-                             double *ferr, tl_info *info)
-{
-  size_t es = tl_dtype_size(p->sys.dtype), N = p->sys.n * p->sys.nsys;
-  void *x = calloc(N, es), *xref = calloc(N, es);
-  double *rc = calloc(p->sys.nsys, sizeof *rc);
-  cr_assert(x && xref && rc);
-  int st = tl_solve(algo(), &p->sys, x, opt, info);
-  *resid = *ferr = NAN;
-  if (tl_status_has_solution(st)) {
-    *resid = tl_residual_ratio(&p->sys, x);
-    tl_info li;
-    if (tl_lapack_solve(&p->sys, xref, &li) == TL_OK && tl_rcond(&p->sys, rc, &li) == TL_OK)
-      *ferr = tl_forward_ratio(&p->sys, x, xref, rc);
-  }
-  free(x);
-  free(xref);
-  free(rc);
-  return st;
-}
-
 static void check_type(int id, size_t n, size_t nsys, const tl_options *opt)
 {
-  tl_problem p;
-  tl_info info;
-  cr_assert_eq(tl_gallery_make(id, n, nsys, SEED + n, &p, &info), TL_OK);
-  double resid, ferr;
-  int st = solve_and_measure(&p, opt, &resid, &ferr, &info);
-  cr_expect_eq(st, TL_OK, "type %d n=%zu P=%d: status %d (%s)", id, n, opt->parts, st, info.msg);
-  cr_expect(resid < TL_THRESH, "type %d n=%zu P=%d: residual ratio %g", id, n, opt->parts, resid);
-  cr_expect(ferr < TL_THRESH, "type %d n=%zu P=%d: forward ratio %g", id, n, opt->parts, ferr);
-  tl_problem_free(&p);
+  th_check_type(algo(), id, n, nsys, SEED + n, opt);
 }
 
 Test(hybrid_pcr, registry_entry)
@@ -268,7 +239,7 @@ Test(hybrid_pcr, gallery_no_silent_wrong_answer, .timeout = 120)
         tl_options_init(&opt);
         opt.parts = P;
         double resid, ferr;
-        int st = solve_and_measure(&p, &opt, &resid, &ferr, &info);
+        int st = th_solve_measure(algo(), &p, &opt, &resid, &ferr, NULL, &info);
         if (st == TL_OK) {
           cr_expect(resid < TL_THRESH, "%s n=%zu P=%d: silent residual ratio %g", t->name, n, P,
                     resid);

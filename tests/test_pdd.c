@@ -17,6 +17,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/part_pdd.h"
@@ -30,78 +31,7 @@ extern const tl_algorithm tl_algo_pdd_ref;
 static const int parts_list[] = {1, 2, 3, 4, 7, 16};
 #define NPARTS (sizeof parts_list / sizeof parts_list[0])
 
-/* One real system with its LAPACK solution and 1-norm rcond. */
-typedef struct sys_t {
-  size_t n;
-  double *a, *b, *c, *d, *x, *xref;
-  double rcond;
-  tl_batch batch;
-} sys_t;
-
-/* kind 0: sdd random, b = +-(|a|+|c|)(1 + u), u in [lo, hi);
- * kind 1: tridiag(1, lambda, 1) (lambda = lo), random right-hand side. */
-static sys_t make_sys(size_t n, int kind, double lo, double hi, uint64_t seed)
-{
-  sys_t s;
-  memset(&s, 0, sizeof s);
-  s.n = n;
-  s.a = calloc(n, sizeof(double));
-  s.b = calloc(n, sizeof(double));
-  s.c = calloc(n, sizeof(double));
-  s.d = calloc(n, sizeof(double));
-  s.x = calloc(n, sizeof(double));
-  s.xref = calloc(n, sizeof(double));
-  cr_assert(s.a && s.b && s.c && s.d && s.x && s.xref);
-  tl_rng rng;
-  tl_rng_seed(&rng, seed);
-  for (size_t i = 0; i < n; i++) {
-    if (kind == 0) {
-      s.a[i] = i > 0 ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-      s.c[i] = i + 1 < n ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-      double off = fabs(s.a[i]) + fabs(s.c[i]);
-      double mag = (off > 0 ? off : 1.0) * (1.0 + tl_rng_uniform(&rng, lo, hi));
-      s.b[i] = (tl_rng_next(&rng) >> 63) ? -mag : mag;
-    } else {
-      s.a[i] = i > 0 ? 1.0 : 0.0;
-      s.c[i] = i + 1 < n ? 1.0 : 0.0;
-      s.b[i] = lo;
-    }
-    s.d[i] = tl_rng_uniform(&rng, -1, 1);
-  }
-  s.batch = (tl_batch){TL_F64, n, 1, 0, s.a, s.b, s.c, s.d};
-  tl_info info;
-  cr_assert_eq(tl_lapack_solve(&s.batch, s.xref, &info), TL_OK);
-  cr_assert_eq(tl_rcond(&s.batch, &s.rcond, &info), TL_OK);
-  return s;
-}
-
-static void free_sys(sys_t *s)
-{
-  free(s->a);
-  free(s->b);
-  free(s->c);
-  free(s->d);
-  free(s->x);
-  free(s->xref);
-}
-
-static double max_abs(size_t n, const double *v)
-{
-  double m = 0.0;
-  for (size_t i = 0; i < n; i++)
-    m = fabs(v[i]) > m ? fabs(v[i]) : m;
-  return m;
-}
-
-static double rel_err(const sys_t *s)
-{
-  double e = 0.0;
-  for (size_t i = 0; i < s->n; i++)
-    e = fabs(s->x[i] - s->xref[i]) > e ? fabs(s->x[i] - s->xref[i]) : e;
-  return e / max_abs(s->n, s->xref);
-}
-
-static int solve_with(sys_t *s, int P, const size_t *sizes, const char *tol, tl_info *info)
+static int solve_with(th_sys *s, int P, const size_t *sizes, const char *tol, tl_info *info)
 {
   tl_options opt;
   tl_options_init(&opt);
@@ -110,15 +40,6 @@ static int solve_with(sys_t *s, int P, const size_t *sizes, const char *tol, tl_
   if (tol)
     cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", tol, info), TL_OK);
   return tl_solve(ALGO, &s->batch, s->x, &opt, info);
-}
-
-/* LAPACK's two tests: residual ratio and forward ratio below THRESH. */
-static void assert_accurate(const sys_t *s, const char *what, int P)
-{
-  double res = tl_residual_ratio(&s->batch, s->x);
-  double fwd = tl_forward_ratio(&s->batch, s->x, s->xref, &s->rcond);
-  cr_assert(res < TL_THRESH && fwd < TL_THRESH, "%s n=%zu P=%d: residual ratio %g, forward %g",
-            what, s->n, P, res, fwd);
 }
 
 /* ---------------------------------------------------------------- */
@@ -137,7 +58,7 @@ Test(pdd, registry_entry)
 Test(pdd, one_partition_is_thomas)
 {
   for (size_t n = 1; n <= 300; n += 13) {
-    sys_t s = make_sys(n, 0, 0.1, 1.0, SEED + n);
+    th_sys s = th_sys_make(n, 0, 0.1, 1.0, SEED + n);
     double *xt = calloc(n, sizeof(double));
     tl_info info;
     cr_assert_eq(tl_thomas_ref_d(n, s.a, s.b, s.c, s.d, xt, &info), TL_OK);
@@ -146,7 +67,7 @@ Test(pdd, one_partition_is_thomas)
     cr_assert_eq(info.dropped, 0.0);
     cr_assert_eq(info.bound, 0.0);
     free(xt);
-    free_sys(&s);
+    th_sys_free(&s);
   }
 }
 
@@ -156,12 +77,12 @@ Test(pdd, two_partitions_drop_nothing)
   static const size_t sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {2, 3}, {40, 3}, {500, 700}};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     size_t n = sizes[k][0] + sizes[k][1];
-    sys_t s = make_sys(n, 1, 2.05, 0, SEED + k); /* weak dominance: slow decay */
+    th_sys s = th_sys_make(n, 1, 2.05, 0, SEED + k); /* weak dominance: slow decay */
     tl_info info;
     cr_assert_eq(solve_with(&s, 2, sizes[k], NULL, &info), TL_OK, "%s", info.msg);
     cr_assert_eq(info.dropped, 0.0);
-    assert_accurate(&s, "toeplitz-2.05", 2);
-    free_sys(&s);
+    th_sys_assert_accurate(&s, "toeplitz-2.05", 2);
+    th_sys_free(&s);
   }
 }
 
@@ -177,17 +98,17 @@ Test(pdd, matches_lapack)
       if (n < (size_t)P)
         continue;
       for (int kind = 0; kind < 2; kind++) {
-        sys_t s = kind ? make_sys(n, 1, 4.0, 0, 0) : make_sys(n, 0, 1.0, 3.0, SEED + n + P);
+        th_sys s = kind ? th_sys_make(n, 1, 4.0, 0, 0) : th_sys_make(n, 0, 1.0, 3.0, SEED + n + P);
         tl_info info;
         int st = solve_with(&s, P, NULL, NULL, &info);
         cr_assert(st == TL_OK || st == TL_OUTSIDE_DOMAIN, "%s", info.msg);
         if (st == TL_OK)
-          assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
+          th_sys_assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
         /* decay ~ 0.27^m for lambda = 4: m >= 40 drops nothing visible */
         if (kind == 1 && n / (size_t)P >= 40)
           cr_assert_eq(st, TL_OK, "n=%zu P=%d: %s", n, P, info.msg);
         cr_assert(info.dropped <= 1.0 && info.bound >= 0.0);
-        free_sys(&s);
+        th_sys_free(&s);
       }
     }
   }
@@ -202,7 +123,7 @@ Test(pdd, unequal_partitions)
   const int counts[] = {6, 5, 7};
   const size_t ns[] = {199, 1462, 350};
   for (int k = 0; k < 3; k++) {
-    sys_t s = make_sys(ns[k], 1, 4.0, 0, 0);
+    th_sys s = th_sys_make(ns[k], 1, 4.0, 0, 0);
     tl_info info;
     int st = solve_with(&s, counts[k], all[k], NULL, &info);
     if (k == 0) { /* 1- and 2-row middle partitions: far entries are not small */
@@ -211,9 +132,9 @@ Test(pdd, unequal_partitions)
       cr_assert(strstr(info.msg, "exceed tol") != NULL, "%s", info.msg);
     } else {
       cr_assert_eq(st, TL_OK, "%s", info.msg);
-      assert_accurate(&s, "unequal", counts[k]);
+      th_sys_assert_accurate(&s, "unequal", counts[k]);
     }
-    free_sys(&s);
+    th_sys_free(&s);
   }
 }
 
@@ -223,7 +144,7 @@ Test(pdd, phases_equal_one_call)
   static const size_t sizes[] = {7, 1, 30, 12, 2, 48};
   const int P = 6;
   size_t n = 100;
-  sys_t s = make_sys(n, 0, 0.2, 1.0, SEED);
+  th_sys s = th_sys_make(n, 0, 0.2, 1.0, SEED);
   tl_info info;
   int st1 = solve_with(&s, P, sizes, NULL, &info);
   double *x = calloc(n, sizeof(double));
@@ -252,7 +173,7 @@ Test(pdd, phases_equal_one_call)
   for (int p = 0; p < P; p++)
     tl_pdd_part_free_d(&pt[p]);
   free(x);
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 /* The spikes equal LAPACK solves of the local blocks, and `dropped` is the
@@ -262,7 +183,7 @@ Test(pdd, spikes_and_dropped_against_lapack)
   static const size_t sizes[] = {9, 4, 11, 6, 10};
   const int P = 5;
   size_t n = 40;
-  sys_t s = make_sys(n, 0, 0.1, 0.5, SEED + 7);
+  th_sys s = th_sys_make(n, 0, 0.1, 0.5, SEED + 7);
   tl_info info;
   double expect = 0.0;
   for (int p = 0; p < P; p++) {
@@ -281,7 +202,7 @@ Test(pdd, spikes_and_dropped_against_lapack)
     tl_batch bv = {TL_F64, m, 1, 0, la, lb, lc, rv}, bw = {TL_F64, m, 1, 0, la, lb, lc, rw};
     cr_assert_eq(tl_lapack_solve(&bv, sv, &info), TL_OK);
     cr_assert_eq(tl_lapack_solve(&bw, sw, &info), TL_OK);
-    double scale = max_abs(m, sv) + max_abs(m, sw);
+    double scale = th_max_abs(m, sv) + th_max_abs(m, sw);
     for (size_t k = 0; k < m; k++) {
       cr_assert(fabs(pt.v[k] - sv[k]) <= 64 * TL_EPS * scale, "p=%d k=%zu", p, k);
       cr_assert(fabs(pt.w[k] - sw[k]) <= 64 * TL_EPS * scale, "p=%d k=%zu", p, k);
@@ -296,7 +217,7 @@ Test(pdd, spikes_and_dropped_against_lapack)
   cr_assert_eq(st, TL_OUTSIDE_DOMAIN);
   cr_assert_eq(info.dropped, expect);
   cr_assert_eq(info.tol, 2 * TL_EPS);
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 /* Whatever the partitions, the measured error stays inside the bound
@@ -312,25 +233,25 @@ Test(pdd, error_within_bound)
         int P = Ps[iP];
         size_t n = ms[im] * (size_t)P;
         for (int kind = 0; kind < 2; kind++) {
-          sys_t s = kind ? make_sys(n, 0, lambdas[il] - 2.0, lambdas[il] - 1.9, SEED + n)
-                         : make_sys(n, 1, lambdas[il], 0, 0);
+          th_sys s = kind ? th_sys_make(n, 0, lambdas[il] - 2.0, lambdas[il] - 1.9, SEED + n)
+                         : th_sys_make(n, 1, lambdas[il], 0, 0);
           tl_info info;
           int st = solve_with(&s, P, NULL, NULL, &info);
-          double err = rel_err(&s);
+          double err = th_sys_rel_err(&s);
           double slack = TL_THRESH * TL_EPS / s.rcond;
           cr_assert(err <= 1.0001 * info.bound + slack,
                     "lambda=%g m=%zu P=%d: error %g > bound %g (+%g)", lambdas[il], ms[im], P,
                     err, info.bound, slack);
           cr_assert_eq(st, info.dropped > 2 * TL_EPS ? TL_OUTSIDE_DOMAIN : TL_OK);
           cr_assert(info.bound > 0.0 || info.dropped == 0.0);
-          free_sys(&s);
+          th_sys_free(&s);
         }
       }
 }
 
 Test(pdd, tol_parameter)
 {
-  sys_t s = make_sys(64, 1, 3.0, 0, 0);
+  th_sys s = th_sys_make(64, 1, 3.0, 0, 0);
   tl_info info;
   cr_assert_eq(solve_with(&s, 8, NULL, NULL, &info), TL_OUTSIDE_DOMAIN);
   double dropped = info.dropped;
@@ -347,20 +268,20 @@ Test(pdd, tol_parameter)
   cr_assert_str_eq(info.arg, "param");
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", "2", &info), TL_ERR_ARG);
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "J", "3", &info), TL_ERR_ARG);
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 Test(pdd, outside_domain_and_breakdown)
 {
   tl_info info;
   /* weakly dominant: solved, reported */
-  sys_t s = make_sys(50, 1, 2.0, 0, 0);
+  th_sys s = th_sys_make(50, 1, 2.0, 0, 0);
   cr_assert_eq(solve_with(&s, 2, NULL, "1", &info), TL_OUTSIDE_DOMAIN);
   cr_assert(strstr(info.msg, "not strictly diagonally dominant") != NULL, "%s", info.msg);
   cr_assert_eq(info.bound, 0.0);
-  free_sys(&s);
+  th_sys_free(&s);
   /* a zero pivot in partition 2 (rows 20..29): breakdown at its global row */
-  s = make_sys(40, 0, 0.1, 1.0, SEED);
+  s = th_sys_make(40, 0, 0.1, 1.0, SEED);
   s.b[20] = 0.0;
   cr_assert_eq(solve_with(&s, 4, NULL, NULL, &info), TL_ERR_BREAKDOWN);
   cr_assert_eq(info.row, 20);
@@ -369,12 +290,12 @@ Test(pdd, outside_domain_and_breakdown)
   s.a[21] = 1.0;
   s.c[21] = 0.0; /* row 21 = [1 0 0]: second pivot 0 - 1*c20/b20 stays finite, not zero */
   cr_assert(solve_with(&s, 4, NULL, NULL, &info) != TL_OK);
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 Test(pdd, argument_limits)
 {
-  sys_t s = make_sys(10, 1, 4.0, 0, 0);
+  th_sys s = th_sys_make(10, 1, 4.0, 0, 0);
   tl_info info;
   cr_assert_eq(solve_with(&s, 11, NULL, NULL, &info), TL_ERR_ARG);
   cr_assert_str_eq(info.arg, "parts");
@@ -386,7 +307,7 @@ Test(pdd, argument_limits)
   cr_assert_eq(solve_with(&s, 10, NULL, NULL, &info), TL_OUTSIDE_DOMAIN); /* 1 row each */
   s.batch.periodic = 1;
   cr_assert_eq(solve_with(&s, 2, NULL, NULL, &info), TL_ERR_UNSUPPORTED);
-  free_sys(&s);
+  th_sys_free(&s);
   double complex z[4] = {0, 4, 4, 0};
   tl_batch zb = {TL_C128, 2, 1, 0, z, z + 1, z + 2, z + 1};
   double complex zx[2];
@@ -404,7 +325,7 @@ Test(pdd, batch)
   const double lam[] = {8.0, 3.0, 4.0};
   double worst = 0.0;
   for (size_t k = 0; k < ns; k++) {
-    sys_t s = make_sys(n, 1, lam[k], 0, k);
+    th_sys s = th_sys_make(n, 1, lam[k], 0, k);
     memcpy(a + k * n, s.a, n * sizeof(double));
     memcpy(b + k * n, s.b, n * sizeof(double));
     memcpy(c + k * n, s.c, n * sizeof(double));
@@ -412,7 +333,7 @@ Test(pdd, batch)
     tl_info info;
     solve_with(&s, 6, NULL, NULL, &info);
     worst = fmax(worst, info.dropped);
-    free_sys(&s);
+    th_sys_free(&s);
   }
   tl_batch bt = {TL_F64, n, ns, 0, a, b, c, d};
   tl_options opt;

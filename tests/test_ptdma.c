@@ -18,6 +18,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/part_ptdma.h"
 #include "tridlab/registry.h"
@@ -43,36 +44,6 @@ static int solve_reg(const tl_problem *p, int parts, const size_t *sizes, const 
   return tl_solve(algo, &p->sys, x, &opt, info);
 }
 
-static void ratios(const tl_problem *p, const double *x, double *resid, double *ferr)
-{
-  size_t len = p->sys.n * p->sys.nsys;
-  double *xref = malloc(len * sizeof *xref), *rcond = malloc(p->sys.nsys * sizeof *rcond);
-  tl_info info;
-  cr_assert(xref && rcond);
-  cr_assert_eq(tl_lapack_solve(&p->sys, xref, &info), TL_OK, "%s", info.msg);
-  cr_assert_eq(tl_rcond(&p->sys, rcond, &info), TL_OK, "%s", info.msg);
-  *resid = tl_residual_ratio(&p->sys, x);
-  *ferr = tl_forward_ratio(&p->sys, x, xref, rcond);
-  free(xref);
-  free(rcond);
-}
-
-/* Unequal partitions, alternately long and of the minimum size. */
-static void unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes)
-{
-  size_t left = n;
-  for (int q = 0; q < parts; q++) {
-    size_t rest = (size_t)(parts - q - 1);
-    size_t s = (q == parts - 1) ? left : (q % 2 ? minrows : (left - rest * minrows) / 2);
-    if (s < minrows)
-      s = minrows;
-    if (left - s < rest * minrows)
-      s = left - rest * minrows;
-    sizes[q] = s;
-    left -= s;
-  }
-}
-
 /* Dominant types (weakly dominant M-matrices included), plain and periodic. */
 Test(ptdma, matches_lapack)
 {
@@ -90,14 +61,14 @@ Test(ptdma, matches_lapack)
         cr_assert_eq(tl_gallery_make(types[t], n, 2, 13, &p, &info), TL_OK);
         double *x = calloc(2 * n, sizeof *x);
         size_t psz[16];
-        unequal_sizes(n, P, 2, psz);
+        th_unequal_sizes(n, P, 2, psz);
         for (int f = 0; f < 2; f++)
           for (int uneq = 0; uneq < 2; uneq++) {
             int st = solve_reg(&p, P, uneq ? psz : NULL, flavours[f], x, &info);
             cr_expect_eq(st, TL_OK, "type %d n=%zu P=%d %s: %s", types[t], n, P, flavours[f],
                          info.msg);
             double r, fe;
-            ratios(&p, x, &r, &fe);
+            cr_assert_eq(th_ratios(&p.sys, x, &r, &fe), 0);
             cr_expect_lt(r, TL_THRESH, "type %d n=%zu P=%d %s uneq=%d resid %g", types[t], n, P,
                          flavours[f], uneq, r);
             cr_expect_lt(fe, TL_THRESH, "type %d n=%zu P=%d %s uneq=%d ferr %g", types[t], n, P,
@@ -393,7 +364,7 @@ Test(ptdma, gallery_sweep_never_silently_wrong, .timeout = 120)
           if (st == TL_OK) {
             ok++;
             double r, fe;
-            ratios(&p, x, &r, &fe);
+            cr_assert_eq(th_ratios(&p.sys, x, &r, &fe), 0);
             cr_expect(r < TL_THRESH && fe < TL_THRESH,
                       "silent: type %d n=%zu P=%d %s resid %g ferr %g", type->id, n, P,
                       flavours[f], r, fe);

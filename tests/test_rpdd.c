@@ -18,6 +18,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/part_pdd.h"
@@ -33,78 +34,8 @@ extern const tl_algorithm tl_algo_pdd_ref;
 static const int parts_list[] = {1, 2, 3, 4, 7, 16};
 #define NPARTS (sizeof parts_list / sizeof parts_list[0])
 
-typedef struct sys_t {
-  size_t n;
-  double *a, *b, *c, *d, *x, *xref;
-  double rcond;
-  tl_batch batch;
-} sys_t;
-
-/* kind 0: sdd random, b = +-(|a|+|c|)(1 + u), u in [lo, hi);
- * kind 1: tridiag(1, lambda, 1) (lambda = lo), random right-hand side. */
-static sys_t make_sys(size_t n, int kind, double lo, double hi, uint64_t seed)
-{
-  sys_t s;
-  memset(&s, 0, sizeof s);
-  s.n = n;
-  s.a = calloc(n, sizeof(double));
-  s.b = calloc(n, sizeof(double));
-  s.c = calloc(n, sizeof(double));
-  s.d = calloc(n, sizeof(double));
-  s.x = calloc(n, sizeof(double));
-  s.xref = calloc(n, sizeof(double));
-  cr_assert(s.a && s.b && s.c && s.d && s.x && s.xref);
-  tl_rng rng;
-  tl_rng_seed(&rng, seed);
-  for (size_t i = 0; i < n; i++) {
-    if (kind == 0) {
-      s.a[i] = i > 0 ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-      s.c[i] = i + 1 < n ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-      double off = fabs(s.a[i]) + fabs(s.c[i]);
-      double mag = (off > 0 ? off : 1.0) * (1.0 + tl_rng_uniform(&rng, lo, hi));
-      s.b[i] = (tl_rng_next(&rng) >> 63) ? -mag : mag;
-    } else {
-      s.a[i] = i > 0 ? 1.0 : 0.0;
-      s.c[i] = i + 1 < n ? 1.0 : 0.0;
-      s.b[i] = lo;
-    }
-    s.d[i] = tl_rng_uniform(&rng, -1, 1);
-  }
-  s.batch = (tl_batch){TL_F64, n, 1, 0, s.a, s.b, s.c, s.d};
-  tl_info info;
-  cr_assert_eq(tl_lapack_solve(&s.batch, s.xref, &info), TL_OK);
-  cr_assert_eq(tl_rcond(&s.batch, &s.rcond, &info), TL_OK);
-  return s;
-}
-
-static void free_sys(sys_t *s)
-{
-  free(s->a);
-  free(s->b);
-  free(s->c);
-  free(s->d);
-  free(s->x);
-  free(s->xref);
-}
-
-static double max_abs(size_t n, const double *v)
-{
-  double m = 0.0;
-  for (size_t i = 0; i < n; i++)
-    m = fabs(v[i]) > m ? fabs(v[i]) : m;
-  return m;
-}
-
-static double rel_err(const sys_t *s)
-{
-  double e = 0.0;
-  for (size_t i = 0; i < s->n; i++)
-    e = fabs(s->x[i] - s->xref[i]) > e ? fabs(s->x[i] - s->xref[i]) : e;
-  return e / max_abs(s->n, s->xref);
-}
-
 /* J < 0: default. tol NULL: default. */
-static int solve_with(const tl_algorithm *algo, sys_t *s, int P, const size_t *sizes, long J,
+static int solve_with(const tl_algorithm *algo, th_sys *s, int P, const size_t *sizes, long J,
                       const char *tol, tl_info *info)
 {
   tl_options opt;
@@ -119,14 +50,6 @@ static int solve_with(const tl_algorithm *algo, sys_t *s, int P, const size_t *s
   if (tol)
     cr_assert_eq(tl_options_set_param(&opt, algo, "tol", tol, info), TL_OK);
   return tl_solve(algo, &s->batch, s->x, &opt, info);
-}
-
-static void assert_accurate(const sys_t *s, const char *what, int P)
-{
-  double res = tl_residual_ratio(&s->batch, s->x);
-  double fwd = tl_forward_ratio(&s->batch, s->x, s->xref, &s->rcond);
-  cr_assert(res < TL_THRESH && fwd < TL_THRESH, "%s n=%zu P=%d: residual ratio %g, forward %g",
-            what, s->n, P, res, fwd);
 }
 
 /* ---------------------------------------------------------------- */
@@ -146,14 +69,14 @@ Test(rpdd, registry_entry)
 Test(rpdd, one_partition_is_thomas)
 {
   for (size_t n = 1; n <= 300; n += 13) {
-    sys_t s = make_sys(n, 0, 0.1, 1.0, SEED + n);
+    th_sys s = th_sys_make(n, 0, 0.1, 1.0, SEED + n);
     double *xt = calloc(n, sizeof(double));
     tl_info info;
     cr_assert_eq(tl_thomas_ref_d(n, s.a, s.b, s.c, s.d, xt, &info), TL_OK);
     cr_assert_eq(solve_with(ALGO, &s, 1, NULL, -1, NULL, &info), TL_OK);
     cr_assert(memcmp(xt, s.x, n * sizeof(double)) == 0, "n=%zu", n);
     free(xt);
-    free_sys(&s);
+    th_sys_free(&s);
   }
 }
 
@@ -164,7 +87,7 @@ Test(rpdd, full_spikes_are_pdd)
     int P = parts_list[ip];
     for (size_t m = 1; m <= 40; m += 3) {
       size_t n = m * (size_t)P;
-      sys_t s = make_sys(n, 0, 0.1, 1.0, SEED + n);
+      th_sys s = th_sys_make(n, 0, 0.1, 1.0, SEED + n);
       double *xp = calloc(n, sizeof(double));
       tl_info ip_info, ir_info;
       int sp = tl_pdd_ref_solve_d(n, s.a, s.b, s.c, s.d, xp, P, NULL, 2 * TL_EPS, &ip_info);
@@ -174,7 +97,7 @@ Test(rpdd, full_spikes_are_pdd)
       cr_assert_eq(ip_info.dropped, ir_info.dropped);
       cr_assert_eq(ip_info.bound, ir_info.bound);
       free(xp);
-      free_sys(&s);
+      th_sys_free(&s);
     }
   }
 }
@@ -186,7 +109,7 @@ Test(rpdd, automatic_J_matches_eq18)
   static const double lambdas[] = {2.05, 2.5, 3.0, 4.0, 8.0};
   for (size_t l = 0; l < 5; l++) {
     double lam = lambdas[l];
-    sys_t s = make_sys(4000, 1, lam, 0, 0);
+    th_sys s = th_sys_make(4000, 1, lam, 0, 0);
     tl_pdd_part_d pt;
     tl_info info;
     cr_assert_eq(tl_pdd_part_init_d(&pt, s.n, 4, NULL, 1, &info), TL_OK);
@@ -197,7 +120,7 @@ Test(rpdd, automatic_J_matches_eq18)
     cr_assert_eq(pt.kv, pt.kw); /* symmetric matrix */
     cr_assert(pt.drop_v <= 2 * TL_EPS && pt.drop_w <= 2 * TL_EPS);
     tl_pdd_part_free_d(&pt);
-    free_sys(&s);
+    th_sys_free(&s);
   }
 }
 
@@ -211,15 +134,15 @@ Test(rpdd, matches_lapack)
       if (n < (size_t)P)
         continue;
       for (int kind = 0; kind < 2; kind++) {
-        sys_t s = kind ? make_sys(n, 1, 4.0, 0, 0) : make_sys(n, 0, 1.0, 3.0, SEED + n + P);
+        th_sys s = kind ? th_sys_make(n, 1, 4.0, 0, 0) : th_sys_make(n, 0, 1.0, 3.0, SEED + n + P);
         tl_info info;
         int st = solve_with(ALGO, &s, P, NULL, -1, NULL, &info);
         cr_assert(st == TL_OK || st == TL_OUTSIDE_DOMAIN, "%s", info.msg);
         if (st == TL_OK)
-          assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
+          th_sys_assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
         if (kind == 1 && n / (size_t)P >= 40)
           cr_assert_eq(st, TL_OK, "n=%zu P=%d: %s", n, P, info.msg);
-        free_sys(&s);
+        th_sys_free(&s);
       }
     }
   }
@@ -234,7 +157,7 @@ Test(rpdd, unequal_partitions)
   const int counts[] = {6, 5, 7};
   const size_t ns[] = {199, 1462, 350};
   for (int k = 0; k < 3; k++) {
-    sys_t s = make_sys(ns[k], 1, 4.0, 0, 0);
+    th_sys s = th_sys_make(ns[k], 1, 4.0, 0, 0);
     tl_info info;
     int st = solve_with(ALGO, &s, counts[k], all[k], -1, NULL, &info);
     if (k == 0) {
@@ -242,9 +165,9 @@ Test(rpdd, unequal_partitions)
       cr_assert(strstr(info.msg, "rpdd: dropped") != NULL, "%s", info.msg);
     } else {
       cr_assert_eq(st, TL_OK, "%s", info.msg);
-      assert_accurate(&s, "unequal", counts[k]);
+      th_sys_assert_accurate(&s, "unequal", counts[k]);
     }
-    free_sys(&s);
+    th_sys_free(&s);
   }
 }
 
@@ -256,7 +179,7 @@ Test(rpdd, phases_equal_one_call)
   const int P = 6;
   size_t n = 500;
   for (long J = 0; J <= 3; J += 3) {
-    sys_t s = make_sys(n, 0, 1.0, 2.0, SEED + (uint64_t)J);
+    th_sys s = th_sys_make(n, 0, 1.0, 2.0, SEED + (uint64_t)J);
     tl_info info;
     int st1 = solve_with(ALGO, &s, P, sizes, J, NULL, &info);
     double *x = calloc(n, sizeof(double));
@@ -296,7 +219,7 @@ Test(rpdd, phases_equal_one_call)
     }
     free(y);
     free(x);
-    free_sys(&s);
+    th_sys_free(&s);
   }
 }
 
@@ -306,7 +229,7 @@ Test(rpdd, truncated_spikes_against_lapack)
 {
   const int P = 3;
   size_t n = 60;
-  sys_t s = make_sys(n, 0, 0.3, 0.8, SEED + 3);
+  th_sys s = th_sys_make(n, 0, 0.3, 0.8, SEED + 3);
   for (size_t J = 1; J <= 20; J++) { /* m = 20: J = 20 is complete */
     double expect = 0.0;
     tl_info info;
@@ -328,7 +251,7 @@ Test(rpdd, truncated_spikes_against_lapack)
       if (p > 0) {
         for (size_t k = 0; k < m; k++) {
           double want = k < J ? sv[k] : 0.0;
-          cr_assert(fabs(pt.v[k] - want) <= 16 * TL_EPS * max_abs(J, sv), "J=%zu p=%d", J, p);
+          cr_assert(fabs(pt.v[k] - want) <= 16 * TL_EPS * th_max_abs(J, sv), "J=%zu p=%d", J, p);
         }
         if (J < m) {
           size_t r = o + J;
@@ -354,7 +277,7 @@ Test(rpdd, truncated_spikes_against_lapack)
       if (p + 1 < P) {
         for (size_t k = 0; k < m; k++) {
           double want = k >= t ? sw[k - t] : 0.0;
-          cr_assert(fabs(pt.w[k] - want) <= 16 * TL_EPS * max_abs(J, sw), "J=%zu p=%d", J, p);
+          cr_assert(fabs(pt.w[k] - want) <= 16 * TL_EPS * th_max_abs(J, sw), "J=%zu p=%d", J, p);
         }
         if (J < m || p > 0)
           expect = fmax(expect, pt.drop_w);
@@ -367,7 +290,7 @@ Test(rpdd, truncated_spikes_against_lapack)
     cr_assert_eq(info.dropped, expect, "J=%zu", J);
     cr_assert_eq(st, expect > 2 * TL_EPS ? TL_OUTSIDE_DOMAIN : TL_OK);
   }
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 /* Measured error <= bound (+ LAPACK's own rounding), for short and
@@ -383,26 +306,26 @@ Test(rpdd, error_within_bound)
         int P = Ps[iP];
         size_t n = 24 * (size_t)P + 5;
         for (int kind = 0; kind < 2; kind++) {
-          sys_t s = kind ? make_sys(n, 0, lambdas[il] - 2.0, lambdas[il] - 1.9, SEED + n)
-                         : make_sys(n, 1, lambdas[il], 0, 0);
+          th_sys s = kind ? th_sys_make(n, 0, lambdas[il] - 2.0, lambdas[il] - 1.9, SEED + n)
+                         : th_sys_make(n, 1, lambdas[il], 0, 0);
           tl_info info;
           int st = solve_with(ALGO, &s, P, NULL, Js[iJ], NULL, &info);
-          double err = rel_err(&s);
+          double err = th_sys_rel_err(&s);
           double slack = TL_THRESH * TL_EPS / s.rcond;
           cr_assert(err <= 1.0001 * info.bound + slack,
                     "lambda=%g J=%ld P=%d: error %g > bound %g (+%g)", lambdas[il], Js[iJ], P,
                     err, info.bound, slack);
           cr_assert_eq(st, info.dropped > 2 * TL_EPS ? TL_OUTSIDE_DOMAIN : TL_OK);
           if (st == TL_OK)
-            assert_accurate(&s, "bound", P);
-          free_sys(&s);
+            th_sys_assert_accurate(&s, "bound", P);
+          th_sys_free(&s);
         }
       }
 }
 
 Test(rpdd, parameter_limits)
 {
-  sys_t s = make_sys(100, 1, 4.0, 0, 0);
+  th_sys s = th_sys_make(100, 1, 4.0, 0, 0);
   tl_info info;
   /* J = 26 fits four partitions of 25? no: a clear error naming the partition */
   cr_assert_eq(solve_with(ALGO, &s, 4, NULL, 26, NULL, &info), TL_ERR_ARG);
@@ -433,24 +356,24 @@ Test(rpdd, parameter_limits)
   /* the automatic J with a loose tolerance keeps fewer entries */
   cr_assert_eq(solve_with(ALGO, &s, 4, NULL, 0, "1e-6", &info), TL_OK);
   cr_assert(info.dropped <= 1e-6 && info.dropped > 1e-8);
-  cr_assert(rel_err(&s) <= info.bound + TL_THRESH * TL_EPS / s.rcond);
+  cr_assert(th_sys_rel_err(&s) <= info.bound + TL_THRESH * TL_EPS / s.rcond);
   s.batch.periodic = 1;
   cr_assert_eq(solve_with(ALGO, &s, 2, NULL, -1, NULL, &info), TL_ERR_UNSUPPORTED);
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 Test(rpdd, outside_domain_and_breakdown)
 {
   tl_info info;
-  sys_t s = make_sys(50, 1, 2.0, 0, 0);
+  th_sys s = th_sys_make(50, 1, 2.0, 0, 0);
   cr_assert_eq(solve_with(ALGO, &s, 2, NULL, -1, "1", &info), TL_OUTSIDE_DOMAIN);
   cr_assert(strstr(info.msg, "not strictly diagonally dominant") != NULL, "%s", info.msg);
-  free_sys(&s);
-  s = make_sys(40, 0, 0.1, 1.0, SEED);
+  th_sys_free(&s);
+  s = th_sys_make(40, 0, 0.1, 1.0, SEED);
   s.b[20] = 0.0;
   cr_assert_eq(solve_with(ALGO, &s, 4, NULL, -1, NULL, &info), TL_ERR_BREAKDOWN);
   cr_assert_eq(info.row, 20);
-  free_sys(&s);
+  th_sys_free(&s);
 }
 
 static void sweep(long J)

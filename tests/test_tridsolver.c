@@ -17,6 +17,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/part_tridsolver.h"
 #include "tridlab/registry.h"
@@ -35,53 +36,9 @@ static void set_strategy(tl_options *opt, int s)
   cr_assert_eq(tl_options_set_param(opt, ALGO, "reduced", strategies[s], &info), TL_OK);
 }
 
-static int solve_and_measure(const tl_problem *p, const tl_options *opt, double *resid,
-                             double *ferr, double *relerr, tl_info *info)
-{
-  size_t es = tl_dtype_size(p->sys.dtype), N = p->sys.n * p->sys.nsys;
-  void *x = calloc(N, es), *xref = calloc(N, es);
-  double *rc = calloc(p->sys.nsys, sizeof *rc);
-  cr_assert(x && xref && rc);
-  int st = tl_solve(ALGO, &p->sys, x, opt, info);
-  *resid = *ferr = *relerr = NAN;
-  if (tl_status_has_solution(st)) {
-    *resid = tl_residual_ratio(&p->sys, x);
-    tl_info li;
-    if (tl_lapack_solve(&p->sys, xref, &li) == TL_OK && tl_rcond(&p->sys, rc, &li) == TL_OK) {
-      *ferr = tl_forward_ratio(&p->sys, x, xref, rc);
-      double emax = 0, xmax = 0;
-      for (size_t i = 0; i < N; i++) {
-        double e, v;
-        if (p->sys.dtype == TL_F64) {
-          e = fabs(((double *)x)[i] - ((double *)xref)[i]);
-          v = fabs(((double *)x)[i]);
-        } else {
-          e = cabs(((double complex *)x)[i] - ((double complex *)xref)[i]);
-          v = cabs(((double complex *)x)[i]);
-        }
-        emax = e > emax ? e : emax;
-        xmax = v > xmax ? v : xmax;
-      }
-      *relerr = xmax > 0 ? emax / xmax : emax;
-    }
-  }
-  free(x);
-  free(xref);
-  free(rc);
-  return st;
-}
-
 static void check_type(int id, size_t n, const tl_options *opt)
 {
-  tl_problem p;
-  tl_info info;
-  cr_assert_eq(tl_gallery_make(id, n, 2, SEED + n, &p, &info), TL_OK);
-  double resid, ferr, relerr;
-  int st = solve_and_measure(&p, opt, &resid, &ferr, &relerr, &info);
-  cr_expect_eq(st, TL_OK, "type %d n=%zu P=%d: status %d (%s)", id, n, opt->parts, st, info.msg);
-  cr_expect(resid < TL_THRESH, "type %d n=%zu P=%d: residual ratio %g", id, n, opt->parts, resid);
-  cr_expect(ferr < TL_THRESH, "type %d n=%zu P=%d: forward ratio %g", id, n, opt->parts, ferr);
-  tl_problem_free(&p);
+  th_check_type(ALGO, id, n, 2, SEED + n, opt);
 }
 
 Test(tridsolver, registry_entry)
@@ -229,7 +186,7 @@ Test(tridsolver, jacobi_reports_and_bound)
   opt.parts = 16;
   set_strategy(&opt, TL_TRIDSOLVER_JACOBI);
   double resid, ferr, relerr;
-  int st = solve_and_measure(&p, &opt, &resid, &ferr, &relerr, &info);
+  int st = th_solve_measure(ALGO, &p, &opt, &resid, &ferr, &relerr, &info);
   cr_expect_eq(st, TL_OK, "%s", info.msg);
   cr_expect(info.iterations > 0);
   cr_expect(info.dropped <= info.tol && info.tol == 8 * TL_EPS);
@@ -239,7 +196,7 @@ Test(tridsolver, jacobi_reports_and_bound)
     char v[16];
     snprintf(v, sizeof v, "%d", k);
     cr_assert_eq(tl_options_set_param(&opt, ALGO, "iters", v, &info), TL_OK);
-    st = solve_and_measure(&p, &opt, &resid, &ferr, &relerr, &info);
+    st = th_solve_measure(ALGO, &p, &opt, &resid, &ferr, &relerr, &info);
     cr_expect_eq(st, TL_OUTSIDE_DOMAIN, "iters=%d: %d %s", k, st, info.msg);
     cr_expect_eq(info.iterations, k);
     cr_expect(info.dropped > info.tol);
@@ -249,20 +206,20 @@ Test(tridsolver, jacobi_reports_and_bound)
   }
   /* many fixed sweeps reach the tolerance */
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "iters", "200", &info), TL_OK);
-  st = solve_and_measure(&p, &opt, &resid, &ferr, &relerr, &info);
+  st = th_solve_measure(ALGO, &p, &opt, &resid, &ferr, &relerr, &info);
   cr_expect_eq(st, TL_OK, "%s", info.msg);
   cr_expect_eq(info.iterations, 200);
   /* iterate to a loose tolerance: approximate answer, bound respected */
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "iters", "0", &info), TL_OK);
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", "1e-6", &info), TL_OK);
-  st = solve_and_measure(&p, &opt, &resid, &ferr, &relerr, &info);
+  st = th_solve_measure(ALGO, &p, &opt, &resid, &ferr, &relerr, &info);
   cr_expect(st == TL_OK || st == TL_OUTSIDE_DOMAIN);
   cr_expect(info.dropped <= 1e-6 && info.tol == 1e-6);
   cr_expect(relerr <= info.bound + 64 * TL_EPS);
   /* iteration limit: not converged, no solution */
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", "2e-16", &info), TL_OK);
   cr_assert_eq(tl_options_set_param(&opt, ALGO, "maxit", "3", &info), TL_OK);
-  st = solve_and_measure(&p, &opt, &resid, &ferr, &relerr, &info);
+  st = th_solve_measure(ALGO, &p, &opt, &resid, &ferr, &relerr, &info);
   cr_expect_eq(st, TL_ERR_NOT_CONVERGED, "%d %s", st, info.msg);
   tl_problem_free(&p);
 }
@@ -343,7 +300,7 @@ Test(tridsolver, gallery_no_silent_wrong_answer, .timeout = 200)
           opt.parts = P;
           set_strategy(&opt, s);
           double resid, ferr, relerr;
-          int st = solve_and_measure(&p, &opt, &resid, &ferr, &relerr, &info);
+          int st = th_solve_measure(ALGO, &p, &opt, &resid, &ferr, &relerr, &info);
           if (st == TL_OK) {
             cr_expect(resid < TL_THRESH, "%s %s n=%zu P=%d: silent residual ratio %g",
                       strategies[s], t->name, n, P, resid);

@@ -1,0 +1,184 @@
+/* tests/helpers.c -- the shared test helpers of tests/helpers.h. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "helpers.h"
+#include "tridlab/backend.h"
+
+th_sys th_sys_make(size_t n, int kind, double lo, double hi, uint64_t seed)
+{
+  th_sys s;
+  memset(&s, 0, sizeof s);
+  s.n = n;
+  s.a = calloc(n, sizeof(double));
+  s.b = calloc(n, sizeof(double));
+  s.c = calloc(n, sizeof(double));
+  s.d = calloc(n, sizeof(double));
+  s.x = calloc(n, sizeof(double));
+  s.xref = calloc(n, sizeof(double));
+  cr_assert(s.a && s.b && s.c && s.d && s.x && s.xref);
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t i = 0; i < n; i++) {
+    if (kind == 0) {
+      s.a[i] = i > 0 ? tl_rng_uniform(&rng, -1, 1) : 0.0;
+      s.c[i] = i + 1 < n ? tl_rng_uniform(&rng, -1, 1) : 0.0;
+      double off = fabs(s.a[i]) + fabs(s.c[i]);
+      double mag = (off > 0 ? off : 1.0) * (1.0 + tl_rng_uniform(&rng, lo, hi));
+      s.b[i] = (tl_rng_next(&rng) >> 63) ? -mag : mag;
+    } else {
+      s.a[i] = i > 0 ? 1.0 : 0.0;
+      s.c[i] = i + 1 < n ? 1.0 : 0.0;
+      s.b[i] = lo;
+    }
+    s.d[i] = tl_rng_uniform(&rng, -1, 1);
+  }
+  s.batch = (tl_batch){TL_F64, n, 1, 0, s.a, s.b, s.c, s.d};
+  tl_info info;
+  cr_assert_eq(tl_lapack_solve(&s.batch, s.xref, &info), TL_OK);
+  cr_assert_eq(tl_rcond(&s.batch, &s.rcond, &info), TL_OK);
+  return s;
+}
+
+void th_sys_free(th_sys *s)
+{
+  free(s->a);
+  free(s->b);
+  free(s->c);
+  free(s->d);
+  free(s->x);
+  free(s->xref);
+}
+
+double th_max_abs(size_t n, const double *v)
+{
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++)
+    m = fabs(v[i]) > m ? fabs(v[i]) : m;
+  return m;
+}
+
+double th_sys_rel_err(const th_sys *s)
+{
+  double e = 0.0;
+  for (size_t i = 0; i < s->n; i++)
+    e = fabs(s->x[i] - s->xref[i]) > e ? fabs(s->x[i] - s->xref[i]) : e;
+  return e / th_max_abs(s->n, s->xref);
+}
+
+void th_sys_assert_accurate(const th_sys *s, const char *what, int P)
+{
+  double res = tl_residual_ratio(&s->batch, s->x);
+  double fwd = tl_forward_ratio(&s->batch, s->x, s->xref, &s->rcond);
+  cr_assert(res < TL_THRESH && fwd < TL_THRESH, "%s n=%zu P=%d: residual ratio %g, forward %g",
+            what, s->n, P, res, fwd);
+}
+
+/* x_lapack and rcond of every system into xref, rc; 0 or -1. */
+static int lapack_reference(const tl_batch *sys, void *xref, double *rc)
+{
+  tl_info info;
+  return tl_lapack_solve(sys, xref, &info) == TL_OK && tl_rcond(sys, rc, &info) == TL_OK ? 0 : -1;
+}
+
+int th_ratios(const tl_batch *sys, const void *x, double *resid, double *ferr)
+{
+  size_t len = sys->n * sys->nsys;
+  void *xref = calloc(len, tl_dtype_size(sys->dtype));
+  double *rc = calloc(sys->nsys, sizeof *rc);
+  cr_assert(xref && rc);
+  *resid = tl_residual_ratio(sys, x);
+  int ok = lapack_reference(sys, xref, rc);
+  *ferr = ok == 0 ? tl_forward_ratio(sys, x, xref, rc) : NAN;
+  free(xref);
+  free(rc);
+  return ok;
+}
+
+int th_solve_measure(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                     double *resid, double *ferr, double *relerr, tl_info *info)
+{
+  size_t es = tl_dtype_size(p->sys.dtype), N = p->sys.n * p->sys.nsys;
+  void *x = calloc(N, es), *xref = calloc(N, es);
+  double *rc = calloc(p->sys.nsys, sizeof *rc);
+  cr_assert(x && xref && rc);
+  int st = tl_solve(algo, &p->sys, x, opt, info);
+  *resid = *ferr = NAN;
+  if (relerr)
+    *relerr = NAN;
+  if (tl_status_has_solution(st)) {
+    *resid = tl_residual_ratio(&p->sys, x);
+    if (lapack_reference(&p->sys, xref, rc) == 0) {
+      *ferr = tl_forward_ratio(&p->sys, x, xref, rc);
+      double emax = 0, xmax = 0;
+      for (size_t i = 0; relerr && i < N; i++) {
+        double e, v;
+        if (p->sys.dtype == TL_F64) {
+          e = fabs(((double *)x)[i] - ((double *)xref)[i]);
+          v = fabs(((double *)x)[i]);
+        } else {
+          e = cabs(((double complex *)x)[i] - ((double complex *)xref)[i]);
+          v = cabs(((double complex *)x)[i]);
+        }
+        emax = e > emax ? e : emax;
+        xmax = v > xmax ? v : xmax;
+      }
+      if (relerr)
+        *relerr = xmax > 0 ? emax / xmax : emax;
+    }
+  }
+  free(x);
+  free(xref);
+  free(rc);
+  return st;
+}
+
+void th_check_type(const tl_algorithm *algo, int id, size_t n, size_t nsys, uint64_t seed,
+                   const tl_options *opt)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(id, n, nsys, seed, &p, &info), TL_OK);
+  double resid, ferr;
+  int st = th_solve_measure(algo, &p, opt, &resid, &ferr, NULL, &info);
+  cr_expect_eq(st, TL_OK, "type %d n=%zu P=%d: status %d (%s)", id, n, opt->parts, st, info.msg);
+  cr_expect(resid < TL_THRESH, "type %d n=%zu P=%d: residual ratio %g", id, n, opt->parts, resid);
+  cr_expect(ferr < TL_THRESH, "type %d n=%zu P=%d: forward ratio %g", id, n, opt->parts, ferr);
+  tl_problem_free(&p);
+}
+
+void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes)
+{
+  size_t left = n;
+  for (int q = 0; q < parts; q++) {
+    size_t rest = (size_t)(parts - q - 1);
+    size_t s = (q == parts - 1) ? left : (q % 2 ? minrows : (left - rest * minrows) / 2);
+    if (s < minrows)
+      s = minrows;
+    if (left - s < rest * minrows)
+      s = left - rest * minrows;
+    sizes[q] = s;
+    left -= s;
+  }
+}
+
+void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st[5], double h)
+{
+  const double alpha = 1.0 / 3.0, ca = 14.0 / 9.0, cb = 1.0 / 9.0;
+  for (size_t i = 0; i < n; i++) {
+    a[i] = alpha;
+    b[i] = 1.0;
+    c[i] = alpha;
+  }
+  if (!periodic)
+    a[0] = c[n - 1] = 0.0;
+  st[0] = -cb / (4 * h);
+  st[1] = -ca / (2 * h);
+  st[2] = 0.0;
+  st[3] = ca / (2 * h);
+  st[4] = cb / (4 * h);
+}

@@ -1,0 +1,62 @@
+/* tests/helpers.h -- what several test files share: seeded systems with
+ * their LAPACK solution, LAPACK's two test ratios of a solution, solving
+ * a gallery matrix and measuring it, unequal partitions, and Lele's
+ * sixth-order scheme. Defined in tests/helpers.c, which the Makefile
+ * links into the test program as it does every test file. */
+#ifndef TRIDLAB_TESTS_HELPERS_H
+#define TRIDLAB_TESTS_HELPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tridlab/registry.h"
+#include "tridlab/verify.h"
+
+/* One real system with its LAPACK solution xref and 1-norm rcond; x is
+ * room for a solver's answer. */
+typedef struct th_sys {
+  size_t n;
+  double *a, *b, *c, *d, *x, *xref;
+  double rcond;
+  tl_batch batch;
+} th_sys;
+
+/* kind 0: strictly dominant random rows, b = +-(|a|+|c|)(1 + u), u
+ * uniform in [lo, hi); kind 1: tridiag(1, lambda, 1) with lambda = lo.
+ * The right-hand side is uniform in [-1, 1); everything from `seed`. */
+th_sys th_sys_make(size_t n, int kind, double lo, double hi, uint64_t seed);
+void th_sys_free(th_sys *s);
+/* max_i |v_i|. */
+double th_max_abs(size_t n, const double *v);
+/* max_i |x_i - xref_i| / max_i |xref_i|. */
+double th_sys_rel_err(const th_sys *s);
+/* Asserts LAPACK's residual and forward-error ratios of s->x below
+ * TL_THRESH (the message names `what`, n and P). */
+void th_sys_assert_accurate(const th_sys *s, const char *what, int P);
+
+/* LAPACK's residual ratio (DGTT02) of x for a batch, and its forward-error
+ * ratio (DGET04) against a pivoted LAPACK solve; 0, or -1 with
+ * *ferr = NaN when LAPACK cannot solve it (exactly singular). */
+int th_ratios(const tl_batch *sys, const void *x, double *resid, double *ferr);
+
+/* Solve p with algo and opt: the status, and the two ratios when there is
+ * a solution (NaN otherwise; ferr NaN when LAPACK cannot solve p). relerr
+ * (may be NULL): max |x - x_lapack| / max |x|. */
+int th_solve_measure(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                     double *resid, double *ferr, double *relerr, tl_info *info);
+
+/* Gallery type id, n rows, nsys systems from seed: expects status ok and
+ * both ratios below TL_THRESH. */
+void th_check_type(const tl_algorithm *algo, int id, size_t n, size_t nsys, uint64_t seed,
+                   const tl_options *opt);
+
+/* Unequal partition sizes summing to n: alternately long and of the
+ * minimum size minrows. */
+void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);
+
+/* Lele's sixth-order first derivative (paper 000 eq. (2)) with spacing h:
+ * matrix [1/3, 1, 1/3] (corners zero unless periodic) and the right-hand
+ * side stencil st of u[i-2] .. u[i+2]. */
+void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st[5], double h);
+
+#endif

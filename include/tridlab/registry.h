@@ -1,9 +1,11 @@
-/* tridlab/registry.h -- one interface for every algorithm (ARCHITECTURE §3).
+/* tridlab/registry.h -- one interface for every algorithm (docs/design.md).
  *
- * Every solver -- reference, optimized, distributed, GPU -- is a
- * tl_algorithm in the registry. The CLI, the verification layer, the tests
- * and the benchmarks iterate over tl_registry(), so an algorithm added to
- * the table in reference/registry.c is listed, verified and tested at once.
+ * Every solver -- reference, optimized, distributed, GPU, or a user's own
+ * -- is a tl_algorithm in the registry. The CLI, the verification layer,
+ * the tests and the benchmarks iterate over tl_registry(), so an algorithm
+ * added to its room's table (reference/registry_ref.c,
+ * optimized/cpu/registry_cpu.c, ...) or registered at run time with
+ * tl_register() is listed, verified and tested at once.
  */
 #ifndef TRIDLAB_REGISTRY_H
 #define TRIDLAB_REGISTRY_H
@@ -87,10 +89,25 @@ typedef struct tl_algorithm {
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))
 
-/* The registry, in a fixed order. */
+/* Most algorithms the registry holds (built in and registered). */
+#define TL_REGISTRY_MAX 256
+
+/* The registry, in a fixed order: the rooms of this build (reference,
+ * then the optimized backends), then what tl_register() added. The
+ * array stays valid for the life of the program. */
 const tl_algorithm *const *tl_registry(size_t *count);
 /* Look an algorithm up by name; NULL if there is none. */
 const tl_algorithm *tl_find(const char *name);
+/* Add an algorithm at run time (a student's solver, a plug-in): from
+ * then on it is listed, verified and benchmarked like the built-in ones.
+ * The descriptor must outlive its use. TL_ERR_ARG (info says why) when
+ * the descriptor lacks a name, a solve function, a family, backend,
+ * summary or source, a dtype or a layout, declares more than
+ * TL_MAX_PARAMS parameters, or its name is taken. */
+int tl_register(const tl_algorithm *algo, tl_info *info);
+/* The room an algorithm comes from ("reference", "cpu", ...), or
+ * "registered" for one added by tl_register(). */
+const char *tl_algorithm_room(const tl_algorithm *algo);
 
 void tl_options_init(tl_options *opt);
 /* Set parameter `key` of `algo` from the text `value`. TL_ERR_ARG (with a

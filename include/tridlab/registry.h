@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 #include "tridlab/system.h"
 
@@ -60,6 +61,9 @@ typedef struct tl_options {
                                 summing to n (unequal partitions)            */
   double value[TL_MAX_PARAMS];
   unsigned char is_set[TL_MAX_PARAMS];
+  tl_ledger *ledger;         /* NULL, or where a partitioned algorithm records
+                                the messages its partitions exchange
+                                (tridlab/ledger.h); the caller resets it   */
 } tl_options;
 
 struct tl_algorithm;
@@ -69,6 +73,17 @@ struct tl_algorithm;
  * before it calls this. x receives nsys*n solutions. */
 typedef int (*tl_solve_fn)(const struct tl_algorithm *self, const tl_batch *sys,
                            void *x, const tl_options *opt, tl_info *info);
+
+/* The communication one solve needs, as a ledger (tridlab/ledger.h): what
+ * every partition sends and receives in each phase for a batch of nsys
+ * systems of n rows split as opt says (parts, part_sizes, parameters).
+ * `solved` is the info of the solve being modelled, for the counts that
+ * depend on the data (iterations, the truncation J chosen); it may be
+ * NULL where nothing does. Writes into `out` (reset first). This is the
+ * formula of the algorithm's page, and the tests compare it with what
+ * the simulated and the MPI solves record. */
+typedef int (*tl_ledger_model_fn)(const struct tl_algorithm *self, size_t n, size_t nsys,
+                                  const tl_options *opt, const tl_info *solved, tl_ledger *out);
 
 typedef struct tl_algorithm {
   const char *name;        /* registry name: "thomas", "pcr", ...           */
@@ -85,6 +100,9 @@ typedef struct tl_algorithm {
   const char *summary;     /* one line                                      */
   const char *source;      /* paper, section and algorithm number           */
   tl_solve_fn solve;
+  tl_ledger_model_fn ledger_model; /* partitioned algorithms: their ledger
+                                      formula; NULL when they communicate
+                                      nothing                              */
 } tl_algorithm;
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))

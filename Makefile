@@ -33,8 +33,8 @@ OPT     += -march=native
 endif
 CPPFLAGS += -Iinclude
 CFLAGS  ?=
-ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -fPIC -MMD -MP $(CFLAGS)
-LDLIBS_LAPACK = -llapacke -llapack -lblas -lm
+ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -fPIC -MMD -MP $(CFLAGS)
+LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -pthread
 # The optimized CPU kernels: OpenMP threads and SIMD, higher optimization.
 OMP     = -fopenmp
 OPT_CPU = -O3 -g -ffp-contract=off
@@ -47,13 +47,19 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
-LIB_SRC  = $(wildcard reference/*.c) $(wildcard verify/*.c) $(wildcard convergence/*.c) $(CPU_SRC)
+# The rooms whose algorithms join the registry, in the order `tridlab list`
+# shows them; each defines tl_room_<name>. A backend room that is built
+# adds itself here (scripts/gen-rooms.sh writes the list the core reads).
+ROOMS    = reference cpu
+ROOMS_C  = $(BUILD)/gen/rooms.c
+LIB_SRC  = $(wildcard core/*.c) $(wildcard reference/*.c) $(wildcard verify/*.c) \
+           $(wildcard convergence/*.c) $(CPU_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(wildcard bench/*.c)
 EXAMPLE_SRC = $(wildcard examples/*.c)
 
-LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/rooms.o
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
@@ -65,13 +71,25 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: all check check-plain check-examples check-sanitize report bench info install format clean
+.PHONY: FORCE all check check-plain check-examples check-sanitize report bench info install format clean
 
 all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+# The list of rooms, rewritten only when it changes (so nothing rebuilds
+# needlessly), compiled like any library source.
+$(ROOMS_C): FORCE
+	@mkdir -p $(dir $@)
+	@sh scripts/gen-rooms.sh $(ROOMS) > $@.tmp && { cmp -s $@.tmp $@ || mv $@.tmp $@; }; rm -f $@.tmp
+
+$(BUILD)/obj/gen/rooms.o: $(ROOMS_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+FORCE:
 
 $(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
 	@mkdir -p $(dir $@)

@@ -100,11 +100,11 @@ size_t tl_nshaped_optimal_blocks_nested(size_t n, int levels)
 }
 
 #define TL_TEMPLATE_PASS 1
-#include "template.h"
+#include "../core/template.h"
 #include "nshaped_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "template.h"
+#include "../core/template.h"
 #include "nshaped_ref.c"
 #undef TL_TEMPLATE_PASS
 

@@ -227,13 +227,13 @@ long tl_pdd_ref_spike_last_d(size_t m, const double *a, const double *b, const d
 static void local_margin(tl_pdd_part_d *pt, const double *a, const double *b, const double *c)
 {
   pt->margin = INFINITY;
-  for (size_t i = pt->begin; i < pt->end; i++) {
-    double left = i > 0 ? fabs(a[i]) : 0.0;
-    double right = i + 1 < pt->n ? fabs(c[i]) : 0.0;
-    double mg = fabs(b[i]) - (left + right);
+  for (size_t k = 0; k < pt->m; k++) {
+    double left = (k > 0 || pt->p > 0) ? fabs(a[k]) : 0.0;
+    double right = (k + 1 < pt->m || pt->p + 1 < pt->parts) ? fabs(c[k]) : 0.0;
+    double mg = fabs(b[k]) - (left + right);
     if (!(mg >= pt->margin)) {
       pt->margin = isnan(mg) ? -INFINITY : mg;
-      pt->margin_row = (long)i;
+      pt->margin_row = (long)(pt->begin + k);
     }
   }
 }
@@ -251,11 +251,11 @@ int tl_pdd_ref_local_spikes_d(tl_pdd_part_d *pt, const double *a, const double *
                               double stop_tol, tl_info *info)
 {
   size_t o = pt->begin, m = pt->m;
-  const double *la = a + o, *lb = b + o, *lc = c + o;
+  const double *la = a, *lb = b, *lc = c;
   /* y = A_p^{-1} d_p: Thomas never reads the couplings la[0], lc[m-1]. */
   tl_info ti;
   tl_info_clear(&ti);
-  int st = tl_thomas_ref_d(m, la, lb, lc, d + o, x + o, &ti);
+  int st = tl_thomas_ref_d(m, la, lb, lc, d, x, &ti);
   if (st == TL_ERR_BREAKDOWN)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)o + ti.row, "",
                    "pdd: zero or non-finite pivot at row %ld in the local solve of partition %d "
@@ -320,17 +320,17 @@ int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, cons
 void tl_pdd_ref_send_first_d(const tl_pdd_part_d *pt, const double *a, const double *x,
                              tl_pdd_edge_d *to_prev)
 {
-  to_prev->y = x[pt->begin];
+  to_prev->y = x[0];
   to_prev->s = pt->v[0];
-  to_prev->coupling = a[pt->begin];
+  to_prev->coupling = a[0];
 }
 
 void tl_pdd_ref_send_last_d(const tl_pdd_part_d *pt, const double *c, const double *x,
                             tl_pdd_edge_d *to_next)
 {
-  to_next->y = x[pt->end - 1];
+  to_next->y = x[pt->m - 1];
   to_next->s = pt->w[pt->m - 1];
-  to_next->coupling = c[pt->end - 1];
+  to_next->coupling = c[pt->m - 1];
 }
 
 int tl_pdd_ref_solve2_d(const tl_pdd_edge_d *left_last, const tl_pdd_edge_d *right_first,
@@ -382,7 +382,7 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
   size_t o = pt->begin, m = pt->m;
   pt->xmax = 0.0;
   for (size_t k = 0; k < m; k++) {
-    double s = x[o + k];
+    double s = x[k];
     if (k < pt->kv)
       s -= pt->v[k] * pt->x_left;
     if (k + pt->kw >= m)
@@ -390,7 +390,7 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
     if (!isfinite(s))
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(o + k), "",
                      "pdd: overflow in the correction at row %zu", o + k);
-    x[o + k] = s;
+    x[k] = s;
     if (fabs(s) > pt->xmax)
       pt->xmax = fabs(s);
   }
@@ -398,8 +398,16 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
 }
 
 int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
-                        tl_info *info)
+                        tl_ledger *ledger, tl_info *info)
 {
+  /* Two reductions over the partitions (allreduces under MPI), recorded
+   * as such: the status, the largest dropped entry, the smallest margin
+   * and the largest |x| of every partition; then the two tail terms of
+   * the bound, which need the global margin and |x|. */
+  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS0,
+                           TL_PDD_VERDICT_WORDS0);
+  tl_ledger_collective_all(ledger, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS1,
+                           TL_PDD_VERDICT_WORDS1);
   double dropped = 0.0, mu = INFINITY, xmax = 0.0;
   long mrow = -1, drow = -1;
   for (int p = 0; p < P; p++) {
@@ -461,7 +469,7 @@ int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const cha
 
 int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
                        const double *d, double *x, int parts, const size_t *part_sizes,
-                       double tol, tl_info *info)
+                       double tol, tl_ledger *ledger, tl_info *info)
 {
   int P = parts, status = TL_OK, ready = 0;
   tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
@@ -473,17 +481,24 @@ int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double 
   }
   for (; ready < P; ready++)
     TL_CHECK(tl_pdd_part_init_d(&pt[ready], n, P, part_sizes, ready, info));
+  /* Each partition works on its own rows: pointers to its first row. */
+#define ROWS(v) ((v) + pt[p].begin)
   for (int p = 0; p < P; p++) /* phase 1: local solves */
-    TL_CHECK(tl_pdd_ref_local_d(&pt[p], a, b, c, d, x, info));
-  for (int p = 1; p < P; p++) /* phase 2: first rows go up to p-1 */
-    tl_pdd_ref_send_first_d(&pt[p], a, x, &up[p]);
-  for (int p = 0; p + 1 < P; p++) /* phase 3: p solves interface p|p+1 */
-    TL_CHECK(tl_pdd_ref_interface_d(&pt[p], c, x, &up[p + 1], &down[p], info));
-  for (int p = 1; p < P; p++) /* phase 4: x[end-1] goes down to p+1 */
+    TL_CHECK(tl_pdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), info));
+  for (int p = 1; p < P; p++) { /* phase 2: first rows go up to p-1 */
+    tl_pdd_ref_send_first_d(&pt[p], ROWS(a), ROWS(x), &up[p]);
+    tl_ledger_message(ledger, "first-row", 0, p, p - 1, TL_PDD_EDGE_WORDS);
+  }
+  for (int p = 0; p + 1 < P; p++) { /* phase 3: p solves interface p|p+1 */
+    TL_CHECK(tl_pdd_ref_interface_d(&pt[p], ROWS(c), ROWS(x), &up[p + 1], &down[p], info));
+    tl_ledger_message(ledger, "interface", 0, p, p + 1, TL_PDD_IFACE_WORDS);
+  }
+  for (int p = 1; p < P; p++) /* phase 4: x[end-1] arrives from p-1 */
     tl_pdd_ref_receive_d(&pt[p], &down[p - 1]);
   for (int p = 0; p < P; p++) /* phase 5: correction */
-    TL_CHECK(tl_pdd_ref_correct_d(&pt[p], x, info));
-  status = tl_pdd_ref_reduce_d(pt, P, tol, "pdd", info); /* phase 6 */
+    TL_CHECK(tl_pdd_ref_correct_d(&pt[p], ROWS(x), info));
+#undef ROWS
+  status = tl_pdd_ref_reduce_d(pt, P, tol, "pdd", ledger, info); /* phase 6 */
 cleanup:
   for (int p = 0; p < ready; p++)
     tl_pdd_part_free_d(&pt[p]);
@@ -491,6 +506,35 @@ cleanup:
   free(up);
   free(down);
   return status;
+}
+
+/* The messages of one solve of nsys systems (docs/algorithms/pdd.md):
+ * every partition but the first sends its first row up (3 words per
+ * system), every partition but the last sends the solved interface down
+ * (2 words per system), and all take part in the two reductions of the
+ * verdict. Shared with RPDD, whose exchange differs. */
+void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys)
+{
+  tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1,
+                           TL_PDD_VERDICT_WORDS0 * nsys, TL_PDD_VERDICT_WORDS0 * nsys);
+  tl_ledger_collective_all(out, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1,
+                           TL_PDD_VERDICT_WORDS1 * nsys, TL_PDD_VERDICT_WORDS1 * nsys);
+}
+
+static int pdd_ledger_model(const tl_algorithm *self, size_t n, size_t nsys,
+                            const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)self;
+  (void)n;
+  (void)solved;
+  int P = opt->parts;
+  tl_ledger_reset(out);
+  for (int p = 1; p < P; p++)
+    tl_ledger_message(out, "first-row", 0, p, p - 1, TL_PDD_EDGE_WORDS * nsys);
+  for (int p = 0; p + 1 < P; p++)
+    tl_ledger_message(out, "interface", 0, p, p + 1, TL_PDD_IFACE_WORDS * nsys);
+  tl_pdd_ledger_verdict(out, P, nsys);
+  return TL_OK;
 }
 
 /* ---------------------------------------------------------------- */
@@ -506,7 +550,7 @@ static int pdd_system(const tl_algorithm *self, const tl_batch *one, void *x,
 {
   double tol = tl_param_value(self, opt, "tol");
   return tl_pdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts,
-                            opt->part_sizes, tol, info);
+                            opt->part_sizes, tol, opt->ledger, info);
 }
 
 static int pdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -531,4 +575,5 @@ const tl_algorithm tl_algo_pdd_ref = {
                "systems",
     .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; paper 003 (ITS) §2.2, §2.4; Sun 1995",
     .solve = pdd_solve,
+    .ledger_model = pdd_ledger_model,
 };

@@ -140,7 +140,7 @@ int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c
 
 int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
                         const double *d, double *x, int parts, const size_t *part_sizes,
-                        size_t J, double tol, tl_info *info)
+                        size_t J, double tol, tl_ledger *ledger, tl_info *info)
 {
   int P = parts, status = TL_OK, ready = 0;
   tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
@@ -157,16 +157,25 @@ int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double
       status = j_too_large(info, J, &pt[p]);
       goto cleanup;
     }
+#define ROWS(v) ((v) + pt[p].begin)
   for (int p = 0; p < P; p++) /* phase 1: local solves, truncated spikes */
-    TL_CHECK(tl_rpdd_ref_local_d(&pt[p], a, b, c, d, x, J, tol, info));
-  for (int p = 0; p < P; p++) /* phase 2: one exchange, both directions */
-    tl_rpdd_ref_send_d(&pt[p], a, c, x, &first[p], &last[p]);
+    TL_CHECK(tl_rpdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), J, tol,
+                                 info));
+  for (int p = 0; p < P; p++) { /* phase 2: one exchange, both directions */
+    tl_rpdd_ref_send_d(&pt[p], ROWS(a), ROWS(c), ROWS(x), &first[p], &last[p]);
+    if (p > 0)
+      tl_ledger_message(ledger, "edges", 0, p, p - 1, TL_PDD_EDGE_WORDS);
+    if (p + 1 < P)
+      tl_ledger_message(ledger, "edges", 0, p, p + 1, TL_PDD_EDGE_WORDS);
+  }
   for (int p = 0; p < P; p++) /* phase 3: both interfaces, on both sides */
-    TL_CHECK(tl_rpdd_ref_interfaces_d(&pt[p], a, c, x, p > 0 ? &last[p - 1] : NULL,
+    TL_CHECK(tl_rpdd_ref_interfaces_d(&pt[p], ROWS(a), ROWS(c), ROWS(x),
+                                      p > 0 ? &last[p - 1] : NULL,
                                       p + 1 < P ? &first[p + 1] : NULL, info));
   for (int p = 0; p < P; p++) /* phase 4: correct the first and last J rows */
-    TL_CHECK(tl_pdd_ref_correct_d(&pt[p], x, info));
-  status = tl_pdd_ref_reduce_d(pt, P, tol, "rpdd", info); /* phase 5 */
+    TL_CHECK(tl_pdd_ref_correct_d(&pt[p], ROWS(x), info));
+#undef ROWS
+  status = tl_pdd_ref_reduce_d(pt, P, tol, "rpdd", ledger, info); /* phase 5 */
 cleanup:
   for (int p = 0; p < ready; p++)
     tl_pdd_part_free_d(&pt[p]);
@@ -192,7 +201,27 @@ static int rpdd_system(const tl_algorithm *self, const tl_batch *one, void *x,
   size_t J = (size_t)tl_param_value(self, opt, "J");
   double tol = tl_param_value(self, opt, "tol");
   return tl_rpdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts,
-                             opt->part_sizes, J, tol, info);
+                             opt->part_sizes, J, tol, opt->ledger, info);
+}
+
+/* One exchange: every partition sends an edge (3 words per system) to
+ * each neighbour; then PDD's verdict. */
+static int rpdd_ledger_model(const tl_algorithm *self, size_t n, size_t nsys,
+                             const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)self;
+  (void)n;
+  (void)solved;
+  int P = opt->parts;
+  tl_ledger_reset(out);
+  for (int p = 0; p < P; p++) {
+    if (p > 0)
+      tl_ledger_message(out, "edges", 0, p, p - 1, TL_PDD_EDGE_WORDS * nsys);
+    if (p + 1 < P)
+      tl_ledger_message(out, "edges", 0, p, p + 1, TL_PDD_EDGE_WORDS * nsys);
+  }
+  tl_pdd_ledger_verdict(out, P, nsys);
+  return TL_OK;
 }
 
 static int rpdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -218,4 +247,5 @@ const tl_algorithm tl_algo_rpdd_ref = {
     .source = "paper 003 (ITS) §1, §2.4, §3 eq. (18), §5.3; paper 000 (DistD2-TDS) §2.2.2 "
               "Algorithm 4; Sun 1995",
     .solve = rpdd_solve,
+    .ledger_model = rpdd_ledger_model,
 };

@@ -115,11 +115,11 @@
 #define TRIDSOLVER_STALL 200
 
 #define TL_TEMPLATE_PASS 1
-#include "template.h"
+#include "../core/template.h"
 #include "tridsolver_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "template.h"
+#include "../core/template.h"
 #include "tridsolver_ref.c"
 #undef TL_TEMPLATE_PASS
 

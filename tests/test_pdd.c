@@ -154,18 +154,23 @@ Test(pdd, phases_equal_one_call)
   for (int p = 0; p < P; p++)
     cr_assert_eq(tl_pdd_part_init_d(&pt[p], n, P, sizes, p, &info), TL_OK);
   for (int p = 0; p < P; p++)
-    cr_assert_eq(tl_pdd_ref_local_d(&pt[p], s.a, s.b, s.c, s.d, x, &info), TL_OK);
+    cr_assert_eq(tl_pdd_ref_local_d(&pt[p], s.a + pt[p].begin, s.b + pt[p].begin,
+                                    s.c + pt[p].begin, s.d + pt[p].begin, x + pt[p].begin,
+                                    &info),
+                 TL_OK);
   for (int p = 1; p < P; p++)
-    tl_pdd_ref_send_first_d(&pt[p], s.a, x, &up[p]);
+    tl_pdd_ref_send_first_d(&pt[p], s.a + pt[p].begin, x + pt[p].begin, &up[p]);
   for (int p = 0; p + 1 < P; p++)
-    cr_assert_eq(tl_pdd_ref_interface_d(&pt[p], s.c, x, &up[p + 1], &down[p], &info), TL_OK);
+    cr_assert_eq(tl_pdd_ref_interface_d(&pt[p], s.c + pt[p].begin, x + pt[p].begin, &up[p + 1],
+                                        &down[p], &info),
+                 TL_OK);
   for (int p = 1; p < P; p++)
     tl_pdd_ref_receive_d(&pt[p], &down[p - 1]);
   for (int p = 0; p < P; p++)
-    cr_assert_eq(tl_pdd_ref_correct_d(&pt[p], x, &info), TL_OK);
+    cr_assert_eq(tl_pdd_ref_correct_d(&pt[p], x + pt[p].begin, &info), TL_OK);
   tl_info info2;
   tl_info_clear(&info2);
-  int st2 = tl_pdd_ref_reduce_d(pt, P, 2 * TL_EPS, "pdd", &info2);
+  int st2 = tl_pdd_ref_reduce_d(pt, P, 2 * TL_EPS, "pdd", NULL, &info2);
   cr_assert_eq(st1, st2);
   cr_assert(memcmp(x, s.x, n * sizeof(double)) == 0);
   cr_assert_eq(info.dropped, info2.dropped);
@@ -189,8 +194,9 @@ Test(pdd, spikes_and_dropped_against_lapack)
   for (int p = 0; p < P; p++) {
     tl_pdd_part_d pt;
     cr_assert_eq(tl_pdd_part_init_d(&pt, n, P, sizes, p, &info), TL_OK);
-    cr_assert_eq(tl_pdd_ref_local_d(&pt, s.a, s.b, s.c, s.d, s.x, &info), TL_OK);
     size_t m = pt.m, o = pt.begin;
+    cr_assert_eq(tl_pdd_ref_local_d(&pt, s.a + o, s.b + o, s.c + o, s.d + o, s.x + o, &info),
+                 TL_OK);
     double la[16], lb[16], lc[16], rv[16], rw[16], sv[16], sw[16];
     for (size_t k = 0; k < m; k++) {
       la[k] = k ? s.a[o + k] : 0.0;

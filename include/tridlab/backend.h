@@ -18,6 +18,16 @@
 extern "C" {
 #endif
 
+/* A room's contribution to the registry. Every backend room defines one,
+ * named tl_room_<room> (reference/registry_ref.c: tl_room_reference); the
+ * build lists the rooms it built, and tl_registry() holds their
+ * algorithms in that order. */
+typedef struct tl_room {
+  const char *name;                      /* "reference", "cpu", ...        */
+  const tl_algorithm *const *algorithms; /* in the order `list` shows them */
+  size_t count;
+} tl_room;
+
 /* Set a status in `info` (may be NULL) with this file and line; evaluates
  * to the status. Use TL_FAIL for errors and TL_WARN for TL_OUTSIDE_DOMAIN. */
 #define TL_FAIL(info, status, system, row, arg, ...) \

@@ -16,19 +16,35 @@
  *
  * Notation: row i reads a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i];
  * partition p owns rows [begin, end), m = end - begin; local row k is
- * global row begin + k. Real double only.
+ * global row begin + k. The phases take pointers to the partition's first
+ * row (a + begin, ..., x + begin: m entries each, what an MPI rank holds);
+ * begin only labels global rows in reports. Real double only.
+ *
+ * Messages (the ledger, tridlab/ledger.h), per system: first-row, p to
+ * p-1, TL_PDD_EDGE_WORDS; interface, p to p+1, TL_PDD_IFACE_WORDS; the
+ * verdict, two allreduces of TL_PDD_VERDICT_WORDS0 and _WORDS1 words.
  */
 #ifndef TRIDLAB_PART_PDD_H
 #define TRIDLAB_PART_PDD_H
 
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Words per system of PDD's messages: an edge (y, s, coupling), the
+ * solved interface (x_last, coupling), and the two rounds of the verdict:
+ * (value, row) pairs of the status, the dropped entry, the margin and |x|;
+ * then of the two tail terms of the bound. */
+#define TL_PDD_EDGE_WORDS 3
+#define TL_PDD_IFACE_WORDS 2
+#define TL_PDD_VERDICT_WORDS0 8
+#define TL_PDD_VERDICT_WORDS1 4
 
 /* The state of one partition. */
 typedef struct tl_pdd_part_d {
@@ -101,8 +117,8 @@ long tl_pdd_ref_spike_last_d(size_t m, const double *a, const double *b, const d
 
 /* Local phase with spikes truncated to at most jmax rows (jmax >= m:
  * full spikes) and, when stop_tol >= 0, shortened as soon as eta <= stop_tol.
- * Writes y = A_p^{-1} d_p into x[begin, end) and the spikes into pt. Reads
- * rows [begin, end) of a, b, c, d only. TL_ERR_BREAKDOWN (global row) on a
+ * Writes y = A_p^{-1} d_p into x (the partition's m rows) and the spikes
+ * into pt. Reads the partition's m rows of a, b, c, d only. TL_ERR_BREAKDOWN (global row) on a
  * zero or non-finite pivot. */
 int tl_pdd_ref_local_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b,
                               const double *c, const double *d, double *x, size_t jmax,
@@ -137,7 +153,9 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info);
  * TL_OK, or TL_OUTSIDE_DOMAIN when the matrix is not strictly diagonally
  * dominant by rows or dropped > tol. `name` prefixes the message. */
 int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
-                        tl_info *info);
+                        tl_ledger *ledger, tl_info *info);
+/* The verdict's two reductions in a ledger model (PDD and RPDD). */
+void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys);
 
 /* ---- PDD's own phases (paper 000 Algorithm 4, Sun's two one-way steps) */
 
@@ -156,7 +174,7 @@ void tl_pdd_ref_receive_d(tl_pdd_part_d *pt, const tl_pdd_iface_d *from_prev);
  * calling exactly the phases above. */
 int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
                        const double *d, double *x, int parts, const size_t *part_sizes,
-                       double tol, tl_info *info);
+                       double tol, tl_ledger *ledger, tl_info *info);
 
 #ifdef __cplusplus
 }

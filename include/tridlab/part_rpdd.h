@@ -25,7 +25,8 @@
 extern "C" {
 #endif
 
-/* Phase 1: y = A_p^{-1} d_p into x[begin, end), and the truncated spikes:
+/* The phases take pointers to the partition's first row, as PDD's do.
+ * Phase 1: y = A_p^{-1} d_p into x (m rows), and the truncated spikes:
  * J >= 1 computes exactly J entries of each (TL_ERR_ARG, arg "param", when
  * J > m); J = 0 chooses, per spike, the smallest length whose estimated
  * first neglected entry is <= tol (at most m). */
@@ -47,7 +48,7 @@ int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c
 /* The whole solve of one system (part_sizes may be NULL). */
 int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
                         const double *d, double *x, int parts, const size_t *part_sizes,
-                        size_t J, double tol, tl_info *info);
+                        size_t J, double tol, tl_ledger *ledger, tl_info *info);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,18 @@
-/* tridlab/registry.h -- one interface for every algorithm (ARCHITECTURE §3).
+/* tridlab/registry.h -- one interface for every algorithm (docs/design.md).
  *
- * Every solver -- reference, optimized, distributed, GPU -- is a
- * tl_algorithm in the registry. The CLI, the verification layer, the tests
- * and the benchmarks iterate over tl_registry(), so an algorithm added to
- * the table in reference/registry.c is listed, verified and tested at once.
+ * Every solver -- reference, optimized, distributed, GPU, or a user's own
+ * -- is a tl_algorithm in the registry. The CLI, the verification layer,
+ * the tests and the benchmarks iterate over tl_registry(), so an algorithm
+ * added to its room's table (reference/registry_ref.c,
+ * optimized/cpu/registry_cpu.c, ...) or registered at run time with
+ * tl_register() is listed, verified and tested at once.
  */
 #ifndef TRIDLAB_REGISTRY_H
 #define TRIDLAB_REGISTRY_H
 
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 #include "tridlab/system.h"
 
@@ -58,6 +61,9 @@ typedef struct tl_options {
                                 summing to n (unequal partitions)            */
   double value[TL_MAX_PARAMS];
   unsigned char is_set[TL_MAX_PARAMS];
+  tl_ledger *ledger;         /* NULL, or where a partitioned algorithm records
+                                the messages its partitions exchange
+                                (tridlab/ledger.h); the caller resets it   */
 } tl_options;
 
 struct tl_algorithm;
@@ -67,6 +73,17 @@ struct tl_algorithm;
  * before it calls this. x receives nsys*n solutions. */
 typedef int (*tl_solve_fn)(const struct tl_algorithm *self, const tl_batch *sys,
                            void *x, const tl_options *opt, tl_info *info);
+
+/* The communication one solve needs, as a ledger (tridlab/ledger.h): what
+ * every partition sends and receives in each phase for a batch of nsys
+ * systems of n rows split as opt says (parts, part_sizes, parameters).
+ * `solved` is the info of the solve being modelled, for the counts that
+ * depend on the data (iterations, the truncation J chosen); it may be
+ * NULL where nothing does. Writes into `out` (reset first). This is the
+ * formula of the algorithm's page, and the tests compare it with what
+ * the simulated and the MPI solves record. */
+typedef int (*tl_ledger_model_fn)(const struct tl_algorithm *self, size_t n, size_t nsys,
+                                  const tl_options *opt, const tl_info *solved, tl_ledger *out);
 
 typedef struct tl_algorithm {
   const char *name;        /* registry name: "thomas", "pcr", ...           */
@@ -83,14 +100,32 @@ typedef struct tl_algorithm {
   const char *summary;     /* one line                                      */
   const char *source;      /* paper, section and algorithm number           */
   tl_solve_fn solve;
+  tl_ledger_model_fn ledger_model; /* partitioned algorithms: their ledger
+                                      formula; NULL when they communicate
+                                      nothing                              */
 } tl_algorithm;
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))
 
-/* The registry, in a fixed order. */
+/* Most algorithms the registry holds (built in and registered). */
+#define TL_REGISTRY_MAX 256
+
+/* The registry, in a fixed order: the rooms of this build (reference,
+ * then the optimized backends), then what tl_register() added. The
+ * array stays valid for the life of the program. */
 const tl_algorithm *const *tl_registry(size_t *count);
 /* Look an algorithm up by name; NULL if there is none. */
 const tl_algorithm *tl_find(const char *name);
+/* Add an algorithm at run time (a student's solver, a plug-in): from
+ * then on it is listed, verified and benchmarked like the built-in ones.
+ * The descriptor must outlive its use. TL_ERR_ARG (info says why) when
+ * the descriptor lacks a name, a solve function, a family, backend,
+ * summary or source, a dtype or a layout, declares more than
+ * TL_MAX_PARAMS parameters, or its name is taken. */
+int tl_register(const tl_algorithm *algo, tl_info *info);
+/* The room an algorithm comes from ("reference", "cpu", ...), or
+ * "registered" for one added by tl_register(). */
+const char *tl_algorithm_room(const tl_algorithm *algo);
 
 void tl_options_init(tl_options *opt);
 /* Set parameter `key` of `algo` from the text `value`. TL_ERR_ARG (with a

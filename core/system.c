@@ -1,4 +1,4 @@
-/* reference/system.c -- batches, matrix classes, scratch memory. */
+/* core/system.c -- batches, matrix classes, scratch memory. */
 #include <complex.h>
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* reference/status.c -- status names and the solve report. */
+/* core/status.c -- status names and the solve report. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* reference/template.h -- write an algorithm once, build it for double
+/* core/template.h -- write an algorithm once, build it for double
  * and double complex.
  *
  * A reference file includes itself twice with TL_TEMPLATE_PASS set:
@@ -6,7 +6,7 @@
  *   #ifndef TL_TEMPLATE_PASS            -- the part compiled once
  *   ...
  *   #define TL_TEMPLATE_PASS 1           -- real pass
- *   #include "template.h"
+ *   #include "../core/template.h"
  *   #include "thomas_ref.c"
  *   #define TL_TEMPLATE_PASS 2           -- complex pass
  *   ...

@@ -1,0 +1,117 @@
+/* core/registry.c -- the registry: every room's table of algorithms, in
+ * the order the build lists the rooms, then the algorithms registered at
+ * run time (tl_register).
+ *
+ * The core names no algorithm. Each backend room defines one tl_room
+ * (reference/registry_ref.c, optimized/cpu/registry_cpu.c, ...); the
+ * Makefile writes the list of the rooms it built into a generated file
+ * (tl_built_rooms, scripts/gen-rooms.sh), so a new backend joins the
+ * registry by adding its room to the build, without editing any other
+ * room.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/registry.h"
+
+/* The generated list of the rooms this build holds. */
+extern const tl_room *const tl_built_rooms[];
+extern const size_t tl_built_room_count;
+
+static const tl_algorithm *table[TL_REGISTRY_MAX];
+static size_t table_count;
+static pthread_once_t assembled = PTHREAD_ONCE_INIT;
+static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void assemble(void)
+{
+  for (size_t r = 0; r < tl_built_room_count; r++) {
+    const tl_room *room = tl_built_rooms[r];
+    for (size_t k = 0; k < room->count && table_count < TL_REGISTRY_MAX; k++)
+      table[table_count++] = room->algorithms[k];
+  }
+}
+
+const tl_algorithm *const *tl_registry(size_t *count)
+{
+  pthread_once(&assembled, assemble);
+  if (count) {
+    pthread_mutex_lock(&register_lock);
+    *count = table_count;
+    pthread_mutex_unlock(&register_lock);
+  }
+  return table;
+}
+
+const tl_algorithm *tl_find(const char *name)
+{
+  size_t n;
+  const tl_algorithm *const *reg = tl_registry(&n);
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(reg[i]->name, name) == 0)
+      return reg[i];
+  return NULL;
+}
+
+const char *tl_algorithm_room(const tl_algorithm *algo)
+{
+  for (size_t r = 0; r < tl_built_room_count; r++) {
+    const tl_room *room = tl_built_rooms[r];
+    for (size_t k = 0; k < room->count; k++)
+      if (room->algorithms[k] == algo)
+        return room->name;
+  }
+  return "registered";
+}
+
+/* What every entry must have before the drivers may call it. */
+static int check_descriptor(const tl_algorithm *algo, tl_info *info)
+{
+  if (!algo)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "tl_register: no algorithm given");
+  if (!algo->name || !algo->name[0] || strlen(algo->name) > 63)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "name",
+                   "tl_register: an algorithm needs a name of 1 to 63 characters");
+  if (!algo->solve)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "solve", "tl_register: %s has no solve function",
+                   algo->name);
+  if (!algo->family || !algo->backend || !algo->summary || !algo->source)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo",
+                   "tl_register: %s must give family, backend, summary and source", algo->name);
+  if (!(algo->dtypes & (TL_DTYPE_BIT(TL_F64) | TL_DTYPE_BIT(TL_C128))))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dtypes", "tl_register: %s solves no dtype",
+                   algo->name);
+  if (!(algo->layouts & (TL_NONPERIODIC | TL_PERIODIC)))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "layouts", "tl_register: %s solves no layout",
+                   algo->name);
+  if (algo->nparams < 0 || algo->nparams > TL_MAX_PARAMS || (algo->nparams && !algo->params))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "params",
+                   "tl_register: %s declares %d parameters (0 to %d, with a table)", algo->name,
+                   algo->nparams, TL_MAX_PARAMS);
+  return TL_OK;
+}
+
+int tl_register(const tl_algorithm *algo, tl_info *info)
+{
+  tl_info_clear(info);
+  TL_CALL(check_descriptor(algo, info));
+  pthread_once(&assembled, assemble);
+  pthread_mutex_lock(&register_lock);
+  int status = TL_OK;
+  for (size_t i = 0; i < table_count; i++)
+    if (strcmp(table[i]->name, algo->name) == 0) {
+      status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "name",
+                       "tl_register: an algorithm named '%s' is already registered", algo->name);
+      break;
+    }
+  if (status == TL_OK && table_count >= TL_REGISTRY_MAX)
+    status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo",
+                     "tl_register: the registry is full (%d algorithms)", TL_REGISTRY_MAX);
+  if (status == TL_OK)
+    table[table_count++] = algo;
+  pthread_mutex_unlock(&register_lock);
+  return status;
+}

@@ -1,0 +1,111 @@
+/* tests/test_ledger.c -- the communication ledger: its recording rules,
+ * and for every partitioned algorithm of the registry, the ledger its
+ * simulated solve records equals its ledger model (the formula of its
+ * page) exactly, for P = 1..7, even and uneven partitions, batches. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/tridlab.h"
+
+Test(ledger, a_batch_adds_words_to_the_same_message)
+{
+  tl_ledger L;
+  tl_ledger_init(&L);
+  for (int s = 0; s < 5; s++) { /* five systems, one message each way */
+    tl_ledger_message(&L, "edge", 0, 1, 0, 3);
+    tl_ledger_collective_all(&L, "verdict", 0, TL_LEDGER_ALLREDUCE, 2, -1, 2, 2);
+  }
+  tl_ledger_message(&L, "edge", 1, 1, 0, 3); /* another round: another message */
+  tl_ledger_totals r1 = tl_ledger_rank_totals(&L, 1, NULL);
+  cr_expect_eq(r1.messages, 2);
+  cr_expect_eq(r1.words_sent, 5 * 3 + 3 + 5 * 2);
+  cr_expect_eq(r1.words_recv, 5 * 2);
+  cr_expect_eq(r1.collectives, 1);
+  tl_ledger_totals r0 = tl_ledger_rank_totals(&L, 0, "edge");
+  cr_expect_eq(r0.messages, 0);
+  cr_expect_eq(r0.words_recv, 18);
+  cr_expect_eq(tl_ledger_ranks(&L), 2);
+
+  /* the same entries recorded in another order, one end at a time */
+  tl_ledger M;
+  tl_ledger_init(&M);
+  tl_ledger_p2p(&M, "edge", 1, TL_LEDGER_SEND, 1, 0, 3);
+  tl_ledger_collective(&M, "verdict", 0, TL_LEDGER_ALLREDUCE, 1, -1, 10, 10);
+  tl_ledger_p2p(&M, "edge", 0, TL_LEDGER_RECV, 0, 1, 15);
+  tl_ledger_p2p(&M, "edge", 0, TL_LEDGER_SEND, 1, 0, 15);
+  tl_ledger_collective(&M, "verdict", 0, TL_LEDGER_ALLREDUCE, 0, -1, 10, 10);
+  char why[512];
+  cr_expect(!tl_ledger_equal(&L, &M, why, sizeof why), "equal without round 1's receive");
+  cr_expect(why[0] != '\0');
+  tl_ledger_p2p(&M, "edge", 1, TL_LEDGER_RECV, 0, 1, 3);
+  cr_expect(tl_ledger_equal(&L, &M, why, sizeof why), "%s", why);
+  tl_ledger_p2p(&M, "edge", 1, TL_LEDGER_RECV, 0, 1, 1);
+  cr_expect(!tl_ledger_equal(&L, &M, why, sizeof why));
+  cr_expect(strstr(why, "received 4") != NULL, "%s", why);
+  tl_ledger_free(&L);
+  tl_ledger_free(&M);
+}
+
+/* A strictly dominant batch: every partition algorithm solves it. */
+static void make_batch(size_t n, size_t nsys, double *a, double *b, double *c, double *d)
+{
+  tl_rng rng;
+  tl_rng_seed(&rng, 20261124);
+  for (size_t k = 0; k < n * nsys; k++) {
+    a[k] = tl_rng_uniform(&rng, -1, 1);
+    c[k] = tl_rng_uniform(&rng, -1, 1);
+    b[k] = 8 + tl_rng_uniform(&rng, 0, 1);
+    d[k] = tl_rng_uniform(&rng, -1, 1);
+  }
+  for (size_t s = 0; s < nsys; s++)
+    a[s * n] = c[s * n + n - 1] = 0.0;
+}
+
+static void check_algorithm(const tl_algorithm *algo, size_t n, size_t nsys, int P,
+                            const size_t *sizes)
+{
+  double *a = malloc(4 * n * nsys * sizeof(double)), *x = malloc(n * nsys * sizeof(double));
+  double *b = a + n * nsys, *c = b + n * nsys, *d = c + n * nsys;
+  make_batch(n, nsys, a, b, c, d);
+  tl_batch sys = {.dtype = TL_F64, .n = n, .nsys = nsys, .a = a, .b = b, .c = c, .d = d};
+  tl_ledger measured, model;
+  tl_ledger_init(&measured);
+  tl_ledger_init(&model);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = P;
+  opt.part_sizes = sizes;
+  opt.ledger = &measured;
+  tl_info info;
+  int st = tl_solve(algo, &sys, x, &opt, &info);
+  cr_assert_eq(st, TL_OK, "%s P=%d n=%zu: %s", algo->name, P, n, info.msg);
+  cr_assert_eq(algo->ledger_model(algo, n, nsys, &opt, &info, &model), TL_OK);
+  char why[512];
+  cr_expect(tl_ledger_equal(&measured, &model, why, sizeof why), "%s P=%d nsys=%zu%s: %s",
+            algo->name, P, nsys, sizes ? " (uneven)" : "", why);
+  tl_ledger_free(&measured);
+  tl_ledger_free(&model);
+  free(a);
+  free(x);
+}
+
+Test(ledger, every_simulated_solve_records_its_model)
+{
+  static const size_t uneven[7] = {39, 41, 37, 43, 40, 38, 42}; /* 280 rows */
+  size_t count;
+  const tl_algorithm *const *reg = tl_registry(&count);
+  int checked = 0;
+  for (size_t k = 0; k < count; k++) {
+    const tl_algorithm *algo = reg[k];
+    if (!algo->partitioned || !algo->ledger_model)
+      continue;
+    for (int P = 1; P <= 7; P++)
+      for (size_t nsys = 1; nsys <= 3; nsys += 2)
+        check_algorithm(algo, 280, nsys, P, NULL);
+    check_algorithm(algo, 280, 2, 7, uneven);
+    checked++;
+  }
+  cr_expect_geq(checked, 2);
+}

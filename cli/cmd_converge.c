@@ -35,25 +35,36 @@ static void converge_usage(FILE *out)
           "                        lele6   first derivative [1/3, 1, 1/3], 6th order (default)\n"
           "                        d2-6th  second derivative [2/11, 1, 2/11], 6th order\n"
           "  --boundary KIND       periodic  x_i = i h, h = L/n, cyclic system (default)\n"
-          "                        closure   x_i = i h, h = L/(n-1), one-sided 3rd-order\n"
-          "                                  closures at both ends (not diagonally dominant)\n"
+          "                        otherwise x_i = i h, h = L/(n-1), both ends, closed by:\n"
+          "                        closure   3rd-order compact rows [1, 2] ([1, 11] for d2-6th):\n"
+          "                                  global order 3 (not diagonally dominant)\n"
+          "                        lele4     Lele's 4th-order row [1, 3] (alpha = 3; [1, 10]\n"
+          "                                  for d2-6th) and a Pade row 1: global order 4\n"
+          "                        lele4-singular  lele6 only: [1, 3] above a [1/3, 1, 1/3]\n"
+          "                                  row 1: leading 2x2 block singular, so Thomas and\n"
+          "                                  every non-pivoting solver break down at row 1\n"
+          "                        explicit5 explicit one-sided 5th-order rows: order 5\n"
+          "                        explicit6 explicit one-sided 6th-order rows: order 6 for\n"
+          "                                  lele6 and d2-6th (strictly diagonally dominant)\n"
           "  --function NAME       sin      sin(k x) (default with periodic)\n"
+          "                        cos      cos(k x)\n"
           "                        expsin   exp(sin(k x))\n"
-          "                        polyexp  (1 + x^2) exp(-k x), closure only (default\n"
-          "                                 there: sin(k x) on [0, 2 pi] has u'''' = 0\n"
+          "                        polyexp  (1 + x^2) exp(-k x), closed grids only (their\n"
+          "                                 default: sin(k x) on [0, 2 pi] has u'''' = 0\n"
           "                                 at both ends, which hides the leading error of\n"
-          "                                 the first-derivative closure)\n"
+          "                                 the 3rd-order first-derivative closure)\n"
           "  --wavenumber K        k > 0 (default 1); periodic: k L / (2 pi) must be an integer\n"
           "  --length L            domain length (default 2 pi)\n"
           "  --algo NAME           registry algorithm (see 'tridlab list'); default\n"
-          "                        thomas_periodic (periodic) or gtsv (closure)\n"
+          "                        thomas_periodic (periodic) or gtsv (closed grids)\n"
           "  --parts P             number of partitions (partitioned algorithms)\n"
           "  --param key=value     algorithm parameter (repeatable)\n"
           "  --nmin N              smallest n (default 16)\n"
           "  --nmax N              largest n (default 2048)\n"
           "  --csv FILE            the table as CSV\n"
           "  --plot FILE.png       log-log plot of the errors against n with dashed reference\n"
-          "                        slopes n^-4 and n^-6 (and n^-3 with closures); writes\n"
+          "                        slopes n^-4 and n^-6 (and n^-3 or n^-5 with the closures\n"
+          "                        of that order); writes\n"
           "                        FILE.dat and FILE.gp beside it and runs gnuplot if it is\n"
           "                        installed (else says so and keeps going)\n"
           "\n"
@@ -155,17 +166,23 @@ static int make_config(converge_args *ca, tl_options *opt, tl_converge_config *c
   }
   if (!strcmp(ca->boundary, "periodic")) {
     cfg->periodic = 1;
-  } else if (!strcmp(ca->boundary, "closure")) {
+  } else if ((cfg->closure = tl_compact_closure_find(cfg->scheme, ca->boundary))) {
     cfg->periodic = 0;
   } else {
-    cli_error("converge: --boundary must be periodic or closure, got '%s'", ca->boundary);
+    char names[256] = "periodic";
+    for (size_t k = 0; k < cfg->scheme->nclosures; k++) {
+      size_t len = strlen(names);
+      snprintf(names + len, sizeof names - len, ", %s", cfg->scheme->closures[k].name);
+    }
+    cli_error("converge: --boundary of %s must be one of %s; got '%s'", cfg->scheme->name, names,
+              ca->boundary);
     return -1;
   }
   if (!ca->function)
     ca->function = cfg->periodic ? "sin" : "polyexp";
   cfg->function = tl_converge_function_find(ca->function);
   if (!cfg->function) {
-    cli_error("converge: --function must be sin, expsin or polyexp, got '%s'", ca->function);
+    cli_error("converge: --function must be sin, cos, expsin or polyexp, got '%s'", ca->function);
     return -1;
   }
   if (!ca->algo)
@@ -216,7 +233,7 @@ static void print_table(FILE *out, const tl_converge_config *cfg, const tl_conve
   const tl_compact_scheme *s = cfg->scheme;
   double L = cfg->length > 0.0 ? cfg->length : 2.0 * acos(-1.0);
   fprintf(out, "scheme %s (%s), %s, u = %s, k = %g, on [0, %g%s\n", s->name, s->summary,
-          cfg->periodic ? "periodic" : "3rd-order closures", cfg->function->formula,
+          cfg->periodic ? "periodic" : cfg->closure->summary, cfg->function->formula,
           cfg->wavenumber, L, cfg->periodic ? ")" : "]");
   fprintf(out, "solver %s, P = %d\n\n", cfg->algo->name, cfg->opt ? cfg->opt->parts : 1);
   fprintf(out, "%8s  %-10s  %-12s  %-12s  %10s  %10s  %-10s  %s\n", "n", "h", "max error",
@@ -252,6 +269,12 @@ static void print_table(FILE *out, const tl_converge_config *cfg, const tl_conve
     }
     r = end;
   }
+  if (!cfg->periodic && cfg->closure->singular_block)
+    fprintf(out,
+            "\nclosure %s: the leading 2 x 2 block of the matrix is exactly singular (the matrix "
+            "is not): elimination without pivoting meets a zero pivot at row 1; a pivoting "
+            "solver (gtsv) solves it (docs/convergence.md, \"The trap\")\n",
+            cfg->closure->name);
 }
 
 /* --csv FILE: the library's CSV of one series. */
@@ -268,6 +291,13 @@ static int write_csv(const char *path, const tl_converge_series *series)
     return -1;
   }
   return 0;
+}
+
+/* A third reference slope for a closure whose global order is 3 or 5. */
+static int extra_slope(const tl_converge_config *cfg)
+{
+  int p = cfg->periodic ? 0 : (int)lround(cfg->closure->order_max);
+  return p == 3 || p == 5 ? p : 0;
 }
 
 /* --plot FILE.png: FILE.dat and FILE.gp beside it, then gnuplot (its
@@ -292,14 +322,14 @@ static int make_plot(const char *png, const tl_converge_series *series)
   snprintf(stem, len + 1, "%.*s", (int)(stem_len - (size_t)(base - png)), base);
   char title[512];
   snprintf(title, sizeof title, "%s, %s, u = %s (k = %g), solver %s, P = %d", cfg->scheme->name,
-           cfg->periodic ? "periodic" : "closures", cfg->function->formula, cfg->wavenumber,
+           cfg->periodic ? "periodic" : cfg->closure->name, cfg->function->formula, cfg->wavenumber,
            cfg->algo->name, cfg->opt ? cfg->opt->parts : 1);
   tl_converge_plot plot = {.title = title,
                            .origin = "tridlab converge",
                            .width = 900,
                            .height = 650,
                            .all_errors = 1,
-                           .slopes = {4, 6, cfg->periodic ? 0 : 3, 0}};
+                           .slopes = {4, 6, extra_slope(cfg), 0}};
   tl_info info;
   if (tl_converge_plot_write(dir, stem, base, series, 1, &plot, &info) != TL_OK) {
     cli_error("%s", info.msg);

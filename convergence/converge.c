@@ -40,6 +40,17 @@ static double fn_sin(double x, double k, int m)
   }
 }
 
+/* cos(k x): its odd derivatives vanish at x = 0 (and at x = L when k L is
+ * a multiple of 2 pi). */
+static double fn_cos(double x, double k, int m)
+{
+  switch (m) {
+  case 0: return cos(k * x);
+  case 1: return -k * sin(k * x);
+  default: return -k * k * cos(k * x);
+  }
+}
+
 /* exp(sin(k x)): every Fourier mode present, periodic. */
 static double fn_expsin(double x, double k, int m)
 {
@@ -64,6 +75,7 @@ static double fn_polyexp(double x, double k, int m)
 
 static const tl_converge_function functions[] = {
     {"sin", "sin(k x)", 1, fn_sin},
+    {"cos", "cos(k x)", 1, fn_cos},
     {"expsin", "exp(sin(k x))", 1, fn_expsin},
     {"polyexp", "(1 + x^2) exp(-k x)", 0, fn_polyexp},
 };
@@ -128,10 +140,17 @@ static int check_config(const tl_converge_config *cfg, double L, size_t cap, tl_
                      "k = %g, L = %g give %.6g",
                      f->formula, k, L, q);
   }
-  size_t min_n = cfg->periodic ? s->min_n_periodic : s->min_n_closure;
+  const tl_compact_closure *cl = NULL;
+  if (!cfg->periodic) {
+    cl = tl_compact_closure_resolve(s, cfg->closure);
+    if (!cl)
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "closure", "closure '%s' is not one of %s's",
+                     cfg->closure->name ? cfg->closure->name : "?", s->name);
+  }
+  size_t min_n = cl ? cl->min_n : s->min_n_periodic;
   if (cfg->nmin < min_n)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nmin", "%s on a %s grid needs nmin >= %zu, got %zu",
-                   s->name, cfg->periodic ? "periodic" : "closure", min_n, cfg->nmin);
+                   s->name, cl ? cl->name : "periodic", min_n, cfg->nmin);
   if (cfg->nmax < cfg->nmin)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nmax", "nmax = %zu is below nmin = %zu", cfg->nmax,
                    cfg->nmin);
@@ -182,7 +201,8 @@ static int study_row(const tl_converge_config *cfg, double L, size_t n, study_wo
     w->exact[i] = cfg->function->eval(w->x[i], k, s->derivative);
   }
   tl_info info;
-  int st = tl_compact_system(s, cfg->periodic, n, h, w->u, w->a, w->b, w->c, w->d, &info);
+  const tl_compact_closure *cl = cfg->periodic ? NULL : tl_compact_closure_resolve(s, cfg->closure);
+  int st = tl_compact_system_closed(s, cl, n, h, w->u, w->a, w->b, w->c, w->d, &info);
   if (st < 0)
     return st; /* the configuration was checked: this is a bug, not a row */
   tl_batch sys = {.dtype = TL_F64,
@@ -195,6 +215,7 @@ static int study_row(const tl_converge_config *cfg, double L, size_t n, study_wo
                   .d = w->d};
   row->status = tl_solve(cfg->algo, &sys, w->f, cfg->opt, &info);
   row->dropped = info.dropped;
+  row->row = info.row;
   if (row->status != TL_OK)
     snprintf(row->note, sizeof row->note, "%s", info.msg);
   if (!tl_status_has_solution(row->status))

@@ -242,6 +242,13 @@ static double domain_length(const tl_converge_config *cfg)
   return cfg->length > 0.0 ? cfg->length : 2.0 * acos(-1.0);
 }
 
+/* "periodic", or the name of the closure family. */
+static const char *boundary_name(const tl_converge_config *cfg)
+{
+  const tl_compact_closure *cl = tl_compact_closure_resolve(cfg->scheme, cfg->closure);
+  return cfg->periodic ? "periodic" : cl ? cl->name : "?";
+}
+
 /* P of a row: fixed, or n / m for a fixed-m series (as
  * tl_sweep_converge_fixed_m chooses it). */
 static int series_parts(const tl_converge_series *s, size_t n)
@@ -267,9 +274,9 @@ void tl_converge_csv(FILE *f, const tl_converge_series *series, size_t ns, int s
         tl_csv_str(f, se->label ? se->label : "");
         fputc(',', f);
       }
-      fprintf(f, "%s,%s,%s,%.17g,%.17g,%s,%d,%zu,%.17g,", cfg->scheme->name,
-              cfg->periodic ? "periodic" : "closure", cfg->function->name, cfg->wavenumber,
-              domain_length(cfg), cfg->algo->name, series_parts(se, w->n), w->n, w->h);
+      fprintf(f, "%s,%s,%s,%.17g,%.17g,%s,%d,%zu,%.17g,", cfg->scheme->name, boundary_name(cfg),
+              cfg->function->name, cfg->wavenumber, domain_length(cfg), cfg->algo->name,
+              series_parts(se, w->n), w->n, w->h);
       double v[6] = {w->err_max, w->err_l2, w->order_max, w->order_l2, w->solver_diff, w->dropped};
       tl_csv_row_end(f, v, 6, w->status, w->note);
     }

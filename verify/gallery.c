@@ -324,6 +324,18 @@ static void gen_lele6_closure(tl_rng *r, const gen_ctx *g, double *a, double *b,
   closures(g->n, 2.0, 0.25, a, c);
 }
 
+/* Lele 6th-order first derivative under Lele's 4th-order closure
+ * f0' + 3 f1' (alpha = 3), with the interior's [1/3, 1, 1/3] right up to
+ * row 1: the leading 2 x 2 block [[1, 3], [1/3, 1]] is exactly singular,
+ * so elimination without pivoting meets a zero pivot at row 1, while the
+ * whole matrix is not singular for n >= 6 (docs/gallery.md). */
+static void gen_lele6_alpha3(tl_rng *r, const gen_ctx *g, double *a, double *b, double *c)
+{
+  gen_ctx in = {g->n, 0, 1.0 / 3.0};
+  gen_compact(r, &in, a, b, c);
+  closures(g->n, 3.0, 0.0, a, c);
+}
+
 /* 6th-order second derivative; 4th order next to the boundary and the
  * 3rd-order closure f0'' + 11 f1''. */
 static void gen_d2_closure(tl_rng *r, const gen_ctx *g, double *a, double *b, double *c)
@@ -538,6 +550,9 @@ static const gallery_entry gallery[] = {
          gen_tiny_diag, 0.0),
     REAL(39, "zero-pivot-interior", "rows 0, 1 = [1 1; 1 1 c1]: exact zero pivot at row 1", 0, NS,
          0, 3, gen_zero_pivot, 0.0),
+    REAL(40, "lele6-alpha3-closure",
+         "Lele [1/3, 1, 1/3] up to row 1, closure [1, 3]: singular leading 2x2 block", 0, NS, 0,
+         6, gen_lele6_alpha3, 0.0),
     REAL(50, "sdd-random-periodic", "sdd-random with random corners", 1, ROW | STR | NS, 0, 1,
          gen_sdd, 0.0),
     REAL(51, "toeplitz-2.5-periodic", "cyclic tridiag(1, 2.5, 1)", 1, DOM | SPD, 0, 1, gen_toeplitz,

@@ -17,8 +17,11 @@
  *
  * Grids (x_i = i h):
  *   periodic   n points on [0, L), h = L / n, corners a[0] = c[n-1] = alpha
- *   closure    n points on [0, L] with both ends, h = L / (n - 1); the rows
- *              near each end are one-sided closures (tl_compact_scheme.closure)
+ *   closed     n points on [0, L] with both ends, h = L / (n - 1); the rows
+ *              near each end are one-sided closure rows, from one of the
+ *              scheme's closure families (tl_compact_scheme.closures):
+ *              "closure" (3rd order, the default), "lele4", "lele4-singular",
+ *              "explicit5", "explicit6"
  */
 #ifndef TRIDLAB_CONVERGENCE_H
 #define TRIDLAB_CONVERGENCE_H
@@ -32,8 +35,12 @@
 extern "C" {
 #endif
 
-/* Widest right-hand-side stencil of any row. */
-#define TL_COMPACT_MAX_WIDTH 5
+/* Widest right-hand-side stencil of any row (the explicit 6th-order
+ * second-derivative closure reads 8 points). */
+#define TL_COMPACT_MAX_WIDTH 8
+/* Most closure rows at one end, and most closure families of a scheme. */
+#define TL_COMPACT_MAX_CLOSURE_ROWS 2
+#define TL_COMPACT_MAX_CLOSURES 6
 
 /* One row of a compact scheme at point i:
  *   lhs[0] f[i-1] + lhs[1] f[i] + lhs[2] f[i+1]
@@ -48,35 +55,61 @@ typedef struct tl_compact_row {
   int order;
 } tl_compact_row;
 
+/* A closure family: the rows that replace the interior stencil next to
+ * each end of a closed grid, where it would read points outside [0, L].
+ * rows[0] is row 0, rows[1] row 1 of the left end; the right end is their
+ * mirror image (rows n-1, n-2, lhs reversed, rhs weights times (-1)^m). */
+typedef struct tl_compact_closure {
+  const char *name;    /* "closure", "lele4", "lele4-singular", "explicit5", ... */
+  const char *summary; /* one line, e.g. "3rd-order closures"                    */
+  int nrows;           /* closure rows at each end                               */
+  tl_compact_row rows[TL_COMPACT_MAX_CLOSURE_ROWS];
+  size_t min_n; /* smallest n: smaller grids are too short or exactly singular */
+  /* The global order measured with it (max norm and discrete L2 norm;
+   * docs/convergence.md has the measurement). */
+  double order_max, order_l2;
+  /* 1: the leading 2 x 2 block of the matrix is exactly singular (the
+   * matrix is not): elimination without pivoting meets a zero pivot at
+   * row 1 (docs/convergence.md, "The trap"). */
+  int singular_block;
+  const char *source; /* where the rows come from                              */
+} tl_compact_closure;
+
 typedef struct tl_compact_scheme {
   const char *name;   /* "pade4", "lele6", "d2-6th"                  */
   int derivative;     /* m: 1 (first) or 2 (second derivative)      */
   int order;          /* order of the interior (and periodic) rows  */
   double alpha, a, b; /* Lele's coefficients (b = 0 for pade4)      */
   tl_compact_row interior;
-  /* Closure rows at each end (1 or 2): closure[0] is row 0, closure[1]
-   * row 1 of the left end; the right end is their mirror image (rows n-1,
-   * n-2, lhs reversed, rhs weights times (-1)^m). */
-  int nclosure;
-  tl_compact_row closure[2];
-  /* Measured global order with closures, max norm and discrete L2 norm
-   * (docs/convergence.md). */
-  double global_order_max;
-  double global_order_l2;
-  size_t min_n_periodic; /* smallest n for each grid */
-  size_t min_n_closure;
-  const char *summary; /* one line */
+  /* The closure families of the scheme; closures[0] ("closure", the
+   * 3rd-order rows) is the default. */
+  size_t nclosures;
+  tl_compact_closure closures[TL_COMPACT_MAX_CLOSURES];
+  size_t min_n_periodic; /* smallest n of the periodic grid */
+  const char *summary;   /* one line */
 } tl_compact_scheme;
 
 size_t tl_compact_count(void);
 const tl_compact_scheme *tl_compact_get(size_t index); /* NULL past the end */
 const tl_compact_scheme *tl_compact_find(const char *name);
+/* The scheme's closure family `name`; NULL: the default (closures[0]).
+ * NULL when the scheme has no such family. */
+const tl_compact_closure *tl_compact_closure_find(const tl_compact_scheme *s, const char *name);
+/* The family a closed grid of s uses: `closure` when it is one of s's,
+ * s's default when it is NULL; NULL when it is not one of s's. */
+const tl_compact_closure *tl_compact_closure_resolve(const tl_compact_scheme *s,
+                                                     const tl_compact_closure *closure);
 
 /* Build the compact system for the samples u[0..n-1] with spacing h into
  * a, b, c (left-hand side) and d (right-hand side), n entries each.
- * periodic = 1: the corners a[0], c[n-1] are set; 0: closure rows, zero
- * corners. TL_ERR_ARG (arg names it) for a NULL pointer, n below the
- * scheme's minimum, or h not positive and finite. */
+ * closure NULL: the periodic grid, corners a[0], c[n-1] set; else a closed
+ * grid with that closure family of s at both ends, zero corners.
+ * TL_ERR_ARG (arg names it) for a NULL pointer, a closure that is not one
+ * of s's, n below the grid's minimum, or h not positive and finite. */
+int tl_compact_system_closed(const tl_compact_scheme *s, const tl_compact_closure *closure,
+                             size_t n, double h, const double *u, double *a, double *b, double *c,
+                             double *d, tl_info *info);
+/* The same with periodic = 1 (periodic grid) or 0 (the default closure). */
 int tl_compact_system(const tl_compact_scheme *s, int periodic, size_t n, double h, const double *u,
                       double *a, double *b, double *c, double *d, tl_info *info);
 
@@ -87,6 +120,10 @@ int tl_compact_system(const tl_compact_scheme *s, int periodic, size_t n, double
  * diagonally dominant), or < 0 (du not written); TL_ERR_NOMEM. */
 int tl_compact_apply(const tl_compact_scheme *s, int periodic, size_t n, double h, const double *u,
                      const tl_algorithm *algo, const tl_options *opt, double *du, tl_info *info);
+/* The same on a grid chosen as tl_compact_system_closed chooses it. */
+int tl_compact_apply_closed(const tl_compact_scheme *s, const tl_compact_closure *closure, size_t n,
+                            double h, const double *u, const tl_algorithm *algo,
+                            const tl_options *opt, double *du, tl_info *info);
 
 /* ------------------------------------------------------------------ */
 /* Test functions with analytic derivatives                            */
@@ -123,12 +160,16 @@ typedef struct tl_converge_row {
    * a pivoted LAPACK solve of the same system; NaN when either has none. */
   double solver_diff;
   double dropped; /* info.dropped of approximate solvers (0 otherwise) */
+  long row;       /* info.row: where a breakdown or the worst domain violation is; -1: none */
   char note[256]; /* the solver's message when status != TL_OK         */
 } tl_converge_row;
 
 typedef struct tl_converge_config {
   const tl_compact_scheme *scheme;
-  int periodic; /* 1: periodic grid; 0: closures */
+  int periodic; /* 1: periodic grid; 0: closed grid, closure rows at both ends */
+  /* periodic = 0: the closure family, one of scheme->closures (NULL: the
+   * default, closures[0]). */
+  const tl_compact_closure *closure;
   const tl_converge_function *function;
   double wavenumber; /* k > 0                  */
   double length;     /* L > 0; 0 means 2 pi    */
@@ -151,7 +192,7 @@ size_t tl_converge_count(size_t nmin, size_t nmax);
  * Returns TL_OK when every row was computed, whatever each solver status
  * was (a failed solve is a row with its status and NaN errors: the study
  * goes on). Before any work: TL_ERR_ARG for a bad configuration (arg names
- * it: scheme, function, wavenumber, length, nmin, nmax, rows, algo; e.g. a
+ * it: scheme, closure, function, wavenumber, length, nmin, nmax, rows, algo; e.g. a
  * function that is not periodic on the periodic grid), TL_ERR_UNSUPPORTED
  * when the algorithm does not take real systems of this layout;
  * TL_ERR_NOMEM. */

@@ -19,7 +19,7 @@
 typedef struct conv_series {
   const char *label;
   const char *scheme;
-  int periodic;
+  const char *boundary; /* "periodic" or a closure family of the scheme */
   const char *algo;
   int parts;
   const char *params[2]; /* "key=value" */
@@ -31,8 +31,11 @@ typedef struct conv_figure {
   const char *stem;
   const char *function;
   size_t nmin, nmax, nmax_quick;
-  int slopes[3];
+  int slopes[4]; /* reference slopes n^-p, 0 ends the list */
   conv_series series[MAX_SERIES];
+  /* 1: the closure study: its series are every closure family of every
+   * scheme (gtsv and thomas), its findings a table (series unused). */
+  int closure_table;
 } conv_figure;
 
 #define FIGURE(name, title, what)                                                                  \
@@ -55,10 +58,11 @@ static const conv_figure figures[] = {
      2048,
      512,
      {6, 0, 0},
-     {{"thomas_periodic", "lele6", 1, "thomas_periodic", 1, {NULL, NULL}, 0},
-      {"distd2, P = 2", "lele6", 1, "distd2", 2, {NULL, NULL}, 0},
-      {"distd2, P = 4", "lele6", 1, "distd2", 4, {NULL, NULL}, 0},
-      {"distd2, P = 8", "lele6", 1, "distd2", 8, {NULL, NULL}, 0}}},
+     {{"thomas_periodic", "lele6", "periodic", "thomas_periodic", 1, {NULL, NULL}, 0},
+      {"distd2, P = 2", "lele6", "periodic", "distd2", 2, {NULL, NULL}, 0},
+      {"distd2, P = 4", "lele6", "periodic", "distd2", 4, {NULL, NULL}, 0},
+      {"distd2, P = 8", "lele6", "periodic", "distd2", 8, {NULL, NULL}, 0}},
+     0},
     {FIGURE("conv-periodic", "The three schemes, periodic, periodic Thomas",
             "Pade 4th order and Lele's 6th-order first derivative and the 6th-order second "
             "derivative of sin(x), periodic. Look for: slopes 4, 6 and 6 until the round-off "
@@ -69,9 +73,10 @@ static const conv_figure figures[] = {
      2048,
      512,
      {4, 6, 0},
-     {{"pade4", "pade4", 1, "thomas_periodic", 1, {NULL, NULL}, 0},
-      {"lele6", "lele6", 1, "thomas_periodic", 1, {NULL, NULL}, 0},
-      {"d2-6th", "d2-6th", 1, "thomas_periodic", 1, {NULL, NULL}, 0}}},
+     {{"pade4", "pade4", "periodic", "thomas_periodic", 1, {NULL, NULL}, 0},
+      {"lele6", "lele6", "periodic", "thomas_periodic", 1, {NULL, NULL}, 0},
+      {"d2-6th", "d2-6th", "periodic", "thomas_periodic", 1, {NULL, NULL}, 0}},
+     0},
     {FIGURE("conv-closures", "The three schemes with their one-sided closures, LAPACK gtsv",
             "The same schemes on [0, 2 pi] with both ends, closed by the standard 3rd-order "
             "one-sided rows (docs/convergence.md), on u = (1 + x^2) exp(-x), solved by LAPACK's "
@@ -83,9 +88,10 @@ static const conv_figure figures[] = {
      4096,
      1024,
      {3, 0, 0},
-     {{"pade4", "pade4", 0, "gtsv", 1, {NULL, NULL}, 0},
-      {"lele6", "lele6", 0, "gtsv", 1, {NULL, NULL}, 0},
-      {"d2-6th", "d2-6th", 0, "gtsv", 1, {NULL, NULL}, 0}}},
+     {{"pade4", "pade4", "closure", "gtsv", 1, {NULL, NULL}, 0},
+      {"lele6", "lele6", "closure", "gtsv", 1, {NULL, NULL}, 0},
+      {"d2-6th", "d2-6th", "closure", "gtsv", 1, {NULL, NULL}, 0}},
+     0},
     {FIGURE("conv-its-tol", "ITS with a truncation below and above the scheme's error",
             "Lele's 6th-order periodic scheme on 4 partitions solved by ITS, with the cut-off "
             "eps_c (and tol) far below the scheme's truncation error, and with eps_c = tol = "
@@ -99,9 +105,16 @@ static const conv_figure figures[] = {
      2048,
      1024,
      {6, 0, 0},
-     {{"thomas_periodic", "lele6", 1, "thomas_periodic", 1, {NULL, NULL}, 0},
-      {"its, eps_c = 1e-15, tol = 1e-13", "lele6", 1, "its", 4, {"eps_c=1e-15", "tol=1e-13"}, 0},
-      {"its, eps_c = tol = 1e-6", "lele6", 1, "its", 4, {"eps_c=1e-6", "tol=1e-6"}, 0}}},
+     {{"thomas_periodic", "lele6", "periodic", "thomas_periodic", 1, {NULL, NULL}, 0},
+      {"its, eps_c = 1e-15, tol = 1e-13",
+       "lele6",
+       "periodic",
+       "its",
+       4,
+       {"eps_c=1e-15", "tol=1e-13"},
+       0},
+      {"its, eps_c = tol = 1e-6", "lele6", "periodic", "its", 4, {"eps_c=1e-6", "tol=1e-6"}, 0}},
+     0},
     {FIGURE("conv-pdd-m", "PDD with a fixed number of rows per partition",
             "Pade 4th order with closures (global order 3) on (1 + x^2) exp(-x), solved by "
             "LAPACK gtsv and by PDD with m = 64 and m = 8 rows per partition at every n (P = n / "
@@ -117,9 +130,55 @@ static const conv_figure figures[] = {
      4096,
      1024,
      {3, 0, 0},
-     {{"gtsv", "pade4", 0, "gtsv", 1, {NULL, NULL}, 0},
-      {"pdd, m = 64", "pade4", 0, "pdd", 0, {"tol=1", NULL}, 64},
-      {"pdd, m = 8", "pade4", 0, "pdd", 0, {"tol=1", NULL}, 8}}},
+     {{"gtsv", "pade4", "closure", "gtsv", 1, {NULL, NULL}, 0},
+      {"pdd, m = 64", "pade4", "closure", "pdd", 0, {"tol=1", NULL}, 64},
+      {"pdd, m = 8", "pade4", "closure", "pdd", 0, {"tol=1", NULL}, 8}},
+     0},
+    {FIGURE("conv-bounded6",
+            "Sixth order with both ends: explicit 6th-order closures, and the solvers",
+            "Lele's 6th-order first derivative and the 6th-order second derivative on [0, 2 pi] "
+            "with both ends, closed by explicit one-sided 6th-order rows at the first two points "
+            "(docs/convergence.md, closure explicit6), on u = (1 + x^2) exp(-x); each series "
+            "names its solver. The rows 0 and 1 are explicit (a diagonal left-hand side), so the "
+            "matrix stays strictly diagonally dominant and every solver is inside its domain. "
+            "Look for: slope 6 in the max norm until the round-off floor (about 5e-13 for the "
+            "first derivative from n = 1024, 1e-10 for the second from n = 512, whose 8-point "
+            "boundary stencil sums ~ 190 eps / h^2), approached from below (5.75, 5.88, 5.95 "
+            "at n = 128, 256, 512); thomas and pcr on top of gtsv; DistD2 on 4 partitions on "
+            "top once its partitions are long enough, marked outside-domain before; and the "
+            "3rd-order closure of the same scheme for contrast."),
+     "conv_bounded6",
+     "polyexp",
+     16,
+     1024,
+     1024,
+     {6, 3, 0},
+     {{"lele6, explicit6, gtsv", "lele6", "explicit6", "gtsv", 1, {NULL, NULL}, 0},
+      {"lele6, explicit6, thomas", "lele6", "explicit6", "thomas", 1, {NULL, NULL}, 0},
+      {"lele6, explicit6, distd2 P = 4", "lele6", "explicit6", "distd2", 4, {NULL, NULL}, 0},
+      {"d2-6th, explicit6, gtsv", "d2-6th", "explicit6", "gtsv", 1, {NULL, NULL}, 0},
+      {"d2-6th, explicit6, pcr", "d2-6th", "explicit6", "pcr", 1, {NULL, NULL}, 0},
+      {"lele6, closure (3rd order), gtsv", "lele6", "closure", "gtsv", 1, {NULL, NULL}, 0}},
+     0},
+    {FIGURE("conv-closure-study",
+            "The closure study: every closure family of every scheme, gtsv and thomas",
+            "Every closure family of every scheme (docs/convergence.md) on u = (1 + x^2) exp(-x), "
+            "solved by LAPACK's pivoted gtsv (the orders) and by thomas (what a solver without "
+            "pivoting says). The figure shows Lele's 6th-order scheme with each of its closures "
+            "(gtsv). Look for: the lowest-order boundary row sets the global order in the max "
+            "norm, and the L2 order is half an order higher (the boundary error lives on O(1) "
+            "points, weighted by sqrt(h)); explicit6 keeps the 6 of lele6 and d2-6th; "
+            "lele4-singular is as accurate as lele4 with gtsv, but thomas breaks down at row 1: "
+            "its leading 2 x 2 block [[1, 3], [1/3, 1]] is exactly singular although the matrix "
+            "is not."),
+     "conv_closure_study",
+     "polyexp",
+     16,
+     1024,
+     1024,
+     {6, 5, 4, 3},
+     {{NULL, NULL, NULL, NULL, 0, {NULL, NULL}, 0}},
+     1},
 };
 #define NFIGURES (sizeof figures / sizeof figures[0])
 
@@ -146,7 +205,7 @@ static void series_command(const conv_figure *fg, const conv_series *s, size_t n
     size_t len = strlen(params);
     snprintf(params + len, sizeof params - len, " --param %s", s->params[k]);
   }
-  const char *boundary = s->periodic ? "periodic" : "closure";
+  const char *boundary = s->boundary;
   size_t len = strlen(buf);
   if (s->fixed_m) {
     /* One grid at a time, P = n / m. */
@@ -186,16 +245,17 @@ static int series_config(const study_ctx *c, const conv_figure *fg, const conv_s
 {
   memset(cfg, 0, sizeof *cfg);
   cfg->scheme = tl_compact_find(s->scheme);
-  cfg->periodic = s->periodic;
+  cfg->periodic = !strcmp(s->boundary, "periodic");
+  cfg->closure = cfg->periodic ? NULL : tl_compact_closure_find(cfg->scheme, s->boundary);
   cfg->function = tl_converge_function_find(fg->function);
   cfg->wavenumber = 1.0;
   cfg->algo = tl_find(s->algo);
   cfg->nmin = fg->nmin;
   cfg->nmax = nmax;
-  if (!cfg->scheme || !cfg->function || !cfg->algo)
+  if (!cfg->scheme || !cfg->function || !cfg->algo || (!cfg->periodic && !cfg->closure))
     return TL_FAIL(c->info, TL_ERR_ARG, -1, -1, "series",
-                   "%s: %s: scheme, function or algorithm missing from this build", c->name,
-                   s->label);
+                   "%s: %s: scheme, boundary, function or algorithm missing from this build",
+                   c->name, s->label);
   tl_options_init(opt);
   opt->parts = s->parts > 0 ? s->parts : 1;
   for (int k = 0; k < 2 && s->params[k]; k++) {
@@ -271,58 +331,226 @@ static void series_findings(tl_study_result *res, const conv_series *s, const tl
   study_findings(res, ".\n");
 }
 
-int study_run_converge(const study_ctx *c, const tl_study *figure)
+/* The series of one figure, run: their configurations and rows. */
+typedef struct run_set {
+  size_t ns;
+  const conv_series *se;      /* ns series                      */
+  tl_converge_row **rows;     /* ns arrays of tl_converge_count */
+  tl_options *opts;           /* ns                             */
+  tl_converge_config *cfgs;   /* ns                             */
+  tl_converge_series *series; /* ns, pointing into the above    */
+} run_set;
+
+static void run_set_free(run_set *rs)
 {
-  const conv_figure *fg = (const conv_figure *)figure;
-  const tl_study_args *sa = c->sa;
-  tl_study_result *res = c->res;
-  size_t ns = series_count(fg), nmax = sa->quick ? fg->nmax_quick : fg->nmax;
+  for (size_t s = 0; rs->rows && s < rs->ns; s++)
+    free(rs->rows[s]);
+  free(rs->rows);
+  free(rs->opts);
+  free(rs->cfgs);
+  free(rs->series);
+}
+
+/* Run the ns series se[] of figure fg up to nmax into rs. */
+static int run_all(const study_ctx *c, const conv_figure *fg, const conv_series *se, size_t ns,
+                   size_t nmax, run_set *rs)
+{
+  memset(rs, 0, sizeof *rs);
+  rs->ns = ns;
+  rs->se = se;
   size_t cap = tl_converge_count(fg->nmin, nmax);
-  tl_converge_row *rows[MAX_SERIES] = {NULL};
-  tl_options opts[MAX_SERIES];
-  tl_converge_config cfgs[MAX_SERIES];
-  tl_converge_series series[MAX_SERIES];
-  int rc = TL_ERR_NOMEM;
+  rs->rows = calloc(ns, sizeof *rs->rows);
+  rs->opts = calloc(ns, sizeof *rs->opts);
+  rs->cfgs = calloc(ns, sizeof *rs->cfgs);
+  rs->series = calloc(ns, sizeof *rs->series);
+  if (!rs->rows || !rs->opts || !rs->cfgs || !rs->series)
+    return TL_FAIL(c->info, TL_ERR_NOMEM, -1, -1, "", "%s: out of memory", c->name);
   for (size_t s = 0; s < ns; s++) {
-    rows[s] = calloc(cap, sizeof *rows[s]);
-    if (!rows[s]) {
-      TL_FAIL(c->info, TL_ERR_NOMEM, -1, -1, "", "%s: out of memory", c->name);
-      goto done;
-    }
-    const conv_series *se = &fg->series[s];
-    series[s] = (tl_converge_series){se->label, &cfgs[s], se->fixed_m, rows[s], 0};
-    if ((rc = series_config(c, fg, se, nmax, &opts[s], &cfgs[s])) != TL_OK ||
-        (rc = run_series(c, se, &cfgs[s], rows[s], cap, &series[s].count)) != TL_OK)
-      goto done;
+    rs->rows[s] = calloc(cap, sizeof *rs->rows[s]);
+    if (!rs->rows[s])
+      return TL_FAIL(c->info, TL_ERR_NOMEM, -1, -1, "", "%s: out of memory", c->name);
+    rs->series[s] = (tl_converge_series){se[s].label, &rs->cfgs[s], se[s].fixed_m, rs->rows[s], 0};
+    TL_CALL(series_config(c, fg, &se[s], nmax, &rs->opts[s], &rs->cfgs[s]));
+    TL_CALL(run_series(c, &se[s], &rs->cfgs[s], rs->rows[s], cap, &rs->series[s].count));
   }
+  return TL_OK;
+}
+
+/* STEM.csv with every series of rs, and STEM.dat, STEM.gp, STEM.png with
+ * the nplot series of plot[]. */
+static int write_files(const study_ctx *c, const conv_figure *fg, const run_set *rs,
+                       const tl_converge_series *plot_series, size_t nplot)
+{
+  const tl_study_args *sa = c->sa;
   char csv[128], gp[128], png[128];
   snprintf(csv, sizeof csv, "%s.csv", fg->stem);
   snprintf(gp, sizeof gp, "%s.gp", fg->stem);
   snprintf(png, sizeof png, "%s.png", fg->stem);
-  rc = TL_ERR_IO;
   FILE *f = tl_out_open(sa->out, csv, c->info);
   if (!f)
-    goto done;
-  tl_converge_csv(f, series, ns, 1);
-  if (tl_out_close(f, sa->out, csv, c->info))
-    goto done;
-  study_add_csv(res, csv);
+    return TL_ERR_IO;
+  tl_converge_csv(f, rs->series, rs->ns, 1);
+  TL_CALL(tl_out_close(f, sa->out, csv, c->info));
+  study_add_csv(c->res, csv);
   tl_converge_plot plot = {.title = fg->pub.summary,
                            .origin = "tridlab report",
                            .width = 900,
                            .height = 700,
                            .all_errors = 0,
-                           .slopes = {fg->slopes[0], fg->slopes[1], fg->slopes[2], 0}};
-  if ((rc = tl_converge_plot_write(sa->out, fg->stem, NULL, series, ns, &plot, c->info)) != TL_OK)
-    goto done;
+                           .slopes = {fg->slopes[0], fg->slopes[1], fg->slopes[2], fg->slopes[3]}};
+  TL_CALL(tl_converge_plot_write(sa->out, fg->stem, NULL, plot_series, nplot, &plot, c->info));
   study_make_plot(c, gp, png, fg->pub.summary);
-  for (size_t s = 0; s < ns; s++) {
-    series_findings(res, &fg->series[s], rows[s], series[s].count);
-    series_command(fg, &fg->series[s], nmax, res->command, sizeof res->command);
+  return TL_OK;
+}
+
+/* A coefficient as a small fraction when it is one ("1/3", "-11/12"). */
+static void fraction(double v, char *buf, size_t size)
+{
+  for (int q = 1; q <= 60; q++) {
+    double p = v * q;
+    if (fabs(p - nearbyint(p)) <= 1e-9 * fmax(1.0, fabs(p))) {
+      if (q == 1)
+        snprintf(buf, size, "%.0f", p);
+      else
+        snprintf(buf, size, "%.0f/%d", p, q);
+      return;
+    }
   }
-  rc = TL_OK;
-done:
-  for (size_t s = 0; s < ns; s++)
-    free(rows[s]);
+  snprintf(buf, size, "%.6g", v);
+}
+
+/* "[1, 3] / [1/3, 1, 1/3]": the left-hand sides of the closure rows. */
+static void closure_lhs(const tl_compact_closure *cl, char *buf, size_t size)
+{
+  buf[0] = '\0';
+  for (int r = 0; r < cl->nrows; r++) {
+    const double *l = cl->rows[r].lhs;
+    char t[3][24];
+    for (int k = 0; k < 3; k++)
+      fraction(l[k], t[k], sizeof t[k]);
+    size_t len = strlen(buf);
+    if (r == 0)
+      snprintf(buf + len, size - len, "[%s, %s]", t[1], t[2]);
+    else
+      snprintf(buf + len, size - len, " / [%s, %s, %s]", t[0], t[1], t[2]);
+  }
+}
+
+/* The order of rows at n (the order between n/2 and n), or NaN. */
+static double order_at(const tl_converge_series *s, size_t n, int l2)
+{
+  for (size_t r = 0; r < s->count; r++)
+    if (s->rows[r].n == n)
+      return l2 ? s->rows[r].order_l2 : s->rows[r].order_max;
+  return NAN;
+}
+
+/* What thomas said over the study, in a few words. */
+static void thomas_verdict(const tl_converge_series *t, char *buf, size_t size)
+{
+  const tl_converge_row *w = &t->rows[0];
+  for (size_t r = 1; r < t->count; r++)
+    if (t->rows[r].status != w->status) {
+      snprintf(buf, size, "differs with n (the CSV has each n)");
+      return;
+    }
+  if (!tl_status_has_solution(w->status)) {
+    snprintf(buf, size, "%s at row %ld, no answer", tl_status_name(w->status), w->row);
+    return;
+  }
+  double worst = 0.0;
+  for (size_t r = 0; r < t->count; r++)
+    worst = fmax(worst, t->rows[r].solver_diff);
+  if (w->status == TL_OK)
+    snprintf(buf, size, "ok, within %.0e of LAPACK", worst);
+  else
+    snprintf(buf, size, "%s (row %ld not dominant), within %.0e of LAPACK",
+             tl_status_name(w->status), w->row, worst);
+}
+
+/* The closure study: every closure family of every scheme with gtsv and
+ * with thomas; the findings are a Markdown table. */
+static int run_closure_table(const study_ctx *c, const conv_figure *fg)
+{
+  enum { MAXPAIRS = 3 * TL_COMPACT_MAX_CLOSURES };
+  conv_series se[2 * MAXPAIRS];
+  char labels[2 * MAXPAIRS][64];
+  size_t np = 0;
+  for (size_t k = 0; k < tl_compact_count(); k++) {
+    const tl_compact_scheme *sc = tl_compact_get(k);
+    for (size_t j = 0; j < sc->nclosures && np < MAXPAIRS; j++, np++)
+      for (int t = 0; t < 2; t++) {
+        size_t i = 2 * np + (size_t)t;
+        snprintf(labels[i], sizeof labels[i], "%s, %s, %s", sc->name, sc->closures[j].name,
+                 t ? "thomas" : "gtsv");
+        se[i] = (conv_series){
+            labels[i], sc->name, sc->closures[j].name, t ? "thomas" : "gtsv", 1, {NULL, NULL}, 0};
+      }
+  }
+  size_t nmax = c->sa->quick ? fg->nmax_quick : fg->nmax;
+  run_set rs;
+  int rc = run_all(c, fg, se, 2 * np, nmax, &rs);
+  tl_converge_series plot_series[TL_COMPACT_MAX_CLOSURES];
+  size_t nplot = 0;
+  for (size_t i = 0; rc == TL_OK && i < np; i++)
+    if (!strcmp(se[2 * i].scheme, "lele6") && nplot < TL_COMPACT_MAX_CLOSURES)
+      plot_series[nplot++] = rs.series[2 * i];
+  if (rc == TL_OK)
+    rc = write_files(c, fg, &rs, plot_series, nplot);
+  if (rc != TL_OK) {
+    run_set_free(&rs);
+    return rc;
+  }
+  tl_study_result *res = c->res;
+  static const size_t at[3] = {128, 256, 512};
+  study_findings(res,
+                 "| scheme | closure | rows 0 / 1 (left side) | local orders | order (max) at "
+                 "n = %zu, %zu, %zu | order (L2) | stated (max / L2) | thomas |\n"
+                 "|---|---|---|---|---|---|---|---|\n",
+                 at[0], at[1], at[2]);
+  for (size_t i = 0; i < np; i++) {
+    const tl_converge_series *g = &rs.series[2 * i], *t = &rs.series[2 * i + 1];
+    const tl_compact_scheme *sc = g->cfg->scheme;
+    const tl_compact_closure *cl = tl_compact_closure_resolve(sc, g->cfg->closure);
+    char lhs[96], orders[32] = "", th[128];
+    closure_lhs(cl, lhs, sizeof lhs);
+    for (int r = 0; r < cl->nrows; r++) {
+      size_t len = strlen(orders);
+      snprintf(orders + len, sizeof orders - len, "%s%d", r ? ", " : "", cl->rows[r].order);
+    }
+    thomas_verdict(t, th, sizeof th);
+    study_findings(res, "| %s | `%s` | %s | %s |", sc->name, cl->name, lhs, orders);
+    for (int l2 = 0; l2 < 2; l2++) {
+      for (int k = 0; k < 3; k++) {
+        double o = order_at(g, at[k], l2);
+        if (isnan(o))
+          study_findings(res, "%s-", k ? ", " : " ");
+        else
+          study_findings(res, "%s%.2f", k ? ", " : " ", o);
+      }
+      study_findings(res, " |");
+    }
+    study_findings(res, " %.1f / %.1f | %s |\n", cl->order_max, cl->order_l2, th);
+    series_command(fg, &se[2 * i], nmax, res->command, sizeof res->command);
+  }
+  run_set_free(&rs);
+  return TL_OK;
+}
+
+int study_run_converge(const study_ctx *c, const tl_study *figure)
+{
+  const conv_figure *fg = (const conv_figure *)figure;
+  if (fg->closure_table)
+    return run_closure_table(c, fg);
+  size_t ns = series_count(fg), nmax = c->sa->quick ? fg->nmax_quick : fg->nmax;
+  run_set rs;
+  int rc = run_all(c, fg, fg->series, ns, nmax, &rs);
+  if (rc == TL_OK)
+    rc = write_files(c, fg, &rs, rs.series, ns);
+  for (size_t s = 0; rc == TL_OK && s < ns; s++) {
+    series_findings(c->res, &fg->series[s], rs.rows[s], rs.series[s].count);
+    series_command(fg, &fg->series[s], nmax, c->res->command, sizeof c->res->command);
+  }
+  run_set_free(&rs);
   return rc;
 }

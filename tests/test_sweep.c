@@ -368,7 +368,8 @@ Test(sweep_cli, quick_report_writes_its_files)
   static const char *const csvs[] = {
       "verification.csv", "conv_lele6_distd2.csv", "conv_periodic.csv", "conv_closures.csv",
       "conv_its_tol.csv", "conv_pdd_m.csv",        "its_compact.csv",   "its_nonconst.csv",
-      "its_n.csv",        "bondeli.csv",           "dominance.csv",     "jacobi_reduced.csv"};
+      "its_n.csv",        "bondeli.csv",           "dominance.csv",     "jacobi_reduced.csv",
+      "conv_bounded6.csv", "conv_closure_study.csv"};
   char *index = slurp("r/index.md");
   cr_expect(strstr(index, "Zero silent failures") != NULL);
   for (size_t k = 0; k < sizeof csvs / sizeof csvs[0]; k++) {
@@ -392,7 +393,7 @@ Test(sweep_cli, quick_report_writes_its_files)
     }
   }
   if (gnuplot_here()) {
-    cr_expect_eq(embedded, 5 + 8, "embedded %zu plots", embedded);
+    cr_expect_eq(embedded, 7 + 8, "embedded %zu plots", embedded);
     cr_expect(strstr(index, "not made") == NULL);
   }
   free(index);

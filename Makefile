@@ -47,6 +47,22 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
+
+# The MPI room (optimized/mpi/, libtridlab_mpi), its command and its test
+# programs: built when mpicc is found.
+MPICC   ?= $(shell command -v mpicc 2>/dev/null)
+MPI_SRC  = $(wildcard optimized/mpi/*.c)
+MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
+MPI_TEST_SRC = $(wildcard tests/mpi/test_*.c)
+MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
+# Every MPI test runs on each of these rank counts (oversubscribed).
+MPI_RANKS ?= 1 2 3 4 7
+MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+           OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+ifneq ($(MPICC),)
+MPI_ALL  = $(MPI_LIB_A) $(MPI_TESTS)
+endif
 # The rooms whose algorithms join the registry, in the order `tridlab list`
 # shows them; each defines tl_room_<name>. A backend room that is built
 # adds itself here (scripts/gen-rooms.sh writes the list the core reads).
@@ -71,9 +87,9 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE all check check-plain check-examples check-sanitize report bench info install format clean
+.PHONY: FORCE all check check-plain check-mpi check-examples check-sanitize report bench info install format clean
 
-all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(MPI_ALL)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -94,6 +110,20 @@ FORCE:
 $(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/optimized/mpi/%.o: optimized/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(MPI_LIB_A): $(MPI_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/mpi/%: tests/mpi/%.c $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
+	  $(LDLIBS_LAPACK)
 
 # The bench command times OpenMP loops of the reference and LAPACK too.
 $(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
@@ -126,9 +156,21 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize
 
-check-plain: $(TESTS) $(CLI) check-examples
+check-plain: $(TESTS) $(CLI) check-examples check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
+
+# The MPI test programs on 1..7 ranks; a failing or hanging rank fails the
+# run (timeout -k: nothing may hang). Skipped, and said, without mpicc.
+check-mpi: $(MPI_ALL)
+ifneq ($(MPICC),)
+	@for P in $(MPI_RANKS); do for t in $(MPI_TESTS); do \
+	  $(MPI_ENV) LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
+	    timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
+	done; done
+else
+	@echo "check-mpi: mpicc not found, MPI tests skipped"
+endif
 
 # Every example must run and pass its own checks (exit status 0).
 check-examples: $(EXAMPLES)
@@ -175,5 +217,5 @@ format:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
+-include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
   $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d)

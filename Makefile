@@ -59,7 +59,10 @@ MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 # Every MPI test runs on each of these rank counts (oversubscribed).
 MPI_RANKS ?= 1 2 3 4 7
 MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-           OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+           OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
+           OMPI_MCA_mca_base_component_disable_dlclose=1 \
+           LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
+           ASAN_OPTIONS=fast_unwind_on_malloc=0
 ifneq ($(MPICC),)
 MPI_ALL  = $(MPI_LIB_A) $(MPI_TESTS)
 endif
@@ -165,8 +168,7 @@ check-plain: $(TESTS) $(CLI) check-examples check-mpi
 check-mpi: $(MPI_ALL)
 ifneq ($(MPICC),)
 	@for P in $(MPI_RANKS); do for t in $(MPI_TESTS); do \
-	  $(MPI_ENV) LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
-	    timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
+	  $(MPI_ENV) timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
 	done; done
 else
 	@echo "check-mpi: mpicc not found, MPI tests skipped"

@@ -29,8 +29,14 @@ static void make_problem(problem *pr, tl_dtype dt, size_t n, size_t nsys, int pe
   size_t es = tl_dtype_size(dt), cnt = n * nsys;
   pr->mem = calloc(4 * cnt, es);
   char *m = pr->mem;
-  pr->sys = (tl_batch){.dtype = dt, .n = n, .nsys = nsys, .periodic = periodic,
-                       .a = m, .b = m + cnt * es, .c = m + 2 * cnt * es, .d = m + 3 * cnt * es};
+  pr->sys = (tl_batch){.dtype = dt,
+                       .n = n,
+                       .nsys = nsys,
+                       .periodic = periodic,
+                       .a = m,
+                       .b = m + cnt * es,
+                       .c = m + 2 * cnt * es,
+                       .d = m + 3 * cnt * es};
   tl_rng rng;
   tl_rng_seed(&rng, seed);
   for (size_t k = 0; k < cnt; k++) {
@@ -45,8 +51,7 @@ static void make_problem(problem *pr, tl_dtype dt, size_t n, size_t nsys, int pe
       if (dt == TL_F64)
         ((double *)(m + (size_t)j * cnt * es))[k] = v[j];
       else
-        ((double complex *)(m + (size_t)j * cnt * es))[k] =
-            v[j] + I * (j == 1 ? 0.5 : 0.3 * v[j]);
+        ((double complex *)(m + (size_t)j * cnt * es))[k] = v[j] + I * (j == 1 ? 0.5 : 0.3 * v[j]);
     }
   }
 }
@@ -78,13 +83,82 @@ static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
   return root_status == status;
 }
 
+/* Rank 0: the MPI answer, report and ledger against the simulated
+ * reference with the same partitions, and the ledger against the model. */
+static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, const problem *pr,
+                                   const size_t *slices, int st, const tl_info *info,
+                                   const void *x_all, const tl_ledger *all, twist tw)
+{
+  int P = mc->size;
+  size_t n = pr->sys.n, nsys = pr->sys.nsys, es = tl_dtype_size(pr->sys.dtype);
+  tl_dtype dt = pr->sys.dtype;
+  tl_ledger sim, model;
+  tl_ledger_init(&sim);
+  tl_ledger_init(&model);
+  /* The simulated reference with the same partitions. */
+  size_t *sizes = malloc((size_t)P * sizeof *sizes);
+  for (int r = 0; r < P; r++) {
+    size_t b, e;
+    tl_partition_bounds(n, P, slices, r, &b, &e);
+    sizes[r] = e - b;
+  }
+  tl_options ref_opt;
+  tl_options_init(&ref_opt);
+  ref_opt.parts = P;
+  ref_opt.part_sizes = sizes;
+  ref_opt.ledger = &sim;
+  void *x_sim = calloc(n * nsys, es);
+  tl_info sinfo;
+  int sst = tl_solve(algo->reference, &pr->sys, x_sim, &ref_opt, &sinfo);
+  MC_EXPECT(mc, sst == st, "status %s, simulated %s (%s | %s)", tl_status_name(st),
+            tl_status_name(sst), info->msg, sinfo.msg);
+  MC_EXPECT(mc, strcmp(sinfo.msg, info->msg) == 0, "report '%s', simulated '%s'", info->msg,
+            sinfo.msg);
+  MC_EXPECT(mc, sinfo.row == info->row && sinfo.system == info->system,
+            "row %ld system %ld, simulated row %ld system %ld", info->row, info->system, sinfo.row,
+            sinfo.system);
+  if (tl_status_has_solution(st)) {
+    double ratio = tl_residual_ratio(&pr->sys, x_all);
+    MC_EXPECT(mc, st != TL_OK || ratio < TL_THRESH, "status ok, residual ratio %g", ratio);
+    double diff = 0, scale = 0;
+    for (size_t k = 0; k < n * nsys; k++) {
+      double dk = dt == TL_F64 ? fabs(((double *)x_all)[k] - ((double *)x_sim)[k])
+                               : cabs(((double complex *)x_all)[k] - ((double complex *)x_sim)[k]);
+      double sk = dt == TL_F64 ? fabs(((double *)x_sim)[k]) : cabs(((double complex *)x_sim)[k]);
+      diff = dk > diff ? dk : diff;
+      scale = sk > scale ? sk : scale;
+    }
+    MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
+  }
+  if (st == TL_OK) {
+    char why[512];
+    MC_EXPECT(mc, tl_ledger_equal(all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
+    MC_EXPECT(mc, algo->reference->ledger_model, "no ledger model");
+    if (algo->reference->ledger_model) {
+      algo->reference->ledger_model(algo->reference, n, nsys, &ref_opt, info, &model);
+      MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
+    }
+  }
+  if (tw == BREAKDOWN)
+    MC_EXPECT(mc, st == TL_ERR_BREAKDOWN, "breakdown case gave %s", tl_status_name(st));
+  if (tw == NONFINITE)
+    MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
+              tl_status_name(st));
+  free(sizes);
+  free(x_sim);
+  tl_ledger_free(&sim);
+  tl_ledger_free(&model);
+}
+
 static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, size_t n,
                      size_t nsys, int periodic, const size_t *slices, twist tw, uint64_t seed)
 {
   int rank = mc->rank, P = mc->size;
   mc_case(mc, "%s P=%d n=%zu nsys=%zu %s%s%s%s", algo->name, P, n, nsys, tl_dtype_name(dt),
           periodic ? " periodic" : "", slices ? " uneven" : "",
-          tw == BREAKDOWN ? " breakdown" : tw == NONFINITE ? " non-finite" : "");
+          tw == BREAKDOWN   ? " breakdown"
+          : tw == NONFINITE ? " non-finite"
+                            : "");
   problem pr = {{0}, NULL};
   size_t last_begin = 0, last_end = n;
   if (n >= (size_t)P)
@@ -120,93 +194,35 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
   }
   size_t es = tl_dtype_size(dt);
   void *x = calloc(local.m * nsys + 1, es);
-  tl_ledger mine, all, sim, model;
+  tl_ledger mine, all;
   tl_ledger_init(&mine);
   tl_ledger_init(&all);
-  tl_ledger_init(&sim);
-  tl_ledger_init(&model);
   tl_options opt;
   tl_options_init(&opt);
   opt.ledger = &mine;
   int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
   same_on_all_ranks(mc, &info, st);
   if (!split) {
-    MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info.arg, "parts") == 0,
-              "P > n gave %s (%s): %s", tl_status_name(st), info.arg, info.msg);
-    free(x);
-    mc_end(mc);
-    return;
+    MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info.arg, "parts") == 0, "P > n gave %s (%s): %s",
+              tl_status_name(st), info.arg, info.msg);
   }
-  void *x_all = rank == 0 ? calloc(n * nsys, es) : NULL;
-  tl_mpi_gather_x(mc->comm, 0, &local, x, x_all, &info);
-  tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
-  if (rank == 0) {
-    /* The simulated reference with the same partitions. */
-    size_t *sizes = malloc((size_t)P * sizeof *sizes);
-    for (int r = 0; r < P; r++) {
-      size_t b, e;
-      tl_partition_bounds(n, P, slices, r, &b, &e);
-      sizes[r] = e - b;
-    }
-    tl_options ref_opt;
-    tl_options_init(&ref_opt);
-    ref_opt.parts = P;
-    ref_opt.part_sizes = sizes;
-    ref_opt.ledger = &sim;
-    void *x_sim = calloc(n * nsys, es);
-    tl_info sinfo;
-    int sst = tl_solve(algo->reference, &pr.sys, x_sim, &ref_opt, &sinfo);
-    MC_EXPECT(mc, sst == st, "status %s, simulated %s (%s | %s)", tl_status_name(st),
-              tl_status_name(sst), info.msg, sinfo.msg);
-    MC_EXPECT(mc, strcmp(sinfo.msg, info.msg) == 0, "report '%s', simulated '%s'", info.msg,
-              sinfo.msg);
-    MC_EXPECT(mc, sinfo.row == info.row && sinfo.system == info.system,
-              "row %ld system %ld, simulated row %ld system %ld", info.row, info.system, sinfo.row,
-              sinfo.system);
-    if (tl_status_has_solution(st)) {
-      double ratio = tl_residual_ratio(&pr.sys, x_all);
-      MC_EXPECT(mc, st != TL_OK || ratio < TL_THRESH, "status ok, residual ratio %g", ratio);
-      double diff = 0, scale = 0;
-      for (size_t k = 0; k < n * nsys; k++) {
-        double dk = dt == TL_F64 ? fabs(((double *)x_all)[k] - ((double *)x_sim)[k])
-                                 : cabs(((double complex *)x_all)[k] -
-                                        ((double complex *)x_sim)[k]);
-        double sk = dt == TL_F64 ? fabs(((double *)x_sim)[k]) : cabs(((double complex *)x_sim)[k]);
-        diff = dk > diff ? dk : diff;
-        scale = sk > scale ? sk : scale;
-      }
-      MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
-    }
-    if (st == TL_OK) {
-      char why[512];
-      MC_EXPECT(mc, tl_ledger_equal(&all, &sim, why, sizeof why), "ledger vs simulated: %s",
-                why);
-      MC_EXPECT(mc, algo->reference->ledger_model, "no ledger model");
-      if (algo->reference->ledger_model) {
-        algo->reference->ledger_model(algo->reference, n, nsys, &ref_opt, &info, &model);
-        MC_EXPECT(mc, tl_ledger_equal(&all, &model, why, sizeof why), "ledger vs model: %s",
-                  why);
-      }
-    }
-    if (tw == BREAKDOWN)
-      MC_EXPECT(mc, st == TL_ERR_BREAKDOWN, "breakdown case gave %s", tl_status_name(st));
-    if (tw == NONFINITE)
-      MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info.arg, "d") == 0, "non-finite case gave %s",
-                tl_status_name(st));
-    free(sizes);
-    free(x_sim);
+  void *x_all = NULL;
+  if (split) {
+    x_all = rank == 0 ? calloc(n * nsys, es) : NULL;
+    tl_mpi_gather_x(mc->comm, 0, &local, x, x_all, &info);
+    tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
   }
+  if (split && rank == 0)
+    compare_with_reference(mc, algo, &pr, slices, st, &info, x_all, &all, tw);
   free(x);
   free(x_all);
-  tl_mpi_batch_free(&local);
+  if (split)
+    tl_mpi_batch_free(&local);
   free(pr.mem);
   tl_ledger_free(&mine);
   tl_ledger_free(&all);
-  tl_ledger_free(&sim);
-  tl_ledger_free(&model);
   mc_end(mc);
 }
-
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);

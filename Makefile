@@ -54,8 +54,13 @@ MPICC   ?= $(shell command -v mpicc 2>/dev/null)
 MPI_SRC  = $(wildcard optimized/mpi/*.c)
 MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
+MPI_CLI_SRC = $(wildcard cli/mpi/*.c)
+MPI_CLI_OBJ = $(MPI_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cli/common.o
+MPI_CLI  = $(BUILD)/tridlab-mpi
 MPI_TEST_SRC = $(wildcard tests/mpi/test_*.c)
 MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
+# A plain program that runs tridlab-mpi under mpirun, as a user does.
+MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
 # Every MPI test runs on each of these rank counts (oversubscribed).
 MPI_RANKS ?= 1 2 3 4 7
 MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
@@ -64,7 +69,7 @@ MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
            LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
            ASAN_OPTIONS=fast_unwind_on_malloc=0
 ifneq ($(MPICC),)
-MPI_ALL  = $(MPI_LIB_A) $(MPI_TESTS)
+MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST)
 endif
 # The rooms whose algorithms join the registry, in the order `tridlab list`
 # shows them; each defines tl_room_<name>. A backend room that is built
@@ -118,12 +123,23 @@ $(BUILD)/obj/optimized/mpi/%.o: optimized/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
+$(BUILD)/obj/cli/mpi/%.o: cli/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(MPI_CLI): $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A)
+	$(MPICC) $(SAN_LDFLAGS) $(OMP) -o $@ $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A) $(LDLIBS_LAPACK)
+
 $(MPI_LIB_A): $(MPI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tests/mpi/%: tests/mpi/%.c $(MPI_LIB_A) $(LIB_A)
+$(MPI_CLI_TEST): tests/mpi/cli_mpi.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
+
+$(BUILD)/tests/mpi/test_%: tests/mpi/test_%.c $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
 	  $(LDLIBS_LAPACK)
@@ -170,6 +186,7 @@ ifneq ($(MPICC),)
 	@for P in $(MPI_RANKS); do for t in $(MPI_TESTS); do \
 	  $(MPI_ENV) timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
 	done; done
+	@$(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_CLI_TEST)
 else
 	@echo "check-mpi: mpicc not found, MPI tests skipped"
 endif
@@ -202,7 +219,9 @@ info:
 	@echo "  gnuplot   : $$(command -v gnuplot || echo 'not found (no plots)')"
 	@echo "  OpenMP    : $$(if printf '#include <omp.h>\n' | $(CC) -fopenmp -E -x c - >/dev/null 2>&1; then echo found; else echo MISSING; fi)"
 	@echo "  built     : reference algorithms, verification layer, optimized CPU kernels (OpenMP + SIMD), tridlab command"
-	@echo "  not built : MPI, CUDA and HIP backends (not written yet)"
+	@echo "  rooms     : $(ROOMS) (the registry's tables)"
+	@echo "  MPI       : $(if $(MPICC),built: libtridlab_mpi.a and tridlab-mpi (mpicc $(MPICC)),not built (no mpicc))"
+	@echo "  not built : CUDA and HIP backends (not written yet)"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tridlab \
@@ -219,5 +238,5 @@ format:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
+-include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
   $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d)

@@ -120,7 +120,7 @@ void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_opti
   free(rcond);
 }
 
-static void count(tl_verify_summary *s, tl_verdict v)
+void tl_verify_summary_add(tl_verify_summary *s, tl_verdict v)
 {
   switch (v) {
   case TL_VERDICT_PASSED: s->passed++; break;
@@ -156,7 +156,7 @@ static int run_problem(const tl_verify_config *cfg, const tl_problem *p, tl_veri
         opt.parts = parts[q];
       tl_verify_result r;
       verify_pair_rcond(algo, p, &opt, have_rcond ? rcond : NULL, &r);
-      count(sum, r.verdict);
+      tl_verify_summary_add(sum, r.verdict);
       if (cfg->on_result)
         cfg->on_result(&r, cfg->ctx);
     }

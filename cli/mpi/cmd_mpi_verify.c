@@ -99,17 +99,6 @@ typedef struct tally {
   char model_why[256];
 } tally;
 
-static void tally_verdict(tl_verify_summary *s, tl_verdict v)
-{
-  switch (v) {
-  case TL_VERDICT_PASSED: s->passed++; break;
-  case TL_VERDICT_REPORTED: s->reported++; break;
-  case TL_VERDICT_UNEXPECTED: s->unexpected++; break;
-  case TL_VERDICT_SILENT: s->silent++; break;
-  case TL_VERDICT_SKIPPED: s->skipped++; break;
-  }
-}
-
 /* Keep the ledger of a solved batch (the largest) and compare it with the
  * model. Rank 0. */
 static void keep_ledger(tally *t, const tl_mpi_algorithm *algo, const tl_ledger *all,
@@ -263,7 +252,7 @@ int cmd_mpi_verify(int argc, char **argv)
             t.sum.skipped++;
             continue;
           }
-          tally_verdict(&t.sum, run_one(algo, type, a.sizes[i], a.nsys[j], a.seed, &t));
+          tl_verify_summary_add(&t.sum, run_one(algo, type, a.sizes[i], a.nsys[j], a.seed, &t));
         }
     }
     if (mpi_rank() == 0)

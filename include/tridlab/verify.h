@@ -157,6 +157,9 @@ void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_opt
                      int status, const tl_info *info, const void *x, const double *rcond,
                      tl_verify_result *r);
 
+/* Count one verdict into a summary. */
+void tl_verify_summary_add(tl_verify_summary *s, tl_verdict v);
+
 /* Classify one (algorithm, problem) pair. */
 void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                     tl_verify_result *r);

@@ -47,6 +47,30 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
+
+# The MPI room (optimized/mpi/, libtridlab_mpi), its command and its test
+# programs: built when mpicc is found.
+MPICC   ?= $(shell command -v mpicc 2>/dev/null)
+MPI_SRC  = $(wildcard optimized/mpi/*.c)
+MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
+MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
+MPI_CLI_SRC = $(wildcard cli/mpi/*.c)
+MPI_CLI_OBJ = $(MPI_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cli/common.o
+MPI_CLI  = $(BUILD)/tridlab-mpi
+MPI_TEST_SRC = $(wildcard tests/mpi/test_*.c)
+MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
+# A plain program that runs tridlab-mpi under mpirun, as a user does.
+MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
+# Every MPI test runs on each of these rank counts (oversubscribed).
+MPI_RANKS ?= 1 2 3 4 7
+MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+           OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
+           OMPI_MCA_mca_base_component_disable_dlclose=1 \
+           LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
+           ASAN_OPTIONS=fast_unwind_on_malloc=0
+ifneq ($(MPICC),)
+MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST)
+endif
 # The rooms whose algorithms join the registry, in the order `tridlab list`
 # shows them; each defines tl_room_<name>. A backend room that is built
 # adds itself here (scripts/gen-rooms.sh writes the list the core reads).
@@ -71,9 +95,9 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE all check check-plain check-examples check-sanitize report bench info install format clean
+.PHONY: FORCE all check check-plain check-mpi check-examples check-sanitize report bench info install format clean
 
-all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(MPI_ALL)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -94,6 +118,31 @@ FORCE:
 $(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/optimized/mpi/%.o: optimized/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cli/mpi/%.o: cli/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(MPI_CLI): $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A)
+	$(MPICC) $(SAN_LDFLAGS) $(OMP) -o $@ $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A) $(LDLIBS_LAPACK)
+
+$(MPI_LIB_A): $(MPI_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(MPI_CLI_TEST): tests/mpi/cli_mpi.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
+
+$(BUILD)/tests/mpi/test_%: tests/mpi/test_%.c $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
+	  $(LDLIBS_LAPACK)
 
 # The bench command times OpenMP loops of the reference and LAPACK too.
 $(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
@@ -126,9 +175,21 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize
 
-check-plain: $(TESTS) $(CLI) check-examples
+check-plain: $(TESTS) $(CLI) check-examples check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
+
+# The MPI test programs on 1..7 ranks; a failing or hanging rank fails the
+# run (timeout -k: nothing may hang). Skipped, and said, without mpicc.
+check-mpi: $(MPI_ALL)
+ifneq ($(MPICC),)
+	@for P in $(MPI_RANKS); do for t in $(MPI_TESTS); do \
+	  $(MPI_ENV) timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
+	done; done
+	@$(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_CLI_TEST)
+else
+	@echo "check-mpi: mpicc not found, MPI tests skipped"
+endif
 
 # Every example must run and pass its own checks (exit status 0).
 check-examples: $(EXAMPLES)
@@ -158,7 +219,9 @@ info:
 	@echo "  gnuplot   : $$(command -v gnuplot || echo 'not found (no plots)')"
 	@echo "  OpenMP    : $$(if printf '#include <omp.h>\n' | $(CC) -fopenmp -E -x c - >/dev/null 2>&1; then echo found; else echo MISSING; fi)"
 	@echo "  built     : reference algorithms, verification layer, optimized CPU kernels (OpenMP + SIMD), tridlab command"
-	@echo "  not built : MPI, CUDA and HIP backends (not written yet)"
+	@echo "  rooms     : $(ROOMS) (the registry's tables)"
+	@echo "  MPI       : $(if $(MPICC),built: libtridlab_mpi.a and tridlab-mpi (mpicc $(MPICC)),not built (no mpicc))"
+	@echo "  not built : CUDA and HIP backends (not written yet)"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tridlab \
@@ -175,5 +238,5 @@ format:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
+-include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
   $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d)

@@ -23,7 +23,12 @@ int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
-/* Print "tridlab: <msg>" on stderr. */
+/* The program's name in messages ("tridlab"; "tridlab-mpi"), and 1 on
+ * the MPI ranks that must not print (rank 0 speaks for all). */
+extern const char *cli_program;
+extern int cli_silent;
+
+/* Print "<program>: <msg>" on stderr (nothing when cli_silent). */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "tridlab/tridlab.h"
@@ -12,32 +11,31 @@
 
 static void solve_usage(FILE *out)
 {
-  fprintf(out,
-          "usage: tridlab solve --algo NAME --system DIR --out X.npy [options]\n"
-          "\n"
-          "Solves A x = d where DIR holds a.npy b.npy c.npy d.npy (row i:\n"
-          "a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i]), each of shape (n) or, for a batch\n"
-          "of nsys systems, (nsys, n); float64 or complex128 (C order). a[0] and c[n-1] are\n"
-          "the periodic corners and must be 0 unless the system is periodic. Writes x with\n"
-          "the shape of d and prints LAPACK's residual ratio\n"
-          "||d - A x||_1 / (||A||_1 ||x||_1 eps), eps = 2^-53 (a ratio >= 30 fails).\n"
-          "\n"
-          "options:\n"
-          "  --algo NAME           registry algorithm (see 'tridlab list')\n"
-          "  --system DIR          directory with a.npy b.npy c.npy d.npy\n"
-          "  --out FILE            where to write x (.npy)\n"
-          "  --periodic            the system is cyclic (also: a file DIR/periodic exists)\n"
-          "  --parts P             number of partitions (partitioned algorithms)\n"
-          "  --part-sizes n1,n2,.. unequal partition sizes (sum n; sets P)\n"
-          "  --param key=value     algorithm parameter (repeatable)\n"
-          "  --quiet               print nothing on success\n"
-          "\n"
-          "exit status:\n"
-          "  0  solved, inside the algorithm's guaranteed domain\n"
-          "  1  bad input or usage (message names the file or option); nothing written\n"
-          "  2  breakdown or no convergence; no solution written\n"
-          "  3  solved but outside the algorithm's guaranteed domain, or the residual\n"
-          "     ratio is >= 30; x is written and a one-line warning says why\n");
+  fprintf(out, "usage: tridlab solve --algo NAME --system DIR --out X.npy [options]\n"
+               "\n"
+               "Solves A x = d where DIR holds a.npy b.npy c.npy d.npy (row i:\n"
+               "a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i]), each of shape (n) or, for a batch\n"
+               "of nsys systems, (nsys, n); float64 or complex128 (C order). a[0] and c[n-1] are\n"
+               "the periodic corners and must be 0 unless the system is periodic. Writes x with\n"
+               "the shape of d and prints LAPACK's residual ratio\n"
+               "||d - A x||_1 / (||A||_1 ||x||_1 eps), eps = 2^-53 (a ratio >= 30 fails).\n"
+               "\n"
+               "options:\n"
+               "  --algo NAME           registry algorithm (see 'tridlab list')\n"
+               "  --system DIR          directory with a.npy b.npy c.npy d.npy\n"
+               "  --out FILE            where to write x (.npy)\n"
+               "  --periodic            the system is cyclic (also: a file DIR/periodic exists)\n"
+               "  --parts P             number of partitions (partitioned algorithms)\n"
+               "  --part-sizes n1,n2,.. unequal partition sizes (sum n; sets P)\n"
+               "  --param key=value     algorithm parameter (repeatable)\n"
+               "  --quiet               print nothing on success\n"
+               "\n"
+               "exit status:\n"
+               "  0  solved, inside the algorithm's guaranteed domain\n"
+               "  1  bad input or usage (message names the file or option); nothing written\n"
+               "  2  breakdown or no convergence; no solution written\n"
+               "  3  solved but outside the algorithm's guaranteed domain, or the residual\n"
+               "     ratio is >= 30; x is written and a one-line warning says why\n");
 }
 
 typedef struct solve_args {
@@ -105,81 +103,6 @@ static int parse_args(int argc, char **argv, solve_args *sa)
   return 0;
 }
 
-/* The four arrays, checked against each other and promoted to one dtype. */
-typedef struct system_files {
-  tl_npy arr[4];
-  char path[4][4096];
-} system_files;
-
-static void free_files(system_files *sf)
-{
-  for (int k = 0; k < 4; k++)
-    tl_npy_free(&sf->arr[k]);
-}
-
-static int promote_to_complex(tl_npy *arr)
-{
-  double complex *z = malloc(arr->count * sizeof *z);
-  if (!z)
-    return -1;
-  const double *r = arr->data;
-  for (size_t i = 0; i < arr->count; i++)
-    z[i] = r[i];
-  free(arr->data);
-  arr->data = z;
-  arr->dtype = TL_C128;
-  return 0;
-}
-
-static void shape_text(const tl_npy *m, char *buf, size_t size)
-{
-  if (m->ndim == 2)
-    snprintf(buf, size, "(%zu, %zu)", m->shape[0], m->shape[1]);
-  else
-    snprintf(buf, size, "(%zu,)", m->shape[0]);
-}
-
-static int load_system(const char *dir, system_files *sf, tl_batch *sys)
-{
-  static const char *const names[4] = {"a", "b", "c", "d"};
-  for (int k = 0; k < 4; k++) {
-    snprintf(sf->path[k], sizeof sf->path[k], "%s/%s.npy", dir, names[k]);
-    tl_info info;
-    tl_info_clear(&info);
-    if (tl_npy_read(sf->path[k], &sf->arr[k], &info) != TL_OK) {
-      cli_error("%s", info.msg);
-      return -1;
-    }
-  }
-  const tl_npy *d = &sf->arr[3];
-  for (int k = 0; k < 3; k++) {
-    const tl_npy *m = &sf->arr[k];
-    if (m->ndim != d->ndim || m->shape[0] != d->shape[0] || m->shape[1] != d->shape[1]) {
-      char ms[64], ds[64];
-      shape_text(m, ms, sizeof ms);
-      shape_text(d, ds, sizeof ds);
-      cli_error("%s: shape %s differs from the shape %s of d.npy", sf->path[k], ms, ds);
-      return -1;
-    }
-  }
-  int complex_any = 0;
-  for (int k = 0; k < 4; k++)
-    complex_any |= sf->arr[k].dtype == TL_C128;
-  for (int k = 0; k < 4 && complex_any; k++)
-    if (sf->arr[k].dtype == TL_F64 && promote_to_complex(&sf->arr[k])) {
-      cli_error("out of memory");
-      return -1;
-    }
-  sys->dtype = complex_any ? TL_C128 : TL_F64;
-  sys->nsys = d->ndim == 2 ? d->shape[0] : 1;
-  sys->n = d->ndim == 2 ? d->shape[1] : d->shape[0];
-  sys->a = sf->arr[0].data;
-  sys->b = sf->arr[1].data;
-  sys->c = sf->arr[2].data;
-  sys->d = sf->arr[3].data;
-  return 0;
-}
-
 static int set_options(const solve_args *sa, const tl_algorithm *algo, tl_options *opt)
 {
   tl_options_init(opt);
@@ -218,19 +141,19 @@ int cmd_solve(int argc, char **argv)
     cli_error("solve: no algorithm named '%s' (see 'tridlab list')", sa.algo);
     return EXIT_BAD_INPUT;
   }
-  system_files sf;
-  memset(&sf, 0, sizeof sf);
-  tl_batch sys;
-  memset(&sys, 0, sizeof sys);
+  tl_system_dir sd;
+  memset(&sd, 0, sizeof sd);
   int rc = EXIT_BAD_INPUT;
   void *x = NULL;
   tl_options opt;
-  if (load_system(sa.dir, &sf, &sys) || set_options(&sa, algo, &opt))
+  tl_info rinfo;
+  if (tl_system_dir_read(sa.dir, sa.periodic, &sd, &rinfo) != TL_OK) {
+    cli_error("%s", rinfo.msg);
     goto done;
-  char marker[4096];
-  struct stat st;
-  snprintf(marker, sizeof marker, "%s/periodic", sa.dir);
-  sys.periodic = sa.periodic || stat(marker, &st) == 0;
+  }
+  if (set_options(&sa, algo, &opt))
+    goto done;
+  const tl_batch sys = sd.sys;
 
   x = calloc(sys.n * sys.nsys, tl_dtype_size(sys.dtype));
   if (!x) {
@@ -247,8 +170,7 @@ int cmd_solve(int argc, char **argv)
   double ratio = tl_residual_ratio(&sys, x);
   tl_info winfo;
   tl_info_clear(&winfo);
-  const tl_npy *d = &sf.arr[3];
-  if (tl_npy_write(sa.out, sys.dtype, d->ndim, d->shape, x, &winfo) != TL_OK) {
+  if (tl_npy_write(sa.out, sys.dtype, sd.ndim, sd.shape, x, &winfo) != TL_OK) {
     cli_error("%s", winfo.msg);
     goto done;
   }
@@ -274,6 +196,6 @@ int cmd_solve(int argc, char **argv)
   }
 done:
   free(x);
-  free_files(&sf);
+  tl_system_dir_free(&sd);
   return rc;
 }

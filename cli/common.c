@@ -9,11 +9,16 @@
 
 #include "cli.h"
 
+const char *cli_program = "tridlab";
+int cli_silent = 0;
+
 void cli_error(const char *fmt, ...)
 {
+  if (cli_silent)
+    return;
   va_list ap;
   va_start(ap, fmt);
-  fputs("tridlab: ", stderr);
+  fprintf(stderr, "%s: ", cli_program);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);

@@ -44,7 +44,7 @@ static int all_finite(const double *v, size_t count)
   return !bad;
 }
 
-static int check_entries(const tl_batch *sys, tl_info *info)
+int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info)
 {
   const void *arrs[4] = {sys->a, sys->b, sys->c, sys->d};
   static const char *const names[4] = {"a", "b", "c", "d"};
@@ -58,18 +58,19 @@ static int check_entries(const tl_batch *sys, tl_info *info)
     for (size_t s = 0; s < sys->nsys; s++)
       for (size_t i = 0; i < sys->n; i++)
         if (!finite_at(sys, arrs[k], s * sys->n + i))
-          return TL_FAIL(info, TL_ERR_ARG, (long)s, (long)i, names[k],
-                         "%s[%zu] of system %zu is not finite", names[k], i, s);
+          return TL_FAIL(info, TL_ERR_ARG, (long)s, (long)(row0 + i), names[k],
+                         "%s[%zu] of system %zu is not finite", names[k], row0 + i, s);
   }
   if (!sys->periodic) {
+    int first = row0 == 0, last = row0 + sys->n == n_total;
     for (size_t s = 0; s < sys->nsys; s++) {
-      if (nonzero_at(sys, sys->a, s * sys->n))
+      if (first && nonzero_at(sys, sys->a, s * sys->n))
         return TL_FAIL(info, TL_ERR_ARG, (long)s, 0, "a",
                        "a[0] of system %zu is a non-zero corner, but the system is not "
                        "periodic (declare it periodic or set a[0] = 0)",
                        s);
-      if (nonzero_at(sys, sys->c, s * sys->n + sys->n - 1))
-        return TL_FAIL(info, TL_ERR_ARG, (long)s, (long)sys->n - 1, "c",
+      if (last && nonzero_at(sys, sys->c, s * sys->n + sys->n - 1))
+        return TL_FAIL(info, TL_ERR_ARG, (long)s, (long)n_total - 1, "c",
                        "c[n-1] of system %zu is a non-zero corner, but the system is not "
                        "periodic (declare it periodic or set c[n-1] = 0)",
                        s);
@@ -146,7 +147,7 @@ int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_op
                    sys->periodic ? " (try thomas_periodic)" : "");
   if (!x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output array x is NULL");
-  TL_CALL(check_entries(sys, info));
+  TL_CALL(tl_check_entries(sys, 0, sys->n, info));
   size_t bytes = sys->n * sys->nsys * es;
   const void *ins[4] = {sys->a, sys->b, sys->c, sys->d};
   for (int k = 0; k < 4; k++)
@@ -176,54 +177,67 @@ static void prefix_system(tl_info *info, long s)
   memcpy(info->msg, msg, sizeof msg);
 }
 
+void tl_outcome_init(tl_outcome *o, size_t nsys)
+{
+  memset(o, 0, sizeof *o);
+  o->nsys = nsys;
+  o->status = TL_OK;
+  tl_info_clear(&o->first);
+}
+
+int tl_outcome_add(tl_outcome *o, size_t s, int status, const tl_info *one)
+{
+  if (o->status < 0)
+    return o->status; /* an earlier system failed: the batch stops there */
+  if (one->dropped > o->dropped)
+    o->dropped = one->dropped;
+  if (one->bound > o->bound)
+    o->bound = one->bound;
+  if (one->tol > o->tol)
+    o->tol = one->tol;
+  if (one->iterations > o->iterations)
+    o->iterations = one->iterations;
+  if (status < 0 || (status == TL_OUTSIDE_DOMAIN && o->status == TL_OK)) {
+    o->first = *one;
+    o->first.system = (long)s;
+    o->first.status = status;
+    o->status = status;
+  }
+  return o->status;
+}
+
+int tl_outcome_finish(const tl_outcome *o, tl_info *info)
+{
+  if (!info)
+    return o->status;
+  tl_info_clear(info);
+  if (o->status != TL_OK) {
+    *info = o->first;
+    if (o->nsys > 1)
+      prefix_system(info, o->first.system);
+  }
+  info->status = o->status;
+  if (o->status >= 0) { /* a failed batch reports the failing system's own numbers */
+    info->dropped = o->dropped;
+    info->bound = o->bound;
+    info->tol = o->tol;
+    info->iterations = o->iterations;
+  }
+  return o->status;
+}
+
 int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info, tl_system_fn fn)
 {
   size_t es = tl_dtype_size(sys->dtype);
-  int worst = TL_OK;
-  tl_info first_warning;
-  tl_info_clear(&first_warning);
-  double dropped = 0.0, bound = 0.0, tol = 0.0;
-  int iterations = 0;
-  for (size_t s = 0; s < sys->nsys; s++) {
+  tl_outcome out;
+  tl_outcome_init(&out, sys->nsys);
+  for (size_t s = 0; s < sys->nsys && out.status >= 0; s++) {
     tl_batch one = tl_batch_system(sys, s);
     tl_info one_info;
     tl_info_clear(&one_info);
     int st = fn(self, &one, (char *)x + s * sys->n * es, opt, &one_info);
-    one_info.system = (long)s;
-    if (one_info.dropped > dropped)
-      dropped = one_info.dropped;
-    if (one_info.bound > bound)
-      bound = one_info.bound;
-    if (one_info.tol > tol)
-      tol = one_info.tol;
-    if (one_info.iterations > iterations)
-      iterations = one_info.iterations;
-    if (st < 0) {
-      if (info) {
-        *info = one_info;
-        info->status = st;
-        if (sys->nsys > 1)
-          prefix_system(info, (long)s);
-      }
-      return st;
-    }
-    if (st == TL_OUTSIDE_DOMAIN && worst == TL_OK) {
-      worst = st;
-      first_warning = one_info;
-    }
+    tl_outcome_add(&out, s, st, &one_info);
   }
-  if (info) {
-    if (worst != TL_OK) {
-      *info = first_warning;
-      if (sys->nsys > 1)
-        prefix_system(info, first_warning.system);
-    }
-    info->status = worst;
-    info->dropped = dropped;
-    info->bound = bound;
-    info->tol = tol;
-    info->iterations = iterations;
-  }
-  return worst;
+  return tl_outcome_finish(&out, info);
 }

@@ -37,6 +37,21 @@ tl_batch tl_batch_system(const tl_batch *sys, size_t s)
   return one;
 }
 
+void tl_pair_max(double *value, long *row, double cand, long cand_row)
+{
+  int take;
+  if (isnan(*value))
+    take = isnan(cand) && cand_row < *row;
+  else if (isnan(cand))
+    take = 1;
+  else
+    take = cand > *value || (cand == *value && cand_row < *row);
+  if (take) {
+    *value = cand;
+    *row = cand_row;
+  }
+}
+
 void *tl_alloc(size_t n, size_t size)
 {
   if (n == 0)

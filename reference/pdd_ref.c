@@ -397,55 +397,53 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
   return TL_OK;
 }
 
-int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
-                        tl_ledger *ledger, tl_info *info)
+/* The reduction over the partitions, in two rounds (two allreduces under
+ * MPI, optimized/mpi/pdd_mpi.c): each partition contributes its numbers
+ * (tl_pdd_ref_verdict_part0_d, then _part1_d with the global margin and
+ * |x|), combined by "the largest, on a tie the smallest row" -- an order
+ * that does not depend on who combines first -- and the verdict is read
+ * off the combined numbers (tl_pdd_ref_verdict_d). */
+void tl_pdd_verdict_init_d(tl_pdd_verdict_d *v)
 {
-  /* Two reductions over the partitions (allreduces under MPI), recorded
-   * as such: the status, the largest dropped entry, the smallest margin
-   * and the largest |x| of every partition; then the two tail terms of
-   * the bound, which need the global margin and |x|. */
-  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS0,
-                           TL_PDD_VERDICT_WORDS0);
-  tl_ledger_collective_all(ledger, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS1,
-                           TL_PDD_VERDICT_WORDS1);
-  double dropped = 0.0, mu = INFINITY, xmax = 0.0;
-  long mrow = -1, drow = -1;
-  for (int p = 0; p < P; p++) {
-    const tl_pdd_part_d *pt = &parts[p];
-    if (pt->drop_v > dropped || isnan(pt->drop_v)) {
-      dropped = pt->drop_v;
-      drow = (long)(pt->begin + pt->kv - (pt->kv == pt->m ? 1 : 0));
-    }
-    if (pt->drop_w > dropped || isnan(pt->drop_w)) {
-      dropped = pt->drop_w;
-      drow = (long)(pt->end - 1 - pt->kw + (pt->kw == pt->m ? 1 : 0));
-    }
-    if (pt->margin < mu) {
-      mu = pt->margin;
-      mrow = pt->margin_row;
-    }
-    if (pt->xmax > xmax)
-      xmax = pt->xmax;
+  *v = (tl_pdd_verdict_d){.dropped = 0.0, .drop_row = -1, .neg_mu = -INFINITY, .mu_row = -1,
+                          .xmax = 0.0, .rv = 0.0, .rw = 0.0};
+}
+
+void tl_pdd_ref_verdict_part0_d(const tl_pdd_part_d *pt, tl_pdd_verdict_d *v)
+{
+  /* The row next to each dropped entry: where the residual lands. */
+  long vrow = (long)(pt->begin + pt->kv - (pt->kv == pt->m ? 1 : 0));
+  long wrow = (long)(pt->end - 1 - pt->kw + (pt->kw == pt->m ? 1 : 0));
+  tl_pair_max(&v->dropped, &v->drop_row, pt->drop_v, vrow);
+  tl_pair_max(&v->dropped, &v->drop_row, pt->drop_w, wrow);
+  tl_pair_max(&v->neg_mu, &v->mu_row, -pt->margin, pt->margin_row);
+  long none = -1;
+  tl_pair_max(&v->xmax, &none, pt->xmax, -1);
+}
+
+/* ||r||_inf: each row receives at most one v-tail and one w-tail term.
+ * Divide before multiplying so scaled matrices neither under- nor
+ * overflow. Needs the global margin and |x| of round 0. */
+void tl_pdd_ref_verdict_part1_d(const tl_pdd_part_d *pt, tl_pdd_verdict_d *v)
+{
+  double mu = -v->neg_mu, xmax = v->xmax;
+  if (!(mu > 0.0 && xmax > 0.0))
+    return;
+  if (pt->kv > 0) {
+    double t = pt->tail_coef_v / mu * fabs(pt->v[pt->kv - 1]) * (fabs(pt->x_left) / xmax);
+    v->rv = t > v->rv ? t : v->rv;
   }
-  /* ||r||_inf: each row receives at most one v-tail and one w-tail term.
-   * Divide before multiplying so scaled matrices neither under- nor
-   * overflow. */
-  double bound = 0.0;
-  if (mu > 0.0 && xmax > 0.0) {
-    double rv = 0.0, rw = 0.0;
-    for (int p = 0; p < P; p++) {
-      const tl_pdd_part_d *pt = &parts[p];
-      if (pt->kv > 0) {
-        double t = pt->tail_coef_v / mu * fabs(pt->v[pt->kv - 1]) * (fabs(pt->x_left) / xmax);
-        rv = t > rv ? t : rv;
-      }
-      if (pt->kw > 0) {
-        double t = pt->tail_coef_w / mu * fabs(pt->w[pt->m - pt->kw]) * (fabs(pt->x_right) / xmax);
-        rw = t > rw ? t : rw;
-      }
-    }
-    bound = rv + rw;
+  if (pt->kw > 0) {
+    double t = pt->tail_coef_w / mu * fabs(pt->w[pt->m - pt->kw]) * (fabs(pt->x_right) / xmax);
+    v->rw = t > v->rw ? t : v->rw;
   }
+}
+
+int tl_pdd_ref_verdict_d(const tl_pdd_verdict_d *v, double tol, const char *name, tl_info *info)
+{
+  double mu = -v->neg_mu, dropped = v->dropped;
+  double bound = (mu > 0.0 && v->xmax > 0.0) ? v->rv + v->rw : 0.0;
+  long mrow = v->mu_row, drow = v->drop_row;
   if (info) {
     info->dropped = dropped;
     info->tol = tol;
@@ -462,6 +460,24 @@ int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const cha
                    "use fewer, larger partitions (error bound %.3g)",
                    name, dropped, drow, tol, bound);
   return TL_OK;
+}
+
+int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
+                        tl_ledger *ledger, tl_info *info)
+{
+  tl_pdd_verdict_d v;
+  tl_pdd_verdict_init_d(&v);
+  for (int p = 0; p < P; p++)
+    tl_pdd_ref_verdict_part0_d(&parts[p], &v);
+  for (int p = 0; p < P; p++)
+    tl_pdd_ref_verdict_part1_d(&parts[p], &v);
+  /* Recorded as the two allreduces they are under MPI; the first also
+   * carries every partition's status. */
+  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS0,
+                           TL_PDD_VERDICT_WORDS0);
+  tl_ledger_collective_all(ledger, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS1,
+                           TL_PDD_VERDICT_WORDS1);
+  return tl_pdd_ref_verdict_d(&v, tol, name, info);
 }
 
 /* ---------------------------------------------------------------- */

@@ -59,8 +59,9 @@ static tl_verdict classify(int status, double resid, double ferr, int expected)
   return expected ? TL_VERDICT_UNEXPECTED : TL_VERDICT_REPORTED;
 }
 
-static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
-                              const double *rcond, tl_verify_result *r)
+void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                     int status, const tl_info *info, const void *x, const double *rcond,
+                     tl_verify_result *r)
 {
   memset(r, 0, sizeof *r);
   r->algo = algo;
@@ -71,30 +72,39 @@ static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, con
   r->resid = NAN;
   r->ferr = NAN;
   r->expected = p->type ? tl_gallery_expects_pass(p->type, algo) : 0;
+  r->status = status;
+  snprintf(r->note, sizeof r->note, "%s", info->msg);
+  if (is_skip(status, info)) {
+    r->verdict = TL_VERDICT_SKIPPED;
+    return;
+  }
+  if (tl_status_has_solution(status) && x) {
+    r->resid = tl_residual_ratio(&p->sys, x);
+    if (p->xtrue && rcond)
+      r->ferr = tl_forward_ratio(&p->sys, x, p->xtrue, rcond);
+  }
+  r->verdict =
+      classify(status, r->resid, r->ferr, r->expected && !is_truncation_report(status, info));
+}
+
+static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                              const double *rcond, tl_verify_result *r)
+{
   size_t es = tl_dtype_size(p->sys.dtype);
   void *x = tl_alloc(p->sys.n * p->sys.nsys, es);
   tl_info info;
   tl_info_clear(&info);
   if (!x) {
+    memset(r, 0, sizeof *r);
+    r->algo = algo;
+    r->type = p->type;
     r->status = TL_ERR_NOMEM;
     r->verdict = TL_VERDICT_SKIPPED;
     snprintf(r->note, sizeof r->note, "no memory");
     return;
   }
-  r->status = tl_solve(algo, &p->sys, x, opt, &info);
-  snprintf(r->note, sizeof r->note, "%s", info.msg);
-  if (is_skip(r->status, &info)) {
-    r->verdict = TL_VERDICT_SKIPPED;
-    free(x);
-    return;
-  }
-  if (tl_status_has_solution(r->status)) {
-    r->resid = tl_residual_ratio(&p->sys, x);
-    if (p->xtrue && rcond)
-      r->ferr = tl_forward_ratio(&p->sys, x, p->xtrue, rcond);
-  }
-  r->verdict = classify(r->status, r->resid, r->ferr,
-                        r->expected && !is_truncation_report(r->status, &info));
+  int status = tl_solve(algo, &p->sys, x, opt, &info);
+  tl_verify_judge(algo, p, opt, status, &info, x, rcond, r);
   free(x);
 }
 
@@ -110,7 +120,7 @@ void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_opti
   free(rcond);
 }
 
-static void count(tl_verify_summary *s, tl_verdict v)
+void tl_verify_summary_add(tl_verify_summary *s, tl_verdict v)
 {
   switch (v) {
   case TL_VERDICT_PASSED: s->passed++; break;
@@ -146,7 +156,7 @@ static int run_problem(const tl_verify_config *cfg, const tl_problem *p, tl_veri
         opt.parts = parts[q];
       tl_verify_result r;
       verify_pair_rcond(algo, p, &opt, have_rcond ? rcond : NULL, &r);
-      count(sum, r.verdict);
+      tl_verify_summary_add(sum, r.verdict);
       if (cfg->on_result)
         cfg->on_result(&r, cfg->ctx);
     }

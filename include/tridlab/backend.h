@@ -56,11 +56,40 @@ typedef struct tl_room {
 typedef int (*tl_system_fn)(const tl_algorithm *self, const tl_batch *one, void *x,
                             const tl_options *opt, tl_info *info);
 
+/* The status of a batch from the statuses of its systems, added in
+ * order: the first error stops the batch and is its report; else the
+ * first outside-domain warning is; dropped, bound, tol and iterations are
+ * the largest over the systems (a failed batch keeps the failing
+ * system's own). Messages get "system s: " in front when nsys > 1. The
+ * rule of tl_for_each_system, for drivers that solve a batch their own
+ * way (the optimized and MPI backends). */
+typedef struct tl_outcome {
+  size_t nsys;
+  int status;   /* so far: TL_OK, TL_OUTSIDE_DOMAIN, or the first error */
+  tl_info first;/* the report of that first error or warning           */
+  double dropped, bound, tol;
+  int iterations;
+} tl_outcome;
+void tl_outcome_init(tl_outcome *o, size_t nsys);
+/* Add system s (in increasing order); returns the batch status so far
+ * (negative: stop, later systems are ignored). */
+int tl_outcome_add(tl_outcome *o, size_t s, int status, const tl_info *one);
+/* The batch status, and the report in info (may be NULL). */
+int tl_outcome_finish(const tl_outcome *o, tl_info *info);
+
 /* Run fn on every system of the batch. Stops at the first error; keeps
  * the first TL_OUTSIDE_DOMAIN message; info->dropped, bound and
  * iterations become the largest over the batch. */
 int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info, tl_system_fn fn);
+
+/* tl_solve's checks of the entries, for a batch or for one rank's slice
+ * of rows: no array is NULL, every entry is finite, and a non-periodic
+ * system has zero corners. sys holds sys->n rows of each system starting
+ * at global row row0 of n_total (tl_solve: row0 = 0, n_total = sys->n);
+ * corners are checked where the slice holds them; reports name global
+ * rows. TL_ERR_ARG with the array in info->arg, the system and the row. */
+int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info);
 
 /* Matrix classes (tl_class bits) of one system, measured on its entries:
  * TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD, TL_CLASS_STRONG_DD, TL_CLASS_COL_DD. For periodic
@@ -80,6 +109,12 @@ unsigned tl_classes_z(size_t n, const double complex *a, const double complex *b
 int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, const void *a,
                       const void *b, const void *c, const void *d, const void *x, const char *why,
                       tl_info *info);
+
+/* Combine (cand, cand_row) into (*value, *row) by "the largest value; on
+ * a tie, the smallest row; NaN beats any number": a total order, so a
+ * reduction over partitions gives the same result in any order (the
+ * verdicts of the partition algorithms, simulated or over MPI). */
+void tl_pair_max(double *value, long *row, double cand, long cand_row);
 
 /* Scratch memory: calloc of n elements of `size` bytes, NULL on overflow. */
 void *tl_alloc(size_t n, size_t size);

@@ -3,8 +3,8 @@
  * A partition algorithm moves data between its partitions ("ranks") in a
  * few phases. The ledger writes down, per rank and per phase, what each
  * rank sends and receives: point-to-point messages and collective calls,
- * with their size in words (scalars of the system's dtype: one double,
- * or one double complex). The simulated references in reference/ record
+ * with their size in words of 8 bytes (a double is one word, a double
+ * complex two). The simulated references in reference/ record
  * it from their explicit exchange buffers; the MPI versions record it in
  * their exchange layer; `tridlab trace` prints it. The same problem gives
  * the same ledger in both, and each algorithm's page states it as a
@@ -65,8 +65,8 @@ typedef struct tl_ledger_entry {
   tl_ledger_kind kind;
   int rank;                    /* the rank this entry belongs to        */
   int peer;                    /* the other rank, or the root; -1: none */
-  long words_sent;             /* scalars this rank sends               */
-  long words_recv;             /* scalars it receives                   */
+  long words_sent;             /* 8-byte words this rank sends          */
+  long words_recv;             /* 8-byte words it receives              */
 } tl_ledger_entry;
 
 typedef struct tl_ledger {
@@ -90,7 +90,7 @@ void tl_ledger_free(tl_ledger *ledger);
 /* Forget every entry (the memory is kept for the next solve). */
 void tl_ledger_reset(tl_ledger *ledger);
 
-/* A message of `words` scalars from rank src to rank dst: a SEND entry of
+/* A message of `words` 8-byte words from rank src to rank dst: a SEND entry of
  * src and a RECV entry of dst (both ends, as a simulated exchange knows
  * them). ledger may be NULL (nothing recorded). */
 void tl_ledger_message(tl_ledger *ledger, const char *phase, int round, int src, int dst,

@@ -41,6 +41,22 @@ int tl_npy_write(const char *path, tl_dtype dtype, int ndim, const size_t *shape
 
 void tl_npy_free(tl_npy *arr);
 
+/* A system directory: DIR/a.npy b.npy c.npy d.npy, each of shape (n) or
+ * (nsys, n), all of one shape; float64 arrays are promoted to complex128
+ * when any array is complex; periodic when `periodic` is set or a file
+ * DIR/periodic exists. sys points into the arrays; ndim and shape are
+ * d's (for writing x with the shape of d). One-line errors name the file
+ * (TL_ERR_IO, TL_ERR_ARG with the array's name in info->arg). */
+typedef struct tl_system_dir {
+  tl_batch sys;
+  tl_npy arr[4];
+  int ndim;
+  size_t shape[2];
+} tl_system_dir;
+
+int tl_system_dir_read(const char *dir, int periodic, tl_system_dir *sd, tl_info *info);
+void tl_system_dir_free(tl_system_dir *sd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,12 +146,30 @@ int tl_pdd_ref_solve2_d(const tl_pdd_edge_d *left_last, const tl_pdd_edge_d *rig
  * non-finite result. */
 int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info);
 
-/* Reduction over all partitions (an allreduce of a few maxima in MPI):
- * info->dropped = the largest drop_v / drop_w, info->tol = tol,
- * info->bound = ||x - x_exact||_inf / ||x||_inf bound (exact arithmetic,
- * see the docs; 0 when the matrix is not strictly dominant). Returns
- * TL_OK, or TL_OUTSIDE_DOMAIN when the matrix is not strictly diagonally
- * dominant by rows or dropped > tol. `name` prefixes the message. */
+/* The verdict: the numbers every partition contributes, combined over
+ * the partitions by "largest; on a tie, the smallest row" (an allreduce
+ * under MPI; the order of combining does not matter). */
+typedef struct tl_pdd_verdict_d {
+  double dropped; long drop_row; /* largest dropped entry and its row     */
+  double neg_mu; long mu_row;    /* minus the smallest margin, its row    */
+  double xmax;                   /* largest |x|                            */
+  double rv, rw;                 /* round 1: the two tail terms of the bound */
+} tl_pdd_verdict_d;
+void tl_pdd_verdict_init_d(tl_pdd_verdict_d *v);
+/* Round 0: partition p's dropped entries, margin and |x| into v. */
+void tl_pdd_ref_verdict_part0_d(const tl_pdd_part_d *pt, tl_pdd_verdict_d *v);
+/* Round 1: its tail terms, with the global margin and |x| of round 0. */
+void tl_pdd_ref_verdict_part1_d(const tl_pdd_part_d *pt, tl_pdd_verdict_d *v);
+/* From the combined numbers: info->dropped = the largest dropped entry,
+ * info->tol = tol, info->bound = the ||x - x_exact||_inf / ||x||_inf bound
+ * (exact arithmetic, see the docs; 0 when the matrix is not strictly
+ * dominant). TL_OK, or TL_OUTSIDE_DOMAIN when the matrix is not strictly
+ * diagonally dominant by rows or dropped > tol. `name` prefixes the
+ * message. */
+int tl_pdd_ref_verdict_d(const tl_pdd_verdict_d *v, double tol, const char *name, tl_info *info);
+
+/* The whole reduction of the simulated partitions: both rounds, recorded
+ * in ledger (may be NULL) as two allreduces, then the verdict. */
 int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
                         tl_ledger *ledger, tl_info *info);
 /* The verdict's two reductions in a ledger model (PDD and RPDD). */

@@ -148,6 +148,18 @@ typedef struct tl_verify_summary {
   long passed, reported, unexpected, silent, skipped;
 } tl_verify_summary;
 
+/* The verdict on one answer, as the runner gives it: x is what `algo`
+ * returned with `status` and `info` on problem p (x may be NULL when the
+ * status carries no solution); rcond holds the problem's per-system
+ * reciprocal condition numbers (NULL: no forward-error ratio). For
+ * drivers that solve their own way (MPI ranks, external programs). */
+void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                     int status, const tl_info *info, const void *x, const double *rcond,
+                     tl_verify_result *r);
+
+/* Count one verdict into a summary. */
+void tl_verify_summary_add(tl_verify_summary *s, tl_verdict v);
+
 /* Classify one (algorithm, problem) pair. */
 void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                     tl_verify_result *r);

@@ -1,0 +1,82 @@
+/* cli/mpi/main_mpi.c -- `tridlab-mpi`: the partition algorithms across
+ * real MPI ranks, run under mpirun (docs/mpi.md).
+ *
+ *   mpirun -n P build/tridlab-mpi list | solve | verify
+ *
+ * Every rank parses the same arguments; rank 0 reads and writes files and
+ * speaks for all (one message, not P); every rank exits with the same
+ * status.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../cli.h"
+#include "mpi_cli.h"
+#include "tridlab/mpi.h"
+#include "tridlab/tridlab.h"
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: mpirun -n P tridlab-mpi COMMAND [options]\n"
+          "\n"
+          "tridlab %s -- the partition algorithms across P MPI ranks; rank r owns a\n"
+          "contiguous slice of the rows of every system of the batch.\n"
+          "\n"
+          "commands:\n"
+          "  list     the MPI algorithms and what crosses the ranks\n"
+          "  solve    solve a system directory (.npy) across the ranks\n"
+          "  verify   every MPI algorithm on the gallery against LAPACK, with its ledger\n"
+          "  bench    time per solve, compute and communication, against the packed kernel\n"
+          "\n"
+          "Run 'tridlab-mpi COMMAND --help' for the options of a command.\n",
+          TRIDLAB_VERSION);
+}
+
+static int cmd_list_mpi(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  if (mpi_rank() != 0)
+    return 0;
+  size_t count;
+  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  printf("%-12s %-8s %s\n", "name", "ledger", "what crosses the ranks");
+  for (size_t k = 0; k < count; k++)
+    printf("%-12s %-8s %s\n", reg[k]->name,
+           reg[k]->reference->ledger_model ? "model" : "-", reg[k]->summary);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  cli_program = "tridlab-mpi";
+  cli_silent = mpi_rank() != 0;
+  int rc;
+  const char *cmd = argc > 1 ? argv[1] : NULL;
+  if (!cmd) {
+    if (!cli_silent)
+      usage(stderr);
+    rc = EXIT_BAD_INPUT;
+  } else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    if (!cli_silent)
+      usage(stdout);
+    rc = 0;
+  } else if (!strcmp(cmd, "list")) {
+    rc = cmd_list_mpi(argc - 1, argv + 1);
+  } else if (!strcmp(cmd, "solve")) {
+    rc = cmd_mpi_solve(argc - 1, argv + 1);
+  } else if (!strcmp(cmd, "verify")) {
+    rc = cmd_mpi_verify(argc - 1, argv + 1);
+  } else {
+    cli_error("unknown command '%s' (try 'tridlab-mpi --help')", cmd);
+    rc = EXIT_BAD_INPUT;
+  }
+  /* One exit status for all: the largest any rank chose. */
+  int all;
+  MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return all;
+}

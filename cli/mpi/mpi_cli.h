@@ -1,0 +1,17 @@
+/* cli/mpi/mpi_cli.h -- the subcommands of tridlab-mpi. */
+#ifndef TRIDLAB_MPI_CLI_H
+#define TRIDLAB_MPI_CLI_H
+
+#include <mpi.h>
+
+int cmd_mpi_solve(int argc, char **argv);
+int cmd_mpi_verify(int argc, char **argv);
+
+/* This process's rank in MPI_COMM_WORLD, and the number of ranks. */
+int mpi_rank(void);
+int mpi_size(void);
+
+/* Rank 0's value of a flag or status, on every rank. */
+int mpi_agree(int value);
+
+#endif

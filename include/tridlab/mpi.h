@@ -1,0 +1,116 @@
+/* tridlab/mpi.h -- the partition algorithms across real MPI ranks
+ * (optimized/mpi/, library libtridlab_mpi; docs/mpi.md).
+ *
+ * Rank p of a communicator of P ranks owns a contiguous slice of rows
+ * [begin, begin + m) of every system of a batch (the systems share the
+ * decomposition). It holds m * nsys entries of each of a, b, c, d, system
+ * s at [s m, (s+1) m), and receives x in the same layout:
+ *
+ *   global system s:   rows 0 .......... n-1
+ *   rank 0:            [0, m0)
+ *   rank 1:                    [m0, m0+m1)
+ *   ...                                        rank P-1: [.., n)
+ *
+ * Each algorithm runs the phase functions of its simulated reference
+ * (reference/, tridlab/part_*.h) on its own rows and exchanges what the
+ * reference's explicit message buffers hold, through one exchange layer
+ * (the only code that calls MPI for the solvers). The exchange layer
+ * records the ledger (tridlab/ledger.h): a rank records its own entries;
+ * tl_mpi_ledger_gather() collects them.
+ *
+ * Every rank returns the same status and the same info: a bad argument
+ * found on one rank, a breakdown in one rank's rows, or a verdict that
+ * needs every rank's numbers is agreed on before tl_mpi_solve returns
+ * (docs/mpi.md, "status"). Nothing hangs: a rank whose rows broke down
+ * still takes part in every exchange.
+ */
+#ifndef TRIDLAB_MPI_H
+#define TRIDLAB_MPI_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tridlab/ledger.h"
+#include "tridlab/registry.h"
+#include "tridlab/status.h"
+#include "tridlab/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One rank's slice of a distributed batch. */
+typedef struct tl_mpi_batch {
+  tl_dtype dtype;
+  size_t n;          /* rows of every system (global)                     */
+  size_t nsys;       /* systems in the batch                              */
+  int periodic;
+  size_t begin, m;   /* this rank's rows [begin, begin + m)               */
+  const void *a, *b, *c, *d; /* m * nsys entries each; never modified     */
+} tl_mpi_batch;
+
+/* The exchange layer's handle: the communicator, and where to record. */
+typedef struct tl_mpi_exchange {
+  MPI_Comm comm;
+  int rank, size;
+  tl_ledger *ledger; /* NULL: nothing recorded                           */
+  double seconds;    /* time spent inside communication calls            */
+} tl_mpi_exchange;
+
+struct tl_mpi_algorithm;
+
+/* An algorithm's rank program. tl_mpi_solve() has checked the arguments
+ * on every rank and agreed on them; `slices` holds every rank's m (P
+ * entries). It returns this rank's status after the verdict (the same on
+ * every rank). */
+typedef int (*tl_mpi_solve_fn)(const struct tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+                               const tl_mpi_batch *local, const size_t *slices, void *x,
+                               const tl_options *opt, tl_info *info);
+
+typedef struct tl_mpi_algorithm {
+  const char *name;              /* the reference's name: "pdd", ...     */
+  const tl_algorithm *reference; /* its simulated reference: classes,
+                                    dtypes, layouts, parameters, smallest
+                                    slice, and the ledger model           */
+  const char *summary;           /* one line: what crosses the ranks      */
+  tl_mpi_solve_fn solve;
+} tl_mpi_algorithm;
+
+/* The MPI room's algorithms, in the order of the registry. */
+const tl_mpi_algorithm *const *tl_mpi_registry(size_t *count);
+const tl_mpi_algorithm *tl_mpi_find(const char *name);
+
+/* Rows of rank `rank` when n rows are split over P ranks as evenly as
+ * possible (the first n % P ranks get one more): as tl_partition_bounds. */
+void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m);
+
+/* Solve. Collective over comm: every rank calls it with its slice. opt
+ * may be NULL; opt->parts and opt->part_sizes are ignored (the ranks and
+ * their slices are the partitions); opt->ledger, when set, receives this
+ * rank's entries. Checks on every rank (dtype, layout, sizes, slices
+ * contiguous and adding up to n, at least the algorithm's rows per
+ * partition, finite entries, zero corners of plain systems), agreed by
+ * one collective that the ledger does not count (it is not part of the
+ * algorithm); then the algorithm; then the verdict. */
+int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
+                 const tl_options *opt, tl_info *info);
+
+/* Collect every rank's ledger entries on `root` (into *all, reset first,
+ * significant on root only). Collective; not recorded. */
+int tl_mpi_ledger_gather(MPI_Comm comm, const tl_ledger *mine, int root, tl_ledger *all);
+
+/* Distribute a whole batch held on `root` (sys significant there only;
+ * n, nsys, dtype, periodic are broadcast) into slices with the given
+ * sizes (slices NULL: even), and gather a solution back. The I/O of
+ * `tridlab-mpi solve` and of the tests; not recorded. `local` owns its
+ * arrays: free them with tl_mpi_batch_free. */
+int tl_mpi_scatter_batch(MPI_Comm comm, int root, const tl_batch *sys, const size_t *slices,
+                         tl_mpi_batch *local, tl_info *info);
+void tl_mpi_batch_free(tl_mpi_batch *local);
+int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const void *x_local,
+                    void *x_all, tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,97 @@
+/* optimized/mpi/mpi_internal.h -- what the MPI rank programs share:
+ * the exchange layer (exchange.c) and the status of a distributed batch
+ * (status_mpi.c). Private to optimized/mpi/.
+ *
+ * THE EXCHANGE LAYER is the only code that calls MPI for the solvers.
+ * Every call names the phase and round it belongs to and records this
+ * rank's entries in ex->ledger (tridlab/ledger.h); counts are in
+ * elements of the given dtype (words = 1 per double, 2 per complex). A
+ * rank argument of -1 means "nobody" (no neighbour there). Each returns
+ * TL_OK, or TL_ERR_UNSUPPORTED when a count does not fit MPI's int.
+ */
+#ifndef TL_MPI_INTERNAL_H
+#define TL_MPI_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/mpi.h"
+
+/* ---- the exchange layer (exchange.c) ------------------------------- */
+
+/* Send count elements to dst and receive rcount from src, in one step. */
+int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                 const void *send, size_t count, int dst, void *recv, size_t rcount, int src);
+/* Both neighbours at once: to_prev goes to rank prev, to_next to rank
+ * next; from_prev comes from prev, from_next from next (-1: none). */
+int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, int prev,
+                      int next, const void *to_prev, size_t nto_prev, const void *to_next,
+                      size_t nto_next, void *from_prev, size_t nfrom_prev, void *from_next,
+                      size_t nfrom_next);
+int tl_mpi_allgather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                     const void *send, size_t count, void *recv);
+int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                  const void *send, size_t count, void *recv, int root);
+int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                   const void *send, size_t count, void *recv, int root);
+int tl_mpi_bcast(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, void *buf,
+                 size_t count, int root);
+/* In place over all ranks: the largest of each entry. */
+int tl_mpi_allreduce_max(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
+                         size_t count);
+/* In place: npairs (value, row) pairs combined by tl_pair_max (the rows
+ * travel as doubles; exact below 2^53). The verdict's reduction. */
+int tl_mpi_allreduce_pairs(tl_mpi_exchange *ex, const char *phase, int round, double *pairs,
+                           size_t npairs);
+
+/* Time a local step (not communication) without recording anything. */
+double tl_mpi_now(void);
+
+/* ---- the status of a distributed batch (status_mpi.c) ------------- */
+
+/* A rank notes the status of every phase for every system; the first
+ * failure of the batch (lowest system, then earliest phase, then lowest
+ * rank, as the simulated reference meets them) travels as the first
+ * (value, row) pair of each system in the verdict's allreduce, and the
+ * rank that found it sends its report to all (one broadcast, phase
+ * "report", only when something failed). */
+typedef struct tl_mpi_status {
+  tl_mpi_exchange *ex;
+  size_t nsys;
+  double *key;     /* per system: 0, or the encoded (status, phase, rank) */
+  long *row;       /* per system: the global row of that status           */
+  tl_info **note;  /* per system: this rank's report of it (NULL: none)   */
+} tl_mpi_status;
+
+int tl_mpi_status_init(tl_mpi_status *st, tl_mpi_exchange *ex, size_t nsys, tl_info *info);
+void tl_mpi_status_free(tl_mpi_status *st);
+/* Phase `phase` (1, 2, ... in the reference's order) ended with `status`
+ * for system s on this rank. Errors and outside-domain warnings are kept;
+ * TL_OK is ignored. */
+void tl_mpi_status_note(tl_mpi_status *st, size_t s, int phase, int status, const tl_info *one);
+/* Write each system's status pair into pairs[s * stride], stride pairs
+ * per system (pair 0 of each system). */
+void tl_mpi_status_pairs(const tl_mpi_status *st, double *pairs, size_t stride);
+/* After the allreduce of the pairs: 1 when system s failed (an error)
+ * on some rank. */
+int tl_mpi_status_failed(const double *pairs, size_t stride, size_t s);
+int tl_mpi_status_warned(const double *pairs, size_t stride, size_t s);
+/* After the allreduce: when a system failed on some rank, the report of
+ * the first failure (lowest system) goes from its rank to all, and every
+ * rank returns it as the batch's status (with "system s: " when
+ * nsys > 1). Returns 0 when nothing failed (the algorithm then decides
+ * each system from the reduced numbers, with tl_outcome_*). */
+int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t stride,
+                              tl_info *info);
+/* The report of the first warning noted by some rank for system s (the
+ * same broadcast, when an algorithm's warning comes from one rank's rows). */
+int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
+                          tl_info *one);
+
+/* ---- the rank programs (one file each) ----------------------------- */
+
+extern const tl_mpi_algorithm tl_mpi_algo_pdd;
+extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
+
+#endif

@@ -1,0 +1,25 @@
+/* optimized/mpi/registry_mpi.c -- the MPI room's table: the partition
+ * algorithms that run across ranks, in the order of the registry. */
+#include <string.h>
+
+#include "mpi_internal.h"
+
+static const tl_mpi_algorithm *const algorithms[] = {
+    &tl_mpi_algo_pdd,
+    &tl_mpi_algo_rpdd,
+};
+
+const tl_mpi_algorithm *const *tl_mpi_registry(size_t *count)
+{
+  if (count)
+    *count = sizeof algorithms / sizeof algorithms[0];
+  return algorithms;
+}
+
+const tl_mpi_algorithm *tl_mpi_find(const char *name)
+{
+  for (size_t k = 0; name && k < sizeof algorithms / sizeof algorithms[0]; k++)
+    if (strcmp(algorithms[k]->name, name) == 0)
+      return algorithms[k];
+  return NULL;
+}

@@ -1,0 +1,307 @@
+/* optimized/mpi/solve_mpi.c -- tl_mpi_solve: the checks every rank makes
+ * and agrees on before an algorithm runs, and the distribution of whole
+ * batches (the I/O of the command and the tests).
+ *
+ * The checks are tl_solve's (core/solve.c), made by each rank on its own
+ * rows, plus the slices: contiguous, adding up to n, each at least the
+ * algorithm's smallest partition. One allgather of (begin, m, status)
+ * lets every rank see every rank's verdict; the lowest rank that found a
+ * problem broadcasts its report, so all return the same one-line error.
+ * These collectives are not part of any algorithm and are not recorded
+ * in the ledger.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m)
+{
+  size_t end;
+  tl_partition_bounds(n, P, NULL, rank, begin, &end);
+  *m = end - *begin;
+}
+
+/* The checks of one rank on its own slice (no communication). */
+static int check_local(const tl_mpi_algorithm *algo, const tl_mpi_batch *sl, const void *x,
+                       tl_info *info)
+{
+  const tl_algorithm *ref = algo->reference;
+  if (!tl_dtype_size(sl->dtype))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dtype", "unknown dtype %d", (int)sl->dtype);
+  if (!(ref->dtypes & TL_DTYPE_BIT(sl->dtype)))
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s does not solve %s systems",
+                   algo->name, tl_dtype_name(sl->dtype));
+  if (sl->n < 1)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "n = 0: a system needs at least one row");
+  if (sl->nsys < 1)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nsys", "nsys = 0: the batch is empty");
+  unsigned layout = sl->periodic ? TL_PERIODIC : TL_NONPERIODIC;
+  if (!(ref->layouts & layout))
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "periodic", "%s does not solve %s systems",
+                   algo->name, sl->periodic ? "periodic" : "non-periodic");
+  if (!x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output array x is NULL");
+  if (sl->m == 0)
+    return TL_OK; /* the slice check below says what is wrong */
+  tl_batch mine = {.dtype = sl->dtype, .n = sl->m, .nsys = sl->nsys, .periodic = sl->periodic,
+                   .a = sl->a, .b = sl->b, .c = sl->c, .d = sl->d};
+  return tl_check_entries(&mine, sl->begin, sl->n, info);
+}
+
+/* Every rank's (begin, m) against n and the algorithm's smallest slice;
+ * the same verdict on every rank (they all see the same table). */
+static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *table, int P,
+                        size_t n, size_t *slices, tl_info *info)
+{
+  size_t minrows = algo->reference->min_rows_per_part ? algo->reference->min_rows_per_part : 1;
+  if ((size_t)P > n || n / (size_t)P < minrows)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "n = %zu is too small for %d ranks: %s needs at least %zu rows per rank", n,
+                   P, algo->name, minrows);
+  size_t next = 0;
+  for (int r = 0; r < P; r++) {
+    size_t begin = (size_t)table[3 * r], m = (size_t)table[3 * r + 1];
+    if (begin != next)
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                     "rank %d holds rows from %zu, but rank %d ends at row %zu: slices must be "
+                     "contiguous, in rank order",
+                     r, begin, r - 1, next);
+    if (m < minrows)
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                     "rank %d has %zu rows; %s needs at least %zu per rank", r, m, algo->name,
+                     minrows);
+    slices[r] = m;
+    next = begin + m;
+  }
+  if (next != n)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "the slices add up to %zu rows, the systems have %zu", next, n);
+  return TL_OK;
+}
+
+/* The report of the lowest rank whose status is an error, to all. */
+static int share_report(MPI_Comm comm, int rank, int owner, tl_info *info)
+{
+  enum { WORDS = (sizeof(tl_info) + sizeof(double) - 1) / sizeof(double) };
+  double buf[WORDS];
+  memset(buf, 0, sizeof buf);
+  if (rank == owner)
+    memcpy(buf, info, sizeof(tl_info));
+  MPI_Bcast(buf, WORDS, MPI_DOUBLE, owner, comm);
+  memcpy(info, buf, sizeof(tl_info));
+  if (rank != owner)
+    info->file = NULL;
+  return info->status;
+}
+
+int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
+                 const tl_options *opt, tl_info *info)
+{
+  tl_info_clear(info);
+  tl_info scratch;
+  if (!info)
+    info = &scratch;
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  int status;
+  if (!algo)
+    status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "no algorithm given");
+  else if (!local)
+    status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "sys", "no slice given");
+  else
+    status = check_local(algo, local, x, info);
+
+  /* One allgather: every rank's slice and whether its checks passed. */
+  unsigned long long mine[3] = {local ? local->begin : 0, local ? local->m : 0,
+                                (unsigned long long)(status < 0)};
+  unsigned long long *table = malloc(3 * (size_t)P * sizeof *table);
+  size_t *slices = malloc((size_t)P * sizeof *slices);
+  if (!table || !slices) {
+    free(table);
+    free(slices);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "mpi: no memory for %d slices", P);
+  }
+  MPI_Allgather(mine, 3, MPI_UNSIGNED_LONG_LONG, table, 3, MPI_UNSIGNED_LONG_LONG, comm);
+  int owner = -1;
+  for (int r = 0; r < P && owner < 0; r++)
+    if (table[3 * r + 2])
+      owner = r;
+  if (owner >= 0) {
+    status = share_report(comm, rank, owner, info);
+  } else {
+    status = check_slices(algo, table, P, local->n, slices, info);
+    if (status == TL_OK) {
+      tl_options o;
+      if (opt)
+        o = *opt;
+      else
+        tl_options_init(&o);
+      o.parts = P;
+      o.part_sizes = slices;
+      tl_mpi_exchange ex = {.comm = comm, .rank = rank, .size = P, .ledger = o.ledger};
+      status = algo->solve(algo, &ex, local, slices, x, &o, info);
+    }
+  }
+  free(table);
+  free(slices);
+  info->status = status;
+  return status;
+}
+
+/* ---------------------------------------------------------------- */
+/* Ledgers and whole batches                                          */
+
+int tl_mpi_ledger_gather(MPI_Comm comm, const tl_ledger *mine, int root, tl_ledger *all)
+{
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  int bytes = (int)(mine->count * sizeof(tl_ledger_entry));
+  int failed = mine->failed;
+  int *counts = rank == root ? malloc((size_t)P * sizeof *counts) : NULL;
+  int *displs = rank == root ? malloc((size_t)P * sizeof *displs) : NULL;
+  int *fails = rank == root ? malloc((size_t)P * sizeof *fails) : NULL;
+  MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, root, comm);
+  MPI_Gather(&failed, 1, MPI_INT, fails, 1, MPI_INT, root, comm);
+  char *buf = NULL;
+  int total = 0;
+  if (rank == root) {
+    for (int r = 0; r < P; r++) {
+      displs[r] = total;
+      total += counts[r];
+    }
+    buf = malloc(total ? (size_t)total : 1);
+  }
+  MPI_Gatherv(mine->entries, bytes, MPI_BYTE, buf, counts, displs, MPI_BYTE, root, comm);
+  int status = TL_OK;
+  if (rank == root) {
+    tl_ledger_reset(all);
+    tl_ledger part = {.entries = (tl_ledger_entry *)buf,
+                      .count = (size_t)total / sizeof(tl_ledger_entry)};
+    tl_ledger_merge(all, &part);
+    for (int r = 0; r < P; r++)
+      if (fails[r])
+        all->failed = 1;
+    status = all->failed ? TL_ERR_NOMEM : TL_OK;
+  }
+  free(buf);
+  free(counts);
+  free(displs);
+  free(fails);
+  return status;
+}
+
+void tl_mpi_batch_free(tl_mpi_batch *local)
+{
+  free((void *)local->a);
+  memset(local, 0, sizeof *local);
+}
+
+/* Rows [begin, begin + m) of every system of a whole batch, as one MPI
+ * datatype (nsys blocks of m entries, n entries apart), so slices go
+ * straight between the whole arrays and the slices. */
+static MPI_Datatype rows_type(size_t n, size_t nsys, size_t m, size_t es)
+{
+  MPI_Datatype t;
+  MPI_Type_vector((int)nsys, (int)(m * es), (int)(n * es), MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+static int fits_int(size_t n, size_t nsys, size_t es)
+{
+  return n * es <= (size_t)INT_MAX && nsys <= (size_t)INT_MAX && n * nsys * es <= (size_t)INT_MAX;
+}
+
+int tl_mpi_scatter_batch(MPI_Comm comm, int root, const tl_batch *sys, const size_t *slices,
+                         tl_mpi_batch *local, tl_info *info)
+{
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  memset(local, 0, sizeof *local);
+  unsigned long long shape[4] = {0, 0, 0, 0};
+  if (rank == root)
+    shape[0] = sys->n, shape[1] = sys->nsys, shape[2] = (unsigned long long)sys->dtype,
+    shape[3] = (unsigned long long)sys->periodic;
+  MPI_Bcast(shape, 4, MPI_UNSIGNED_LONG_LONG, root, comm);
+  local->n = (size_t)shape[0];
+  local->nsys = (size_t)shape[1];
+  local->dtype = (tl_dtype)shape[2];
+  local->periodic = (int)shape[3];
+  size_t es = tl_dtype_size(local->dtype), end;
+  if (!es || !fits_int(local->n, local->nsys, es))
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "n",
+                   "mpi: a batch of %zu x %zu entries is too large to distribute", local->nsys,
+                   local->n);
+  tl_partition_bounds(local->n, P, slices, rank, &local->begin, &end);
+  local->m = end - local->begin;
+  size_t cnt = local->m * local->nsys;
+  char *mem = tl_alloc(4 * (cnt ? cnt : 1), es);
+  int ok = mem != NULL, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_ok) {
+    free(mem);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "mpi: no memory for the slices");
+  }
+  const void *whole[4] = {NULL, NULL, NULL, NULL};
+  if (rank == root)
+    whole[0] = sys->a, whole[1] = sys->b, whole[2] = sys->c, whole[3] = sys->d;
+  for (int k = 0; k < 4; k++) {
+    char *dst = mem + (size_t)k * cnt * es;
+    if (rank != root) {
+      MPI_Recv(dst, (int)(cnt * es), MPI_BYTE, root, 7, comm, MPI_STATUS_IGNORE);
+      continue;
+    }
+    for (int r = 0; r < P; r++) {
+      size_t b, e;
+      tl_partition_bounds(local->n, P, slices, r, &b, &e);
+      MPI_Datatype t = rows_type(local->n, local->nsys, e - b, es);
+      const char *from = (const char *)whole[k] + b * es;
+      if (r == rank)
+        MPI_Sendrecv(from, 1, t, rank, 7, dst, (int)(cnt * es), MPI_BYTE, rank, 7, comm,
+                     MPI_STATUS_IGNORE);
+      else
+        MPI_Send(from, 1, t, r, 7, comm);
+      MPI_Type_free(&t);
+    }
+  }
+  local->a = mem;
+  local->b = mem + cnt * es;
+  local->c = mem + 2 * cnt * es;
+  local->d = mem + 3 * cnt * es;
+  return TL_OK;
+}
+
+int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const void *x_local,
+                    void *x_all, tl_info *info)
+{
+  (void)info;
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  size_t es = tl_dtype_size(local->dtype), n = local->n, nsys = local->nsys;
+  unsigned long long mine[2] = {local->begin, local->m};
+  unsigned long long *table = malloc(2 * (size_t)P * sizeof *table);
+  MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, table, 2, MPI_UNSIGNED_LONG_LONG, comm);
+  if (rank != root) {
+    MPI_Send(x_local, (int)(local->m * nsys * es), MPI_BYTE, root, 8, comm);
+  } else {
+    for (int r = 0; r < P; r++) {
+      size_t begin = (size_t)table[2 * r], m = (size_t)table[2 * r + 1];
+      MPI_Datatype t = rows_type(n, nsys, m, es);
+      char *to = (char *)x_all + begin * es;
+      if (r == rank)
+        MPI_Sendrecv(x_local, (int)(m * nsys * es), MPI_BYTE, rank, 8, to, 1, t, rank, 8, comm,
+                     MPI_STATUS_IGNORE);
+      else
+        MPI_Recv(to, 1, t, r, 8, comm, MPI_STATUS_IGNORE);
+      MPI_Type_free(&t);
+    }
+  }
+  free(table);
+  return TL_OK;
+}

@@ -1,0 +1,259 @@
+/* tests/mpi/test_mpi_partition.c -- every MPI algorithm against its
+ * simulated reference with the same slices: the same status and report
+ * on every rank, LAPACK's residual ratio < 30 when ok, the same answer (to
+ * a few eps of its size), and on a solved batch the same ledger, equal to the algorithm's
+ * ledger model. Cases: even and uneven slices, batches of 1 and 5
+ * systems, one or two rows per rank, P > n, a breakdown in the last
+ * rank's rows, a non-finite entry, complex and periodic systems where the
+ * algorithm takes them. Run under mpirun with 1..7 ranks. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+#include "tridlab/backend.h"
+#include "tridlab/mpi.h"
+#include "tridlab/tridlab.h"
+
+typedef struct problem {
+  tl_batch sys; /* on rank 0 only */
+  void *mem;
+} problem;
+
+/* A strictly dominant batch (|b| >= 8 (|a| + |c|)): in every partition
+ * algorithm's domain when partitions have a few dozen rows. */
+static void make_problem(problem *pr, tl_dtype dt, size_t n, size_t nsys, int periodic,
+                         uint64_t seed)
+{
+  size_t es = tl_dtype_size(dt), cnt = n * nsys;
+  pr->mem = calloc(4 * cnt, es);
+  char *m = pr->mem;
+  pr->sys = (tl_batch){.dtype = dt,
+                       .n = n,
+                       .nsys = nsys,
+                       .periodic = periodic,
+                       .a = m,
+                       .b = m + cnt * es,
+                       .c = m + 2 * cnt * es,
+                       .d = m + 3 * cnt * es};
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t k = 0; k < cnt; k++) {
+    double v[4] = {tl_rng_uniform(&rng, -1, 1), 8 + tl_rng_uniform(&rng, 0, 1),
+                   tl_rng_uniform(&rng, -1, 1), tl_rng_uniform(&rng, -1, 1)};
+    size_t i = k % n;
+    if (!periodic && i == 0)
+      v[0] = 0;
+    if (!periodic && i == n - 1)
+      v[2] = 0;
+    for (int j = 0; j < 4; j++) {
+      if (dt == TL_F64)
+        ((double *)(m + (size_t)j * cnt * es))[k] = v[j];
+      else
+        ((double complex *)(m + (size_t)j * cnt * es))[k] = v[j] + I * (j == 1 ? 0.5 : 0.3 * v[j]);
+    }
+  }
+}
+
+static void set_entry(problem *pr, int which, size_t s, size_t i, double value)
+{
+  const void *arr[4] = {pr->sys.a, pr->sys.b, pr->sys.c, pr->sys.d};
+  size_t k = s * pr->sys.n + i;
+  if (pr->sys.dtype == TL_F64)
+    ((double *)arr[which])[k] = value;
+  else
+    ((double complex *)arr[which])[k] = value;
+}
+
+/* What a case changes in the batch before it is solved. */
+typedef enum { PLAIN, BREAKDOWN, NONFINITE } twist;
+
+/* Rank 0's message, so every rank can compare its own with it. */
+static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
+{
+  char root_msg[sizeof info->msg];
+  int root_status = status;
+  memcpy(root_msg, info->msg, sizeof root_msg);
+  MPI_Bcast(root_msg, sizeof root_msg, MPI_CHAR, 0, mc->comm);
+  MPI_Bcast(&root_status, 1, MPI_INT, 0, mc->comm);
+  MC_EXPECT(mc, root_status == status, "status %d here, %d on rank 0", status, root_status);
+  MC_EXPECT(mc, strcmp(root_msg, info->msg) == 0, "report '%s' here, '%s' on rank 0", info->msg,
+            root_msg);
+  return root_status == status;
+}
+
+/* Rank 0: the MPI answer, report and ledger against the simulated
+ * reference with the same partitions, and the ledger against the model. */
+static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, const problem *pr,
+                                   const size_t *slices, int st, const tl_info *info,
+                                   const void *x_all, const tl_ledger *all, twist tw)
+{
+  int P = mc->size;
+  size_t n = pr->sys.n, nsys = pr->sys.nsys, es = tl_dtype_size(pr->sys.dtype);
+  tl_dtype dt = pr->sys.dtype;
+  tl_ledger sim, model;
+  tl_ledger_init(&sim);
+  tl_ledger_init(&model);
+  /* The simulated reference with the same partitions. */
+  size_t *sizes = malloc((size_t)P * sizeof *sizes);
+  for (int r = 0; r < P; r++) {
+    size_t b, e;
+    tl_partition_bounds(n, P, slices, r, &b, &e);
+    sizes[r] = e - b;
+  }
+  tl_options ref_opt;
+  tl_options_init(&ref_opt);
+  ref_opt.parts = P;
+  ref_opt.part_sizes = sizes;
+  ref_opt.ledger = &sim;
+  void *x_sim = calloc(n * nsys, es);
+  tl_info sinfo;
+  int sst = tl_solve(algo->reference, &pr->sys, x_sim, &ref_opt, &sinfo);
+  MC_EXPECT(mc, sst == st, "status %s, simulated %s (%s | %s)", tl_status_name(st),
+            tl_status_name(sst), info->msg, sinfo.msg);
+  MC_EXPECT(mc, strcmp(sinfo.msg, info->msg) == 0, "report '%s', simulated '%s'", info->msg,
+            sinfo.msg);
+  MC_EXPECT(mc, sinfo.row == info->row && sinfo.system == info->system,
+            "row %ld system %ld, simulated row %ld system %ld", info->row, info->system, sinfo.row,
+            sinfo.system);
+  if (tl_status_has_solution(st)) {
+    double ratio = tl_residual_ratio(&pr->sys, x_all);
+    MC_EXPECT(mc, st != TL_OK || ratio < TL_THRESH, "status ok, residual ratio %g", ratio);
+    double diff = 0, scale = 0;
+    for (size_t k = 0; k < n * nsys; k++) {
+      double dk = dt == TL_F64 ? fabs(((double *)x_all)[k] - ((double *)x_sim)[k])
+                               : cabs(((double complex *)x_all)[k] - ((double complex *)x_sim)[k]);
+      double sk = dt == TL_F64 ? fabs(((double *)x_sim)[k]) : cabs(((double complex *)x_sim)[k]);
+      diff = dk > diff ? dk : diff;
+      scale = sk > scale ? sk : scale;
+    }
+    MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
+  }
+  if (st == TL_OK) {
+    char why[512];
+    MC_EXPECT(mc, tl_ledger_equal(all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
+    MC_EXPECT(mc, algo->reference->ledger_model, "no ledger model");
+    if (algo->reference->ledger_model) {
+      algo->reference->ledger_model(algo->reference, n, nsys, &ref_opt, info, &model);
+      MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
+    }
+  }
+  if (tw == BREAKDOWN)
+    MC_EXPECT(mc, st == TL_ERR_BREAKDOWN, "breakdown case gave %s", tl_status_name(st));
+  if (tw == NONFINITE)
+    MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
+              tl_status_name(st));
+  free(sizes);
+  free(x_sim);
+  tl_ledger_free(&sim);
+  tl_ledger_free(&model);
+}
+
+static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, size_t n,
+                     size_t nsys, int periodic, const size_t *slices, twist tw, uint64_t seed)
+{
+  int rank = mc->rank, P = mc->size;
+  mc_case(mc, "%s P=%d n=%zu nsys=%zu %s%s%s%s", algo->name, P, n, nsys, tl_dtype_name(dt),
+          periodic ? " periodic" : "", slices ? " uneven" : "",
+          tw == BREAKDOWN   ? " breakdown"
+          : tw == NONFINITE ? " non-finite"
+                            : "");
+  problem pr = {{0}, NULL};
+  size_t last_begin = 0, last_end = n;
+  if (n >= (size_t)P)
+    tl_partition_bounds(n, P, slices, P - 1, &last_begin, &last_end);
+  if (rank == 0) {
+    make_problem(&pr, dt, n, nsys, periodic, seed);
+    size_t s = nsys / 2;
+    if (tw == BREAKDOWN) { /* a zero first pivot in the last rank's rows */
+      set_entry(&pr, 0, s, last_begin, 0.0);
+      set_entry(&pr, 1, s, last_begin, 0.0);
+      if (last_begin > 0)
+        set_entry(&pr, 2, s, last_begin - 1, 0.0);
+    } else if (tw == NONFINITE) {
+      set_entry(&pr, 3, s, last_end - 1, NAN);
+    }
+  }
+  tl_mpi_batch local;
+  tl_info info;
+  tl_info_clear(&info);
+  /* P > n cannot be split: give every rank the whole batch's shape and no
+   * rows beyond n (tl_mpi_solve must refuse it, on every rank). */
+  int split = n >= (size_t)P;
+  if (split) {
+    MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, slices, &local, &info) == TL_OK,
+              "scatter: %s", info.msg);
+  } else {
+    memset(&local, 0, sizeof local);
+    local.dtype = dt, local.n = n, local.nsys = nsys, local.periodic = periodic;
+    local.begin = (size_t)rank < n ? (size_t)rank : n;
+    local.m = (size_t)rank < n ? 1 : 0;
+    static double dummy[4] = {0, 1, 0, 0};
+    local.a = dummy, local.b = dummy + 1, local.c = dummy, local.d = dummy;
+  }
+  size_t es = tl_dtype_size(dt);
+  void *x = calloc(local.m * nsys + 1, es);
+  tl_ledger mine, all;
+  tl_ledger_init(&mine);
+  tl_ledger_init(&all);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.ledger = &mine;
+  int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
+  same_on_all_ranks(mc, &info, st);
+  if (!split) {
+    MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info.arg, "parts") == 0, "P > n gave %s (%s): %s",
+              tl_status_name(st), info.arg, info.msg);
+  }
+  void *x_all = NULL;
+  if (split) {
+    x_all = rank == 0 ? calloc(n * nsys, es) : NULL;
+    tl_mpi_gather_x(mc->comm, 0, &local, x, x_all, &info);
+    tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
+  }
+  if (split && rank == 0)
+    compare_with_reference(mc, algo, &pr, slices, st, &info, x_all, &all, tw);
+  free(x);
+  free(x_all);
+  if (split)
+    tl_mpi_batch_free(&local);
+  free(pr.mem);
+  tl_ledger_free(&mine);
+  tl_ledger_free(&all);
+  mc_end(mc);
+}
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  mpi_check mc;
+  mc_init(&mc, MPI_COMM_WORLD);
+  int P = mc.size;
+  size_t *uneven = malloc((size_t)P * sizeof *uneven), n_uneven = 0;
+  for (int r = 0; r < P; r++) {
+    uneven[r] = 30 + 7 * (size_t)((r * 3) % 5);
+    n_uneven += uneven[r];
+  }
+  size_t count;
+  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  for (size_t k = 0; k < count; k++) {
+    const tl_mpi_algorithm *algo = reg[k];
+    const tl_algorithm *ref = algo->reference;
+    size_t minrows = ref->min_rows_per_part ? ref->min_rows_per_part : 1;
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 1, 0, NULL, PLAIN, 11 + k);
+    run_case(&mc, algo, TL_F64, n_uneven, 5, 0, uneven, PLAIN, 12 + k);
+    run_case(&mc, algo, TL_F64, minrows * (size_t)P, 3, 0, NULL, PLAIN, 13 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 4, 0, NULL, BREAKDOWN, 14 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 2, 0, NULL, NONFINITE, 15 + k);
+    if (P > 1)
+      run_case(&mc, algo, TL_F64, (size_t)P - 1, 1, 0, NULL, PLAIN, 16 + k);
+    if (ref->dtypes & TL_DTYPE_BIT(TL_C128))
+      run_case(&mc, algo, TL_C128, n_uneven, 3, 0, uneven, PLAIN, 17 + k);
+    if (ref->layouts & TL_PERIODIC)
+      run_case(&mc, algo, TL_F64, n_uneven, 3, 1, uneven, PLAIN, 18 + k);
+  }
+  free(uneven);
+  int rc = mc_finish(&mc, "test_mpi_partition");
+  MPI_Finalize();
+  return rc;
+}

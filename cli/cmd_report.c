@@ -97,8 +97,8 @@ static void add_figure(text *t, const char *dir, const char *png, const char *ca
         "this directory)*\n\n",
         png,
         !tl_gnuplot_found() ? "is not installed"
-        : plot           ? "failed"
-                         : "was not run (--no-plot)",
+        : plot              ? "failed"
+                            : "was not run (--no-plot)",
         gp);
   }
 }

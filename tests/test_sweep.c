@@ -366,9 +366,9 @@ Test(sweep_cli, quick_report_writes_its_files)
   snprintf(args, sizeof args, "report --quick --out %s/r", dir);
   cr_assert_eq(run(args), 0);
   static const char *const csvs[] = {
-      "verification.csv", "conv_lele6_distd2.csv", "conv_periodic.csv", "conv_closures.csv",
-      "conv_its_tol.csv", "conv_pdd_m.csv",        "its_compact.csv",   "its_nonconst.csv",
-      "its_n.csv",        "bondeli.csv",           "dominance.csv",     "jacobi_reduced.csv",
+      "verification.csv",  "conv_lele6_distd2.csv", "conv_periodic.csv", "conv_closures.csv",
+      "conv_its_tol.csv",  "conv_pdd_m.csv",        "its_compact.csv",   "its_nonconst.csv",
+      "its_n.csv",         "bondeli.csv",           "dominance.csv",     "jacobi_reduced.csv",
       "conv_bounded6.csv", "conv_closure_study.csv"};
   char *index = slurp("r/index.md");
   cr_expect(strstr(index, "Zero silent failures") != NULL);

@@ -71,7 +71,7 @@ MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
 MPI_RANKS ?= 1 2 3 4 7
 MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
            OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
-           OMPI_MCA_mca_base_component_disable_dlclose=1 \
+           OMPI_MCA_mca_base_component_disable_dlclose=1 OMPI_MCA_mpi_yield_when_idle=1 \
            LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
            ASAN_OPTIONS=fast_unwind_on_malloc=0
 ifneq ($(MPICC),)

@@ -52,6 +52,12 @@ CPU_SRC  = $(wildcard optimized/cpu/*.c)
 # programs: built when mpicc is found.
 MPICC   ?= $(shell command -v mpicc 2>/dev/null)
 MPI_SRC  = $(wildcard optimized/mpi/*.c)
+# ScaLAPACK (the distributed LAPACK baseline, PDDTSV), when installed.
+SCALAPACK_LIB ?= $(firstword $(wildcard /usr/lib/*/libscalapack-openmpi.so /usr/lib/libscalapack-openmpi.so))
+ifneq ($(SCALAPACK_LIB),)
+MPI_CFLAGS = -DTL_HAVE_SCALAPACK
+MPI_LDLIBS = $(SCALAPACK_LIB)
+endif
 MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
 MPI_CLI_SRC = $(wildcard cli/mpi/*.c)
@@ -65,7 +71,7 @@ MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
 MPI_RANKS ?= 1 2 3 4 7
 MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
            OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
-           OMPI_MCA_mca_base_component_disable_dlclose=1 \
+           OMPI_MCA_mca_base_component_disable_dlclose=1 OMPI_MCA_mpi_yield_when_idle=1 \
            LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
            ASAN_OPTIONS=fast_unwind_on_malloc=0
 ifneq ($(MPICC),)
@@ -121,14 +127,15 @@ $(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
 
 $(BUILD)/obj/optimized/mpi/%.o: optimized/mpi/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/cli/mpi/%.o: cli/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(MPI_CLI): $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A)
-	$(MPICC) $(SAN_LDFLAGS) $(OMP) -o $@ $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A) $(LDLIBS_LAPACK)
+	$(MPICC) $(SAN_LDFLAGS) $(OMP) -o $@ $(MPI_CLI_OBJ) $(MPI_LIB_A) $(LIB_A) $(MPI_LDLIBS) \
+	  $(LDLIBS_LAPACK)
 
 $(MPI_LIB_A): $(MPI_OBJ)
 	@mkdir -p $(dir $@)
@@ -142,7 +149,7 @@ $(MPI_CLI_TEST): tests/mpi/cli_mpi.c $(LIB_A)
 $(BUILD)/tests/mpi/test_%: tests/mpi/test_%.c $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
-	  $(LDLIBS_LAPACK)
+	  $(MPI_LDLIBS) $(LDLIBS_LAPACK)
 
 # The bench command times OpenMP loops of the reference and LAPACK too.
 $(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
@@ -221,6 +228,7 @@ info:
 	@echo "  built     : reference algorithms, verification layer, optimized CPU kernels (OpenMP + SIMD), tridlab command"
 	@echo "  rooms     : $(ROOMS) (the registry's tables)"
 	@echo "  MPI       : $(if $(MPICC),built: libtridlab_mpi.a and tridlab-mpi (mpicc $(MPICC)),not built (no mpicc))"
+	@echo "  ScaLAPACK : $(if $(SCALAPACK_LIB),$(SCALAPACK_LIB) (pddtsv baseline built),not found (no pddtsv baseline))"
 	@echo "  not built : CUDA and HIP backends (not written yet)"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)

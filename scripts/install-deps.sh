@@ -9,6 +9,7 @@ PACKAGES=(
   liblapacke-dev         # LAPACKE (pulls LAPACK and BLAS)
   libcriterion-dev       # the test framework
   openmpi-bin libopenmpi-dev   # MPI backends (built when mpicc is present)
+  libscalapack-openmpi-dev     # ScaLAPACK PDDTSV, the distributed LAPACK baseline
   gnuplot-nox            # plots in the report
   clang-format           # make format
 )

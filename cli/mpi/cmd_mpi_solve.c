@@ -214,6 +214,14 @@ int cmd_mpi_solve(int argc, char **argv)
   tl_ledger mine, all;
   tl_ledger_init(&mine);
   tl_ledger_init(&all);
+  /* The slices: as asked, else the algorithm's own layout (even, or
+   * ScaLAPACK's blocks); rank 0 knows n. */
+  unsigned long long n_all = mpi_rank() == 0 ? sd.sys.n : 0;
+  MPI_Bcast(&n_all, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (!a.nslices && (size_t)mpi_size() <= MAX_SLICES && n_all >= (size_t)mpi_size()) {
+    tl_mpi_default_slices(algo, (size_t)n_all, mpi_size(), a.slices);
+    a.nslices = (size_t)mpi_size();
+  }
   if (tl_mpi_scatter_batch(MPI_COMM_WORLD, 0, &sd.sys, a.nslices ? a.slices : NULL, &local,
                            &info) != TL_OK) {
     cli_error("%s", info.msg);

@@ -138,7 +138,11 @@ static tl_verdict run_one(const tl_mpi_algorithm *algo, const tl_gallery_type *t
   if (mpi_agree(made) != TL_OK)
     return TL_VERDICT_SKIPPED;
   tl_mpi_batch local;
-  if (tl_mpi_scatter_batch(MPI_COMM_WORLD, 0, &p.sys, NULL, &local, &info) != TL_OK) {
+  size_t *slices = malloc((size_t)mpi_size() * sizeof *slices);
+  tl_mpi_default_slices(algo, n, mpi_size(), slices);
+  int scattered = tl_mpi_scatter_batch(MPI_COMM_WORLD, 0, &p.sys, slices, &local, &info);
+  free(slices);
+  if (scattered != TL_OK) {
     if (mpi_rank() == 0)
       tl_problem_free(&p);
     return TL_VERDICT_SKIPPED;

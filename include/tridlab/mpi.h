@@ -74,6 +74,11 @@ typedef struct tl_mpi_algorithm {
                                     slice, and the ledger model           */
   const char *summary;           /* one line: what crosses the ranks      */
   tl_mpi_solve_fn solve;
+  int baseline;                  /* 1: a library baseline (ScaLAPACK) with
+                                    no simulated twin; checked against
+                                    LAPACK only, no ledger model          */
+  void (*slices)(size_t n, int P, size_t *sizes); /* the layout it needs;
+                                    NULL: any slices, even by default    */
 } tl_mpi_algorithm;
 
 /* The MPI room's algorithms, in the order of the registry. */
@@ -83,6 +88,12 @@ const tl_mpi_algorithm *tl_mpi_find(const char *name);
 /* Rows of rank `rank` when n rows are split over P ranks as evenly as
  * possible (the first n % P ranks get one more): as tl_partition_bounds. */
 void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m);
+/* The rows of every rank (P sizes) an algorithm is run with when the
+ * caller does not choose: its own layout, or as even as possible. */
+void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t *sizes);
+/* ScaLAPACK's 1-D block layout: ceil(n / P) rows per rank, the last ones
+ * the rest (possibly none). */
+void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
 
 /* Solve. Collective over comm: every rank calls it with its slice. opt
  * may be NULL; opt->parts and opt->part_sizes are ignored (the ranks and

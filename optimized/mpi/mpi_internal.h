@@ -84,6 +84,10 @@ int tl_mpi_status_warned(const double *pairs, size_t stride, size_t s);
  * each system from the reduced numbers, with tl_outcome_*). */
 int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t stride,
                               tl_info *info);
+/* For algorithms whose verdict is only the status pair: the first error
+ * (as above); else the first system with a warning noted by some rank,
+ * whose report that rank broadcasts; else TL_OK. */
+int tl_mpi_status_outcome(tl_mpi_status *st, const double *pairs, size_t stride, tl_info *info);
 /* The report of the first warning noted by some rank for system s (the
  * same broadcast, when an algorithm's warning comes from one rank's rows). */
 int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
@@ -93,5 +97,8 @@ int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride,
 
 extern const tl_mpi_algorithm tl_mpi_algo_pdd;
 extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
+#ifdef TL_HAVE_SCALAPACK
+extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
+#endif
 
 #endif

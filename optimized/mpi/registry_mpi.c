@@ -7,6 +7,9 @@
 static const tl_mpi_algorithm *const algorithms[] = {
     &tl_mpi_algo_pdd,
     &tl_mpi_algo_rpdd,
+#ifdef TL_HAVE_SCALAPACK
+    &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
+#endif
 };
 
 const tl_mpi_algorithm *const *tl_mpi_registry(size_t *count)

@@ -23,6 +23,18 @@ void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m)
   *m = end - *begin;
 }
 
+void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t *sizes)
+{
+  if (algo && algo->slices) {
+    algo->slices(n, P, sizes);
+    return;
+  }
+  for (int r = 0; r < P; r++) {
+    size_t begin;
+    tl_mpi_even_slice(n, P, r, &begin, &sizes[r]);
+  }
+}
+
 /* The checks of one rank on its own slice (no communication). */
 static int check_local(const tl_mpi_algorithm *algo, const tl_mpi_batch *sl, const void *x,
                        tl_info *info)

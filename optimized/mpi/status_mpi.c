@@ -134,3 +134,25 @@ int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride,
   TL_CALL(fetch_report(st, pairs, stride, s, one));
   return TL_OUTSIDE_DOMAIN;
 }
+
+int tl_mpi_status_outcome(tl_mpi_status *st, const double *pairs, size_t stride, tl_info *info)
+{
+  int status = tl_mpi_status_first_error(st, pairs, stride, info);
+  if (status != 0)
+    return status;
+  tl_outcome out;
+  tl_outcome_init(&out, st->nsys);
+  for (size_t s = 0; s < st->nsys; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    int sst = TL_OK;
+    if (tl_mpi_status_warned(pairs, stride, s)) {
+      TL_CALL(tl_mpi_status_warning(st, pairs, stride, s, &one));
+      sst = TL_OUTSIDE_DOMAIN;
+    }
+    tl_outcome_add(&out, s, sst, &one);
+    if (sst != TL_OK)
+      break; /* the first warning is the batch's report */
+  }
+  return tl_outcome_finish(&out, info);
+}

@@ -4,6 +4,7 @@
 #   make check      the Criterion tests, then again under ASan + UBSan
 #   make report     verification, convergence studies, sweeps: report/index.md
 #   make bench      tridlab bench --quick, then the reference algorithms' throughput
+#   make fuzz       the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
 #   make info       what was detected and built
 #   make install    PREFIX=/usr/local: library, headers, command, pkg-config
 #   make format     clang-format every source file
@@ -101,7 +102,8 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE all check check-plain check-mpi check-examples check-sanitize report bench info install format clean
+.PHONY: FORCE all check check-plain check-mpi check-examples check-sanitize check-fuzz fuzz \
+  fuzz-build report bench info install format clean
 
 all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(MPI_ALL)
 
@@ -180,7 +182,7 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
-check: check-plain check-sanitize
+check: check-plain check-sanitize check-fuzz
 
 check-plain: $(TESTS) $(CLI) check-examples check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
@@ -208,6 +210,78 @@ check-examples: $(EXAMPLES)
 
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check-plain
+
+# Fuzzing (tests/fuzz/, docs/verification.md#fuzzing): libFuzzer targets
+# built by clang with ASan and UBSan in build-fuzz/, against the library
+# compiled the same way (without OpenMP: the CPU kernels run serially).
+# `make fuzz` runs each for FUZZ_SECONDS, growing a corpus in build-fuzz/;
+# `make check` replays the committed regression inputs and fuzzes each
+# target for FUZZ_CHECK_SECONDS. An oracle violation or a sanitizer report
+# fails; the input is saved under build-fuzz/artifacts/.
+FUZZ_CC      ?= clang
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 25
+FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  = $(CSTD) -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+  -Wall -Wno-unknown-pragmas -MMD -MP
+FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB     = $(FUZZ_BUILD)/libtridlab.a
+FUZZ_OPTS    = -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_PROBE   = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' \
+  | $(FUZZ_CC) -fsanitize=fuzzer,address,undefined -x c - -o /dev/null >/dev/null 2>&1
+FUZZ_MISSING = echo "$@: skipped: $(FUZZ_CC) with libFuzzer not found (Debian: clang, libclang-rt-14-dev; scripts/install-deps.sh installs them)"
+FUZZ_ENV     = UBSAN_OPTIONS=print_stacktrace=1
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/obj/gen/rooms.o: $(ROOMS_C)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/rooms.o
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS_LAPACK)
+
+# (without clang's libFuzzer it builds nothing; fuzz and check-fuzz say so)
+fuzz-build:
+	@if $(FUZZ_PROBE); then $(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%); fi
+
+# Each target: its working corpus (kept between runs), seeded with the
+# committed one.
+fuzz: fuzz-build
+	@$(FUZZ_PROBE) || { $(FUZZ_MISSING); exit 0; }; \
+	for t in $(FUZZ_TARGETS); do c=$${t#fuzz_}; \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$c $(FUZZ_BUILD)/artifacts; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
+	    $(FUZZ_BUILD)/corpus/$$c tests/fuzz/corpus/$$c || exit 1; \
+	done
+
+# Replay every committed input once, then fuzz from them for a fixed time
+# and seed (new inputs go to a scratch directory, not to the repository).
+check-fuzz: fuzz-build
+	@$(FUZZ_PROBE) || { $(FUZZ_MISSING); exit 0; }; \
+	for t in $(FUZZ_TARGETS); do c=$${t#fuzz_}; \
+	  echo "check-fuzz: $$t replays tests/fuzz/corpus/$$c"; \
+	  mkdir -p $(FUZZ_BUILD)/artifacts; rm -rf $(FUZZ_BUILD)/check-corpus/$$c; \
+	  mkdir -p $(FUZZ_BUILD)/check-corpus/$$c; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
+	    tests/fuzz/corpus/$$c/* > $(FUZZ_BUILD)/$$t-replay.log 2>&1 \
+	    || { tail -40 $(FUZZ_BUILD)/$$t-replay.log; exit 1; }; \
+	  echo "check-fuzz: $$t fuzzes for $(FUZZ_CHECK_SECONDS) s (seed 1)"; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -max_total_time=$(FUZZ_CHECK_SECONDS) -seed=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
+	    $(FUZZ_BUILD)/check-corpus/$$c tests/fuzz/corpus/$$c > $(FUZZ_BUILD)/$$t.log 2>&1 \
+	    || { tail -40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
+	  grep -h "stat::number_of_executed_units" $(FUZZ_BUILD)/$$t.log | sed "s/^/check-fuzz: $$t /"; \
+	done
 
 # The verification, the convergence studies and the sweeps, with plots
 # (gnuplot), indexed by report/index.md. QUICK=1: the small sizes.
@@ -248,7 +322,8 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san $(FUZZ_BUILD)
 
--include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
-  $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d)
+-include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) \
+  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) \
+  $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)

@@ -188,6 +188,8 @@ int cmd_solve(int argc, char **argv)
     printf("algorithm: %s   n = %zu   systems = %zu   %s%s\n", algo->name, sys.n, sys.nsys,
            tl_dtype_name(sys.dtype), sys.periodic ? "   periodic" : "");
     printf("status: %s\n", tl_status_name(status));
+    if (status == TL_OK && info.msg[0]) /* e.g. a tolerance the caller loosened */
+      printf("note: %s\n", info.msg);
     printf("residual ratio: %.3g   (THRESH %g)\n", ratio, TL_THRESH);
     if (!algo->exact || info.tol > 0 || info.dropped > 0)
       printf("dropped: %.3g   tolerance: %.3g   bound: %.3g   iterations: %d\n", info.dropped,

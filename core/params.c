@@ -26,6 +26,15 @@ static int param_index(const tl_algorithm *algo, const char *key)
   return -1;
 }
 
+/* Number of words in "w0|w1|w2". */
+static int count_choices(const char *choices)
+{
+  int count = choices && *choices ? 1 : 0;
+  for (const char *p = choices; p && *p; p++)
+    count += *p == '|';
+  return count;
+}
+
 /* Index of `word` in "w0|w1|w2", or -1. */
 static int choice_index(const char *choices, const char *word)
 {
@@ -115,6 +124,42 @@ double tl_param_value(const tl_algorithm *algo, const tl_options *opt, const cha
   if (opt && opt->is_set[k])
     return opt->value[k];
   return algo->params[k].def;
+}
+
+/* Parameter values written into tl_options directly, not through
+ * tl_options_set_param(), get the same checks. */
+int tl_check_params(const tl_algorithm *algo, const tl_options *opt, tl_info *info)
+{
+  for (int k = 0; opt && k < algo->nparams && k < TL_MAX_PARAMS; k++) {
+    const tl_param *p = &algo->params[k];
+    double v = opt->value[k];
+    if (!opt->is_set[k])
+      continue;
+    int ok = p->kind == TL_PARAM_CHOICE
+                 ? v >= 0 && v == floor(v) && v < (double)count_choices(p->choices)
+                 : v >= p->min && v <= p->max && (p->kind != TL_PARAM_INT || v == floor(v));
+    if (!ok)
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "param", "%s: parameter %s = %g is not valid",
+                     algo->name, p->name, v);
+  }
+  return TL_OK;
+}
+
+/* With its default tolerance an approximate algorithm's ok answer passes
+ * LAPACK's tests (ratios below 30); with a looser tolerance set by the
+ * caller it need not, and its ok says so when it used the slack. */
+void tl_note_caller_tolerance(const tl_algorithm *algo, const tl_options *opt, int status,
+                              tl_info *info)
+{
+  int k = param_index(algo, "tol");
+  if (status != TL_OK || !info || !opt || k < 0 || !opt->is_set[k])
+    return;
+  double def = algo->params[k].def, tol = opt->value[k];
+  if (tol > def && info->dropped > def)
+    snprintf(info->msg, sizeof info->msg,
+             "ok within tol = %.3g chosen by the caller (default %.3g, dropped %.3g): the "
+             "residual ratio may exceed 30",
+             tol, def, info->dropped);
 }
 
 /* ---------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tridlab/backend.h"
@@ -155,12 +156,18 @@ int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_op
       return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output x overlaps input array %c",
                      "abcd"[k]);
   TL_CALL(check_partitions(algo, sys, opt, info));
+  TL_CALL(tl_check_params(algo, opt, info));
   tl_options defaults;
   if (!opt) {
     tl_options_init(&defaults);
     opt = &defaults;
   }
-  int status = algo->solve(algo, sys, x, opt, info);
+  tl_batch folded; /* periodic n <= 2: the one matrix every algorithm solves */
+  void *storage;
+  TL_CALL(tl_batch_fold_periodic(sys, &folded, &storage, info));
+  int status = algo->solve(algo, &folded, x, opt, info);
+  free(storage);
+  tl_note_caller_tolerance(algo, opt, status, info);
   if (info)
     info->status = status;
   return status;

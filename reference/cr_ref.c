@@ -59,9 +59,22 @@
  * non-finite divisor, or a non-finite result, is a breakdown
  * (TL_ERR_BREAKDOWN with the original row). Unlike PCR, CR never divides
  * by the original diagonal of an odd row.
+ *
+ * Underflow. The back substitution x_j = (d_j - a_j x_{j-h} - c_j
+ * x_{j+h}) / b_j is exact to eps relative to its terms, which row
+ * dominance bounds; but where the terms are subnormal, each carries an
+ * absolute error up to eps DBL_MIN, and row j+h, eliminated with x_j
+ * exact at level h, then sees it multiplied by a_{j+h} / b_j -- any size
+ * when the rows are scaled very differently (fuzzing found a dominant
+ * complex matrix with rows near 1e-162 and 1e139 and d near 1e-321:
+ * residual ratio 6e11). Thomas does not amplify such an error (row j+h is
+ * eliminated with the same x_j). So when a back-substituted row's terms
+ * are below 2 DBL_MIN, CR measures LAPACK's residual ratio of its answer
+ * (O(n)) and returns TL_OUTSIDE_DOMAIN when it is >= 30.
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -164,15 +177,17 @@ static long FN(cr_reduce)(size_t n, size_t h, S *a, S *b, S *c, S *d)
 /* Back substitution at stride h: the even-position rows j = h-1, 3h-1, ...
  * take their neighbours x[j-h], x[j+h] from the level below. b[j] was
  * checked when row j served as a divisor in cr_reduce at this level.
+ * Sets *tiny when the terms of a row are near the underflow threshold.
  * Returns the first row whose value is not finite, or -1. */
-static long FN(cr_back)(size_t n, size_t h, const S *a, const S *b, const S *c, const S *d, S *x)
+static long FN(cr_back)(size_t n, size_t h, const S *a, const S *b, const S *c, const S *d, S *x,
+                        int *tiny)
 {
   for (size_t j = h - 1; j < n; j += 2 * h) {
-    S s = d[j];
-    if (j >= h)
-      s -= a[j] * x[j - h];
-    if (j + h < n)
-      s -= c[j] * x[j + h];
+    S s = d[j], left = (j >= h) ? a[j] * x[j - h] : 0, right = (j + h < n) ? c[j] * x[j + h] : 0;
+    s -= left;
+    s -= right;
+    if (ABS(d[j]) + ABS(left) + ABS(right) < 2 * DBL_MIN)
+      *tiny = 1;
     x[j] = s / b[j];
     if (!ISFINITE(x[j]))
       return (long)j;
@@ -216,8 +231,9 @@ int FN(tl_cr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x
   }
   x[last] = wd[last] / wb[last];
   long bad = ISFINITE(x[last]) ? -1 : (long)last;
+  int tiny = 0;
   for (size_t g = h / 2; g > 0 && bad < 0; g /= 2)
-    bad = FN(cr_back)(n, g, wa, wb, wc, wd, x);
+    bad = FN(cr_back)(n, g, wa, wb, wc, wd, x, &tiny);
   free(w);
   if (bad >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",
@@ -226,7 +242,12 @@ int FN(tl_cr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x
   /* Domain: row diagonal dominance keeps every reduced system dominant. */
   long worst = -1;
   if (CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_ROW_DD)
-    return TL_OK;
+    return tiny ? tl_residual_check("cr", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
+                                    "its back substitution ran near the underflow threshold, "
+                                    "where an error of eps DBL_MIN in x[j] reaches row j+h "
+                                    "multiplied by a[j+h] / b[j]",
+                                    info)
+                : TL_OK;
   return TL_WARN(info, worst,
                  "cr: matrix is not row diagonally dominant (row %ld); cyclic reduction "
                  "without pivoting has no stability guarantee here",

@@ -20,6 +20,14 @@
  * (the growth factor of partial pivoting is at most 2 for tridiagonal
  * matrices; Higham §9.5). INFO > 0, an exactly zero pivot U(i,i), is
  * reported as a breakdown: the matrix is singular.
+ *
+ * Scaling (found by fuzzing). ZGTSV divides complex numbers by Smith's
+ * method, whose denominator c + d (d/c) overflows when both parts of c
+ * are near DBL_MAX: 1x1, b = 1.8e308 (1 + i), d = -4 - 2i gave x = 0
+ * with INFO = 0, where x = (-6 + 2i) / 3.6e308 is a double. LAPACK gets A
+ * and d scaled by powers of two near their largest entries, which is
+ * exact and changes no pivot choice (the bits of x are the same wherever
+ * nothing over- or underflows), and x is scaled back.
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
@@ -100,15 +108,32 @@ int FN(tl_gtsv_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S 
   if (!work)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "gtsv: no memory");
   S *dl = work, *dd = work + n, *du = work + 2 * n;
-  /* LAPACK overwrites its arguments: hand it copies. */
-  if (n > 1) {
-    memcpy(dl, a + 1, (n - 1) * sizeof(S));
-    memcpy(du, c, (n - 1) * sizeof(S));
+  /* LAPACK overwrites its arguments: hand it copies, A and d each scaled
+   * by a power of two near its largest entry (see "Scaling" above). */
+  double amax = 0.0, dmax = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    amax = fmax(amax, PART_MAX(b[i]));
+    if (i > 0)
+      amax = fmax(amax, PART_MAX(a[i]));
+    if (i + 1 < n)
+      amax = fmax(amax, PART_MAX(c[i]));
+    dmax = fmax(dmax, PART_MAX(d[i]));
   }
-  memcpy(dd, b, n * sizeof(S));
-  memcpy(x, d, n * sizeof(S));
+  int ea, ed;
+  double fa = tl_pow2_scale(amax, &ea), fd = tl_pow2_scale(dmax, &ed);
+  for (size_t i = 0; i < n; i++) {
+    dd[i] = fa * b[i];
+    x[i] = fd * d[i];
+    if (i + 1 < n) {
+      dl[i] = fa * a[i + 1];
+      du[i] = fa * c[i];
+    }
+  }
   lapack_int linfo = FN(lapack_gtsv)((lapack_int)n, dl, dd, du, x);
   free(work);
+  if (linfo == 0 && ed != ea)
+    for (size_t i = 0; i < n; i++)
+      x[i] = LDEXP(x[i], ed - ea); /* A x = d: x = 2^(ed - ea) x' */
   if (linfo > 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)linfo - 1, "",
                    "gtsv: U(%ld,%ld) is exactly zero; the matrix is singular", (long)linfo - 1,

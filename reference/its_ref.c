@@ -386,6 +386,8 @@ int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const
   if (!(eps_c > 0 && eps_c < 1) || !(tol >= 0))
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "param",
                    "its: need 0 < eps_c < 1 and tol >= 0 (eps_c = %g, tol = %g)", eps_c, tol);
+  double fa[2], fb[2], fc[2]; /* periodic n <= 2: its entries folded (tridlab/system.h) */
+  TL_CALL(tl_fold_periodic_d("its", n, periodic, &a, &b, &c, fa, fb, fc, info));
   tl_its_state st;
   int status = tl_its_init(&st, n, periodic, parts, part_sizes, info);
   if (status < 0)

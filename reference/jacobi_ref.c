@@ -18,11 +18,13 @@
  *   x^(0)_i   = d_i / b_i
  *   x^(p+1)_i = (d_i - a_i x^(p)_{i-1} - c_i x^(p)_{i+1}) / b_i
  *   stop when eta = max_i |d - A x|_i / (|A| |x| + |d|)_i <= tol
+ *   (the denominator also takes DBL_MIN (|A| 1 + 1)_i: see
+ *   jacobi_backward_error)
  *
  * Periodic systems with n = 1 and 2 follow tridlab/system.h: entries that
  * land on the same column add, so for n = 1 the diagonal is a + b + c
- * (and the first iterate is exact), for n = 2 row 0 reads
- * b0 x0 + (a0 + c0) x1.
+ * (tl_periodic1_entry; the first iterate is exact), for n = 2 row 0 reads
+ * b0 x0 + (a0 + c0) x1, the entry a0 + c0 formed before it multiplies.
  *
  * The test is the componentwise backward error (Oettli and Prager, 1964):
  * x solves (A + dA) x = d + dd exactly with |dA| <= eta |A| and
@@ -64,6 +66,7 @@
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -140,21 +143,24 @@ const tl_algorithm tl_algo_jacobi_ref = {
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
 
 /* Diagonal of row i. A periodic system of one row wraps onto itself:
- * (a + b + c) x = d. */
+ * s x = d, s = a + b + c as tl_periodic1_entry computes it. */
 static S FN(jacobi_diag)(size_t n, int periodic, const S *a, const S *b, const S *c, size_t i)
 {
   if (periodic && n == 1)
-    return a[0] + b[0] + c[0];
+    return PERIODIC1(a[0], b[0], c[0]);
   return b[i];
 }
 
 /* The off-diagonal part of row i applied to x: a_i x[i-1] + c_i x[i+1],
  * wrapping when periodic (for n = 2 both terms land on the other unknown
- * and add). The corners of a non-periodic system are never read. */
+ * and add: the entry a_i + c_i multiplies it). The corners of a
+ * non-periodic system are never read. */
 static S FN(jacobi_offdiag)(size_t n, int periodic, const S *a, const S *c, const S *x, size_t i)
 {
   if (periodic && n == 1)
     return 0; /* the corners are on the diagonal */
+  if (periodic && n == 2)
+    return (a[i] + c[i]) * x[1 - i];
   S s = 0;
   if (i > 0)
     s += a[i] * x[i - 1];
@@ -189,6 +195,8 @@ static double FN(jacobi_offdiag_abs)(size_t n, int periodic, const S *a, const S
 {
   if (periodic && n == 1)
     return 0.0;
+  if (periodic && n == 2)
+    return ABS(a[i] + c[i]) * ABS(x[1 - i]);
   double s = 0.0;
   if (i > 0)
     s += ABS(a[i]) * ABS(x[i - 1]);
@@ -201,9 +209,11 @@ static double FN(jacobi_offdiag_abs)(size_t n, int periodic, const S *a, const S
   return s;
 }
 
-/* omega = max_i |d - A x|_i / (|A| |x| + |d|)_i, the componentwise
- * backward error; 0 for a zero residual, +inf for a residual in a row
- * whose denominator is zero. */
+/* omega = max_i |d - A x|_i / (|A| (|x| + DBL_MIN) + |d| + DBL_MIN)_i,
+ * the componentwise backward error with the allowance for underflow of
+ * tridlab/verify.h (the closest double to the exact answer is off by up
+ * to eps DBL_MIN per entry, a product by as much: x = 0 for an answer
+ * that underflows is converged); 0 for a zero residual. */
 static double FN(jacobi_backward_error)(size_t n, int periodic, const S *a, const S *b, const S *c,
                                         const S *d, const S *x)
 {
@@ -211,8 +221,10 @@ static double FN(jacobi_backward_error)(size_t n, int periodic, const S *a, cons
   for (size_t i = 0; i < n; i++) {
     S diag = FN(jacobi_diag)(n, periodic, a, b, c, i);
     double r = ABS(d[i] - diag * x[i] - FN(jacobi_offdiag)(n, periodic, a, c, x, i));
+    double row = ABS(diag) + ((i > 0 || periodic) ? ABS(a[i]) : 0.0) +
+                 ((i + 1 < n || periodic) ? ABS(c[i]) : 0.0);
     double scale = ABS(diag) * ABS(x[i]) + FN(jacobi_offdiag_abs)(n, periodic, a, c, x, i) +
-                   ABS(d[i]);
+                   ABS(d[i]) + DBL_MIN * (row + 1.0);
     if (r == 0.0)
       continue;
     /* An overflowing |A||x| must not pass for a tiny relative residual. */

@@ -71,9 +71,20 @@
  * outside, the solve returns TL_OUTSIDE_DOMAIN. Paper 004 uses it on
  * Crank-Nicolson matrices, which are strictly dominant. A zero or
  * non-finite pivot is TL_ERR_BREAKDOWN at its row.
+ *
+ * Underflow (found by fuzzing). SS computes a block row from its reduced
+ * row, which JU / JD used, exact, to eliminate it from the joint lines:
+ * where SS's terms are subnormal they carry an absolute error up to
+ * eps DBL_MIN, which reaches the joint line's residual multiplied by
+ * c[J] / diag (or a[J] / diag), of any size when rows are scaled very
+ * differently (as in cr_ref.c; residual ratio 1e11 on a dominant complex
+ * batch). When SS's terms in some row are below 2 DBL_MIN, the solve
+ * measures LAPACK's residual ratio of its answer and returns
+ * TL_OUTSIDE_DOMAIN when it is >= 30.
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,7 +362,7 @@ int FN(tl_nshaped_jd)(ST *st, int p, const S *a, tl_info *info)
 
 static int FN(nshaped_run)(size_t n, int periodic, const S *a, const S *b, const S *c,
                            const S *d, S *x, int parts, const size_t *part_sizes, int levels,
-                           tl_info *info);
+                           int *tiny, tl_info *info);
 
 /* RS: the reduced (tridiagonal, or cyclic) system of the joint lines. */
 int FN(tl_nshaped_rs)(ST *st, int levels, tl_info *info)
@@ -364,7 +375,7 @@ int FN(tl_nshaped_rs)(ST *st, int levels, tl_info *info)
     /* §4.1.6: the reduced system is solved by the method itself (eq 6). */
     size_t q = tl_nshaped_optimal_blocks_nested(nj, levels - 1);
     s = FN(nshaped_run)(nj, st->periodic, st->ra, st->rb, st->rc, st->rd, st->rx, (int)q, NULL,
-                        levels - 1, &inner);
+                        levels - 1, &st->tiny, &inner);
   } else if (st->periodic) {
     s = FN(tl_thomas_periodic_ref)(nj, st->ra, st->rb, st->rc, st->rd, st->rx, &inner);
   } else {
@@ -400,11 +411,27 @@ int FN(tl_nshaped_ss)(const ST *st, int p, S *x, tl_info *info)
   return TL_OK;
 }
 
+/* 1 when SS took a row of block p from terms near the underflow
+ * threshold (see "Underflow" above). */
+static int FN(ss_tiny)(const ST *st, int p)
+{
+  if ((size_t)p >= st->nblocks)
+    return 0;
+  long f, l;
+  FN(block_rows)(st, (size_t)p, &f, &l);
+  S xl = st->rx[p], xr = st->rx[((size_t)p + 1) % st->nj];
+  for (long i = f; i <= l; i++)
+    if (ABS(st->rhs[i]) + ABS(st->left[i] * xl) + ABS(st->right[i] * xr) < 2 * DBL_MIN)
+      return 1;
+  return 0;
+}
+
 /* All stages in the order of Table 1; no domain check (also used for the
- * nested reduced solves). */
+ * nested reduced solves). *tiny becomes 1 when a substitution ran near
+ * the underflow threshold. */
 static int FN(nshaped_run)(size_t n, int periodic, const S *a, const S *b, const S *c,
                            const S *d, S *x, int parts, const size_t *part_sizes, int levels,
-                           tl_info *info)
+                           int *tiny, tl_info *info)
 {
   ST st;
   int status = FN(tl_nshaped_init)(&st, n, periodic, parts, part_sizes, info);
@@ -419,8 +446,11 @@ static int FN(nshaped_run)(size_t n, int periodic, const S *a, const S *b, const
   for (int p = 0; p < parts; p++) /* after the exchange of msg[] */
     TL_CHECK(FN(tl_nshaped_jd)(&st, p, a, info));
   TL_CHECK(FN(tl_nshaped_rs)(&st, levels, info));
-  for (int p = 0; p < parts; p++)
+  *tiny |= st.tiny;
+  for (int p = 0; p < parts; p++) {
     TL_CHECK(FN(tl_nshaped_ss)(&st, p, x, info));
+    *tiny |= FN(ss_tiny)(&st, p);
+  }
 cleanup:
   FN(tl_nshaped_free)(&st);
   return status;
@@ -435,14 +465,24 @@ int FN(tl_nshaped_ref)(size_t n, int periodic, const S *a, const S *b, const S *
   if (levels < 1)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "param", "nshaped: levels = %d must be >= 1",
                    levels);
-  int status = FN(nshaped_run)(n, periodic, a, b, c, d, x, parts, part_sizes, levels, info);
+  S fa[2], fb[2], fc[2]; /* periodic n <= 2: its entries folded (tridlab/system.h) */
+  TL_CALL(FOLD_PERIODIC("nshaped", n, periodic, &a, &b, &c, fa, fb, fc, info));
+  int tiny = 0;
+  int status =
+      FN(nshaped_run)(n, periodic, a, b, c, d, x, parts, part_sizes, levels, &tiny, info);
   if (status < 0)
     return status;
   long worst = -1;
   unsigned cls = CLASSES(n, a, b, c, periodic, &worst);
   unsigned need = periodic ? TL_CLASS_STRICT_DD : (TL_CLASS_ROW_DD | TL_CLASS_COL_DD);
   if (cls & need)
-    return TL_OK;
+    return tiny ? tl_residual_check("nshaped", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, periodic, a,
+                                    b, c, d, x,
+                                    "its substitution (SS) ran near the underflow threshold, "
+                                    "where an error of eps DBL_MIN in a block row reaches the "
+                                    "joint line through c[J] / diag",
+                                    info)
+                : TL_OK;
   return TL_WARN(info, worst,
                  "nshaped: matrix is not %s diagonally dominant (row %ld); the partition "
                  "method eliminates without pivoting and has no stability guarantee here",

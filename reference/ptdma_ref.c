@@ -72,7 +72,20 @@
  * with m = 1 its first and last unknown coincide. Algorithm 1 and 2 as
  * printed need m >= 3 (the absorption of row 1 by row 0); with m = 2
  * both rows are already boundary rows and that step is skipped.
+ *
+ * Underflow (found by fuzzing). Algorithm 2 reconstructs an interior row
+ * as x_k = (d_k - a_k x_first - c_k x_last) / b_k, from a row that the
+ * boundary rows eliminated exactly: where those terms are subnormal they
+ * carry an absolute error up to eps DBL_MIN, and the division by b_k
+ * hands it to the boundary rows' residuals multiplied by their coupling
+ * over b_k, of any size when rows are scaled very differently (as in
+ * cr_ref.c; residual ratio 2e7 on a dominant batch near 1e-246 with d
+ * subnormal). Then the plan measures LAPACK's residual ratio of x and
+ * returns TL_OUTSIDE_DOMAIN at 30 or more. Algorithm 1 reconstructs from
+ * the rows scaled to a unit diagonal, in the scale of x, where such an
+ * error is the rounding of x itself.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +342,7 @@ void tl_ptdma_plan_destroy(tl_ptdma_plan *plan)
     return;
   free(plan->begin);
   free(plan->A);
+  free(plan->B);
   free(plan->C);
   free(plan->a);
   free(plan->b);
@@ -356,6 +370,7 @@ int tl_ptdma_plan_create_d(tl_ptdma_plan *plan, size_t n, int periodic, int part
   plan->periodic = periodic ? 1 : 0;
   plan->begin = tl_alloc((size_t)parts + 1, sizeof *plan->begin);
   plan->A = tl_alloc(n, sizeof(double));
+  plan->B = tl_alloc(n, sizeof(double));
   plan->C = tl_alloc(n, sizeof(double));
   plan->a = tl_alloc(n, sizeof(double));
   plan->b = tl_alloc(n, sizeof(double));
@@ -363,8 +378,8 @@ int tl_ptdma_plan_create_d(tl_ptdma_plan *plan, size_t n, int periodic, int part
   plan->ra = tl_alloc(rows, sizeof(double));
   plan->rb = tl_alloc(rows, sizeof(double));
   plan->rc = tl_alloc(rows, sizeof(double));
-  if (!plan->begin || !plan->A || !plan->C || !plan->a || !plan->b || !plan->c || !plan->ra ||
-      !plan->rb || !plan->rc) {
+  if (!plan->begin || !plan->A || !plan->B || !plan->C || !plan->a || !plan->b || !plan->c ||
+      !plan->ra || !plan->rb || !plan->rc) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "ptdma: no memory for a plan of %zu rows",
                      n);
     goto cleanup;
@@ -372,6 +387,7 @@ int tl_ptdma_plan_create_d(tl_ptdma_plan *plan, size_t n, int periodic, int part
   TL_CHECK(partition_bounds(n, parts, part_sizes, plan->begin, info));
   for (size_t k = 0; k < n; k++) { /* the originals the runtime step reads */
     plan->A[k] = lower_at(n, plan->periodic, A, k);
+    plan->B[k] = B[k];
     plan->C[k] = upper_at(n, plan->periodic, C, k);
   }
   for (int p = 0; p < parts; p++) {
@@ -387,6 +403,19 @@ cleanup:
   if (status < 0)
     tl_ptdma_plan_destroy(plan);
   return status;
+}
+
+/* 1 when the reconstruction of Algorithm 2 (x_k = (d_k - a_k x_first -
+ * c_k x_last) / b_k) took an interior row from terms near the underflow
+ * threshold: see "Underflow" above. */
+static int reconstruct_tiny(const tl_ptdma_plan *plan, const double *d, const double *rx)
+{
+  for (int p = 0; p < plan->parts; p++)
+    for (size_t k = plan->begin[p] + 1; k + 1 < plan->begin[p + 1]; k++)
+      if (fabs(d[k]) + fabs(plan->a[k] * rx[2 * p]) + fabs(plan->c[k] * rx[2 * p + 1]) <
+          2 * DBL_MIN)
+        return 1;
+  return 0;
 }
 
 /* Reduced row r of the 2P rows -> its global row. */
@@ -426,6 +455,13 @@ int tl_ptdma_plan_solve_d(const tl_ptdma_plan *plan, const double *d, double *x,
     TL_CHECK(tl_ptdma_reconstruct_d(plan->begin[p], plan->begin[p + 1], plan->a, plan->b,
                                     plan->c, dw, rx[2 * p], rx[2 * p + 1], x, info));
   status = domain_verdict(plan->classes, plan->worst_row, plan->periodic, info);
+  if (status == TL_OK && reconstruct_tiny(plan, dw, rx))
+    status = tl_residual_check("ptdma", TL_F64, plan->n, plan->periodic, plan->A, plan->B,
+                               plan->C, d, x,
+                               "its reconstruction divided terms near the underflow threshold "
+                               "by b_k; the first and last rows of the partition see that "
+                               "error multiplied by their coupling over b_k",
+                               info);
 cleanup:
   free(dw);
   free(rd);

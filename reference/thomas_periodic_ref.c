@@ -92,17 +92,19 @@ const tl_algorithm tl_algo_thomas_periodic_ref = {
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
 
-/* n = 1: (a + b + c) x = d.  n = 2: [b0, a0+c0; a1+c1, b1] x = d, by
- * elimination with partial pivoting (Cramer's rule is not backward
- * stable: on a nearly singular 2x2 its residual can be 1e11 eps). */
+/* n = 1: s x = d with s = a + b + c as tl_periodic1_entry computes it.
+ * n = 2: [b0, a0+c0; a1+c1, b1] x = d, by elimination with partial
+ * pivoting (Cramer's rule is not backward stable: on a nearly singular
+ * 2x2 its residual can be 1e11 eps). */
 static int FN(periodic_tiny)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x,
                              tl_info *info)
 {
   if (n == 1) {
-    S s = a[0] + b[0] + c[0];
-    if (s == 0)
+    S s = PERIODIC1(a[0], b[0], c[0]);
+    if (s == 0 || !ISFINITE(s))
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "",
-                     "thomas_periodic: n = 1 and a[0] + b[0] + c[0] = 0 (singular)");
+                     "thomas_periodic: n = 1 and the 1x1 entry a[0] + b[0] + c[0] is %s",
+                     s == 0 ? "0 (singular)" : "not finite (it overflows)");
     x[0] = d[0] / s;
   } else {
     S m[2][2] = {{b[0], a[0] + c[0]}, {a[1] + c[1], b[1]}}, r[2] = {d[0], d[1]};

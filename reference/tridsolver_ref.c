@@ -103,6 +103,7 @@
 #include <complex.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,10 +307,12 @@ int FN(tl_tridsolver_pcr_step)(const S self[4], const S *left, const S *right, S
 int FN(tl_tridsolver_pcr)(int parts, const S *rows, S *work, S *F, tl_info *info)
 {
   size_t P = (size_t)parts;
-  S *cur = tl_alloc(8 * P, sizeof(S));
-  if (!cur)
+  /* The two levels live in one allocation and swap roles every step:
+   * free `levels`, never cur or next. */
+  S *levels = tl_alloc(8 * P, sizeof(S));
+  if (!levels)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "tridsolver: no memory");
-  S *next = cur + 4 * P;
+  S *cur = levels, *next = levels + 4 * P;
   memcpy(cur, rows, 4 * P * sizeof(S));
   for (size_t s = 1; s < P; s *= 2) {
     for (size_t p = 0; p < P; p++) {
@@ -325,7 +328,7 @@ int FN(tl_tridsolver_pcr)(int parts, const S *rows, S *work, S *F, tl_info *info
         right = recv + 4;
       }
       if (FN(tl_tridsolver_pcr_step)(cur + 4 * p, left, right, next + 4 * p) < 0) {
-        free(cur);
+        free(levels);
         return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)p, "",
                        "tridsolver: zero pivot in PCR on the reduced system (partition %zu, "
                        "stride %zu)",
@@ -339,13 +342,13 @@ int FN(tl_tridsolver_pcr)(int parts, const S *rows, S *work, S *F, tl_info *info
   for (size_t p = 0; p < P; p++) {
     if (FN(ts_bad)(cur[4 * p + 1])) {
       long row = (long)p;
-      free(cur < next ? cur : next);
+      free(levels);
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, row, "",
                      "tridsolver: zero pivot in PCR on the reduced system (partition %ld)", row);
     }
     F[p] = cur[4 * p + 3] / cur[4 * p + 1];
   }
-  free(cur < next ? cur : next);
+  free(levels);
   return TL_OK;
 }
 
@@ -377,6 +380,20 @@ static double FN(ts_dropped)(size_t P, const S *rows, const S *F, double rnorm)
   return rmax / (rnorm * fmax);
 }
 
+/* Bit-for-bit equality of two iterates, and finiteness of one. */
+static int FN(ts_same)(size_t P, const S *u, const S *v)
+{
+  return memcmp(u, v, P * sizeof(S)) == 0;
+}
+
+static int FN(ts_finite)(size_t P, const S *u)
+{
+  for (size_t p = 0; p < P; p++)
+    if (!ISFINITE(u[p]))
+      return 0;
+  return 1;
+}
+
 int FN(tl_tridsolver_jacobi)(int parts, const S *rows, S *work, S *F, long iters, double tol,
                              long maxit, tl_info *info)
 {
@@ -393,30 +410,42 @@ int FN(tl_tridsolver_jacobi)(int parts, const S *rows, S *work, S *F, long iters
     margin = mp < margin ? mp : margin;
     rnorm = np > rnorm ? np : rnorm;
   }
-  S *old = work;
+  S *old = work, *older = work + P;
   for (size_t p = 0; p < P; p++)
     F[p] = rows[4 * p + 3] / rows[4 * p + 1];
   long limit = iters > 0 ? iters : maxit;
   double dropped = FN(ts_dropped)(P, rows, F, rnorm), best = dropped;
   long it = 0, since_best = 0;
   while (it < limit && (iters > 0 || dropped > tol)) {
+    if (iters > 0 && it > 0)
+      memcpy(older, old, P * sizeof(S));
     memcpy(old, F, P * sizeof(S)); /* what each rank sends to its two neighbours */
     for (size_t p = 0; p < P; p++)
       F[p] = FN(tl_tridsolver_jacobi_update)(rows + 4 * p, p > 0 ? old[p - 1] : 0,
                                              p + 1 < P ? old[p + 1] : 0);
     it++;
-    if (iters > 0 && it < limit)
-      continue; /* fixed count: no convergence test, no global reduction */
+    if (iters > 0 && it < limit) {
+      /* Fixed count: no residual. But a sweep that changes no bit of F,
+       * or a second one that brings it back, makes every further sweep
+       * repeat itself: stop with the F that the remaining sweeps would
+       * end on. A non-finite F stays so. (With MPI this test is one
+       * logical reduction, which may run every few sweeps.) */
+      int cycle = it > 1 && FN(ts_same)(P, F, older);
+      if (!FN(ts_same)(P, F, old) && !cycle && FN(ts_finite)(P, F))
+        continue;
+      if (cycle && (limit - it) % 2)
+        memcpy(F, old, P * sizeof(S));
+    }
     dropped = FN(ts_dropped)(P, rows, F, rnorm);
-    if (iters == 0) {
-      if (!isfinite(dropped))
-        break; /* divergence */
-      if (dropped < best) {
-        best = dropped;
-        since_best = 0;
-      } else if (++since_best >= TRIDSOLVER_STALL) {
-        break;
-      }
+    if (iters > 0)
+      break; /* the count is done, or F is what it would end on */
+    if (!isfinite(dropped))
+      break; /* divergence */
+    if (dropped < best) {
+      best = dropped;
+      since_best = 0;
+    } else if (++since_best >= TRIDSOLVER_STALL) {
+      break;
     }
   }
   if (info) {
@@ -503,22 +532,31 @@ int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int str
   }
   switch (strategy) { /* phase 4 */
   case TL_TRIDSOLVER_ALLGATHER:
-    TL_CHECK(FN(tl_tridsolver_allgather)(parts, rows, work, F, info));
+    status = FN(tl_tridsolver_allgather)(parts, rows, work, F, &jinfo);
     break;
   case TL_TRIDSOLVER_GATHER_SCATTER:
-    TL_CHECK(FN(tl_tridsolver_gather_scatter)(parts, rows, work, F, info));
+    status = FN(tl_tridsolver_gather_scatter)(parts, rows, work, F, &jinfo);
     break;
   case TL_TRIDSOLVER_PCR:
-    TL_CHECK(FN(tl_tridsolver_pcr)(parts, rows, work, F, info));
+    status = FN(tl_tridsolver_pcr)(parts, rows, work, F, &jinfo);
     break;
   default:
     status = FN(tl_tridsolver_jacobi)(parts, rows, work, F, iters, tol, maxit, &jinfo);
-    if (status < 0) {
-      if (info)
-        *info = jinfo;
-      goto cleanup;
-    }
     break;
+  }
+  if (status < 0) {
+    /* The strategies name the reduced row, i.e. the partition p; its
+     * unknown F[p] is x[begin_p], the row reported for the matrix. */
+    if (info) {
+      *info = jinfo;
+      if (jinfo.row >= 0 && jinfo.row < parts) {
+        size_t lo, hi;
+        tl_partition_bounds(n, parts, part_sizes, (int)jinfo.row, &lo, &hi);
+        info->row = (long)lo;
+        snprintf(info->msg, sizeof info->msg, "%.200s; row %zu", jinfo.msg, lo);
+      }
+    }
+    goto cleanup;
   }
   F[P] = 0; /* no partition after the last: its c*_{m-1} is 0 anyway */
   for (int p = 0; p < parts; p++) { /* phase 5: with F[p+1] from rank p+1 */

@@ -12,6 +12,7 @@ PACKAGES=(
   libscalapack-openmpi-dev     # ScaLAPACK PDDTSV, the distributed LAPACK baseline
   gnuplot-nox            # plots in the report
   clang-format           # make format
+  clang libclang-rt-14-dev     # make fuzz, and the fuzzing step of make check (libFuzzer)
 )
 
 missing=()

@@ -141,6 +141,50 @@ Test(cli, exit_status_3_outside_domain_and_2_breakdown)
   tl_problem_free(&p);
 }
 
+/* Issue 9: a singular matrix that breaks PCR down on the reduced system
+ * after its levels swapped crashed the command (exit 134). Exit 2, and
+ * the message names the row. */
+Test(cli, tridsolver_pcr_breakdown_exits_2)
+{
+  double a[6] = {0, .5, .5, 0, 0, 0}, b[6] = {1, 1, 1, 1, 1, 1}, c[6] = {1, 1, 0, 0, 0, 0};
+  write_array("a", TL_F64, 1, 6, 0, a);
+  write_array("b", TL_F64, 1, 6, 0, b);
+  write_array("c", TL_F64, 1, 6, 0, c);
+  write_array("d", TL_F64, 1, 6, 0, b);
+  char args[1024], redirect[600], path[512];
+  snprintf(args, sizeof args, "solve --algo tridsolver --parts 3 --param reduced=pcr --system %s "
+           "--out %s/x.npy", dir, dir);
+  snprintf(path, sizeof path, "%s/err.txt", dir);
+  snprintf(redirect, sizeof redirect, ">/dev/null 2>%s", path);
+  cr_expect_eq(cli_run(args, redirect), 2);
+  char msg[512] = "";
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  cr_expect_not_null(fgets(msg, sizeof msg, f));
+  fclose(f);
+  cr_expect(strstr(msg, "breakdown") && strstr(msg, "row 4"), "%s", msg);
+}
+
+/* Issue 9: the command judged accurate answers near 1e308 (the residual
+ * overflowed) and answers that underflow to 0 as failing LAPACK's
+ * residual test (exit 3). */
+Test(cli, answers_at_the_ends_of_the_range_pass)
+{
+  double a[3] = {0, 1, 1}, b[3] = {3, 3, 3}, c[3] = {1, 1, 0};
+  double d[3] = {1.2e308, -6e307, 1.2e308}; /* x = (6e307, -6e307, 6e307) */
+  write_array("a", TL_F64, 1, 3, 0, a);
+  write_array("b", TL_F64, 1, 3, 0, b);
+  write_array("c", TL_F64, 1, 3, 0, c);
+  write_array("d", TL_F64, 1, 3, 0, d);
+  cr_expect_eq(solve("thomas", NULL), 0, "x near 1e308");
+  double z[1] = {0}, big[1] = {1e300}, tiny[1] = {1e-300};
+  write_array("a", TL_F64, 1, 1, 0, z);
+  write_array("b", TL_F64, 1, 1, 0, big);
+  write_array("c", TL_F64, 1, 1, 0, z);
+  write_array("d", TL_F64, 1, 1, 0, tiny);
+  cr_expect_eq(solve("thomas", NULL), 0, "x = 1e-600 rounds to 0");
+}
+
 Test(cli, bad_input_exits_1)
 {
   tl_problem p;

@@ -25,6 +25,7 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
+#include "underflow_helpers.h"
 
 static const size_t big_sizes[] = {127, 128, 129, 1000, 4097};
 #define NBIG (sizeof big_sizes / sizeof big_sizes[0])
@@ -366,6 +367,19 @@ Test(cr_pcr, scaled_near_overflow_and_underflow)
 /* tridiag(-1, 2, -1) is only weakly dominant: inside CR's domain; PCR
  * needs strict dominance (it is not backward stable on ill-conditioned
  * matrices) and says so, with a solution that is still accurate. */
+/* Found by fuzzing: rows scaled 1e-162 and 1e138, d near 1e-323. CR's back
+ * substitution computes x0 from terms in the subnormal range (absolute
+ * error eps DBL_MIN, 10% of x0 here), and row 1, reduced with the exact
+ * x0, sees that error times a1 / b0 = 4e299: residual ratio 2.6e13 with
+ * status ok. Thomas and gtsv are fine. CR now checks its residual when it
+ * back-substitutes near the underflow threshold. */
+Test(cr_pcr, back_substitution_near_underflow_is_checked)
+{
+  static const double a[3] = {0, -4e138, 1e138}, b[3] = {1e-161, 6e138, 3e138};
+  static const double c[3] = {3e-162, 1e138, 0}, d[3] = {3e-323, 0, 0};
+  expect_underflow_reported("cr", a, b, c, d);
+}
+
 Test(cr_pcr, weakly_dominant_is_inside_cr_outside_pcr)
 {
   static const size_t sizes[] = {1, 2, 3, 64, 1000};
@@ -565,6 +579,18 @@ Test(jacobi, periodic_one_row_adds_the_corners)
   cr_assert_eq(run_jacobi(&s, 0, JACOBI_TOL, 10, x, &info), TL_ERR_BREAKDOWN);
   cr_assert_eq(info.row, 0);
   sys_free(&s);
+}
+
+/* Issue 9: x = 1e-600 rounds to 0, the closest double; Jacobi's backward
+ * error allows for underflow as the metrics do, so 0 is converged, not a
+ * stagnation at backward error 1. */
+Test(jacobi, answer_that_underflows_is_converged)
+{
+  double a[1] = {0}, b[1] = {1e300}, c[1] = {0}, d[1] = {1e-300}, x[1] = {-1};
+  tl_info info;
+  cr_expect_eq(tl_jacobi_ref_d(1, 0, a, b, c, d, x, JACOBI_TOL, 100, &info), TL_OK, "%s",
+               info.msg);
+  cr_expect_eq(x[0], 0.0);
 }
 
 /* tridiag(-1, 2, -1): rho(J) = cos(pi / 2001), far too slow for 100 steps. */

@@ -21,6 +21,7 @@
 #include "tridlab/part_nshaped.h"
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
+#include "underflow_helpers.h"
 
 extern const tl_algorithm tl_algo_nshaped_ref;
 #define ALGO (&tl_algo_nshaped_ref)
@@ -273,6 +274,18 @@ Test(nshaped, outside_domain_is_reported)
 }
 
 /* The global promise over the whole gallery. */
+/* Found by fuzzing: SS computes the block row 1 from terms in the
+ * subnormal range (d1 = 7 * 2^-1074), with an absolute error eps DBL_MIN
+ * that joint line 0, which eliminated row 1 exactly, sees multiplied by
+ * c0 / b1 = 6e299: residual ratio 8e13 with status ok. The solve now
+ * checks its residual when SS runs near the underflow threshold. */
+Test(nshaped, substitution_near_underflow_is_checked)
+{
+  static const double a[3] = {0, 3.738e-162, 1e138}, b[3] = {6e138, 1e-161, 3e138};
+  static const double c[3] = {-5.9399999999999995e+138, 0, 0}, d[3] = {0, 7 * 0x1p-1074, 0};
+  expect_underflow_reported("nshaped", a, b, c, d);
+}
+
 Test(nshaped, gallery_sweep_no_silent_wrong_answer, .timeout = 120)
 {
   static const size_t sizes[] = {1, 2, 3, 5, 17, 100, 1000, 4096};

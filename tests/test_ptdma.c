@@ -23,6 +23,7 @@
 #include "tridlab/part_ptdma.h"
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
+#include "underflow_helpers.h"
 
 extern const tl_algorithm tl_algo_ptdma_ref;
 static const tl_algorithm *const algo = &tl_algo_ptdma_ref;
@@ -323,6 +324,18 @@ Test(ptdma, outside_the_domain_is_reported)
     cr_expect(st == TL_OUTSIDE_DOMAIN || st < 0, "%d", st);
     tl_problem_free(&p);
   }
+}
+
+/* Found by fuzzing: Algorithm 2 (split, the default) reconstructs the
+ * interior row 1 as (d - a x_first - c x_last) / b from terms in the
+ * subnormal range; row 0, which eliminated row 1 exactly, sees their
+ * error of eps DBL_MIN times c0 / b1 = 6e299: residual ratio 8e13 with
+ * status ok. The plan now checks its residual then. */
+Test(ptdma, reconstruction_near_underflow_is_checked)
+{
+  static const double a[3] = {0, 3.738e-162, 1e138}, b[3] = {6e138, 1e-161, 3e138};
+  static const double c[3] = {-5.9399999999999995e+138, 0, 0}, d[3] = {0, 7 * 0x1p-1074, 0};
+  expect_underflow_reported("ptdma", a, b, c, d);
 }
 
 Test(ptdma, descriptor)

@@ -2,11 +2,13 @@
  * gallery, small n, bad input, breakdown, complex and periodic systems. */
 #include <complex.h>
 #include <criterion/criterion.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tridlab/backend.h"
 #include "tridlab/tridlab.h"
 
 static const char *const expected_names[] = {"thomas", "thomas_periodic", "cr",
@@ -337,4 +339,216 @@ Test(registry, batch_reports_the_system_that_failed)
   cr_expect_eq(tl_solve(tl_find("thomas"), &sys, x, NULL, &info), TL_OUTSIDE_DOMAIN);
   cr_expect_eq(info.system, 1);
   cr_expect(strstr(info.msg, "system 1") != NULL, "%s", info.msg);
+}
+
+/* Issue 9: a periodic 1x1 system is s x = d with s = a + b + c. The
+ * solvers added the three terms in different orders, and on a = 1.5,
+ * b = -1e16, c = 1e16, d = 3 (x = 2) four of them returned 1.5 with
+ * status ok. s is now tl_periodic1_entry (nearly exact, one set of bits
+ * for everyone): every algorithm that takes periodic systems returns the
+ * same status and an answer that passes, here and on random 1x1 and 2x2
+ * systems whose terms cancel. */
+static double cancelling_term(tl_rng *r)
+{
+  static const double big[] = {1e16, -1e16, 0x1p60, -0x1p60, 3e300, -3e300};
+  double u = tl_rng_uniform(r, -1, 1);
+  switch (tl_rng_next(r) % 4) {
+  case 0: return big[tl_rng_next(r) % 6];
+  case 1: return u * 1e16;
+  default: return 4 * u;
+  }
+}
+
+static void solve_small_periodic(size_t n, const double *a, const double *b, const double *c,
+                                 const double *d, int check_agreement)
+{
+  tl_batch sys = {.dtype = TL_F64, .n = n, .nsys = 1, .periodic = 1, .a = a, .b = b, .c = c,
+                  .d = d};
+  size_t count;
+  const tl_algorithm *const *reg = tl_registry(&count);
+  int first = 1, status0 = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (!(reg[k]->layouts & TL_PERIODIC))
+      continue;
+    double x[2];
+    tl_info info;
+    int st = tl_solve(reg[k], &sys, x, NULL, &info);
+    if (st == TL_ERR_ARG && strcmp(info.arg, "parts") == 0)
+      continue; /* needs more rows per partition */
+    if (st == TL_OK)
+      cr_expect_lt(tl_residual_ratio(&sys, x), TL_THRESH, "%s n=%zu a0=%g b0=%g c0=%g: %g",
+                   reg[k]->name, n, a[0], b[0], c[0], tl_residual_ratio(&sys, x));
+    if (!check_agreement)
+      continue;
+    if (first)
+      status0 = st;
+    first = 0;
+    cr_expect_eq(st, status0, "%s: status %d, others %d (a=%g b=%g c=%g)", reg[k]->name, st,
+                 status0, a[0], b[0], c[0]);
+  }
+}
+
+Test(registry, periodic_1x1_systems_agree)
+{
+  double a[1] = {1.5}, b[1] = {-1e16}, c[1] = {1e16}, d[1] = {3};
+  tl_batch sys = {.dtype = TL_F64, .n = 1, .nsys = 1, .periodic = 1, .a = a, .b = b, .c = c,
+                  .d = d};
+  size_t count;
+  const tl_algorithm *const *reg = tl_registry(&count);
+  for (size_t k = 0; k < count; k++) {
+    if (!(reg[k]->layouts & TL_PERIODIC))
+      continue;
+    double x[1] = {0};
+    tl_info info;
+    int st = tl_solve(reg[k], &sys, x, NULL, &info);
+    if (st == TL_ERR_ARG && strcmp(info.arg, "parts") == 0)
+      continue;
+    cr_expect_eq(st, TL_OK, "%s: %s", reg[k]->name, info.msg);
+    cr_expect_eq(x[0], 2.0, "%s: x = %.17g", reg[k]->name, x[0]);
+  }
+  cr_expect_eq(tl_periodic1_entry_d(1.5, -1e16, 1e16), 1.5);
+  cr_expect_eq(tl_periodic1_entry_d(1e16, 1.5, -1e16), 1.5, "any order, the same bits");
+  cr_expect_eq(tl_periodic1_entry_d(DBL_MAX, DBL_MAX, -DBL_MAX), DBL_MAX, "no overflow");
+  cr_expect(isinf(tl_periodic1_entry_d(DBL_MAX, DBL_MAX, 0)), "the sum itself overflows");
+  tl_info info;
+  double big[1] = {DBL_MAX}, x[1];
+  tl_batch over = {.dtype = TL_F64, .n = 1, .nsys = 1, .periodic = 1, .a = big, .b = big,
+                   .c = c, .d = d};
+  cr_expect_eq(tl_solve(tl_find("thomas_periodic"), &over, x, NULL, &info), TL_ERR_ARG);
+  tl_rng r;
+  tl_rng_seed(&r, 9);
+  for (int t = 0; t < 300; t++) {
+    double ra[2], rb[2], rc[2], rd[2];
+    for (int i = 0; i < 2; i++) {
+      ra[i] = cancelling_term(&r);
+      rb[i] = cancelling_term(&r);
+      rc[i] = cancelling_term(&r);
+      rd[i] = 4 * tl_rng_uniform(&r, -1, 1);
+    }
+    solve_small_periodic(1, ra, rb, rc, rd, 1);
+    solve_small_periodic(2, ra, rb, rc, rd, 0);
+  }
+}
+
+/* Parameter values written into tl_options directly get the checks of
+ * tl_options_set_param (fuzzing passes them out of range). */
+Test(registry, parameters_set_directly_are_checked)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(23, 40, 1, 1, &p, &info), TL_OK);
+  double x[40];
+  static const struct {
+    const char *algo;
+    int k;
+    double v;
+  } bad[] = {{"jacobi", 0, 0.0}, {"jacobi", 0, NAN},   {"jacobi", 1, 2.5},
+             {"its", 0, 1e300},  {"its", 1, -1.0},     {"tridsolver", 0, 4.0},
+             {"tridsolver", 0, 0.5}, {"tridsolver", 1, -1}, {"nshaped", 0, 17}};
+  for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
+    const tl_algorithm *algo = tl_find(bad[t].algo);
+    tl_options opt;
+    tl_options_init(&opt);
+    opt.parts = algo->partitioned ? 2 : 1;
+    opt.value[bad[t].k] = bad[t].v;
+    opt.is_set[bad[t].k] = 1;
+    cr_expect_eq(tl_solve(algo, &p.sys, x, &opt, &info), TL_ERR_ARG, "%s %s = %g",
+                 bad[t].algo, algo->params[bad[t].k].name, bad[t].v);
+    cr_expect_str_eq(info.arg, "param");
+  }
+  tl_problem_free(&p);
+}
+
+/* An approximate algorithm's ok answer passes LAPACK's tests with its
+ * default tolerance; with a looser one chosen by the caller it may not,
+ * and the status message says so (the fuzz oracle accepts a ratio >= 30
+ * only then). */
+Test(registry, ok_with_a_loose_caller_tolerance_says_so)
+{
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(23, 4000, 1, 3, &p, &info), TL_OK); /* tridiag(1, 4, 1) */
+  double *x = malloc(4000 * sizeof *x);
+  const tl_algorithm *its = tl_find("its");
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = 4;
+  cr_assert_eq(tl_options_set_param(&opt, its, "J", "15", &info), TL_OK);
+  cr_assert_eq(tl_options_set_param(&opt, its, "tol", "1e-8", &info), TL_OK);
+  cr_expect_eq(tl_solve(its, &p.sys, x, &opt, &info), TL_OK, "%s", info.msg);
+  cr_expect_geq(tl_residual_ratio(&p.sys, x), TL_THRESH);
+  cr_expect(strstr(info.msg, "chosen by the caller") != NULL, "%s", info.msg);
+  /* The default tolerance: a report, not an ok. The default set
+   * explicitly: no note. */
+  tl_options_init(&opt);
+  opt.parts = 4;
+  cr_assert_eq(tl_options_set_param(&opt, its, "J", "15", &info), TL_OK);
+  cr_expect_eq(tl_solve(its, &p.sys, x, &opt, &info), TL_OUTSIDE_DOMAIN);
+  tl_options_init(&opt);
+  opt.parts = 4;
+  cr_assert_eq(tl_options_set_param(&opt, its, "tol", "1.1102230246251565e-16", &info), TL_OK);
+  cr_expect_eq(tl_solve(its, &p.sys, x, &opt, &info), TL_OK, "%s", info.msg);
+  cr_expect_str_eq(info.msg, "");
+  free(x);
+  tl_problem_free(&p);
+}
+
+/* Found by fuzzing: ZGTSV divides by Smith's method, whose denominator
+ * overflows when both parts of the divisor are near DBL_MAX: it returned
+ * x = 0 with INFO = 0 where x = (-6 + 2i) / 3.6e308 is a double. gtsv
+ * hands LAPACK the system scaled by powers of two. */
+Test(registry, gtsv_divides_near_overflow)
+{
+  double complex a[1] = {0}, b[1] = {tl_cmplx(1.7e308, 1.7e308)}, c[1] = {0};
+  double complex d[1] = {tl_cmplx(-4, -2)}, x[1];
+  tl_batch sys = {.dtype = TL_C128, .n = 1, .nsys = 1, .a = a, .b = b, .c = c, .d = d};
+  tl_info info;
+  cr_assert_eq(tl_solve(tl_find("gtsv"), &sys, x, NULL, &info), TL_OK, "%s", info.msg);
+  cr_expect(x[0] != 0, "x = 0");
+  cr_expect_lt(tl_residual_ratio(&sys, x), TL_THRESH);
+  double ra[2] = {0, 1e308}, rb[2] = {1.5e308, 1.7e308}, rc[2] = {1e308, 0}, rd[2] = {1, -1}, rx[2];
+  tl_batch real = {.dtype = TL_F64, .n = 2, .nsys = 1, .a = ra, .b = rb, .c = rc, .d = rd};
+  cr_assert_eq(tl_solve(tl_find("gtsv"), &real, rx, NULL, &info), TL_OK, "%s", info.msg);
+  cr_expect_lt(tl_residual_ratio(&real, rx), TL_THRESH);
+}
+
+/* The two 3x3 systems of the underflow findings (CR, N-shaped, PTDMA:
+ * rows scaled 1e-162 and 1e138, d subnormal) and their mirror images,
+ * through every algorithm that takes plain systems and P = 1, 2, 3: an
+ * ok answer always passes. */
+Test(registry, substitutions_near_underflow_are_never_silent)
+{
+  static const double sys_abcd[2][4][3] = {
+      {{0, -4e138, 1e138}, {1e-161, 6e138, 3e138}, {3e-162, 1e138, 0}, {3e-323, 0, 0}},
+      {{0, 3.738e-162, 1e138},
+       {6e138, 1e-161, 3e138},
+       {-5.9399999999999995e+138, 0, 0},
+       {0, 7 * 0x1p-1074, 0}}};
+  size_t count;
+  const tl_algorithm *const *reg = tl_registry(&count);
+  for (int s = 0; s < 4; s++) {
+    const double(*m)[3] = sys_abcd[s / 2];
+    double a[3], b[3], c[3], d[3];
+    for (int i = 0; i < 3; i++) { /* s odd: rows and unknowns in reverse order */
+      int j = (s % 2) ? 2 - i : i;
+      a[i] = (s % 2) ? m[2][j] : m[0][j];
+      c[i] = (s % 2) ? m[0][j] : m[2][j];
+      b[i] = m[1][j];
+      d[i] = m[3][j];
+    }
+    tl_batch sys = {.dtype = TL_F64, .n = 3, .nsys = 1, .a = a, .b = b, .c = c, .d = d};
+    for (size_t k = 0; k < count; k++)
+      for (int P = 1; P <= (reg[k]->partitioned ? 3 : 1); P++) {
+        if (!(reg[k]->layouts & TL_NONPERIODIC))
+          continue;
+        tl_options opt;
+        tl_options_init(&opt);
+        opt.parts = P;
+        double x[3];
+        tl_info info;
+        if (tl_solve(reg[k], &sys, x, &opt, &info) == TL_OK)
+          cr_expect_lt(tl_residual_ratio(&sys, x), TL_THRESH, "%s P=%d system %d", reg[k]->name,
+                       P, s);
+      }
+  }
 }

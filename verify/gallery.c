@@ -634,7 +634,8 @@ int tl_gallery_expects_pass(const tl_gallery_type *type, const tl_algorithm *alg
 
 /* Row i of A x with wraparound; in a non-periodic system the corners are
  * 0, so the wrapped terms vanish. n = 1, 2 periodic: terms on the same
- * column add, as tridlab/system.h defines.
+ * column add, as tridlab/system.h defines (n = 1: the entry
+ * tl_periodic1_entry computes, the one every solver uses).
  *
  * Every product is added with an explicit fma: the rounding is then the
  * same on every machine, whether or not the compiler would contract
@@ -643,6 +644,10 @@ int tl_gallery_expects_pass(const tl_gallery_type *type, const tl_algorithm *alg
 static void matvec_d(size_t n, const double *a, const double *b, const double *c, const double *x,
                      double *d)
 {
+  if (n == 1) { /* the 1x1 entry (corners are 0 unless periodic) */
+    d[0] = tl_periodic1_entry_d(a[0], b[0], c[0]) * x[0];
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     double s = fma(a[i], x[i > 0 ? i - 1 : n - 1], b[i] * x[i]);
     d[i] = fma(c[i], x[i + 1 < n ? i + 1 : 0], s);
@@ -661,6 +666,10 @@ static double complex zfma(double complex p, double complex q, double complex s)
 static void matvec_z(size_t n, const double complex *a, const double complex *b,
                      const double complex *c, const double complex *x, double complex *d)
 {
+  if (n == 1) {
+    d[0] = zfma(tl_periodic1_entry_z(a[0], b[0], c[0]), x[0], 0.0);
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     double complex s = zfma(b[i], x[i], 0.0);
     s = zfma(a[i], x[i > 0 ? i - 1 : n - 1], s);

@@ -1,12 +1,33 @@
 /* verify/metrics.c -- LAPACK-convention test ratios and the LAPACK oracle.
  *
  * residual ratio (LAPACK TESTING/LIN/dgtt02.f):
- *     max_j ||d_j - A x_j||_1 / (||A||_1 ||x_j||_1 eps)
+ *     max_j ||d_j - A x_j||_1 / ((||A||_1 (||x_j||_1 + n DBL_MIN) + n DBL_MIN) eps)
  * forward-error ratio (LAPACK TESTING/LIN/dget04.f):
- *     max_j ||x_j - xref_j||_inf / ||xref_j||_inf * rcond_j / eps
+ *     max_j ||x_j - xref_j||_inf / (||xref_j||_inf + DBL_MIN + n DBL_MIN / ||A||_1)
+ *           * rcond_j / eps
  * with eps = 2^-53 and rcond the 1-norm reciprocal condition number from
  * DGTCON (non-periodic) or DGBCON (periodic, see below). A ratio >= 30
  * (THRESH) fails.
+ *
+ * Two departures from LAPACK's code, neither of which changes a ratio of
+ * an answer of normal size:
+ *  - Overflow. A x, x - xref and the norms are computed on A and x
+ *    scaled by powers of two near their largest entries (d by both): the
+ *    products A x stay of order 1 and the scalings cancel exactly in
+ *    the quotients, so a ratio is finite whenever x is. LAPACK's test
+ *    matrices never come near the overflow threshold; fuzzed ones do.
+ *  - Underflow. With gradual underflow, every rounding leaves an absolute
+ *    error up to eps DBL_MIN besides the relative eps (Higham, Accuracy
+ *    and Stability of Numerical Algorithms, §2.1; Demmel, Underflow and
+ *    the reliability of numerical software, 1984). Two consequences that
+ *    no solver avoids: the double closest to the exact answer, x_rep, has
+ *    ||d - A x_rep||_1 <= ||A||_1 (||x||_1 + n DBL_MIN) eps; and a solve
+ *    whose products A x land in the subnormal range perturbs d by about
+ *    eps DBL_MIN per row, a residual of n DBL_MIN eps. The n DBL_MIN
+ *    terms (and their images in the forward ratio, DBL_MIN for rounding
+ *    x, n DBL_MIN / ||A||_1 for the perturbed d) judge an answer against
+ *    what floating point allows, so x = 0 for an answer that underflows
+ *    (b = 1e300, d = 1e-300) passes instead of getting LAPACK's 1/eps.
  *
  * Periodic systems are not tridiagonal for LAPACK, but reordering the
  * unknowns as 0, n-1, 1, n-2, 2, ... puts every cyclic neighbour pair
@@ -17,6 +38,7 @@
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
+#include <float.h>
 #include <lapacke.h>
 #include <limits.h>
 #include <math.h>
@@ -26,6 +48,35 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/verify.h"
+
+/* A quotient that overflows is the largest double: a ratio is +inf only
+ * when the answer is not finite. */
+static double finite_ratio(double r)
+{
+  return r > DBL_MAX ? DBL_MAX : r;
+}
+
+/* DGTT02's ratio from the (scaled) norms: 0 for a zero residual, 1/eps
+ * when ||A|| = 0; xden is ||x||_1 + n DBL_MIN and dden n DBL_MIN in the
+ * same scales as x and d. */
+static double tl_ratio_residual(double rnorm, double anorm, double xden, double dden)
+{
+  if (rnorm == 0.0)
+    return 0.0;
+  if (!(anorm > 0.0))
+    return isnan(anorm) || isnan(rnorm) ? NAN : 1.0 / TL_EPS;
+  return finite_ratio((rnorm / (anorm * xden + dden)) / TL_EPS);
+}
+
+/* DGET04's ratio from the (scaled) norms; xden is ||xref||_inf + DBL_MIN
+ * + n DBL_MIN / ||A||_1 in the same scale. */
+static double tl_ratio_forward(double diff, double xden, double rcond)
+{
+  if (diff == 0.0)
+    return 0.0;
+  double resid = (diff / xden) * rcond;
+  return finite_ratio(resid * TL_EPS < 1.0 ? resid / TL_EPS : resid);
+}
 
 /* Position of unknown i in the interleaved order 0, n-1, 1, n-2, ... */
 static size_t interleaved_pos(size_t i, size_t n)
@@ -45,8 +96,8 @@ static size_t interleaved_pos(size_t i, size_t n)
 double tl_norm1_system(const tl_batch *one)
 {
   if (one->dtype == TL_F64)
-    return norm1_d(one->n, one->periodic, one->a, one->b, one->c);
-  return norm1_z(one->n, one->periodic, one->a, one->b, one->c);
+    return norm1_d(one->n, one->periodic, one->a, one->b, one->c, 1.0);
+  return norm1_z(one->n, one->periodic, one->a, one->b, one->c, 1.0);
 }
 
 double tl_residual_ratio(const tl_batch *sys, const void *x)
@@ -70,8 +121,9 @@ double tl_forward_ratio(const tl_batch *sys, const void *x, const void *xref, co
   for (size_t s = 0; s < sys->nsys; s++) {
     const void *xs = (const char *)x + s * sys->n * es;
     const void *rs = (const char *)xref + s * sys->n * es;
-    double r = sys->dtype == TL_F64 ? forward_ratio_one_d(sys->n, xs, rs, rcond[s])
-                                    : forward_ratio_one_z(sys->n, xs, rs, rcond[s]);
+    tl_batch one = tl_batch_system(sys, s);
+    double r = sys->dtype == TL_F64 ? forward_ratio_one_d(&one, xs, rs, rcond[s])
+                                    : forward_ratio_one_z(&one, xs, rs, rcond[s]);
     if (isnan(r))
       return NAN;
     if (!(r <= worst))
@@ -133,102 +185,144 @@ int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, 
 void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
                    const double *d, const double *x, double *r)
 {
-  residual_d(n, periodic, a, b, c, d, x, r);
+  residual_d(n, periodic, a, b, c, d, x, 1.0, 0, r);
 }
 
 #else /* ---- once for S = double and S = double complex ---- */
 
-/* r = d - A x for one system; periodic rows wrap (n = 1, 2 fold). */
-static void FN(residual)(size_t n, int periodic, const S *a, const S *b, const S *c, const S *d,
-                         const S *x, S *r)
+/* The largest part of the entries of A that the system uses (the
+ * corners of a plain system are not read). */
+static double FN(entry_max)(size_t n, int periodic, const S *a, const S *b, const S *c)
 {
+  double m = 0.0;
   for (size_t i = 0; i < n; i++) {
-    S ax = b[i] * x[i];
-    if (i > 0)
-      ax += a[i] * x[i - 1];
-    else if (periodic)
-      ax += a[0] * x[n - 1];
-    if (i + 1 < n)
-      ax += c[i] * x[i + 1];
-    else if (periodic)
-      ax += c[n - 1] * x[0];
-    r[i] = d[i] - ax;
+    double v = PART_MAX(b[i]);
+    if (i > 0 || periodic)
+      v = fmax(v, PART_MAX(a[i]));
+    if (i + 1 < n || periodic)
+      v = fmax(v, PART_MAX(c[i]));
+    if (!(v <= m))
+      m = v; /* a NaN sticks */
+  }
+  return m;
+}
+
+/* r = 2^kd d - (fa A) x for one system (x already scaled); periodic
+ * rows wrap, and for n = 1, 2 entries on the same column add before they
+ * multiply (tridlab/system.h). fa = 1, kd = 0: the plain d - A x. */
+static void FN(residual)(size_t n, int periodic, const S *a, const S *b, const S *c, const S *d,
+                         const S *x, double fa, int kd, S *r)
+{
+  /* 2^kd as one factor when it is a normal double, else ldexp per entry */
+  double fd = (kd >= DBL_MIN_EXP - 1 && kd < DBL_MAX_EXP) ? ldexp(1.0, kd) : 0.0;
+  for (size_t i = 0; i < n; i++) {
+    S ax;
+    if (periodic && n == 1) { /* the entry of the 1x1 matrix */
+      ax = PERIODIC1(fa * a[0], fa * b[0], fa * c[0]) * x[0];
+    } else if (periodic && n == 2) { /* a_i and c_i both multiply the other unknown */
+      ax = (fa * b[i]) * x[i] + (fa * a[i] + fa * c[i]) * x[1 - i];
+    } else {
+      ax = (fa * b[i]) * x[i];
+      if (i > 0 || periodic)
+        ax += (fa * a[i]) * x[i > 0 ? i - 1 : n - 1];
+      if (i + 1 < n || periodic)
+        ax += (fa * c[i]) * x[i + 1 < n ? i + 1 : 0];
+    }
+    r[i] = (fd > 0.0 ? fd * d[i] : LDEXP(d[i], kd)) - ax;
   }
 }
 
-/* ||A||_1, the largest column sum. Periodic n <= 2 entries fold onto the
- * same column position and add before the modulus is taken. */
-static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S *c)
+/* ||fa A||_1, the largest column sum. Periodic n <= 2 entries fold onto
+ * the same column position and add before the modulus is taken. */
+static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S *c, double fa)
 {
   if (periodic && n == 1)
-    return ABS(a[0] + b[0] + c[0]);
+    return ABS(PERIODIC1(fa * a[0], fa * b[0], fa * c[0]));
   if (periodic && n == 2) {
-    double c0 = ABS(b[0]) + ABS(a[1] + c[1]), c1 = ABS(a[0] + c[0]) + ABS(b[1]);
+    double c0 = ABS(fa * b[0]) + ABS(fa * a[1] + fa * c[1]);
+    double c1 = ABS(fa * a[0] + fa * c[0]) + ABS(fa * b[1]);
     return c0 > c1 ? c0 : c1;
   }
   double best = 0.0;
   for (size_t j = 0; j < n; j++) {
-    double col = ABS(b[j]);
+    double col = ABS(fa * b[j]);
     if (j > 0)
-      col += ABS(c[j - 1]);
+      col += ABS(fa * c[j - 1]);
     else if (periodic)
-      col += ABS(c[n - 1]);
+      col += ABS(fa * c[n - 1]);
     if (j + 1 < n)
-      col += ABS(a[j + 1]);
+      col += ABS(fa * a[j + 1]);
     else if (periodic)
-      col += ABS(a[0]);
+      col += ABS(fa * a[0]);
     if (col > best || isnan(col))
       best = col;
   }
   return best;
 }
 
+/* ||d - A x||_1 / ((||A||_1 (||x||_1 + n DBL_MIN) + n DBL_MIN) eps),
+ * computed on A and x scaled by powers of two (d by both), so that nothing
+ * overflows: the scalings cancel exactly in the quotient. */
 static double FN(residual_ratio_one)(const tl_batch *one, const S *x)
 {
   size_t n = one->n;
   const S *a = one->a, *b = one->b, *c = one->c, *d = one->d;
-  double xnorm = 0.0;
+  double xmax = 0.0;
   for (size_t i = 0; i < n; i++) {
     if (!ISFINITE(x[i]))
       return INFINITY;
-    xnorm += ABS(x[i]);
+    xmax = fmax(xmax, PART_MAX(x[i]));
   }
-  S *r = malloc(n * sizeof(S));
-  if (!r)
+  int ex, ea;
+  double fx = tl_pow2_scale(xmax, &ex);
+  double fa = tl_pow2_scale(FN(entry_max)(n, one->periodic, a, b, c), &ea);
+  S *w = tl_alloc(2 * n, sizeof(S));
+  if (!w)
     return NAN;
-  FN(residual)(n, one->periodic, a, b, c, d, x, r);
+  S *xs = w, *r = w + n;
+  double xnorm = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    xs[i] = fx * x[i];
+    xnorm += ABS(xs[i]);
+  }
+  FN(residual)(n, one->periodic, a, b, c, d, xs, fa, -(ea + ex), r);
   double rnorm = 0.0;
   for (size_t i = 0; i < n; i++)
     rnorm += ABS(r[i]);
-  free(r);
-  double anorm = FN(norm1)(n, one->periodic, a, b, c);
-  if (rnorm == 0.0)
-    return 0.0;
-  if (anorm <= 0.0 || xnorm <= 0.0)
-    return 1.0 / TL_EPS; /* LAPACK's value when the ratio is undefined */
-  return ((rnorm / anorm) / xnorm) / TL_EPS;
+  free(w);
+  double anorm = FN(norm1)(n, one->periodic, a, b, c, fa);
+  double nmin = (double)n * DBL_MIN;
+  return tl_ratio_residual(rnorm, anorm, xnorm + nmin * fx, nmin * fa * fx);
 }
 
-static double FN(forward_ratio_one)(size_t n, const S *x, const S *xref, double rcond)
+/* ||x - xref||_inf / (||xref||_inf + DBL_MIN + n DBL_MIN / ||A||_1) *
+ * rcond / eps, on x and xref scaled by one power of two so that x - xref
+ * cannot overflow. */
+static double FN(forward_ratio_one)(const tl_batch *one, const S *x, const S *xref, double rcond)
 {
+  size_t n = one->n;
   if (isnan(rcond))
-    return NAN; /* DGTCON overflowed (entries near 1e+-300): no ratio */
+    return NAN; /* DGTCON overflowed: no ratio */
   if (rcond < 0)
     return 1.0 / TL_EPS;
-  double xnorm = 0.0, diff = 0.0;
+  double m = 0.0;
   for (size_t i = 0; i < n; i++) {
     if (!ISFINITE(x[i]))
       return INFINITY;
-    double e = ABS(x[i] - xref[i]), m = ABS(xref[i]);
-    if (e > diff)
-      diff = e;
-    if (m > xnorm)
-      xnorm = m;
+    m = fmax(m, fmax(PART_MAX(x[i]), PART_MAX(xref[i])));
   }
-  if (xnorm <= 0.0)
-    return diff > 0.0 ? 1.0 / TL_EPS : 0.0;
-  double resid = (diff / xnorm) * rcond;
-  return resid * TL_EPS < 1.0 ? resid / TL_EPS : resid;
+  int e, ea;
+  double f = tl_pow2_scale(m, &e);
+  double xnorm = 0.0, diff = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    diff = fmax(diff, ABS(f * x[i] - f * xref[i]));
+    xnorm = fmax(xnorm, ABS(f * xref[i]));
+  }
+  /* n DBL_MIN / ||A||_1 = n DBL_MIN fa / ||fa A||_1, at most n 2^52 */
+  double fa = tl_pow2_scale(FN(entry_max)(n, one->periodic, one->a, one->b, one->c), &ea);
+  double anorm = FN(norm1)(n, one->periodic, one->a, one->b, one->c, fa);
+  double dterm = anorm > 0.0 ? (double)n * DBL_MIN * f * fa / anorm : 0.0;
+  return tl_ratio_forward(diff, xnorm + DBL_MIN * f + dterm, rcond);
 }
 
 static lapack_int FN(lapack_gttrf)(lapack_int n, S *dl, S *d, S *du, S *du2, lapack_int *ipiv)
@@ -282,14 +376,18 @@ static lapack_int FN(lapack_gbtrs)(lapack_int n, const S *ab, const lapack_int *
 /* The cyclic matrix in interleaved order as a LAPACK band matrix with
  * kl = ku = 2 (ldab = 2 kl + ku + 1 = 7), factored by DGBTRF. Returns
  * LAPACK's INFO (> 0: exactly singular). */
-static lapack_int FN(band_factor)(const tl_batch *one, S *ab, lapack_int *ipiv)
+static lapack_int FN(band_factor)(const tl_batch *one, double fa, S *ab, lapack_int *ipiv)
 {
   size_t n = one->n;
   const S *a = one->a, *b = one->b, *c = one->c;
   memset(ab, 0, 7 * n * sizeof(S));
+  if (n == 1) { /* the 1x1 entry, AB(kl+ku, 0) */
+    ab[4] = PERIODIC1(fa * a[0], fa * b[0], fa * c[0]);
+    return FN(lapack_gbtrf)(1, ab, ipiv);
+  }
   for (size_t i = 0; i < n; i++) {
     size_t cols[3] = {(i + n - 1) % n, i, (i + 1) % n};
-    S vals[3] = {a[i], b[i], c[i]};
+    S vals[3] = {fa * a[i], fa * b[i], fa * c[i]};
     size_t pi = interleaved_pos(i, n);
     for (int k = 0; k < 3; k++) {
       size_t pj = interleaved_pos(cols[k], n);
@@ -310,7 +408,7 @@ static int FN(band_solve)(const tl_batch *one, S *x, tl_info *info)
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "lapack: no memory");
     goto cleanup;
   }
-  lapack_int linfo = FN(band_factor)(one, ab, ipiv);
+  lapack_int linfo = FN(band_factor)(one, 1.0, ab, ipiv);
   if (linfo > 0) {
     status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)linfo - 1, "",
                      "lapack: the cyclic matrix is exactly singular");
@@ -333,7 +431,12 @@ static int FN(rcond_one)(const tl_batch *one, double *rcond, tl_info *info)
 {
   size_t n = one->n;
   lapack_int ln = (lapack_int)n, linfo;
-  double anorm = FN(norm1)(n, one->periodic, one->a, one->b, one->c);
+  /* rcond does not change when A is scaled: scale it by a power of two
+   * near its largest entry, so that the norm and the estimate do not
+   * overflow. */
+  int ea;
+  double fa = tl_pow2_scale(FN(entry_max)(n, one->periodic, one->a, one->b, one->c), &ea);
+  double anorm = FN(norm1)(n, one->periodic, one->a, one->b, one->c, fa);
   S *work = tl_alloc(7 * n + 4, sizeof(S));
   lapack_int *ipiv = tl_alloc(n, sizeof(lapack_int));
   int status = TL_OK;
@@ -343,17 +446,19 @@ static int FN(rcond_one)(const tl_batch *one, double *rcond, tl_info *info)
   }
   *rcond = 0.0;
   if (one->periodic) {
-    linfo = FN(band_factor)(one, work, ipiv);
+    linfo = FN(band_factor)(one, fa, work, ipiv);
     if (linfo == 0)
       FN(lapack_gbcon)(ln, work, ipiv, anorm, rcond);
   } else {
     S *dl = work, *dd = work + n, *du = work + 2 * n, *du2 = work + 3 * n;
     const S *a = one->a, *b = one->b, *c = one->c;
-    if (n > 1) {
-      memcpy(dl, a + 1, (n - 1) * sizeof(S));
-      memcpy(du, c, (n - 1) * sizeof(S));
+    for (size_t i = 0; i < n; i++) {
+      dd[i] = fa * b[i];
+      if (i + 1 < n) {
+        dl[i] = fa * a[i + 1];
+        du[i] = fa * c[i];
+      }
     }
-    memcpy(dd, b, n * sizeof(S));
     linfo = FN(lapack_gttrf)(ln, dl, dd, du, du2, ipiv);
     if (linfo == 0)
       FN(lapack_gtcon)(ln, dl, dd, du, du2, ipiv, anorm, rcond);

@@ -83,6 +83,16 @@ int tl_outcome_finish(const tl_outcome *o, tl_info *info);
 int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info, tl_system_fn fn);
 
+/* tl_solve's checks of parameter values (also those written into
+ * tl_options directly) against the algorithm's table: TL_ERR_ARG naming
+ * the parameter. */
+int tl_check_params(const tl_algorithm *algo, const tl_options *opt, tl_info *info);
+/* After an ok solve with a "tol" the caller loosened beyond the default
+ * and that the algorithm used (info->dropped above the default), say so
+ * in info->msg: the residual ratio may then exceed 30. */
+void tl_note_caller_tolerance(const tl_algorithm *algo, const tl_options *opt, int status,
+                              tl_info *info);
+
 /* tl_solve's checks of the entries, for a batch or for one rank's slice
  * of rows: no array is NULL, every entry is finite, and a non-periodic
  * system has zero corners. sys holds sys->n rows of each system starting
@@ -101,6 +111,51 @@ unsigned tl_classes_d(size_t n, const double *a, const double *b, const double *
 unsigned tl_classes_z(size_t n, const double complex *a, const double complex *b,
                       const double complex *c, int periodic, long *worst_row);
 
+/* re + i im, infinite and NaN parts included: C11's CMPLX, which some C
+ * libraries leave out under some compilers (glibc under clang). A
+ * complex number is stored as an array of its two parts (C11 6.2.5). */
+static inline double complex tl_cmplx(double re, double im)
+{
+  double complex z;
+  double *part = (double *)&z;
+  part[0] = re;
+  part[1] = im;
+  return z;
+}
+
+/* The entry of a periodic 1x1 matrix. Its three terms land on its one
+ * column (tridlab/system.h): A = [a + b + c]. Every solver, the class
+ * check and the metrics take the entry from here, so that all of them
+ * solve and judge the same matrix: the sum of the three within about an
+ * ulp of the exact one (the rounding errors of the two additions are
+ * added back; an intermediate overflow is avoided), the same bits for
+ * any order of the arguments, +-inf only when the exact sum overflows.
+ * Complex: real and imaginary parts separately. */
+double tl_periodic1_entry_d(double a, double b, double c);
+double complex tl_periodic1_entry_z(double complex a, double complex b, double complex c);
+
+/* A periodic system of n <= 2 rows folded (tridlab/system.h): the same
+ * matrix with every entry on its own column and zero corners, so that a
+ * solver may treat it as any other periodic (or plain) system. n = 1:
+ * fb = tl_periodic1_entry(a, b, c), fa = fc = 0; n = 2: fc[0] = a[0] +
+ * c[0], fa[1] = a[1] + c[1], fb = b, fa[0] = fc[1] = 0. For a solver's
+ * own entry point: when periodic and n <= 2, fills fa, fb, fc (2 entries
+ * each) and points *a, *b, *c at them; otherwise does nothing.
+ * TL_ERR_ARG (the message starts with `who`) when a folded entry
+ * overflows: the matrix is not representable. */
+int tl_fold_periodic_d(const char *who, size_t n, int periodic, const double **a,
+                       const double **b, const double **c, double *fa, double *fb, double *fc,
+                       tl_info *info);
+int tl_fold_periodic_z(const char *who, size_t n, int periodic, const double complex **a,
+                       const double complex **b, const double complex **c, double complex *fa,
+                       double complex *fb, double complex *fc, tl_info *info);
+/* The same for a batch: when sys is periodic with n <= 2, *folded is the
+ * folded batch in arrays allocated in *storage (free it after the solve);
+ * otherwise *folded = *sys and *storage = NULL. tl_solve() does this
+ * before it calls an algorithm, so every algorithm solves the same
+ * matrix. TL_ERR_ARG when a folded entry overflows, TL_ERR_NOMEM. */
+int tl_batch_fold_periodic(const tl_batch *sys, tl_batch *folded, void **storage, tl_info *info);
+
 /* A posteriori check for solvers that are forward but not backward stable
  * (PCR and the partition solvers that use it on their reduced system):
  * LAPACK's residual ratio of x for one system of dtype (the corners of a
@@ -115,6 +170,13 @@ int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, 
  * reduction over partitions gives the same result in any order (the
  * verdicts of the partition algorithms, simulated or over MPI). */
 void tl_pair_max(double *value, long *row, double cand, long cand_row);
+
+/* The power of two 2^-e that brings m >= 0 into [1/2, 1) (m = 2^e f, as
+ * frexp), e clamped to [-1000, 1024] so that the factor is a double; 1
+ * (e = 0) when m is 0 or not finite. Multiplying by it is exact unless the
+ * product underflows: scaling by it keeps a computation clear of
+ * overflow without changing its rounding. */
+double tl_pow2_scale(double m, int *e);
 
 /* Scratch memory: calloc of n elements of `size` bytes, NULL on overflow. */
 void *tl_alloc(size_t n, size_t size);

@@ -62,6 +62,7 @@ size_t tl_nshaped_optimal_blocks_nested(size_t n, int levels);
                       /* rhs), what partition w sends to the owner of joint w+1     */        \
     unsigned char *msg_empty; /* 1 per block: the block has no row                  */        \
     S *ra, *rb, *rc, *rd, *rx; /* nj each: the reduced system and its solution      */        \
+    int tiny;         /* a nested solve (RS, levels > 1) substituted near underflow */        \
   } tl_nshaped_state_##SUFFIX;
 
 TL_NSHAPED_STATE(double, d)

@@ -90,7 +90,8 @@ typedef struct tl_ptdma_plan {
   int parts;
   int periodic;
   size_t *begin;         /* P + 1 bounds; partition p: [begin[p], begin[p+1]) */
-  double *A, *C;         /* original lower and upper diagonals (n)            */
+  double *A, *B, *C;     /* original diagonals (n; A, C with the corners of a
+                            plain system zeroed)                              */
   double *a, *b, *c;     /* Algorithm 2 step 1 (n)                            */
   double *ra, *rb, *rc;  /* reduced system, 2P rows                           */
   unsigned classes;      /* tl_class bits of the matrix                       */
@@ -106,7 +107,8 @@ void tl_ptdma_plan_destroy(tl_ptdma_plan *plan);
 
 /* Runtime: solve for a new right-hand side d with the plan. TL_OK, or
  * TL_OUTSIDE_DOMAIN when the matrix is not row diagonally dominant
- * (periodic: not strictly), or an error. */
+ * (periodic: not strictly), or when the reconstruction ran near the
+ * underflow threshold and the residual ratio is >= 30, or an error. */
 int tl_ptdma_plan_solve_d(const tl_ptdma_plan *plan, const double *d, double *x, tl_info *info);
 
 /* One shot with Algorithm 1 (no plan). */

@@ -91,8 +91,11 @@ int tl_tridsolver_pcr_z(int parts, const double complex *rows, double complex *w
 double tl_tridsolver_jacobi_update_d(const double row[4], double left, double right);
 double complex tl_tridsolver_jacobi_update_z(const double complex row[4], double complex left,
                                              double complex right);
-/* iters > 0: exactly iters sweeps; iters = 0: until dropped <= tol, at most
- * maxit sweeps. dropped = ||r||_inf / (||R||_inf ||F||_inf), r = D - R F
+/* iters > 0: the result of iters sweeps, stopping early once a sweep
+ * leaves F unchanged bit for bit, or a second sweep brings it back (the
+ * remaining sweeps would repeat themselves), or F is no longer finite;
+ * info->iterations counts the sweeps run. iters = 0: until dropped <= tol,
+ * at most maxit sweeps. dropped = ||r||_inf / (||R||_inf ||F||_inf), r = D - R F
  * the reduced residual; bound = dropped ||R||_inf / margin (margin =
  * min_p |B_p| - |A_p| - |C_p|) bounds ||x - x_exact||_inf / ||x||_inf when
  * A is strictly row diagonally dominant.
@@ -114,7 +117,9 @@ int tl_tridsolver_backward_z(size_t begin, size_t m, const double complex *as,
                              double complex first, double complex next_first, double complex *x,
                              tl_info *info);
 
-/* All phases for one non-periodic system. strategy: TL_TRIDSOLVER_*. */
+/* All phases for one non-periodic system. strategy: TL_TRIDSOLVER_*.
+ * A failure of the reduced solve (phase 4) names the matrix row of its
+ * reduced unknown: info->row = begin_p, the first row of partition p. */
 int tl_tridsolver_ref_d(size_t n, int parts, const size_t *part_sizes, int strategy, long iters,
                         double tol, long maxit, const double *a, const double *b, const double *c,
                         const double *d, double *x, tl_info *info);

@@ -140,8 +140,16 @@ int tl_options_set_param_kv(tl_options *opt, const tl_algorithm *algo, const cha
  * algorithm has no such parameter. */
 double tl_param_value(const tl_algorithm *algo, const tl_options *opt, const char *key);
 
-/* Validate the generic arguments, then run algo->solve. opt may be NULL
- * (defaults, P = 1). Never modifies the batch; x must not overlap it. */
+/* Validate the generic arguments (sizes, dtype, layout, finite entries,
+ * corners, partitions, and parameter values even when written into opt
+ * directly), fold a periodic batch of n <= 2 (tridlab/system.h), then run
+ * algo->solve. opt may be NULL (defaults, P = 1). Never modifies the
+ * batch; x must not overlap it. An approximate algorithm's TL_OK with a
+ * "tol" looser than its default, set by the caller, whose dropped exceeds
+ * the default, carries info->msg "ok within tol = ... chosen by the
+ * caller ...: the residual ratio may exceed 30" (with the default tol an
+ * ok answer is meant to pass LAPACK's tests; with a looser one it may
+ * not). */
 int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_options *opt,
              tl_info *info);
 

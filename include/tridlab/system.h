@@ -8,7 +8,14 @@
  *
  * Periodic systems with n = 1 or 2: indices wrap, so entries that land on
  * the same column add up (n = 1: (a+b+c) x = d; n = 2: row 0 is
- * b[0] x0 + (a[0]+c[0]) x1).
+ * b[0] x0 + (a[0]+c[0]) x1). The sum is the matrix entry, formed once
+ * before anything multiplies it: a[0]+c[0] is one rounded addition, and
+ * the 1x1 entry a+b+c is tl_periodic1_entry_d/z (tridlab/backend.h), the
+ * sum within about an ulp of the exact one whatever the order of the
+ * terms. Every solver (tl_solve() folds the batch before it calls one),
+ * the class check and the metrics use that matrix. The 1x1 matrix [s] is
+ * diagonal: in every class when s != 0, singular when s = 0; a folded
+ * entry that overflows is TL_ERR_ARG.
  *
  *        | b0 c0          a0 |     a0 only when periodic
  *        | a1 b1 c1          |

@@ -2,8 +2,9 @@
  *
  * A seeded, numbered gallery of matrices; LAPACK-convention metrics
  * (DGTT02 residual ratio, DGET04 forward-error ratio with DGTCON's rcond,
- * eps = 2^-53, THRESH = 30); and a runner that takes every registry
- * algorithm over every gallery matrix and classifies each pair.
+ * eps = 2^-53, THRESH = 30; computed without overflow, with an allowance
+ * for underflow); and a runner that takes every registry algorithm over
+ * every gallery matrix and classifies each pair.
  */
 #ifndef TRIDLAB_VERIFY_H
 #define TRIDLAB_VERIFY_H
@@ -72,32 +73,52 @@ double tl_rng_uniform(tl_rng *rng, double lo, double hi);  /* [lo, hi) */
 /* ------------------------------------------------------------------ */
 /* Metrics                                                             */
 
-/* d - A x for one system (periodic or not), into r. */
+/* d - A x for one system (periodic or not), into r, in plain floating
+ * point (it overflows where A x does). */
 void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
                    const double *d, const double *x, double *r);
-/* ||A||_1 of one system. */
+/* ||A||_1 of one system (+inf when the column sums overflow). */
 double tl_norm1_system(const tl_batch *one);
 
-/* DGTT02: max over systems of ||d - A x||_1 / (||A||_1 ||x||_1 eps). The
- * corners a[0], c[n-1] of a plain system are never read.
- * 0 when the residual is exactly zero; +inf when x is non-finite or A, x
- * are zero with a non-zero residual. */
+/* DGTT02 with an allowance for underflow: max over systems of
+ *     ||d - A x||_1 / ((||A||_1 (||x||_1 + n DBL_MIN) + n DBL_MIN) eps).
+ * The corners a[0], c[n-1] of a plain system are never read.
+ * Computed on A and x scaled by powers of two near their largest entries
+ * (d by both), so nothing overflows and the scalings cancel exactly: the
+ * ratio is finite whenever x is (a ratio beyond the largest double is
+ * DBL_MAX). The n DBL_MIN terms (the model of gradual underflow: every
+ * rounding leaves an absolute error up to eps DBL_MIN) make the ratio of
+ * the closest double to the exact answer at most about 1 even when that
+ * answer underflows, and allow the eps DBL_MIN per row that a solve whose
+ * products fall in the subnormal range adds to d; for an answer with
+ * ||A||_1 ||x||_1 >= DBL_MIN they change the ratio by a relative 2n 2^-1022
+ * at most. LAPACK's conventions otherwise:
+ * 0 when the residual is exactly zero (also when it underflows in the
+ * scaled computation: then the ratio is below 2), 1/eps when ||A|| = 0 with
+ * a non-zero residual, +inf when x is not finite. */
 double tl_residual_ratio(const tl_batch *sys, const void *x);
 
 /* Reciprocal condition number in the 1-norm of every system (nsys
- * values): DGTCON / ZGTCON on DGTTRF's factors; for periodic systems
- * LAPACK's 1-norm estimator DLACN2 / ZLACN2 on a pivoted solve. 0 for a
- * singular system. */
+ * values), of A scaled by a power of two near its largest entry (rcond
+ * does not change, the estimate no longer overflows): DGTCON / ZGTCON on
+ * DGTTRF's factors; for periodic systems DGBCON / ZGBCON on DGBTRF's
+ * factors of the cyclic matrix as a band matrix (unknowns reordered 0,
+ * n-1, 1, n-2, ...). 0 for a singular system. */
 int tl_rcond(const tl_batch *sys, double *rcond, tl_info *info);
 
-/* DGET04: max over systems of ||x - xref||_inf / ||xref||_inf * rcond / eps
- * (rcond per system). +inf when x is not finite; NaN (no ratio) when an
- * rcond is NaN, which DGTCON returns when its estimate overflows. */
+/* DGET04 with the same allowance: max over systems of
+ *     ||x - xref||_inf / (||xref||_inf + DBL_MIN + n DBL_MIN / ||A||_1)
+ *     * rcond / eps
+ * (rcond per system), on x and xref scaled by one power of two so that
+ * x - xref cannot overflow. 0 when x = xref; +inf when x is not finite;
+ * NaN (no ratio) when an rcond is NaN, which DGTCON returns when its
+ * estimate overflows. */
 double tl_forward_ratio(const tl_batch *sys, const void *x, const void *xref,
                         const double *rcond);
 
 /* Pivoted LAPACK solve of the batch: DGTSV / ZGTSV, or for periodic
- * systems DGESV / ZGESV on the dense matrix. The oracle of the tests. */
+ * systems DGBTRF / DGBTRS (ZGB...) on the cyclic matrix as a band matrix
+ * (unknowns reordered 0, n-1, 1, n-2, ...). The oracle of the tests. */
 int tl_lapack_solve(const tl_batch *sys, void *x, tl_info *info);
 
 /* ------------------------------------------------------------------ */

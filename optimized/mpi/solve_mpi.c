@@ -93,6 +93,41 @@ static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *
   return TL_OK;
 }
 
+/* The algorithm on agreed arguments. A periodic system of n <= 2 rows
+ * folds onto itself (tridlab/system.h): on one rank it is folded as
+ * tl_solve folds it, so every backend solves the same matrix; across
+ * ranks it would be split inside a row's own wrap-around, and is refused
+ * (the same verdict on every rank: they all see n and P). */
+static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, int P,
+                         const tl_mpi_batch *local, const size_t *slices, void *x,
+                         const tl_options *opt, tl_info *info)
+{
+  tl_options o;
+  if (opt)
+    o = *opt;
+  else
+    tl_options_init(&o);
+  o.parts = P;
+  o.part_sizes = slices;
+  tl_mpi_exchange ex = {.comm = comm, .rank = rank, .size = P, .ledger = o.ledger};
+  if (!local->periodic || local->n > 2)
+    return algo->solve(algo, &ex, local, slices, x, &o, info);
+  if (P > 1)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "%s: a periodic system of %zu rows folds onto itself; solve it on one rank",
+                   algo->name, local->n);
+  tl_batch whole = {.dtype = local->dtype, .n = local->n, .nsys = local->nsys, .periodic = 1,
+                    .a = local->a, .b = local->b, .c = local->c, .d = local->d};
+  tl_batch folded;
+  void *storage;
+  TL_CALL(tl_batch_fold_periodic(&whole, &folded, &storage, info));
+  tl_mpi_batch mine = *local;
+  mine.a = folded.a, mine.b = folded.b, mine.c = folded.c;
+  int status = algo->solve(algo, &ex, &mine, slices, x, &o, info);
+  free(storage);
+  return status;
+}
+
 /* The report of the lowest rank whose status is an error, to all. */
 static int share_report(MPI_Comm comm, int rank, int owner, tl_info *info)
 {
@@ -145,17 +180,10 @@ int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch
     status = share_report(comm, rank, owner, info);
   } else {
     status = check_slices(algo, table, P, local->n, slices, info);
-    if (status == TL_OK) {
-      tl_options o;
-      if (opt)
-        o = *opt;
-      else
-        tl_options_init(&o);
-      o.parts = P;
-      o.part_sizes = slices;
-      tl_mpi_exchange ex = {.comm = comm, .rank = rank, .size = P, .ledger = o.ledger};
-      status = algo->solve(algo, &ex, local, slices, x, &o, info);
-    }
+    if (status == TL_OK)
+      status = tl_check_params(algo->reference, opt, info);
+    if (status == TL_OK)
+      status = run_algorithm(algo, comm, rank, P, local, slices, x, opt, info);
   }
   free(table);
   free(slices);

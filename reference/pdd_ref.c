@@ -537,12 +537,12 @@ void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys)
                            TL_PDD_VERDICT_WORDS1 * nsys, TL_PDD_VERDICT_WORDS1 * nsys);
 }
 
-static int pdd_ledger_model(const tl_algorithm *self, size_t n, size_t nsys,
-                            const tl_options *opt, const tl_info *solved, tl_ledger *out)
+static int pdd_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                                const tl_options *opt, const tl_info *solved, tl_ledger *out)
 {
   (void)self;
-  (void)n;
   (void)solved;
+  size_t nsys = shape->nsys;
   int P = opt->parts;
   tl_ledger_reset(out);
   for (int p = 1; p < P; p++)

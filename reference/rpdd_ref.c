@@ -206,12 +206,12 @@ static int rpdd_system(const tl_algorithm *self, const tl_batch *one, void *x,
 
 /* One exchange: every partition sends an edge (3 words per system) to
  * each neighbour; then PDD's verdict. */
-static int rpdd_ledger_model(const tl_algorithm *self, size_t n, size_t nsys,
-                             const tl_options *opt, const tl_info *solved, tl_ledger *out)
+static int rpdd_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                                 const tl_options *opt, const tl_info *solved, tl_ledger *out)
 {
   (void)self;
-  (void)n;
   (void)solved;
+  size_t nsys = shape->nsys;
   int P = opt->parts;
   tl_ledger_reset(out);
   for (int p = 0; p < P; p++) {

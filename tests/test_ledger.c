@@ -81,7 +81,7 @@ static void check_algorithm(const tl_algorithm *algo, size_t n, size_t nsys, int
   tl_info info;
   int st = tl_solve(algo, &sys, x, &opt, &info);
   cr_assert_eq(st, TL_OK, "%s P=%d n=%zu: %s", algo->name, P, n, info.msg);
-  cr_assert_eq(algo->ledger_model(algo, n, nsys, &opt, &info, &model), TL_OK);
+  cr_assert_eq(algo->ledger_model(algo, &sys, &opt, &info, &model), TL_OK);
   char why[512];
   cr_expect(tl_ledger_equal(&measured, &model, why, sizeof why), "%s P=%d nsys=%zu%s: %s",
             algo->name, P, nsys, sizes ? " (uneven)" : "", why);

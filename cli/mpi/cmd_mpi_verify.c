@@ -119,7 +119,7 @@ static void keep_ledger(tally *t, const tl_mpi_algorithm *algo, const tl_ledger 
   tl_options opt;
   tl_options_init(&opt);
   opt.parts = mpi_size();
-  algo->reference->ledger_model(algo->reference, p->sys.n, p->sys.nsys, &opt, info, &model);
+  algo->reference->ledger_model(algo->reference, &p->sys, &opt, info, &model);
   t->ledger_model_ok = tl_ledger_equal(all, &model, t->model_why, sizeof t->model_why);
   tl_ledger_free(&model);
 }

@@ -75,14 +75,15 @@ typedef int (*tl_solve_fn)(const struct tl_algorithm *self, const tl_batch *sys,
                            void *x, const tl_options *opt, tl_info *info);
 
 /* The communication one solve needs, as a ledger (tridlab/ledger.h): what
- * every partition sends and receives in each phase for a batch of nsys
- * systems of n rows split as opt says (parts, part_sizes, parameters).
+ * every partition sends and receives in each phase for a batch of the
+ * given shape (its n, nsys, dtype and periodic; the arrays are not read)
+ * split as opt says (parts, part_sizes, parameters).
  * `solved` is the info of the solve being modelled, for the counts that
  * depend on the data (iterations, the truncation J chosen); it may be
  * NULL where nothing does. Writes into `out` (reset first). This is the
  * formula of the algorithm's page, and the tests compare it with what
  * the simulated and the MPI solves record. */
-typedef int (*tl_ledger_model_fn)(const struct tl_algorithm *self, size_t n, size_t nsys,
+typedef int (*tl_ledger_model_fn)(const struct tl_algorithm *self, const tl_batch *shape,
                                   const tl_options *opt, const tl_info *solved, tl_ledger *out);
 
 typedef struct tl_algorithm {

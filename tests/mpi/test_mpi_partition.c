@@ -147,7 +147,7 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
     MC_EXPECT(mc, tl_ledger_equal(all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
     MC_EXPECT(mc, algo->reference->ledger_model, "no ledger model");
     if (algo->reference->ledger_model) {
-      algo->reference->ledger_model(algo->reference, n, nsys, &ref_opt, info, &model);
+      algo->reference->ledger_model(algo->reference, &pr->sys, &ref_opt, info, &model);
       MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
   }

@@ -1,4 +1,4 @@
-/* tridlab/npy.h -- NumPy .npy interchange (ARCHITECTURE §6).
+/* tridlab/npy.h -- NumPy .npy interchange (docs/design.md §6).
  *
  * Reads and writes version 1.0, 2.0 and 3.0 .npy files holding float64
  * ('<f8') or complex128 ('<c16') arrays of one or two dimensions in C

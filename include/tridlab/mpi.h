@@ -106,6 +106,11 @@ void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
 int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info);
 
+/* tl_mpi_solve, also saying how long this rank spent inside the
+ * algorithm's communication calls (the exchange layer's clock: waiting for
+ * a slower rank counts as communication). comm_seconds may be NULL. */
+int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+                       void *x, const tl_options *opt, tl_info *info, double *comm_seconds);
 /* Collect every rank's ledger entries on `root` (into *all, reset first,
  * significant on root only). Collective; not recorded. */
 int tl_mpi_ledger_gather(MPI_Comm comm, const tl_ledger *mine, int root, tl_ledger *all);

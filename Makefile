@@ -5,6 +5,8 @@
 #   make report     verification, convergence studies, sweeps: report/index.md
 #   make bench      tridlab bench --quick, then the reference algorithms' throughput
 #   make fuzz       the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
+#   make gpu        the GPU kernels for CUDA (nvcc) and HIP (hipcc) where found
+#   make check-gpu  the device test programs (skipped, exit 77, without a GPU)
 #   make info       what was detected and built
 #   make install    PREFIX=/usr/local: library, headers, command, pkg-config
 #   make format     clang-format every source file
@@ -48,6 +50,10 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
+# The GPU room (optimized/gpu/, docs/gpu.md): its kernels are one source
+# that nvcc and hipcc compile for a device and the C compiler for the
+# host, where the registry backends run them by emulation ("gpu-emulated").
+GPU_SRC  = $(wildcard optimized/gpu/*.c)
 
 # The MPI room (optimized/mpi/, libtridlab_mpi), its command and its test
 # programs: built when mpicc is found.
@@ -81,10 +87,10 @@ endif
 # The rooms whose algorithms join the registry, in the order `tridlab list`
 # shows them; each defines tl_room_<name>. A backend room that is built
 # adds itself here (scripts/gen-rooms.sh writes the list the core reads).
-ROOMS    = reference cpu
+ROOMS    = reference cpu gpu
 ROOMS_C  = $(BUILD)/gen/rooms.c
 LIB_SRC  = $(wildcard core/*.c) $(wildcard reference/*.c) $(wildcard verify/*.c) \
-           $(wildcard convergence/*.c) $(CPU_SRC)
+           $(wildcard convergence/*.c) $(CPU_SRC) $(GPU_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(wildcard bench/*.c)
@@ -102,7 +108,7 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE all check check-plain check-mpi check-examples check-sanitize check-fuzz fuzz \
+.PHONY: FORCE gpu check-gpu all check check-plain check-mpi check-examples check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
 all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(MPI_ALL)
@@ -174,6 +180,55 @@ $(TESTS): $(TEST_OBJ) $(LIB_A)
 
 $(BENCH): $(BENCH_OBJ) $(LIB_A)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
+
+# The device builds of the GPU kernels (docs/gpu.md): the same kernel
+# source as the emulated room, compiled by nvcc (sm_80, sm_90 and PTX;
+# -fmad=false: no contraction, so double answers match the host's bit for
+# bit) and by hipcc (gfx90a). Each links a device test program that exits
+# 77 without a device. The registers per kernel (ptxas -v) are kept in
+# $(BUILD)/gpu/cuda/ptxas.txt. A failing compiler fails the build; a
+# missing one is said and skipped. tests/gpu/scope_error.c must NOT
+# compile (a region's variable read after its barrier).
+NVCC    ?= $(shell command -v nvcc 2>/dev/null)
+HIPCC   ?= $(shell command -v hipcc 2>/dev/null)
+NVCC_ARCH = -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+            -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS = -O3 -fmad=false $(CPPFLAGS)
+HIP_ARCH = --offload-arch=gfx90a
+HIP_FLAGS = -O3 -ffp-contract=off $(CPPFLAGS)
+GPU_OUT  = $(BUILD)/gpu
+GPU_LINK = $(LIB_A) -llapacke -llapack -lblas -lm -lpthread -lgomp
+
+gpu: $(LIB_A)
+ifneq ($(NVCC),)
+	@mkdir -p $(GPU_OUT)/cuda
+	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -Xptxas -v -c optimized/gpu/gpu_device.cu \
+	  -o $(GPU_OUT)/cuda/gpu_device.o 2> $(GPU_OUT)/cuda/ptxas.txt || { cat $(GPU_OUT)/cuda/ptxas.txt; exit 1; }
+	$(NVCC) $(NVCC_FLAGS) -o $(GPU_OUT)/cuda/device_test tests/gpu/device_test.c \
+	  $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
+	@if $(NVCC) -x cu $(CPPFLAGS) -c tests/gpu/scope_error.c -o /dev/null >/dev/null 2>&1; then \
+	  echo "gpu: tests/gpu/scope_error.c compiled under nvcc: a region's state escapes"; exit 1; fi
+	@echo "gpu: CUDA build done ($(GPU_OUT)/cuda; registers per kernel in ptxas.txt)"
+else
+	@echo "gpu: nvcc not found, CUDA build skipped"
+endif
+ifneq ($(HIPCC),)
+	@mkdir -p $(GPU_OUT)/hip
+	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c optimized/gpu/gpu_device.cu -o $(GPU_OUT)/hip/gpu_device.o
+	$(HIPCC) $(HIP_FLAGS) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test tests/gpu/device_test.c \
+	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
+	@echo "gpu: HIP build done ($(GPU_OUT)/hip)"
+else
+	@echo "gpu: hipcc not found, HIP build skipped"
+endif
+
+# Each device test program: 0 passes, 77 is a skip (never a pass).
+check-gpu: gpu
+	@for t in $(wildcard $(GPU_OUT)/cuda/device_test $(GPU_OUT)/hip/device_test); do \
+	  $$t; rc=$$?; \
+	  if [ $$rc = 77 ]; then echo "check-gpu: $$t SKIPPED (no device)"; \
+	  elif [ $$rc != 0 ]; then echo "check-gpu: $$t FAILED"; exit 1; fi; \
+	done
 
 # Runnable examples of the tutorials (docs/tutorials/): one program each.
 .SECONDARY: $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.o)
@@ -307,7 +362,7 @@ info:
 	@echo "  rooms     : $(ROOMS) (the registry's tables)"
 	@echo "  MPI       : $(if $(MPICC),built: libtridlab_mpi.a and tridlab-mpi (mpicc $(MPICC)),not built (no mpicc))"
 	@echo "  ScaLAPACK : $(if $(SCALAPACK_LIB),$(SCALAPACK_LIB) (pddtsv baseline built),not found (no pddtsv baseline))"
-	@echo "  not built : CUDA and HIP backends (not written yet)"
+	@echo "  GPU       : room gpu built, kernels run on the host (gpu-emulated); make gpu: $(if $(NVCC),CUDA with $(NVCC),no nvcc (CUDA skipped)), $(if $(HIPCC),HIP with $(HIPCC),no hipcc (HIP skipped))"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tridlab \

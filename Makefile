@@ -35,7 +35,7 @@ endif
 CPPFLAGS += -Iinclude
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -fPIC -MMD -MP $(CFLAGS)
-LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -pthread
+LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -ldl -pthread
 # The optimized CPU kernels: OpenMP threads and SIMD, higher optimization.
 OMP     = -fopenmp
 OPT_CPU = -O3 -g -ffp-contract=off
@@ -166,11 +166,13 @@ $(LIB_A): $(LIB_OBJ)
 $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared $(SAN_LDFLAGS) $(OMP) -o $@ $^ $(LDLIBS_LAPACK)
 
+# --export-dynamic: a plug-in (tridlab verify --plugin) calls back into the
+# program's own registry (tl_register), so the program exports its symbols.
 $(CLI): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -Wl,--export-dynamic -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -Wl,--export-dynamic -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
 
 $(BENCH): $(BENCH_OBJ) $(LIB_A)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)

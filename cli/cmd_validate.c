@@ -52,6 +52,7 @@ static void validate_usage(FILE *out)
 
 typedef struct validate_ctx {
   cli_cell *port, *ref; /* one cell per gallery type */
+  FILE *failures;       /* one line per SILENT or UNEXPECTED answer, printed last */
 } validate_ctx;
 
 static size_t type_slot(const tl_gallery_type *t)
@@ -70,9 +71,9 @@ static void on_result(const tl_verify_result *port, const tl_verify_result *ref,
   if (ref)
     cli_cell_add(&vc->ref[t], ref);
   if (port->verdict == TL_VERDICT_SILENT || port->verdict == TL_VERDICT_UNEXPECTED)
-    printf("%-10s type %2d %-26s n=%-4zu status=%s resid=%.3g ferr=%.3g  %s\n",
-           tl_verdict_name(port->verdict), port->type->id, port->type->name, port->n,
-           tl_status_name(port->status), port->resid, port->ferr, port->note);
+    fprintf(vc->failures, "%-10s type %2d %-26s n=%-4zu status=%s resid=%.3g ferr=%.3g  %s\n",
+            tl_verdict_name(port->verdict), port->type->id, port->type->name, port->n,
+            tl_status_name(port->status), port->resid, port->ferr, port->note);
 }
 
 /* The cells of the port and the reference, and whether they agree: the
@@ -83,10 +84,10 @@ static void print_table(const validate_ctx *vc, const tl_algorithm *port, const 
          ref ? "compared" : "");
   for (size_t t = 0; t < tl_gallery_count(); t++) {
     const cli_cell *pc = &vc->port[t];
-    long any = 0;
-    for (int v = 0; v < 5; v++)
-      any += pc->n[v];
-    if (!any)
+    long judged = 0; /* rows where every answer was skipped say nothing */
+    for (int v = 0; v < TL_VERDICT_SKIPPED; v++)
+      judged += pc->n[v];
+    if (!judged)
       continue;
     char pw[48], rw[48] = "";
     cli_cell_text(pc, pw, sizeof pw);
@@ -184,14 +185,21 @@ int cmd_validate(int argc, char **argv)
     return EXIT_BAD_INPUT;
   }
   validate_ctx vc = {calloc(tl_gallery_count(), sizeof(cli_cell)),
-                     calloc(tl_gallery_count(), sizeof(cli_cell))};
+                     calloc(tl_gallery_count(), sizeof(cli_cell)), tmpfile()};
   va.cfg.solver = &port.algo;
   va.cfg.on_result = on_result;
   va.cfg.ctx = &vc;
   tl_verify_summary sum = {0};
-  st = (vc.port && vc.ref) ? tl_validate_run(&va.cfg, &sum, &info) : TL_ERR_NOMEM;
+  st = (vc.port && vc.ref && vc.failures) ? tl_validate_run(&va.cfg, &sum, &info) : TL_ERR_NOMEM;
   if (st == TL_OK && !va.quiet)
     print_table(&vc, &port.algo, va.cfg.ref);
+  if (vc.failures) {
+    int ch;
+    rewind(vc.failures);
+    while ((ch = fgetc(vc.failures)) != EOF)
+      putchar(ch);
+    fclose(vc.failures);
+  }
   if (st == TL_OK)
     printf("validate: %ld passed, %ld reported, %ld unexpected, %ld silent failures (%ld "
            "skipped)\n",

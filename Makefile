@@ -37,7 +37,7 @@ endif
 CPPFLAGS += -Iinclude
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -fPIC -MMD -MP $(CFLAGS)
-LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -pthread
+LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -ldl -pthread
 # The optimized CPU kernels: OpenMP threads and SIMD, higher optimization.
 OMP     = -fopenmp
 OPT_CPU = -O3 -g -ffp-contract=off
@@ -102,6 +102,16 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
 EXAMPLES = $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
+# The example ports of docs/ports.md (examples/ports/): a C port as a shared
+# library (a right and a broken entry point), the same as a program, as a
+# plug-in, and in Fortran when gfortran is found.
+GFORTRAN ?= $(shell command -v gfortran 2>/dev/null)
+PORT_BUILD = $(BUILD)/examples/ports
+PORTS    = $(PORT_BUILD)/libthomas_port.so $(PORT_BUILD)/thomas_port $(PORT_BUILD)/plugin_thomas.so
+ifneq ($(GFORTRAN),)
+PORTS   += $(PORT_BUILD)/libthomas_port_f.so
+endif
+
 LIB_A    = $(BUILD)/libtridlab.a
 LIB_SO   = $(BUILD)/libtridlab.so
 CLI      = $(BUILD)/tridlab
@@ -111,7 +121,7 @@ BENCH    = $(BUILD)/tridlab-bench-ref
 .PHONY: FORCE gpu check-gpu all check check-plain check-mpi check-examples check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
-all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(MPI_ALL)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(PORTS) $(MPI_ALL)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -172,11 +182,13 @@ $(LIB_A): $(LIB_OBJ)
 $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared $(SAN_LDFLAGS) $(OMP) -o $@ $^ $(LDLIBS_LAPACK)
 
+# --export-dynamic: a plug-in (tridlab verify --plugin) calls back into the
+# program's own registry (tl_register), so the program exports its symbols.
 $(CLI): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -Wl,--export-dynamic -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -Wl,--export-dynamic -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
 
 $(BENCH): $(BENCH_OBJ) $(LIB_A)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
@@ -236,10 +248,28 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
+$(PORT_BUILD)/libthomas_port.so: examples/ports/thomas_port.c examples/ports/thomas_port.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared $(SAN_LDFLAGS) -o $@ $< -lm
+
+$(PORT_BUILD)/thomas_port: examples/ports/thomas_port_main.c examples/ports/thomas_port.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $(filter %.c,$^) $(LIB_A) \
+	  $(LDLIBS_LAPACK)
+
+# A plug-in is not linked against tridlab: it calls the program's own.
+$(PORT_BUILD)/plugin_thomas.so: examples/ports/plugin_thomas.c examples/ports/thomas_port.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(SAN_LDFLAGS) -o $@ $^ -lm
+
+$(PORT_BUILD)/libthomas_port_f.so: examples/ports/thomas_port.f90
+	@mkdir -p $(dir $@)
+	$(GFORTRAN) -O2 -g -fPIC -shared -J $(dir $@) $(SAN_LDFLAGS) -o $@ $<
+
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize check-fuzz
 
-check-plain: $(TESTS) $(CLI) check-examples check-mpi
+check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
 

@@ -21,6 +21,7 @@
 #include "tridlab/part_rpdd.h"
 #include "tridlab/part_ptdma.h"
 #include "tridlab/part_tridsolver.h"
+#include "tridlab/port.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"
 #include "tridlab/study.h"

@@ -73,6 +73,17 @@ int tl_gpu_pcr_d(size_t n, size_t nsys, const double *a, const double *b, const 
 int tl_gpu_pcr_f(size_t n, size_t nsys, const float *a, const float *b, const float *c,
                  const float *d, float *x, int *stat, tl_info *info);
 
+/* Hybrid Thomas-PCR (paper 002), one block per system of the batch
+ * layout, one thread per partition (1 <= parts <= 1024; part_sizes NULL:
+ * as even as possible, else parts sizes >= 2 summing to n); the reduced
+ * system of 2 parts rows is solved by PCR inside the block. */
+int tl_gpu_hybrid_pcr_d(size_t n, size_t nsys, int parts, const size_t *part_sizes, const double *a,
+                        const double *b, const double *c, const double *d, double *x, int *stat,
+                        tl_info *info);
+int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_sizes, const float *a,
+                        const float *b, const float *c, const float *d, float *x, int *stat,
+                        tl_info *info);
+
 /* The batch status from the per-system words (kernel names `who`). */
 int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *info);
 

@@ -159,6 +159,19 @@ static int check_sizes(const char *who, size_t n, size_t nsys, size_t min_n, tl_
   return TL_OK;
 }
 
+/* The first row of each of the P partitions, and n: P + 1 offsets. */
+static long *partition_offsets(size_t n, int parts, const size_t *part_sizes)
+{
+  long *off = tl_alloc((size_t)parts + 1, sizeof *off);
+  for (int p = 0; off && p < parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    off[p] = (long)lo;
+    off[p + 1] = (long)hi;
+  }
+  return off;
+}
+
 #define TL_GPU_PASS 1
 #define TL_GPU_EACH "gpu_emulate.c"
 #include "gpu_each_precision.h"
@@ -209,6 +222,31 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
   free(gbuf);
   TL_CALL(tl_gpu_launch_status(info));
   return tl_gpu_batch_status("pcr", nsys, stat, info);
+}
+
+int KF(tl_gpu_hybrid_pcr)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                          const T *b, const T *c, const T *d, T *x, int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("hybrid_pcr", n, nsys, 2, info));
+  if (!a || !b || !c || !d || !x || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "hybrid_pcr: no array may be NULL");
+  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 2))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "hybrid_pcr: %d partitions of %zu rows: 1 to %d partitions of >= 2 rows", parts,
+                   n, TL_GPU_MAX_THREADS);
+  long *off = partition_offsets(n, parts, part_sizes);
+  T *work = tl_alloc(nsys, TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T));
+  if (!off || !work) {
+    free(off);
+    free(work);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
+  }
+  TL_LAUNCH(KF(hybrid_kernel), (long)nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n,
+            parts, off, a, b, c, d, x, work, stat);
+  free(off);
+  free(work);
+  TL_CALL(tl_gpu_launch_status(info));
+  return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
 }
 
 #endif

@@ -1,5 +1,5 @@
 /* optimized/gpu/registry_gpu.c -- the GPU room's table for the registry
- * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu.
+ * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu, hybrid_pcr_gpu.
  *
  * Each backend lays the batch out for its kernel, runs it (on the host
  * by emulation in this build: backend "gpu-emulated"), and turns the
@@ -198,6 +198,68 @@ static int pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv
 }
 
 /* ---------------------------------------------------------------- */
+/* hybrid_pcr_gpu                                                    */
+
+/* The domain of reference/hybrid_pcr_ref.c: strict row dominance, then
+ * LAPACK's residual test (PCR on the reduced system is not backward
+ * stable). */
+static int hybrid_status(size_t n, const double *a, const double *b, const double *c,
+                         const double *d, const double *x, const int *st, tl_info *one)
+{
+  if (st[0] == TL_GPU_PIVOT)
+    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "",
+                   "hybrid_pcr_gpu: zero or non-finite pivot at row %d (modified Thomas or the "
+                   "reduced system's PCR)",
+                   st[1]);
+  if (st[0] != TL_GPU_OK)
+    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "",
+                   "hybrid_pcr_gpu: non-finite result at row %d (substitution)", st[1]);
+  long worst = -1;
+  if (!(tl_classes_d(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD))
+    return TL_WARN(one, worst,
+                   "hybrid_pcr_gpu: matrix is not strictly row diagonally dominant (row %ld); the "
+                   "modified Thomas step and PCR have no stability guarantee here",
+                   worst);
+  return tl_residual_check("hybrid_pcr_gpu", TL_F64, n, 0, a, b, c, d, x,
+                           "PCR on the reduced system is not backward stable on this "
+                           "ill-conditioned matrix (its error is still bounded by cond(A) eps)",
+                           one);
+}
+
+static int hybrid_pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                                const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  if (sys->dtype != TL_F64)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "hybrid_pcr_gpu solves float64");
+  if (opt->parts > 1024)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "hybrid_pcr_gpu: at most 1024 partitions (threads of a block)");
+  size_t n = sys->n, nsys = sys->nsys;
+  double *x = xv;
+  int *stat = tl_alloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  if (!stat)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr_gpu: no memory");
+  int st = tl_gpu_hybrid_pcr_d(n, nsys, opt->parts, opt->part_sizes, sys->a, sys->b, sys->c, sys->d,
+                               x, stat, info);
+  if (launch_error(st)) {
+    free(stat);
+    return st;
+  }
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    int sst = hybrid_status(n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
+                            sys_d(sys->d, s, n), x + s * n, stat + s * TL_GPU_STAT_WORDS, &one);
+    tl_outcome_add(&out, s, sst, &one);
+  }
+  free(stat);
+  return tl_outcome_finish(&out, info);
+}
+
+/* ---------------------------------------------------------------- */
 /* thomas_periodic_gpu                                               */
 
 /* 1 when the reference would answer TL_OK with nothing to add: the
@@ -295,10 +357,27 @@ const tl_algorithm tl_algo_thomas_periodic_gpu = {
     .solve = thomas_periodic_gpu_solve,
 };
 
+const tl_algorithm tl_algo_hybrid_pcr_gpu = {
+    .name = "hybrid_pcr_gpu",
+    .family = "partition",
+    .backend = "gpu-emulated",
+    .exact = 1,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .layouts = TL_NONPERIODIC,
+    .partitioned = 1,
+    .min_rows_per_part = 2,
+    .summary = "hybrid Thomas-PCR kernel: a GPU thread per partition, the reduced system by PCR "
+               "in the block",
+    .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1",
+    .solve = hybrid_pcr_gpu_solve,
+};
+
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_gpu,
     &tl_algo_pcr_gpu,
     &tl_algo_thomas_periodic_gpu,
+    &tl_algo_hybrid_pcr_gpu,
 };
 
 const tl_room tl_room_gpu = {

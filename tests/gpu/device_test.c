@@ -25,6 +25,9 @@ int tl_gpu_dev_thomas_periodic_sz_d(size_t n, size_t nsys, const double *a, cons
                                     const double *c, double *d, int *stat, char *err, size_t len);
 int tl_gpu_dev_pcr_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
                      const double *d, double *x, int *stat, char *err, size_t len);
+int tl_gpu_dev_hybrid_pcr_d(size_t n, size_t nsys, int parts, const long *off, const double *a,
+                            const double *b, const double *c, const double *d, double *x, int *stat,
+                            char *err, size_t len);
 
 static int passed, failed;
 
@@ -45,7 +48,7 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
   tl_info info;
   if (tl_gallery_make(type, n, nsys, 5, &p, &info) != TL_OK)
     return;
-  size_t len = kernel == 2 ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+  size_t len = kernel >= 2 ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
   double *in[4], *xh = calloc(len, sizeof(double)), *xd = calloc(len, sizeof(double));
   double *w = calloc(2 * len, sizeof(double));
   int *sh = calloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
@@ -53,14 +56,26 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
   const void *src[4] = {p.a, p.b, p.c, p.d};
   for (int k = 0; k < 4; k++) {
     in[k] = calloc(len, sizeof(double));
-    if (kernel == 2)
+    if (kernel >= 2)
       memcpy(in[k], src[k], len * sizeof(double));
     else
       tl_cpu_pack_batch_d(n, nsys, TL_GPU_SZ, src[k], in[k], k == 1, NULL);
   }
   char err[256] = "";
-  int rc;
-  if (kernel == 2) {
+  int rc, parts = n >= 64 ? 16 : 1;
+  long off[17];
+  for (int p = 0; p <= parts; p++) /* even partitions, as tl_partition_bounds */
+    if (p < parts) {
+      size_t lo, hi;
+      tl_partition_bounds(n, parts, NULL, p, &lo, &hi);
+      off[p] = (long)lo;
+      off[p + 1] = (long)hi;
+    }
+  if (kernel == 3) {
+    tl_gpu_hybrid_pcr_d(n, nsys, parts, NULL, in[0], in[1], in[2], in[3], xh, sh, &info);
+    rc = tl_gpu_dev_hybrid_pcr_d(n, nsys, parts, off, in[0], in[1], in[2], in[3], xd, sd, err,
+                                 sizeof err);
+  } else if (kernel == 2) {
     tl_gpu_pcr_d(n, nsys, in[0], in[1], in[2], in[3], xh, sh, &info);
     rc = tl_gpu_dev_pcr_d(n, nsys, in[0], in[1], in[2], in[3], xd, sd, err, sizeof err);
   } else {
@@ -74,7 +89,7 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
       rc = tl_gpu_dev_thomas_periodic_sz_d(n, nsys, in[0], in[1], in[2], xd, sd, err, sizeof err);
     }
   }
-  static const char *names[] = {"thomas_sz", "thomas_periodic_sz", "pcr"};
+  static const char *names[] = {"thomas_sz", "thomas_periodic_sz", "pcr", "hybrid_pcr"};
   check(rc == 0, names[kernel], n, nsys, err);
   check(memcmp(sh, sd, nsys * TL_GPU_STAT_WORDS * sizeof(int)) == 0, names[kernel], n, nsys,
         "status words differ");
@@ -99,6 +114,7 @@ int main(void)
       for (size_t t = 0; t < sizeof plain / sizeof plain[0]; t++) {
         compare(0, plain[t], sizes[i], counts[j]);
         compare(2, plain[t], sizes[i], counts[j]);
+        compare(3, plain[t], sizes[i], counts[j]);
       }
       compare(1, periodic[0], sizes[i], counts[j]);
     }

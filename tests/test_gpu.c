@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../optimized/gpu/tl_gpu_port.h"
+#include "cli_helpers.h"
 #include "helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/gpu.h"
@@ -141,6 +142,19 @@ Test(gpu_registry, hybrid_pcr_gpu_unequal_partitions)
     expect_same("hybrid_pcr_gpu", "hybrid_pcr", &p, id, "unequal", &opt);
     tl_problem_free(&p);
   }
+}
+
+/* `tridlab verify` over the gallery, as CI runs it: exit 0 means no
+ * SILENT and no UNEXPECTED pair; `list` shows the emulated backend. */
+Test(gpu_cli, verify_every_gpu_backend, .timeout = 300)
+{
+  static const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu", "hybrid_pcr_gpu"};
+  char args[256];
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    snprintf(args, sizeof args, "verify --quick --nsys 33 --quiet --algo %s", names[k]);
+    cr_expect_eq(cli_run(args, ">/dev/null 2>&1"), 0, "tridlab %s", args);
+  }
+  cr_expect_eq(cli_run("list | grep -q 'pcr_gpu .*gpu-emulated'", ""), 0);
 }
 
 /* Hostile systems in a batch: a breakdown in one system is reported with

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_internal.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
@@ -290,13 +291,15 @@ static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *s
 /* ---------------------------------------------------------------- */
 /* The table                                                         */
 
-/* What every backend of the room shares: run by emulation in this build,
- * exact, double, one system per thread or block (no partitions). */
+/* What every backend of the room shares: run by emulation unless a device
+ * build is linked in (tl_gpu_room_backend then names the device), exact,
+ * double, one system per thread or block (no partitions). The
+ * descriptors are not const for that one change of name. */
 #define TL_GPU_COMMON                                                                              \
   .backend = "gpu-emulated", .exact = 1, .dtypes = TL_DTYPE_BIT(TL_F64), .partitioned = 0,         \
   .min_rows_per_part = 1
 
-const tl_algorithm tl_algo_thomas_gpu = {
+static tl_algorithm tl_algo_thomas_gpu = {
     .name = "thomas_gpu",
     .family = "direct",
     TL_GPU_COMMON,
@@ -307,7 +310,7 @@ const tl_algorithm tl_algo_thomas_gpu = {
     .solve = thomas_gpu_solve,
 };
 
-const tl_algorithm tl_algo_pcr_gpu = {
+static tl_algorithm tl_algo_pcr_gpu = {
     .name = "pcr_gpu",
     .family = "cyclic-reduction",
     TL_GPU_COMMON,
@@ -318,7 +321,7 @@ const tl_algorithm tl_algo_pcr_gpu = {
     .solve = pcr_gpu_solve,
 };
 
-const tl_algorithm tl_algo_thomas_periodic_gpu = {
+static tl_algorithm tl_algo_thomas_periodic_gpu = {
     .name = "thomas_periodic_gpu",
     .family = "direct",
     TL_GPU_COMMON,
@@ -329,7 +332,7 @@ const tl_algorithm tl_algo_thomas_periodic_gpu = {
     .solve = thomas_periodic_gpu_solve,
 };
 
-const tl_algorithm tl_algo_hybrid_pcr_gpu = {
+static tl_algorithm tl_algo_hybrid_pcr_gpu = {
     .name = "hybrid_pcr_gpu",
     .family = "partition",
     .backend = "gpu-emulated",
@@ -344,6 +347,14 @@ const tl_algorithm tl_algo_hybrid_pcr_gpu = {
     .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1",
     .solve = hybrid_pcr_gpu_solve,
 };
+
+void tl_gpu_room_backend(const char *name)
+{
+  tl_algo_thomas_gpu.backend = name;
+  tl_algo_pcr_gpu.backend = name;
+  tl_algo_thomas_periodic_gpu.backend = name;
+  tl_algo_hybrid_pcr_gpu.backend = name;
+}
 
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_gpu,

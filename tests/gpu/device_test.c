@@ -19,6 +19,7 @@
 #include "tridlab/tridlab.h"
 
 int tl_gpu_device_count(void);
+const tl_gpu_device_ops *tl_gpu_device_ops_built(void);
 int tl_gpu_dev_thomas_sz_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
                            double *d, int *stat, char *err, size_t len);
 int tl_gpu_dev_thomas_periodic_sz_d(size_t n, size_t nsys, const double *a, const double *b,
@@ -71,6 +72,7 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
       off[p] = (long)lo;
       off[p + 1] = (long)hi;
     }
+  tl_gpu_use_device(NULL); /* the tl_gpu_* entry points emulate; tl_gpu_dev_* run on the device */
   if (kernel == 3) {
     tl_gpu_hybrid_pcr_d(n, nsys, parts, NULL, in[0], in[1], in[2], in[3], xh, sh, &info);
     rc = tl_gpu_dev_hybrid_pcr_d(n, nsys, parts, off, in[0], in[1], in[2], in[3], xd, sd, err,
@@ -100,6 +102,37 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
   tl_problem_free(&p);
 }
 
+/* The registry backends with the device installed: the same statuses,
+ * rows and bits as their references (what `tridlab verify` relies on). */
+static void registry_on_device(void)
+{
+  static const char *pairs[][2] = {{"thomas_gpu", "thomas"},
+                                   {"pcr_gpu", "pcr"},
+                                   {"thomas_periodic_gpu", "thomas_periodic"},
+                                   {"hybrid_pcr_gpu", "hybrid_pcr"}};
+  tl_gpu_use_device(tl_gpu_device_ops_built());
+  for (size_t k = 0; k < 4; k++)
+    for (size_t t = 0; t < tl_gallery_count(); t++) {
+      const tl_gallery_type *g = tl_gallery_get(t);
+      tl_problem p;
+      tl_info gi, ri;
+      if (g->dtype != TL_F64 || g->periodic != (k == 2) ||
+          tl_gallery_make(g->id, 1000, 40, 9, &p, &gi) != TL_OK)
+        continue;
+      tl_options opt;
+      tl_options_init(&opt);
+      opt.parts = k == 3 ? 16 : 1;
+      double *xg = calloc(40000, sizeof(double)), *xr = calloc(40000, sizeof(double));
+      int sg = tl_solve(tl_find(pairs[k][0]), &p.sys, xg, &opt, &gi);
+      int sr = tl_solve(tl_find(pairs[k][1]), &p.sys, xr, &opt, &ri);
+      int same = sg == sr && gi.row == ri.row &&
+                 (!tl_status_has_solution(sr) || !memcmp(xg, xr, 40000 * sizeof(double)));
+      check(same, pairs[k][0], 1000, 40, gi.msg);
+      free(xg), free(xr);
+      tl_problem_free(&p);
+    }
+}
+
 int main(void)
 {
   if (tl_gpu_device_count() < 1) {
@@ -118,6 +151,7 @@ int main(void)
       }
       compare(1, periodic[0], sizes[i], counts[j]);
     }
+  registry_on_device();
   printf("gpu device test: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

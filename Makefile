@@ -197,7 +197,9 @@ $(BENCH): $(BENCH_OBJ) $(LIB_A)
 # source as the emulated room, compiled by nvcc (sm_80, sm_90 and PTX;
 # -fmad=false: no contraction, so double answers match the host's bit for
 # bit) and by hipcc (gfx90a). Each links a device test program that exits
-# 77 without a device. The registers per kernel (ptxas -v) are kept in
+# 77 without a device, and the tridlab command with the device object in
+# it ($(BUILD)/gpu/cuda/tridlab: with a device present the gpu backends
+# run on it, listed as "cuda"; without one they emulate). The registers per kernel (ptxas -v) are kept in
 # $(BUILD)/gpu/cuda/ptxas.txt. A failing compiler fails the build; a
 # missing one is said and skipped. tests/gpu/scope_error.c must NOT
 # compile (a region's variable read after its barrier).
@@ -211,13 +213,14 @@ HIP_FLAGS = -O3 -ffp-contract=off $(CPPFLAGS)
 GPU_OUT  = $(BUILD)/gpu
 GPU_LINK = $(LIB_A) -llapacke -llapack -lblas -lm -lpthread -lgomp
 
-gpu: $(LIB_A)
+gpu: $(LIB_A) $(CLI_OBJ)
 ifneq ($(NVCC),)
 	@mkdir -p $(GPU_OUT)/cuda
 	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -Xptxas -v -c optimized/gpu/gpu_device.cu \
 	  -o $(GPU_OUT)/cuda/gpu_device.o 2> $(GPU_OUT)/cuda/ptxas.txt || { cat $(GPU_OUT)/cuda/ptxas.txt; exit 1; }
 	$(NVCC) $(NVCC_FLAGS) -o $(GPU_OUT)/cuda/device_test tests/gpu/device_test.c \
 	  $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
+	$(NVCC) -o $(GPU_OUT)/cuda/tridlab $(CLI_OBJ) $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
 	@if $(NVCC) -x cu $(CPPFLAGS) -c tests/gpu/scope_error.c -o /dev/null >/dev/null 2>&1; then \
 	  echo "gpu: tests/gpu/scope_error.c compiled under nvcc: a region's state escapes"; exit 1; fi
 	@echo "gpu: CUDA build done ($(GPU_OUT)/cuda; registers per kernel in ptxas.txt)"
@@ -229,6 +232,7 @@ ifneq ($(HIPCC),)
 	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c optimized/gpu/gpu_device.cu -o $(GPU_OUT)/hip/gpu_device.o
 	$(HIPCC) $(HIP_FLAGS) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test tests/gpu/device_test.c \
 	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
+	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 	@echo "gpu: HIP build done ($(GPU_OUT)/hip)"
 else
 	@echo "gpu: hipcc not found, HIP build skipped"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../optimized/gpu/tl_gpu_port.h"
+#include "cli_helpers.h"
 #include "helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/gpu.h"
@@ -38,16 +39,17 @@ static const size_t counts[] = {1, 7, 33};
 /* Solve p with the backend and the reference: the same status, system,
  * row, and (when there is a solution) the same bits. */
 static void expect_same(const char *gpu, const char *ref, const tl_problem *p, int id,
-                        const char *order)
+                        const char *order, const tl_options *opt)
 {
   const tl_algorithm *ga = tl_find(gpu), *ra = tl_find(ref);
   size_t cnt = p->sys.n * p->sys.nsys;
   double *xg = calloc(cnt, sizeof *xg), *xr = calloc(cnt, sizeof *xr);
   tl_info gi, ri;
-  int gs = tl_solve(ga, &p->sys, xg, NULL, &gi);
-  int rs = tl_solve(ra, &p->sys, xr, NULL, &ri);
-  cr_expect_eq(gs, rs, "%s vs %s, type %d n %zu nsys %zu (%s): status %d vs %d (%s | %s)", gpu, ref,
-               id, p->sys.n, p->sys.nsys, order, gs, rs, gi.msg, ri.msg);
+  int gs = tl_solve(ga, &p->sys, xg, opt, &gi);
+  int rs = tl_solve(ra, &p->sys, xr, opt, &ri);
+  int parts = opt ? opt->parts : 1;
+  cr_expect_eq(gs, rs, "%s vs %s, type %d n %zu nsys %zu P %d (%s): status %d vs %d (%s | %s)", gpu,
+               ref, id, p->sys.n, p->sys.nsys, parts, order, gs, rs, gi.msg, ri.msg);
   if (gs == rs && rs != TL_OK) {
     cr_expect_eq(gi.row, ri.row, "%s type %d n %zu nsys %zu: row %ld vs %ld", gpu, id, p->sys.n,
                  p->sys.nsys, gi.row, ri.row);
@@ -61,8 +63,11 @@ static void expect_same(const char *gpu, const char *ref, const tl_problem *p, i
   free(xr);
 }
 
-static void gallery_agrees(const char *gpu, const char *ref, int periodic)
+static void gallery_agrees(const char *gpu, const char *ref, int periodic, int parts)
 {
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = parts;
   for (size_t k = 0; k < tl_gallery_count(); k++) {
     const tl_gallery_type *t = tl_gallery_get(k);
     if (t->dtype != TL_F64 || t->periodic != periodic)
@@ -71,11 +76,16 @@ static void gallery_agrees(const char *gpu, const char *ref, int periodic)
       for (size_t ic = 0; ic < NCOUNTS; ic++) {
         tl_problem p;
         tl_info info;
-        if (sizes[in] < t->min_n || tl_gallery_make(t->id, sizes[in], counts[ic], 7, &p, &info))
+        if (sizes[in] < t->min_n || sizes[in] < 2 * (size_t)parts ||
+            tl_gallery_make(t->id, sizes[in], counts[ic], 7, &p, &info))
           continue;
         size_t o = (in + ic + k) % NORDERS; /* every order meets every kind of matrix */
         tl_gpu_set_order(orders[o], seeds[o]);
-        expect_same(gpu, ref, &p, t->id, o == 0 ? "forward" : o == 1 ? "reverse" : "shuffled");
+        expect_same(gpu, ref, &p, t->id,
+                    o == 0   ? "forward"
+                    : o == 1 ? "reverse"
+                             : "shuffled",
+                    &opt);
         tl_problem_free(&p);
       }
   }
@@ -84,8 +94,8 @@ static void gallery_agrees(const char *gpu, const char *ref, int periodic)
 
 Test(gpu_registry, room_lists_emulated_backends)
 {
-  const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu"};
-  for (size_t k = 0; k < 3; k++) {
+  const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu", "hybrid_pcr_gpu"};
+  for (size_t k = 0; k < 4; k++) {
     const tl_algorithm *a = tl_find(names[k]);
     cr_assert_not_null(a, "%s is not registered", names[k]);
     cr_expect_str_eq(a->backend, "gpu-emulated");
@@ -96,26 +106,65 @@ Test(gpu_registry, room_lists_emulated_backends)
 
 Test(gpu_registry, thomas_gpu_agrees_with_thomas, .timeout = 300)
 {
-  gallery_agrees("thomas_gpu", "thomas", 0);
+  gallery_agrees("thomas_gpu", "thomas", 0, 1);
 }
 
 Test(gpu_registry, pcr_gpu_agrees_with_pcr, .timeout = 300)
 {
-  gallery_agrees("pcr_gpu", "pcr", 0);
+  gallery_agrees("pcr_gpu", "pcr", 0, 1);
 }
 
 Test(gpu_registry, thomas_periodic_gpu_agrees_with_thomas_periodic, .timeout = 300)
 {
-  gallery_agrees("thomas_periodic_gpu", "thomas_periodic", 1);
+  gallery_agrees("thomas_periodic_gpu", "thomas_periodic", 1, 1);
+}
+
+Test(gpu_registry, hybrid_pcr_gpu_agrees_with_hybrid_pcr, .timeout = 300)
+{
+  static const int parts[] = {1, 2, 3, 7, 64};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    gallery_agrees("hybrid_pcr_gpu", "hybrid_pcr", 0, parts[k]);
+}
+
+/* Unequal partitions, as the reference takes them. */
+Test(gpu_registry, hybrid_pcr_gpu_unequal_partitions)
+{
+  size_t n = 100, psizes[5];
+  th_unequal_sizes(n, 5, 2, psizes);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = 5;
+  opt.part_sizes = psizes;
+  for (int id = 20; id <= 21; id++) {
+    tl_problem p;
+    tl_info info;
+    cr_assert_eq(tl_gallery_make(id, n, 9, 1, &p, &info), TL_OK);
+    expect_same("hybrid_pcr_gpu", "hybrid_pcr", &p, id, "unequal", &opt);
+    tl_problem_free(&p);
+  }
+}
+
+/* `tridlab verify` over the gallery, as CI runs it: exit 0 means no
+ * SILENT and no UNEXPECTED pair; `list` shows the emulated backend. */
+Test(gpu_cli, verify_every_gpu_backend, .timeout = 300)
+{
+  static const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu", "hybrid_pcr_gpu"};
+  char args[256];
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    snprintf(args, sizeof args, "verify --quick --nsys 33 --quiet --algo %s", names[k]);
+    cr_expect_eq(cli_run(args, ">/dev/null 2>&1"), 0, "tridlab %s", args);
+  }
+  cr_expect_eq(cli_run("list | grep -q 'pcr_gpu .*gpu-emulated'", ""), 0);
 }
 
 /* Hostile systems in a batch: a breakdown in one system is reported with
  * that system and the reference's row, whatever the thread order. */
 Test(gpu_registry, breakdown_in_the_middle_of_a_batch)
 {
-  const char *pairs[][2] = {{"thomas_gpu", "thomas"}, {"pcr_gpu", "pcr"}};
+  const char *pairs[][2] = {
+      {"thomas_gpu", "thomas"}, {"pcr_gpu", "pcr"}, {"hybrid_pcr_gpu", "hybrid_pcr"}};
   for (size_t o = 0; o < NORDERS; o++)
-    for (size_t k = 0; k < 2; k++) {
+    for (size_t k = 0; k < 3; k++) {
       tl_problem p;
       tl_info info;
       size_t n = 37, nsys = 40;
@@ -124,7 +173,7 @@ Test(gpu_registry, breakdown_in_the_middle_of_a_batch)
       b[35 * n + 9] = 0;     /* system 35, row 9: a zero diagonal */
       d[36 * n + 2] = 1e308; /* system 36 overflows later */
       tl_gpu_set_order(orders[o], seeds[o]);
-      expect_same(pairs[k][0], pairs[k][1], &p, 20, "hostile");
+      expect_same(pairs[k][0], pairs[k][1], &p, 20, "hostile", NULL);
       tl_problem_free(&p);
     }
   reset_order();
@@ -141,12 +190,14 @@ typedef struct run_out {
   int status;
 } run_out;
 
-enum { K_THOMAS, K_PERIODIC, K_PCR };
+enum { K_THOMAS, K_PERIODIC, K_PCR, K_HYBRID };
+#define HYBRID_PARTS 3
 
 static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const th_sys *base)
 {
   size_t cnt = tl_cpu_packed_count(n, nsys, TL_GPU_SZ), sys_cnt = n * nsys;
-  size_t len = kernel == K_PCR ? sys_cnt : cnt;
+  int batch = kernel >= K_PCR; /* the batch layout, else packed */
+  size_t len = batch ? sys_cnt : cnt;
   double *in[4];
   for (int k = 0; k < 4; k++) {
     in[k] = calloc(len, sizeof(double));
@@ -154,13 +205,13 @@ static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const t
     for (size_t s = 0; s < nsys; s++) /* the same system everywhere, perturbed per system */
       for (size_t i = 0; i < n; i++) {
         double v = src[i] * (1 + 1e-3 * (double)s);
-        if (kernel == K_PCR)
+        if (batch)
           in[k][s * n + i] = v;
         else
           in[k][((s / TL_GPU_SZ) * n + i) * TL_GPU_SZ + s % TL_GPU_SZ] = v;
       }
   }
-  if (kernel != K_PCR) /* padding lanes solve the identity */
+  if (!batch) /* padding lanes solve the identity */
     for (size_t s = nsys; s % TL_GPU_SZ; s++)
       for (size_t i = 0; i < n; i++)
         in[1][((s / TL_GPU_SZ) * n + i) * TL_GPU_SZ + s % TL_GPU_SZ] = 1;
@@ -171,6 +222,9 @@ static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const t
     double *w = calloc(2 * len, sizeof(double));
     if (kernel == K_PCR) {
       r.status = tl_gpu_pcr_d(n, nsys, in[0], in[1], in[2], in[3], r.x, r.stat, &info);
+    } else if (kernel == K_HYBRID) {
+      r.status = tl_gpu_hybrid_pcr_d(n, nsys, HYBRID_PARTS, NULL, in[0], in[1], in[2], in[3], r.x,
+                                     r.stat, &info);
     } else {
       memcpy(r.x, in[3], len * sizeof(double));
       r.status =
@@ -188,6 +242,9 @@ static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const t
     }
     if (kernel == K_PCR) {
       r.status = tl_gpu_pcr_f(n, nsys, f[0], f[1], f[2], f[3], r.xf, r.stat, &info);
+    } else if (kernel == K_HYBRID) {
+      r.status = tl_gpu_hybrid_pcr_f(n, nsys, HYBRID_PARTS, NULL, f[0], f[1], f[2], f[3], r.xf,
+                                     r.stat, &info);
     } else {
       memcpy(r.xf, f[3], len * sizeof(float));
       r.status =
@@ -215,11 +272,13 @@ Test(gpu_orders, every_kernel_same_bits_in_every_order, .timeout = 300)
 {
   const size_t ns[] = {3, 4, 5, 31, 64, 100, 777};
   const size_t nsyss[] = {1, 31, 33, 70};
-  for (int kernel = K_THOMAS; kernel <= K_PCR; kernel++)
+  for (int kernel = K_THOMAS; kernel <= K_HYBRID; kernel++)
     for (int single = 0; single <= 1; single++)
       for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
         for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
           size_t n = ns[in], nsys = nsyss[ic];
+          if (kernel == K_HYBRID && n < 2 * HYBRID_PARTS)
+            continue;
           th_sys base = th_sys_make(n, 0, 0.1, 1.0, 100 + n);
           if (kernel == K_PERIODIC) { /* random corners, still dominant */
             base.a[0] = base.a[1];
@@ -227,7 +286,7 @@ Test(gpu_orders, every_kernel_same_bits_in_every_order, .timeout = 300)
             base.b[0] = base.b[1];
             base.b[n - 1] = base.b[n - 2];
           }
-          size_t len = kernel == K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+          size_t len = kernel >= K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
           tl_gpu_set_order(orders[0], seeds[0]);
           run_out first = run_kernel(kernel, single, n, nsys, &base);
           cr_expect_eq(first.status, TL_OK, "kernel %d n %zu", kernel, n);
@@ -253,9 +312,9 @@ Test(gpu_orders, float_kernels_are_accurate)
 {
   size_t n = 200, nsys = 40;
   th_sys base = th_sys_make(n, 0, 0.1, 1.0, 9);
-  for (int kernel = K_THOMAS; kernel <= K_PCR; kernel += 2) {
+  for (int kernel = K_THOMAS; kernel <= K_HYBRID; kernel++) {
     run_out d = run_kernel(kernel, 0, n, nsys, &base), f = run_kernel(kernel, 1, n, nsys, &base);
-    size_t len = kernel == K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+    size_t len = kernel >= K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
     double worst = 0, big = 0;
     for (size_t q = 0; q < len; q++) {
       worst = fmax(worst, fabs(d.x[q] - f.xf[q]));

@@ -43,7 +43,7 @@ typedef enum tl_gpu_order {
 /* The order of the calling thread's later launches (the default is
  * TL_GPU_SHUFFLE with seed 1), and the seed of the shuffles. */
 void tl_gpu_set_order(tl_gpu_order order, unsigned long seed);
-/* "gpu-emulated" (this build runs kernels on the host) or the device. */
+/* "gpu-emulated" (kernels run on the host) or the device's runtime. */
 const char *tl_gpu_backend_name(void);
 /* TL_OK, or the first error of the launches since the last call: a region
  * left open without a barrier (a kernel bug), no memory. Clears it. */
@@ -72,6 +72,39 @@ int tl_gpu_pcr_d(size_t n, size_t nsys, const double *a, const double *b, const 
                  const double *d, double *x, int *stat, tl_info *info);
 int tl_gpu_pcr_f(size_t n, size_t nsys, const float *a, const float *b, const float *c,
                  const float *d, float *x, int *stat, tl_info *info);
+
+/* Hybrid Thomas-PCR (paper 002), one block per system of the batch
+ * layout, one thread per partition (1 <= parts <= 1024; part_sizes NULL:
+ * as even as possible, else parts sizes >= 2 summing to n); the reduced
+ * system of 2 parts rows is solved by PCR inside the block. */
+int tl_gpu_hybrid_pcr_d(size_t n, size_t nsys, int parts, const size_t *part_sizes, const double *a,
+                        const double *b, const double *c, const double *d, double *x, int *stat,
+                        tl_info *info);
+int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_sizes, const float *a,
+                        const float *b, const float *c, const float *d, float *x, int *stat,
+                        tl_info *info);
+
+/* A DEVICE. The functions above run on the host by emulation unless a
+ * device build is linked into the program (make gpu: optimized/gpu/
+ * gpu_device.cu installs itself at start-up when a device is present).
+ * Then the double kernels run on the device: arrays are copied there and
+ * back by these functions, and the registry lists the backends as
+ * "cuda" or "hip". Each function takes host arrays, as the emulated
+ * entry points; returns 0, or -1 with the runtime's message in err. */
+typedef struct tl_gpu_device_ops {
+  const char *name; /* "cuda" or "hip" */
+  int (*thomas_sz)(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                   double *d, int *stat, char *err, size_t len);
+  int (*thomas_periodic_sz)(size_t n, size_t nsys, const double *a, const double *b,
+                            const double *c, double *d, int *stat, char *err, size_t len);
+  int (*pcr)(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+             const double *d, double *x, int *stat, char *err, size_t len);
+  int (*hybrid_pcr)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
+                    const double *b, const double *c, const double *d, double *x, int *stat,
+                    char *err, size_t len);
+} tl_gpu_device_ops;
+/* Run the double kernels on this device from now on (NULL: emulate). */
+void tl_gpu_use_device(const tl_gpu_device_ops *ops);
 
 /* The batch status from the per-system words (kernel names `who`). */
 int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *info);

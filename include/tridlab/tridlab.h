@@ -11,6 +11,7 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/convergence.h"
 #include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
 #include "tridlab/ledger.h"
 #include "tridlab/npy.h"
 #include "tridlab/part_distd2.h"

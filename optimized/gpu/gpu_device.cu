@@ -80,3 +80,32 @@ static tl_gpuError_t dev_download(dev_arrays *m, int ans, void *x, size_t xbytes
 
 #define TL_GPU_EACH "gpu_device_pass.h"
 #include "gpu_each_precision.h"
+
+/* Installed at start-up when this object is linked into a program and a
+ * device is present: from then on tridlab/gpu.h's double entry points,
+ * and the registry's GPU backends, run on the device. */
+#ifdef __HIPCC__
+#define TL_GPU_RUNTIME "hip"
+#else
+#define TL_GPU_RUNTIME "cuda"
+#endif
+static const tl_gpu_device_ops device_ops = {TL_GPU_RUNTIME, tl_gpu_dev_thomas_sz_d,
+                                             tl_gpu_dev_thomas_periodic_sz_d, tl_gpu_dev_pcr_d,
+                                             tl_gpu_dev_hybrid_pcr_d};
+
+/* The device's table, for programs that switch between it and emulation
+ * (tests/gpu/device_test.c). */
+extern "C" const tl_gpu_device_ops *tl_gpu_device_ops_built(void)
+{
+  return &device_ops;
+}
+
+namespace {
+struct device_installer {
+  device_installer()
+  {
+    if (tl_gpu_device_count() > 0)
+      tl_gpu_use_device(&device_ops);
+  }
+} install_device;
+} // namespace

@@ -60,4 +60,30 @@ extern "C" int KF(tl_gpu_dev_pcr)(size_t n, size_t nsys, const T *a, const T *b,
   return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);
 }
 
+/* Hybrid Thomas-PCR on the batch layout, one thread per partition; off
+ * holds the parts + 1 partition offsets (first rows, then n). */
+extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const long *off,
+                                         const T *a, const T *b, const T *c, const T *d, T *x,
+                                         int *stat, char *err, size_t len)
+{
+  dev_arrays m = {{0}, 0};
+  size_t v = n * nsys * sizeof(T), sb = nsys * TL_GPU_STAT_WORDS * sizeof(int);
+  const void *host[8] = {a, b, c, d, NULL, NULL, off, NULL};
+  size_t bytes[8] = {v,
+                     v,
+                     v,
+                     v,
+                     v,
+                     sb,
+                     ((size_t)parts + 1) * sizeof(long),
+                     nsys * TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T)};
+  tl_gpuError_t e = dev_upload(&m, 8, host, bytes);
+  if (e != tl_gpuSuccess)
+    return dev_done(&m, e, err, len);
+  TL_LAUNCH(KF(hybrid_kernel), nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n, parts,
+            (const long *)m.p[6], TL_DEV_ARGS(m), (const T *)m.p[3], (T *)m.p[4], (T *)m.p[7],
+            (int *)m.p[5]);
+  return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);
+}
+
 #undef TL_DEV_ARGS

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_internal.h"
 #include "tl_gpu_port.h"
 #include "tridlab/backend.h"
 #include "tridlab/gpu.h"
@@ -39,9 +40,28 @@ void tl_gpu_set_order(tl_gpu_order order, unsigned long seed)
   emul_seed = seed ? seed : 1;
 }
 
+/* The device installed by a device build, or NULL: emulate. */
+static const tl_gpu_device_ops *device;
+
+void tl_gpu_use_device(const tl_gpu_device_ops *ops)
+{
+  device = ops;
+  tl_gpu_room_backend(tl_gpu_backend_name());
+}
+
 const char *tl_gpu_backend_name(void)
 {
-  return "gpu-emulated";
+  return device ? device->name : "gpu-emulated";
+}
+
+/* A device call's result: TL_OK, or unsupported with the runtime's
+ * message (the caller may fall back to the reference). */
+static int device_result(int rc, const char *who, const char *err, tl_info *info)
+{
+  if (rc == 0)
+    return TL_OK;
+  return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "device", "%s on the %s device: %s", who,
+                 device->name, err);
 }
 
 int tl_gpu_launch_status(tl_info *info)
@@ -159,6 +179,21 @@ static int check_sizes(const char *who, size_t n, size_t nsys, size_t min_n, tl_
   return TL_OK;
 }
 
+/* The first row of each of the P partitions, and n: P + 1 offsets. */
+static long *partition_offsets(size_t n, int parts, const size_t *part_sizes)
+{
+  long *off = tl_alloc((size_t)parts + 1, sizeof *off);
+  for (int p = 0; off && p < parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    off[p] = (long)lo;
+    off[p + 1] = (long)hi;
+  }
+  return off;
+}
+
+/* Only the double kernels have a device path (the registry's). */
+#define TL_GPU_DEVICE_CALLS TL_GPU_DOUBLE
 #define TL_GPU_PASS 1
 #define TL_GPU_EACH "gpu_emulate.c"
 #include "gpu_each_precision.h"
@@ -173,6 +208,14 @@ int KF(tl_gpu_thomas_sz)(size_t n, size_t nsys, const T *a, const T *b, const T 
   if (!a || !b || !c || !d || !w || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_sz: no array may be NULL");
   long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    TL_CALL(device_result(device->thomas_sz(n, nsys, a, b, c, d, stat, err, sizeof err),
+                          "thomas_sz", err, info));
+    return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
+  }
+#endif
   TL_LAUNCH(KF(thomas_sz_kernel), groups, TL_GPU_SZ, 0, (long)n, (long)nsys, a, b, c, d, w, stat);
   TL_CALL(tl_gpu_launch_status(info));
   return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
@@ -185,6 +228,14 @@ int KF(tl_gpu_thomas_periodic_sz)(size_t n, size_t nsys, const T *a, const T *b,
   if (!a || !b || !c || !d || !w || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_periodic_sz: no array may be NULL");
   long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    TL_CALL(device_result(device->thomas_periodic_sz(n, nsys, a, b, c, d, stat, err, sizeof err),
+                          "thomas_periodic_sz", err, info));
+    return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
+  }
+#endif
   TL_LAUNCH(KF(periodic_sz_kernel), groups, TL_GPU_SZ, 0, (long)n, (long)nsys, a, b, c, d, w, stat);
   TL_CALL(tl_gpu_launch_status(info));
   return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
@@ -196,6 +247,14 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
   TL_CALL(check_sizes("pcr", n, nsys, 1, info));
   if (!a || !b || !c || !d || !x || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pcr: no array may be NULL");
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    TL_CALL(device_result(device->pcr(n, nsys, a, b, c, d, x, stat, err, sizeof err), "pcr", err,
+                          info));
+    return tl_gpu_batch_status("pcr", nsys, stat, info);
+  }
+#endif
   int threads = pcr_threads(n);
   size_t keys = 2 * (size_t)threads * sizeof(long long), work = 8 * n * sizeof(T);
   T *gbuf = NULL; /* the work systems: shared memory when they fit */
@@ -209,6 +268,41 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
   free(gbuf);
   TL_CALL(tl_gpu_launch_status(info));
   return tl_gpu_batch_status("pcr", nsys, stat, info);
+}
+
+int KF(tl_gpu_hybrid_pcr)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                          const T *b, const T *c, const T *d, T *x, int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("hybrid_pcr", n, nsys, 2, info));
+  if (!a || !b || !c || !d || !x || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "hybrid_pcr: no array may be NULL");
+  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 2))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "hybrid_pcr: %d partitions of %zu rows: 1 to %d partitions of >= 2 rows", parts,
+                   n, TL_GPU_MAX_THREADS);
+  long *off = partition_offsets(n, parts, part_sizes);
+  if (!off)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory");
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    int rc = device->hybrid_pcr(n, nsys, parts, off, a, b, c, d, x, stat, err, sizeof err);
+    free(off);
+    TL_CALL(device_result(rc, "hybrid_pcr", err, info));
+    return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
+  }
+#endif
+  T *work = tl_alloc(nsys, TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T));
+  if (!work) {
+    free(off);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
+  }
+  TL_LAUNCH(KF(hybrid_kernel), (long)nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n,
+            parts, off, a, b, c, d, x, work, stat);
+  free(off);
+  free(work);
+  TL_CALL(tl_gpu_launch_status(info));
+  return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
 }
 
 #endif

@@ -263,3 +263,155 @@ TL_KERNEL(KF(pcr_kernel), long n, const T *a, const T *b, const T *c, const T *d
   }
   TL_BARRIER();
 }
+
+/* ------------------------------------------------------------------ */
+/* Hybrid Thomas-PCR (paper 002), one block per system, a thread per    */
+/* partition                                                            */
+
+/* Phase 1 on one partition of m >= 2 rows (reference/hybrid_pcr_ref.c,
+ * tl_hybrid_pcr_forward): modified Thomas, the fill-in kept in columns 0
+ * and m-1. Returns the local row of a zero or non-finite pivot, or -1. */
+TL_DEVICE_FN long KF(hybrid_forward)(long m, int has_left, int has_right, const T *a, const T *b,
+                                     const T *c, const T *d, T *as, T *cs, T *ds)
+{
+  for (long i = 0; i < 2; i++) { /* rows 0 and 1: scaled by their diagonal */
+    if (b[i] == 0 || !isfinite(b[i]))
+      return i;
+    T ai = (i == 0 && !has_left) ? (T)0 : a[i];
+    T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
+    as[i] = ai / b[i];
+    cs[i] = ci / b[i];
+    ds[i] = d[i] / b[i];
+  }
+  for (long i = 2; i < m; i++) { /* forward: the fill-in stays in column 0 */
+    T p = b[i] - a[i] * cs[i - 1];
+    if (p == 0 || !isfinite(p))
+      return i;
+    T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
+    ds[i] = (d[i] - a[i] * ds[i - 1]) / p;
+    as[i] = -(a[i] * as[i - 1]) / p;
+    cs[i] = ci / p;
+  }
+  for (long i = m - 2; i-- > 1;) { /* backward: the fill-in moves to column m-1 */
+    ds[i] = ds[i] - cs[i] * ds[i + 1];
+    as[i] = as[i] - cs[i] * as[i + 1];
+    cs[i] = -cs[i] * cs[i + 1];
+  }
+  if (m >= 3) { /* row 0 eliminates x_1 */
+    T p = 1 - cs[0] * as[1];
+    if (p == 0 || !isfinite(p))
+      return 0;
+    ds[0] = (ds[0] - cs[0] * ds[1]) / p;
+    as[0] = as[0] / p;
+    cs[0] = -(cs[0] * cs[1]) / p;
+  }
+  return -1;
+}
+
+/* Block `sys`, thread p = partition p of rows [off[p], off[p+1]).
+ *   region 1  phase 1 on every partition; rows 0 and m-1 of partition p
+ *             become rows 2p and 2p+1 of the reduced system (unit diagonal)
+ *   regions   PCR on the 2P reduced rows, thread p updating rows p and
+ *             p + P, one region and one barrier per step
+ *   region    phase 3: x_i = ds_i - as_i x_first - cs_i x_last
+ *   region    thread 0 reduces the failures in the reference's order:
+ *             phase 1 (first partition), PCR (first step, row), phase 3.
+ * Global scratch per system (TL_HYBRID_WORK): as, cs, ds (3n), the
+ * reduced system of 2P rows, its two PCR buffers and its answer
+ * (13 x 2P). Shared memory: 4P failure words. */
+#ifndef TL_HYBRID_WORK
+#define TL_HYBRID_WORK(n, P) (3 * (n) + 26 * (P))
+#endif
+TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, const T *b, const T *c,
+          const T *d, T *x, T *work, int *stat)
+{
+  const long sys = TL_BLOCK_ID, P = parts, R = 2 * P;
+  long long *fwd = TL_SHARED_MEM(long long), *pkey = fwd + P, *prow = pkey + P, *bwd = prow + P;
+  T *as = work + sys * TL_HYBRID_WORK(n, P), *cs = as + n, *ds = cs + n, *red = ds + n;
+  const T *sa = a + sys * n, *sb = b + sys * n, *sc = c + sys * n, *sd = d + sys * n;
+  TL_REGION(p) /* phase 1 and the reduced rows */
+  {
+    long lo = off[p], m = off[p + 1] - lo;
+    long bad = KF(hybrid_forward)(m, p > 0, p + 1 < P, sa + lo, sb + lo, sc + lo, sd + lo, as + lo,
+                                  cs + lo, ds + lo);
+    fwd[p] = bad < 0 ? TL_PCR_NONE : lo + bad;
+    pkey[p] = TL_PCR_NONE;
+    for (int k = 0; k < 2; k++) { /* rows 0 and m-1 */
+      long i = lo + (k ? m - 1 : 0), r = 2 * p + k;
+      red[r] = (r == 0) ? (T)0 : as[i];
+      red[R + r] = 1;
+      red[2 * R + r] = (r == R - 1) ? (T)0 : cs[i];
+      red[3 * R + r] = ds[i];
+    }
+  }
+  TL_BARRIER();
+  const T *ca = red, *cb = red + R, *cc = red + 2 * R, *cd = red + 3 * R;
+  long step = 0;
+  for (long s = 1; s < R; s *= 2, step++) { /* PCR on the reduced system */
+    T *na = red + 4 * R + (step & 1) * 4 * R, *nb = na + R, *nc = nb + R, *nd = nc + R;
+    TL_REGION(p)
+    {
+      for (long i = p; i < R; i += P) {
+        long bad = KF(pcr_row)(R, s, i, ca, cb, cc, cd, na, nb, nc, nd);
+        if (bad >= 0 && pkey[p] == TL_PCR_NONE) {
+          pkey[p] = (long long)step * R + i;
+          prow[p] = bad;
+        }
+      }
+    }
+    TL_BARRIER();
+    ca = na;
+    cb = nb;
+    cc = nc;
+    cd = nd;
+  }
+  T *y = red + 12 * R;
+  TL_REGION(p) /* the reduced answer: y_i = d_i / b_i */
+  {
+    for (long i = p; i < R; i += P) {
+      y[i] = cd[i] / cb[i];
+      if ((cb[i] == 0 || !isfinite(cb[i]) || !isfinite(y[i])) && pkey[p] == TL_PCR_NONE) {
+        pkey[p] = (long long)step * R + i;
+        prow[p] = i;
+      }
+    }
+  }
+  TL_BARRIER();
+  TL_REGION(p) /* phase 3: substitution with the partition's two unknowns */
+  {
+    long lo = off[p], m = off[p + 1] - lo;
+    T first = y[2 * p], last = y[2 * p + 1];
+    T *xp = x + sys * n + lo;
+    xp[0] = first;
+    xp[m - 1] = last;
+    for (long i = 1; i + 1 < m; i++)
+      xp[i] = ds[lo + i] - as[lo + i] * first - cs[lo + i] * last;
+    bwd[p] = TL_PCR_NONE;
+    for (long i = 0; i < m && bwd[p] == TL_PCR_NONE; i++)
+      if (!isfinite(xp[i]))
+        bwd[p] = lo + i;
+  }
+  TL_BARRIER();
+  TL_REGION(p) /* thread 0: the first failure in the reference's order */
+  {
+    if (p == 0) {
+      int *st = stat + sys * TL_GPU_STAT_WORDS, kind = TL_GPU_OK;
+      long long row = 0, best = TL_PCR_NONE;
+      for (long q = 0; q < P && kind == TL_GPU_OK; q++)
+        if (fwd[q] != TL_PCR_NONE)
+          kind = TL_GPU_PIVOT, row = fwd[q];
+      for (long q = 0; q < P && kind == TL_GPU_OK; q++)
+        if (pkey[q] != TL_PCR_NONE && (best == TL_PCR_NONE || pkey[q] < best))
+          best = pkey[q], row = prow[q];
+      if (kind == TL_GPU_OK && best != TL_PCR_NONE) /* reduced row -> global row */
+        kind = TL_GPU_PIVOT, row = (row % 2) ? off[row / 2 + 1] - 1 : off[row / 2];
+      for (long q = 0; q < P && kind == TL_GPU_OK; q++)
+        if (bwd[q] != TL_PCR_NONE)
+          kind = TL_GPU_NONFINITE, row = bwd[q];
+      st[0] = kind;
+      st[1] = (int)row;
+      st[2] = 0;
+    }
+  }
+  TL_BARRIER();
+}

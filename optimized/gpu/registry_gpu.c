@@ -1,5 +1,5 @@
 /* optimized/gpu/registry_gpu.c -- the GPU room's table for the registry
- * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu.
+ * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu, hybrid_pcr_gpu.
  *
  * Each backend lays the batch out for its kernel, runs it (on the host
  * by emulation in this build: backend "gpu-emulated"), and turns the
@@ -11,9 +11,11 @@
  * tests (tests/test_gpu.c) and `tridlab verify` hold them to that.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_internal.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
@@ -139,47 +141,66 @@ static int thomas_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void 
 }
 
 /* ---------------------------------------------------------------- */
-/* pcr_gpu                                                           */
+/* pcr_gpu and hybrid_pcr_gpu: kernels on the batch layout           */
 
-/* PCR's domain as reference/pcr_ref.c decides it: strict row dominance,
- * then LAPACK's residual test of the answer. */
-static int pcr_status(size_t n, const double *a, const double *b, const double *c, const double *d,
-                      const double *x, const int *st, tl_info *one)
+/* What the two PCR backends say about one system. */
+typedef struct pcr_words {
+  const char *who, *pivot, *result, *outside, *unstable;
+} pcr_words;
+
+static const pcr_words pcr_says = {
+    "pcr_gpu",
+    "zero or non-finite pivot b at row %d (cyclic reduction without pivoting breaks "
+    "down; try gtsv)",
+    "zero or non-finite pivot or result at row %d in the final division",
+    "parallel cyclic reduction has no stability guarantee here",
+    "PCR is not backward stable on this ill-conditioned matrix (its error is still bounded by "
+    "cond(A) eps)"};
+
+static const pcr_words hybrid_says = {
+    "hybrid_pcr_gpu",
+    "zero or non-finite pivot at row %d (modified Thomas or the reduced system's PCR)",
+    "non-finite result at row %d (substitution)",
+    "the modified Thomas step and PCR have no stability guarantee here",
+    "PCR on the reduced system is not backward stable on this ill-conditioned matrix (its error "
+    "is still bounded by cond(A) eps)"};
+
+/* The domain as reference/pcr_ref.c and hybrid_pcr_ref.c decide it:
+ * strict row dominance, then LAPACK's residual test of the answer (PCR
+ * is forward but not backward stable). */
+static int pcr_status(const pcr_words *w, size_t n, const double *a, const double *b,
+                      const double *c, const double *d, const double *x, const int *st,
+                      tl_info *one)
 {
-  if (st[0] == TL_GPU_PIVOT)
-    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "",
-                   "pcr_gpu: zero or non-finite pivot b at row %d (cyclic reduction without "
-                   "pivoting breaks down; try gtsv)",
-                   st[1]);
-  if (st[0] != TL_GPU_OK)
-    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "",
-                   "pcr_gpu: zero or non-finite pivot or result at row %d in the final division",
-                   st[1]);
+  if (st[0] != TL_GPU_OK) {
+    char what[160];
+    snprintf(what, sizeof what, st[0] == TL_GPU_PIVOT ? w->pivot : w->result, st[1]);
+    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "", "%s: %s", w->who, what);
+  }
   long worst = -1;
   if (!(tl_classes_d(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD))
-    return TL_WARN(one, worst,
-                   "pcr_gpu: matrix is not strictly row diagonally dominant (row %ld); parallel "
-                   "cyclic reduction has no stability guarantee here",
-                   worst);
-  return tl_residual_check("pcr_gpu", TL_F64, n, 0, a, b, c, d, x,
-                           "PCR is not backward stable on this ill-conditioned matrix (its "
-                           "error is still bounded by cond(A) eps)",
-                           one);
+    return TL_WARN(one, worst, "%s: matrix is not strictly row diagonally dominant (row %ld); %s",
+                   w->who, worst, w->outside);
+  return tl_residual_check(w->who, TL_F64, n, 0, a, b, c, d, x, w->unstable, one);
 }
 
-static int pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
-                         const tl_options *opt, tl_info *info)
+/* Run the kernel on the whole batch (hybrid: parts > 0), then judge every
+ * system in order (tl_outcome: the first error stops the batch). */
+static int pcr_family_solve(const pcr_words *w, int parts, const tl_batch *sys, double *x,
+                            const tl_options *opt, tl_info *info)
 {
-  (void)self;
-  (void)opt;
   if (sys->dtype != TL_F64)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "pcr_gpu solves float64");
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s solves float64", w->who);
+  if (parts > 1024)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "%s: at most 1024 partitions (threads of a block)", w->who);
   size_t n = sys->n, nsys = sys->nsys;
-  double *x = xv;
   int *stat = tl_alloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
   if (!stat)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr_gpu: no memory");
-  int st = tl_gpu_pcr_d(n, nsys, sys->a, sys->b, sys->c, sys->d, x, stat, info);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", w->who);
+  int st = parts ? tl_gpu_hybrid_pcr_d(n, nsys, parts, opt->part_sizes, sys->a, sys->b, sys->c,
+                                       sys->d, x, stat, info)
+                 : tl_gpu_pcr_d(n, nsys, sys->a, sys->b, sys->c, sys->d, x, stat, info);
   if (launch_error(st)) {
     free(stat);
     return st;
@@ -189,12 +210,26 @@ static int pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv
   for (size_t s = 0; s < nsys && out.status >= 0; s++) {
     tl_info one;
     tl_info_clear(&one);
-    int sst = pcr_status(n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
+    int sst = pcr_status(w, n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
                          sys_d(sys->d, s, n), x + s * n, stat + s * TL_GPU_STAT_WORDS, &one);
     tl_outcome_add(&out, s, sst, &one);
   }
   free(stat);
   return tl_outcome_finish(&out, info);
+}
+
+static int pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                         const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  return pcr_family_solve(&pcr_says, 0, sys, x, opt, info);
+}
+
+static int hybrid_pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  return pcr_family_solve(&hybrid_says, opt->parts, sys, x, opt, info);
 }
 
 /* ---------------------------------------------------------------- */
@@ -256,13 +291,15 @@ static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *s
 /* ---------------------------------------------------------------- */
 /* The table                                                         */
 
-/* What every backend of the room shares: run by emulation in this build,
- * exact, double, one system per thread or block (no partitions). */
+/* What every backend of the room shares: run by emulation unless a device
+ * build is linked in (tl_gpu_room_backend then names the device), exact,
+ * double, one system per thread or block (no partitions). The
+ * descriptors are not const for that one change of name. */
 #define TL_GPU_COMMON                                                                              \
   .backend = "gpu-emulated", .exact = 1, .dtypes = TL_DTYPE_BIT(TL_F64), .partitioned = 0,         \
   .min_rows_per_part = 1
 
-const tl_algorithm tl_algo_thomas_gpu = {
+static tl_algorithm tl_algo_thomas_gpu = {
     .name = "thomas_gpu",
     .family = "direct",
     TL_GPU_COMMON,
@@ -273,7 +310,7 @@ const tl_algorithm tl_algo_thomas_gpu = {
     .solve = thomas_gpu_solve,
 };
 
-const tl_algorithm tl_algo_pcr_gpu = {
+static tl_algorithm tl_algo_pcr_gpu = {
     .name = "pcr_gpu",
     .family = "cyclic-reduction",
     TL_GPU_COMMON,
@@ -284,7 +321,7 @@ const tl_algorithm tl_algo_pcr_gpu = {
     .solve = pcr_gpu_solve,
 };
 
-const tl_algorithm tl_algo_thomas_periodic_gpu = {
+static tl_algorithm tl_algo_thomas_periodic_gpu = {
     .name = "thomas_periodic_gpu",
     .family = "direct",
     TL_GPU_COMMON,
@@ -295,10 +332,35 @@ const tl_algorithm tl_algo_thomas_periodic_gpu = {
     .solve = thomas_periodic_gpu_solve,
 };
 
+static tl_algorithm tl_algo_hybrid_pcr_gpu = {
+    .name = "hybrid_pcr_gpu",
+    .family = "partition",
+    .backend = "gpu-emulated",
+    .exact = 1,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .layouts = TL_NONPERIODIC,
+    .partitioned = 1,
+    .min_rows_per_part = 2,
+    .summary = "hybrid Thomas-PCR kernel: a GPU thread per partition, the reduced system by PCR "
+               "in the block",
+    .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1",
+    .solve = hybrid_pcr_gpu_solve,
+};
+
+void tl_gpu_room_backend(const char *name)
+{
+  tl_algo_thomas_gpu.backend = name;
+  tl_algo_pcr_gpu.backend = name;
+  tl_algo_thomas_periodic_gpu.backend = name;
+  tl_algo_hybrid_pcr_gpu.backend = name;
+}
+
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_gpu,
     &tl_algo_pcr_gpu,
     &tl_algo_thomas_periodic_gpu,
+    &tl_algo_hybrid_pcr_gpu,
 };
 
 const tl_room tl_room_gpu = {

@@ -118,7 +118,8 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE gpu check-gpu all check check-plain check-mpi check-examples check-sanitize check-fuzz fuzz \
+.PHONY: FORCE gpu check-gpu all check check-plain check-mpi check-examples check-tutorials \
+  check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
 all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(PORTS) $(MPI_ALL)
@@ -246,7 +247,7 @@ check-gpu: gpu
 	  elif [ $$rc != 0 ]; then echo "check-gpu: $$t FAILED"; exit 1; fi; \
 	done
 
-# Runnable examples of the tutorials (docs/tutorials/): one program each.
+# Runnable examples of the tutorials (tutorials/): one program each.
 .SECONDARY: $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.o)
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -273,7 +274,7 @@ $(PORT_BUILD)/libthomas_port_f.so: examples/ports/thomas_port.f90
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize check-fuzz
 
-check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-mpi
+check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-tutorials check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
 
@@ -296,6 +297,14 @@ endif
 # Every example must run and pass its own checks (exit status 0).
 check-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do echo "example $$e"; $$e > $$e.out || { cat $$e.out; exit 1; }; done
+
+# Every command the tutorials show, run and compared with the output the
+# page pastes (tutorials/README.md). In the plain build only: the pages
+# name build/.
+check-tutorials: $(CLI) $(PORTS) $(EXAMPLES)
+ifneq ($(SANITIZE),1)
+	@sh scripts/check-tutorials.sh
+endif
 
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check-plain

@@ -25,6 +25,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_gallery(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* The program's name in messages ("tridlab"; "tridlab-mpi"), and 1 on
  * the MPI ranks that must not print (rank 0 speaks for all). */

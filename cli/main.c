@@ -20,6 +20,7 @@ static void usage(FILE *out)
           "  sweep    truncation-error studies of the approximate partition algorithms\n"
           "  report   verification, convergence studies and sweeps, as report/index.md\n"
           "  bench    optimized CPU kernels against the memory-bandwidth limit\n"
+          "  trace    one small solve stage by stage: matrices, messages, drops\n"
           "  gallery  list the gallery, or export it as system directories for ports\n"
           "  check    judge one answer of a port: LAPACK's ratios and the verdict\n"
           "  validate run a port (program or shared library) over the whole gallery\n"
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
     return cmd_verify(argc - 1, argv + 1);
   if (!strcmp(cmd, "bench"))
     return cmd_bench(argc - 1, argv + 1);
+  if (!strcmp(cmd, "trace"))
+    return cmd_trace(argc - 1, argv + 1);
   if (!strcmp(cmd, "gallery"))
     return cmd_gallery(argc - 1, argv + 1);
   if (!strcmp(cmd, "check"))

@@ -1,5 +1,5 @@
 /* examples/gpu_regions.c -- a GPU kernel written as regions and barriers,
- * run on the host (docs/tutorials/gpu-kernel.md walks through it). Build
+ * run on the host (tutorials/11-gpu-kernel.md walks through it). Build
  * with `make`; run build/examples/gpu_regions.
  *
  *   1. a block sum by tree reduction, written with tl_gpu_port.h: the

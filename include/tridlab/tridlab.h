@@ -28,6 +28,7 @@
 #include "tridlab/study.h"
 #include "tridlab/sweep.h"
 #include "tridlab/system.h"
+#include "tridlab/trace.h"
 #include "tridlab/verify.h"
 
 #endif

@@ -97,6 +97,8 @@ int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride,
 
 extern const tl_mpi_algorithm tl_mpi_algo_pdd;
 extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
+/* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
+extern const tl_mpi_algorithm tl_mpi_algo_distd2;
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

@@ -320,8 +320,7 @@ static int partition_bounds(size_t n, int parts, const size_t *part_sizes, size_
   return TL_OK;
 }
 
-/* TL_OK inside the domain, else TL_OUTSIDE_DOMAIN with the reason. */
-static int domain_verdict(unsigned classes, long worst, int periodic, tl_info *info)
+int tl_ptdma_domain_verdict(unsigned classes, long worst, int periodic, tl_info *info)
 {
   if (periodic && !(classes & TL_CLASS_STRICT_DD))
     return TL_WARN(info, worst,
@@ -412,18 +411,27 @@ cleanup:
 /* 1 when the reconstruction of Algorithm 2 (x_k = (d_k - a_k x_first -
  * c_k x_last) / b_k) took an interior row from terms near the underflow
  * threshold: see "Underflow" above. */
-static int reconstruct_tiny(const tl_ptdma_plan *plan, const double *d, const double *rx)
+int tl_ptdma_reconstruct_tiny_d(size_t m, const double *a, const double *c, const double *d,
+                                double x_first, double x_last)
 {
-  for (int p = 0; p < plan->parts; p++)
-    for (size_t k = plan->begin[p] + 1; k + 1 < plan->begin[p + 1]; k++)
-      if (fabs(d[k]) + fabs(plan->a[k] * rx[2 * p]) + fabs(plan->c[k] * rx[2 * p + 1]) <
-          2 * DBL_MIN)
-        return 1;
+  for (size_t k = 1; k + 1 < m; k++)
+    if (fabs(d[k]) + fabs(a[k] * x_first) + fabs(c[k] * x_last) < 2 * DBL_MIN)
+      return 1;
   return 0;
 }
 
-/* Reduced row r of the 2P rows -> its global row. */
-static long global_row(const size_t *begin, long r)
+static int reconstruct_tiny(const tl_ptdma_plan *plan, const double *d, const double *rx)
+{
+  for (int p = 0; p < plan->parts; p++) {
+    size_t b0 = plan->begin[p];
+    if (tl_ptdma_reconstruct_tiny_d(plan->begin[p + 1] - b0, plan->a + b0, plan->c + b0, d + b0,
+                                    rx[2 * p], rx[2 * p + 1]))
+      return 1;
+  }
+  return 0;
+}
+
+long tl_ptdma_global_row(const size_t *begin, long r)
 {
   if (r < 0)
     return -1;
@@ -476,7 +484,7 @@ static int plan_solve(const tl_ptdma_plan *plan, const double *d, double *x, tl_
                                     info); /* step 3 */
   if (status < 0) {
     if (info)
-      info->row = global_row(plan->begin, info->row);
+      info->row = tl_ptdma_global_row(plan->begin, info->row);
     goto cleanup;
   }
   tl_ptdma_ledger_scatter(ledger, "solution", P, TL_PTDMA_X_WORDS);
@@ -487,7 +495,7 @@ static int plan_solve(const tl_ptdma_plan *plan, const double *d, double *x, tl_
   }
   tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PTDMA_VERDICT_WORDS,
                            TL_PTDMA_VERDICT_WORDS);
-  status = domain_verdict(plan->classes, plan->worst_row, plan->periodic, info);
+  status = tl_ptdma_domain_verdict(plan->classes, plan->worst_row, plan->periodic, info);
   if (status == TL_OK && reconstruct_tiny(plan, dw, rx))
     status = tl_residual_check("ptdma", TL_F64, plan->n, plan->periodic, plan->A, plan->B,
                                plan->C, d, x,
@@ -544,7 +552,7 @@ static int solve_combined(size_t n, int periodic, int parts, const size_t *part_
   status = tl_ptdma_reduced_solve_d(rows, periodic, ra, rb, rc, rd, rx, info); /* step 2 */
   if (status < 0) {
     if (info)
-      info->row = global_row(begin, info->row);
+      info->row = tl_ptdma_global_row(begin, info->row);
     goto cleanup;
   }
   tl_ptdma_ledger_scatter(ledger, "solution", parts, TL_PTDMA_X_WORDS);
@@ -555,7 +563,7 @@ static int solve_combined(size_t n, int periodic, int parts, const size_t *part_
                            TL_PTDMA_VERDICT_WORDS, TL_PTDMA_VERDICT_WORDS);
   long worst = -1;
   unsigned classes = tl_classes_d(n, A, B, C, periodic, &worst);
-  status = domain_verdict(classes, worst, periodic, info);
+  status = tl_ptdma_domain_verdict(classes, worst, periodic, info);
 cleanup:
   free(begin);
   free(a);

@@ -107,6 +107,21 @@ int tl_ptdma_reconstruct_d(size_t begin, size_t end, const double *a, const doub
                            const double *c, const double *d, double x_first, double x_last,
                            double *x, tl_info *info);
 
+/* Reduced row r of the 2P rows -> its global row (begin: the P + 1
+ * partition bounds): 2p -> begin[p], 2p+1 -> begin[p+1] - 1; -1 stays. */
+long tl_ptdma_global_row(const size_t *begin, long r);
+
+/* 1 when Algorithm 2's reconstruction of a partition (m rows, a, c, d
+ * its reduced rows) took an interior row from terms near the underflow
+ * threshold: the plan then checks the residual (ptdma_ref.c, "Underflow"). */
+int tl_ptdma_reconstruct_tiny_d(size_t m, const double *a, const double *c, const double *d,
+                                double x_first, double x_last);
+
+/* The domain verdict from the matrix's classes (tl_classes_d) and its
+ * worst row: TL_OK, or TL_OUTSIDE_DOMAIN when it is not row diagonally
+ * dominant (periodic: not strictly), with the reason. */
+int tl_ptdma_domain_verdict(unsigned classes, long worst, int periodic, tl_info *info);
+
 /* The reusable plan of Algorithm 2 for one matrix and one partitioning:
  * the original A, C (corners of a plain system zeroed), the step-1
  * coefficients a, b, c, and the gathered reduced-system coefficients

@@ -99,6 +99,7 @@ extern const tl_mpi_algorithm tl_mpi_algo_pdd;
 extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
 /* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
 extern const tl_mpi_algorithm tl_mpi_algo_distd2;
+extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

@@ -7,7 +7,7 @@
 static const tl_mpi_algorithm *const algorithms[] = {
     &tl_mpi_algo_pdd, &tl_mpi_algo_rpdd,
     /* distd2, ptdma, its */
-    &tl_mpi_algo_distd2,
+    &tl_mpi_algo_distd2, &tl_mpi_algo_ptdma,
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

@@ -173,6 +173,19 @@ static int exchange_and_interfaces(tl_mpi_status *st, sys_state *ss, size_t nsys
   return rc;
 }
 
+/* System s's verdict from the reduced numbers: the whole system's plan
+ * as tl_distd2_verdict reads it. */
+static int judge(void *ctx, size_t s, const double *q, tl_info *one)
+{
+  (void)s;
+  const double *tol = ctx;
+  tl_distd2_plan whole = {.spike = q[2 * V_SPIKE],
+                          .classes = q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD,
+                          .worst_row = (long)q[2 * V_MARGIN + 1]};
+  return tl_distd2_verdict(&whole, q[2 * V_DROPPED], (long)q[2 * V_DROPPED + 1], q[2 * V_KAPPA],
+                           *tol, one);
+}
+
 /* The verdict: one allreduce, then each system's status from the
  * combined numbers, with the reference's own tl_distd2_verdict. System
  * s's plan is plans[s * plan_stride] (stride 0: one plan for all). */
@@ -197,27 +210,9 @@ static int verdict(tl_mpi_status *st, const sys_state *ss, const tl_distd2_plan 
   }
   int status = tl_mpi_allreduce_pairs(st->ex, "verdict", 0, pairs, V_PAIRS * nsys);
   if (status == TL_OK)
-    status = tl_mpi_status_first_error(st, pairs, V_PAIRS, info);
-  if (status != 0) {
-    free(pairs);
-    return status;
-  }
-  tl_outcome out;
-  tl_outcome_init(&out, nsys);
-  for (size_t s = 0; s < nsys; s++) {
-    const double *q = pairs + 2 * V_PAIRS * s;
-    /* The whole system's plan as the verdict reads it. */
-    tl_distd2_plan whole = {.spike = q[2 * V_SPIKE],
-                            .classes = q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD,
-                            .worst_row = (long)q[2 * V_MARGIN + 1]};
-    tl_info one;
-    tl_info_clear(&one);
-    int sst = tl_distd2_verdict(&whole, q[2 * V_DROPPED], (long)q[2 * V_DROPPED + 1],
-                                q[2 * V_KAPPA], tol, &one);
-    tl_outcome_add(&out, s, sst, &one);
-  }
+    status = tl_mpi_status_verdicts(st, pairs, V_PAIRS, judge, &tol, info);
   free(pairs);
-  return tl_outcome_finish(&out, info);
+  return status;
 }
 
 /* ---------------------------------------------------------------- */

@@ -186,30 +186,21 @@ static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs
   }
 }
 
-/* After the allreduce: each system's domain verdict, as the reference's. */
-static int outcome(ptdma_run *r, const double *pairs, tl_info *info)
+/* After the allreduce: system s's domain verdict, as the reference's. */
+static int judge(void *ctx, size_t s, const double *q, tl_info *one)
 {
-  int status = tl_mpi_status_first_error(&r->st, pairs, V_PAIRS, info);
-  if (status != 0)
-    return status;
-  tl_outcome out;
-  tl_outcome_init(&out, r->sl->nsys);
-  for (size_t s = 0; s < r->sl->nsys; s++) {
-    const double *q = pairs + 2 * V_PAIRS * s;
-    unsigned cls = (q[2 * V_NOTROW] > 0 ? 0u : TL_CLASS_ROW_DD) |
-                   (q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD);
-    tl_info one;
-    tl_info_clear(&one);
-    int sst = tl_ptdma_domain_verdict(cls, (long)q[2 * V_MARGIN + 1], r->sl->periodic, &one);
-    /* The reference then measures the residual of the whole system; no
-     * rank holds it, so the MPI solve says what it could not check. */
-    if (sst == TL_OK && q[2 * V_TINY] > 0)
-      sst = TL_WARN(&one, -1,
-                    "ptdma: its reconstruction divided terms near the underflow threshold by b_k; "
-                    "across ranks the residual check that could clear it is not made");
-    tl_outcome_add(&out, s, sst, &one);
-  }
-  return tl_outcome_finish(&out, info);
+  (void)s;
+  const ptdma_run *r = ctx;
+  unsigned cls = (q[2 * V_NOTROW] > 0 ? 0u : TL_CLASS_ROW_DD) |
+                 (q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD);
+  int sst = tl_ptdma_domain_verdict(cls, (long)q[2 * V_MARGIN + 1], r->sl->periodic, one);
+  /* The reference then measures the residual of the whole system; no
+   * rank holds it, so the MPI solve says what it could not check. */
+  if (sst == TL_OK && q[2 * V_TINY] > 0)
+    sst = TL_WARN(one, -1,
+                  "ptdma: its reconstruction divided terms near the underflow threshold by b_k; "
+                  "across ranks the residual check that could clear it is not made");
+  return sst;
 }
 
 static void run_free(ptdma_run *r)
@@ -265,7 +256,7 @@ static int ptdma_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   reconstruct(r, xb, x, pairs);                /* step 4 */
   tl_mpi_status_pairs(&r->st, pairs, V_PAIRS); /* after the last phase's notes */
   TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, V_PAIRS * nsys));
-  status = outcome(r, pairs, info);
+  status = tl_mpi_status_verdicts(&r->st, pairs, V_PAIRS, judge, r, info);
 cleanup:
   free(mine);
   free(every);

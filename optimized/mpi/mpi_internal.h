@@ -45,6 +45,13 @@ int tl_mpi_allreduce_max(tl_mpi_exchange *ex, const char *phase, int round, doub
 int tl_mpi_allreduce_pairs(tl_mpi_exchange *ex, const char *phase, int round, double *pairs,
                            size_t npairs);
 
+/* Messages to and from any ranks at once: scount[q] elements from
+ * sbuf[q] go to rank q, rcount[q] arrive from it into rbuf[q] (P entries
+ * each; 0: no message; the own rank's entries are ignored). */
+int tl_mpi_sparse(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                  const size_t *scount, const void *const *sbuf, const size_t *rcount,
+                  void *const *rbuf);
+
 /* Time a local step (not communication) without recording anything. */
 double tl_mpi_now(void);
 
@@ -93,10 +100,21 @@ int tl_mpi_status_outcome(tl_mpi_status *st, const double *pairs, size_t stride,
 int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
                           tl_info *one);
 
+/* The first error (as above); else each system's verdict from its
+ * reduced pairs (q: the system's `stride` pairs), combined by the rule of
+ * a batch (tl_outcome). What most algorithms do after the verdict. */
+typedef int (*tl_mpi_verdict_fn)(void *ctx, size_t s, const double *q, tl_info *one);
+int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
+                           tl_mpi_verdict_fn judge, void *ctx, tl_info *info);
+
 /* ---- the rank programs (one file each) ----------------------------- */
 
 extern const tl_mpi_algorithm tl_mpi_algo_pdd;
 extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
+/* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
+extern const tl_mpi_algorithm tl_mpi_algo_distd2;
+extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
+extern const tl_mpi_algorithm tl_mpi_algo_its;
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

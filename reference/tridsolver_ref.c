@@ -132,10 +132,82 @@ static int tridsolver_system(const tl_algorithm *self, const tl_batch *one, void
   double tol = tl_param_value(self, opt, "tol");
   long maxit = (long)tl_param_value(self, opt, "maxit");
   if (one->dtype == TL_F64)
-    return tl_tridsolver_ref_d(one->n, opt->parts, opt->part_sizes, strategy, iters, tol, maxit,
-                               one->a, one->b, one->c, one->d, x, info);
-  return tl_tridsolver_ref_z(one->n, opt->parts, opt->part_sizes, strategy, iters, tol, maxit,
-                             one->a, one->b, one->c, one->d, x, info);
+    return tl_tridsolver_ref_ledger_d(one->n, opt->parts, opt->part_sizes, strategy, iters, tol,
+                                      maxit, one->a, one->b, one->c, one->d, x, opt->ledger, info);
+  return tl_tridsolver_ref_ledger_z(one->n, opt->parts, opt->part_sizes, strategy, iters, tol,
+                                    maxit, one->a, one->b, one->c, one->d, x, opt->ledger, info);
+}
+
+void tl_tridsolver_name_row(tl_info *info, size_t n, int parts, const size_t *part_sizes)
+{
+  /* The strategies name the reduced row, i.e. the partition p; its
+   * unknown F[p] is x[begin_p], the row reported for the matrix. */
+  if (!info || info->row < 0 || info->row >= parts)
+    return;
+  size_t lo, hi;
+  char msg[sizeof info->msg];
+  tl_partition_bounds(n, parts, part_sizes, (int)info->row, &lo, &hi);
+  memcpy(msg, info->msg, sizeof msg);
+  info->row = (long)lo;
+  snprintf(info->msg, sizeof info->msg, "%.200s; row %zu", msg, lo);
+}
+
+int tl_tridsolver_pcr_breakdown(tl_info *info, size_t p, size_t stride)
+{
+  if (stride == 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)p, "",
+                   "tridsolver: zero pivot in PCR on the reduced system (partition %zu)", p);
+  return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)p, "",
+                 "tridsolver: zero pivot in PCR on the reduced system (partition %zu, stride %zu)",
+                 p, stride);
+}
+
+void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t w)
+{
+  size_t others = (size_t)P - 1;
+  switch (strategy) {
+  case TL_TRIDSOLVER_ALLGATHER: /* every rank gets every reduced row */
+    tl_ledger_collective_all(ledger, "reduced", 0, TL_LEDGER_ALLGATHER, P, -1, 4 * w,
+                             4 * w * others);
+    return;
+  case TL_TRIDSOLVER_GATHER_SCATTER: /* rows to rank 0, (F[p], F[p+1]) back */
+    for (int r = 0; r < P; r++) {
+      tl_ledger_collective(ledger, "reduced", 0, TL_LEDGER_GATHER, r, 0, r ? 4 * w : 0,
+                           r ? 0 : 4 * w * others);
+      tl_ledger_collective(ledger, "solution", 0, TL_LEDGER_SCATTER, r, 0, r ? 0 : 2 * w * others,
+                           r ? 2 * w : 0);
+    }
+    return;
+  case TL_TRIDSOLVER_PCR: /* step l: rows to ranks p - 2^l and p + 2^l */
+    for (int l = 0, s = 1; s < P; l++, s *= 2)
+      for (int p = 0; p < P; p++) {
+        if (p >= s)
+          tl_ledger_message(ledger, "pcr", l, p, p - s, 4 * w);
+        if (p + s < P)
+          tl_ledger_message(ledger, "pcr", l, p, p + s, 4 * w);
+      }
+    break;
+  default: break;
+  }
+  for (int p = 1; p < P; p++) /* F[p] to rank p-1, which needs it as F[p+1] */
+    tl_ledger_message(ledger, "next-first", 0, p, p - 1, w);
+}
+
+/* docs/algorithms/tridsolver.md, "MPI": per system, the last row to the
+ * right (3 words), the strategy, and the verdict. Jacobi's sweeps are
+ * counted from solved->iterations. */
+static int tridsolver_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                                   const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)solved;
+  int P = opt->parts, strategy = (int)tl_param_value(self, opt, "reduced");
+  size_t w = (shape->dtype == TL_C128 ? 2 : 1) * shape->nsys;
+  tl_ledger_reset(out);
+  for (int p = 0; p + 1 < P; p++)
+    tl_ledger_message(out, "last-row", 0, p, p + 1, 3 * w);
+  tl_tridsolver_ledger_reduced(out, strategy, P, w);
+  tl_ledger_residual_verdict(out, P, 0, shape->nsys, shape->dtype == TL_C128 ? 2 : 1);
+  return TL_OK;
 }
 
 static int tridsolver_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -170,9 +242,13 @@ const tl_algorithm tl_algo_tridsolver_ref = {
                "allgather, gather-scatter, PCR or Jacobi (approximate), backward sweep",
     .source = "paper 002 (Tridsolver) Algorithms 5, 6, section Distributed memory algorithms",
     .solve = tridsolver_solve,
+    .ledger_model = tridsolver_ledger_model,
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
+
+#undef WORDS
+#define WORDS (TL_IS_COMPLEX ? 2u : 1u) /* 8-byte words per scalar */
 
 static int FN(ts_bad)(S v) { return v == 0 || !ISFINITE(v); }
 
@@ -329,10 +405,7 @@ int FN(tl_tridsolver_pcr)(int parts, const S *rows, S *work, S *F, tl_info *info
       }
       if (FN(tl_tridsolver_pcr_step)(cur + 4 * p, left, right, next + 4 * p) < 0) {
         free(levels);
-        return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)p, "",
-                       "tridsolver: zero pivot in PCR on the reduced system (partition %zu, "
-                       "stride %zu)",
-                       p, s);
+        return tl_tridsolver_pcr_breakdown(info, p, s);
       }
     }
     S *t = cur;
@@ -340,16 +413,22 @@ int FN(tl_tridsolver_pcr)(int parts, const S *rows, S *work, S *F, tl_info *info
     next = t;
   }
   for (size_t p = 0; p < P; p++) {
-    if (FN(ts_bad)(cur[4 * p + 1])) {
-      long row = (long)p;
+    if (FN(tl_tridsolver_pcr_unknown)(cur + 4 * p, &F[p]) < 0) {
       free(levels);
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, row, "",
-                     "tridsolver: zero pivot in PCR on the reduced system (partition %ld)", row);
+      return tl_tridsolver_pcr_breakdown(info, p, 0);
     }
-    F[p] = cur[4 * p + 3] / cur[4 * p + 1];
   }
   free(levels);
   return TL_OK;
+}
+
+int FN(tl_tridsolver_pcr_unknown)(const S row[4], S *F)
+{
+  /* After ceil(log2 P) steps the row couples nothing: B F = D. */
+  if (FN(ts_bad)(row[1]))
+    return -1;
+  *F = row[3] / row[1];
+  return 0;
 }
 
 S FN(tl_tridsolver_jacobi_update)(const S row[4], S left, S right)
@@ -488,9 +567,9 @@ int FN(tl_tridsolver_backward)(size_t begin, size_t m, const S *as, const S *cs,
   return TL_OK;
 }
 
-int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int strategy, long iters,
-                          double tol, long maxit, const S *a, const S *b, const S *c, const S *d,
-                          S *x, tl_info *info)
+int FN(tl_tridsolver_ref_ledger)(size_t n, int parts, const size_t *part_sizes, int strategy,
+                                 long iters, double tol, long maxit, const S *a, const S *b,
+                                 const S *c, const S *d, S *x, tl_ledger *ledger, tl_info *info)
 {
   if (n == 0 || !a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
@@ -523,6 +602,8 @@ int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int str
     TL_CHECK(FN(tl_tridsolver_forward)(lo, hi - lo, p > 0, p + 1 < parts, a + lo, b + lo, c + lo,
                                        d + lo, as + lo, cs + lo, ds + lo, info));
     FN(tl_tridsolver_last_row)(hi - lo, as + lo, cs + lo, ds + lo, last + 3 * p);
+    if (p + 1 < parts) /* the 3 entries of last + 3p go to rank p+1 */
+      tl_ledger_message(ledger, "last-row", 0, p, p + 1, 3 * WORDS);
   }
   for (int p = 0; p < parts; p++) { /* phase 3: with rank p-1's last row */
     size_t lo, hi;
@@ -545,19 +626,15 @@ int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int str
     break;
   }
   if (status < 0) {
-    /* The strategies name the reduced row, i.e. the partition p; its
-     * unknown F[p] is x[begin_p], the row reported for the matrix. */
     if (info) {
       *info = jinfo;
-      if (jinfo.row >= 0 && jinfo.row < parts) {
-        size_t lo, hi;
-        tl_partition_bounds(n, parts, part_sizes, (int)jinfo.row, &lo, &hi);
-        info->row = (long)lo;
-        snprintf(info->msg, sizeof info->msg, "%.200s; row %zu", jinfo.msg, lo);
-      }
+      tl_tridsolver_name_row(info, n, parts, part_sizes);
     }
     goto cleanup;
   }
+  /* What the strategy's exchange buffers (rows, work, F) carry between
+   * ranks, and the F[p+1] that PCR and Jacobi send to the left. */
+  tl_tridsolver_ledger_reduced(ledger, strategy, parts, WORDS);
   F[P] = 0; /* no partition after the last: its c*_{m-1} is 0 anyway */
   for (int p = 0; p < parts; p++) { /* phase 5: with F[p+1] from rank p+1 */
     size_t lo, hi;
@@ -565,6 +642,9 @@ int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int str
     TL_CHECK(FN(tl_tridsolver_backward)(lo, hi - lo, as + lo, cs + lo, ds + lo, F[p], F[p + 1],
                                         x + lo, info));
   }
+  /* The verdict reads the whole matrix and x: under MPI, x and the
+   * coupling entries at the slice ends cross once, then three reductions. */
+  tl_ledger_residual_verdict(ledger, parts, 0, 1, WORDS);
   long worst = -1;
   if (!(CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD))
     status = TL_WARN(info, worst,
@@ -586,6 +666,14 @@ int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int str
 cleanup:
   free(w);
   return status;
+}
+
+int FN(tl_tridsolver_ref)(size_t n, int parts, const size_t *part_sizes, int strategy, long iters,
+                          double tol, long maxit, const S *a, const S *b, const S *c, const S *d,
+                          S *x, tl_info *info)
+{
+  return FN(tl_tridsolver_ref_ledger)(n, parts, part_sizes, strategy, iters, tol, maxit, a, b, c, d,
+                                      x, NULL, info);
 }
 
 #endif

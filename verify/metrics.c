@@ -176,10 +176,44 @@ int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, 
 {
   tl_batch one = {.dtype = dtype, .n = n, .nsys = 1, .periodic = periodic,
                   .a = a, .b = b, .c = c, .d = d};
-  double ratio = tl_residual_ratio(&one, x);
+  return tl_residual_verdict(name, tl_residual_ratio(&one, x), why, info);
+}
+
+int tl_residual_verdict(const char *name, double ratio, const char *why, tl_info *info)
+{
   if (ratio < TL_THRESH)
     return TL_OK;
   return TL_WARN(info, -1, "%s: residual ratio %.3g >= %g: %s", name, ratio, TL_THRESH, why);
+}
+
+void tl_residual_slice_max(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                           const void *a, const void *b, const void *c, const void *x,
+                           double max[2])
+{
+  if (dtype == TL_F64)
+    slice_max_d(n, periodic, begin, m, a, b, c, x, max);
+  else
+    slice_max_z(n, periodic, begin, m, a, b, c, x, max);
+}
+
+void tl_residual_slice_norms(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                             const void *a, const void *b, const void *c, const void *d,
+                             const void *x, const void *halo, const double max[2], double norms[3])
+{
+  if (dtype == TL_F64)
+    slice_norms_d(n, periodic, begin, m, a, b, c, d, x, halo, max, norms);
+  else
+    slice_norms_z(n, periodic, begin, m, a, b, c, d, x, halo, max, norms);
+}
+
+double tl_residual_slice_ratio(size_t n, const double max[2], const double norms[3])
+{
+  if (max[0] == INFINITY)
+    return INFINITY; /* x is not finite */
+  int ex, ea;
+  double fx = tl_pow2_scale(max[0], &ex), fa = tl_pow2_scale(max[1], &ea);
+  double nmin = (double)n * DBL_MIN;
+  return tl_ratio_residual(norms[1], norms[2], norms[0] + nmin * fx, nmin * fa * fx);
 }
 
 void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
@@ -190,21 +224,50 @@ void tl_residual_d(size_t n, int periodic, const double *a, const double *b, con
 
 #else /* ---- once for S = double and S = double complex ---- */
 
-/* The largest part of the entries of A that the system uses (the
- * corners of a plain system are not read). */
+/* The largest part of the entries of rows [begin, begin + m) of a system
+ * of n rows (the corners of a plain system are not read); a, b, c point
+ * at row begin. */
+static double FN(rows_entry_max)(size_t n, int periodic, size_t begin, size_t m, const S *a,
+                                 const S *b, const S *c)
+{
+  double mx = 0.0;
+  for (size_t i = 0; i < m; i++) {
+    size_t g = begin + i;
+    double v = PART_MAX(b[i]);
+    if (g > 0 || periodic)
+      v = fmax(v, PART_MAX(a[i]));
+    if (g + 1 < n || periodic)
+      v = fmax(v, PART_MAX(c[i]));
+    if (!(v <= mx))
+      mx = v; /* a NaN sticks */
+  }
+  return mx;
+}
+
 static double FN(entry_max)(size_t n, int periodic, const S *a, const S *b, const S *c)
 {
-  double m = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    double v = PART_MAX(b[i]);
-    if (i > 0 || periodic)
-      v = fmax(v, PART_MAX(a[i]));
-    if (i + 1 < n || periodic)
-      v = fmax(v, PART_MAX(c[i]));
-    if (!(v <= m))
-      m = v; /* a NaN sticks */
+  return FN(rows_entry_max)(n, periodic, 0, n, a, b, c);
+}
+
+/* r = 2^kd d - (fa A) x on rows [begin, begin + m) of a system of n rows
+ * (x already scaled; arrays point at row begin); xl, xr are the unknowns
+ * just outside the rows (x[begin-1], x[begin+m], wrapping when periodic;
+ * not read at the ends of a plain system). */
+static void FN(rows_residual)(size_t n, int periodic, size_t begin, size_t m, const S *a,
+                              const S *b, const S *c, const S *d, const S *x, S xl, S xr, double fa,
+                              int kd, S *r)
+{
+  /* 2^kd as one factor when it is a normal double, else ldexp per entry */
+  double fd = (kd >= DBL_MIN_EXP - 1 && kd < DBL_MAX_EXP) ? ldexp(1.0, kd) : 0.0;
+  for (size_t i = 0; i < m; i++) {
+    size_t g = begin + i;
+    S ax = (fa * b[i]) * x[i];
+    if (g > 0 || periodic)
+      ax += (fa * a[i]) * (i > 0 ? x[i - 1] : xl);
+    if (g + 1 < n || periodic)
+      ax += (fa * c[i]) * (i + 1 < m ? x[i + 1] : xr);
+    r[i] = (fd > 0.0 ? fd * d[i] : LDEXP(d[i], kd)) - ax;
   }
-  return m;
 }
 
 /* r = 2^kd d - (fa A) x for one system (x already scaled); periodic
@@ -215,21 +278,38 @@ static void FN(residual)(size_t n, int periodic, const S *a, const S *b, const S
 {
   /* 2^kd as one factor when it is a normal double, else ldexp per entry */
   double fd = (kd >= DBL_MIN_EXP - 1 && kd < DBL_MAX_EXP) ? ldexp(1.0, kd) : 0.0;
+  if (!(periodic && n <= 2)) {
+    FN(rows_residual)(n, periodic, 0, n, a, b, c, d, x, x[n - 1], x[0], fa, kd, r);
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     S ax;
-    if (periodic && n == 1) { /* the entry of the 1x1 matrix */
+    if (n == 1) /* the entry of the 1x1 matrix */
       ax = PERIODIC1(fa * a[0], fa * b[0], fa * c[0]) * x[0];
-    } else if (periodic && n == 2) { /* a_i and c_i both multiply the other unknown */
+    else /* n = 2: a_i and c_i both multiply the other unknown */
       ax = (fa * b[i]) * x[i] + (fa * a[i] + fa * c[i]) * x[1 - i];
-    } else {
-      ax = (fa * b[i]) * x[i];
-      if (i > 0 || periodic)
-        ax += (fa * a[i]) * x[i > 0 ? i - 1 : n - 1];
-      if (i + 1 < n || periodic)
-        ax += (fa * c[i]) * x[i + 1 < n ? i + 1 : 0];
-    }
     r[i] = (fd > 0.0 ? fd * d[i] : LDEXP(d[i], kd)) - ax;
   }
+}
+
+/* The largest column sum of fa A over columns [begin, begin + m); cl =
+ * c[begin-1] and ar = a[begin+m] are the entries of those columns held by
+ * the rows just outside (wrapping when periodic). */
+static double FN(rows_norm1)(size_t n, int periodic, size_t begin, size_t m, const S *a, const S *b,
+                             const S *c, S cl, S ar, double fa)
+{
+  double best = 0.0;
+  for (size_t j = 0; j < m; j++) {
+    size_t g = begin + j;
+    double col = ABS(fa * b[j]);
+    if (g > 0 || periodic)
+      col += ABS(fa * (j > 0 ? c[j - 1] : cl));
+    if (g + 1 < n || periodic)
+      col += ABS(fa * (j + 1 < m ? a[j + 1] : ar));
+    if (col > best || isnan(col))
+      best = col;
+  }
+  return best;
 }
 
 /* ||fa A||_1, the largest column sum. Periodic n <= 2 entries fold onto
@@ -243,21 +323,57 @@ static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S 
     double c1 = ABS(fa * a[0] + fa * c[0]) + ABS(fa * b[1]);
     return c0 > c1 ? c0 : c1;
   }
-  double best = 0.0;
-  for (size_t j = 0; j < n; j++) {
-    double col = ABS(fa * b[j]);
-    if (j > 0)
-      col += ABS(fa * c[j - 1]);
-    else if (periodic)
-      col += ABS(fa * c[n - 1]);
-    if (j + 1 < n)
-      col += ABS(fa * a[j + 1]);
-    else if (periodic)
-      col += ABS(fa * a[0]);
-    if (col > best || isnan(col))
-      best = col;
+  return FN(rows_norm1)(n, periodic, 0, n, a, b, c, c[n - 1], a[0], fa);
+}
+
+/* The residual ratio of a system in slices (tl_residual_slice_*): the
+ * largest parts of x (inf when x is not finite) and of A's entries in
+ * rows [begin, begin + m). */
+static void FN(slice_max)(size_t n, int periodic, size_t begin, size_t m, const S *a, const S *b,
+                          const S *c, const S *x, double out[2])
+{
+  double xmax = 0.0;
+  for (size_t i = 0; i < m && xmax < INFINITY; i++)
+    xmax = ISFINITE(x[i]) ? fmax(xmax, PART_MAX(x[i])) : INFINITY;
+  out[0] = xmax;
+  out[1] = FN(rows_entry_max)(n, periodic, begin, m, a, b, c);
+}
+
+/* With the maxima of the whole system: ||x||_1 and ||d - A x||_1 of the
+ * rows, and the largest column sum of their columns, on A and x scaled by
+ * powers of two (d by both) so that nothing overflows. halo: x[begin-1],
+ * x[begin+m], c[begin-1], a[begin+m]; not read when the slice is the whole
+ * system (m = n), which also covers the folded periodic n <= 2. */
+static void FN(slice_norms)(size_t n, int periodic, size_t begin, size_t m, const S *a, const S *b,
+                            const S *c, const S *d, const S *x, const S *halo, const double max[2],
+                            double out[3])
+{
+  int ex, ea;
+  double fx = tl_pow2_scale(max[0], &ex), fa = tl_pow2_scale(max[1], &ea);
+  S *w = tl_alloc(2 * m, sizeof(S));
+  if (!w) {
+    out[0] = out[1] = out[2] = NAN;
+    return;
   }
-  return best;
+  S *xs = w, *r = w + m;
+  double xnorm = 0.0;
+  for (size_t i = 0; i < m; i++) {
+    xs[i] = fx * x[i];
+    xnorm += ABS(xs[i]);
+  }
+  if (m == n)
+    FN(residual)(n, periodic, a, b, c, d, xs, fa, -(ea + ex), r);
+  else
+    FN(rows_residual)
+    (n, periodic, begin, m, a, b, c, d, xs, fx * halo[0], fx * halo[1], fa, -(ea + ex), r);
+  double rnorm = 0.0;
+  for (size_t i = 0; i < m; i++)
+    rnorm += ABS(r[i]);
+  free(w);
+  out[0] = xnorm;
+  out[1] = rnorm;
+  out[2] = m == n ? FN(norm1)(n, periodic, a, b, c, fa)
+                  : FN(rows_norm1)(n, periodic, begin, m, a, b, c, halo[2], halo[3], fa);
 }
 
 /* ||d - A x||_1 / ((||A||_1 (||x||_1 + n DBL_MIN) + n DBL_MIN) eps),
@@ -265,34 +381,13 @@ static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S 
  * overflows: the scalings cancel exactly in the quotient. */
 static double FN(residual_ratio_one)(const tl_batch *one, const S *x)
 {
-  size_t n = one->n;
-  const S *a = one->a, *b = one->b, *c = one->c, *d = one->d;
-  double xmax = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!ISFINITE(x[i]))
-      return INFINITY;
-    xmax = fmax(xmax, PART_MAX(x[i]));
-  }
-  int ex, ea;
-  double fx = tl_pow2_scale(xmax, &ex);
-  double fa = tl_pow2_scale(FN(entry_max)(n, one->periodic, a, b, c), &ea);
-  S *w = tl_alloc(2 * n, sizeof(S));
-  if (!w)
-    return NAN;
-  S *xs = w, *r = w + n;
-  double xnorm = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    xs[i] = fx * x[i];
-    xnorm += ABS(xs[i]);
-  }
-  FN(residual)(n, one->periodic, a, b, c, d, xs, fa, -(ea + ex), r);
-  double rnorm = 0.0;
-  for (size_t i = 0; i < n; i++)
-    rnorm += ABS(r[i]);
-  free(w);
-  double anorm = FN(norm1)(n, one->periodic, a, b, c, fa);
-  double nmin = (double)n * DBL_MIN;
-  return tl_ratio_residual(rnorm, anorm, xnorm + nmin * fx, nmin * fa * fx);
+  double max[2], norms[3];
+  FN(slice_max)(one->n, one->periodic, 0, one->n, one->a, one->b, one->c, x, max);
+  if (max[0] == INFINITY)
+    return INFINITY;
+  FN(slice_norms)
+  (one->n, one->periodic, 0, one->n, one->a, one->b, one->c, one->d, x, NULL, max, norms);
+  return tl_residual_slice_ratio(one->n, max, norms);
 }
 
 /* ||x - xref||_inf / (||xref||_inf + DBL_MIN + n DBL_MIN / ||A||_1) *

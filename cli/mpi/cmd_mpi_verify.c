@@ -19,24 +19,25 @@
 
 static void verify_usage(FILE *out)
 {
-  fprintf(out,
-          "usage: mpirun -n P tridlab-mpi verify [options]\n"
-          "\n"
-          "Every MPI algorithm on every gallery type it takes (dtype, layout), at several\n"
-          "sizes and batch sizes: rank 0 makes the batch, every rank solves its slice, and\n"
-          "the answer is judged on the whole system with LAPACK's ratios, as 'tridlab\n"
-          "verify' does (passed, reported, UNEXPECTED, SILENT, skipped). Beside each\n"
-          "algorithm: the ledger of its largest solved batch, per rank, and whether it\n"
-          "equals the algorithm's ledger model.\n"
-          "\n"
-          "options:\n"
-          "  --algo NAME        only this algorithm\n"
-          "  --type ID          only this gallery type\n"
-          "  --sizes N1,N2,..   system sizes (default P, 2P, 3P+1, 8P, 40P+3)\n"
-          "  --nsys S1,S2,..    systems per batch (default 1,3)\n"
-          "  --seed S           gallery seed (default 1)\n"
-          "  --ledger           print the whole ledger of each algorithm\n"
-          "exit status: 0, or 1 on any SILENT or UNEXPECTED result (or bad options).\n");
+  fprintf(out, "usage: mpirun -n P tridlab-mpi verify [options]\n"
+               "\n"
+               "Every MPI algorithm on every gallery type it takes (dtype, layout), at several\n"
+               "sizes and batch sizes: rank 0 makes the batch, every rank solves its slice, and\n"
+               "the answer is judged on the whole system with LAPACK's ratios, as 'tridlab\n"
+               "verify' does (passed, reported, UNEXPECTED, SILENT, skipped). Beside each\n"
+               "algorithm: the ledger of its largest solved batch, per rank, and whether it\n"
+               "equals the algorithm's ledger model.\n"
+               "\n"
+               "options:\n"
+               "  --algo NAME        only this algorithm\n"
+               "  --param KEY=VALUE  a parameter of that algorithm (with --algo; repeatable),\n"
+               "                     e.g. --algo tridsolver --param reduced=pcr\n"
+               "  --type ID          only this gallery type\n"
+               "  --sizes N1,N2,..   system sizes (default P, 2P, 3P+1, 8P, 40P+3)\n"
+               "  --nsys S1,S2,..    systems per batch (default 1,3)\n"
+               "  --seed S           gallery seed (default 1)\n"
+               "  --ledger           print the whole ledger of each algorithm\n"
+               "exit status: 0, or 1 on any SILENT or UNEXPECTED result (or bad options).\n");
 }
 
 typedef struct mpi_verify_args {
@@ -45,6 +46,7 @@ typedef struct mpi_verify_args {
   size_t sizes[MAX_LIST], nsizes, nsys[MAX_LIST], nnsys;
   uint64_t seed;
   int full_ledger;
+  tl_options opt; /* the --param values (for --algo) */
 } mpi_verify_args;
 
 static int parse(int argc, char **argv, mpi_verify_args *a)
@@ -60,6 +62,19 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
     } else if (cli_is(arg, "--algo")) {
       if (!(a->algo = cli_value(argc, argv, &i, "--algo")))
         return 2;
+    } else if (cli_is(arg, "--param")) {
+      const tl_mpi_algorithm *algo = a->algo ? tl_mpi_find(a->algo) : NULL;
+      if (!(v = cli_value(argc, argv, &i, "--param")))
+        return 2;
+      if (!algo) {
+        cli_error("verify: --param needs --algo NAME before it");
+        return 2;
+      }
+      tl_info info;
+      if (tl_options_set_param_kv(&a->opt, algo->reference, v, &info) != TL_OK) {
+        cli_error("verify: %s", info.msg);
+        return 2;
+      }
     } else if (cli_is(arg, "--type")) {
       if (!(v = cli_value(argc, argv, &i, "--type")) ||
           cli_parse_int(v, "--type", 1, 100000, &a->type))
@@ -102,7 +117,7 @@ typedef struct tally {
 /* Keep the ledger of a solved batch (the largest) and compare it with the
  * model. Rank 0. */
 static void keep_ledger(tally *t, const tl_mpi_algorithm *algo, const tl_ledger *all,
-                        const tl_problem *p, const tl_info *info)
+                        const tl_problem *p, const tl_options *base, const tl_info *info)
 {
   size_t size = p->sys.n * p->sys.nsys;
   if (size < t->ledger_n * t->ledger_nsys)
@@ -116,9 +131,9 @@ static void keep_ledger(tally *t, const tl_mpi_algorithm *algo, const tl_ledger 
     return;
   tl_ledger model;
   tl_ledger_init(&model);
-  tl_options opt;
-  tl_options_init(&opt);
+  tl_options opt = *base;
   opt.parts = mpi_size();
+  opt.ledger = NULL;
   algo->reference->ledger_model(algo->reference, &p->sys, &opt, info, &model);
   t->ledger_model_ok = tl_ledger_equal(all, &model, t->model_why, sizeof t->model_why);
   tl_ledger_free(&model);
@@ -127,7 +142,7 @@ static void keep_ledger(tally *t, const tl_mpi_algorithm *algo, const tl_ledger 
 /* One (algorithm, type, n, nsys): made on rank 0, solved by all, judged
  * on rank 0. Returns the verdict (on rank 0). */
 static tl_verdict run_one(const tl_mpi_algorithm *algo, const tl_gallery_type *type, size_t n,
-                          size_t nsys, uint64_t seed, tally *t)
+                          size_t nsys, uint64_t seed, const tl_options *base, tally *t)
 {
   tl_problem p;
   memset(&p, 0, sizeof p);
@@ -153,8 +168,7 @@ static tl_verdict run_one(const tl_mpi_algorithm *algo, const tl_gallery_type *t
   tl_ledger mine, all;
   tl_ledger_init(&mine);
   tl_ledger_init(&all);
-  tl_options opt;
-  tl_options_init(&opt);
+  tl_options opt = *base;
   opt.ledger = &mine;
   int status = tl_mpi_solve(algo, MPI_COMM_WORLD, &local, x, &opt, &info);
   int solved = tl_status_has_solution(status);
@@ -177,7 +191,7 @@ static tl_verdict run_one(const tl_mpi_algorithm *algo, const tl_gallery_type *t
              tl_verdict_name(r.verdict), algo->name, type->id, type->name, n, nsys,
              tl_status_name(status), r.resid, r.ferr, r.note);
     if (status == TL_OK)
-      keep_ledger(t, algo, &all, &p, &info);
+      keep_ledger(t, algo, &all, &p, base, &info);
     free(rcond);
     tl_problem_free(&p);
   }
@@ -218,6 +232,7 @@ int cmd_mpi_verify(int argc, char **argv)
   mpi_verify_args a;
   memset(&a, 0, sizeof a);
   a.seed = 1;
+  tl_options_init(&a.opt);
   int pa = parse(argc, argv, &a);
   if (pa)
     return pa == 1 ? 0 : EXIT_BAD_INPUT;
@@ -256,7 +271,8 @@ int cmd_mpi_verify(int argc, char **argv)
             t.sum.skipped++;
             continue;
           }
-          tl_verify_summary_add(&t.sum, run_one(algo, type, a.sizes[i], a.nsys[j], a.seed, &t));
+          tl_verify_summary_add(&t.sum,
+                                run_one(algo, type, a.sizes[i], a.nsys[j], a.seed, &a.opt, &t));
         }
     }
     if (mpi_rank() == 0)

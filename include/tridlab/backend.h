@@ -174,6 +174,32 @@ int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, 
                       const void *b, const void *c, const void *d, const void *x, const char *why,
                       tl_info *info);
 
+/* tl_residual_check's verdict on a ratio already measured. */
+int tl_residual_verdict(const char *name, double ratio, const char *why, tl_info *info);
+/* The same ratio for a system whose rows are split in slices (the MPI
+ * ranks of optimized/mpi/), in two steps with a reduction over the slices
+ * after each: the slice of rows [begin, begin + m) (arrays point at row
+ * begin) gives
+ *   tl_residual_slice_max    max[0] = the largest part of x (inf when x
+ *                            is not finite), max[1] = of A's entries:
+ *                            combined by the largest;
+ *   tl_residual_slice_norms  with the global max: norms[0] = ||x||_1,
+ *                            norms[1] = ||d - A x||_1 of its rows (combined
+ *                            by sum), norms[2] = its largest column sum
+ *                            (combined by the largest), all scaled;
+ * and tl_residual_slice_ratio is the ratio from the combined numbers.
+ * halo (4 entries of dtype) = x[begin-1], x[begin+m], c[begin-1],
+ * a[begin+m], indices wrapping when periodic; not read when m = n. One
+ * slice of all rows gives the bits of tl_residual_ratio; more slices add
+ * the sums in another order (the last bits of a ratio may differ). */
+void tl_residual_slice_max(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                           const void *a, const void *b, const void *c, const void *x,
+                           double max[2]);
+void tl_residual_slice_norms(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                             const void *a, const void *b, const void *c, const void *d,
+                             const void *x, const void *halo, const double max[2], double norms[3]);
+double tl_residual_slice_ratio(size_t n, const double max[2], const double norms[3]);
+
 /* Combine (cand, cand_row) into (*value, *row) by "the largest value; on
  * a tie, the smallest row; NaN beats any number": a total order, so a
  * reduction over partitions gives the same result in any order (the

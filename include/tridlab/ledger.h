@@ -107,6 +107,16 @@ void tl_ledger_collective_all(tl_ledger *ledger, const char *phase, int round,
                               tl_ledger_kind kind, int parts, int root, size_t words_sent,
                               size_t words_recv);
 
+/* The verdict of an exact partition solver that ends with "strictly
+ * dominant by rows, and LAPACK's residual ratio < 30" (tridsolver,
+ * hybrid_pcr), across P ranks, for nsys systems of w words per scalar:
+ * each rank sends its neighbours x and the coupling entry at its slice's
+ * end ("halo", 2 w per system each way; around the ring when periodic),
+ * then three allreduces ("verdict"): 4 (value, row) pairs per system
+ * (status, weakest row, largest |x| and |A| entry: 8 words), the sums
+ * ||x||_1 and ||r||_1 (2 words), the largest column sum (1 word). */
+void tl_ledger_residual_verdict(tl_ledger *ledger, int P, int periodic, size_t nsys, size_t w);
+
 /* Append every entry of src to dst (an MPI rank's entries gathered on
  * one rank, say); entries with the same key merge as above. */
 void tl_ledger_merge(tl_ledger *dst, const tl_ledger *src);

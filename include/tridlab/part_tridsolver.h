@@ -28,6 +28,7 @@
 #include <complex.h>
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
@@ -117,6 +118,24 @@ int tl_tridsolver_backward_z(size_t begin, size_t m, const double complex *as,
                              double complex first, double complex next_first, double complex *x,
                              tl_info *info);
 
+/* After the last PCR step the row couples nothing: F = D / B. Returns 0,
+ * or -1 on a zero or non-finite B. */
+int tl_tridsolver_pcr_unknown_d(const double row[4], double *F);
+int tl_tridsolver_pcr_unknown_z(const double complex row[4], double complex *F);
+/* The report of a PCR breakdown at reduced row p (stride 0: the last
+ * division). Returns TL_ERR_BREAKDOWN. */
+int tl_tridsolver_pcr_breakdown(tl_info *info, size_t p, size_t stride);
+/* A reduced-solve failure names partition p in info->row: make it the
+ * matrix row of F[p], begin_p, and say so in the message. */
+void tl_tridsolver_name_row(tl_info *info, size_t n, int parts, const size_t *part_sizes);
+
+/* The ledger of phase 4 for P ranks, w words per rank's scalar (times
+ * nsys for a batch): allgather of 4 w ("reduced"); gather of 4 w and
+ * scatter of 2 w ("reduced", "solution"); PCR's rows of 4 w to p - 2^l and
+ * p + 2^l ("pcr", round l); then, for PCR and Jacobi, F[p] to rank p-1
+ * ("next-first", w). */
+void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t w);
+
 /* All phases for one non-periodic system. strategy: TL_TRIDSOLVER_*.
  * A failure of the reduced solve (phase 4) names the matrix row of its
  * reduced unknown: info->row = begin_p, the first row of partition p. */
@@ -127,6 +146,18 @@ int tl_tridsolver_ref_z(size_t n, int parts, const size_t *part_sizes, int strat
                         double tol, long maxit, const double complex *a, const double complex *b,
                         const double complex *c, const double complex *d, double complex *x,
                         tl_info *info);
+
+/* The same, recording in ledger (may be NULL) what the P ranks would
+ * exchange (docs/algorithms/tridsolver.md, "MPI"). */
+int tl_tridsolver_ref_ledger_d(size_t n, int parts, const size_t *part_sizes, int strategy,
+                               long iters, double tol, long maxit, const double *a, const double *b,
+                               const double *c, const double *d, double *x, tl_ledger *ledger,
+                               tl_info *info);
+int tl_tridsolver_ref_ledger_z(size_t n, int parts, const size_t *part_sizes, int strategy,
+                               long iters, double tol, long maxit, const double complex *a,
+                               const double complex *b, const double complex *c,
+                               const double complex *d, double complex *x, tl_ledger *ledger,
+                               tl_info *info);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,10 @@
 
 enum { TAG_TO_NEXT = 101, TAG_TO_PREV = 102, TAG_SHIFT = 103, TAG_SPARSE = 104 };
 
-double tl_mpi_now(void) { return MPI_Wtime(); }
+double tl_mpi_now(void)
+{
+  return MPI_Wtime();
+}
 
 static MPI_Datatype mpi_type(tl_dtype dt)
 {
@@ -23,21 +26,24 @@ static MPI_Datatype mpi_type(tl_dtype dt)
 }
 
 /* 8-byte words per element. */
-static size_t words_per(tl_dtype dt) { return dt == TL_C128 ? 2 : 1; }
+static size_t words_per(tl_dtype dt)
+{
+  return dt == TL_C128 ? 2 : 1;
+}
 
 static int too_big(size_t count)
 {
   return count > (size_t)INT_MAX;
 }
 
-#define CHECK_COUNT(n)                                                                          \
-  do {                                                                                          \
-    if (too_big(n))                                                                             \
-      return TL_ERR_UNSUPPORTED;                                                                \
+#define CHECK_COUNT(n)                                                                             \
+  do {                                                                                             \
+    if (too_big(n))                                                                                \
+      return TL_ERR_UNSUPPORTED;                                                                   \
   } while (0)
 
-int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                 const void *send, size_t count, int dst, void *recv, size_t rcount, int src)
+int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                 size_t count, int dst, void *recv, size_t rcount, int src)
 {
   CHECK_COUNT(count);
   CHECK_COUNT(rcount);
@@ -83,11 +89,9 @@ int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtyp
   /* Tags say the direction, so two messages between the same two ranks
    * (P = 2, periodic) cannot be confused. */
   if (prev >= 0 && from_prev)
-    MPI_Irecv(from_prev, (int)nfrom_prev, mpi_type(dt), prev, TAG_TO_NEXT, ex->comm,
-              &req[nreq++]);
+    MPI_Irecv(from_prev, (int)nfrom_prev, mpi_type(dt), prev, TAG_TO_NEXT, ex->comm, &req[nreq++]);
   if (next >= 0 && from_next)
-    MPI_Irecv(from_next, (int)nfrom_next, mpi_type(dt), next, TAG_TO_PREV, ex->comm,
-              &req[nreq++]);
+    MPI_Irecv(from_next, (int)nfrom_next, mpi_type(dt), next, TAG_TO_PREV, ex->comm, &req[nreq++]);
   if (prev >= 0 && to_prev)
     MPI_Isend(to_prev, (int)nto_prev, mpi_type(dt), prev, TAG_TO_PREV, ex->comm, &req[nreq++]);
   if (next >= 0 && to_next)
@@ -118,8 +122,8 @@ int tl_mpi_allgather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype
   return TL_OK;
 }
 
-int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                  const void *send, size_t count, void *recv, int root)
+int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                  size_t count, void *recv, int root)
 {
   CHECK_COUNT(count);
   double t0 = MPI_Wtime();
@@ -132,8 +136,8 @@ int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt
   return TL_OK;
 }
 
-int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                   const void *send, size_t count, void *recv, int root)
+int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                   size_t count, void *recv, int root)
 {
   CHECK_COUNT(count);
   double t0 = MPI_Wtime();
@@ -160,16 +164,28 @@ int tl_mpi_bcast(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
   return TL_OK;
 }
 
-int tl_mpi_allreduce_max(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
-                         size_t count)
+/* One allreduce of count doubles in place with a predefined operation. */
+static int allreduce_doubles(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
+                             size_t count, MPI_Op op)
 {
   CHECK_COUNT(count);
   double t0 = MPI_Wtime();
-  MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_DOUBLE, MPI_MAX, ex->comm);
+  MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_DOUBLE, op, ex->comm);
   ex->seconds += MPI_Wtime() - t0;
-  tl_ledger_collective(ex->ledger, phase, round, TL_LEDGER_ALLREDUCE, ex->rank, -1, count,
-                       count);
+  tl_ledger_collective(ex->ledger, phase, round, TL_LEDGER_ALLREDUCE, ex->rank, -1, count, count);
   return TL_OK;
+}
+
+int tl_mpi_allreduce_max(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
+                         size_t count)
+{
+  return allreduce_doubles(ex, phase, round, buf, count, MPI_MAX);
+}
+
+int tl_mpi_allreduce_sum(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
+                         size_t count)
+{
+  return allreduce_doubles(ex, phase, round, buf, count, MPI_SUM);
 }
 
 /* MPI's user operation for (value, row) pairs: tl_pair_max, which is a

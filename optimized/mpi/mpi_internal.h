@@ -40,6 +40,9 @@ int tl_mpi_bcast(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
 /* In place over all ranks: the largest of each entry. */
 int tl_mpi_allreduce_max(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
                          size_t count);
+/* In place over all ranks: the sum of each entry (in MPI's order). */
+int tl_mpi_allreduce_sum(tl_mpi_exchange *ex, const char *phase, int round, double *buf,
+                         size_t count);
 /* In place: npairs (value, row) pairs combined by tl_pair_max (the rows
  * travel as doubles; exact below 2^53). The verdict's reduction. */
 int tl_mpi_allreduce_pairs(tl_mpi_exchange *ex, const char *phase, int round, double *pairs,
@@ -106,6 +109,18 @@ int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride,
 typedef int (*tl_mpi_verdict_fn)(void *ctx, size_t s, const double *q, tl_info *one);
 int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
                            tl_mpi_verdict_fn judge, void *ctx, tl_info *info);
+/* ---- the verdict of the exact solvers (verdict_mpi.c) --------------- */
+
+/* The end of a solve whose reference ends with "not strictly dominant by
+ * rows: a warning naming the weakest row; else LAPACK's residual ratio
+ * >= 30: outside the domain" (tridsolver, hybrid_pcr): the halo exchange
+ * and three reductions of tl_ledger_residual_verdict, then the batch's
+ * status, the same on every rank. st holds the failures the rank noted;
+ * x this rank's rows. Messages: "<name>: matrix is not strictly row
+ * diagonally dominant (row R); <dd_why>" and tl_residual_check's with
+ * `why`. */
+int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
+                            const char *name, const char *dd_why, const char *why, tl_info *info);
 
 /* ---- the rank programs (one file each) ----------------------------- */
 
@@ -115,6 +130,7 @@ extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
 extern const tl_mpi_algorithm tl_mpi_algo_distd2;
 extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
 extern const tl_mpi_algorithm tl_mpi_algo_its;
+extern const tl_mpi_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

@@ -10,6 +10,7 @@ static const tl_mpi_algorithm *const algorithms[] = {
     &tl_mpi_algo_distd2, /* distd2_mpi.c */
     &tl_mpi_algo_ptdma,  /* ptdma_mpi.c */
     &tl_mpi_algo_its,    /* its_mpi.c */
+    &tl_mpi_algo_tridsolver, /* tridsolver_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

@@ -66,6 +66,16 @@ static void set_entry(problem *pr, int which, size_t s, size_t i, double value)
     ((double complex *)arr[which])[k] = value;
 }
 
+/* A parameter of the cases being run ("key=value", NULL: defaults),
+ * given to the MPI solve and to its simulated reference alike. */
+static const char *case_param;
+
+static void set_case_param(tl_options *opt, const tl_algorithm *ref)
+{
+  if (case_param)
+    tl_options_set_param_kv(opt, ref, case_param, NULL);
+}
+
 /* What a case changes in the batch before it is solved. */
 typedef enum { PLAIN, BREAKDOWN, NONFINITE } twist;
 
@@ -119,6 +129,7 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
   ref_opt.parts = P;
   ref_opt.part_sizes = sizes;
   ref_opt.ledger = &sim;
+  set_case_param(&ref_opt, algo->reference);
   void *x_sim = calloc(n * nsys, es);
   tl_info sinfo;
   int sst = tl_solve(algo->reference, &pr->sys, x_sim, &ref_opt, &sinfo);
@@ -166,8 +177,9 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
                      size_t nsys, int periodic, const size_t *slices, twist tw, uint64_t seed)
 {
   int rank = mc->rank, P = mc->size;
-  mc_case(mc, "%s P=%d n=%zu nsys=%zu %s%s%s%s", algo->name, P, n, nsys, tl_dtype_name(dt),
-          periodic ? " periodic" : "", slices ? " uneven" : "",
+  mc_case(mc, "%s%s%s P=%d n=%zu nsys=%zu %s%s%s%s", algo->name, case_param ? " " : "",
+          case_param ? case_param : "", P, n, nsys, tl_dtype_name(dt), periodic ? " periodic" : "",
+          slices ? " uneven" : "",
           tw == BREAKDOWN   ? " breakdown"
           : tw == NONFINITE ? " non-finite"
                             : "");
@@ -195,6 +207,9 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
       set_entry(&pr, 1, s, last_begin, 0.0);
       if (last_begin > 0)
         set_entry(&pr, 2, s, last_begin - 1, 0.0);
+      /* and in its second row, the first pivot of Tridsolver's sweep */
+      set_entry(&pr, 0, s, last_begin + 1, 0.0);
+      set_entry(&pr, 1, s, last_begin + 1, 0.0);
     } else if (tw == NONFINITE) {
       set_entry(&pr, 3, s, last_end - 1, NAN);
     }
@@ -224,6 +239,7 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
   tl_options opt;
   tl_options_init(&opt);
   opt.ledger = &mine;
+  set_case_param(&opt, algo->reference);
   int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
   same_on_all_ranks(mc, &info, st);
   if (!split) {
@@ -276,6 +292,30 @@ int main(int argc, char **argv)
       run_case(&mc, algo, TL_C128, n_uneven, 3, 0, uneven, PLAIN, 17 + k);
     if (ref->layouts & TL_PERIODIC)
       run_case(&mc, algo, TL_F64, n_uneven, 3, 1, uneven, PLAIN, 18 + k);
+  }
+  /* The other variants of the algorithms with a choice (the loop above
+   * ran their defaults): fewer cases each. */
+  static const struct {
+    const char *algo, *param;
+  } variants[] = {
+      {"tridsolver", "reduced=gather_scatter"},
+      {"tridsolver", "reduced=pcr"},
+  };
+  for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
+    const tl_mpi_algorithm *algo = tl_mpi_find(variants[k].algo);
+    if (!algo)
+      continue;
+    const tl_algorithm *ref = algo->reference;
+    size_t minrows = ref->min_rows_per_part ? ref->min_rows_per_part : 1;
+    case_param = variants[k].param;
+    run_case(&mc, algo, TL_F64, n_uneven, 5, 0, uneven, PLAIN, 31 + k);
+    run_case(&mc, algo, TL_F64, minrows * (size_t)P, 1, 0, NULL, PLAIN, 32 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 4, 0, NULL, BREAKDOWN, 33 + k);
+    if (ref->dtypes & TL_DTYPE_BIT(TL_C128))
+      run_case(&mc, algo, TL_C128, n_uneven, 9, 0, uneven, PLAIN, 34 + k);
+    if (P > 1)
+      run_case(&mc, algo, TL_F64, (size_t)P - 1, 1, 0, NULL, PLAIN, 35 + k);
+    case_param = NULL;
   }
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_partition");

@@ -1,0 +1,310 @@
+/* optimized/mpi/tridsolver_mpi.c -- Tridsolver across MPI ranks.
+ *
+ * The rank program of reference/tridsolver_ref.c (paper 002, Algorithm 6
+ * and "Distributed memory algorithms"): rank p is partition p and runs
+ * the same phase functions (tridlab/part_tridsolver.h) on its own rows of
+ * every system of the batch. What the simulated partitions pass through
+ * their buffers crosses the ranks here, once per phase for the whole
+ * batch (docs/algorithms/tridsolver.md, "MPI"):
+ *
+ *   phase                     rank p-1          rank p          rank p+1
+ *   1 forward sweep              |                 |                 |
+ *   2 "last-row"                 |-- al cl dl ---> |-- al cl dl ---> |  3 scalars
+ *   3 reduced row (A B C D)      |                 |                 |
+ *   4 the reduced system, one of
+ *     allgather   every rank gets the P rows (4 each), solves them all
+ *     gather-     rank 0 gets the P rows, solves, sends (F[p], F[p+1])
+ *     scatter
+ *     pcr         step l: rows to ranks p - 2^l and p + 2^l (4 each),
+ *                 ceil(log2 P) steps; then "next-first":
+ *                                 | <-- F[p] ------ | <-- F[p+1] ---- |  1 scalar
+ *   5 backward sweep with F[p], F[p+1]
+ *   6 "halo" and "verdict": dominance and LAPACK's residual ratio of the
+ *     whole answer (optimized/mpi/verdict_mpi.c)
+ *
+ * A rank whose rows broke down still sends (zeros or what it has) in
+ * every phase, so nobody waits; the first failure in the reference's
+ * order wins (status_mpi.c). Jacobi (reduced=jacobi) does not run across
+ * ranks yet: every rank refuses it alike.
+ */
+#ifndef TL_TEMPLATE_PASS
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+#include "tridlab/part_tridsolver.h"
+
+/* Phases in the reference's order (the order failures are met): the
+ * reduced solve's PCR step l is phase PH_REDUCED + l. */
+enum { PH_FORWARD = 1, PH_REDUCED = 2, PH_BACKWARD = PH_REDUCED + 40 };
+
+#define DD_WHY "the forward sweep and the reduced solve have no stability guarantee here"
+#define RESIDUAL_WHY "the reduced solve is not backward stable on this ill-conditioned matrix"
+
+#define TL_TEMPLATE_PASS 1
+#include "../../core/template.h"
+#include "tridsolver_mpi.c"
+#undef TL_TEMPLATE_PASS
+#define TL_TEMPLATE_PASS 2
+#include "../../core/template.h"
+#include "tridsolver_mpi.c"
+#undef TL_TEMPLATE_PASS
+
+static int tridsolver_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+                                const tl_mpi_batch *sl, const size_t *slices, void *x,
+                                const tl_options *opt, tl_info *info)
+{
+  int strategy = (int)tl_param_value(self->reference, opt, "reduced");
+  if (strategy == TL_TRIDSOLVER_JACOBI) /* the same answer on every rank */
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "param",
+                   "tridsolver: reduced=jacobi does not run across ranks yet");
+  if (sl->dtype == TL_F64)
+    return ts_rank_d(ex, sl, slices, x, strategy, info);
+  return ts_rank_z(ex, sl, slices, x, strategy, info);
+}
+
+extern const tl_algorithm tl_algo_tridsolver_ref;
+
+const tl_mpi_algorithm tl_mpi_algo_tridsolver = {
+    .name = "tridsolver",
+    .reference = &tl_algo_tridsolver_ref,
+    .summary = "last row to the right, the P reduced rows by allgather, gather-scatter or PCR "
+               "over ranks, verdict",
+    .solve = tridsolver_mpi_solve,
+};
+
+#else /* ---- the rank program, once for S = double and S = double complex ---- */
+
+/* One rank's buffers for a batch of nsys systems of m rows here. */
+typedef struct FN(ts_run) {
+  tl_mpi_exchange *ex;
+  const tl_mpi_batch *sl;
+  const size_t *slices;
+  tl_dtype dt;
+  S *as, *cs, *ds;    /* the forward sweep's a*, c*, d*: m per system   */
+  S *last, *prev;     /* 3 per system: my last row, rank p-1's          */
+  S *rows;            /* 4 per system: my reduced row (A, B, C, D)      */
+  S *F;               /* 2 per system: F[p], F[p+1]                     */
+  unsigned char *bad; /* 1: the system failed on this rank              */
+  tl_mpi_status st;
+} FN(ts_run);
+
+static void FN(ts_note)(FN(ts_run) * r, size_t s, int phase, int status, const tl_info *one)
+{
+  if (status < 0)
+    r->bad[s] = 1;
+  tl_mpi_status_note(&r->st, s, phase, status, one);
+}
+
+/* A failure of the reduced solve names partition p: the reference
+ * reports the matrix row of F[p]. */
+static void FN(ts_note_reduced)(FN(ts_run) * r, size_t s, int phase, int status, tl_info *one)
+{
+  tl_tridsolver_name_row(one, r->sl->n, r->ex->size, r->slices);
+  FN(ts_note)(r, s, phase, status, one);
+}
+
+/* System s of a gathered buffer (rank q's 4 nsys scalars, system after
+ * system) solved by the strategy's reduced solve: F (P + 1, F[P] = 0),
+ * or a failure noted. rows, work: 4P scratch each. */
+static int FN(ts_solve_gathered)(FN(ts_run) * r, const S *all, size_t s, int strategy, S *rows,
+                                 S *work, S *F)
+{
+  int P = r->ex->size;
+  for (int q = 0; q < P; q++)
+    memcpy(rows + 4 * (size_t)q, all + ((size_t)q * r->sl->nsys + s) * 4, 4 * sizeof(S));
+  tl_info one;
+  tl_info_clear(&one);
+  int st = strategy == TL_TRIDSOLVER_ALLGATHER
+               ? FN(tl_tridsolver_allgather)(P, rows, work, F, &one)
+               : FN(tl_tridsolver_gather_scatter)(P, rows, work, F, &one);
+  if (st < 0)
+    FN(ts_note_reduced)(r, s, PH_REDUCED, st, &one);
+  F[P] = 0; /* no partition after the last */
+  return st;
+}
+
+/* allgather: every rank solves the same P x P system (Thomas). */
+static int FN(ts_allgather)(FN(ts_run) * r)
+{
+  int P = r->ex->size, p = r->ex->rank;
+  size_t nsys = r->sl->nsys;
+  S *all = tl_alloc(4 * nsys * (size_t)P + 9 * (size_t)P + 1, sizeof(S));
+  if (!all)
+    return TL_ERR_NOMEM;
+  S *rows = all + 4 * nsys * (size_t)P, *work = rows + 4 * (size_t)P, *F = work + 4 * (size_t)P;
+  int status = tl_mpi_allgather(r->ex, "reduced", 0, r->dt, r->rows, 4 * nsys, all);
+  for (size_t s = 0; s < nsys && status == TL_OK; s++) {
+    if (FN(ts_solve_gathered)(r, all, s, TL_TRIDSOLVER_ALLGATHER, rows, work, F) < 0)
+      continue;
+    r->F[2 * s] = F[p];
+    r->F[2 * s + 1] = F[p + 1];
+  }
+  free(all);
+  return status;
+}
+
+/* gather-scatter: rank 0 solves, every rank gets its (F[p], F[p+1]). */
+static int FN(ts_gather_scatter)(FN(ts_run) * r)
+{
+  int P = r->ex->size, root = r->ex->rank == 0;
+  size_t nsys = r->sl->nsys, np = (size_t)P;
+  S *all = root ? tl_alloc(6 * nsys * np + 9 * np + 1, sizeof(S)) : NULL;
+  if (root && !all)
+    return TL_ERR_NOMEM; /* the others wait: no memory is fatal anyway */
+  int status = tl_mpi_gather(r->ex, "reduced", 0, r->dt, r->rows, 4 * nsys, all, 0);
+  S *pairs = root ? all + 4 * nsys * np : NULL; /* (F[q], F[q+1]) for each rank q */
+  if (root && status == TL_OK) {
+    S *rows = pairs + 2 * nsys * np, *work = rows + 4 * np, *F = work + 4 * np;
+    memset(pairs, 0, 2 * nsys * np * sizeof(S));
+    for (size_t s = 0; s < nsys; s++) {
+      if (FN(ts_solve_gathered)(r, all, s, TL_TRIDSOLVER_GATHER_SCATTER, rows, work, F) < 0)
+        continue;
+      for (size_t q = 0; q < np; q++) {
+        pairs[(q * nsys + s) * 2] = F[q];
+        pairs[(q * nsys + s) * 2 + 1] = F[q + 1];
+      }
+    }
+  }
+  if (status == TL_OK)
+    status = tl_mpi_scatter(r->ex, "solution", 0, r->dt, pairs, 2 * nsys, r->F, 0);
+  free(all);
+  return status;
+}
+
+/* PCR over the ranks: at stride 2^l rank p combines its row with those of
+ * ranks p - 2^l and p + 2^l; after ceil(log2 P) steps its row holds F[p]
+ * alone. Then F[p] goes to rank p-1, which needs it as its F[p+1]. */
+static int FN(ts_pcr)(FN(ts_run) * r)
+{
+  int P = r->ex->size, p = r->ex->rank;
+  size_t nsys = r->sl->nsys;
+  S *buf = tl_alloc(18 * nsys, sizeof(S));
+  if (!buf)
+    return TL_ERR_NOMEM;
+  S *cur = buf, *next = buf + 4 * nsys, *left = next + 4 * nsys, *right = left + 4 * nsys;
+  S *mine = right + 4 * nsys, *from_next = mine + nsys;
+  memcpy(cur, r->rows, 4 * nsys * sizeof(S));
+  int status = TL_OK, l = 0;
+  for (int s = 1; s < P && status == TL_OK; s *= 2, l++) {
+    int lo = p >= s ? p - s : -1, hi = p + s < P ? p + s : -1;
+    status = tl_mpi_neighbours(r->ex, "pcr", l, r->dt, lo, hi, cur, 4 * nsys, cur, 4 * nsys, left,
+                               4 * nsys, right, 4 * nsys);
+    for (size_t k = 0; k < nsys && status == TL_OK; k++) {
+      memcpy(next + 4 * k, cur + 4 * k, 4 * sizeof(S)); /* a failed system keeps its row */
+      if (r->bad[k])
+        continue;
+      if (FN(tl_tridsolver_pcr_step)(cur + 4 * k, lo >= 0 ? left + 4 * k : NULL,
+                                     hi >= 0 ? right + 4 * k : NULL, next + 4 * k) < 0) {
+        tl_info one;
+        tl_info_clear(&one);
+        int st = tl_tridsolver_pcr_breakdown(&one, (size_t)p, (size_t)s);
+        FN(ts_note_reduced)(r, k, PH_REDUCED + l, st, &one);
+      }
+    }
+    S *t = cur;
+    cur = next;
+    next = t;
+  }
+  for (size_t k = 0; k < nsys && status == TL_OK; k++) {
+    mine[k] = 0;
+    if (!r->bad[k] && FN(tl_tridsolver_pcr_unknown)(cur + 4 * k, &mine[k]) < 0) {
+      tl_info one;
+      tl_info_clear(&one);
+      int st = tl_tridsolver_pcr_breakdown(&one, (size_t)p, 0);
+      FN(ts_note_reduced)(r, k, PH_REDUCED + l, st, &one);
+    }
+  }
+  if (status == TL_OK)
+    status = tl_mpi_shift(r->ex, "next-first", 0, r->dt, mine, nsys, p > 0 ? p - 1 : -1, from_next,
+                          nsys, p + 1 < P ? p + 1 : -1);
+  for (size_t k = 0; k < nsys; k++) {
+    r->F[2 * k] = mine[k];
+    r->F[2 * k + 1] = p + 1 < P ? from_next[k] : 0;
+  }
+  free(buf);
+  return status;
+}
+
+/* Phases 1-3: forward sweep, last row to the right, reduced row. */
+static int FN(ts_reduce)(FN(ts_run) * r)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int p = r->ex->rank, P = r->ex->size;
+  size_t m = sl->m;
+  const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
+  for (size_t s = 0; s < sl->nsys; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    size_t o = s * m;
+    int st = FN(tl_tridsolver_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
+                                       r->as + o, r->cs + o, r->ds + o, &one);
+    FN(ts_note)(r, s, PH_FORWARD, st, &one);
+    if (!r->bad[s])
+      FN(tl_tridsolver_last_row)(m, r->as + o, r->cs + o, r->ds + o, r->last + 3 * s);
+  }
+  TL_CALL(tl_mpi_shift(r->ex, "last-row", 0, r->dt, r->last, 3 * sl->nsys, p + 1 < P ? p + 1 : -1,
+                       r->prev, 3 * sl->nsys, p > 0 ? p - 1 : -1));
+  for (size_t s = 0; s < sl->nsys; s++)
+    if (!r->bad[s])
+      FN(tl_tridsolver_reduced_row)
+  (m, r->as + s * m, r->cs + s * m, r->ds + s * m, p > 0 ? r->prev + 3 * s : NULL, r->rows + 4 * s);
+  return TL_OK;
+}
+
+static void FN(ts_free)(FN(ts_run) * r)
+{
+  free(r->as);
+  free(r->bad);
+  tl_mpi_status_free(&r->st);
+}
+
+static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
+                       int strategy, tl_info *info)
+{
+  size_t nsys = sl->nsys, m = sl->m;
+  FN(ts_run) run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype}, *r = &run;
+  TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
+  r->as = tl_alloc(3 * m * nsys + 12 * nsys, sizeof(S));
+  r->bad = tl_alloc(nsys, 1);
+  int status = TL_OK;
+  if (r->as && r->bad) { /* a failed system sends zeros */
+    memset(r->as, 0, (3 * m * nsys + 12 * nsys) * sizeof(S));
+    memset(r->bad, 0, nsys);
+  } else {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "tridsolver: no memory for %zu systems", nsys);
+    goto cleanup;
+  }
+  r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys, r->last = r->ds + m * nsys;
+  r->prev = r->last + 3 * nsys, r->rows = r->prev + 3 * nsys, r->F = r->rows + 4 * nsys;
+  TL_CHECK(FN(ts_reduce)(r));
+  if (strategy == TL_TRIDSOLVER_ALLGATHER)
+    status = FN(ts_allgather)(r);
+  else if (strategy == TL_TRIDSOLVER_GATHER_SCATTER)
+    status = FN(ts_gather_scatter)(r);
+  else
+    status = FN(ts_pcr)(r);
+  if (status < 0) {
+    status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
+    goto cleanup;
+  }
+  for (size_t s = 0; s < nsys; s++) { /* phase 5 */
+    if (r->bad[s])
+      continue;
+    tl_info one;
+    tl_info_clear(&one);
+    FN(ts_note)
+    (r, s, PH_BACKWARD,
+     FN(tl_tridsolver_backward)(sl->begin, m, r->as + s * m, r->cs + s * m, r->ds + s * m,
+                                r->F[2 * s], r->F[2 * s + 1], x + s * m, &one),
+     &one);
+  }
+  status = tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, info);
+cleanup:
+  FN(ts_free)(r);
+  return status;
+}
+
+#endif

@@ -15,8 +15,8 @@
  *
  * The plan computes the intersections once; a run packs each peer's
  * pieces into one contiguous block (fields one after another), calls
- * MPI_Alltoallv and unpacks. Words a rank keeps are copied by MPI too but
- * not counted in the ledger.
+ * MPI_Alltoallv and unpacks. The piece a rank keeps is copied directly
+ * and not counted in the ledger.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -131,29 +131,38 @@ int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfiel
   const size_t *out_n = backward ? plan->recv_count : plan->send_count;
   const size_t *in_n = backward ? plan->send_count : plan->recv_count;
 
+  /* What stays on this rank is copied directly (no MPI, no buffer): it
+   * is the biggest piece when the line is short, and a rank's messages
+   * to itself go through a slow path in some MPI libraries. */
+  size_t me = (size_t)plan->rank;
   int *meta = malloc(4 * P * sizeof *meta);
+  size_t *out_c = malloc(2 * P * sizeof *out_c), *in_c = out_c ? out_c + P : NULL;
   size_t nout = 0, nin = 0;
-  for (size_t q = 0; q < P; q++) {
-    nout += out_n[q] * per;
-    nin += in_n[q] * per;
+  for (size_t q = 0; q < P && out_c; q++) {
+    out_c[q] = q == me ? 0 : out_n[q];
+    in_c[q] = q == me ? 0 : in_n[q];
+    nout += out_c[q] * per;
+    nin += in_c[q] * per;
   }
   double *sendbuf = malloc((nout + 1) * sizeof *sendbuf);
   double *recvbuf = malloc((nin + 1) * sizeof *recvbuf);
   int st = TL_OK;
-  if (!meta || !sendbuf || !recvbuf)
+  if (!meta || !out_c || !sendbuf || !recvbuf)
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "transpose: out of memory");
-  else if (!mpi_counts(out_n, P, per, meta, meta + P) ||
-           !mpi_counts(in_n, P, per, meta + 2 * P, meta + 3 * P))
+  else if (!mpi_counts(out_c, P, per, meta, meta + P) ||
+           !mpi_counts(in_c, P, per, meta + 2 * P, meta + 3 * P))
     st = TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "", "transpose: counts do not fit an int");
   if ((st = tl_grid_agree(plan->comm, st, info)) < 0)
     goto done;
   /* Pack: peer after peer, each peer's block field after field. */
   for (size_t q = 0; q < P; q++) {
     double *at = sendbuf + meta[P + q];
-    for (int f = 0; f < nfields; f++, at += out_n[q] * w)
+    for (int f = 0; f < nfields && q != me; f++, at += out_n[q] * w)
       tl_grid_copy_box(src[f], sb, sm, at, out_box[q], out_box[q] + 3, out_box[q], out_box[q] + 3,
                        w);
   }
+  for (int f = 0; f < nfields; f++) /* my own piece */
+    tl_grid_copy_box(src[f], sb, sm, dst[f], db, dm, out_box[me], out_box[me] + 3, w);
   double t0 = MPI_Wtime();
   MPI_Alltoallv(sendbuf, meta, meta + P, MPI_DOUBLE, recvbuf, meta + 2 * P, meta + 3 * P,
                 MPI_DOUBLE, plan->comm);
@@ -161,15 +170,14 @@ int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfiel
     *seconds += MPI_Wtime() - t0;
   for (size_t q = 0; q < P; q++) {
     const double *at = recvbuf + meta[3 * P + q];
-    for (int f = 0; f < nfields; f++, at += in_n[q] * w)
+    for (int f = 0; f < nfields && q != me; f++, at += in_n[q] * w)
       tl_grid_copy_box(at, in_box[q], in_box[q] + 3, dst[f], db, dm, in_box[q], in_box[q] + 3, w);
   }
-  /* The ledger: words to and from the others (what stays is not sent). */
-  size_t me = (size_t)plan->rank;
-  tl_ledger_collective(ledger, phase, 0, TL_LEDGER_ALLTOALL, plan->rank, -1, nout - out_n[me] * per,
-                       nin - in_n[me] * per);
+  /* The ledger: words to and from the others. */
+  tl_ledger_collective(ledger, phase, 0, TL_LEDGER_ALLTOALL, plan->rank, -1, nout, nin);
 done:
   free(meta);
+  free(out_c);
   free(sendbuf);
   free(recvbuf);
   return st;

@@ -116,9 +116,8 @@ static double lambda(size_t p, size_t n, double L)
 /* One z system per (p, q), both doubles of a complex mode alike:
  *   Poisson     a = c = 1/hz^2,  b = -2/hz^2 + lx + ly
  *   Helmholtz   a = c = -alpha/hz^2,  b = 1 + 2 alpha/hz^2 - alpha (lx + ly) */
-static void fill_systems(ps_solver *s)
+static void fill_systems(const ps_solver *s, const tl_grid *g, double *A, double *B, double *C)
 {
-  const tl_grid *g = &s->gr;
   const ps_problem *pb = &s->pb;
   double hz = pb->L[2] / (double)(pb->n[2] + 1), off = 1 / (hz * hz);
   for (size_t k = 0; k < g->m[2]; k++)
@@ -127,11 +126,11 @@ static void fill_systems(ps_solver *s)
         size_t p = (g->begin[0] + i) / 2, q = g->begin[1] + j, at = (k * g->m[1] + j) * g->m[0] + i;
         double lam = lambda(p, pb->n[0], pb->L[0]) + lambda(q, pb->n[1], pb->L[1]);
         if (pb->mode == PS_POISSON) {
-          s->a[at] = s->c[at] = off;
-          s->b[at] = -2 * off + lam;
+          A[at] = C[at] = off;
+          B[at] = -2 * off + lam;
         } else {
-          s->a[at] = s->c[at] = -pb->alpha * off;
-          s->b[at] = 1 + 2 * pb->alpha * off - pb->alpha * lam;
+          A[at] = C[at] = -pb->alpha * off;
+          B[at] = 1 + 2 * pb->alpha * off - pb->alpha * lam;
         }
       }
 }
@@ -162,12 +161,33 @@ static int make_plans(ps_solver *s, double *real)
   return (lines > 0 && (!s->fx || !s->bx)) || (gy->m[0] * gy->m[2] > 0 && (!s->fy || !s->by));
 }
 
+/* The transpose route's z-pencils: z whole, y split over the Pz ranks
+ * of each z grid line (CaNS's z-pencils); the systems made there once. */
+static int make_z_pencils(ps_solver *s, tl_info *info)
+{
+  int st = tl_grid_pencil(&s->gr, TL_DIR_Z, TL_DIR_Y, &s->gz, info);
+  if (st < 0)
+    return st;
+  if ((st = tl_grid_transpose_plan(&s->gr, &s->gz, s->gr.line[2], 1, &s->yz, info)) < 0)
+    return st;
+  size_t cnt = tl_grid_local_count(&s->gz);
+  s->az = malloc((4 * cnt + 1) * sizeof(double));
+  st = s->az ? TL_OK : TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "poisson: out of memory");
+  if (s->az) {
+    s->bz = s->az + cnt;
+    s->cz = s->bz + cnt;
+    s->rz = s->cz + cnt;
+    fill_systems(s, &s->gz, s->az, s->bz, s->cz);
+  }
+  return tl_grid_agree(s->gx.cart, st, info);
+}
+
 int ps_create(MPI_Comm comm, int Py, int Pz, const ps_problem *pb, const tl_mpi_algorithm *algo,
               int transpose_route, ps_solver *s, tl_info *info)
 {
   memset(s, 0, sizeof *s);
-  tl_grid *grids[4] = {&s->gx, &s->gc, &s->gy, &s->gr};
-  for (int k = 0; k < 4; k++) /* nothing to free yet, whatever fails below */
+  tl_grid *grids[5] = {&s->gx, &s->gc, &s->gy, &s->gr, &s->gz};
+  for (int k = 0; k < 5; k++) /* nothing to free yet, whatever fails below */
     grids[k]->cart = grids[k]->line[0] = grids[k]->line[1] = grids[k]->line[2] = MPI_COMM_NULL;
   s->pb = *pb;
   s->algo = algo ? algo : ps_default_algo();
@@ -208,12 +228,14 @@ int ps_create(MPI_Comm comm, int Py, int Pz, const ps_problem *pb, const tl_mpi_
     s->b = s->a + ny_box;
     s->c = s->b + ny_box;
     s->rhs = s->c + ny_box;
-    fill_systems(s);
+    fill_systems(s, &s->gr, s->a, s->b, s->c);
     if (make_plans(s, scratch))
       st = TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "", "poisson: FFTW made no plan");
   }
   fftw_free(scratch);
-  return tl_grid_agree(s->gx.cart, st, info);
+  if ((st = tl_grid_agree(s->gx.cart, st, info)) < 0 || !transpose_route)
+    return st;
+  return make_z_pencils(s, info);
 }
 
 void ps_free(ps_solver *s)
@@ -225,9 +247,11 @@ void ps_free(ps_solver *s)
   fftw_free(s->spec_x);
   fftw_free(s->spec_y);
   free(s->a);
+  free(s->az);
   tl_grid_transpose_free(&s->xy);
-  tl_grid *grids[4] = {&s->gr, &s->gy, &s->gc, &s->gx};
-  for (int k = 0; k < 4; k++)
+  tl_grid_transpose_free(&s->yz);
+  tl_grid *grids[5] = {&s->gz, &s->gr, &s->gy, &s->gc, &s->gx};
+  for (int k = 0; k < 5; k++)
     tl_grid_free(grids[k]);
   tl_ledger_free(&s->ledger);
   memset(s, 0, sizeof *s);
@@ -267,17 +291,27 @@ static int solve_z(ps_solver *s, tl_info *info)
     s->rhs[k] = s->spec_y[k] * scale;
   s->t.other += now() - t0;
   t0 = now();
-  double tr = 0;
   int st;
-  if (s->transpose_route)
-    st = tl_grid_solve_transpose_d(&s->gr, TL_DIR_Z, TL_DIR_Y, s->a, s->b, s->c, s->rhs, s->spec_y,
-                                   &opt, info, &tr);
-  else
+  if (s->transpose_route) {
+    /* y-pencils -> z-pencils, every z line whole: the OpenMP kernel
+     * (in place), and back. */
+    const double *rhs[1] = {s->rhs}, *back[1] = {s->rz};
+    double *to[1] = {s->rz}, *xs[1] = {s->spec_y}, tr = 0;
+    st = tl_grid_transpose_run(&s->yz, 0, 1, rhs, to, &s->ledger, "y-to-z", &tr, info);
+    st = tl_grid_agree(s->gx.cart, st, info);
+    if (st >= 0)
+      st = tl_grid_solve_d(&s->gz, TL_DIR_Z, NULL, s->az, s->bz, s->cz, s->rz, s->rz, &opt, info);
+    if (tl_status_has_solution(st)) {
+      int st2 = tl_grid_transpose_run(&s->yz, 1, 1, back, xs, &s->ledger, "z-to-y", &tr, info);
+      st = st2 < 0 ? st2 : st;
+    }
+    s->t.transpose += tr;
+    s->t.tridiag += now() - t0 - tr;
+  } else {
     st =
         tl_grid_solve_d(&s->gr, TL_DIR_Z, s->algo, s->a, s->b, s->c, s->rhs, s->spec_y, &opt, info);
-  double t = now() - t0;
-  s->t.tridiag += t - tr; /* the transposes of the route count as transposes */
-  s->t.transpose += tr;
+    s->t.tridiag += now() - t0;
+  }
   return st;
 }
 

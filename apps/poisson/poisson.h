@@ -50,12 +50,17 @@ typedef struct ps_times {
 typedef struct ps_solver {
   ps_problem pb;
   const tl_mpi_algorithm *algo; /* across the z grid line (route 0)     */
-  int transpose_route;          /* 1: z made whole by a transpose       */
+  int transpose_route;          /* 1: z made whole by a transpose (the
+                                   systems are made there once; only the
+                                   right-hand side and x travel)        */
   tl_grid gx;                   /* real x-pencils: 1 x Py x Pz, n = (nx, ny, nz)          */
   tl_grid gc;                   /* the same boxes of the x-spectrum: (nx/2 + 1) complex  */
   tl_grid gy;                   /* complex y-pencils: Py x 1 x Pz                         */
   tl_grid gr;                   /* gy read as doubles: x doubled                          */
   tl_grid_transpose xy;         /* gc <-> gy inside gc.line[y]                   */
+  tl_grid gz;                   /* transpose route: gr with z whole, y split */
+  tl_grid_transpose yz;         /* gr <-> gz inside gr.line[z]               */
+  double *az, *bz, *cz, *rz;    /* the z systems in gz's box               */
   fftw_plan fx, bx, fy, by;
   double *spec_x, *spec_y; /* complex boxes of gc and gy (interleaved)  */
   double *a, *b, *c, *rhs; /* the z systems, gr's box                   */

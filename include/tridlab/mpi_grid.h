@@ -122,7 +122,8 @@ void tl_grid_transpose_free(tl_grid_transpose *plan);
 /* Move nfields arrays at once (one MPI_Alltoallv): src[f] in from's box,
  * dst[f] in to's box; backward != 0 goes the other way (src in to's box,
  * dst in from's). Records one alltoall entry under `phase` in ledger (may
- * be NULL) and adds the time inside MPI to *seconds (may be NULL). */
+ * be NULL) and adds its time (packing, MPI, unpacking) to *seconds (may
+ * be NULL). */
 int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfields,
                           const double *const *src, double *const *dst, tl_ledger *ledger,
                           const char *phase, double *seconds, tl_info *info);
@@ -141,8 +142,8 @@ int tl_grid_solve_d(const tl_grid *g, tl_dir d, const tl_mpi_algorithm *algo, co
 
 /* The transpose route: to tl_grid_pencil(g, d, e), solve there with the
  * OpenMP kernel, and back (a, b, c, d_ go in one transpose, x comes back
- * in another; both in opt->ledger as phase "transpose"). *comm_seconds
- * (may be NULL) gets the time inside the transposes. Collective. */
+ * in another; in opt->ledger as phases "transpose" and "transpose-back").
+ * *comm_seconds (may be NULL) gets the time of the two transposes. */
 int tl_grid_solve_transpose_d(const tl_grid *g, tl_dir d, tl_dir e, const double *a,
                               const double *b, const double *c, const double *d_, double *x,
                               const tl_options *opt, tl_info *info, double *comm_seconds);

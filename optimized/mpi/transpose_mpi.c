@@ -135,6 +135,7 @@ int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfiel
    * is the biggest piece when the line is short, and a rank's messages
    * to itself go through a slow path in some MPI libraries. */
   size_t me = (size_t)plan->rank;
+  double t0 = MPI_Wtime();
   int *meta = malloc(4 * P * sizeof *meta);
   size_t *out_c = malloc(2 * P * sizeof *out_c), *in_c = out_c ? out_c + P : NULL;
   size_t nout = 0, nin = 0;
@@ -163,11 +164,8 @@ int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfiel
   }
   for (int f = 0; f < nfields; f++) /* my own piece */
     tl_grid_copy_box(src[f], sb, sm, dst[f], db, dm, out_box[me], out_box[me] + 3, w);
-  double t0 = MPI_Wtime();
   MPI_Alltoallv(sendbuf, meta, meta + P, MPI_DOUBLE, recvbuf, meta + 2 * P, meta + 3 * P,
                 MPI_DOUBLE, plan->comm);
-  if (seconds)
-    *seconds += MPI_Wtime() - t0;
   for (size_t q = 0; q < P; q++) {
     const double *at = recvbuf + meta[3 * P + q];
     for (int f = 0; f < nfields && q != me; f++, at += in_n[q] * w)
@@ -175,6 +173,8 @@ int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfiel
   }
   /* The ledger: words to and from the others. */
   tl_ledger_collective(ledger, phase, 0, TL_LEDGER_ALLTOALL, plan->rank, -1, nout, nin);
+  if (seconds)
+    *seconds += MPI_Wtime() - t0;
 done:
   free(meta);
   free(out_c);

@@ -350,5 +350,5 @@ clean:
 	rm -rf build build-san $(FUZZ_BUILD)
 
 -include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(POISSON_OBJ:.o=.d) $(BUILD)/obj/apps/poisson/poisson_main.d $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) \
-  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) \
+  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) $(MPI_TESTS:=.d) \
   $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)

@@ -123,10 +123,14 @@ static int run(const args *a, size_t n, int print, double *err)
   }
   *err = st >= 0 ? ps_max_error(&s, u) : NAN;
   if (print && rank == 0) {
-    printf("%s, %zu x %zu x %zu, grid %dx%d (Py x Pz), z systems: %s (%s route)\n",
+    /* Which route the z systems took: with Pz = 1 they are whole already. */
+    const char *how = a->Pz == 1          ? "OpenMP kernel (z whole on every rank)"
+                      : s.transpose_route ? "OpenMP kernel after a transpose (transpose route)"
+                                          : "distributed route";
+    printf("%s, %zu x %zu x %zu, grid %dx%d (Py x Pz), z systems: %s%s%s\n",
            pb.mode == PS_POISSON ? "Poisson" : "Helmholtz", pb.n[0], pb.n[1], pb.n[2], a->Py, a->Pz,
-           s.transpose_route ? "OpenMP kernel" : s.algo->name,
-           s.transpose_route ? "transpose" : "distributed");
+           a->Pz > 1 && !s.transpose_route ? s.algo->name : "",
+           a->Pz > 1 && !s.transpose_route ? ", " : "", how);
     printf("  status %s%s%s\n", tl_status_name(st), info.msg[0] ? ": " : "", info.msg);
     printf("  max |u - exact| = %.3e\n", *err);
     printf("  time per solve (slowest rank, best of %d): total %.3f ms = FFT %.3f + "

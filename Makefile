@@ -65,12 +65,17 @@ ifneq ($(SCALAPACK_LIB),)
 MPI_CFLAGS = -DTL_HAVE_SCALAPACK
 MPI_LDLIBS = $(SCALAPACK_LIB)
 endif
+# FFTW3 (the FFTs of the Poisson/Helmholtz mini-app, apps/poisson), when installed.
+FFTW_LIB ?= $(firstword $(wildcard /usr/lib/*/libfftw3.so /usr/lib/libfftw3.so))
 MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
 MPI_CLI_SRC = $(wildcard cli/mpi/*.c)
 MPI_CLI_OBJ = $(MPI_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cli/common.o
 MPI_CLI  = $(BUILD)/tridlab-mpi
 MPI_TEST_SRC = $(wildcard tests/mpi/test_*.c)
+ifeq ($(FFTW_LIB),)
+MPI_TEST_SRC := $(filter-out tests/mpi/test_mpi_poisson.c,$(MPI_TEST_SRC))
+endif
 MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 # A plain program that runs tridlab-mpi under mpirun, as a user does.
 MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
@@ -81,8 +86,14 @@ MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
            OMPI_MCA_mca_base_component_disable_dlclose=1 OMPI_MCA_mpi_yield_when_idle=1 \
            LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
            ASAN_OPTIONS=fast_unwind_on_malloc=0
+# The Poisson/Helmholtz mini-app (apps/poisson): MPI and FFTW.
+POISSON  = $(BUILD)/poisson
+POISSON_OBJ = $(BUILD)/obj/apps/poisson/poisson.o
 ifneq ($(MPICC),)
 MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST)
+ifneq ($(FFTW_LIB),)
+MPI_ALL += $(POISSON)
+endif
 endif
 # The rooms whose algorithms join the registry, in the order `tridlab list`
 # shows them; each defines tl_room_<name>. A backend room that is built
@@ -169,6 +180,19 @@ $(BUILD)/tests/mpi/test_%: tests/mpi/test_%.c $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
 	  $(MPI_LDLIBS) $(LDLIBS_LAPACK)
+
+$(BUILD)/obj/apps/poisson/%.o: apps/poisson/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(POISSON): $(POISSON_OBJ) $(BUILD)/obj/apps/poisson/poisson_main.o $(MPI_LIB_A) $(LIB_A)
+	$(MPICC) $(SAN_LDFLAGS) $(OMP) -o $@ $^ $(FFTW_LIB) $(MPI_LDLIBS) $(LDLIBS_LAPACK)
+
+$(BUILD)/tests/mpi/test_mpi_poisson: tests/mpi/test_mpi_poisson.c $(POISSON_OBJ) $(MPI_LIB_A) \
+  $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -Iapps/poisson $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< \
+	  $(POISSON_OBJ) $(MPI_LIB_A) $(LIB_A) $(FFTW_LIB) $(MPI_LDLIBS) $(LDLIBS_LAPACK)
 
 # The bench command times OpenMP loops of the reference and LAPACK too.
 $(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
@@ -406,6 +430,7 @@ info:
 	@echo "  MPI       : $(if $(MPICC),built: libtridlab_mpi.a and tridlab-mpi (mpicc $(MPICC)),not built (no mpicc))"
 	@echo "  ScaLAPACK : $(if $(SCALAPACK_LIB),$(SCALAPACK_LIB) (pddtsv baseline built),not found (no pddtsv baseline))"
 	@echo "  GPU       : room gpu built, kernels run on the host (gpu-emulated); make gpu: $(if $(NVCC),CUDA with $(NVCC),no nvcc (CUDA skipped)), $(if $(HIPCC),HIP with $(HIPCC),no hipcc (HIP skipped))"
+	@echo "  FFTW3     : $(if $(FFTW_LIB),$(FFTW_LIB) (poisson mini-app built),not found (no poisson mini-app))"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tridlab \
@@ -422,6 +447,6 @@ format:
 clean:
 	rm -rf build build-san $(FUZZ_BUILD)
 
--include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) \
-  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) \
+-include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(POISSON_OBJ:.o=.d) $(BUILD)/obj/apps/poisson/poisson_main.d $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) \
+  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) $(MPI_TESTS:=.d) \
   $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)

@@ -21,8 +21,8 @@
 /* ---- the exchange layer (exchange.c) ------------------------------- */
 
 /* Send count elements to dst and receive rcount from src, in one step. */
-int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                 const void *send, size_t count, int dst, void *recv, size_t rcount, int src);
+int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                 size_t count, int dst, void *recv, size_t rcount, int src);
 /* Both neighbours at once: to_prev goes to rank prev, to_next to rank
  * next; from_prev comes from prev, from_next from next (-1: none). */
 int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, int prev,
@@ -31,10 +31,10 @@ int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtyp
                       size_t nfrom_next);
 int tl_mpi_allgather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
                      const void *send, size_t count, void *recv);
-int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                  const void *send, size_t count, void *recv, int root);
-int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                   const void *send, size_t count, void *recv, int root);
+int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                  size_t count, void *recv, int root);
+int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                   size_t count, void *recv, int root);
 int tl_mpi_bcast(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, void *buf,
                  size_t count, int root);
 /* In place over all ranks: the largest of each entry. */
@@ -69,9 +69,9 @@ double tl_mpi_now(void);
 typedef struct tl_mpi_status {
   tl_mpi_exchange *ex;
   size_t nsys;
-  double *key;     /* per system: 0, or the encoded (status, phase, rank) */
-  long *row;       /* per system: the global row of that status           */
-  tl_info **note;  /* per system: this rank's report of it (NULL: none)   */
+  double *key;    /* per system: 0, or the encoded (status, phase, rank) */
+  long *row;      /* per system: the global row of that status           */
+  tl_info **note; /* per system: this rank's report of it (NULL: none)   */
 } tl_mpi_status;
 
 int tl_mpi_status_init(tl_mpi_status *st, tl_mpi_exchange *ex, size_t nsys, tl_info *info);
@@ -92,8 +92,7 @@ int tl_mpi_status_warned(const double *pairs, size_t stride, size_t s);
  * rank returns it as the batch's status (with "system s: " when
  * nsys > 1). Returns 0 when nothing failed (the algorithm then decides
  * each system from the reduced numbers, with tl_outcome_*). */
-int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t stride,
-                              tl_info *info);
+int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t stride, tl_info *info);
 /* For algorithms whose verdict is only the status pair: the first error
  * (as above); else the first system with a warning noted by some rank,
  * whose report that rank broadcasts; else TL_OK. */
@@ -109,6 +108,7 @@ int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride,
 typedef int (*tl_mpi_verdict_fn)(void *ctx, size_t s, const double *q, tl_info *one);
 int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
                            tl_mpi_verdict_fn judge, void *ctx, tl_info *info);
+
 /* ---- the verdict of the exact solvers (verdict_mpi.c) --------------- */
 
 /* The end of a solve whose reference ends with "not strictly dominant by
@@ -121,6 +121,16 @@ int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride
  * `why`. */
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
                             const char *name, const char *dd_why, const char *why, tl_info *info);
+
+/* ---- 3-D boxes (grid_mpi.c) ---------------------------------------- */
+
+/* Copy the region (rb, rm) of a global 3-D array, elements of `words`
+ * doubles, from src holding box (sb, sm) to dst holding box (db, dm);
+ * both boxes must contain the region. Boxes are x fastest. A contiguous
+ * buffer for the region is the box (rb, rm) itself. */
+void tl_grid_copy_box(const double *src, const size_t sb[3], const size_t sm[3], double *dst,
+                      const size_t db[3], const size_t dm[3], const size_t rb[3],
+                      const size_t rm[3], size_t words);
 
 /* ---- the rank programs (one file each) ----------------------------- */
 

@@ -302,36 +302,34 @@ static void two_rows(size_t groups, size_t rows, size_t sz, size_t r, double *ar
   }
 }
 
-/* The halo of u (m + 4 rows per group: 2 from prev, own m, 2 from
- * next; zero beyond a plain system's ends), after one exchange of 2 rows
- * per group with each neighbour: phase "halo". */
+/* The halo of u, in place: u holds m + 4 rows per group, its own rows at
+ * 2 .. m+1; rows 0, 1 come from prev (its last two), rows m+2, m+3 from
+ * next (its first two), zero beyond a plain system's ends. One exchange
+ * of 2 rows per group with each neighbour: phase "halo". */
 static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t groups, size_t sz,
-                         const double *u, double *uh)
+                         double *u)
 {
   int prev, next;
   halo_neighbours(ex->size, periodic, ex->rank, &prev, &next);
-  size_t rows2 = 2 * groups * sz;
+  size_t rows2 = 2 * groups * sz, hm = m + 4;
   double *buf = tl_alloc(4 * rows2, sizeof(double));
   if (!buf)
     return TL_ERR_NOMEM;
   double *to_prev = buf, *to_next = buf + rows2, *from_prev = buf + 2 * rows2,
          *from_next = buf + 3 * rows2;
   memset(from_prev, 0, 2 * rows2 * sizeof(double));
-  two_rows(groups, m, sz, 0, (double *)u, to_prev, 1); /* only read */
-  two_rows(groups, m, sz, m - 2, (double *)u, to_next, 1);
+  two_rows(groups, hm, sz, 2, u, to_prev, 1); /* own first two rows */
+  two_rows(groups, hm, sz, m, u, to_next, 1); /* own last two rows  */
   int rc = tl_mpi_neighbours(ex, "halo", 0, TL_F64, prev, next, to_prev, rows2, to_next, rows2,
                              from_prev, rows2, from_next, rows2);
-  size_t hm = m + 4;
-  for (size_t g = 0; rc == TL_OK && g < groups; g++)
-    memcpy(uh + (g * hm + 2) * sz, u + g * m * sz, m * sz * sizeof(double));
-  two_rows(groups, hm, sz, 0, uh, from_prev, 0);
-  two_rows(groups, hm, sz, m + 2, uh, from_next, 0);
+  two_rows(groups, hm, sz, 0, u, from_prev, 0);
+  two_rows(groups, hm, sz, m + 2, u, from_next, 0);
   free(buf);
   return rc;
 }
 
 int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
-                             size_t nsys, size_t sz, const double *u, double *du, double tol,
+                             size_t nsys, size_t sz, double *u, double *du, double tol,
                              tl_ledger *ledger, double *comm_seconds, tl_info *info)
 {
   tl_info_clear(info);
@@ -349,20 +347,19 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
                    "nsys >= 1 and SZ in {8, 16, 32, 64}");
   tl_mpi_status stt;
   TL_CALL(tl_mpi_status_init(&stt, &ex, nsys, info));
-  double *uh = tl_alloc(groups * (m + 4) * sz, sizeof(double));
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
   tl_distd2_edge *edges = tl_alloc(nsys, sizeof *edges);
   double *xs = tl_alloc(2 * nsys, sizeof *xs), *xe = xs + nsys;
   int status = TL_OK;
-  if (!uh || !ss || !edges || !xs) {
+  if (!ss || !edges || !xs) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2 compact: no memory");
     goto cleanup;
   }
-  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u, uh);
+  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u);
   tl_info one;
   tl_info_clear(&one);
-  int rc = status < 0 ? status
-                      : tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, st, nsys, sz, uh, du, &one);
+  int rc =
+      status < 0 ? status : tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, st, nsys, sz, u, du, &one);
   if (rc < 0) /* the packed kernel names the first system that failed */
     tl_mpi_status_note(&stt, one.system >= 0 ? (size_t)one.system : 0, PH_DECOUPLE, rc, &one);
   tl_cpu_distd2_pack_sz_d(plan, 0, nsys, sz, du, edges);
@@ -387,7 +384,6 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
 cleanup:
   if (comm_seconds)
     *comm_seconds = ex.seconds;
-  free(uh);
   free(ss);
   free(edges);
   free(xs);

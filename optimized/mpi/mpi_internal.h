@@ -107,6 +107,10 @@ typedef int (*tl_mpi_verdict_fn)(void *ctx, size_t s, const double *q, tl_info *
 int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
                            tl_mpi_verdict_fn judge, void *ctx, tl_info *info);
 
+/* After the allreduce: the phase (as noted) of the failure that won for
+ * system s; -1 when none. */
+long tl_mpi_status_phase(const tl_mpi_status *st, const double *pairs, size_t stride, size_t s);
+
 /* ---- the rank programs (one file each) ----------------------------- */
 
 extern const tl_mpi_algorithm tl_mpi_algo_pdd;

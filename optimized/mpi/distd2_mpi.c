@@ -170,8 +170,10 @@ static void interfaces(const notes *nt, sys_state *ss, size_t s, size_t begin, s
 }
 
 /* The one exchange, then the 2x2 systems of every system. */
-static int exchange_and_interfaces(const notes *nt, sys_state *ss, size_t nsys, size_t begin,
-                                   size_t m, size_t n, int periodic)
+/* Systems [s0, s0 + nsys) of ss: their rows in one exchange (round
+ * `round` of phase "edges"), then their 2x2 systems. */
+static int exchange_and_interfaces(const notes *nt, sys_state *ss, size_t s0, size_t nsys,
+                                   int round, size_t begin, size_t m, size_t n, int periodic)
 {
   tl_mpi_exchange *ex = nt->st->ex;
   int prev, next;
@@ -181,13 +183,13 @@ static int exchange_and_interfaces(const notes *nt, sys_state *ss, size_t nsys, 
     return TL_ERR_NOMEM;
   row3 *to_prev = buf, *to_next = buf + nsys, *from_prev = buf + 2 * nsys,
        *from_next = buf + 3 * nsys;
-  split_edges(ss, nsys, to_prev, to_next);
+  split_edges(ss + s0, nsys, to_prev, to_next);
   size_t w = TL_DISTD2_EDGE_WORDS * nsys;
-  int rc = tl_mpi_neighbours(ex, "edges", 0, TL_F64, prev, next, prev >= 0 ? to_prev : NULL, w,
+  int rc = tl_mpi_neighbours(ex, "edges", round, TL_F64, prev, next, prev >= 0 ? to_prev : NULL, w,
                              next >= 0 ? to_next : NULL, w, prev >= 0 ? from_prev : NULL, w,
                              next >= 0 ? from_next : NULL, w);
   for (size_t s = 0; rc == TL_OK && s < nsys; s++)
-    interfaces(nt, ss, s, begin, m, n, prev >= 0 ? &from_prev[s] : NULL,
+    interfaces(nt, ss, s0 + s, begin, m, n, prev >= 0 ? &from_prev[s] : NULL,
                next >= 0 ? &from_next[s] : NULL);
   free(buf);
   return rc;
@@ -286,7 +288,7 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
     if (!ss[s].bad)
       tl_distd2_pack_d(&plans[s], 0, x + s * m, &ss[s].edge);
   }
-  status = exchange_and_interfaces(&nt, ss, nsys, sl->begin, m, sl->n, sl->periodic);
+  status = exchange_and_interfaces(&nt, ss, 0, nsys, 0, sl->begin, m, sl->n, sl->periodic);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "distd2: the exchange of %zu systems failed", nsys);
     goto cleanup;
@@ -359,9 +361,54 @@ static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t gro
   return rc;
 }
 
+/* What one round of the compact entry works on: groups [g0, g0 + ng)
+ * of SZ systems, systems [s0, s0 + ns). */
+typedef struct compact_round {
+  const tl_distd2_plan *plan;
+  const double *st;
+  size_t sz, g0, s0, ns;
+  int round;
+} compact_round;
+
+/* One round: the packed decoupling of its groups, their boundary rows
+ * exchanged and the 2x2 systems solved, the packed substitution -- d' of
+ * the round's groups is still in cache when the substitution reads it
+ * when the round is small (paper 002's mini-batches). */
+static int compact_one_round(const notes *nt, const compact_round *cr, double *u, double *du,
+                             sys_state *ss, tl_distd2_edge *edges, double *xs, double *xe)
+{
+  const tl_distd2_plan *plan = cr->plan;
+  size_t m = plan->n, sz = cr->sz, s0 = cr->s0, ns = cr->ns;
+  double *ur = u + cr->g0 * (m + 4) * sz, *dr = du + cr->g0 * m * sz;
+  tl_info one;
+  tl_info_clear(&one);
+  int rc = tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, cr->st, ns, sz, ur, dr, &one);
+  size_t bad = one.system >= 0 ? s0 + (size_t)one.system : s0; /* the kernel's first failure */
+  if (rc < 0)
+    note(nt, bad, PH_DECOUPLE, rc, &one);
+  tl_cpu_distd2_pack_sz_d(plan, 0, ns, sz, dr, edges + s0);
+  for (size_t s = s0; s < s0 + ns; s++) {
+    ss[s].edge = edges[s];
+    ss[s].bad = rc < 0 && s == bad;
+  }
+  int status = exchange_and_interfaces(nt, ss, s0, ns, cr->round, plan->row0, m, plan->n_total,
+                                       plan->periodic);
+  if (status < 0)
+    return status;
+  for (size_t s = s0; s < s0 + ns; s++) {
+    xs[s] = ss[s].bad ? 0.0 : ss[s].x_first;
+    xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
+  }
+  tl_info_clear(&one);
+  rc = tl_cpu_distd2_substitute_sz_d(plan, 0, ns, sz, xs + s0, xe + s0, dr, dr, &one);
+  if (rc < 0)
+    note(nt, one.system >= 0 ? s0 + (size_t)one.system : s0, PH_SUBSTITUTE, rc, &one);
+  return TL_OK;
+}
+
 int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
-                             size_t nsys, size_t sz, double *u, double *du, double tol,
-                             tl_ledger *ledger, double *comm_seconds, tl_info *info)
+                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
+                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info)
 {
   tl_info_clear(info);
   tl_mpi_exchange ex = {.comm = comm, .ledger = ledger};
@@ -387,31 +434,18 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2 compact: no memory");
     goto cleanup;
   }
-  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u);
-  tl_info one;
-  tl_info_clear(&one);
-  int rc =
-      status < 0 ? status : tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, st, nsys, sz, u, du, &one);
-  if (rc < 0) /* the packed kernel names the first system that failed */
-    note(&nt, one.system >= 0 ? (size_t)one.system : 0, PH_DECOUPLE, rc, &one);
-  tl_cpu_distd2_pack_sz_d(plan, 0, nsys, sz, du, edges);
-  for (size_t s = 0; s < nsys; s++) {
-    ss[s].edge = edges[s];
-    ss[s].bad = rc < 0 && (long)s == one.system;
+  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u); /* the whole batch's, once */
+  size_t per = round_groups ? round_groups : groups;
+  compact_round cr = {plan, st, sz, 0, 0, 0, 0};
+  for (; status == TL_OK && cr.g0 < groups; cr.g0 += per, cr.round++) {
+    cr.s0 = cr.g0 * sz;
+    cr.ns = (cr.g0 + per < groups ? (cr.g0 + per) * sz : nsys) - cr.s0;
+    status = compact_one_round(&nt, &cr, u, du, ss, edges, xs, xe);
   }
-  status = exchange_and_interfaces(&nt, ss, nsys, plan->row0, m, plan->n_total, plan->periodic);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "distd2 compact: the exchange failed");
     goto cleanup;
   }
-  for (size_t s = 0; s < nsys; s++) {
-    xs[s] = ss[s].bad ? 0.0 : ss[s].x_first;
-    xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
-  }
-  tl_info_clear(&one);
-  rc = tl_cpu_distd2_substitute_sz_d(plan, 0, nsys, sz, xs, xe, du, du, &one);
-  if (rc < 0)
-    note(&nt, one.system >= 0 ? (size_t)one.system : 0, PH_SUBSTITUTE, rc, &one);
   status = verdict(&nt, ss, nsys, plan, 0, tol, info);
 cleanup:
   if (comm_seconds)

@@ -120,28 +120,36 @@ static double field(size_t s, size_t i, size_t n)
 
 /* Rank 0: what the compact entry point must record: the halo (2 rows of
  * every group of SZ systems to each neighbour), the boundary rows (3
- * words per system, as the general batch), and one verdict for the
- * batch (its matrix is the batch's: 6 pairs). */
-static void compact_expected(int P, int periodic, size_t nsys, size_t sz, tl_ledger *out)
+ * words per system, as the general batch; one round per `per` groups,
+ * 0: one for all), and one verdict for the batch (its matrix is the
+ * batch's: 6 pairs). */
+static void compact_expected(int P, int periodic, size_t nsys, size_t sz, size_t per,
+                             tl_ledger *out)
 {
-  size_t halo = 2 * ((nsys + sz - 1) / sz) * sz;
+  size_t groups = (nsys + sz - 1) / sz, halo = 2 * groups * sz;
+  per = per ? per : groups;
   tl_ledger_reset(out);
   for (int p = 0; P > 1 && p < P; p++) {
     int to[2] = {(periodic || p > 0) ? (p + P - 1) % P : -1,
                  (periodic || p + 1 < P) ? (p + 1) % P : -1};
-    for (int k = 0; k < 2; k++)
-      if (to[k] >= 0) {
-        tl_ledger_message(out, "halo", 0, p, to[k], halo);
-        tl_ledger_message(out, "edges", 0, p, to[k], 3 * nsys);
+    for (int k = 0; k < 2; k++) {
+      if (to[k] < 0)
+        continue;
+      tl_ledger_message(out, "halo", 0, p, to[k], halo);
+      for (size_t g0 = 0; g0 < groups; g0 += per) { /* round g0 / per */
+        size_t ns = (g0 + per < groups ? (g0 + per) * sz : nsys) - g0 * sz;
+        tl_ledger_message(out, "edges", (int)(g0 / per), p, to[k], 3 * ns);
       }
+    }
   }
   tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, 12, 12);
 }
 
-static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, size_t sz, int broken)
+static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, size_t sz, size_t per,
+                         int broken)
 {
-  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu%s%s", mc->size, n, nsys, sz,
-          periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "");
+  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu rounds of %zu groups%s%s", mc->size, n,
+          nsys, sz, per, periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "");
   int P = mc->size, p = mc->rank;
   size_t begin, m;
   tl_mpi_even_slice(n, P, p, &begin, &m);
@@ -169,8 +177,8 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
   tl_ledger mine, all, want;
   tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&want);
   double *u_in = broken && p == P - 1 ? NULL : u;
-  int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, u_in, dup, TL_DISTD2_DEFAULT_TOL,
-                                    &mine, NULL, &info);
+  int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, per, u_in, dup,
+                                    TL_DISTD2_DEFAULT_TOL, &mine, NULL, &info);
   if (broken) {
     MC_EXPECT(mc, rc == TL_ERR_ARG, "a NULL u on one rank gave %s", tl_status_name(rc));
   } else {
@@ -198,7 +206,7 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
     tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
     char why[512];
     if (p == 0) {
-      compact_expected(P, periodic, nsys, sz, &want);
+      compact_expected(P, periodic, nsys, sz, per, &want);
       MC_EXPECT(mc, tl_ledger_equal(&all, &want, why, sizeof why), "ledger: %s", why);
     }
   }
@@ -230,8 +238,9 @@ int main(int argc, char **argv)
     for (int periodic = 0; periodic < 2; periodic++)
       param_case(&mc, cases[k][0], cases[k][1], periodic, periodic ? 1 : 5, uneven, n);
   for (int periodic = 0; periodic < 2; periodic++)
-    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0);
-  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 1);
+    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0);
+  compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0); /* rounds of 2 groups: 3 rounds */
+  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1);
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_distd2_ptdma_its");
   MPI_Finalize();

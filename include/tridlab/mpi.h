@@ -132,17 +132,24 @@ int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const vo
  * right-hand side the 5-point stencil st of u fused into the decoupling,
  * on SZ-packed slices with the packed kernels of optimized/cpu/. plan:
  * this rank's slice plan of its m rows of the matrix
- * (tl_distd2_plan_slice_d); u, du: its m rows of every system, packed
- * (tridlab/cpu.h, n = m; du may not be u). Phases: "halo" (2 rows of u
- * per group of SZ systems to each neighbour), the packed decoupling,
- * "edges" (3 words per system each way), the 2x2 systems, the packed
- * substitution into du, "verdict". Collective: every rank returns the
+ * (tl_distd2_plan_slice_d). u: its rows of every system with ghost
+ * rows, SZ-packed with m + 4 rows per group -- entry (system s, own row
+ * j) at ((s / SZ) (m + 4) + j + 2) SZ + s % SZ; the function fills the
+ * ghost rows 0, 1 and m+2, m+3 of every group from the neighbours. du:
+ * the answer, SZ-packed with m rows per group (tridlab/cpu.h, n = m).
+ * Phases: "halo" (2 rows per group to each neighbour), the packed
+ * decoupling, "edges" (3 words per system each way), the 2x2 systems,
+ * the packed substitution, "verdict". round_groups: 0, one exchange of
+ * "edges" for the whole batch; else rounds of that many groups each
+ * (round r of "edges"), so that d' of a round is still in cache when
+ * its substitution reads it (paper 002's mini-batches: more messages,
+ * half the memory traffic). Collective: every rank returns the
  * same status (as tl_distd2_plan_solve_stencil_d's for each system, the
  * first failure of the batch). ledger: this rank's entries (may be
  * NULL); comm_seconds: time inside communication (may be NULL). */
 int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
-                             size_t nsys, size_t sz, const double *u, double *du, double tol,
-                             tl_ledger *ledger, double *comm_seconds, tl_info *info);
+                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
+                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info);
 
 #ifdef __cplusplus
 }

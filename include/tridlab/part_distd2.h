@@ -23,10 +23,13 @@
  *   tl_distd2_interface_d     one 2x2 system across an interface
  *   tl_distd2_substitute_d    partition p: Algorithm 7
  *
- * Arrays a, b, c, d, u, x are the GLOBAL arrays (length n); a phase for
- * partition p reads and writes only the rows [begin_p, end_p) it owns
- * (plan->begin[p], plan->begin[p+1]). Non-periodic plans never read the
- * corners a[0] and c[n-1]. Every partition needs at least 2 rows.
+ * Arrays a, b, c, d, u, x hold the plan's rows (length plan->n); a phase
+ * for partition p reads and writes only the rows [begin_p, end_p) it owns
+ * (plan->begin[p], plan->begin[p+1]). A whole plan holds the whole
+ * system; a slice plan (tl_distd2_plan_slice_d) holds one partition's
+ * rows alone -- what an MPI rank holds -- and its phases are called with
+ * p = 0. Non-periodic plans never read the system's corners a[0] and
+ * c[n-1]. Every partition needs at least 2 rows.
  */
 #ifndef TRIDLAB_PART_DISTD2_H
 #define TRIDLAB_PART_DISTD2_H

@@ -46,7 +46,27 @@
 /* Phases in the reference's order (the order it meets failures in): the
  * plans of all partitions, then the decoupling of all, the interfaces
  * 0|1 .. P-2|P-1, the corner P-1|0, the substitutions. */
-enum { PH_PLAN = 1, PH_DECOUPLE = 2, PH_IFACE = 3, PH_CORNER = 4, PH_SUBSTITUTE = 5 };
+enum { PH_PLAN = 1, PH_DECOUPLE = 2, PH_IFACE = 3, PH_CORNER = 4, PH_SUBSTITUTE = 5, PH_COUNT };
+
+/* Where failures are noted. A general batch: per system. One matrix for
+ * the whole batch (the compact entry): one slot, whose phases count
+ * system by system (s PH_COUNT + phase), so that the first failure of
+ * the batch is still the one the reference meets first, and the verdict
+ * is the matrix's, once. */
+typedef struct notes {
+  tl_mpi_status *st;
+  int by_batch;
+} notes;
+
+static void note(const notes *nt, size_t s, int phase, int rc, tl_info *one)
+{
+  if (!nt->by_batch) {
+    tl_mpi_status_note(nt->st, s, phase, rc, one);
+    return;
+  }
+  one->system = (long)s;
+  tl_mpi_status_note(nt->st, 0, (int)(s * PH_COUNT) + phase, rc, one);
+}
 
 /* A boundary row as it travels: (coupling out of the partition, the
  * entry DistD2 drops, right-hand side). */
@@ -106,10 +126,10 @@ static tl_distd2_edge right_edge(const row3 *r)
 /* The two 2x2 systems of rank p for system s (the reference's phase 2,
  * restricted to the interfaces that touch p), noted in the reference's
  * order: interface p-1|p before p|p+1; the corner P-1|0 after all. */
-static void interfaces(tl_mpi_status *st, sys_state *ss, size_t s, size_t begin, size_t m, size_t n,
+static void interfaces(const notes *nt, sys_state *ss, size_t s, size_t begin, size_t m, size_t n,
                        const row3 *from_prev, const row3 *from_next)
 {
-  int p = st->ex->rank, P = st->ex->size;
+  int p = nt->st->ex->rank, P = nt->st->ex->size;
   sys_state *y = &ss[s];
   y->dropped = -INFINITY, y->kappa = 1.0, y->drop_row = -1; /* the first 2x2 sets them */
   if (y->bad)
@@ -121,7 +141,7 @@ static void interfaces(tl_mpi_status *st, sys_state *ss, size_t s, size_t begin,
     long row = (long)n - 1;
     int rc =
         tl_distd2_interface_d(&y->edge, &y->edge, 1, &y->x_last, &y->x_first, &dp, &kp, row, &one);
-    tl_mpi_status_note(st, s, PH_CORNER, rc, &one);
+    note(nt, s, PH_CORNER, rc, &one);
     y->bad = rc < 0;
     y->dropped = dp, y->kappa = kp, y->drop_row = row;
     return;
@@ -131,7 +151,7 @@ static void interfaces(tl_mpi_status *st, sys_state *ss, size_t s, size_t begin,
   long lrow = p > 0 ? (long)begin - 1 : (long)n - 1;
   tl_info_clear(&one);
   int rc = tl_distd2_interface_d(&left, &y->edge, 0, &xo, &y->x_first, &dp, &kp, lrow, &one);
-  tl_mpi_status_note(st, s, p > 0 ? PH_IFACE : PH_CORNER, rc, &one);
+  note(nt, s, p > 0 ? PH_IFACE : PH_CORNER, rc, &one);
   tl_pair_max(&y->dropped, &y->drop_row, dp, lrow);
   y->kappa = fmax(y->kappa, kp);
   if (rc < 0) {
@@ -143,17 +163,19 @@ static void interfaces(tl_mpi_status *st, sys_state *ss, size_t s, size_t begin,
   long rrow = (long)(begin + m) - 1;
   tl_info_clear(&one);
   rc = tl_distd2_interface_d(&y->edge, &right, 0, &y->x_last, &xo, &dp, &kp, rrow, &one);
-  tl_mpi_status_note(st, s, p + 1 < P ? PH_IFACE : PH_CORNER, rc, &one);
+  note(nt, s, p + 1 < P ? PH_IFACE : PH_CORNER, rc, &one);
   tl_pair_max(&y->dropped, &y->drop_row, dp, rrow);
   y->kappa = fmax(y->kappa, kp);
   y->bad = rc < 0;
 }
 
 /* The one exchange, then the 2x2 systems of every system. */
-static int exchange_and_interfaces(tl_mpi_status *st, sys_state *ss, size_t nsys, size_t begin,
-                                   size_t m, size_t n, int periodic)
+/* Systems [s0, s0 + nsys) of ss: their rows in one exchange (round
+ * `round` of phase "edges"), then their 2x2 systems. */
+static int exchange_and_interfaces(const notes *nt, sys_state *ss, size_t s0, size_t nsys,
+                                   int round, size_t begin, size_t m, size_t n, int periodic)
 {
-  tl_mpi_exchange *ex = st->ex;
+  tl_mpi_exchange *ex = nt->st->ex;
   int prev, next;
   tl_distd2_neighbours(ex->size, periodic, ex->rank, &prev, &next);
   row3 *buf = tl_alloc(4 * nsys, sizeof *buf);
@@ -161,13 +183,13 @@ static int exchange_and_interfaces(tl_mpi_status *st, sys_state *ss, size_t nsys
     return TL_ERR_NOMEM;
   row3 *to_prev = buf, *to_next = buf + nsys, *from_prev = buf + 2 * nsys,
        *from_next = buf + 3 * nsys;
-  split_edges(ss, nsys, to_prev, to_next);
+  split_edges(ss + s0, nsys, to_prev, to_next);
   size_t w = TL_DISTD2_EDGE_WORDS * nsys;
-  int rc = tl_mpi_neighbours(ex, "edges", 0, TL_F64, prev, next, prev >= 0 ? to_prev : NULL, w,
+  int rc = tl_mpi_neighbours(ex, "edges", round, TL_F64, prev, next, prev >= 0 ? to_prev : NULL, w,
                              next >= 0 ? to_next : NULL, w, prev >= 0 ? from_prev : NULL, w,
                              next >= 0 ? from_next : NULL, w);
   for (size_t s = 0; rc == TL_OK && s < nsys; s++)
-    interfaces(st, ss, s, begin, m, n, prev >= 0 ? &from_prev[s] : NULL,
+    interfaces(nt, ss, s0 + s, begin, m, n, prev >= 0 ? &from_prev[s] : NULL,
                next >= 0 ? &from_next[s] : NULL);
   free(buf);
   return rc;
@@ -186,31 +208,41 @@ static int judge(void *ctx, size_t s, const double *q, tl_info *one)
                            *tol, one);
 }
 
-/* The verdict: one allreduce, then each system's status from the
- * combined numbers, with the reference's own tl_distd2_verdict. System
- * s's plan is plans[s * plan_stride] (stride 0: one plan for all). */
-static int verdict(tl_mpi_status *st, const sys_state *ss, const tl_distd2_plan *plans,
+/* The verdict: one allreduce, then each slot's status from the combined
+ * numbers, with the reference's own tl_distd2_verdict. System s's plan is
+ * plans[s * plan_stride] (stride 0: one plan for all). By batch, the one
+ * slot takes the largest over the systems (the matrix's numbers). */
+static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const tl_distd2_plan *plans,
                    size_t plan_stride, double tol, tl_info *info)
 {
-  size_t nsys = st->nsys;
-  double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
+  size_t slots = nt->st->nsys;
+  double *pairs = tl_alloc(V_PAIRS * slots, 2 * sizeof(double));
   if (!pairs)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for the verdict");
-  tl_mpi_status_pairs(st, pairs, V_PAIRS);
+  tl_mpi_status_pairs(nt->st, pairs, V_PAIRS);
+  for (size_t v = 0; v < slots; v++) {
+    double *q = pairs + 2 * V_PAIRS * v;
+    q[2 * V_DROPPED] = -INFINITY, q[2 * V_DROPPED + 1] = -1.0;
+    q[2 * V_KAPPA] = 1.0, q[2 * V_KAPPA + 1] = -1.0;
+  }
   for (size_t s = 0; s < nsys; s++) {
     const tl_distd2_plan *pl = &plans[s * plan_stride];
-    double *q = pairs + 2 * V_PAIRS * s;
+    double *q = pairs + 2 * V_PAIRS * (nt->by_batch ? 0 : s);
     int ok = pl->begin != NULL; /* a plan that failed holds nothing */
-    q[2 * V_DROPPED] = ss[s].dropped, q[2 * V_DROPPED + 1] = (double)ss[s].drop_row;
-    q[2 * V_KAPPA] = ss[s].kappa, q[2 * V_KAPPA + 1] = -1.0;
+    long row = (long)q[2 * V_DROPPED + 1];
+    tl_pair_max(&q[2 * V_DROPPED], &row, ss[s].dropped, ss[s].drop_row);
+    q[2 * V_DROPPED + 1] = (double)row;
+    q[2 * V_KAPPA] = fmax(q[2 * V_KAPPA], ss[s].kappa);
     q[2 * V_SPIKE] = ok ? pl->spike : 0.0, q[2 * V_SPIKE + 1] = -1.0;
     q[2 * V_MARGIN] = ok ? -pl->worst_rel : -INFINITY, q[2 * V_MARGIN + 1] = (double)pl->worst_row;
     q[2 * V_NOTSTRICT] = (ok && (pl->classes & TL_CLASS_STRICT_DD)) ? 0.0 : 1.0;
     q[2 * V_NOTSTRICT + 1] = -1.0;
   }
-  int status = tl_mpi_allreduce_pairs(st->ex, "verdict", 0, pairs, V_PAIRS * nsys);
+  int status = tl_mpi_allreduce_pairs(nt->st->ex, "verdict", 0, pairs, V_PAIRS * slots);
   if (status == TL_OK)
-    status = tl_mpi_status_verdicts(st, pairs, V_PAIRS, judge, &tol, info);
+    status = tl_mpi_status_verdicts(nt->st, pairs, V_PAIRS, judge, &tol, info);
+  if (status < 0 && nt->by_batch && info) /* the slot's phase counts the systems */
+    info->system = tl_mpi_status_phase(nt->st, pairs, V_PAIRS, 0) / PH_COUNT;
   free(pairs);
   return status;
 }
@@ -230,6 +262,7 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   double *x = x_out;
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
+  notes nt = {&st, 0};
   tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
   int status = TL_OK;
@@ -242,7 +275,7 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
     tl_info_clear(&one);
     int rc = tl_distd2_plan_slice_d(&plans[s], sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s),
                                     ROWS(sl->b, s), ROWS(sl->c, s), &one);
-    tl_mpi_status_note(&st, s, PH_PLAN, rc, &one);
+    note(&nt, s, PH_PLAN, rc, &one);
     ss[s].bad = rc < 0;
   }
   for (size_t s = 0; s < nsys; s++) { /* phase 2: Algorithm 6; d' is kept in x */
@@ -250,12 +283,12 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
       continue;
     tl_info_clear(&one);
     int rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), x + s * m, &one);
-    tl_mpi_status_note(&st, s, PH_DECOUPLE, rc, &one);
+    note(&nt, s, PH_DECOUPLE, rc, &one);
     ss[s].bad = rc < 0;
     if (!ss[s].bad)
       tl_distd2_pack_d(&plans[s], 0, x + s * m, &ss[s].edge);
   }
-  status = exchange_and_interfaces(&st, ss, nsys, sl->begin, m, sl->n, sl->periodic);
+  status = exchange_and_interfaces(&nt, ss, 0, nsys, 0, sl->begin, m, sl->n, sl->periodic);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "distd2: the exchange of %zu systems failed", nsys);
     goto cleanup;
@@ -266,9 +299,9 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
     tl_info_clear(&one);
     int rc = tl_distd2_substitute_d(&plans[s], 0, ss[s].x_first, ss[s].x_last, x + s * m, x + s * m,
                                     &one);
-    tl_mpi_status_note(&st, s, PH_SUBSTITUTE, rc, &one);
+    note(&nt, s, PH_SUBSTITUTE, rc, &one);
   }
-  status = verdict(&st, ss, plans, 1, tol, info);
+  status = verdict(&nt, ss, nsys, plans, 1, tol, info);
 cleanup:
   for (size_t s = 0; plans && s < nsys; s++)
     tl_distd2_plan_destroy(&plans[s]);
@@ -302,37 +335,80 @@ static void two_rows(size_t groups, size_t rows, size_t sz, size_t r, double *ar
   }
 }
 
-/* The halo of u (m + 4 rows per group: 2 from prev, own m, 2 from
- * next; zero beyond a plain system's ends), after one exchange of 2 rows
- * per group with each neighbour: phase "halo". */
+/* The halo of u, in place: u holds m + 4 rows per group, its own rows at
+ * 2 .. m+1; rows 0, 1 come from prev (its last two), rows m+2, m+3 from
+ * next (its first two), zero beyond a plain system's ends. One exchange
+ * of 2 rows per group with each neighbour: phase "halo". */
 static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t groups, size_t sz,
-                         const double *u, double *uh)
+                         double *u)
 {
   int prev, next;
   halo_neighbours(ex->size, periodic, ex->rank, &prev, &next);
-  size_t rows2 = 2 * groups * sz;
+  size_t rows2 = 2 * groups * sz, hm = m + 4;
   double *buf = tl_alloc(4 * rows2, sizeof(double));
   if (!buf)
     return TL_ERR_NOMEM;
   double *to_prev = buf, *to_next = buf + rows2, *from_prev = buf + 2 * rows2,
          *from_next = buf + 3 * rows2;
   memset(from_prev, 0, 2 * rows2 * sizeof(double));
-  two_rows(groups, m, sz, 0, (double *)u, to_prev, 1); /* only read */
-  two_rows(groups, m, sz, m - 2, (double *)u, to_next, 1);
+  two_rows(groups, hm, sz, 2, u, to_prev, 1); /* own first two rows */
+  two_rows(groups, hm, sz, m, u, to_next, 1); /* own last two rows  */
   int rc = tl_mpi_neighbours(ex, "halo", 0, TL_F64, prev, next, to_prev, rows2, to_next, rows2,
                              from_prev, rows2, from_next, rows2);
-  size_t hm = m + 4;
-  for (size_t g = 0; rc == TL_OK && g < groups; g++)
-    memcpy(uh + (g * hm + 2) * sz, u + g * m * sz, m * sz * sizeof(double));
-  two_rows(groups, hm, sz, 0, uh, from_prev, 0);
-  two_rows(groups, hm, sz, m + 2, uh, from_next, 0);
+  two_rows(groups, hm, sz, 0, u, from_prev, 0);
+  two_rows(groups, hm, sz, m + 2, u, from_next, 0);
   free(buf);
   return rc;
 }
 
+/* What one round of the compact entry works on: groups [g0, g0 + ng)
+ * of SZ systems, systems [s0, s0 + ns). */
+typedef struct compact_round {
+  const tl_distd2_plan *plan;
+  const double *st;
+  size_t sz, g0, s0, ns;
+  int round;
+} compact_round;
+
+/* One round: the packed decoupling of its groups, their boundary rows
+ * exchanged and the 2x2 systems solved, the packed substitution -- d' of
+ * the round's groups is still in cache when the substitution reads it
+ * when the round is small (paper 002's mini-batches). */
+static int compact_one_round(const notes *nt, const compact_round *cr, double *u, double *du,
+                             sys_state *ss, tl_distd2_edge *edges, double *xs, double *xe)
+{
+  const tl_distd2_plan *plan = cr->plan;
+  size_t m = plan->n, sz = cr->sz, s0 = cr->s0, ns = cr->ns;
+  double *ur = u + cr->g0 * (m + 4) * sz, *dr = du + cr->g0 * m * sz;
+  tl_info one;
+  tl_info_clear(&one);
+  int rc = tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, cr->st, ns, sz, ur, dr, &one);
+  size_t bad = one.system >= 0 ? s0 + (size_t)one.system : s0; /* the kernel's first failure */
+  if (rc < 0)
+    note(nt, bad, PH_DECOUPLE, rc, &one);
+  tl_cpu_distd2_pack_sz_d(plan, 0, ns, sz, dr, edges + s0);
+  for (size_t s = s0; s < s0 + ns; s++) {
+    ss[s].edge = edges[s];
+    ss[s].bad = rc < 0 && s == bad;
+  }
+  int status = exchange_and_interfaces(nt, ss, s0, ns, cr->round, plan->row0, m, plan->n_total,
+                                       plan->periodic);
+  if (status < 0)
+    return status;
+  for (size_t s = s0; s < s0 + ns; s++) {
+    xs[s] = ss[s].bad ? 0.0 : ss[s].x_first;
+    xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
+  }
+  tl_info_clear(&one);
+  rc = tl_cpu_distd2_substitute_sz_d(plan, 0, ns, sz, xs + s0, xe + s0, dr, dr, &one);
+  if (rc < 0)
+    note(nt, one.system >= 0 ? s0 + (size_t)one.system : s0, PH_SUBSTITUTE, rc, &one);
+  return TL_OK;
+}
+
 int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
-                             size_t nsys, size_t sz, const double *u, double *du, double tol,
-                             tl_ledger *ledger, double *comm_seconds, tl_info *info)
+                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
+                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info)
 {
   tl_info_clear(info);
   tl_mpi_exchange ex = {.comm = comm, .ledger = ledger};
@@ -347,47 +423,33 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan",
                    "distd2 compact: every rank needs a slice plan of >= 2 rows, a stencil, u, du, "
                    "nsys >= 1 and SZ in {8, 16, 32, 64}");
-  tl_mpi_status stt;
-  TL_CALL(tl_mpi_status_init(&stt, &ex, nsys, info));
-  double *uh = tl_alloc(groups * (m + 4) * sz, sizeof(double));
+  tl_mpi_status stt; /* one slot: the matrix is the batch's */
+  TL_CALL(tl_mpi_status_init(&stt, &ex, 1, info));
+  notes nt = {&stt, 1};
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
   tl_distd2_edge *edges = tl_alloc(nsys, sizeof *edges);
   double *xs = tl_alloc(2 * nsys, sizeof *xs), *xe = xs + nsys;
   int status = TL_OK;
-  if (!uh || !ss || !edges || !xs) {
+  if (!ss || !edges || !xs) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2 compact: no memory");
     goto cleanup;
   }
-  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u, uh);
-  tl_info one;
-  tl_info_clear(&one);
-  int rc = status < 0 ? status
-                      : tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, st, nsys, sz, uh, du, &one);
-  if (rc < 0) /* the packed kernel names the first system that failed */
-    tl_mpi_status_note(&stt, one.system >= 0 ? (size_t)one.system : 0, PH_DECOUPLE, rc, &one);
-  tl_cpu_distd2_pack_sz_d(plan, 0, nsys, sz, du, edges);
-  for (size_t s = 0; s < nsys; s++) {
-    ss[s].edge = edges[s];
-    ss[s].bad = rc < 0 && (long)s == one.system;
+  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u); /* the whole batch's, once */
+  size_t per = round_groups ? round_groups : groups;
+  compact_round cr = {plan, st, sz, 0, 0, 0, 0};
+  for (; status == TL_OK && cr.g0 < groups; cr.g0 += per, cr.round++) {
+    cr.s0 = cr.g0 * sz;
+    cr.ns = (cr.g0 + per < groups ? (cr.g0 + per) * sz : nsys) - cr.s0;
+    status = compact_one_round(&nt, &cr, u, du, ss, edges, xs, xe);
   }
-  status = exchange_and_interfaces(&stt, ss, nsys, plan->row0, m, plan->n_total, plan->periodic);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "distd2 compact: the exchange failed");
     goto cleanup;
   }
-  for (size_t s = 0; s < nsys; s++) {
-    xs[s] = ss[s].bad ? 0.0 : ss[s].x_first;
-    xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
-  }
-  tl_info_clear(&one);
-  rc = tl_cpu_distd2_substitute_sz_d(plan, 0, nsys, sz, xs, xe, du, du, &one);
-  if (rc < 0)
-    tl_mpi_status_note(&stt, one.system >= 0 ? (size_t)one.system : 0, PH_SUBSTITUTE, rc, &one);
-  status = verdict(&stt, ss, plan, 0, tol, info);
+  status = verdict(&nt, ss, nsys, plan, 0, tol, info);
 cleanup:
   if (comm_seconds)
     *comm_seconds = ex.seconds;
-  free(uh);
   free(ss);
   free(edges);
   free(xs);

@@ -189,11 +189,12 @@ static int exchange_windows(its_run *r)
       if (q == p) { /* own rows: out of the slice, straight in */
         size_t n_own = 0;
         window_rows_of(r, s, p, p, count_row, &n_own);
-        own = realloc(own, (3 * n_own + 1) * sizeof *own);
-        if (!own) {
+        double *more = realloc(own, (3 * n_own + 1) * sizeof *own);
+        if (!more) {
           rc = TL_ERR_NOMEM;
           break;
         }
+        own = more;
         win_ctx o = {r, own, 0, p, 0}, i = {r, own, 0, p, 1};
         window_rows_of(r, s, p, p, win_row, &o);
         window_rows_of(r, s, p, p, win_row, &i);

@@ -109,6 +109,10 @@ typedef int (*tl_mpi_verdict_fn)(void *ctx, size_t s, const double *q, tl_info *
 int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
                            tl_mpi_verdict_fn judge, void *ctx, tl_info *info);
 
+/* After the allreduce: the phase (as noted) of the failure that won for
+ * system s; -1 when none. */
+long tl_mpi_status_phase(const tl_mpi_status *st, const double *pairs, size_t stride, size_t s);
+
 /* ---- the verdict of the exact solvers (verdict_mpi.c) --------------- */
 
 /* The end of a solve whose reference ends with "not strictly dominant by

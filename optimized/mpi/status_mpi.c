@@ -171,3 +171,12 @@ int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride
   }
   return failed != 0 ? failed : tl_outcome_finish(&out, info);
 }
+
+long tl_mpi_status_phase(const tl_mpi_status *st, const double *pairs, size_t stride, size_t s)
+{
+  double key = pairs[2 * s * stride];
+  if (!(key > 0))
+    return -1;
+  double code = (key > ERR_BASE / 2 ? ERR_BASE : WARN_BASE) - key;
+  return (long)((long long)code / st->ex->size);
+}

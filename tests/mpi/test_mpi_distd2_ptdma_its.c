@@ -118,29 +118,38 @@ static double field(size_t s, size_t i, size_t n)
   return sin((double)(s + 1) * t) + 0.25 * cos(3 * t + (double)s);
 }
 
-/* Rank 0: what the compact entry point must record (the halo: 2 rows of
- * every group of SZ systems to each neighbour; then DistD2's model). */
-static void compact_expected(int P, int periodic, size_t n, size_t nsys, size_t sz, tl_ledger *out)
+/* Rank 0: what the compact entry point must record: the halo (2 rows of
+ * every group of SZ systems to each neighbour), the boundary rows (3
+ * words per system, as the general batch; one round per `per` groups,
+ * 0: one for all), and one verdict for the batch (its matrix is the
+ * batch's: 6 pairs). */
+static void compact_expected(int P, int periodic, size_t nsys, size_t sz, size_t per,
+                             tl_ledger *out)
 {
-  tl_batch shape = {.dtype = TL_F64, .n = n, .nsys = nsys, .periodic = periodic};
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  const tl_algorithm *ref = tl_mpi_find("distd2")->reference;
-  ref->ledger_model(ref, &shape, &opt, NULL, out);
-  size_t halo = 2 * ((nsys + sz - 1) / sz) * sz;
+  size_t groups = (nsys + sz - 1) / sz, halo = 2 * groups * sz;
+  per = per ? per : groups;
+  tl_ledger_reset(out);
   for (int p = 0; P > 1 && p < P; p++) {
-    if (periodic || p > 0)
-      tl_ledger_message(out, "halo", 0, p, (p + P - 1) % P, halo);
-    if (periodic || p + 1 < P)
-      tl_ledger_message(out, "halo", 0, p, (p + 1) % P, halo);
+    int to[2] = {(periodic || p > 0) ? (p + P - 1) % P : -1,
+                 (periodic || p + 1 < P) ? (p + 1) % P : -1};
+    for (int k = 0; k < 2; k++) {
+      if (to[k] < 0)
+        continue;
+      tl_ledger_message(out, "halo", 0, p, to[k], halo);
+      for (size_t g0 = 0; g0 < groups; g0 += per) { /* round g0 / per */
+        size_t ns = (g0 + per < groups ? (g0 + per) * sz : nsys) - g0 * sz;
+        tl_ledger_message(out, "edges", (int)(g0 / per), p, to[k], 3 * ns);
+      }
+    }
   }
+  tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, 12, 12);
 }
 
-static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, size_t sz, int broken)
+static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, size_t sz, size_t per,
+                         int broken)
 {
-  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu%s%s", mc->size, n, nsys, sz,
-          periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "");
+  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu rounds of %zu groups%s%s", mc->size, n,
+          nsys, sz, per, periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "");
   int P = mc->size, p = mc->rank;
   size_t begin, m;
   tl_mpi_even_slice(n, P, p, &begin, &m);
@@ -159,18 +168,17 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
             tl_distd2_plan_slice_d(&plan, n, periodic, begin, m, abc, abc + m, abc + 2 * m,
                                    &info) == TL_OK,
             "slice plan: %s", info.msg);
-  size_t cnt = tl_cpu_packed_count(m, nsys, sz);
-  double *u = malloc(m * nsys * sizeof *u), *up = malloc(cnt * sizeof *up);
-  double *dup = malloc(cnt * sizeof *dup), *x = malloc(m * nsys * sizeof *x);
-  for (size_t s = 0; s < nsys; s++)
+  size_t cnt = tl_cpu_packed_count(m, nsys, sz), groups = (nsys + sz - 1) / sz;
+  double *u = calloc(groups * (m + 4) * sz, sizeof *u), *dup = malloc(cnt * sizeof *dup);
+  double *x = malloc(m * nsys * sizeof *x);
+  for (size_t s = 0; s < nsys; s++) /* own rows 2 .. m+1 of each group; ghosts are filled */
     for (size_t j = 0; j < m; j++)
-      u[s * m + j] = field(s, begin + j, n);
-  tl_cpu_pack_batch_d(m, nsys, sz, u, up, 0.0, &info);
+      u[((s / sz) * (m + 4) + j + 2) * sz + s % sz] = field(s, begin + j, n);
   tl_ledger mine, all, want;
   tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&want);
-  const double *u_in = broken && p == P - 1 ? NULL : up;
-  int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, u_in, dup, TL_DISTD2_DEFAULT_TOL,
-                                    &mine, NULL, &info);
+  double *u_in = broken && p == P - 1 ? NULL : u;
+  int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, per, u_in, dup,
+                                    TL_DISTD2_DEFAULT_TOL, &mine, NULL, &info);
   if (broken) {
     MC_EXPECT(mc, rc == TL_ERR_ARG, "a NULL u on one rank gave %s", tl_status_name(rc));
   } else {
@@ -198,12 +206,12 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
     tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
     char why[512];
     if (p == 0) {
-      compact_expected(P, periodic, n, nsys, sz, &want);
+      compact_expected(P, periodic, nsys, sz, per, &want);
       MC_EXPECT(mc, tl_ledger_equal(&all, &want, why, sizeof why), "ledger: %s", why);
     }
   }
   tl_distd2_plan_destroy(&plan);
-  free(abc), free(u), free(up), free(dup), free(x);
+  free(abc), free(u), free(dup), free(x);
   tl_ledger_free(&mine), tl_ledger_free(&all), tl_ledger_free(&want);
   mc_end(mc);
 }
@@ -230,8 +238,9 @@ int main(int argc, char **argv)
     for (int periodic = 0; periodic < 2; periodic++)
       param_case(&mc, cases[k][0], cases[k][1], periodic, periodic ? 1 : 5, uneven, n);
   for (int periodic = 0; periodic < 2; periodic++)
-    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0);
-  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 1);
+    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0);
+  compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0); /* rounds of 2 groups: 3 rounds */
+  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1);
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_distd2_ptdma_its");
   MPI_Finalize();

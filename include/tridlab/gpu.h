@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "tridlab/part_distd2.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
@@ -83,6 +84,25 @@ int tl_gpu_hybrid_pcr_d(size_t n, size_t nsys, int parts, const size_t *part_siz
 int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_sizes, const float *a,
                         const float *b, const float *c, const float *d, float *x, int *stat,
                         tl_info *info);
+
+/* DistD2 (paper 000 §4.2, Algorithms 6 and 7) on SZ-packed batches that
+ * share one matrix, preprocessed by tl_distd2_plan_create_d (Algorithm
+ * 5, on the host, once): one thread per system, one block per (group,
+ * partition); each partition solves the 2x2 systems at its two
+ * interfaces itself. x (packed, n = plan->n rows per group) from d, or
+ * from u with the compact scheme's 5-point stencil fused into the
+ * decoupling pass. The status is what tl_distd2_plan_solve_d returns for
+ * the first system that fails, else its verdict on what was dropped
+ * (info->dropped, tol, bound). The float versions round the plan to
+ * float. Emulated only: no device wrapper yet. */
+int tl_gpu_distd2_sz_d(const tl_distd2_plan *plan, size_t nsys, const double *d, double *x,
+                       double tol, tl_info *info);
+int tl_gpu_distd2_sz_f(const tl_distd2_plan *plan, size_t nsys, const float *d, float *x,
+                       double tol, tl_info *info);
+int tl_gpu_distd2_stencil_sz_d(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                               const double *u, double *x, double tol, tl_info *info);
+int tl_gpu_distd2_stencil_sz_f(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                               const float *u, float *x, double tol, tl_info *info);
 
 /* A DEVICE. The functions above run on the host by emulation unless a
  * device build is linked into the program (make gpu: optimized/gpu/

@@ -415,3 +415,126 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
   }
   TL_BARRIER();
 }
+
+/* ------------------------------------------------------------------ */
+/* DistD2 (paper 000 §4.2), one thread per system of a packed group,    */
+/* one block per (group, partition)                                     */
+
+/* The preprocessed matrix of Algorithm 5 (tridlab/part_distd2.h), the
+ * same for every system of the batch, in the kernel's precision. */
+typedef struct KF(distd2_coef) {
+  const long *begin; /* P + 1 partition bounds */
+  const T *sa, *sc, *f, *r, *w, *fix;
+} KF(distd2_coef);
+
+/* u at row i of this lane (rows TL_GPU_SZ apart): wrap when periodic,
+ * zero outside otherwise (the halo rule of tl_distd2_halo_d). */
+TL_DEVICE_FN T KF(field)(long n, int periodic, const T *u, long i)
+{
+  if (i >= 0 && i < n)
+    return u[i * TL_GPU_SZ];
+  if (!periodic)
+    return 0;
+  return u[(((i % n) + n) % n) * TL_GPU_SZ];
+}
+
+/* Algorithm 6 on rows [k0, k0 + m) of one lane: the right-hand side is d,
+ * or the 5-point stencil on u when st is given (the fusion of Figure 9).
+ * Returns the first row whose d' is not finite, or -1. */
+TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m,
+                                           const KF(distd2_coef) * q, const T *fix, const T *st,
+                                           const T *in, T *dt)
+{
+  const long z = TL_GPU_SZ;
+  const T *f = q->f + k0, *r = q->r + k0, *w = q->w + k0;
+  T *y = dt + k0 * z;
+  for (long j = 0; j < m; j++) { /* lines 1-12 */
+    long i = k0 + j;
+    T rhs =
+        st ? st[0] * KF(field)(n, periodic, in, i - 2) + st[1] * KF(field)(n, periodic, in, i - 1) +
+                 st[2] * KF(field)(n, periodic, in, i) + st[3] * KF(field)(n, periodic, in, i + 1) +
+                 st[4] * KF(field)(n, periodic, in, i + 2)
+           : in[i * z];
+    y[j * z] = (j < 2) ? rhs * f[j] : f[j] * (rhs - r[j] * y[(j - 1) * z]);
+  }
+  for (long j = m - 2; j-- > 1;) /* lines 13-17 */
+    y[j * z] -= w[j] * y[(j + 1) * z];
+  if (m >= 3) /* lines 18-20 */
+    y[0] = fix[0] * (y[0] - w[0] * y[z]);
+  for (long j = 0; j < m; j++)
+    if (!isfinite(y[j * z]))
+      return k0 + j;
+  return -1;
+}
+
+/* Block (g, p): partition p of packed group g. stat: 3 ints per (system,
+ * partition): the first non-finite row of the decoupling, of the
+ * interface, of the substitution (-1: none); this kernel writes the first. */
+TL_KERNEL(KF(distd2_decouple_kernel), long n, int periodic, long nsys, int parts, KF(distd2_coef) q,
+          const T *st, const T *in, T *dt, int *stat)
+{
+  const long g = TL_BLOCK_ID / parts, p = TL_BLOCK_ID % parts;
+  TL_REGION(t)
+  {
+    long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
+    if (s < nsys) {
+      long k0 = q.begin[p], m = q.begin[p + 1] - k0;
+      long bad = KF(distd2_decouple_lane)(n, periodic, k0, m, &q, q.fix + p, st, in + o, dt + o);
+      stat[(s * parts + p) * 3] = (int)bad;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* The 2x2 across the interface after partition `left` (tl_distd2_interface_d):
+ * x_first of the partition after it, then x_last of `left`. Returns 0 when
+ * the 2x2 is singular. */
+TL_DEVICE_FN int KF(distd2_interface)(const KF(distd2_coef) * q, int parts, long left, const T *dt,
+                                      T *x_last, T *x_first)
+{
+  long right = (left + 1) % parts;
+  long last = q->begin[left + 1] - 1, first = q->begin[right];
+  T alpha = q->sc[last], beta = q->sa[first];
+  if (parts == 1) { /* one partition: its own coupling is kept */
+    alpha += q->sa[last];
+    beta += q->sc[first];
+  }
+  T det = 1 - alpha * beta;
+  if (det == 0 || !isfinite(det))
+    return 0;
+  *x_first = (dt[first * TL_GPU_SZ] - beta * dt[last * TL_GPU_SZ]) / det;
+  *x_last = dt[last * TL_GPU_SZ] - alpha * *x_first;
+  return 1;
+}
+
+/* Block (g, p): the two interfaces of partition p (before and after it),
+ * then Algorithm 7 on its rows. Every partition solves its own copy of
+ * the 2x2 it shares with a neighbour: the same operations on the same
+ * values, so the copies agree, and no block waits for another. */
+TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef) q, const T *dt,
+          T *x, int *stat)
+{
+  const long g = TL_BLOCK_ID / parts, p = TL_BLOCK_ID % parts;
+  TL_REGION(t)
+  {
+    long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
+    if (s < nsys) {
+      int *st = stat + (s * parts + p) * 3;
+      T first = 0, last = 0, unused;
+      long k0 = q.begin[p], k1 = q.begin[p + 1];
+      KF(distd2_interface)(&q, parts, (p + parts - 1) % parts, dt + o, &unused, &first);
+      int ok = KF(distd2_interface)(&q, parts, p, dt + o, &last, &unused);
+      st[1] = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
+      st[2] = -1;
+      T *xs = x + o;
+      xs[k0 * TL_GPU_SZ] = first; /* Algorithm 7 */
+      for (long k = k0 + 1; k + 1 < k1; k++)
+        xs[k * TL_GPU_SZ] = dt[o + k * TL_GPU_SZ] - q.sa[k] * first - q.sc[k] * last;
+      xs[(k1 - 1) * TL_GPU_SZ] = last;
+      for (long k = k0; k < k1 && st[2] < 0; k++)
+        if (!isfinite(xs[k * TL_GPU_SZ]))
+          st[2] = (int)k;
+    }
+  }
+  TL_BARRIER();
+}

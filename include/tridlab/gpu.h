@@ -94,7 +94,7 @@ int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_siz
  * decoupling pass. The status is what tl_distd2_plan_solve_d returns for
  * the first system that fails, else its verdict on what was dropped
  * (info->dropped, tol, bound). The float versions round the plan to
- * float. Emulated only: no device wrapper yet. */
+ * float. */
 int tl_gpu_distd2_sz_d(const tl_distd2_plan *plan, size_t nsys, const double *d, double *x,
                        double tol, tl_info *info);
 int tl_gpu_distd2_sz_f(const tl_distd2_plan *plan, size_t nsys, const float *d, float *x,
@@ -122,6 +122,13 @@ typedef struct tl_gpu_device_ops {
   int (*hybrid_pcr)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
                     const double *b, const double *c, const double *d, double *x, int *stat,
                     char *err, size_t len);
+  /* DistD2 with the plan flattened: coef = sa, sc, fwd_scale, fwd_mul,
+   * bwd_mul (n each), fix_scale (parts), the stencil (5; read when
+   * stencil is 1, then in is u, else d). stat: 3 ints per (system,
+   * partition). */
+  int (*distd2)(size_t n, int periodic, size_t nsys, int parts, const long *begin,
+                const double *coef, int stencil, const double *in, double *x, int *stat, char *err,
+                size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

@@ -390,6 +390,17 @@ static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, siz
     fix[p] = (T)plan->fix_scale[p];
   for (int k = 0; stencil && k < 5; k++)
     st[k] = (T)stencil[k];
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    int rc = device->distd2(n, plan->periodic, nsys, (int)P, begin, cf, stencil != NULL, in, x,
+                            stat, err, sizeof err);
+    status = device_result(rc, "distd2", err, info);
+    if (status == TL_OK)
+      status = distd2_batch_status(plan, nsys, stat, tol, info);
+    goto cleanup;
+  }
+#endif
   KF(distd2_coef) q = {begin, cf, cf + n, cf + 2 * n, cf + 3 * n, cf + 4 * n, fix};
   TL_LAUNCH(KF(distd2_decouple_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, plan->periodic,
             (long)nsys, (int)P, q, stencil ? st : NULL, in, dt, stat);

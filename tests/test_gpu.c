@@ -16,6 +16,7 @@
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 #include "tridlab/gpu.h"
+#include "tridlab/part_pdd.h"
 #include "tridlab/tridlab.h"
 
 /* The orders every test runs: forward, reverse, two shuffles. */
@@ -554,4 +555,65 @@ Test(gpu_distd2, float_phases_are_accurate)
   cr_expect_lt(worst / big, 1e-5, "float error %g", worst / big);
   free(u), free(x), free(uf), free(xf);
   tl_distd2_plan_destroy(&plan);
+}
+
+/* ---------------------------------------------------------------- */
+/* PDD's local phase                                                 */
+
+/* The kernel against tl_pdd_ref_local_d, partition by partition: y, both
+ * spikes, the drops and the margin, bit for bit; the first failure. */
+static void pdd_local_agrees(int id, size_t n, size_t nsys, int parts, int zero_row)
+{
+  tl_problem p;
+  tl_info info, ri;
+  cr_assert_eq(tl_gallery_make(id, n, nsys, 5, &p, &info), TL_OK);
+  double *b = p.b;
+  if (zero_row >= 0)
+    b[(nsys - 1) * n + (size_t)zero_row] = 0;
+  size_t cnt = n * nsys, q = nsys * (size_t)parts;
+  double *y = calloc(cnt, sizeof(double)), *v = calloc(cnt, sizeof(double));
+  double *w = calloc(cnt, sizeof(double)), *part = calloc(3 * q, sizeof(double));
+  double *xr = calloc(cnt, sizeof(double));
+  int *stat = calloc(3 * q, sizeof(int));
+  int gs = tl_gpu_pdd_local_d(n, nsys, parts, NULL, p.a, p.b, p.c, p.d, y, v, w, part, stat, &info);
+  int rs = TL_OK;
+  for (size_t s = 0; s < nsys && rs == TL_OK; s++)
+    for (int k = 0; k < parts && rs == TL_OK; k++) {
+      tl_pdd_part_d pt;
+      cr_assert_eq(tl_pdd_part_init_d(&pt, n, parts, NULL, k, &ri), TL_OK);
+      size_t o = s * n + pt.begin, m = pt.m, e = (s * (size_t)parts + (size_t)k) * 3;
+      rs = tl_pdd_ref_local_d(&pt, (double *)p.a + o, (double *)p.b + o, (double *)p.c + o,
+                              (double *)p.d + o, xr + o, &ri);
+      if (rs == TL_OK) {
+        cr_expect(memcmp(y + o, xr + o, m * sizeof(double)) == 0, "y, s %zu p %d", s, k);
+        cr_expect(k == 0 || memcmp(v + o, pt.v, m * sizeof(double)) == 0, "v, s %zu p %d", s, k);
+        cr_expect(k + 1 == parts || memcmp(w + o, pt.w, m * sizeof(double)) == 0, "w, p %d", k);
+        cr_expect(part[e] == pt.drop_v && part[e + 1] == pt.drop_w && part[e + 2] == pt.margin,
+                  "type %d s %zu p %d: drops %g %g margin %g vs %g %g %g", id, s, k, part[e],
+                  part[e + 1], part[e + 2], pt.drop_v, pt.drop_w, pt.margin);
+        cr_expect_eq(stat[e + 2], pt.margin_row);
+      } else {
+        ri.system = (long)s;
+      }
+      tl_pdd_part_free_d(&pt);
+    }
+  cr_expect_eq(gs, rs, "type %d n %zu P %d: %s | %s", id, n, parts, info.msg, ri.msg);
+  if (gs < 0 && gs == rs)
+    cr_expect(info.row == ri.row && info.system == ri.system, "row %ld vs %ld", info.row, ri.row);
+  free(y), free(v), free(w), free(part), free(xr), free(stat);
+  tl_problem_free(&p);
+}
+
+Test(gpu_pdd, local_phase_agrees_with_the_reference, .timeout = 120)
+{
+  static const int types[] = {20, 21, 23};
+  static const int parts[] = {1, 2, 3, 8};
+  for (size_t t = 0; t < 3; t++)
+    for (size_t k = 0; k < 4; k++)
+      for (size_t o = 0; o < NORDERS; o++) {
+        tl_gpu_set_order(orders[o], seeds[o]);
+        pdd_local_agrees(types[t], 97, 5, parts[k], -1);
+        pdd_local_agrees(types[t], 40, 3, parts[k], (int)(7 * k + o) % 40);
+      }
+  reset_order();
 }

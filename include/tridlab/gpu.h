@@ -104,6 +104,22 @@ int tl_gpu_distd2_stencil_sz_d(const tl_distd2_plan *plan, const double st[5], s
 int tl_gpu_distd2_stencil_sz_f(const tl_distd2_plan *plan, const double st[5], size_t nsys,
                                const float *u, float *x, double tol, tl_info *info);
 
+/* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d: the
+ * partition's solution y and its whole spikes v, w) for every partition
+ * of every system of a batch (batch layout), one block per system and
+ * one thread per partition (1 <= parts <= 1024, part_sizes as
+ * tl_solve's): y, v, w have the batch's shape; per (system, partition)
+ * q = s parts + p: part[3q..] = drop_v, drop_w, margin and stat[3q..] =
+ * kind (0 ok, 1 local solve, 2 spike), failing row, margin row (global
+ * rows). The first failure is returned as TL_ERR_BREAKDOWN. What the
+ * MPI room's ranks would run before their exchange. Emulated only. */
+int tl_gpu_pdd_local_d(size_t n, size_t nsys, int parts, const size_t *part_sizes, const double *a,
+                       const double *b, const double *c, const double *d, double *y, double *v,
+                       double *w, double *part, int *stat, tl_info *info);
+int tl_gpu_pdd_local_f(size_t n, size_t nsys, int parts, const size_t *part_sizes, const float *a,
+                       const float *b, const float *c, const float *d, float *y, float *v, float *w,
+                       float *part, int *stat, tl_info *info);
+
 /* A DEVICE. The functions above run on the host by emulation unless a
  * device build is linked into the program (make gpu: optimized/gpu/
  * gpu_device.cu installs itself at start-up when a device is present).

@@ -248,6 +248,20 @@ static int distd2_batch_status(const tl_distd2_plan *plan, size_t nsys, const in
   return tl_distd2_verdict(plan, dropped, drop_row, kappa, tol, info);
 }
 
+/* The first failure of PDD's local phase over (system, partition) pairs,
+ * in the reference's order: system by system, partition by partition. */
+static int pdd_local_status(size_t nsys, int parts, const int *stat, tl_info *info)
+{
+  for (size_t q = 0; q < nsys * (size_t)parts; q++)
+    if (stat[3 * q])
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(q / (size_t)parts), stat[3 * q + 1], "",
+                     "pdd_gpu: zero or non-finite pivot at row %d in %s of partition %d "
+                     "(elimination without pivoting breaks down)",
+                     stat[3 * q + 1], stat[3 * q] == 1 ? "the local solve" : "a spike",
+                     (int)(q % (size_t)parts));
+  return TL_OK;
+}
+
 /* Only the double kernels have a device path (the registry's). */
 #define TL_GPU_DEVICE_CALLS TL_GPU_DOUBLE
 #define TL_GPU_PASS 1
@@ -429,6 +443,32 @@ int KF(tl_gpu_distd2_stencil_sz)(const tl_distd2_plan *plan, const double st[5],
   if (!st)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "st", "distd2_gpu: no stencil");
   return KF(distd2_run)(plan, st, nsys, u, x, tol, info);
+}
+
+int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                         const T *b, const T *c, const T *d, T *y, T *v, T *w, T *part, int *stat,
+                         tl_info *info)
+{
+  TL_CALL(check_sizes("pdd_local", n, nsys, 1, info));
+  if (!a || !b || !c || !d || !y || !v || !w || !part || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pdd_local: no array may be NULL");
+  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 1))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "pdd_local: %d partitions of %zu rows: 1 to %d partitions of >= 1 row", parts, n,
+                   TL_GPU_MAX_THREADS);
+  long *off = partition_offsets(n, parts, part_sizes);
+  T *scratch = tl_alloc(n * nsys, sizeof(T));
+  if (!off || !scratch) {
+    free(off);
+    free(scratch);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
+  }
+  TL_LAUNCH(KF(pdd_local_kernel), (long)nsys, parts, 0, (long)n, parts, off, a, b, c, d, y, v, w,
+            scratch, part, stat);
+  free(off);
+  free(scratch);
+  TL_CALL(tl_gpu_launch_status(info));
+  return pdd_local_status(nsys, parts, stat, info);
 }
 
 #endif

@@ -27,6 +27,13 @@
  * a region go out of scope at the region's closing brace, in both
  * builds. Using a region's variable after the barrier, or t at kernel
  * scope, does not compile: state crosses a barrier only as TL_MY.
+ *
+ * Two rules the compiler cannot check: no `return` or `break` directly in
+ * a region's body (on the host they would leave the loop over threads and
+ * skip the others; on a device a thread that returns misses the next
+ * barrier) -- let the region's code run to its closing brace; and code at
+ * kernel scope must be uniform (it runs once on the host, in every thread
+ * on a device).
  */
 #ifndef TL_GPU_PORT_H
 #define TL_GPU_PORT_H

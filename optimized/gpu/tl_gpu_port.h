@@ -78,7 +78,7 @@
 #define TL_BLOCK_THREADS ((int)blockDim.x)
 /* One pass of a one-trip loop: the region is a scope holding t. */
 #define TL_REGION(t)                                                                               \
-  for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && ((void)t, 1); tl_once_ = 0)
+  for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && t >= 0; tl_once_ = 0)
 #define TL_BARRIER() __syncthreads()
 #define TL_PER_THREAD(type, name) type name
 #define TL_MY(name, t) (name)

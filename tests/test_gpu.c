@@ -433,6 +433,9 @@ Test(gpu_race, missing_barrier_is_reported)
   cr_expect_eq(tl_gpu_launch_status(&info), TL_ERR_ARG);
   cr_expect(strstr(info.msg, "TL_BARRIER") != NULL, "%s", info.msg);
   cr_expect_eq(tl_gpu_launch_status(&info), TL_OK, "the error is cleared once read");
+  TL_LAUNCH(no_barrier, 1, TL_GPU_MAX_THREADS + 1, 0, v); /* runs nothing */
+  cr_expect_eq(tl_gpu_launch_status(&info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "threads");
 }
 
 /* A region's variable used after its barrier does not compile: the

@@ -34,7 +34,9 @@
 /* The calling thread's order, seed, and the first launch error. */
 static _Thread_local tl_gpu_order emul_order = TL_GPU_SHUFFLE;
 static _Thread_local unsigned long emul_seed = 1;
-static _Thread_local int emul_error; /* 0, TL_ERR_NOMEM, or 1: a region without barrier */
+/* The first launch error: 0, TL_ERR_NOMEM, or one of these kernel bugs. */
+enum { EMUL_NO_BARRIER = 1, EMUL_BAD_THREADS = 2 };
+static _Thread_local int emul_error;
 
 void tl_gpu_set_order(tl_gpu_order order, unsigned long seed)
 {
@@ -72,10 +74,14 @@ int tl_gpu_launch_status(tl_info *info)
   emul_error = 0;
   if (e == TL_ERR_NOMEM)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "gpu emulation: no memory for shared memory");
+  if (e == EMUL_BAD_THREADS)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "threads",
+                   "gpu emulation: a launch asked for a block of threads outside 1 .. %d",
+                   TL_GPU_MAX_THREADS);
   if (e)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "kernel",
-                   "gpu emulation: a region began before the previous one reached TL_BARRIER "
-                   "(a kernel bug: on a GPU the regions would overlap)");
+                   "gpu emulation: a region was not closed by TL_BARRIER before the next region "
+                   "or the end of the kernel (a kernel bug: on a GPU the regions would overlap)");
   return TL_OK;
 }
 
@@ -112,7 +118,7 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared
   l->next = 0;
   l->shared_bytes = shared_bytes;
   if (threads < 1 || threads > TL_GPU_MAX_THREADS) {
-    emul_error = 1;
+    emul_error = EMUL_BAD_THREADS;
     l->grid = 0;
     return;
   }
@@ -131,7 +137,7 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared
 int tl_gpu_launch_next(tl_gpu_launch *l)
 {
   if (l->next > 0 && (l->blk.open || l->blk.unclosed) && !emul_error)
-    emul_error = 1;
+    emul_error = EMUL_NO_BARRIER;
   if (l->next >= l->grid) {
     free(l->blk.shared);
     l->blk.shared = NULL;

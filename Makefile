@@ -224,7 +224,9 @@ $(BENCH): $(BENCH_OBJ) $(LIB_A)
 # bit) and by hipcc (gfx90a). Each links a device test program that exits
 # 77 without a device, and the tridlab command with the device object in
 # it ($(BUILD)/gpu/cuda/tridlab: with a device present the gpu backends
-# run on it, listed as "cuda"; without one they emulate). The registers per kernel (ptxas -v) are kept in
+# run on it, listed as "cuda"; without one they emulate), and the
+# benchmark tridlab-gpu-bench (CUDA and cuSPARSE; without a device it
+# says so and exits 0). The registers per kernel (ptxas -v) are kept in
 # $(BUILD)/gpu/cuda/ptxas.txt. A failing compiler fails the build; a
 # missing one is said and skipped. tests/gpu/scope_error.c must NOT
 # compile (a region's variable read after its barrier).
@@ -246,6 +248,8 @@ ifneq ($(NVCC),)
 	$(NVCC) $(NVCC_FLAGS) -o $(GPU_OUT)/cuda/device_test tests/gpu/device_test.c \
 	  $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
 	$(NVCC) -o $(GPU_OUT)/cuda/tridlab $(CLI_OBJ) $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
+	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -o $(GPU_OUT)/cuda/tridlab-gpu-bench bench/gpu/bench_gpu.cu \
+	  -lcusparse
 	@if $(NVCC) -x cu $(CPPFLAGS) -c tests/gpu/scope_error.c -o /dev/null >/dev/null 2>&1; then \
 	  echo "gpu: tests/gpu/scope_error.c compiled under nvcc: a region's state escapes"; exit 1; fi
 	@echo "gpu: CUDA build done ($(GPU_OUT)/cuda; registers per kernel in ptxas.txt)"

@@ -14,6 +14,9 @@ PACKAGES=(
   gnuplot-nox            # plots in the report
   clang-format           # make format
   clang libclang-rt-14-dev     # make fuzz, and the fuzzing step of make check (libFuzzer)
+  hipcc                  # make gpu: the HIP build of the GPU kernels (about 650 MB with its
+                         # clang and ROCm libraries); CUDA's nvcc is not in Debian main and
+                         # stays optional: make gpu uses it when it is on the PATH
 )
 
 missing=()

@@ -13,8 +13,10 @@
 #include "../optimized/gpu/tl_gpu_port.h"
 #include "cli_helpers.h"
 #include "helpers.h"
+#include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 #include "tridlab/gpu.h"
+#include "tridlab/part_pdd.h"
 #include "tridlab/tridlab.h"
 
 /* The orders every test runs: forward, reverse, two shuffles. */
@@ -431,6 +433,9 @@ Test(gpu_race, missing_barrier_is_reported)
   cr_expect_eq(tl_gpu_launch_status(&info), TL_ERR_ARG);
   cr_expect(strstr(info.msg, "TL_BARRIER") != NULL, "%s", info.msg);
   cr_expect_eq(tl_gpu_launch_status(&info), TL_OK, "the error is cleared once read");
+  TL_LAUNCH(no_barrier, 1, TL_GPU_MAX_THREADS + 1, 0, v); /* runs nothing */
+  cr_expect_eq(tl_gpu_launch_status(&info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "threads");
 }
 
 /* A region's variable used after its barrier does not compile: the
@@ -450,4 +455,168 @@ Test(gpu_race, state_across_a_barrier_must_be_per_thread)
   snprintf(cmd, sizeof cmd,
            "%s -std=c11 -Iinclude -fsyntax-only tests/gpu/scope_error.c 2>/dev/null", cc);
   cr_expect_neq(system(cmd), 0, "tests/gpu/scope_error.c compiled: a region's state escaped");
+}
+
+/* ---------------------------------------------------------------- */
+/* DistD2 phases on packed batches                                   */
+
+/* One DistD2 batch (Lele's matrix, nsys right-hand sides) on the GPU
+ * kernels against tl_distd2_plan_solve(_stencil)_d system by system:
+ * the batch status is the first failing system's, else the verdict, and
+ * the double answers are the reference's bits. huge: system 3 gets a
+ * value that overflows the decoupling. */
+static void distd2_agrees(size_t n, int periodic, int parts, size_t nsys, int stencil, int huge)
+{
+  double a[400], b[400], c[400], st[5];
+  th_lele6(n, periodic, a, b, c, st, 0.01);
+  tl_distd2_plan plan;
+  tl_info info, ri;
+  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, periodic, parts, NULL, a, b, c, &info), TL_OK,
+               "%s", info.msg);
+  size_t cnt = tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+  double *in = calloc(n * nsys, sizeof(double)), *xr = calloc(n * nsys, sizeof(double));
+  double *pin = calloc(cnt, sizeof(double)), *px = calloc(cnt, sizeof(double));
+  double *xg = calloc(n * nsys, sizeof(double));
+  for (size_t k = 0; k < n * nsys; k++)
+    in[k] = sin(0.37 * (double)k) + 0.1 * (double)(k % 7);
+  if (huge && nsys > 3)
+    in[3 * n + n / 2] = 1e308;
+  int rs = TL_OK; /* the reference, system by system, combined as a batch */
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys; s++) {
+    tl_info one;
+    int st1 = stencil ? tl_distd2_plan_solve_stencil_d(&plan, st, in + s * n, xr + s * n,
+                                                       TL_DISTD2_DEFAULT_TOL, &one)
+                      : tl_distd2_plan_solve_d(&plan, in + s * n, xr + s * n, TL_DISTD2_DEFAULT_TOL,
+                                               &one);
+    tl_outcome_add(&out, s, st1, &one);
+  }
+  rs = tl_outcome_finish(&out, &ri);
+  if (huge && stencil) /* 77 x 1e308 overflows: the hostile case is exercised */
+    cr_expect_eq(rs, TL_ERR_BREAKDOWN, "n %zu P %d: %s", n, parts, ri.msg);
+  tl_cpu_pack_batch_d(n, nsys, TL_GPU_SZ, in, pin, 0, NULL);
+  int gs = stencil
+               ? tl_gpu_distd2_stencil_sz_d(&plan, st, nsys, pin, px, TL_DISTD2_DEFAULT_TOL, &info)
+               : tl_gpu_distd2_sz_d(&plan, nsys, pin, px, TL_DISTD2_DEFAULT_TOL, &info);
+  cr_expect_eq(gs, rs, "distd2 n %zu P %d periodic %d stencil %d: %d vs %d (%s | %s)", n, parts,
+               periodic, stencil, gs, rs, info.msg, ri.msg);
+  if (gs < 0 && gs == rs) {
+    cr_expect_eq(info.system, ri.system);
+    cr_expect_eq(info.row, ri.row, "row %ld vs %ld", info.row, ri.row);
+  }
+  if (gs >= 0 && gs == rs) {
+    tl_cpu_unpack_batch_d(n, nsys, TL_GPU_SZ, px, xg, NULL);
+    cr_expect(memcmp(xg, xr, n * nsys * sizeof(double)) == 0, "distd2 n %zu P %d: x differs", n,
+              parts);
+    cr_expect_eq(info.dropped, ri.dropped);
+  }
+  free(in), free(xr), free(pin), free(px), free(xg);
+  tl_distd2_plan_destroy(&plan);
+}
+
+Test(gpu_distd2, phases_agree_with_the_reference, .timeout = 300)
+{
+  static const size_t ns[] = {4, 9, 50, 333};
+  static const int parts[] = {1, 2, 3, 7};
+  for (size_t in = 0; in < 4; in++)
+    for (size_t ip = 0; ip < 4; ip++)
+      for (int periodic = 0; periodic <= 1; periodic++)
+        for (int stencil = 0; stencil <= 1; stencil++) {
+          if (ns[in] < 2 * (size_t)parts[ip])
+            continue;
+          size_t o = (in + ip + (size_t)periodic) % NORDERS;
+          tl_gpu_set_order(orders[o], seeds[o]);
+          distd2_agrees(ns[in], periodic, parts[ip], 1 + 34 * ip, stencil, 0);
+          distd2_agrees(ns[in], periodic, parts[ip], 40, stencil, 1);
+        }
+  reset_order();
+}
+
+/* The float kernels: close to the double ones. */
+Test(gpu_distd2, float_phases_are_accurate)
+{
+  size_t n = 200, nsys = 40, cnt = tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+  double a[200], b[200], c[200], st[5];
+  th_lele6(n, 1, a, b, c, st, 0.01);
+  tl_distd2_plan plan;
+  tl_info info;
+  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 1, 4, NULL, a, b, c, &info), TL_OK);
+  double *u = malloc(cnt * sizeof *u), *x = malloc(cnt * sizeof *x);
+  float *uf = malloc(cnt * sizeof *uf), *xf = malloc(cnt * sizeof *xf);
+  for (size_t k = 0; k < cnt; k++)
+    uf[k] = (float)(u[k] = sin(0.01 * (double)k));
+  cr_assert_eq(tl_gpu_distd2_stencil_sz_d(&plan, st, nsys, u, x, TL_DISTD2_DEFAULT_TOL, &info),
+               TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_gpu_distd2_stencil_sz_f(&plan, st, nsys, uf, xf, 1e-6, &info), TL_OK, "%s",
+               info.msg);
+  double worst = 0, big = 0;
+  for (size_t k = 0; k < cnt; k++) {
+    worst = fmax(worst, fabs(x[k] - xf[k]));
+    big = fmax(big, fabs(x[k]));
+  }
+  cr_expect_lt(worst / big, 1e-5, "float error %g", worst / big);
+  free(u), free(x), free(uf), free(xf);
+  tl_distd2_plan_destroy(&plan);
+}
+
+/* ---------------------------------------------------------------- */
+/* PDD's local phase                                                 */
+
+/* The kernel against tl_pdd_ref_local_d, partition by partition: y, both
+ * spikes, the drops and the margin, bit for bit; the first failure. */
+static void pdd_local_agrees(int id, size_t n, size_t nsys, int parts, int zero_row)
+{
+  tl_problem p;
+  tl_info info, ri;
+  cr_assert_eq(tl_gallery_make(id, n, nsys, 5, &p, &info), TL_OK);
+  double *b = p.b;
+  if (zero_row >= 0)
+    b[(nsys - 1) * n + (size_t)zero_row] = 0;
+  size_t cnt = n * nsys, q = nsys * (size_t)parts;
+  double *y = calloc(cnt, sizeof(double)), *v = calloc(cnt, sizeof(double));
+  double *w = calloc(cnt, sizeof(double)), *part = calloc(3 * q, sizeof(double));
+  double *xr = calloc(cnt, sizeof(double));
+  int *stat = calloc(3 * q, sizeof(int));
+  int gs = tl_gpu_pdd_local_d(n, nsys, parts, NULL, p.a, p.b, p.c, p.d, y, v, w, part, stat, &info);
+  int rs = TL_OK;
+  for (size_t s = 0; s < nsys && rs == TL_OK; s++)
+    for (int k = 0; k < parts && rs == TL_OK; k++) {
+      tl_pdd_part_d pt;
+      cr_assert_eq(tl_pdd_part_init_d(&pt, n, parts, NULL, k, &ri), TL_OK);
+      size_t o = s * n + pt.begin, m = pt.m, e = (s * (size_t)parts + (size_t)k) * 3;
+      rs = tl_pdd_ref_local_d(&pt, (double *)p.a + o, (double *)p.b + o, (double *)p.c + o,
+                              (double *)p.d + o, xr + o, &ri);
+      if (rs == TL_OK) {
+        cr_expect(memcmp(y + o, xr + o, m * sizeof(double)) == 0, "y, s %zu p %d", s, k);
+        cr_expect(k == 0 || memcmp(v + o, pt.v, m * sizeof(double)) == 0, "v, s %zu p %d", s, k);
+        cr_expect(k + 1 == parts || memcmp(w + o, pt.w, m * sizeof(double)) == 0, "w, p %d", k);
+        cr_expect(part[e] == pt.drop_v && part[e + 1] == pt.drop_w && part[e + 2] == pt.margin,
+                  "type %d s %zu p %d: drops %g %g margin %g vs %g %g %g", id, s, k, part[e],
+                  part[e + 1], part[e + 2], pt.drop_v, pt.drop_w, pt.margin);
+        cr_expect_eq(stat[e + 2], pt.margin_row);
+      } else {
+        ri.system = (long)s;
+      }
+      tl_pdd_part_free_d(&pt);
+    }
+  cr_expect_eq(gs, rs, "type %d n %zu P %d: %s | %s", id, n, parts, info.msg, ri.msg);
+  if (gs < 0 && gs == rs)
+    cr_expect(info.row == ri.row && info.system == ri.system, "row %ld vs %ld", info.row, ri.row);
+  free(y), free(v), free(w), free(part), free(xr), free(stat);
+  tl_problem_free(&p);
+}
+
+Test(gpu_pdd, local_phase_agrees_with_the_reference, .timeout = 120)
+{
+  static const int types[] = {20, 21, 23};
+  static const int parts[] = {1, 2, 3, 8};
+  for (size_t t = 0; t < 3; t++)
+    for (size_t k = 0; k < 4; k++)
+      for (size_t o = 0; o < NORDERS; o++) {
+        tl_gpu_set_order(orders[o], seeds[o]);
+        pdd_local_agrees(types[t], 97, 5, parts[k], -1);
+        pdd_local_agrees(types[t], 40, 3, parts[k], (int)(7 * k + o) % 40);
+      }
+  reset_order();
 }

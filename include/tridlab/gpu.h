@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "tridlab/part_distd2.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
@@ -84,6 +85,41 @@ int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_siz
                         const float *b, const float *c, const float *d, float *x, int *stat,
                         tl_info *info);
 
+/* DistD2 (paper 000 §4.2, Algorithms 6 and 7) on SZ-packed batches that
+ * share one matrix, preprocessed by tl_distd2_plan_create_d (Algorithm
+ * 5, on the host, once): one thread per system, one block per (group,
+ * partition); each partition solves the 2x2 systems at its two
+ * interfaces itself. x (packed, n = plan->n rows per group) from d, or
+ * from u with the compact scheme's 5-point stencil fused into the
+ * decoupling pass. The status is what tl_distd2_plan_solve_d returns for
+ * the first system that fails, else its verdict on what was dropped
+ * (info->dropped, tol, bound). The float versions round the plan to
+ * float. */
+int tl_gpu_distd2_sz_d(const tl_distd2_plan *plan, size_t nsys, const double *d, double *x,
+                       double tol, tl_info *info);
+int tl_gpu_distd2_sz_f(const tl_distd2_plan *plan, size_t nsys, const float *d, float *x,
+                       double tol, tl_info *info);
+int tl_gpu_distd2_stencil_sz_d(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                               const double *u, double *x, double tol, tl_info *info);
+int tl_gpu_distd2_stencil_sz_f(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                               const float *u, float *x, double tol, tl_info *info);
+
+/* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d: the
+ * partition's solution y and its whole spikes v, w) for every partition
+ * of every system of a batch (batch layout), one block per system and
+ * one thread per partition (1 <= parts <= 1024, part_sizes as
+ * tl_solve's): y, v, w have the batch's shape; per (system, partition)
+ * q = s parts + p: part[3q..] = drop_v, drop_w, margin and stat[3q..] =
+ * kind (0 ok, 1 local solve, 2 spike), failing row, margin row (global
+ * rows). The first failure is returned as TL_ERR_BREAKDOWN. What the
+ * MPI room's ranks would run before their exchange. Emulated only. */
+int tl_gpu_pdd_local_d(size_t n, size_t nsys, int parts, const size_t *part_sizes, const double *a,
+                       const double *b, const double *c, const double *d, double *y, double *v,
+                       double *w, double *part, int *stat, tl_info *info);
+int tl_gpu_pdd_local_f(size_t n, size_t nsys, int parts, const size_t *part_sizes, const float *a,
+                       const float *b, const float *c, const float *d, float *y, float *v, float *w,
+                       float *part, int *stat, tl_info *info);
+
 /* A DEVICE. The functions above run on the host by emulation unless a
  * device build is linked into the program (make gpu: optimized/gpu/
  * gpu_device.cu installs itself at start-up when a device is present).
@@ -102,6 +138,13 @@ typedef struct tl_gpu_device_ops {
   int (*hybrid_pcr)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
                     const double *b, const double *c, const double *d, double *x, int *stat,
                     char *err, size_t len);
+  /* DistD2 with the plan flattened: coef = sa, sc, fwd_scale, fwd_mul,
+   * bwd_mul (n each), fix_scale (parts), the stencil (5; read when
+   * stencil is 1, then in is u, else d). stat: 3 ints per (system,
+   * partition). */
+  int (*distd2)(size_t n, int periodic, size_t nsys, int parts, const long *begin,
+                const double *coef, int stencil, const double *in, double *x, int *stat, char *err,
+                size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

@@ -86,4 +86,29 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
   return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);
 }
 
+/* DistD2 on packed batches (gpu_emulate.c, distd2_run, flattens the plan
+ * into begin and coef); stat: 3 ints per (system, partition). */
+extern "C" int KF(tl_gpu_dev_distd2)(size_t n, int periodic, size_t nsys, int parts,
+                                     const long *begin, const T *coef, int stencil, const T *in,
+                                     T *x, int *stat, char *err, size_t len)
+{
+  dev_arrays m = {{0}, 0};
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ, v = groups * TL_GPU_SZ * n * sizeof(T);
+  size_t sb = nsys * (size_t)parts * 3 * sizeof(int), P = (size_t)parts;
+  const void *host[7] = {in, NULL, NULL, NULL, begin, coef, NULL};
+  size_t bytes[7] = {v, v, v, sb, (P + 1) * sizeof(long), (5 * n + P + 5) * sizeof(T), 0};
+  tl_gpuError_t e = dev_upload(&m, 7, host, bytes);
+  if (e != tl_gpuSuccess)
+    return dev_done(&m, e, err, len);
+  const T *cf = (const T *)m.p[5];
+  KF(distd2_coef)
+  q = {(const long *)m.p[4], cf, cf + n, cf + 2 * n, cf + 3 * n, cf + 4 * n, cf + 5 * n};
+  TL_LAUNCH(KF(distd2_decouple_kernel), groups * P, TL_GPU_SZ, 0, (long)n, periodic, (long)nsys,
+            parts, q, stencil ? cf + 5 * n + P : (const T *)NULL, (const T *)m.p[0], (T *)m.p[2],
+            (int *)m.p[3]);
+  TL_LAUNCH(KF(distd2_finish_kernel), groups * P, TL_GPU_SZ, 0, (long)n, (long)nsys, parts, q,
+            (const T *)m.p[2], (T *)m.p[1], (int *)m.p[3]);
+  return dev_done(&m, dev_download(&m, 1, x, v, 3, stat, sb), err, len);
+}
+
 #undef TL_DEV_ARGS

@@ -17,6 +17,7 @@
 #ifndef TL_GPU_PASS
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "tl_gpu_port.h"
 #include "tridlab/backend.h"
 #include "tridlab/gpu.h"
+#include "tridlab/part_distd2.h"
 
 /* Shared memory a block may use: the 48 KiB every CUDA and HIP device
  * gives without opting in. */
@@ -32,7 +34,9 @@
 /* The calling thread's order, seed, and the first launch error. */
 static _Thread_local tl_gpu_order emul_order = TL_GPU_SHUFFLE;
 static _Thread_local unsigned long emul_seed = 1;
-static _Thread_local int emul_error; /* 0, TL_ERR_NOMEM, or 1: a region without barrier */
+/* The first launch error: 0, TL_ERR_NOMEM, or one of these kernel bugs. */
+enum { EMUL_NO_BARRIER = 1, EMUL_BAD_THREADS = 2 };
+static _Thread_local int emul_error;
 
 void tl_gpu_set_order(tl_gpu_order order, unsigned long seed)
 {
@@ -70,10 +74,14 @@ int tl_gpu_launch_status(tl_info *info)
   emul_error = 0;
   if (e == TL_ERR_NOMEM)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "gpu emulation: no memory for shared memory");
+  if (e == EMUL_BAD_THREADS)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "threads",
+                   "gpu emulation: a launch asked for a block of threads outside 1 .. %d",
+                   TL_GPU_MAX_THREADS);
   if (e)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "kernel",
-                   "gpu emulation: a region began before the previous one reached TL_BARRIER "
-                   "(a kernel bug: on a GPU the regions would overlap)");
+                   "gpu emulation: a region was not closed by TL_BARRIER before the next region "
+                   "or the end of the kernel (a kernel bug: on a GPU the regions would overlap)");
   return TL_OK;
 }
 
@@ -110,7 +118,7 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared
   l->next = 0;
   l->shared_bytes = shared_bytes;
   if (threads < 1 || threads > TL_GPU_MAX_THREADS) {
-    emul_error = 1;
+    emul_error = EMUL_BAD_THREADS;
     l->grid = 0;
     return;
   }
@@ -129,7 +137,7 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared
 int tl_gpu_launch_next(tl_gpu_launch *l)
 {
   if (l->next > 0 && (l->blk.open || l->blk.unclosed) && !emul_error)
-    emul_error = 1;
+    emul_error = EMUL_NO_BARRIER;
   if (l->next >= l->grid) {
     free(l->blk.shared);
     l->blk.shared = NULL;
@@ -190,6 +198,74 @@ static long *partition_offsets(size_t n, int parts, const size_t *part_sizes)
     off[p + 1] = (long)hi;
   }
   return off;
+}
+
+/* The status of a DistD2 batch from the words of its (system, partition)
+ * pairs, in the order the reference meets failures in one system: the
+ * decoupling of every partition, the interfaces, the substitutions. Then,
+ * when every system solved, the verdict on what was dropped, which
+ * depends on the matrix only (tl_distd2_verdict). */
+static int distd2_system_status(const int *w, int parts, tl_info *one)
+{
+  static const char *const what[3] = {"overflow in the decoupling phase at row %d",
+                                      "the 2x2 system across the interface after row %d is "
+                                      "singular",
+                                      "overflow in the substitution at row %d"};
+  for (int k = 0; k < 3; k++)
+    for (int p = 0; p < parts; p++)
+      if (w[3 * p + k] >= 0) {
+        char msg[120];
+        snprintf(msg, sizeof msg, what[k], w[3 * p + k]);
+        return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, w[3 * p + k], "", "distd2_gpu: %s", msg);
+      }
+  return TL_OK;
+}
+
+static int distd2_batch_status(const tl_distd2_plan *plan, size_t nsys, const int *stat, double tol,
+                               tl_info *info)
+{
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    tl_outcome_add(&out, s, distd2_system_status(stat + 3 * s * plan->parts, plan->parts, &one),
+                   &one);
+  }
+  if (out.status < 0)
+    return tl_outcome_finish(&out, info);
+  double dropped = 0, kappa = 1;
+  long drop_row = -1;
+  for (int p = 0; p < plan->parts; p++) { /* the 2x2 matrices, without right-hand sides */
+    tl_distd2_edge left, right;
+    double xl, xf, dp, kp;
+    long row = (long)plan->begin[p + 1] - 1;
+    tl_distd2_pack_d(plan, p, plan->sa, &left); /* any dt: only the matrix is read here */
+    tl_distd2_pack_d(plan, (p + 1) % plan->parts, plan->sa, &right);
+    if (tl_distd2_interface_d(&left, &right, plan->parts == 1, &xl, &xf, &dp, &kp, row, NULL))
+      continue;
+    if (drop_row < 0 || dp > dropped) {
+      dropped = dp;
+      drop_row = row;
+    }
+    kappa = fmax(kappa, kp);
+  }
+  tl_info_clear(info);
+  return tl_distd2_verdict(plan, dropped, drop_row, kappa, tol, info);
+}
+
+/* The first failure of PDD's local phase over (system, partition) pairs,
+ * in the reference's order: system by system, partition by partition. */
+static int pdd_local_status(size_t nsys, int parts, const int *stat, tl_info *info)
+{
+  for (size_t q = 0; q < nsys * (size_t)parts; q++)
+    if (stat[3 * q])
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(q / (size_t)parts), stat[3 * q + 1], "",
+                     "pdd_gpu: zero or non-finite pivot at row %d in %s of partition %d "
+                     "(elimination without pivoting breaks down)",
+                     stat[3 * q + 1], stat[3 * q] == 1 ? "the local solve" : "a spike",
+                     (int)(q % (size_t)parts));
+  return TL_OK;
 }
 
 /* Only the double kernels have a device path (the registry's). */
@@ -303,6 +379,102 @@ int KF(tl_gpu_hybrid_pcr)(size_t n, size_t nsys, int parts, const size_t *part_s
   free(work);
   TL_CALL(tl_gpu_launch_status(info));
   return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
+}
+
+/* DistD2 on packed arrays: both kernels, then the batch status. st:
+ * the stencil (fused right-hand side from in = u), or NULL (in = d). */
+static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, size_t nsys,
+                          const T *in, T *x, double tol, tl_info *info)
+{
+  if (!plan || !plan->begin || !in || !x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan", "distd2_gpu: no plan or no array");
+  TL_CALL(check_sizes("distd2_gpu", plan->n, nsys, 2, info));
+  size_t n = plan->n, P = (size_t)plan->parts;
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  T *cf = tl_alloc(5 * n + P + 5, sizeof(T)), *dt = tl_alloc(groups * TL_GPU_SZ * n, sizeof(T));
+  long *begin = tl_alloc(P + 1, sizeof(long));
+  int *stat = tl_alloc(nsys * P * 3, sizeof(int));
+  int status = TL_OK;
+  if (!cf || !dt || !begin || !stat) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2_gpu: no memory");
+    goto cleanup;
+  }
+  const double *from[5] = {plan->sa, plan->sc, plan->fwd_scale, plan->fwd_mul, plan->bwd_mul};
+  for (size_t k = 0; k < 5; k++) /* the plan in the kernel's precision */
+    for (size_t i = 0; i < n; i++)
+      cf[k * n + i] = (T)from[k][i];
+  for (size_t p = 0; p <= P; p++)
+    begin[p] = (long)plan->begin[p];
+  T *fix = cf + 5 * n, *st = fix + P;
+  for (size_t p = 0; p < P; p++)
+    fix[p] = (T)plan->fix_scale[p];
+  for (int k = 0; stencil && k < 5; k++)
+    st[k] = (T)stencil[k];
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    int rc = device->distd2(n, plan->periodic, nsys, (int)P, begin, cf, stencil != NULL, in, x,
+                            stat, err, sizeof err);
+    status = device_result(rc, "distd2", err, info);
+    if (status == TL_OK)
+      status = distd2_batch_status(plan, nsys, stat, tol, info);
+    goto cleanup;
+  }
+#endif
+  KF(distd2_coef) q = {begin, cf, cf + n, cf + 2 * n, cf + 3 * n, cf + 4 * n, fix};
+  TL_LAUNCH(KF(distd2_decouple_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, plan->periodic,
+            (long)nsys, (int)P, q, stencil ? st : NULL, in, dt, stat);
+  TL_LAUNCH(KF(distd2_finish_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, (long)nsys, (int)P,
+            q, dt, x, stat);
+  status = tl_gpu_launch_status(info);
+  if (status == TL_OK)
+    status = distd2_batch_status(plan, nsys, stat, tol, info);
+cleanup:
+  free(cf);
+  free(dt);
+  free(begin);
+  free(stat);
+  return status;
+}
+
+int KF(tl_gpu_distd2_sz)(const tl_distd2_plan *plan, size_t nsys, const T *d, T *x, double tol,
+                         tl_info *info)
+{
+  return KF(distd2_run)(plan, NULL, nsys, d, x, tol, info);
+}
+
+int KF(tl_gpu_distd2_stencil_sz)(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                                 const T *u, T *x, double tol, tl_info *info)
+{
+  if (!st)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "st", "distd2_gpu: no stencil");
+  return KF(distd2_run)(plan, st, nsys, u, x, tol, info);
+}
+
+int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                         const T *b, const T *c, const T *d, T *y, T *v, T *w, T *part, int *stat,
+                         tl_info *info)
+{
+  TL_CALL(check_sizes("pdd_local", n, nsys, 1, info));
+  if (!a || !b || !c || !d || !y || !v || !w || !part || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pdd_local: no array may be NULL");
+  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 1))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "pdd_local: %d partitions of %zu rows: 1 to %d partitions of >= 1 row", parts, n,
+                   TL_GPU_MAX_THREADS);
+  long *off = partition_offsets(n, parts, part_sizes);
+  T *scratch = tl_alloc(n * nsys, sizeof(T));
+  if (!off || !scratch) {
+    free(off);
+    free(scratch);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
+  }
+  TL_LAUNCH(KF(pdd_local_kernel), (long)nsys, parts, 0, (long)n, parts, off, a, b, c, d, y, v, w,
+            scratch, part, stat);
+  free(off);
+  free(scratch);
+  TL_CALL(tl_gpu_launch_status(info));
+  return pdd_local_status(nsys, parts, stat, info);
 }
 
 #endif

@@ -18,11 +18,11 @@
 /* ------------------------------------------------------------------ */
 /* Thomas, one thread per system of a packed group                     */
 
-/* One lane of a packed group: rows are TL_GPU_SZ values apart. d becomes
- * x; cp (the lane's c') is scratch. */
-TL_DEVICE_FN void KF(thomas_lane)(long n, const T *a, const T *b, const T *c, T *d, T *cp, int *st)
+/* One system whose rows are z values apart (TL_GPU_SZ in a packed
+ * group, 1 on the batch layout). d becomes x; cp (c') is scratch. */
+TL_DEVICE_FN void KF(thomas_lane)(long n, long z, const T *a, const T *b, const T *c, T *d, T *cp,
+                                  int *st)
 {
-  const long z = TL_GPU_SZ;
   int flags = 0;
   T cprev = 0, dprev = 0;
   st[0] = TL_GPU_OK;
@@ -61,7 +61,8 @@ TL_KERNEL(KF(thomas_sz_kernel), long n, long nsys, const T *a, const T *b, const
   {
     long s = TL_BLOCK_ID * TL_GPU_SZ + t, o = TL_BLOCK_ID * n * TL_GPU_SZ + t;
     if (s < nsys)
-      KF(thomas_lane)(n, a + o, b + o, c + o, d + o, w + o, stat + s * TL_GPU_STAT_WORDS);
+      KF(thomas_lane)
+      (n, TL_GPU_SZ, a + o, b + o, c + o, d + o, w + o, stat + s * TL_GPU_STAT_WORDS);
   }
   TL_BARRIER();
 }
@@ -412,6 +413,233 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
       st[1] = (int)row;
       st[2] = 0;
     }
+  }
+  TL_BARRIER();
+}
+
+/* ------------------------------------------------------------------ */
+/* DistD2 (paper 000 §4.2), one thread per system of a packed group,    */
+/* one block per (group, partition)                                     */
+
+/* The preprocessed matrix of Algorithm 5 (tridlab/part_distd2.h), the
+ * same for every system of the batch, in the kernel's precision. */
+typedef struct KF(distd2_coef) {
+  const long *begin; /* P + 1 partition bounds */
+  const T *sa, *sc, *f, *r, *w, *fix;
+} KF(distd2_coef);
+
+/* u at row i of this lane (rows TL_GPU_SZ apart): wrap when periodic,
+ * zero outside otherwise (the halo rule of tl_distd2_halo_d). */
+TL_DEVICE_FN T KF(field)(long n, int periodic, const T *u, long i)
+{
+  if (i >= 0 && i < n)
+    return u[i * TL_GPU_SZ];
+  if (!periodic)
+    return 0;
+  return u[(((i % n) + n) % n) * TL_GPU_SZ];
+}
+
+/* Algorithm 6 on rows [k0, k0 + m) of one lane: the right-hand side is d,
+ * or the 5-point stencil on u when st is given (the fusion of Figure 9).
+ * Returns the first row whose d' is not finite, or -1. */
+TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m,
+                                           const KF(distd2_coef) * q, const T *fix, const T *st,
+                                           const T *in, T *dt)
+{
+  const long z = TL_GPU_SZ;
+  const T *f = q->f + k0, *r = q->r + k0, *w = q->w + k0;
+  T *y = dt + k0 * z;
+  for (long j = 0; j < m; j++) { /* lines 1-12 */
+    long i = k0 + j;
+    T rhs =
+        st ? st[0] * KF(field)(n, periodic, in, i - 2) + st[1] * KF(field)(n, periodic, in, i - 1) +
+                 st[2] * KF(field)(n, periodic, in, i) + st[3] * KF(field)(n, periodic, in, i + 1) +
+                 st[4] * KF(field)(n, periodic, in, i + 2)
+           : in[i * z];
+    y[j * z] = (j < 2) ? rhs * f[j] : f[j] * (rhs - r[j] * y[(j - 1) * z]);
+  }
+  for (long j = m - 2; j-- > 1;) /* lines 13-17 */
+    y[j * z] -= w[j] * y[(j + 1) * z];
+  if (m >= 3) /* lines 18-20 */
+    y[0] = fix[0] * (y[0] - w[0] * y[z]);
+  for (long j = 0; j < m; j++)
+    if (!isfinite(y[j * z]))
+      return k0 + j;
+  return -1;
+}
+
+/* Block (g, p): partition p of packed group g. stat: 3 ints per (system,
+ * partition): the first non-finite row of the decoupling, of the
+ * interface, of the substitution (-1: none); this kernel writes the first. */
+TL_KERNEL(KF(distd2_decouple_kernel), long n, int periodic, long nsys, int parts, KF(distd2_coef) q,
+          const T *st, const T *in, T *dt, int *stat)
+{
+  const long g = TL_BLOCK_ID / parts, p = TL_BLOCK_ID % parts;
+  TL_REGION(t)
+  {
+    long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
+    if (s < nsys) {
+      long k0 = q.begin[p], m = q.begin[p + 1] - k0;
+      long bad = KF(distd2_decouple_lane)(n, periodic, k0, m, &q, q.fix + p, st, in + o, dt + o);
+      stat[(s * parts + p) * 3] = (int)bad;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* The 2x2 across the interface after partition `left` (tl_distd2_interface_d):
+ * x_first of the partition after it, then x_last of `left`. Returns 0 when
+ * the 2x2 is singular. */
+TL_DEVICE_FN int KF(distd2_interface)(const KF(distd2_coef) * q, int parts, long left, const T *dt,
+                                      T *x_last, T *x_first)
+{
+  long right = (left + 1) % parts;
+  long last = q->begin[left + 1] - 1, first = q->begin[right];
+  T alpha = q->sc[last], beta = q->sa[first];
+  if (parts == 1) { /* one partition: its own coupling is kept */
+    alpha += q->sa[last];
+    beta += q->sc[first];
+  }
+  T det = 1 - alpha * beta;
+  if (det == 0 || !isfinite(det))
+    return 0;
+  *x_first = (dt[first * TL_GPU_SZ] - beta * dt[last * TL_GPU_SZ]) / det;
+  *x_last = dt[last * TL_GPU_SZ] - alpha * *x_first;
+  return 1;
+}
+
+/* Block (g, p): the two interfaces of partition p (before and after it),
+ * then Algorithm 7 on its rows. Every partition solves its own copy of
+ * the 2x2 it shares with a neighbour: the same operations on the same
+ * values, so the copies agree, and no block waits for another. */
+TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef) q, const T *dt,
+          T *x, int *stat)
+{
+  const long g = TL_BLOCK_ID / parts, p = TL_BLOCK_ID % parts;
+  TL_REGION(t)
+  {
+    long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
+    if (s < nsys) {
+      int *st = stat + (s * parts + p) * 3;
+      T first = 0, last = 0, unused;
+      long k0 = q.begin[p], k1 = q.begin[p + 1];
+      KF(distd2_interface)(&q, parts, (p + parts - 1) % parts, dt + o, &unused, &first);
+      int ok = KF(distd2_interface)(&q, parts, p, dt + o, &last, &unused);
+      st[1] = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
+      st[2] = -1;
+      T *xs = x + o;
+      xs[k0 * TL_GPU_SZ] = first; /* Algorithm 7 */
+      for (long k = k0 + 1; k + 1 < k1; k++)
+        xs[k * TL_GPU_SZ] = dt[o + k * TL_GPU_SZ] - q.sa[k] * first - q.sc[k] * last;
+      xs[(k1 - 1) * TL_GPU_SZ] = last;
+      for (long k = k0; k < k1 && st[2] < 0; k++)
+        if (!isfinite(xs[k * TL_GPU_SZ]))
+          st[2] = (int)k;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* ------------------------------------------------------------------ */
+/* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d), one     */
+/* block per system, one thread per partition                           */
+
+/* The left spike A_p v = a[0] e_0 by top-down elimination, whole (PDD).
+ * Returns the local row of a zero or non-finite pivot, or -1. */
+TL_DEVICE_FN long KF(pdd_spike_first)(long m, const T *a, const T *b, const T *c, T *v, T *cp)
+{
+  for (long i = 0; i < m; i++) {
+    T piv = (i == 0) ? b[0] : b[i] - a[i] * cp[i - 1];
+    if (piv == 0 || !isfinite(piv))
+      return i;
+    cp[i] = (i + 1 < m) ? c[i] / piv : (T)0;
+    v[i] = (i == 0) ? a[0] / piv : -a[i] * v[i - 1] / piv;
+    if (!isfinite(v[i]))
+      return i;
+  }
+  for (long i = m - 1; i-- > 0;)
+    v[i] -= cp[i] * v[i + 1];
+  return -1;
+}
+
+/* The right spike A_p w = c[m-1] e_{m-1} by bottom-up elimination. */
+TL_DEVICE_FN long KF(pdd_spike_last)(long m, const T *a, const T *b, const T *c, T *w, T *ap)
+{
+  for (long t = 0; t < m; t++) {
+    long i = m - 1 - t;
+    T piv = (t == 0) ? b[i] : b[i] - c[i] * ap[i + 1];
+    if (piv == 0 || !isfinite(piv))
+      return i;
+    ap[i] = (i > 0) ? a[i] / piv : (T)0;
+    w[i] = (t == 0) ? c[m - 1] / piv : -c[i] * w[i + 1] / piv;
+    if (!isfinite(w[i]))
+      return i;
+  }
+  for (long i = 1; i < m; i++)
+    w[i] -= ap[i] * w[i - 1];
+  return -1;
+}
+
+/* The smallest dominance margin |b| - (|a| + |c|) of a partition's rows
+ * (couplings to the neighbours count, the matrix corners do not); its
+ * global row into *row. */
+TL_DEVICE_FN T KF(pdd_margin)(long lo, long m, int has_left, int has_right, const T *a, const T *b,
+                              const T *c, int *row)
+{
+  T margin = (T)INFINITY;
+  for (long k = 0; k < m; k++) {
+    T left = (k > 0 || has_left) ? (T)fabs(a[k]) : (T)0;
+    T right = (k + 1 < m || has_right) ? (T)fabs(c[k]) : (T)0;
+    T mg = (T)fabs(b[k]) - (left + right);
+    if (!(mg >= margin)) {
+      margin = isnan(mg) ? -(T)INFINITY : mg;
+      *row = (int)(lo + k);
+    }
+  }
+  return margin;
+}
+
+/* Block `sys`, thread p: y = A_p^{-1} d_p into y, the spikes v (p > 0)
+ * and w (p < P-1), what PDD drops at each end (|v_{m-1}|, |w_0|; zero at
+ * the ends of the system) and the smallest dominance margin. Per
+ * (system, partition): part[3] = drop_v, drop_w, margin; stat[3] = kind
+ * (0 ok, 1 local solve, 2 spike), the global row of that failure, the
+ * global row of the margin. One region: the partitions share nothing
+ * until the exchange. */
+TL_KERNEL(KF(pdd_local_kernel), long n, int parts, const long *off, const T *a, const T *b,
+          const T *c, const T *d, T *y, T *v, T *w, T *scratch, T *part, int *stat)
+{
+  const long sys = TL_BLOCK_ID;
+  TL_REGION(p)
+  {
+    long lo = off[p], m = off[p + 1] - lo, o = sys * n + lo, q = sys * parts + p;
+    const T *la = a + o, *lb = b + o, *lc = c + o;
+    T *ly = y + o, *lv = v + o, *lw = w + o, *tmp = scratch + o, *out = part + 3 * q;
+    int *st = stat + 3 * q, lst[TL_GPU_STAT_WORDS];
+    for (long k = 0; k < m; k++) {
+      ly[k] = d[o + k];
+      lv[k] = 0;
+      lw[k] = 0;
+    }
+    out[0] = out[1] = 0;
+    st[0] = 0;
+    st[1] = 0;
+    KF(thomas_lane)(m, 1, la, lb, lc, ly, tmp, lst); /* Thomas never reads la[0], lc[m-1] */
+    long bad = -1;
+    if (lst[0] != TL_GPU_OK) {
+      st[0] = 1;
+      st[1] = (int)(lo + lst[1]);
+    }
+    if (st[0] == 0 && p > 0 && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
+      out[0] = p + 1 == parts ? (T)0 : (T)fabs(lv[m - 1]);
+    if (st[0] == 0 && bad < 0 && p + 1 < parts &&
+        (bad = KF(pdd_spike_last)(m, la, lb, lc, lw, tmp)) < 0)
+      out[1] = p > 0 ? (T)fabs(lw[0]) : (T)0;
+    if (st[0] == 0 && bad >= 0) {
+      st[0] = 2;
+      st[1] = (int)(lo + bad);
+    }
+    out[2] = KF(pdd_margin)(lo, m, p > 0, p + 1 < parts, la, lb, lc, &st[2]);
   }
   TL_BARRIER();
 }

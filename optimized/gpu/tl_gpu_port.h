@@ -27,6 +27,13 @@
  * a region go out of scope at the region's closing brace, in both
  * builds. Using a region's variable after the barrier, or t at kernel
  * scope, does not compile: state crosses a barrier only as TL_MY.
+ *
+ * Two rules the compiler cannot check: no `return` or `break` directly in
+ * a region's body (on the host they would leave the loop over threads and
+ * skip the others; on a device a thread that returns misses the next
+ * barrier) -- let the region's code run to its closing brace; and code at
+ * kernel scope must be uniform (it runs once on the host, in every thread
+ * on a device).
  */
 #ifndef TL_GPU_PORT_H
 #define TL_GPU_PORT_H
@@ -71,7 +78,7 @@
 #define TL_BLOCK_THREADS ((int)blockDim.x)
 /* One pass of a one-trip loop: the region is a scope holding t. */
 #define TL_REGION(t)                                                                               \
-  for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && ((void)t, 1); tl_once_ = 0)
+  for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && t >= 0; tl_once_ = 0)
 #define TL_BARRIER() __syncthreads()
 #define TL_PER_THREAD(type, name) type name
 #define TL_MY(name, t) (name)

@@ -102,6 +102,38 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
   tl_problem_free(&p);
 }
 
+/* DistD2 with the fused stencil: emulated, then on the device. */
+static void distd2_on_device(size_t n, int periodic, int parts, size_t nsys)
+{
+  double *a = malloc(3 * n * sizeof(double)), *b = a + n, *c = b + n, st[5];
+  double hh = 1.0 / (double)n, al = 14.0 / 9.0, be = 1.0 / 9.0;
+  double s5[5] = {-be / (4 * hh), -al / (2 * hh), 0, al / (2 * hh), be / (4 * hh)};
+  for (size_t i = 0; i < n; i++) { /* Lele's matrix [1/3, 1, 1/3] */
+    a[i] = (periodic || i > 0) ? 1.0 / 3 : 0;
+    b[i] = 1;
+    c[i] = (periodic || i + 1 < n) ? 1.0 / 3 : 0;
+  }
+  memcpy(st, s5, sizeof st);
+  tl_distd2_plan plan;
+  tl_info info;
+  if (tl_distd2_plan_create_d(&plan, n, periodic, parts, NULL, a, b, c, &info) != TL_OK) {
+    check(0, "distd2 plan", n, nsys, info.msg);
+    free(a);
+    return;
+  }
+  size_t cnt = tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+  double *u = malloc(cnt * sizeof *u), *xh = calloc(cnt, sizeof *xh), *xd = calloc(cnt, sizeof *xd);
+  for (size_t k = 0; k < cnt; k++)
+    u[k] = sin(0.001 * (double)k);
+  tl_gpu_use_device(NULL);
+  int sh = tl_gpu_distd2_stencil_sz_d(&plan, st, nsys, u, xh, TL_DISTD2_DEFAULT_TOL, &info);
+  tl_gpu_use_device(tl_gpu_device_ops_built());
+  int sd = tl_gpu_distd2_stencil_sz_d(&plan, st, nsys, u, xd, TL_DISTD2_DEFAULT_TOL, &info);
+  check(sh == sd && !memcmp(xh, xd, cnt * sizeof *xh), "distd2_stencil", n, nsys, info.msg);
+  free(u), free(xh), free(xd), free(a);
+  tl_distd2_plan_destroy(&plan);
+}
+
 /* The registry backends with the device installed: the same statuses,
  * rows and bits as their references (what `tridlab verify` relies on). */
 static void registry_on_device(void)
@@ -152,6 +184,8 @@ int main(void)
       compare(1, periodic[0], sizes[i], counts[j]);
     }
   registry_on_device();
+  distd2_on_device(1000, 1, 8, 500);
+  distd2_on_device(4096, 0, 16, 33);
   printf("gpu device test: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

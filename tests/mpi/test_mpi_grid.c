@@ -7,7 +7,8 @@
  * each other. Slices are uneven, and a rank holds one plane of a direction
  * it does not solve along (and, for the transpose route, of the one it
  * does). The ledger: empty on the fast path, the algorithm's on the
- * distributed one, two alltoalls that mirror each other on the transpose.
+ * distributed one equal to its model line by line, two alltoalls that
+ * mirror each other on the transpose.
  */
 #include <math.h>
 #include <stdint.h>
@@ -86,6 +87,41 @@ typedef struct route {
   tl_dir e;                     /* the direction it splits further */
 } route;
 
+/* The distributed path: the ledger of each grid line (gathered on its
+ * first rank) equals the algorithm's model for that line's batch: P[d]
+ * ranks with the grid's slices, one system per line of the box. */
+static void line_ledger_vs_model(mpi_check *mc, const tl_grid *g, tl_dir d,
+                                 const tl_mpi_algorithm *algo, int st, const tl_ledger *mine)
+{
+  const tl_algorithm *ref = algo->reference;
+  if (st != TL_OK || algo->baseline || !ref || !ref->ledger_model)
+    return; /* a library baseline has no model (it is not ours to count) */
+  tl_ledger line, model;
+  tl_ledger_init(&line);
+  tl_ledger_init(&model);
+  tl_mpi_ledger_gather(g->line[d], mine, 0, &line);
+  int lr;
+  MPI_Comm_rank(g->line[d], &lr);
+  if (lr == 0) {
+    tl_batch shape = {.dtype = TL_F64, .n = g->n[d], .nsys = g->m[(d + 1) % 3] * g->m[(d + 2) % 3]};
+    tl_options mo;
+    tl_options_init(&mo);
+    mo.parts = g->P[d];
+    mo.part_sizes = g->slices[d];
+    tl_info minfo;
+    tl_info_clear(&minfo);
+    char why[512] = "";
+    ref->ledger_model(ref, &shape, &mo, &minfo, &model);
+    MC_EXPECT(mc, model.count > 0 && line.count > 0, "empty ledger: %zu entries, model %zu",
+              line.count, model.count);
+    if (getenv("GRID_DEBUG"))
+      fprintf(stderr, "  line ledger == model: %zu entries\n", line.count);
+    MC_EXPECT(mc, tl_ledger_equal(&line, &model, why, sizeof why), "ledger vs model: %s", why);
+  }
+  tl_ledger_free(&line);
+  tl_ledger_free(&model);
+}
+
 /* One grid, one direction, one route: solve, gather, judge. */
 static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], tl_dir d,
                      const route *rt, double *first_x)
@@ -139,8 +175,10 @@ static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], t
     MC_EXPECT(mc, fw.words_sent == 4 * bw.words_recv && fw.words_recv == 4 * bw.words_sent,
               "forward %ld/%ld words, back %ld/%ld", fw.words_sent, fw.words_recv, bw.words_sent,
               bw.words_recv);
-  } else
+  } else {
     MC_EXPECT(mc, all.messages + all.collectives > 0, "a split line must communicate");
+    line_ledger_vs_model(mc, &g, d, rt->algo, st, &led);
+  }
 
   /* The whole answer on rank 0: LAPACK's ratio, and the same as the
    * first route of this direction. */

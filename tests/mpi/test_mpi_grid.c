@@ -8,7 +8,8 @@
  * it does not solve along (and, for the transpose route, of the one it
  * does). The ledger: empty on the fast path, the algorithm's on the
  * distributed one equal to its model line by line, two alltoalls that
- * mirror each other on the transpose.
+ * mirror each other on the transpose. A zero pivot on one rank: the same
+ * error on every rank, by every route.
  */
 #include <math.h>
 #include <stdint.h>
@@ -262,6 +263,44 @@ static void direction(mpi_check *mc, const int P[3], tl_dir d)
   }
 }
 
+/* A zero pivot at the global first row of one line (on one rank only):
+ * every rank returns the same error, by every route, and nothing waits. */
+static void breakdown(mpi_check *mc, const int P[3], tl_dir d, const route *rt)
+{
+  size_t n[3];
+  for (int q = 0; q < 3; q++)
+    n[q] = q == (int)d ? 24 * (size_t)P[q] : 2 * (size_t)P[q] + 1;
+  mc_case(mc, "%dx%dx%d grid, along %c, %s, zero pivot on one rank", P[0], P[1], P[2], "xyz"[d],
+          rt -> name);
+  tl_grid g;
+  tl_info info;
+  tl_info_clear(&info);
+  if (tl_grid_create(MPI_COMM_WORLD, P, n, NULL, &g, &info) != TL_OK) {
+    MC_EXPECT(mc, 0, "grid: %s", info.msg);
+    mc_end(mc);
+    return;
+  }
+  size_t cnt = tl_grid_local_count(&g);
+  double *mem = malloc((5 * cnt + 1) * sizeof *mem), *arr[4];
+  for (int f = 0; f < 4; f++)
+    arr[f] = mem + (size_t)f * cnt;
+  fill(g.begin, g.m, arr);
+  if (g.begin[0] == 0 && g.begin[1] == 0 && g.begin[2] == 0)
+    arr[1][0] = 0; /* b at global (0, 0, 0): the first pivot of its line */
+  int st = rt->transpose ? tl_grid_solve_transpose_d(&g, d, rt->e, arr[0], arr[1], arr[2], arr[3],
+                                                     mem + 4 * cnt, NULL, &info, NULL)
+                         : tl_grid_solve_d(&g, d, rt->algo, arr[0], arr[1], arr[2], arr[3],
+                                           mem + 4 * cnt, NULL, &info);
+  int lo, hi;
+  MPI_Allreduce(&st, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&st, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MC_EXPECT(mc, st != TL_OK, "a zero pivot gave status ok");
+  MC_EXPECT(mc, lo == hi, "statuses differ between ranks: %d .. %d", lo, hi);
+  free(mem);
+  tl_grid_free(&g);
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -277,6 +316,20 @@ int main(int argc, char **argv)
       for (int d = 0; d < 3; d++)
         direction(&mc, P, (tl_dir)d);
     }
+  /* A breakdown on one rank, on slabs along the split direction (or the
+   * fast path on one rank): every route, every algorithm. */
+  {
+    int P[3] = {1, 1, size};
+    size_t count;
+    const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+    route fast = {size > 1 ? "transpose" : "fast path", NULL, 1, TL_DIR_Y};
+    breakdown(&mc, P, TL_DIR_Z, &fast);
+    for (size_t a = 0; a < count && size > 1; a++) {
+      route r = {reg[a]->name, reg[a], 0, 0};
+      if (!reg[a]->slices) /* the grid's even slices; not ScaLAPACK's layout */
+        breakdown(&mc, P, TL_DIR_Z, &r);
+    }
+  }
   /* A grid that does not match the ranks: a clear error everywhere. */
   {
     mc_case(&mc, "grid of the wrong size");

@@ -81,6 +81,23 @@ static void slices_of(int P, size_t rows, size_t last, size_t *s, size_t *n)
   }
 }
 
+static char axis_name(tl_dir d)
+{
+  return d == TL_DIR_X ? 'x' : d == TL_DIR_Y ? 'y' : 'z';
+}
+
+/* This rank's box of a, b, c, d (filled) and x, in one allocation. */
+static double *make_box(const tl_grid *g, double *arr[4], double **x)
+{
+  size_t cnt = tl_grid_local_count(g);
+  double *mem = malloc((5 * cnt + 1) * sizeof *mem);
+  for (int f = 0; f < 4; f++)
+    arr[f] = mem + (size_t)f * cnt;
+  *x = mem + 4 * cnt;
+  fill(g->begin, g->m, arr);
+  return mem;
+}
+
 typedef struct route {
   const char *name;
   const tl_mpi_algorithm *algo; /* NULL: fast path or transpose  */
@@ -134,7 +151,7 @@ static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], t
       n[q] += sl[q][r];
   }
   mc_case(mc, "%dx%dx%d grid, %zux%zux%zu, along %c, %s", P[0], P[1], P[2], n[0], n[1], n[2],
-          "xyz"[d], rt -> name);
+          axis_name(d), rt->name);
   if (getenv("GRID_DEBUG"))
     fprintf(stderr, "[%d] %s\n", mc->rank, mc->name);
   tl_grid g;
@@ -146,12 +163,7 @@ static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], t
     mc_end(mc);
     return;
   }
-  size_t cnt = tl_grid_local_count(&g);
-  double *mem = malloc((5 * cnt + 1) * sizeof *mem), *arr[4];
-  for (int f = 0; f < 4; f++)
-    arr[f] = mem + (size_t)f * cnt;
-  double *x = mem + 4 * cnt;
-  fill(g.begin, g.m, arr);
+  double *arr[4], *x, *mem = make_box(&g, arr, &x);
   tl_ledger led;
   tl_ledger_init(&led);
   tl_options opt;
@@ -270,8 +282,8 @@ static void breakdown(mpi_check *mc, const int P[3], tl_dir d, const route *rt)
   size_t n[3];
   for (int q = 0; q < 3; q++)
     n[q] = q == (int)d ? 24 * (size_t)P[q] : 2 * (size_t)P[q] + 1;
-  mc_case(mc, "%dx%dx%d grid, along %c, %s, zero pivot on one rank", P[0], P[1], P[2], "xyz"[d],
-          rt -> name);
+  mc_case(mc, "%dx%dx%d grid, along %c, %s, zero pivot on one rank", P[0], P[1], P[2], axis_name(d),
+          rt->name);
   tl_grid g;
   tl_info info;
   tl_info_clear(&info);
@@ -280,17 +292,13 @@ static void breakdown(mpi_check *mc, const int P[3], tl_dir d, const route *rt)
     mc_end(mc);
     return;
   }
-  size_t cnt = tl_grid_local_count(&g);
-  double *mem = malloc((5 * cnt + 1) * sizeof *mem), *arr[4];
-  for (int f = 0; f < 4; f++)
-    arr[f] = mem + (size_t)f * cnt;
-  fill(g.begin, g.m, arr);
+  double *arr[4], *x, *mem = make_box(&g, arr, &x);
   if (g.begin[0] == 0 && g.begin[1] == 0 && g.begin[2] == 0)
     arr[1][0] = 0; /* b at global (0, 0, 0): the first pivot of its line */
-  int st = rt->transpose ? tl_grid_solve_transpose_d(&g, d, rt->e, arr[0], arr[1], arr[2], arr[3],
-                                                     mem + 4 * cnt, NULL, &info, NULL)
-                         : tl_grid_solve_d(&g, d, rt->algo, arr[0], arr[1], arr[2], arr[3],
-                                           mem + 4 * cnt, NULL, &info);
+  int st = rt->transpose
+               ? tl_grid_solve_transpose_d(&g, d, rt->e, arr[0], arr[1], arr[2], arr[3], x, NULL,
+                                           &info, NULL)
+               : tl_grid_solve_d(&g, d, rt->algo, arr[0], arr[1], arr[2], arr[3], x, NULL, &info);
   int lo, hi;
   MPI_Allreduce(&st, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&st, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -411,8 +411,13 @@ check-fuzz: fuzz-build
 
 # The verification, the convergence studies and the sweeps, with plots
 # (gnuplot), indexed by report/index.md. QUICK=1: the small sizes.
-report: $(CLI)
+report: $(CLI) $(if $(MPICC),$(if $(FFTW_LIB),$(POISSON)))
 	$(CLI) report --out report $(if $(filter 1,$(QUICK)),--quick)
+ifneq ($(MPICC),)
+ifneq ($(FFTW_LIB),)
+	$(MPI_ENV) sh scripts/report-poisson.sh $(POISSON) report
+endif
+endif
 
 bench: $(CLI) $(BENCH)
 	$(CLI) bench --quick --csv $(BUILD)/bench.csv --plot $(BUILD)/bench

@@ -138,6 +138,13 @@ static int run(const args *a, size_t n, int print, double *err)
            a->reps, 1e3 * best.total, 1e3 * best.fft, 1e3 * best.transpose, 1e3 * best.tridiag,
            1e3 * best.other);
   }
+  if (print && rank == 0) { /* the ledger's totals always; every entry on request */
+    tl_ledger_totals t = tl_ledger_rank_totals(&s.ledger, -1, NULL);
+    printf("  ledger of rank 0: %ld messages, %ld words sent, %ld received, %ld collectives"
+           "%s\n",
+           t.messages, t.words_sent, t.words_recv, t.collectives,
+           a->ledger ? "" : " (--ledger: every entry)");
+  }
   if (print && a->ledger && rank == 0) {
     printf("  ledger of rank 0 (ranks numbered in its grid lines):\n");
     tl_ledger_print(stdout, &s.ledger, "    ");

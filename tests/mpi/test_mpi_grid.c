@@ -7,7 +7,9 @@
  * each other. Slices are uneven, and a rank holds one plane of a direction
  * it does not solve along (and, for the transpose route, of the one it
  * does). The ledger: empty on the fast path, the algorithm's on the
- * distributed one, two alltoalls that mirror each other on the transpose.
+ * distributed one equal to its model line by line, two alltoalls that
+ * mirror each other on the transpose. A zero pivot on one rank: the same
+ * error on every rank, by every route.
  */
 #include <math.h>
 #include <stdint.h>
@@ -79,12 +81,64 @@ static void slices_of(int P, size_t rows, size_t last, size_t *s, size_t *n)
   }
 }
 
+static char axis_name(tl_dir d)
+{
+  return d == TL_DIR_X ? 'x' : d == TL_DIR_Y ? 'y' : 'z';
+}
+
+/* This rank's box of a, b, c, d (filled) and x, in one allocation. */
+static double *make_box(const tl_grid *g, double *arr[4], double **x)
+{
+  size_t cnt = tl_grid_local_count(g);
+  double *mem = malloc((5 * cnt + 1) * sizeof *mem);
+  for (int f = 0; f < 4; f++)
+    arr[f] = mem + (size_t)f * cnt;
+  *x = mem + 4 * cnt;
+  fill(g->begin, g->m, arr);
+  return mem;
+}
+
 typedef struct route {
   const char *name;
   const tl_mpi_algorithm *algo; /* NULL: fast path or transpose  */
   int transpose;                /* 1: the transpose route         */
   tl_dir e;                     /* the direction it splits further */
 } route;
+
+/* The distributed path: the ledger of each grid line (gathered on its
+ * first rank) equals the algorithm's model for that line's batch: P[d]
+ * ranks with the grid's slices, one system per line of the box. */
+static void line_ledger_vs_model(mpi_check *mc, const tl_grid *g, tl_dir d,
+                                 const tl_mpi_algorithm *algo, int st, const tl_ledger *mine)
+{
+  const tl_algorithm *ref = algo->reference;
+  if (st != TL_OK || algo->baseline || !ref || !ref->ledger_model)
+    return; /* a library baseline has no model (it is not ours to count) */
+  tl_ledger line, model;
+  tl_ledger_init(&line);
+  tl_ledger_init(&model);
+  tl_mpi_ledger_gather(g->line[d], mine, 0, &line);
+  int lr;
+  MPI_Comm_rank(g->line[d], &lr);
+  if (lr == 0) {
+    tl_batch shape = {.dtype = TL_F64, .n = g->n[d], .nsys = g->m[(d + 1) % 3] * g->m[(d + 2) % 3]};
+    tl_options mo;
+    tl_options_init(&mo);
+    mo.parts = g->P[d];
+    mo.part_sizes = g->slices[d];
+    tl_info minfo;
+    tl_info_clear(&minfo);
+    char why[512] = "";
+    ref->ledger_model(ref, &shape, &mo, &minfo, &model);
+    MC_EXPECT(mc, model.count > 0 && line.count > 0, "empty ledger: %zu entries, model %zu",
+              line.count, model.count);
+    if (getenv("GRID_DEBUG"))
+      fprintf(stderr, "  line ledger == model: %zu entries\n", line.count);
+    MC_EXPECT(mc, tl_ledger_equal(&line, &model, why, sizeof why), "ledger vs model: %s", why);
+  }
+  tl_ledger_free(&line);
+  tl_ledger_free(&model);
+}
 
 /* One grid, one direction, one route: solve, gather, judge. */
 static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], tl_dir d,
@@ -97,7 +151,7 @@ static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], t
       n[q] += sl[q][r];
   }
   mc_case(mc, "%dx%dx%d grid, %zux%zux%zu, along %c, %s", P[0], P[1], P[2], n[0], n[1], n[2],
-          "xyz"[d], rt -> name);
+          axis_name(d), rt->name);
   if (getenv("GRID_DEBUG"))
     fprintf(stderr, "[%d] %s\n", mc->rank, mc->name);
   tl_grid g;
@@ -109,12 +163,7 @@ static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], t
     mc_end(mc);
     return;
   }
-  size_t cnt = tl_grid_local_count(&g);
-  double *mem = malloc((5 * cnt + 1) * sizeof *mem), *arr[4];
-  for (int f = 0; f < 4; f++)
-    arr[f] = mem + (size_t)f * cnt;
-  double *x = mem + 4 * cnt;
-  fill(g.begin, g.m, arr);
+  double *arr[4], *x, *mem = make_box(&g, arr, &x);
   tl_ledger led;
   tl_ledger_init(&led);
   tl_options opt;
@@ -139,8 +188,10 @@ static void run_case(mpi_check *mc, const int P[3], const size_t *const sl[3], t
     MC_EXPECT(mc, fw.words_sent == 4 * bw.words_recv && fw.words_recv == 4 * bw.words_sent,
               "forward %ld/%ld words, back %ld/%ld", fw.words_sent, fw.words_recv, bw.words_sent,
               bw.words_recv);
-  } else
+  } else {
     MC_EXPECT(mc, all.messages + all.collectives > 0, "a split line must communicate");
+    line_ledger_vs_model(mc, &g, d, rt->algo, st, &led);
+  }
 
   /* The whole answer on rank 0: LAPACK's ratio, and the same as the
    * first route of this direction. */
@@ -224,6 +275,40 @@ static void direction(mpi_check *mc, const int P[3], tl_dir d)
   }
 }
 
+/* A zero pivot at the global first row of one line (on one rank only):
+ * every rank returns the same error, by every route, and nothing waits. */
+static void breakdown(mpi_check *mc, const int P[3], tl_dir d, const route *rt)
+{
+  size_t n[3];
+  for (int q = 0; q < 3; q++)
+    n[q] = q == (int)d ? 24 * (size_t)P[q] : 2 * (size_t)P[q] + 1;
+  mc_case(mc, "%dx%dx%d grid, along %c, %s, zero pivot on one rank", P[0], P[1], P[2], axis_name(d),
+          rt->name);
+  tl_grid g;
+  tl_info info;
+  tl_info_clear(&info);
+  if (tl_grid_create(MPI_COMM_WORLD, P, n, NULL, &g, &info) != TL_OK) {
+    MC_EXPECT(mc, 0, "grid: %s", info.msg);
+    mc_end(mc);
+    return;
+  }
+  double *arr[4], *x, *mem = make_box(&g, arr, &x);
+  if (g.begin[0] == 0 && g.begin[1] == 0 && g.begin[2] == 0)
+    arr[1][0] = 0; /* b at global (0, 0, 0): the first pivot of its line */
+  int st = rt->transpose
+               ? tl_grid_solve_transpose_d(&g, d, rt->e, arr[0], arr[1], arr[2], arr[3], x, NULL,
+                                           &info, NULL)
+               : tl_grid_solve_d(&g, d, rt->algo, arr[0], arr[1], arr[2], arr[3], x, NULL, &info);
+  int lo, hi;
+  MPI_Allreduce(&st, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&st, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MC_EXPECT(mc, st != TL_OK, "a zero pivot gave status ok");
+  MC_EXPECT(mc, lo == hi, "statuses differ between ranks: %d .. %d", lo, hi);
+  free(mem);
+  tl_grid_free(&g);
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -239,6 +324,20 @@ int main(int argc, char **argv)
       for (int d = 0; d < 3; d++)
         direction(&mc, P, (tl_dir)d);
     }
+  /* A breakdown on one rank, on slabs along the split direction (or the
+   * fast path on one rank): every route, every algorithm. */
+  {
+    int P[3] = {1, 1, size};
+    size_t count;
+    const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+    route fast = {size > 1 ? "transpose" : "fast path", NULL, 1, TL_DIR_Y};
+    breakdown(&mc, P, TL_DIR_Z, &fast);
+    for (size_t a = 0; a < count && size > 1; a++) {
+      route r = {reg[a]->name, reg[a], 0, 0};
+      if (!reg[a]->slices) /* the grid's even slices; not ScaLAPACK's layout */
+        breakdown(&mc, P, TL_DIR_Z, &r);
+    }
+  }
   /* A grid that does not match the ranks: a clear error everywhere. */
   {
     mc_case(&mc, "grid of the wrong size");

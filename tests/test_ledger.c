@@ -163,7 +163,7 @@ Test(ledger, every_choice_of_exchange_records_its_model)
 {
   static const size_t uneven[7] = {39, 41, 37, 43, 40, 38, 42}; /* 280 rows */
   static const char *const tridsolver[] = {"reduced=allgather", "reduced=gather_scatter",
-                                           "reduced=pcr"};
+                                           "reduced=pcr", "reduced=jacobi"};
   for (size_t k = 0; k < sizeof tridsolver / sizeof tridsolver[0]; k++) {
     for (int P = 1; P <= 7; P++)
       check_choice("tridsolver", tridsolver[k], TL_F64, 280, 3, P, NULL);

@@ -104,10 +104,13 @@ int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride,
  * and three reductions of tl_ledger_residual_verdict, then the batch's
  * status, the same on every rank. st holds the failures the rank noted;
  * x this rank's rows. Messages: "<name>: matrix is not strictly row
- * diagonally dominant (row R); <dd_why>" and tl_residual_check's with
- * `why`. */
+ * diagonally dominant (row R); <dd_why>"; else a warning the solver noted
+ * (an approximate reduced solve); else tl_residual_check's with `why`.
+ * fields (nsys, or NULL): iterations, dropped, tol and bound to report
+ * per system. */
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
-                            const char *name, const char *dd_why, const char *why, tl_info *info);
+                            const char *name, const char *dd_why, const char *why,
+                            const tl_info *fields, tl_info *info);
 
 /* ---- the rank programs (one file each) ----------------------------- */
 

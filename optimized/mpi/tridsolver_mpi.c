@@ -24,8 +24,13 @@
  *
  * A rank whose rows broke down still sends (zeros or what it has) in
  * every phase, so nobody waits; the first failure in the reference's
- * order wins (status_mpi.c). Jacobi (reduced=jacobi) does not run across
- * ranks yet: every rank refuses it alike.
+ * order wins (status_mpi.c).
+ *
+ *     jacobi      round k = 0, 1, ...: F[p] to both neighbours (1 scalar
+ *                 each way), then one allreduce "jacobi-test" (6 numbers
+ *                 per system: the convergence test of Algorithm 5, which
+ *                 "nullifies" its near-neighbour advantage, paper 002);
+ *                 the systems of the batch sweep together
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
@@ -39,6 +44,13 @@
 /* Phases in the reference's order (the order failures are met): the
  * reduced solve's PCR step l is phase PH_REDUCED + l. */
 enum { PH_FORWARD = 1, PH_REDUCED = 2, PH_BACKWARD = PH_REDUCED + 40 };
+
+/* The choice of reduced solve and Jacobi's parameters. */
+typedef struct ts_params {
+  int strategy;
+  long iters, maxit;
+  double tol;
+} ts_params;
 
 #define DD_WHY "the forward sweep and the reduced solve have no stability guarantee here"
 #define RESIDUAL_WHY "the reduced solve is not backward stable on this ill-conditioned matrix"
@@ -57,12 +69,13 @@ static int tridsolver_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *e
                                 const tl_options *opt, tl_info *info)
 {
   int strategy = (int)tl_param_value(self->reference, opt, "reduced");
-  if (strategy == TL_TRIDSOLVER_JACOBI) /* the same answer on every rank */
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "param",
-                   "tridsolver: reduced=jacobi does not run across ranks yet");
+  ts_params par = {.strategy = strategy,
+                   .iters = (long)tl_param_value(self->reference, opt, "iters"),
+                   .tol = tl_param_value(self->reference, opt, "tol"),
+                   .maxit = (long)tl_param_value(self->reference, opt, "maxit")};
   if (sl->dtype == TL_F64)
-    return ts_rank_d(ex, sl, slices, x, strategy, info);
-  return ts_rank_z(ex, sl, slices, x, strategy, info);
+    return ts_rank_d(ex, sl, slices, x, &par, info);
+  return ts_rank_z(ex, sl, slices, x, &par, info);
 }
 
 extern const tl_algorithm tl_algo_tridsolver_ref;
@@ -228,6 +241,180 @@ static int FN(ts_pcr)(FN(ts_run) * r)
   return status;
 }
 
+/* Jacobi across ranks (Algorithm 5), for the whole batch at once. A
+ * round exchanges F with both neighbours ("jacobi", 1 scalar each way per
+ * system) and tests it (one allreduce "jacobi-test" of 6 numbers per
+ * system: residual and |F| maxima, two "did anything change" flags, the
+ * first rank with a non-finite F, and once the margin and norm of the
+ * reduced matrix). Every decision reads the reduced numbers only, so
+ * every rank takes it alike; a system that has stopped keeps its F and
+ * rides along until the last one stops. The decisions are the
+ * reference's (tl_tridsolver_jacobi_d): the same sweeps, the same F. */
+typedef struct FN(ts_jstate) {
+  S F, old, older, left, right, old_left, old_right;
+  double test[TL_TRIDSOLVER_TEST_WORDS], prev[TL_TRIDSOLVER_TEST_WORDS];
+  double margin, rnorm, dropped, best;
+  long it, since_best;
+  int active, failed;
+} FN(ts_jstate);
+
+/* This rank's numbers of a test; flags are 1 when true somewhere. */
+static void FN(ts_jacobi_test)(FN(ts_run) * r, const S *row, FN(ts_jstate) * j, int first)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  double *t = j->test, rmax = 0.0, fmax = 0.0;
+  double res = FN(tl_tridsolver_jacobi_residual)(row, j->left, j->F, j->right, p > 0, p + 1 < P);
+  tl_tridsolver_jacobi_max(&rmax, &fmax, res, ABS(j->F));
+  t[0] = rmax;
+  t[1] = fmax;
+  t[4] = ISFINITE(j->F) ? 0.0 : (double)(P - p); /* the largest: the first rank */
+  if (first) { /* a zero diagonal (on the first such rank), -margin, norm */
+    double margin, norm;
+    FN(tl_tridsolver_jacobi_row)(row, p > 0, p + 1 < P, &margin, &norm);
+    t[2] = (row[1] == 0 || !ISFINITE(row[1])) ? (double)(P - p) : 0.0;
+    t[3] = -margin;
+    t[5] = norm;
+  } else {
+    t[2] = memcmp(&j->F, &j->old, sizeof(S)) != 0;   /* F changed          */
+    t[3] = memcmp(&j->F, &j->older, sizeof(S)) != 0; /* no 2-cycle here    */
+    t[5] = 0.0;
+  }
+}
+
+/* One round: F to both neighbours, then the test, for every system. */
+static int FN(ts_jacobi_round)(FN(ts_run) * r, FN(ts_jstate) * js, S *buf, double *tests, int k)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  size_t nsys = r->sl->nsys, T = TL_TRIDSOLVER_TEST_WORDS;
+  S *mine = buf, *from_prev = buf + nsys, *from_next = buf + 2 * nsys;
+  for (size_t s = 0; s < nsys; s++)
+    mine[s] = js[s].F;
+  TL_CALL(tl_mpi_neighbours(r->ex, "jacobi", k, r->dt, p > 0 ? p - 1 : -1, p + 1 < P ? p + 1 : -1,
+                            mine, nsys, mine, nsys, from_prev, nsys, from_next, nsys));
+  for (size_t s = 0; s < nsys; s++) {
+    js[s].left = p > 0 ? from_prev[s] : 0;
+    js[s].right = p + 1 < P ? from_next[s] : 0;
+    FN(ts_jacobi_test)(r, r->rows + 4 * s, &js[s], k == 0);
+    memcpy(tests + T * s, js[s].test, T * sizeof(double));
+  }
+  TL_CALL(tl_mpi_allreduce_max(r->ex, "jacobi-test", k, tests, T * nsys));
+  for (size_t s = 0; s < nsys; s++)
+    memcpy(js[s].test, tests + T * s, T * sizeof(double));
+  return TL_OK;
+}
+
+/* After round k >= 1: does system j go on? The reference's loop. */
+static void FN(ts_jacobi_decide)(FN(ts_jstate) * j, long iters, double tol, long maxit)
+{
+  long limit = iters > 0 ? iters : maxit;
+  double *t = j->test;
+  if (iters > 0 && j->it < limit) {
+    int cycle = j->it > 1 && t[3] == 0.0;
+    if (t[2] != 0.0 && !cycle && t[4] == 0.0) {
+      memcpy(j->prev, t, sizeof j->prev);
+      return; /* F changed, no cycle, finite: the next sweep */
+    }
+    if (cycle && (limit - j->it) % 2) { /* end on the F the sweeps would */
+      j->F = j->old;
+      j->left = j->old_left;
+      j->right = j->old_right;
+      memcpy(t, j->prev, sizeof j->prev);
+    }
+  }
+  j->dropped = tl_tridsolver_jacobi_dropped(t[0], t[1], j->rnorm);
+  memcpy(j->prev, t, sizeof j->prev);
+  if (iters > 0 || !isfinite(j->dropped)) {
+    j->active = 0;
+    return;
+  }
+  if (j->dropped < j->best) {
+    j->best = j->dropped;
+    j->since_best = 0;
+  } else if (++j->since_best >= TL_TRIDSOLVER_STALL) {
+    j->active = 0;
+    return;
+  }
+  j->active = j->it < limit && j->dropped > tol;
+}
+
+static int FN(ts_jacobi)(FN(ts_run) * r, long iters, double tol, long maxit, tl_info *fields)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  size_t nsys = r->sl->nsys;
+  FN(ts_jstate) *js = tl_alloc(nsys, sizeof *js);
+  S *buf = tl_alloc(3 * nsys, sizeof(S));
+  double *tests = tl_alloc(TL_TRIDSOLVER_TEST_WORDS * nsys, sizeof(double));
+  int status = TL_ERR_NOMEM, any = 0;
+  if (!js || !buf || !tests)
+    goto cleanup;
+  for (size_t s = 0; s < nsys; s++) { /* F = D / B (0 where B is unusable) */
+    const S *row = r->rows + 4 * s;
+    js[s].F = (row[1] == 0 || !ISFINITE(row[1])) ? 0 : row[3] / row[1];
+  }
+  TL_CHECK(FN(ts_jacobi_round)(r, js, buf, tests, 0));
+  for (size_t s = 0; s < nsys; s++) {
+    FN(ts_jstate) *j = &js[s];
+    if (j->test[2] > 0) { /* a zero diagonal on the first such rank */
+      tl_info one;
+      tl_info_clear(&one);
+      int st = tl_tridsolver_jacobi_breakdown(&one, (size_t)(P - (long)j->test[2]));
+      if (p == P - (long)j->test[2])
+        FN(ts_note_reduced)(r, s, PH_REDUCED, st, &one);
+      j->failed = 1;
+      continue;
+    }
+    j->margin = -j->test[3];
+    j->rnorm = j->test[5];
+    j->dropped = j->best = tl_tridsolver_jacobi_dropped(j->test[0], j->test[1], j->rnorm);
+    memcpy(j->prev, j->test, sizeof j->prev);
+    j->active = iters > 0 || j->dropped > tol;
+    any |= j->active;
+  }
+  for (int k = 1; any; k++) {
+    for (size_t s = 0; s < nsys; s++) { /* a sweep of the systems still going */
+      FN(ts_jstate) *j = &js[s];
+      if (!j->active)
+        continue;
+      if (iters > 0 && j->it > 0)
+        j->older = j->old;
+      j->old = j->F;
+      j->old_left = j->left;
+      j->old_right = j->right;
+      j->F = FN(tl_tridsolver_jacobi_update)(r->rows + 4 * s, j->left, j->right);
+      j->it++;
+    }
+    TL_CHECK(FN(ts_jacobi_round)(r, js, buf, tests, k));
+    any = 0;
+    for (size_t s = 0; s < nsys; s++)
+      if (js[s].active) {
+        FN(ts_jacobi_decide)(&js[s], iters, tol, maxit);
+        any |= js[s].active;
+      }
+  }
+  for (size_t s = 0; s < nsys; s++) { /* the reference's status, per system */
+    FN(ts_jstate) *j = &js[s];
+    r->F[2 * s] = j->F;
+    r->F[2 * s + 1] = j->right;
+    if (j->failed)
+      continue;
+    long bad = j->prev[4] > 0 ? (long)(P - (long)j->prev[4]) : -1;
+    tl_info *one = &fields[s];
+    tl_info_clear(one);
+    int st = tl_tridsolver_jacobi_status(j->it, iters, maxit, j->dropped, tol, j->margin, j->rnorm,
+                                         bad, one);
+    if (st < 0 && (bad < 0 || bad == p)) /* one report: the rank it names */
+      FN(ts_note_reduced)(r, s, PH_REDUCED, st, one);
+    else if (st != TL_OK && p == 0)
+      FN(ts_note)(r, s, PH_REDUCED, st, one);
+  }
+  status = TL_OK;
+cleanup:
+  free(js);
+  free(buf);
+  free(tests);
+  return status;
+}
+
 /* Phases 1-3: forward sweep, last row to the right, reduced row. */
 static int FN(ts_reduce)(FN(ts_run) * r)
 {
@@ -262,15 +449,17 @@ static void FN(ts_free)(FN(ts_run) * r)
 }
 
 static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
-                       int strategy, tl_info *info)
+                       const ts_params *par, tl_info *info)
 {
   size_t nsys = sl->nsys, m = sl->m;
   FN(ts_run) run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   r->as = tl_alloc(3 * m * nsys + 12 * nsys, sizeof(S));
   r->bad = tl_alloc(nsys, 1);
+  tl_info *fields = par->strategy == TL_TRIDSOLVER_JACOBI ? tl_alloc(nsys, sizeof *fields) : NULL;
   int status = TL_OK;
-  if (r->as && r->bad) { /* a failed system sends zeros */
+  if (r->as && r->bad &&
+      (fields || par->strategy != TL_TRIDSOLVER_JACOBI)) { /* a failed system sends zeros */
     memset(r->as, 0, (3 * m * nsys + 12 * nsys) * sizeof(S));
     memset(r->bad, 0, nsys);
   } else {
@@ -280,12 +469,14 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys, r->last = r->ds + m * nsys;
   r->prev = r->last + 3 * nsys, r->rows = r->prev + 3 * nsys, r->F = r->rows + 4 * nsys;
   TL_CHECK(FN(ts_reduce)(r));
-  if (strategy == TL_TRIDSOLVER_ALLGATHER)
+  if (par->strategy == TL_TRIDSOLVER_ALLGATHER)
     status = FN(ts_allgather)(r);
-  else if (strategy == TL_TRIDSOLVER_GATHER_SCATTER)
+  else if (par->strategy == TL_TRIDSOLVER_GATHER_SCATTER)
     status = FN(ts_gather_scatter)(r);
-  else
+  else if (par->strategy == TL_TRIDSOLVER_PCR)
     status = FN(ts_pcr)(r);
+  else
+    status = FN(ts_jacobi)(r, par->iters, par->tol, par->maxit, fields);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
     goto cleanup;
@@ -301,8 +492,9 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                                 r->F[2 * s], r->F[2 * s + 1], x + s * m, &one),
      &one);
   }
-  status = tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, info);
+  status = tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, fields, info);
 cleanup:
+  free(fields);
   FN(ts_free)(r);
   return status;
 }

@@ -66,14 +66,19 @@ static void set_entry(problem *pr, int which, size_t s, size_t i, double value)
     ((double complex *)arr[which])[k] = value;
 }
 
-/* A parameter of the cases being run ("key=value", NULL: defaults),
- * given to the MPI solve and to its simulated reference alike. */
+/* The parameters of the cases being run ("key=value,key=value", NULL:
+ * defaults), given to the MPI solve and to its simulated reference alike. */
 static const char *case_param;
 
 static void set_case_param(tl_options *opt, const tl_algorithm *ref)
 {
-  if (case_param)
-    tl_options_set_param_kv(opt, ref, case_param, NULL);
+  char kv[64];
+  for (const char *at = case_param; at && *at;) {
+    size_t len = strcspn(at, ",");
+    snprintf(kv, sizeof kv, "%.*s", (int)len, at);
+    tl_options_set_param_kv(opt, ref, kv, NULL);
+    at += len + (at[len] == ',');
+  }
 }
 
 /* What a case changes in the batch before it is solved. */
@@ -300,6 +305,8 @@ int main(int argc, char **argv)
   } variants[] = {
       {"tridsolver", "reduced=gather_scatter"},
       {"tridsolver", "reduced=pcr"},
+      {"tridsolver", "reduced=jacobi"},
+      {"tridsolver", "reduced=jacobi,iters=10"},
   };
   for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
     const tl_mpi_algorithm *algo = tl_mpi_find(variants[k].algo);

@@ -165,9 +165,12 @@ int tl_tridsolver_jacobi_status(long it, long iters, long maxit, double dropped,
  * ("pcr", round l) and F[p] to rank p-1 ("next-first", w); Jacobi's
  * rounds 0..sweeps of F to both neighbours ("jacobi", w) and a test
  * ("jacobi-test", an allreduce of TL_TRIDSOLVER_TEST_WORDS), each
- * times nsys. */
+ * times nsys; every round is round0 + r (a mini-batch's rounds). */
 void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t nsys, size_t w,
-                                  long sweeps);
+                                  long sweeps, int round0);
+/* Rounds of one mini-batch: mini-batch i's messages (minibatch = K) are
+ * recorded at rounds TL_TRIDSOLVER_ROUNDS i + r (PCR needs r < 17). */
+#define TL_TRIDSOLVER_ROUNDS 32
 
 /* All phases for one non-periodic system. strategy: TL_TRIDSOLVER_*.
  * A failure of the reduced solve (phase 4) names the matrix row of its

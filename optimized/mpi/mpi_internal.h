@@ -23,6 +23,17 @@
 /* Send count elements to dst and receive rcount from src, in one step. */
 int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
                  const void *send, size_t count, int dst, void *recv, size_t rcount, int src);
+/* The same, started: the messages travel while the rank computes; the
+ * buffers belong to MPI until tl_mpi_wait (recorded at the start). The
+ * latency hiding of Tridsolver's mini-batches. */
+typedef struct tl_mpi_pending {
+  MPI_Request req[2];
+  int nreq;
+} tl_mpi_pending;
+int tl_mpi_shift_start(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                       const void *send, size_t count, int dst, void *recv, size_t rcount, int src,
+                       tl_mpi_pending *pend);
+int tl_mpi_wait(tl_mpi_exchange *ex, tl_mpi_pending *pend);
 /* Both neighbours at once: to_prev goes to rank prev, to_next to rank
  * next; from_prev comes from prev, from_next from next (-1: none). */
 int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, int prev,

@@ -48,6 +48,7 @@ enum { PH_FORWARD = 1, PH_REDUCED = 2, PH_BACKWARD = PH_REDUCED + 40 };
 /* The choice of reduced solve and Jacobi's parameters. */
 typedef struct ts_params {
   int strategy;
+  size_t minibatch;
   long iters, maxit;
   double tol;
 } ts_params;
@@ -70,6 +71,7 @@ static int tridsolver_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *e
 {
   int strategy = (int)tl_param_value(self->reference, opt, "reduced");
   ts_params par = {.strategy = strategy,
+                   .minibatch = (size_t)tl_param_value(self->reference, opt, "minibatch"),
                    .iters = (long)tl_param_value(self->reference, opt, "iters"),
                    .tol = tl_param_value(self->reference, opt, "tol"),
                    .maxit = (long)tl_param_value(self->reference, opt, "maxit")};
@@ -102,6 +104,8 @@ typedef struct FN(ts_run) {
   S *F;               /* 2 per system: F[p], F[p+1]                     */
   unsigned char *bad; /* 1: the system failed on this rank              */
   tl_mpi_status st;
+  size_t s0, ns; /* the mini-batch being solved: systems [s0, s0+ns) */
+  int round0;    /* its rounds in the ledger: round0 + r             */
 } FN(ts_run);
 
 static void FN(ts_note)(FN(ts_run) * r, size_t s, int phase, int status, const tl_info *one)
@@ -127,14 +131,14 @@ static int FN(ts_solve_gathered)(FN(ts_run) * r, const S *all, size_t s, int str
 {
   int P = r->ex->size;
   for (int q = 0; q < P; q++)
-    memcpy(rows + 4 * (size_t)q, all + ((size_t)q * r->sl->nsys + s) * 4, 4 * sizeof(S));
+    memcpy(rows + 4 * (size_t)q, all + ((size_t)q * r->ns + s) * 4, 4 * sizeof(S));
   tl_info one;
   tl_info_clear(&one);
   int st = strategy == TL_TRIDSOLVER_ALLGATHER
                ? FN(tl_tridsolver_allgather)(P, rows, work, F, &one)
                : FN(tl_tridsolver_gather_scatter)(P, rows, work, F, &one);
   if (st < 0)
-    FN(ts_note_reduced)(r, s, PH_REDUCED, st, &one);
+    FN(ts_note_reduced)(r, r->s0 + s, PH_REDUCED, st, &one);
   F[P] = 0; /* no partition after the last */
   return st;
 }
@@ -143,17 +147,18 @@ static int FN(ts_solve_gathered)(FN(ts_run) * r, const S *all, size_t s, int str
 static int FN(ts_allgather)(FN(ts_run) * r)
 {
   int P = r->ex->size, p = r->ex->rank;
-  size_t nsys = r->sl->nsys;
+  size_t nsys = r->ns;
   S *all = tl_alloc(4 * nsys * (size_t)P + 9 * (size_t)P + 1, sizeof(S));
   if (!all)
     return TL_ERR_NOMEM;
   S *rows = all + 4 * nsys * (size_t)P, *work = rows + 4 * (size_t)P, *F = work + 4 * (size_t)P;
-  int status = tl_mpi_allgather(r->ex, "reduced", 0, r->dt, r->rows, 4 * nsys, all);
+  int status =
+      tl_mpi_allgather(r->ex, "reduced", r->round0, r->dt, r->rows + 4 * r->s0, 4 * nsys, all);
   for (size_t s = 0; s < nsys && status == TL_OK; s++) {
     if (FN(ts_solve_gathered)(r, all, s, TL_TRIDSOLVER_ALLGATHER, rows, work, F) < 0)
       continue;
-    r->F[2 * s] = F[p];
-    r->F[2 * s + 1] = F[p + 1];
+    r->F[2 * (r->s0 + s)] = F[p];
+    r->F[2 * (r->s0 + s) + 1] = F[p + 1];
   }
   free(all);
   return status;
@@ -163,11 +168,12 @@ static int FN(ts_allgather)(FN(ts_run) * r)
 static int FN(ts_gather_scatter)(FN(ts_run) * r)
 {
   int P = r->ex->size, root = r->ex->rank == 0;
-  size_t nsys = r->sl->nsys, np = (size_t)P;
+  size_t nsys = r->ns, np = (size_t)P;
   S *all = root ? tl_alloc(6 * nsys * np + 9 * np + 1, sizeof(S)) : NULL;
   if (root && !all)
     return TL_ERR_NOMEM; /* the others wait: no memory is fatal anyway */
-  int status = tl_mpi_gather(r->ex, "reduced", 0, r->dt, r->rows, 4 * nsys, all, 0);
+  int status =
+      tl_mpi_gather(r->ex, "reduced", r->round0, r->dt, r->rows + 4 * r->s0, 4 * nsys, all, 0);
   S *pairs = root ? all + 4 * nsys * np : NULL; /* (F[q], F[q+1]) for each rank q */
   if (root && status == TL_OK) {
     S *rows = pairs + 2 * nsys * np, *work = rows + 4 * np, *F = work + 4 * np;
@@ -182,7 +188,8 @@ static int FN(ts_gather_scatter)(FN(ts_run) * r)
     }
   }
   if (status == TL_OK)
-    status = tl_mpi_scatter(r->ex, "solution", 0, r->dt, pairs, 2 * nsys, r->F, 0);
+    status =
+        tl_mpi_scatter(r->ex, "solution", r->round0, r->dt, pairs, 2 * nsys, r->F + 2 * r->s0, 0);
   free(all);
   return status;
 }
@@ -193,28 +200,28 @@ static int FN(ts_gather_scatter)(FN(ts_run) * r)
 static int FN(ts_pcr)(FN(ts_run) * r)
 {
   int P = r->ex->size, p = r->ex->rank;
-  size_t nsys = r->sl->nsys;
+  size_t nsys = r->ns, s0 = r->s0;
   S *buf = tl_alloc(18 * nsys, sizeof(S));
   if (!buf)
     return TL_ERR_NOMEM;
   S *cur = buf, *next = buf + 4 * nsys, *left = next + 4 * nsys, *right = left + 4 * nsys;
   S *mine = right + 4 * nsys, *from_next = mine + nsys;
-  memcpy(cur, r->rows, 4 * nsys * sizeof(S));
+  memcpy(cur, r->rows + 4 * s0, 4 * nsys * sizeof(S));
   int status = TL_OK, l = 0;
   for (int s = 1; s < P && status == TL_OK; s *= 2, l++) {
     int lo = p >= s ? p - s : -1, hi = p + s < P ? p + s : -1;
-    status = tl_mpi_neighbours(r->ex, "pcr", l, r->dt, lo, hi, cur, 4 * nsys, cur, 4 * nsys, left,
-                               4 * nsys, right, 4 * nsys);
+    status = tl_mpi_neighbours(r->ex, "pcr", r->round0 + l, r->dt, lo, hi, cur, 4 * nsys, cur,
+                               4 * nsys, left, 4 * nsys, right, 4 * nsys);
     for (size_t k = 0; k < nsys && status == TL_OK; k++) {
       memcpy(next + 4 * k, cur + 4 * k, 4 * sizeof(S)); /* a failed system keeps its row */
-      if (r->bad[k])
+      if (r->bad[s0 + k])
         continue;
       if (FN(tl_tridsolver_pcr_step)(cur + 4 * k, lo >= 0 ? left + 4 * k : NULL,
                                      hi >= 0 ? right + 4 * k : NULL, next + 4 * k) < 0) {
         tl_info one;
         tl_info_clear(&one);
         int st = tl_tridsolver_pcr_breakdown(&one, (size_t)p, (size_t)s);
-        FN(ts_note_reduced)(r, k, PH_REDUCED + l, st, &one);
+        FN(ts_note_reduced)(r, s0 + k, PH_REDUCED + l, st, &one);
       }
     }
     S *t = cur;
@@ -223,19 +230,19 @@ static int FN(ts_pcr)(FN(ts_run) * r)
   }
   for (size_t k = 0; k < nsys && status == TL_OK; k++) {
     mine[k] = 0;
-    if (!r->bad[k] && FN(tl_tridsolver_pcr_unknown)(cur + 4 * k, &mine[k]) < 0) {
+    if (!r->bad[s0 + k] && FN(tl_tridsolver_pcr_unknown)(cur + 4 * k, &mine[k]) < 0) {
       tl_info one;
       tl_info_clear(&one);
       int st = tl_tridsolver_pcr_breakdown(&one, (size_t)p, 0);
-      FN(ts_note_reduced)(r, k, PH_REDUCED + l, st, &one);
+      FN(ts_note_reduced)(r, s0 + k, PH_REDUCED + l, st, &one);
     }
   }
   if (status == TL_OK)
-    status = tl_mpi_shift(r->ex, "next-first", 0, r->dt, mine, nsys, p > 0 ? p - 1 : -1, from_next,
-                          nsys, p + 1 < P ? p + 1 : -1);
+    status = tl_mpi_shift(r->ex, "next-first", r->round0, r->dt, mine, nsys, p > 0 ? p - 1 : -1,
+                          from_next, nsys, p + 1 < P ? p + 1 : -1);
   for (size_t k = 0; k < nsys; k++) {
-    r->F[2 * k] = mine[k];
-    r->F[2 * k + 1] = p + 1 < P ? from_next[k] : 0;
+    r->F[2 * (s0 + k)] = mine[k];
+    r->F[2 * (s0 + k) + 1] = p + 1 < P ? from_next[k] : 0;
   }
   free(buf);
   return status;
@@ -415,14 +422,15 @@ cleanup:
   return status;
 }
 
-/* Phases 1-3: forward sweep, last row to the right, reduced row. */
-static int FN(ts_reduce)(FN(ts_run) * r)
+/* Phase 1 and the message of phase 2 for the mini-batch [s0, s0 + ns):
+ * the forward sweeps, then their last rows start towards rank p+1. */
+static int FN(ts_forward)(FN(ts_run) * r, size_t s0, size_t ns, int round, tl_mpi_pending *pend)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank, P = r->ex->size;
   size_t m = sl->m;
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
-  for (size_t s = 0; s < sl->nsys; s++) {
+  for (size_t s = s0; s < s0 + ns; s++) {
     tl_info one;
     tl_info_clear(&one);
     size_t o = s * m;
@@ -432,12 +440,55 @@ static int FN(ts_reduce)(FN(ts_run) * r)
     if (!r->bad[s])
       FN(tl_tridsolver_last_row)(m, r->as + o, r->cs + o, r->ds + o, r->last + 3 * s);
   }
-  TL_CALL(tl_mpi_shift(r->ex, "last-row", 0, r->dt, r->last, 3 * sl->nsys, p + 1 < P ? p + 1 : -1,
-                       r->prev, 3 * sl->nsys, p > 0 ? p - 1 : -1));
-  for (size_t s = 0; s < sl->nsys; s++)
+  return tl_mpi_shift_start(r->ex, "last-row", round, r->dt, r->last + 3 * s0, 3 * ns,
+                            p + 1 < P ? p + 1 : -1, r->prev + 3 * s0, 3 * ns, p > 0 ? p - 1 : -1,
+                            pend);
+}
+
+/* Phases 3 and 4 for the mini-batch whose last rows have arrived. */
+static int FN(ts_reduced)(FN(ts_run) * r, const ts_params *par, tl_info *fields)
+{
+  int p = r->ex->rank;
+  size_t m = r->sl->m;
+  for (size_t s = r->s0; s < r->s0 + r->ns; s++)
     if (!r->bad[s])
       FN(tl_tridsolver_reduced_row)
   (m, r->as + s * m, r->cs + s * m, r->ds + s * m, p > 0 ? r->prev + 3 * s : NULL, r->rows + 4 * s);
+  if (par->strategy == TL_TRIDSOLVER_ALLGATHER)
+    return FN(ts_allgather)(r);
+  if (par->strategy == TL_TRIDSOLVER_GATHER_SCATTER)
+    return FN(ts_gather_scatter)(r);
+  if (par->strategy == TL_TRIDSOLVER_PCR)
+    return FN(ts_pcr)(r);
+  return FN(ts_jacobi)(r, par->iters, par->tol, par->maxit, fields);
+}
+
+/* Phases 1-4 in mini-batches of mb systems (latency hiding, paper 002's
+ * batches): the last rows of mini-batch i travel while rank p finishes
+ * the reduced solve of mini-batch i-1, and the sweeps of i+1 run before
+ * i's message is waited for:
+ *
+ *   forward(0) start(0) | forward(1) start(1) wait(0) reduced(0) |
+ *   forward(2) start(2) wait(1) reduced(1) | ... | wait(B-1) reduced(B-1)
+ *
+ * Mini-batch i's messages are its own, round TL_TRIDSOLVER_ROUNDS i + r. */
+static int FN(ts_pipeline)(FN(ts_run) * r, const ts_params *par, size_t mb, tl_info *fields)
+{
+  size_t nsys = r->sl->nsys, B = (nsys + mb - 1) / mb;
+  tl_mpi_pending pend[2];
+  for (size_t i = 0; i <= B; i++) {
+    if (i < B) {
+      size_t s0 = i * mb, ns = s0 + mb <= nsys ? mb : nsys - s0;
+      TL_CALL(FN(ts_forward)(r, s0, ns, (int)i * TL_TRIDSOLVER_ROUNDS, &pend[i % 2]));
+    }
+    if (i > 0) {
+      r->s0 = (i - 1) * mb;
+      r->ns = r->s0 + mb <= nsys ? mb : nsys - r->s0;
+      r->round0 = (int)(i - 1) * TL_TRIDSOLVER_ROUNDS;
+      TL_CALL(tl_mpi_wait(r->ex, &pend[(i - 1) % 2]));
+      TL_CALL(FN(ts_reduced)(r, par, fields));
+    }
+  }
   return TL_OK;
 }
 
@@ -468,15 +519,9 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   }
   r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys, r->last = r->ds + m * nsys;
   r->prev = r->last + 3 * nsys, r->rows = r->prev + 3 * nsys, r->F = r->rows + 4 * nsys;
-  TL_CHECK(FN(ts_reduce)(r));
-  if (par->strategy == TL_TRIDSOLVER_ALLGATHER)
-    status = FN(ts_allgather)(r);
-  else if (par->strategy == TL_TRIDSOLVER_GATHER_SCATTER)
-    status = FN(ts_gather_scatter)(r);
-  else if (par->strategy == TL_TRIDSOLVER_PCR)
-    status = FN(ts_pcr)(r);
-  else
-    status = FN(ts_jacobi)(r, par->iters, par->tol, par->maxit, fields);
+  /* Jacobi's sweeps take the whole batch together (one test a sweep). */
+  size_t mb = par->minibatch > 0 && par->strategy != TL_TRIDSOLVER_JACOBI ? par->minibatch : nsys;
+  status = FN(ts_pipeline)(r, par, mb < nsys ? mb : nsys, fields);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
     goto cleanup;

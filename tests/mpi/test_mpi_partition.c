@@ -307,6 +307,8 @@ int main(int argc, char **argv)
       {"tridsolver", "reduced=pcr"},
       {"tridsolver", "reduced=jacobi"},
       {"tridsolver", "reduced=jacobi,iters=10"},
+      {"tridsolver", "reduced=pcr,minibatch=2"},
+      {"tridsolver", "reduced=gather_scatter,minibatch=4"},
   };
   for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
     const tl_mpi_algorithm *algo = tl_mpi_find(variants[k].algo);

@@ -128,6 +128,7 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
 extern const tl_mpi_algorithm tl_mpi_algo_pdd;
 extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
 extern const tl_mpi_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
+extern const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

@@ -7,7 +7,8 @@
 static const tl_mpi_algorithm *const algorithms[] = {
     &tl_mpi_algo_pdd,
     &tl_mpi_algo_rpdd,
-    &tl_mpi_algo_tridsolver, /* tridsolver_mpi.c */
+    &tl_mpi_algo_tridsolver,
+    &tl_mpi_algo_hybrid_pcr,
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

@@ -1,7 +1,9 @@
 /* tests/test_ledger.c -- the communication ledger: its recording rules,
  * and for every partitioned algorithm of the registry, the ledger its
  * simulated solve records equals its ledger model (the formula of its
- * page) exactly, for P = 1..7, even and uneven partitions, batches. */
+ * page) exactly, for P = 1..7, even and uneven partitions, batches; and
+ * so does every choice of exchange (Tridsolver's strategies), complex
+ * batches included. */
 #include <complex.h>
 #include <criterion/criterion.h>
 #include <math.h>

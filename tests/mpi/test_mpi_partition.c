@@ -5,7 +5,9 @@
  * ledger model. Cases: even and uneven slices, batches of 1 and 5
  * systems, one or two rows per rank, P > n, a breakdown in the last
  * rank's rows, a non-finite entry, complex and periodic systems where the
- * algorithm takes them. Run under mpirun with 1..7 ranks. */
+ * algorithm takes them; then every other choice of the algorithms with a
+ * choice (Tridsolver's strategies, Jacobi in both modes, mini-batches)
+ * on fewer cases. Run under mpirun with 1..7 ranks. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>

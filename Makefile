@@ -5,6 +5,8 @@
 #   make report     verification, convergence studies, sweeps: report/index.md
 #   make bench      tridlab bench --quick, then the reference algorithms' throughput
 #   make fuzz       the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
+#   make gpu        the GPU kernels for CUDA (nvcc) and HIP (hipcc) where found
+#   make check-gpu  the device test programs (skipped, exit 77, without a GPU)
 #   make info       what was detected and built
 #   make install    PREFIX=/usr/local: library, headers, command, pkg-config
 #   make format     clang-format every source file
@@ -35,7 +37,7 @@ endif
 CPPFLAGS += -Iinclude
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -fPIC -MMD -MP $(CFLAGS)
-LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -pthread
+LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -ldl -pthread
 # The optimized CPU kernels: OpenMP threads and SIMD, higher optimization.
 OMP     = -fopenmp
 OPT_CPU = -O3 -g -ffp-contract=off
@@ -48,6 +50,10 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
+# The GPU room (optimized/gpu/, docs/gpu.md): its kernels are one source
+# that nvcc and hipcc compile for a device and the C compiler for the
+# host, where the registry backends run them by emulation ("gpu-emulated").
+GPU_SRC  = $(wildcard optimized/gpu/*.c)
 
 # The MPI room (optimized/mpi/, libtridlab_mpi), its command and its test
 # programs: built when mpicc is found.
@@ -59,12 +65,17 @@ ifneq ($(SCALAPACK_LIB),)
 MPI_CFLAGS = -DTL_HAVE_SCALAPACK
 MPI_LDLIBS = $(SCALAPACK_LIB)
 endif
+# FFTW3 (the FFTs of the Poisson/Helmholtz mini-app, apps/poisson), when installed.
+FFTW_LIB ?= $(firstword $(wildcard /usr/lib/*/libfftw3.so /usr/lib/libfftw3.so))
 MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
 MPI_CLI_SRC = $(wildcard cli/mpi/*.c)
 MPI_CLI_OBJ = $(MPI_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cli/common.o
 MPI_CLI  = $(BUILD)/tridlab-mpi
 MPI_TEST_SRC = $(wildcard tests/mpi/test_*.c)
+ifeq ($(FFTW_LIB),)
+MPI_TEST_SRC := $(filter-out tests/mpi/test_mpi_poisson.c,$(MPI_TEST_SRC))
+endif
 MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 # A plain program that runs tridlab-mpi under mpirun, as a user does.
 MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
@@ -75,16 +86,22 @@ MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
            OMPI_MCA_mca_base_component_disable_dlclose=1 OMPI_MCA_mpi_yield_when_idle=1 \
            LSAN_OPTIONS=suppressions=$(abspath tests/mpi/lsan.supp) \
            ASAN_OPTIONS=fast_unwind_on_malloc=0
+# The Poisson/Helmholtz mini-app (apps/poisson): MPI and FFTW.
+POISSON  = $(BUILD)/poisson
+POISSON_OBJ = $(BUILD)/obj/apps/poisson/poisson.o
 ifneq ($(MPICC),)
 MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST)
+ifneq ($(FFTW_LIB),)
+MPI_ALL += $(POISSON)
+endif
 endif
 # The rooms whose algorithms join the registry, in the order `tridlab list`
 # shows them; each defines tl_room_<name>. A backend room that is built
 # adds itself here (scripts/gen-rooms.sh writes the list the core reads).
-ROOMS    = reference cpu
+ROOMS    = reference cpu gpu
 ROOMS_C  = $(BUILD)/gen/rooms.c
 LIB_SRC  = $(wildcard core/*.c) $(wildcard reference/*.c) $(wildcard verify/*.c) \
-           $(wildcard convergence/*.c) $(CPU_SRC)
+           $(wildcard convergence/*.c) $(CPU_SRC) $(GPU_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(wildcard bench/*.c)
@@ -96,16 +113,27 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
 EXAMPLES = $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
+# The example ports of docs/ports.md (examples/ports/): a C port as a shared
+# library (a right and a broken entry point), the same as a program, as a
+# plug-in, and in Fortran when gfortran is found.
+GFORTRAN ?= $(shell command -v gfortran 2>/dev/null)
+PORT_BUILD = $(BUILD)/examples/ports
+PORTS    = $(PORT_BUILD)/libthomas_port.so $(PORT_BUILD)/thomas_port $(PORT_BUILD)/plugin_thomas.so
+ifneq ($(GFORTRAN),)
+PORTS   += $(PORT_BUILD)/libthomas_port_f.so
+endif
+
 LIB_A    = $(BUILD)/libtridlab.a
 LIB_SO   = $(BUILD)/libtridlab.so
 CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE all check check-plain check-mpi check-examples check-sanitize check-fuzz fuzz \
+.PHONY: FORCE gpu check-gpu all check check-plain check-mpi check-examples check-tutorials \
+  check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
-all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(MPI_ALL)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(PORTS) $(MPI_ALL)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -153,6 +181,19 @@ $(BUILD)/tests/mpi/test_%: tests/mpi/test_%.c $(MPI_LIB_A) $(LIB_A)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
 	  $(MPI_LDLIBS) $(LDLIBS_LAPACK)
 
+$(BUILD)/obj/apps/poisson/%.o: apps/poisson/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(POISSON): $(POISSON_OBJ) $(BUILD)/obj/apps/poisson/poisson_main.o $(MPI_LIB_A) $(LIB_A)
+	$(MPICC) $(SAN_LDFLAGS) $(OMP) -o $@ $^ $(FFTW_LIB) $(MPI_LDLIBS) $(LDLIBS_LAPACK)
+
+$(BUILD)/tests/mpi/test_mpi_poisson: tests/mpi/test_mpi_poisson.c $(POISSON_OBJ) $(MPI_LIB_A) \
+  $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) -Iapps/poisson $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< \
+	  $(POISSON_OBJ) $(MPI_LIB_A) $(LIB_A) $(FFTW_LIB) $(MPI_LDLIBS) $(LDLIBS_LAPACK)
+
 # The bench command times OpenMP loops of the reference and LAPACK too.
 $(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
 	@mkdir -p $(dir $@)
@@ -166,25 +207,98 @@ $(LIB_A): $(LIB_OBJ)
 $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared $(SAN_LDFLAGS) $(OMP) -o $@ $^ $(LDLIBS_LAPACK)
 
+# --export-dynamic: a plug-in (tridlab verify --plugin) calls back into the
+# program's own registry (tl_register), so the program exports its symbols.
 $(CLI): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -Wl,--export-dynamic -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
-	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
+	$(CC) $(SAN_LDFLAGS) $(OMP) -Wl,--export-dynamic -o $@ $(TEST_OBJ) $(LIB_A) -lcriterion $(LDLIBS_LAPACK)
 
 $(BENCH): $(BENCH_OBJ) $(LIB_A)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $(BENCH_OBJ) $(LIB_A) $(LDLIBS_LAPACK)
 
-# Runnable examples of the tutorials (docs/tutorials/): one program each.
+# The device builds of the GPU kernels (docs/gpu.md): the same kernel
+# source as the emulated room, compiled by nvcc (sm_80, sm_90 and PTX;
+# -fmad=false: no contraction, so double answers match the host's bit for
+# bit) and by hipcc (gfx90a). Each links a device test program that exits
+# 77 without a device, and the tridlab command with the device object in
+# it ($(BUILD)/gpu/cuda/tridlab: with a device present the gpu backends
+# run on it, listed as "cuda"; without one they emulate). The registers per kernel (ptxas -v) are kept in
+# $(BUILD)/gpu/cuda/ptxas.txt. A failing compiler fails the build; a
+# missing one is said and skipped. tests/gpu/scope_error.c must NOT
+# compile (a region's variable read after its barrier).
+NVCC    ?= $(shell command -v nvcc 2>/dev/null)
+HIPCC   ?= $(shell command -v hipcc 2>/dev/null)
+NVCC_ARCH = -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+            -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS = -O3 -fmad=false $(CPPFLAGS)
+HIP_ARCH = --offload-arch=gfx90a
+HIP_FLAGS = -O3 -ffp-contract=off $(CPPFLAGS)
+GPU_OUT  = $(BUILD)/gpu
+GPU_LINK = $(LIB_A) -llapacke -llapack -lblas -lm -lpthread -lgomp
+
+gpu: $(LIB_A) $(CLI_OBJ)
+ifneq ($(NVCC),)
+	@mkdir -p $(GPU_OUT)/cuda
+	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -Xptxas -v -c optimized/gpu/gpu_device.cu \
+	  -o $(GPU_OUT)/cuda/gpu_device.o 2> $(GPU_OUT)/cuda/ptxas.txt || { cat $(GPU_OUT)/cuda/ptxas.txt; exit 1; }
+	$(NVCC) $(NVCC_FLAGS) -o $(GPU_OUT)/cuda/device_test tests/gpu/device_test.c \
+	  $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
+	$(NVCC) -o $(GPU_OUT)/cuda/tridlab $(CLI_OBJ) $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
+	@if $(NVCC) -x cu $(CPPFLAGS) -c tests/gpu/scope_error.c -o /dev/null >/dev/null 2>&1; then \
+	  echo "gpu: tests/gpu/scope_error.c compiled under nvcc: a region's state escapes"; exit 1; fi
+	@echo "gpu: CUDA build done ($(GPU_OUT)/cuda; registers per kernel in ptxas.txt)"
+else
+	@echo "gpu: nvcc not found, CUDA build skipped"
+endif
+ifneq ($(HIPCC),)
+	@mkdir -p $(GPU_OUT)/hip
+	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c optimized/gpu/gpu_device.cu -o $(GPU_OUT)/hip/gpu_device.o
+	$(HIPCC) $(HIP_FLAGS) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test tests/gpu/device_test.c \
+	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
+	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
+	@echo "gpu: HIP build done ($(GPU_OUT)/hip)"
+else
+	@echo "gpu: hipcc not found, HIP build skipped"
+endif
+
+# Each device test program: 0 passes, 77 is a skip (never a pass).
+check-gpu: gpu
+	@for t in $(wildcard $(GPU_OUT)/cuda/device_test $(GPU_OUT)/hip/device_test); do \
+	  $$t; rc=$$?; \
+	  if [ $$rc = 77 ]; then echo "check-gpu: $$t SKIPPED (no device)"; \
+	  elif [ $$rc != 0 ]; then echo "check-gpu: $$t FAILED"; exit 1; fi; \
+	done
+
+# Runnable examples of the tutorials (tutorials/): one program each.
 .SECONDARY: $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.o)
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
+$(PORT_BUILD)/libthomas_port.so: examples/ports/thomas_port.c examples/ports/thomas_port.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -shared $(SAN_LDFLAGS) -o $@ $< -lm
+
+$(PORT_BUILD)/thomas_port: examples/ports/thomas_port_main.c examples/ports/thomas_port.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $(filter %.c,$^) $(LIB_A) \
+	  $(LDLIBS_LAPACK)
+
+# A plug-in is not linked against tridlab: it calls the program's own.
+$(PORT_BUILD)/plugin_thomas.so: examples/ports/plugin_thomas.c examples/ports/thomas_port.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(SAN_LDFLAGS) -o $@ $^ -lm
+
+$(PORT_BUILD)/libthomas_port_f.so: examples/ports/thomas_port.f90
+	@mkdir -p $(dir $@)
+	$(GFORTRAN) -O2 -g -fPIC -shared -J $(dir $@) $(SAN_LDFLAGS) -o $@ $<
+
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize check-fuzz
 
-check-plain: $(TESTS) $(CLI) check-examples check-mpi
+check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-tutorials check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
 
@@ -207,6 +321,14 @@ endif
 # Every example must run and pass its own checks (exit status 0).
 check-examples: $(EXAMPLES)
 	@for e in $(EXAMPLES); do echo "example $$e"; $$e > $$e.out || { cat $$e.out; exit 1; }; done
+
+# Every command the tutorials show, run and compared with the output the
+# page pastes (tutorials/README.md). In the plain build only: the pages
+# name build/.
+check-tutorials: $(CLI) $(PORTS) $(EXAMPLES)
+ifneq ($(SANITIZE),1)
+	@sh scripts/check-tutorials.sh
+endif
 
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 check-plain
@@ -307,7 +429,8 @@ info:
 	@echo "  rooms     : $(ROOMS) (the registry's tables)"
 	@echo "  MPI       : $(if $(MPICC),built: libtridlab_mpi.a and tridlab-mpi (mpicc $(MPICC)),not built (no mpicc))"
 	@echo "  ScaLAPACK : $(if $(SCALAPACK_LIB),$(SCALAPACK_LIB) (pddtsv baseline built),not found (no pddtsv baseline))"
-	@echo "  not built : CUDA and HIP backends (not written yet)"
+	@echo "  GPU       : room gpu built, kernels run on the host (gpu-emulated); make gpu: $(if $(NVCC),CUDA with $(NVCC),no nvcc (CUDA skipped)), $(if $(HIPCC),HIP with $(HIPCC),no hipcc (HIP skipped))"
+	@echo "  FFTW3     : $(if $(FFTW_LIB),$(FFTW_LIB) (poisson mini-app built),not found (no poisson mini-app))"
 
 install: $(LIB_A) $(LIB_SO) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tridlab \
@@ -324,6 +447,6 @@ format:
 clean:
 	rm -rf build build-san $(FUZZ_BUILD)
 
--include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) \
-  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) \
+-include $(LIB_OBJ:.o=.d) $(MPI_OBJ:.o=.d) $(POISSON_OBJ:.o=.d) $(BUILD)/obj/apps/poisson/poisson_main.d $(MPI_CLI_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) \
+  $(BENCH_OBJ:.o=.d) $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.d) $(MPI_TESTS:=.d) \
   $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)

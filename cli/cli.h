@@ -22,6 +22,10 @@ int cmd_converge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_gallery(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* The program's name in messages ("tridlab"; "tridlab-mpi"), and 1 on
  * the MPI ranks that must not print (rank 0 speaks for all). */
@@ -46,6 +50,24 @@ int cli_is(const char *arg, const char *opt);
 int cli_parse_int(const char *s, const char *what, long min, long max, long *out);
 int cli_parse_u64(const char *s, const char *what, uint64_t *out);
 int cli_parse_sizes(const char *s, const char *what, size_t *out, size_t cap, size_t *count);
+/* Parse a comma-separated list of gallery ids or names into ids. */
+int cli_parse_types(const char *s, int *out, size_t cap, size_t *count);
+/* The promises an answer is judged by: --contract NAME or --like ALGO
+ * (thomas-like when neither); NULL with a message when unknown. */
+struct tl_algorithm;
+const struct tl_algorithm *cli_find_contract(const char *contract, const char *like);
+
+/* One cell of a conformance table (an algorithm on a gallery type, over
+ * its sizes): verdict counts and the largest residual ratio of a pass. */
+struct tl_verify_result;
+typedef struct cli_cell {
+  long n[5];         /* count per tl_verdict */
+  double max_resid;  /* largest residual ratio among the passes */
+} cli_cell;
+void cli_cell_add(cli_cell *c, const struct tl_verify_result *r);
+/* The worst verdict wins: SILENT, UNEXPECTED, then "pass R" (R the
+ * largest residual ratio), "pass+rep R", "rep", "skip" or "-". */
+void cli_cell_text(const cli_cell *c, char *buf, size_t size);
 
 /* Progress on stderr, only when it is a terminal: "\r<prefix>: <what>
  * (done/total)", and the line cleared. */

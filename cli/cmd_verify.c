@@ -36,19 +36,16 @@ static void verify_usage(FILE *out)
           "  --seed S           gallery seed (default 2026)\n"
           "  --parts P1,P2,...  partition counts for partitioned algorithms, each run\n"
           "                     once per count (default 1,2,3,4,7,16)\n"
+          "  --plugin PATH.so   load a plug-in first: its tridlab_plugin_init registers its\n"
+          "                     algorithms, which are then verified with the others\n"
           "  --csv FILE         every pair, one CSV row each\n"
           "  --markdown FILE    the table and the summary as Markdown\n"
           "  --quiet            only the summary line and failures\n");
 }
 
-typedef struct cell {
-  long n[5];         /* count per tl_verdict */
-  double max_resid;  /* largest residual ratio among solutions */
-} cell;
-
 typedef struct verify_ctx {
   size_t nalg, ntypes;
-  cell *cells;       /* ntypes x nalg */
+  cli_cell *cells;       /* ntypes x nalg */
   FILE *csv;
   long done, total;
   int progress;
@@ -104,10 +101,7 @@ static void add_failure(verify_ctx *vc, const tl_verify_result *r)
 static void on_result(const tl_verify_result *r, void *ctx)
 {
   verify_ctx *vc = ctx;
-  cell *c = &vc->cells[type_index(r->type) * vc->nalg + algo_index(r->algo)];
-  c->n[r->verdict]++;
-  if (r->verdict == TL_VERDICT_PASSED && r->resid > c->max_resid)
-    c->max_resid = r->resid;
+  cli_cell_add(&vc->cells[type_index(r->type) * vc->nalg + algo_index(r->algo)], r);
   if (r->verdict == TL_VERDICT_SILENT || r->verdict == TL_VERDICT_UNEXPECTED)
     add_failure(vc, r);
   if (vc->csv) {
@@ -121,24 +115,6 @@ static void on_result(const tl_verify_result *r, void *ctx)
   vc->done++;
   if (vc->progress && vc->done % 50 == 0)
     fprintf(stderr, "\rverify: %ld/%ld pairs", vc->done, vc->total);
-}
-
-/* One word per cell: the worst verdict wins, with a mix of passes and
- * reports shown as such. */
-static const char *cell_word(const cell *c)
-{
-  if (c->n[TL_VERDICT_SILENT])
-    return "SILENT";
-  if (c->n[TL_VERDICT_UNEXPECTED])
-    return "UNEXPECTED";
-  long pass = c->n[TL_VERDICT_PASSED], rep = c->n[TL_VERDICT_REPORTED];
-  if (pass && rep)
-    return "pass+rep";
-  if (pass)
-    return "pass";
-  if (rep)
-    return "rep";
-  return "-";
 }
 
 /* 1 if algorithm k ran on some type (a column worth printing). */
@@ -174,7 +150,7 @@ static void print_table(FILE *out, const verify_ctx *vc, int markdown)
   }
   for (size_t t = 0; t < vc->ntypes; t++) {
     const tl_gallery_type *type = tl_gallery_get(t);
-    const cell *row = &vc->cells[t * nalg];
+    const cli_cell *row = &vc->cells[t * nalg];
     long any = 0;
     for (size_t k = 0; k < nalg; k++)
       for (int v = 0; v < 4; v++)
@@ -189,11 +165,7 @@ static void print_table(FILE *out, const verify_ctx *vc, int markdown)
       if (!column_ran(vc, k))
         continue;
       char word[48];
-      const char *w = cell_word(&row[k]);
-      if (!strcmp(w, "pass") || !strcmp(w, "pass+rep"))
-        snprintf(word, sizeof word, "%s %.2g", w, row[k].max_resid);
-      else
-        snprintf(word, sizeof word, "%s", w);
+      cli_cell_text(&row[k], word, sizeof word);
       if (markdown)
         fprintf(out, " %s |", word);
       else
@@ -287,6 +259,14 @@ int cmd_verify(int argc, char **argv)
       if (!(v = cli_value(argc, argv, &i, "--parts")) ||
           cli_parse_sizes(v, "--parts", parts_sz, MAX_SIZES, &nparts))
         return EXIT_BAD_INPUT;
+    } else if (cli_is(arg, "--plugin")) {
+      tl_info pinfo;
+      if (!(v = cli_value(argc, argv, &i, "--plugin")))
+        return EXIT_BAD_INPUT;
+      if (tl_plugin_load(v, &pinfo) != TL_OK) {
+        cli_error("%s", pinfo.msg);
+        return EXIT_BAD_INPUT;
+      }
     } else if (cli_is(arg, "--csv")) {
       if (!(csv_path = cli_value(argc, argv, &i, "--csv")))
         return EXIT_BAD_INPUT;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tridlab/port.h"
 
 const char *cli_program = "tridlab";
 int cli_silent = 0;
@@ -143,4 +144,74 @@ void cli_plot_notes(const char *dir, int plot, const tl_study_result *res)
   } else if (res->plot_error[0]) {
     cli_error("%s", res->plot_error);
   }
+}
+
+int cli_parse_types(const char *s, int *out, size_t cap, size_t *count)
+{
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", s);
+  size_t k = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *end = NULL;
+    long id = strtol(tok, &end, 10);
+    const tl_gallery_type *t = (end != tok && *end == '\0') ? tl_gallery_find((int)id)
+                                                             : tl_gallery_find_name(tok);
+    if (!t) {
+      cli_error("--types: no gallery type '%s' (see 'tridlab gallery list')", tok);
+      return -1;
+    }
+    if (k == cap) {
+      cli_error("--types: at most %zu types", cap);
+      return -1;
+    }
+    out[k++] = t->id;
+  }
+  if (k == 0) {
+    cli_error("--types is empty");
+    return -1;
+  }
+  *count = k;
+  return 0;
+}
+
+const tl_algorithm *cli_find_contract(const char *contract, const char *like)
+{
+  if (contract && like) {
+    cli_error("--contract and --like exclude each other");
+    return NULL;
+  }
+  if (like) {
+    const tl_algorithm *a = tl_find(like);
+    if (!a)
+      cli_error("--like: no algorithm named '%s' (see 'tridlab list')", like);
+    return a;
+  }
+  const tl_algorithm *c = tl_contract_find(contract ? contract : "thomas-like");
+  if (!c)
+    cli_error("--contract: no contract '%s' (thomas-like, cr-like, pivoting, periodic, "
+              "approximate)",
+              contract);
+  return c;
+}
+
+void cli_cell_add(cli_cell *c, const tl_verify_result *r)
+{
+  c->n[r->verdict]++;
+  if (r->verdict == TL_VERDICT_PASSED && r->resid > c->max_resid)
+    c->max_resid = r->resid;
+}
+
+void cli_cell_text(const cli_cell *c, char *buf, size_t size)
+{
+  long pass = c->n[TL_VERDICT_PASSED], rep = c->n[TL_VERDICT_REPORTED];
+  if (c->n[TL_VERDICT_SILENT])
+    snprintf(buf, size, "SILENT");
+  else if (c->n[TL_VERDICT_UNEXPECTED])
+    snprintf(buf, size, "UNEXPECTED");
+  else if (pass)
+    snprintf(buf, size, "%s %.2g", rep ? "pass+rep" : "pass", c->max_resid);
+  else if (rep)
+    snprintf(buf, size, "rep");
+  else
+    snprintf(buf, size, "-");
 }

@@ -20,6 +20,10 @@ static void usage(FILE *out)
           "  sweep    truncation-error studies of the approximate partition algorithms\n"
           "  report   verification, convergence studies and sweeps, as report/index.md\n"
           "  bench    optimized CPU kernels against the memory-bandwidth limit\n"
+          "  trace    one small solve stage by stage: matrices, messages, drops\n"
+          "  gallery  list the gallery, or export it as system directories for ports\n"
+          "  check    judge one answer of a port: LAPACK's ratios and the verdict\n"
+          "  validate run a port (program or shared library) over the whole gallery\n"
           "\n"
           "Run 'tridlab COMMAND --help' for the options of a command.\n",
           TRIDLAB_VERSION);
@@ -54,6 +58,14 @@ int main(int argc, char **argv)
     return cmd_verify(argc - 1, argv + 1);
   if (!strcmp(cmd, "bench"))
     return cmd_bench(argc - 1, argv + 1);
+  if (!strcmp(cmd, "trace"))
+    return cmd_trace(argc - 1, argv + 1);
+  if (!strcmp(cmd, "gallery"))
+    return cmd_gallery(argc - 1, argv + 1);
+  if (!strcmp(cmd, "check"))
+    return cmd_check(argc - 1, argv + 1);
+  if (!strcmp(cmd, "validate"))
+    return cmd_validate(argc - 1, argv + 1);
   cli_error("unknown command '%s' (try 'tridlab --help')", cmd);
   return EXIT_BAD_INPUT;
 }

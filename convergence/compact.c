@@ -53,7 +53,7 @@
  * Cost of building a system: `width` multiply-adds per row (3 to 8), reads
  * u and writes a, b, c, d (5 words per point); the solve is the chosen
  * algorithm's. A production code would store the constant matrix once and
- * stream u -> f (2 words per point, ARCHITECTURE §7); the explicit arrays
+ * stream u -> f (2 words per point, docs/design.md §7); the explicit arrays
  * here let any registry algorithm solve the system unchanged.
  */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* convergence/converge.c -- order-of-accuracy studies of the compact
- * schemes, solved by any registry algorithm (ARCHITECTURE §5: max-norm and
+ * schemes, solved by any registry algorithm (docs/design.md §5: max-norm and
  * L2 error against the analytic derivative, observed order).
  *
  * For n = nmin, 2 nmin, 4 nmin, ... <= nmax the study samples a test

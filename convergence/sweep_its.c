@@ -247,7 +247,7 @@ static int its_auto_J(size_t n, const double *a, const double *b, const double *
   if (status < 0)
     return status;
   for (int p = 0; p < 2; p++)
-    tl_its_rate(&st, p, a, b, c);
+    tl_its_rate(&st, p, a + st.begin[p], b + st.begin[p], c + st.begin[p]);
   status = tl_its_truncation(&st, 0, eps_c, info);
   *J = st.J;
   tl_its_free(&st);

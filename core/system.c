@@ -76,6 +76,19 @@ void *tl_alloc(size_t n, size_t size)
  * right of it|; in a non-periodic system the corners count as 0. Every
  * value read goes through fabs, so real diagonals are passed as they are
  * (no copy of their moduli) and moduli stay what they are. */
+/* One row's dominance, |b| against the moduli of its couplings: clears
+ * *row_dd or *strict when the row is not (strictly) dominant, and returns
+ * its margin relative to |b|, what the worst row is chosen by. */
+static double judge_row(double b, double left, double right, int *row_dd, int *strict)
+{
+  double margin = b - (left + right);
+  if (!(margin >= 0.0))
+    *row_dd = 0;
+  if (!(margin > 0.0))
+    *strict = 0;
+  return b > 0.0 ? margin / b : -INFINITY;
+}
+
 static unsigned classes_from_moduli(size_t n, const double *al, const double *bl,
                                     const double *cl, int periodic, long *worst_row)
 {
@@ -88,16 +101,12 @@ static unsigned classes_from_moduli(size_t n, const double *al, const double *bl
     /* Column i holds c[i-1] above and a[i+1] below the diagonal. */
     double up = (i > 0) ? fabs(cl[i - 1]) : (periodic ? fabs(cl[n - 1]) : 0.0);
     double down = (i + 1 < n) ? fabs(al[i + 1]) : (periodic ? fabs(al[0]) : 0.0);
-    double b = fabs(bl[i]), margin = b - (left + right);
-    if (!(margin >= 0.0))
-      row_dd = 0;
-    if (!(margin > 0.0))
-      strict = 0;
+    double b = fabs(bl[i]);
+    double rel = judge_row(b, left, right, &row_dd, &strict);
     if (!(b >= 2.0 * (left + right)))
       strong = 0;
     if (!(b - (up + down) >= 0.0))
       col_dd = 0;
-    double rel = b > 0.0 ? margin / b : -INFINITY;
     if (rel < worst) {
       worst = rel;
       wrow = (long)i;
@@ -272,6 +281,30 @@ static unsigned classes_small_periodic(size_t n, const double complex *a, const 
   double al[2] = {0.0, cabs(a[1] + c[1])}, cl[2] = {cabs(a[0] + c[0]), 0.0};
   double bl[2] = {cabs(b[0]), cabs(b[1])};
   return classes_from_moduli(2, al, bl, cl, 0, worst_row);
+}
+
+unsigned tl_row_classes_slice_d(size_t m, const double *a, const double *b, const double *c,
+                                size_t row0, size_t n, int periodic, double *worst_rel,
+                                long *worst_row)
+{
+  int row_dd = 1, strict = 1;
+  double worst = INFINITY;
+  long wrow = m ? (long)row0 : -1;
+  for (size_t i = 0; i < m; i++) {
+    size_t g = row0 + i; /* the global row: the ends of a plain system have no corner */
+    double left = (g > 0 || periodic) ? fabs(a[i]) : 0.0;
+    double right = (g + 1 < n || periodic) ? fabs(c[i]) : 0.0;
+    double rel = judge_row(fabs(b[i]), left, right, &row_dd, &strict);
+    if (rel < worst) {
+      worst = rel;
+      wrow = (long)g;
+    }
+  }
+  if (worst_rel)
+    *worst_rel = worst;
+  if (worst_row)
+    *worst_row = wrow;
+  return (row_dd ? TL_CLASS_ROW_DD : 0u) | (row_dd && strict ? TL_CLASS_STRICT_DD : 0u);
 }
 
 unsigned tl_classes_z(size_t n, const double complex *a, const double complex *b,

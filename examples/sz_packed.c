@@ -1,5 +1,5 @@
 /* examples/sz_packed.c -- the SZ-packed layout and the optimized CPU
- * Thomas kernel, step by step (docs/tutorials/sz-packed.md walks through
+ * Thomas kernel, step by step (tutorials/10-sz-packed.md walks through
  * it). Build with `make`; run build/examples/sz_packed.
  *
  *   1. where the entries of a small batch go in the SZ-packed layout;

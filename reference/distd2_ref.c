@@ -138,19 +138,22 @@ static int check_partition_sizes(size_t n, int parts, const size_t *part_sizes, 
 }
 
 /* Entry of a or c as the plan sees it: the corners of a non-periodic
- * system are zero and never read. */
+ * system are zero and never read. k is the plan's row; row0 + k the
+ * system's (a slice plan holds rows from row0 on). */
 static double lower_at(const tl_distd2_plan *plan, const double *a, size_t k)
 {
-  return (k == 0 && !plan->periodic) ? 0.0 : a[k];
+  return (plan->row0 + k == 0 && !plan->periodic) ? 0.0 : a[k];
 }
 
 static double upper_at(const tl_distd2_plan *plan, const double *c, size_t k)
 {
-  return (k + 1 == plan->n && !plan->periodic) ? 0.0 : c[k];
+  return (plan->row0 + k + 1 == plan->n_total && !plan->periodic) ? 0.0 : c[k];
 }
 
-static int pivot_breakdown(tl_info *info, size_t row, const char *where)
+/* A breakdown at the plan's row k, reported with its global row. */
+static int pivot_breakdown(tl_info *info, const tl_distd2_plan *plan, size_t k, const char *where)
 {
+  size_t row = plan->row0 + k;
   return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)row, "",
                  "distd2: zero or non-finite pivot at row %zu (%s); the matrix is far from "
                  "diagonally dominant",
@@ -167,7 +170,7 @@ int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const d
   /* Algorithm 5 lines 1-6: rows 0 and 1 scaled to a unit diagonal. */
   for (size_t j = 0; j < 2; j++) {
     if (b[k0 + j] == 0 || !isfinite(b[k0 + j]))
-      return pivot_breakdown(info, k0 + j, "diagonal of a partition's first rows");
+      return pivot_breakdown(info, plan, k0 + j, "diagonal of a partition's first rows");
     f[j] = 1.0 / b[k0 + j];
     sa[j] = lower_at(plan, a, k0 + j) * f[j];
     sc[j] = upper_at(plan, c, k0 + j) * f[j];
@@ -179,7 +182,7 @@ int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const d
     double aj = lower_at(plan, a, k0 + j);
     double pivot = b[k0 + j] - aj * sc[j - 1];
     if (pivot == 0 || !isfinite(pivot))
-      return pivot_breakdown(info, k0 + j, "forward pass");
+      return pivot_breakdown(info, plan, k0 + j, "forward pass");
     f[j] = 1.0 / pivot;
     r[j] = aj;
     sa[j] = -f[j] * aj * sa[j - 1];
@@ -199,7 +202,7 @@ int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const d
     w[0] = sc[0];
     double pivot = 1.0 - w[0] * sa[1];
     if (pivot == 0 || !isfinite(pivot))
-      return pivot_breakdown(info, k0, "combination of the first two rows");
+      return pivot_breakdown(info, plan, k0, "combination of the first two rows");
     plan->fix_scale[p] = 1.0 / pivot;
     sa[0] *= plan->fix_scale[p];
     sc[0] = -plan->fix_scale[p] * w[0] * sc[1];
@@ -211,7 +214,7 @@ int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const d
   }
   for (size_t j = 0; j < m; j++)
     if (!isfinite(sa[j]) || !isfinite(sc[j]))
-      return pivot_breakdown(info, k0 + j, "overflow in a spike");
+      return pivot_breakdown(info, plan, k0 + j, "overflow in a spike");
   return TL_OK;
 }
 
@@ -223,7 +226,7 @@ int tl_distd2_plan_create_d(tl_distd2_plan *plan, size_t n, int periodic, int pa
   if (!a || !b || !c)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2: a, b and c may not be NULL");
   TL_CALL(check_partition_sizes(n, parts, part_sizes, info));
-  plan->n = n;
+  plan->n = plan->n_total = n;
   plan->parts = parts;
   plan->periodic = periodic ? 1 : 0;
   plan->begin = tl_alloc((size_t)parts + 1, sizeof *plan->begin);
@@ -256,6 +259,47 @@ int tl_distd2_plan_create_d(tl_distd2_plan *plan, size_t n, int periodic, int pa
   return TL_OK;
 }
 
+int tl_distd2_plan_slice_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
+                           size_t m, const double *a, const double *b, const double *c,
+                           tl_info *info)
+{
+  /* One partition of m rows, alone: a whole plan of m rows with one
+   * partition, except that it knows where its rows sit (row0, n_total),
+   * so Algorithm 5 keeps the couplings to the neighbours' rows. */
+  memset(plan, 0, sizeof *plan);
+  if (!a || !b || !c || m < 2 || row0 + m > n_total)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "distd2: a slice of %zu rows from row %zu of %zu (at least 2 rows)", m, row0,
+                   n_total);
+  plan->n = m;
+  plan->n_total = n_total;
+  plan->row0 = row0;
+  plan->parts = 1;
+  plan->periodic = periodic ? 1 : 0;
+  plan->begin = tl_alloc(2, sizeof *plan->begin);
+  plan->sa = tl_alloc(m, sizeof(double));
+  plan->sc = tl_alloc(m, sizeof(double));
+  plan->fwd_scale = tl_alloc(m, sizeof(double));
+  plan->fwd_mul = tl_alloc(m, sizeof(double));
+  plan->bwd_mul = tl_alloc(m, sizeof(double));
+  plan->fix_scale = tl_alloc(1, sizeof(double));
+  if (!plan->begin || !plan->sa || !plan->sc || !plan->fwd_scale || !plan->fwd_mul ||
+      !plan->bwd_mul || !plan->fix_scale) {
+    tl_distd2_plan_destroy(plan);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for a slice of %zu rows", m);
+  }
+  plan->begin[0] = 0;
+  plan->begin[1] = m;
+  int st = tl_distd2_preprocess_d(plan, 0, a, b, c, info);
+  if (st < 0) {
+    tl_distd2_plan_destroy(plan);
+    return st;
+  }
+  plan->classes = tl_row_classes_slice_d(m, a, b, c, row0, n_total, plan->periodic,
+                                         &plan->worst_rel, &plan->worst_row);
+  return TL_OK;
+}
+
 /* ---------------------------------------------------------------- */
 /* Algorithm 6: the decoupling phase                                 */
 
@@ -284,8 +328,8 @@ static int decouple(const tl_distd2_plan *plan, int p, const double *d, const do
     y[0] = plan->fix_scale[p] * (y[0] - w[0] * y[1]);
   for (size_t j = 0; j < m; j++)
     if (!isfinite(y[j]))
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(k0 + j), "",
-                     "distd2: overflow in the decoupling phase at row %zu", k0 + j);
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(plan->row0 + k0 + j), "",
+                     "distd2: overflow in the decoupling phase at row %zu", plan->row0 + k0 + j);
   return TL_OK;
 }
 
@@ -377,8 +421,8 @@ int tl_distd2_substitute_d(const tl_distd2_plan *plan, int p, double x_first, do
   x[k1 - 1] = x_last; /* lines 9-11 */
   for (size_t k = k0; k < k1; k++)
     if (!isfinite(x[k]))
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
-                     "distd2: overflow in the substitution at row %zu", k);
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(plan->row0 + k), "",
+                     "distd2: overflow in the substitution at row %zu", plan->row0 + k);
   return TL_OK;
 }
 
@@ -413,8 +457,31 @@ int tl_distd2_verdict(const tl_distd2_plan *plan, double dropped, long drop_row,
   return status;
 }
 
+/* The neighbours partition p sends its boundary rows to: p-1 (its first
+ * row) and p+1 (its last row), around the ring when periodic; -1: none.
+ * One partition alone sends nothing (its 2x2 is its own). */
+void tl_distd2_neighbours(int P, int periodic, int p, int *prev, int *next)
+{
+  *prev = (P > 1 && (periodic || p > 0)) ? (p + P - 1) % P : -1;
+  *next = (P > 1 && (periodic || p + 1 < P)) ? (p + 1) % P : -1;
+}
+
+/* What the simulated partitions pass in `edge`, in the ledger: each
+ * boundary row that a neighbour needs is a message of 3 words. */
+static void record_edges(tl_ledger *ledger, int P, int periodic)
+{
+  for (int p = 0; p < P; p++) {
+    int prev, next;
+    tl_distd2_neighbours(P, periodic, p, &prev, &next);
+    if (prev >= 0)
+      tl_ledger_message(ledger, "edges", 0, p, prev, TL_DISTD2_EDGE_WORDS);
+    if (next >= 0)
+      tl_ledger_message(ledger, "edges", 0, p, next, TL_DISTD2_EDGE_WORDS);
+  }
+}
+
 static int plan_solve(const tl_distd2_plan *plan, const double *d, const double *st,
-                      const double *u, double *x, double tol, tl_info *info)
+                      const double *u, double *x, double tol, tl_ledger *ledger, tl_info *info)
 {
   int P = plan->parts, status = TL_OK;
   size_t n = plan->n, maxm = 0;
@@ -439,6 +506,7 @@ static int plan_solve(const tl_distd2_plan *plan, const double *d, const double 
     }
     tl_distd2_pack_d(plan, p, dt, &edge[p]);
   }
+  record_edges(ledger, P, plan->periodic);
   /* Phase 2: the 2x2 across interface p | p+1; p = P-1 is the corner. */
   double dropped = 0.0, kappa = 1.0;
   long drop_row = -1;
@@ -458,6 +526,9 @@ static int plan_solve(const tl_distd2_plan *plan, const double *d, const double 
   for (int p = 0; p < P; p++)
     TL_CHECK(tl_distd2_substitute_d(plan, p, xs[p], xe[p], dt, x, info));
 
+  /* The verdict needs every partition's numbers: over MPI one allreduce. */
+  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1,
+                           TL_DISTD2_VERDICT_WORDS, TL_DISTD2_VERDICT_WORDS);
   status = tl_distd2_verdict(plan, dropped, drop_row, kappa, tol, info);
 cleanup:
   free(dt);
@@ -473,7 +544,7 @@ int tl_distd2_plan_solve_d(const tl_distd2_plan *plan, const double *d, double *
 {
   if (!plan || !plan->begin || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2: plan, d and x may not be NULL");
-  return plan_solve(plan, d, NULL, NULL, x, tol, info);
+  return plan_solve(plan, d, NULL, NULL, x, tol, NULL, info);
 }
 
 int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5], const double *u,
@@ -482,7 +553,7 @@ int tl_distd2_plan_solve_stencil_d(const tl_distd2_plan *plan, const double st[5
   if (!plan || !plan->begin || !st || !u || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array",
                    "distd2: plan, stencil, u and x may not be NULL");
-  return plan_solve(plan, NULL, st, u, x, tol, info);
+  return plan_solve(plan, NULL, st, u, x, tol, NULL, info);
 }
 
 int tl_distd2_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes, const double *a,
@@ -524,8 +595,35 @@ static int distd2_system(const tl_algorithm *self, const tl_batch *one, void *x,
                          const tl_options *opt, tl_info *info)
 {
   double tol = tl_param_value(self, opt, "tol");
-  return tl_distd2_solve_d(one->n, one->periodic, opt->parts, opt->part_sizes, one->a, one->b,
-                           one->c, one->d, x, tol, info);
+  tl_distd2_plan plan;
+  TL_CALL(tl_distd2_plan_create_d(&plan, one->n, one->periodic, opt->parts, opt->part_sizes, one->a,
+                                  one->b, one->c, info));
+  int st = plan_solve(&plan, one->d, NULL, NULL, x, tol, opt->ledger, info);
+  tl_distd2_plan_destroy(&plan);
+  return st;
+}
+
+/* The ledger of one solve of nsys systems (docs/algorithms/distd2.md,
+ * "MPI"): every partition sends its first row to the previous partition
+ * and its last row to the next (3 words per system each; the ends of a
+ * plain system have no neighbour), then one allreduce of 6 pairs per
+ * system for the verdict. At P = 2 periodic both rows of a partition go
+ * to the same neighbour: one ledger entry of 6 words per system. */
+static int distd2_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                               const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)self, (void)solved;
+  int P = opt->parts, ring = shape->periodic;
+  size_t row = TL_DISTD2_EDGE_WORDS * shape->nsys, verdict = TL_DISTD2_VERDICT_WORDS * shape->nsys;
+  tl_ledger_reset(out);
+  for (int p = 0; p < P && P > 1; p++) {
+    if (ring || p > 0) /* the first row, to the previous partition */
+      tl_ledger_message(out, "edges", 0, p, (p + P - 1) % P, row);
+    if (ring || p + 1 < P) /* the last row, to the next */
+      tl_ledger_message(out, "edges", 0, p, (p + 1) % P, row);
+  }
+  tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, verdict, verdict);
+  return TL_OK;
 }
 
 static int distd2_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -550,4 +648,5 @@ const tl_algorithm tl_algo_distd2_ref = {
                "across interfaces (approximate)",
     .source = "paper 000 (DistD2-TDS) §4.2 Algorithms 5, 6, 7, Figure 8",
     .solve = distd2_solve,
+    .ledger_model = distd2_ledger_model,
 };

@@ -141,13 +141,16 @@ int tl_its_init(tl_its_state *st, size_t n, int periodic, int parts, const size_
 }
 
 /* The largest decay rate over the rows of partition p (corners counted
- * for periodic systems): what J and L are chosen from. */
+ * for periodic systems): what J and L are chosen from. a, b, c point at
+ * the partition's first row. */
 void tl_its_rate(tl_its_state *st, int p, const double *a, const double *b, const double *c)
 {
   double r = 0;
-  for (size_t i = st->begin[p]; i < st->begin[p + 1]; i++) {
+  size_t b0 = st->begin[p];
+  for (size_t j = 0; j < st->begin[p + 1] - b0; j++) {
+    size_t i = b0 + j; /* the global row */
     int has_a = st->periodic || i > 0, has_c = st->periodic || i + 1 < st->n;
-    double ri = tl_its_row_rate(has_a ? a[i] : 0, b[i], has_c ? c[i] : 0);
+    double ri = tl_its_row_rate(has_a ? a[j] : 0, b[j], has_c ? c[j] : 0);
     if (ri > r)
       r = ri;
   }
@@ -208,15 +211,13 @@ int tl_its_truncation(tl_its_state *st, size_t J_param, double eps_c, tl_info *i
   return TL_OK;
 }
 
-/* Copy the coefficient rows of the window around interface k (Alg. 1
- * step 2.1): rows I_k-J-L+1 .. I_k+J+L, clipped to the matrix (plain) or
- * wrapped (periodic). Couplings that leave the window are dropped. */
-void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, const double *c)
+/* The coefficient rows of the window around interface k (Alg. 1 step
+ * 2.1): rows I_k-J-L+1 .. I_k+J+L, clipped to the matrix (plain) or
+ * wrapped (periodic). Sets its length and where I_k is in it. */
+size_t tl_its_window_rows(tl_its_state *st, int k, long *first)
 {
   long n = (long)st->n, Ik = (long)st->begin[k + 1] - 1;
   long lo = Ik - (long)(st->J + st->L) + 1, hi = Ik + (long)(st->J + st->L);
-  double *wa = st->wa + (size_t)k * st->W, *wb = st->wb + (size_t)k * st->W,
-         *wc = st->wc + (size_t)k * st->W;
   st->wfull[k] = 0;
   if (!st->periodic) {
     lo = lo < 0 ? 0 : lo;
@@ -228,16 +229,73 @@ void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, co
   }
   st->wlen[k] = (size_t)(hi - lo + 1);
   st->wpos[k] = (size_t)(Ik - lo);
-  for (long r = 0; r <= hi - lo; r++) {
-    long i = ((lo + r) % n + n) % n;
+  *first = ((lo % n) + n) % n;
+  return st->wlen[k];
+}
+
+void tl_its_window_close(tl_its_state *st, int k)
+{
+  if (!st->wfull[k]) { /* rows at the window's edges lose their outside neighbour */
+    st->wa[(size_t)k * st->W] = 0;
+    st->wc[(size_t)k * st->W + st->wlen[k] - 1] = 0;
+  }
+}
+
+int tl_its_owner(const tl_its_state *st, size_t row)
+{
+  int p = 0;
+  while (p + 1 < st->parts && st->begin[p + 1] <= row)
+    p++;
+  return p;
+}
+
+/* Who sends what before the first right-hand side: the rows of window k
+ * go to partition k from the partitions that hold them (3 words a row;
+ * k's own rows stay), and k's u goes to k+1 as t^{k+1}. */
+void tl_its_ledger_setup(tl_its_state *st, tl_ledger *ledger)
+{
+  if (!ledger)
+    return;
+  for (int k = 0; k < st->nif; k++) {
+    long first;
+    size_t len = tl_its_window_rows(st, k, &first);
+    for (size_t r = 0; r < len; r++) {
+      int q = tl_its_owner(st, ((size_t)first + r) % st->n);
+      if (q != k)
+        tl_ledger_message(ledger, "window", 0, q, k, TL_ITS_ROW_WORDS);
+    }
+    int below = (k + 1) % st->parts;
+    if (below != k)
+      tl_ledger_message(ledger, "spike", 0, k, below, st->jr);
+  }
+}
+
+/* Step 5's single exchange: a_b^k down to k+1, a_t^{k+1} up to k. */
+void tl_its_ledger_sums(const tl_its_state *st, tl_ledger *ledger)
+{
+  for (int k = 0; k < st->nif; k++) {
+    int below = (k + 1) % st->parts;
+    if (below == k)
+      continue; /* one periodic partition: its own interface */
+    tl_ledger_message(ledger, "sums", 0, k, below, TL_ITS_SUM_WORDS);
+    tl_ledger_message(ledger, "sums", 0, below, k, TL_ITS_SUM_WORDS);
+  }
+}
+
+/* The window from the whole system's arrays (one address space). */
+void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, const double *c)
+{
+  long first;
+  size_t len = tl_its_window_rows(st, k, &first), n = st->n;
+  double *wa = st->wa + (size_t)k * st->W, *wb = st->wb + (size_t)k * st->W,
+         *wc = st->wc + (size_t)k * st->W;
+  for (size_t r = 0; r < len; r++) {
+    size_t i = ((size_t)first + r) % n;
     wa[r] = a[i];
     wb[r] = b[i];
     wc[r] = c[i];
   }
-  if (!st->wfull[k]) { /* rows at the window's edges lose their outside neighbour */
-    wa[0] = 0;
-    wc[hi - lo] = 0;
-  }
+  tl_its_window_close(st, k);
 }
 
 /* Is window position r among the 2J kept terms of interface k? */
@@ -302,21 +360,21 @@ int tl_its_coefficients(tl_its_state *st, int k, tl_info *info)
   return TL_OK;
 }
 
-/* Alg. 1 step 4: the truncated dot products with the local rhs. */
+/* Alg. 1 step 4: the truncated dot products with the local rhs (d: the
+ * partition's rows, from its first). */
 void tl_its_partial(tl_its_state *st, int p, const double *d)
 {
-  size_t P = (size_t)st->parts;
+  size_t P = (size_t)st->parts, m = st->begin[p + 1] - st->begin[p];
   st->ab[p] = 0;
   st->at[p] = 0;
   if (p < st->nif) { /* a_b^p = s^p . (last jl entries of d^p) */
-    size_t Ik = st->begin[p + 1] - 1;
     for (size_t j = 0; j < st->jl; j++)
-      st->ab[p] += st->s[(size_t)p * st->jl + j] * d[Ik + 1 - st->jl + j];
+      st->ab[p] += st->s[(size_t)p * st->jl + j] * d[m - st->jl + j];
   }
   int above = st->periodic ? (int)(((size_t)p + P - 1) % P) : p - 1;
   if (above >= 0) { /* a_t^p = t^p . (first jr entries of d^p) */
     for (size_t j = 0; j < st->jr; j++)
-      st->at[p] += st->t[(size_t)p * st->jr + j] * d[st->begin[p] + j];
+      st->at[p] += st->t[(size_t)p * st->jr + j] * d[j];
   }
 }
 
@@ -348,15 +406,15 @@ int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const dou
   if (!w)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory");
   double *la = w, *lb = w + m, *lc = w + 2 * m, *ld = w + 3 * m;
-  for (size_t r = 0; r < m; r++) {
-    la[r] = r > 0 ? a[b0 + r] : 0;
-    lb[r] = b[b0 + r];
-    lc[r] = r + 1 < m ? c[b0 + r] : 0;
-    ld[r] = d[b0 + r];
+  for (size_t r = 0; r < m; r++) { /* the partition's rows, from its first */
+    la[r] = r > 0 ? a[r] : 0;
+    lb[r] = b[r];
+    lc[r] = r + 1 < m ? c[r] : 0;
+    ld[r] = d[r];
   }
   (void)P;
   if (has_top) /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
-    ld[0] -= (st->at[p] + st->recv_b[p]) * a[b0];
+    ld[0] -= (st->at[p] + st->recv_b[p]) * a[0];
   if (has_bottom) { /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
     la[m - 1] = 0;
     lb[m - 1] = 1;
@@ -366,7 +424,7 @@ int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const dou
     lc[0] = 0;
   tl_info inner;
   tl_info_clear(&inner);
-  int s = tl_thomas_ref_d(m, la, lb, lc, ld, x + b0, &inner);
+  int s = tl_thomas_ref_d(m, la, lb, lc, ld, x, &inner);
   free(w);
   if (s < 0) {
     long row = inner.row >= 0 ? (long)b0 + inner.row : -1;
@@ -376,9 +434,31 @@ int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const dou
   return TL_OK;
 }
 
-int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const double *c,
-                 const double *d, double *x, int parts, const size_t *part_sizes, size_t J,
-                 double eps_c, double tol, tl_info *info)
+int tl_its_verdict(const tl_its_state *st, double dropped, long drop_row, double bound, double epsc,
+                   int strict, long worst, double tol, tl_info *info)
+{
+  if (info) {
+    info->dropped = dropped;
+    info->bound = bound;
+    info->tol = tol;
+  }
+  if (!strict)
+    return TL_WARN(info, worst,
+                   "its: matrix not strictly diagonally dominant (row %ld); the rows of A^-1 "
+                   "need not decay, so the truncation has no guarantee",
+                   worst);
+  if (dropped > tol)
+    return TL_WARN(info, drop_row,
+                   "its: dropped coefficients at interface row %ld sum to %.3g of |z_I| "
+                   "(largest %.3g; J = %zu, L = %zu), above tol = %.3g; raise J or use fewer "
+                   "partitions",
+                   drop_row, dropped, epsc, st->J, st->L, tol);
+  return TL_OK;
+}
+
+static int its_solve_one(size_t n, int periodic, const double *a, const double *b, const double *c,
+                         const double *d, double *x, int parts, const size_t *part_sizes, size_t J,
+                         double eps_c, double tol, tl_ledger *ledger, tl_info *info)
 {
   if (n == 0 || !a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
@@ -393,17 +473,24 @@ int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const
   if (status < 0)
     return status;
   for (int p = 0; p < parts; p++)
-    tl_its_rate(&st, p, a, b, c);
+    tl_its_rate(&st, p, a + st.begin[p], b + st.begin[p], c + st.begin[p]);
+  /* The largest rate of all partitions: an allreduce of one word. */
+  tl_ledger_collective_all(ledger, "rate", 0, TL_LEDGER_ALLREDUCE, parts, -1, TL_ITS_RATE_WORDS,
+                           TL_ITS_RATE_WORDS);
   TL_CHECK(tl_its_truncation(&st, J, eps_c, info));
+  tl_its_ledger_setup(&st, ledger);
   for (int k = 0; k < st.nif; k++) {
     tl_its_window(&st, k, a, b, c);
     TL_CHECK(tl_its_coefficients(&st, k, info));
   }
   for (int p = 0; p < parts; p++)
-    tl_its_partial(&st, p, d);
+    tl_its_partial(&st, p, d + st.begin[p]);
   tl_its_exchange(&st);
-  for (int p = 0; p < parts; p++)
-    TL_CHECK(tl_its_local_solve(&st, p, a, b, c, d, x, info));
+  tl_its_ledger_sums(&st, ledger);
+  for (int p = 0; p < parts; p++) {
+    size_t b0 = st.begin[p];
+    TL_CHECK(tl_its_local_solve(&st, p, a + b0, b + b0, c + b0, d + b0, x + b0, info));
+  }
   for (size_t i = 0; i < n; i++)
     if (!isfinite(x[i])) {
       status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)i, "",
@@ -421,30 +508,24 @@ int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const
     bound = st.bound[k] > bound ? st.bound[k] : bound;
     epsc = st.eps_c[k] > epsc ? st.eps_c[k] : epsc;
   }
-  if (info) {
-    info->dropped = dropped;
-    info->bound = bound;
-    info->tol = tol;
-  }
+  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, parts, -1,
+                           TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
   long worst = -1;
-  if (!(tl_classes_d(n, a, b, c, periodic, &worst) & TL_CLASS_STRICT_DD)) {
-    status = TL_WARN(info, worst,
-                     "its: matrix not strictly diagonally dominant (row %ld); the rows of A^-1 "
-                     "need not decay, so the truncation has no guarantee",
-                     worst);
-  } else if (dropped > tol) {
-    long row = worst_if >= 0 ? (long)st.begin[worst_if + 1] - 1 : -1;
-    status = TL_WARN(info, row,
-                     "its: dropped coefficients at interface row %ld sum to %.3g of |z_I| "
-                     "(largest %.3g; J = %zu, L = %zu), above tol = %.3g; raise J or use fewer "
-                     "partitions",
-                     row, dropped, epsc, st.J, st.L, tol);
-  }
+  int strict = (tl_classes_d(n, a, b, c, periodic, &worst) & TL_CLASS_STRICT_DD) != 0;
+  long row = worst_if >= 0 ? (long)st.begin[worst_if + 1] - 1 : -1;
+  status = tl_its_verdict(&st, dropped, row, bound, epsc, strict, worst, tol, info);
 cleanup:
   tl_its_free(&st);
   if (info && status < 0)
     info->dropped = info->bound = info->tol = 0;
   return status;
+}
+
+int tl_its_ref_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                 const double *d, double *x, int parts, const size_t *part_sizes, size_t J,
+                 double eps_c, double tol, tl_info *info)
+{
+  return its_solve_one(n, periodic, a, b, c, d, x, parts, part_sizes, J, eps_c, tol, NULL, info);
 }
 
 static int its_system(const tl_algorithm *self, const tl_batch *one, void *x,
@@ -453,9 +534,60 @@ static int its_system(const tl_algorithm *self, const tl_batch *one, void *x,
   double Jv = tl_param_value(self, opt, "J");
   double eps_c = tl_param_value(self, opt, "eps_c");
   double tol = tl_param_value(self, opt, "tol");
-  return tl_its_ref_d(one->n, one->periodic, one->a, one->b, one->c, one->d, x,
-                      opt ? opt->parts : 1, opt ? opt->part_sizes : NULL, (size_t)Jv, eps_c, tol,
-                      info);
+  return its_solve_one(one->n, one->periodic, one->a, one->b, one->c, one->d, x,
+                       opt ? opt->parts : 1, opt ? opt->part_sizes : NULL, (size_t)Jv, eps_c, tol,
+                       opt ? opt->ledger : NULL, info);
+}
+
+/* The ledger of one solve of nsys systems (docs/algorithms/its.md,
+ * "MPI"). Its words depend on J and L, which the matrix chooses (eq 18),
+ * so the model takes each system's J and L as the truncation does and
+ * counts: the rows of each window held by other partitions (3 words
+ * each), t^{k+1} (jr words) to k+1, one word each way per interface for
+ * the sums, and the two allreduces (rate: 1 word; verdict: 12). */
+static int its_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
+                            const tl_info *solved, tl_ledger *out)
+{
+  (void)solved;
+  int P = opt->parts;
+  size_t n = shape->n, J = (size_t)tl_param_value(self, opt, "J");
+  double eps_c = tl_param_value(self, opt, "eps_c");
+  tl_ledger_reset(out);
+  if (shape->dtype != TL_F64 || !shape->a || !shape->b || !shape->c)
+    return TL_ERR_ARG;
+  for (size_t s = 0; s < shape->nsys; s++) {
+    const double *a = (const double *)shape->a + s * n, *b = (const double *)shape->b + s * n,
+                 *c = (const double *)shape->c + s * n;
+    tl_its_state st;
+    int status = tl_its_init(&st, n, shape->periodic, P, opt->part_sizes, NULL);
+    for (int p = 0; status == TL_OK && p < P; p++)
+      tl_its_rate(&st, p, a + st.begin[p], b + st.begin[p], c + st.begin[p]);
+    if (status == TL_OK)
+      status = tl_its_truncation(&st, J, eps_c, NULL);
+    tl_ledger_collective_all(out, "rate", 0, TL_LEDGER_ALLREDUCE, P, -1, 1, 1);
+    if (status == TL_OK) {
+      for (int k = 0; k < st.nif; k++) { /* rows of window k held elsewhere, and t^{k+1} */
+        long first;
+        size_t len = tl_its_window_rows(&st, k, &first);
+        for (size_t r = 0; r < len; r++) {
+          int q = tl_its_owner(&st, ((size_t)first + r) % n);
+          if (q != k)
+            tl_ledger_message(out, "window", 0, q, k, 3);
+        }
+        int below = (k + 1) % P;
+        if (below != k) {
+          tl_ledger_message(out, "spike", 0, k, below, st.jr);
+          tl_ledger_message(out, "sums", 0, k, below, 1);
+          tl_ledger_message(out, "sums", 0, below, k, 1);
+        }
+      }
+    }
+    tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, 12, 12);
+    tl_its_free(&st);
+    if (status < 0)
+      return status;
+  }
+  return TL_OK;
 }
 
 static int its_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -488,5 +620,6 @@ const tl_algorithm tl_algo_its_ref = {
     .summary = "interface splitting: truncated rows of A^-1 give the interface values, one "
                "bidirectional exchange, local solves",
     .source = "paper 003 (ITS) §2.2-2.3 Algorithm 1, eqs 9-18, 24",
+    .ledger_model = its_ledger_model,
     .solve = its_solve,
 };

@@ -116,11 +116,11 @@ static int FN(pcr_bad_divisor)(S v)
   return v == 0 || !ISFINITE(v);
 }
 
-/* One step at stride s: reads the system (a, b, c, d), writes the reduced
+/* One step at stride s (public: `tridlab trace` shows each): reads the system (a, b, c, d), writes the reduced
  * one (na, nb, nc, nd). Guards on the indices make absent neighbours add
  * nothing, so the corners a[0] and c[n-1] are never read. Returns the row
  * of a zero or non-finite divisor, or -1. */
-static long FN(pcr_step)(size_t n, size_t s, const S *a, const S *b, const S *c, const S *d, S *na,
+long FN(tl_pcr_ref_step)(size_t n, size_t s, const S *a, const S *b, const S *c, const S *d, S *na,
                          S *nb, S *nc, S *nd)
 {
   for (size_t i = 0; i < n; i++) {
@@ -181,7 +181,7 @@ int FN(tl_pcr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *
   const S *ca = a, *cb = b, *cc = c, *cd = d;
   int k = 0;
   for (size_t s = 1; s < n; s *= 2, k ^= 1) {
-    long bad = FN(pcr_step)(n, s, ca, cb, cc, cd, buf[k][0], buf[k][1], buf[k][2], buf[k][3]);
+    long bad = FN(tl_pcr_ref_step)(n, s, ca, cb, cc, cd, buf[k][0], buf[k][1], buf[k][2], buf[k][3]);
     if (bad >= 0) {
       free(w);
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",

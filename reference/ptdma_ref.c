@@ -94,16 +94,18 @@
 #include "tridlab/backend.h"
 #include "tridlab/part_ptdma.h"
 
-/* The corners of a non-periodic system are zero and never read. */
-static double lower_at(size_t n, int periodic, const double *A, size_t k)
+/* The corners of a non-periodic system are zero and never read. A
+ * phase holds its partition's rows from global row `begin` on: its local
+ * row i is the system's row begin + i. */
+static double lower_at(size_t n, int periodic, const double *A, size_t begin, size_t i)
 {
   (void)n;
-  return (k == 0 && !periodic) ? 0.0 : A[k];
+  return (begin + i == 0 && !periodic) ? 0.0 : A[i];
 }
 
-static double upper_at(size_t n, int periodic, const double *C, size_t k)
+static double upper_at(size_t n, int periodic, const double *C, size_t begin, size_t i)
 {
-  return (k + 1 == n && !periodic) ? 0.0 : C[k];
+  return (begin + i + 1 == n && !periodic) ? 0.0 : C[i];
 }
 
 static int bad(double v)
@@ -127,25 +129,25 @@ int tl_ptdma_reduce_d(size_t n, int periodic, size_t begin, size_t end, const do
                       double *d, tl_info *info)
 {
   size_t m = end - begin;
-  const double *Bp = B + begin, *Dp = D + begin;
-  double *ap = a + begin, *cp = c + begin, *dp = d + begin;
+  const double *Bp = B, *Dp = D; /* the partition's rows, from row begin */
+  double *ap = a, *cp = c, *dp = d;
   /* Lines 3-4: rows 0 and 1 scaled to a unit diagonal. */
   for (size_t i = 0; i < 2; i++) {
     if (bad(Bp[i]))
       return breakdown(info, begin + i, "diagonal of a partition's first rows");
-    ap[i] = lower_at(n, periodic, A, begin + i) / Bp[i];
-    cp[i] = upper_at(n, periodic, C, begin + i) / Bp[i];
+    ap[i] = lower_at(n, periodic, A, begin, i) / Bp[i];
+    cp[i] = upper_at(n, periodic, C, begin, i) / Bp[i];
     dp[i] = Dp[i] / Bp[i];
   }
   /* Lines 5-10: forward pass, row i keeps x_0 in a_i. */
   for (size_t i = 2; i < m; i++) {
-    double Ai = lower_at(n, periodic, A, begin + i);
+    double Ai = lower_at(n, periodic, A, begin, i);
     double pivot = Bp[i] - Ai * cp[i - 1];
     if (bad(pivot))
       return breakdown(info, begin + i, "forward pass");
     double r = 1.0 / pivot;
     dp[i] = r * (Dp[i] - Ai * dp[i - 1]);
-    cp[i] = r * upper_at(n, periodic, C, begin + i);
+    cp[i] = r * upper_at(n, periodic, C, begin, i);
     ap[i] = -r * Ai * ap[i - 1];
   }
   /* Lines 11-15: backward pass from m-3 to 1, row i keeps x_{m-1} in c_i. */
@@ -178,34 +180,34 @@ int tl_ptdma_init_d(size_t n, int periodic, size_t begin, size_t end, const doub
                     tl_info *info)
 {
   size_t m = end - begin;
-  const double *Bp = B + begin;
-  double *ap = a + begin, *bp = b + begin, *cp = c + begin;
+  const double *Bp = B; /* the partition's rows, from row begin */
+  double *ap = a, *bp = b, *cp = c;
   /* Lines 3-4 (and rows 0, 1 of an m = 2 partition). */
   for (size_t i = 0; i < 2; i++) {
     if (bad(Bp[i]))
       return breakdown(info, begin + i, "diagonal of a partition's first rows");
-    ap[i] = lower_at(n, periodic, A, begin + i);
+    ap[i] = lower_at(n, periodic, A, begin, i);
     bp[i] = Bp[i];
-    cp[i] = upper_at(n, periodic, C, begin + i);
+    cp[i] = upper_at(n, periodic, C, begin, i);
   }
   /* Lines 5-8: forward; ratios first, so entries near overflow stay finite. */
   for (size_t i = 2; i < m; i++) {
-    double Ai = lower_at(n, periodic, A, begin + i);
-    bp[i] = Bp[i] - Ai * (upper_at(n, periodic, C, begin + i - 1) / bp[i - 1]);
+    double Ai = lower_at(n, periodic, A, begin, i);
+    bp[i] = Bp[i] - Ai * (upper_at(n, periodic, C, begin, i - 1) / bp[i - 1]);
     if (bad(bp[i]))
       return breakdown(info, begin + i, "forward pass");
     ap[i] = -Ai * (ap[i - 1] / bp[i - 1]);
-    cp[i] = upper_at(n, periodic, C, begin + i); /* lines 9-10 for i = m-1, m-2 */
+    cp[i] = upper_at(n, periodic, C, begin, i); /* lines 9-10 for i = m-1, m-2 */
   }
   /* Lines 11-14: backward from m-3 to 1. */
   for (size_t i = m - 2; i-- > 1;) {
-    double Ci = upper_at(n, periodic, C, begin + i);
+    double Ci = upper_at(n, periodic, C, begin, i);
     ap[i] -= Ci * (ap[i + 1] / bp[i + 1]);
     cp[i] = -Ci * (cp[i + 1] / bp[i + 1]);
   }
   /* Lines 15-17: row 0 absorbs row 1 (b_1 = B_1). */
   if (m >= 3) {
-    double C0 = upper_at(n, periodic, C, begin);
+    double C0 = upper_at(n, periodic, C, begin, 0);
     bp[0] = Bp[0] - C0 * (ap[1] / Bp[1]);
     if (bad(bp[0]))
       return breakdown(info, begin, "absorption of row 1 by row 0");
@@ -221,8 +223,8 @@ void tl_ptdma_runtime_d(size_t begin, size_t end, const double *A, const double 
                         const double *b, const double *D, double *d)
 {
   size_t m = end - begin;
-  const double *Ap = A + begin, *Cp = C + begin, *bp = b + begin, *Dp = D + begin;
-  double *dp = d + begin;
+  const double *Ap = A, *Cp = C, *bp = b, *Dp = D; /* the partition's rows */
+  double *dp = d;
   dp[0] = Dp[0];
   dp[1] = Dp[1];
   for (size_t i = 2; i < m; i++) /* lines 21-23 */
@@ -239,7 +241,7 @@ void tl_ptdma_pack_d(size_t begin, size_t end, int p, const double *a, const dou
                      const double *c, const double *d, double *ra, double *rb, double *rc,
                      double *rd)
 {
-  size_t rows[2] = {begin, end - 1};
+  size_t rows[2] = {0, end - begin - 1}; /* local: the partition's first and last rows */
   for (size_t q = 0; q < 2; q++) {
     size_t r = 2 * (size_t)p + q, k = rows[q];
     if (ra)
@@ -273,16 +275,17 @@ int tl_ptdma_reconstruct_d(size_t begin, size_t end, const double *a, const doub
                            const double *c, const double *d, double x_first, double x_last,
                            double *x, tl_info *info)
 {
-  x[begin] = x_first;
-  for (size_t k = begin + 1; k + 1 < end; k++) {
+  size_t m = end - begin; /* local rows; begin names global rows in reports */
+  x[0] = x_first;
+  for (size_t k = 1; k + 1 < m; k++) {
     double v = d[k] - a[k] * x_first - c[k] * x_last;
     x[k] = b ? v / b[k] : v;
   }
-  x[end - 1] = x_last;
-  for (size_t k = begin; k < end; k++)
+  x[m - 1] = x_last;
+  for (size_t k = 0; k < m; k++)
     if (!isfinite(x[k]))
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
-                     "ptdma: overflow in the reconstruction at row %zu", k);
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(begin + k), "",
+                     "ptdma: overflow in the reconstruction at row %zu", begin + k);
   return TL_OK;
 }
 
@@ -317,8 +320,7 @@ static int partition_bounds(size_t n, int parts, const size_t *part_sizes, size_
   return TL_OK;
 }
 
-/* TL_OK inside the domain, else TL_OUTSIDE_DOMAIN with the reason. */
-static int domain_verdict(unsigned classes, long worst, int periodic, tl_info *info)
+int tl_ptdma_domain_verdict(unsigned classes, long worst, int periodic, tl_info *info)
 {
   if (periodic && !(classes & TL_CLASS_STRICT_DD))
     return TL_WARN(info, worst,
@@ -386,16 +388,17 @@ int tl_ptdma_plan_create_d(tl_ptdma_plan *plan, size_t n, int periodic, int part
   }
   TL_CHECK(partition_bounds(n, parts, part_sizes, plan->begin, info));
   for (size_t k = 0; k < n; k++) { /* the originals the runtime step reads */
-    plan->A[k] = lower_at(n, plan->periodic, A, k);
+    plan->A[k] = lower_at(n, plan->periodic, A, 0, k);
     plan->B[k] = B[k];
-    plan->C[k] = upper_at(n, plan->periodic, C, k);
+    plan->C[k] = upper_at(n, plan->periodic, C, 0, k);
   }
   for (int p = 0; p < parts; p++) {
-    TL_CHECK(tl_ptdma_init_d(n, plan->periodic, plan->begin[p], plan->begin[p + 1], plan->A, B,
-                             plan->C, plan->a, plan->b, plan->c, info));
+    size_t b0 = plan->begin[p], b1 = plan->begin[p + 1];
+    TL_CHECK(tl_ptdma_init_d(n, plan->periodic, b0, b1, plan->A + b0, B + b0, plan->C + b0,
+                             plan->a + b0, plan->b + b0, plan->c + b0, info));
     /* The coefficients of the reduced system are gathered once. */
-    tl_ptdma_pack_d(plan->begin[p], plan->begin[p + 1], p, plan->a, plan->b, plan->c, NULL,
-                    plan->ra, plan->rb, plan->rc, NULL);
+    tl_ptdma_pack_d(b0, b1, p, plan->a + b0, plan->b + b0, plan->c + b0, NULL, plan->ra, plan->rb,
+                    plan->rc, NULL);
   }
   plan->worst_row = -1;
   plan->classes = tl_classes_d(n, A, B, C, plan->periodic, &plan->worst_row);
@@ -408,18 +411,27 @@ cleanup:
 /* 1 when the reconstruction of Algorithm 2 (x_k = (d_k - a_k x_first -
  * c_k x_last) / b_k) took an interior row from terms near the underflow
  * threshold: see "Underflow" above. */
-static int reconstruct_tiny(const tl_ptdma_plan *plan, const double *d, const double *rx)
+int tl_ptdma_reconstruct_tiny_d(size_t m, const double *a, const double *c, const double *d,
+                                double x_first, double x_last)
 {
-  for (int p = 0; p < plan->parts; p++)
-    for (size_t k = plan->begin[p] + 1; k + 1 < plan->begin[p + 1]; k++)
-      if (fabs(d[k]) + fabs(plan->a[k] * rx[2 * p]) + fabs(plan->c[k] * rx[2 * p + 1]) <
-          2 * DBL_MIN)
-        return 1;
+  for (size_t k = 1; k + 1 < m; k++)
+    if (fabs(d[k]) + fabs(a[k] * x_first) + fabs(c[k] * x_last) < 2 * DBL_MIN)
+      return 1;
   return 0;
 }
 
-/* Reduced row r of the 2P rows -> its global row. */
-static long global_row(const size_t *begin, long r)
+static int reconstruct_tiny(const tl_ptdma_plan *plan, const double *d, const double *rx)
+{
+  for (int p = 0; p < plan->parts; p++) {
+    size_t b0 = plan->begin[p];
+    if (tl_ptdma_reconstruct_tiny_d(plan->begin[p + 1] - b0, plan->a + b0, plan->c + b0, d + b0,
+                                    rx[2 * p], rx[2 * p + 1]))
+      return 1;
+  }
+  return 0;
+}
+
+long tl_ptdma_global_row(const size_t *begin, long r)
 {
   if (r < 0)
     return -1;
@@ -427,7 +439,26 @@ static long global_row(const size_t *begin, long r)
   return (long)((r % 2) ? begin[p + 1] - 1 : begin[p]);
 }
 
-int tl_ptdma_plan_solve_d(const tl_ptdma_plan *plan, const double *d, double *x, tl_info *info)
+/* The ledger of the simulated exchange (docs/algorithms/ptdma.md,
+ * "MPI"): every partition but 0 sends `words` per system to partition 0,
+ * which solves the reduced systems (a gather), or receives them back
+ * from it (a scatter). One partition alone sends nothing. */
+void tl_ptdma_ledger_gather(tl_ledger *ledger, const char *phase, int P, size_t words)
+{
+  for (int p = 0; P > 1 && p < P; p++)
+    tl_ledger_collective(ledger, phase, 0, TL_LEDGER_GATHER, p, 0, p ? words : 0,
+                         p ? 0 : (size_t)(P - 1) * words);
+}
+
+void tl_ptdma_ledger_scatter(tl_ledger *ledger, const char *phase, int P, size_t words)
+{
+  for (int p = 0; P > 1 && p < P; p++)
+    tl_ledger_collective(ledger, phase, 0, TL_LEDGER_SCATTER, p, 0, p ? 0 : (size_t)(P - 1) * words,
+                         p ? words : 0);
+}
+
+static int plan_solve(const tl_ptdma_plan *plan, const double *d, double *x, tl_ledger *ledger,
+                      tl_info *info)
 {
   if (!plan || !plan->begin || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "ptdma: plan, d and x may not be NULL");
@@ -440,21 +471,31 @@ int tl_ptdma_plan_solve_d(const tl_ptdma_plan *plan, const double *d, double *x,
     goto cleanup;
   }
   for (int p = 0; p < P; p++) { /* Algorithm 2 step 2, then send d' of 2 rows */
-    tl_ptdma_runtime_d(plan->begin[p], plan->begin[p + 1], plan->A, plan->C, plan->b, d, dw);
-    tl_ptdma_pack_d(plan->begin[p], plan->begin[p + 1], p, NULL, NULL, NULL, dw, NULL, NULL,
-                    NULL, rd);
+    size_t b0 = plan->begin[p], b1 = plan->begin[p + 1];
+    tl_ptdma_runtime_d(b0, b1, plan->A + b0, plan->C + b0, plan->b + b0, d + b0, dw + b0);
+    tl_ptdma_pack_d(b0, b1, p, NULL, NULL, NULL, dw + b0, NULL, NULL, NULL, rd);
   }
+  /* What the partitions send to partition 0, which solves the reduced
+   * system: the coefficients of their 2 rows once with the plan, d' of
+   * them per right-hand side; x of the 2 rows comes back. */
+  tl_ptdma_ledger_gather(ledger, "plan-rows", P, TL_PTDMA_COEF_WORDS);
+  tl_ptdma_ledger_gather(ledger, "rhs-rows", P, TL_PTDMA_RHS_WORDS);
   status = tl_ptdma_reduced_solve_d(rows, plan->periodic, plan->ra, plan->rb, plan->rc, rd, rx,
                                     info); /* step 3 */
   if (status < 0) {
     if (info)
-      info->row = global_row(plan->begin, info->row);
+      info->row = tl_ptdma_global_row(plan->begin, info->row);
     goto cleanup;
   }
-  for (int p = 0; p < P; p++) /* step 4 */
-    TL_CHECK(tl_ptdma_reconstruct_d(plan->begin[p], plan->begin[p + 1], plan->a, plan->b,
-                                    plan->c, dw, rx[2 * p], rx[2 * p + 1], x, info));
-  status = domain_verdict(plan->classes, plan->worst_row, plan->periodic, info);
+  tl_ptdma_ledger_scatter(ledger, "solution", P, TL_PTDMA_X_WORDS);
+  for (int p = 0; p < P; p++) { /* step 4 */
+    size_t b0 = plan->begin[p], b1 = plan->begin[p + 1];
+    TL_CHECK(tl_ptdma_reconstruct_d(b0, b1, plan->a + b0, plan->b + b0, plan->c + b0, dw + b0,
+                                    rx[2 * p], rx[2 * p + 1], x + b0, info));
+  }
+  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PTDMA_VERDICT_WORDS,
+                           TL_PTDMA_VERDICT_WORDS);
+  status = tl_ptdma_domain_verdict(plan->classes, plan->worst_row, plan->periodic, info);
   if (status == TL_OK && reconstruct_tiny(plan, dw, rx))
     status = tl_residual_check("ptdma", TL_F64, plan->n, plan->periodic, plan->A, plan->B,
                                plan->C, d, x,
@@ -472,9 +513,17 @@ cleanup:
 /* ---------------------------------------------------------------- */
 /* Algorithm 1, one shot                                             */
 
-int tl_ptdma_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes,
-                     const double *A, const double *B, const double *C, const double *D,
-                     double *x, tl_info *info)
+int tl_ptdma_plan_solve_d(const tl_ptdma_plan *plan, const double *d, double *x, tl_info *info)
+{
+  return plan_solve(plan, d, x, NULL, info);
+}
+
+/* ---------------------------------------------------------------- */
+/* Algorithm 1, one shot                                             */
+
+static int solve_combined(size_t n, int periodic, int parts, const size_t *part_sizes,
+                          const double *A, const double *B, const double *C, const double *D,
+                          double *x, tl_ledger *ledger, tl_info *info)
 {
   if (!A || !B || !C || !D || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "ptdma: no array may be NULL");
@@ -494,21 +543,27 @@ int tl_ptdma_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes
   double *rx = red + 4 * rows;
   TL_CHECK(partition_bounds(n, parts, part_sizes, begin, info));
   for (int p = 0; p < parts; p++) { /* step 1 and the send of 2 rows */
-    TL_CHECK(tl_ptdma_reduce_d(n, periodic, begin[p], begin[p + 1], A, B, C, D, a, c, d, info));
-    tl_ptdma_pack_d(begin[p], begin[p + 1], p, a, NULL, c, d, ra, rb, rc, rd);
+    size_t b0 = begin[p], b1 = begin[p + 1];
+    TL_CHECK(tl_ptdma_reduce_d(n, periodic, b0, b1, A + b0, B + b0, C + b0, D + b0, a + b0, c + b0,
+                               d + b0, info));
+    tl_ptdma_pack_d(b0, b1, p, a + b0, NULL, c + b0, d + b0, ra, rb, rc, rd);
   }
+  tl_ptdma_ledger_gather(ledger, "rows", parts, TL_PTDMA_ROW_WORDS);
   status = tl_ptdma_reduced_solve_d(rows, periodic, ra, rb, rc, rd, rx, info); /* step 2 */
   if (status < 0) {
     if (info)
-      info->row = global_row(begin, info->row);
+      info->row = tl_ptdma_global_row(begin, info->row);
     goto cleanup;
   }
+  tl_ptdma_ledger_scatter(ledger, "solution", parts, TL_PTDMA_X_WORDS);
   for (int p = 0; p < parts; p++) /* step 3 */
-    TL_CHECK(tl_ptdma_reconstruct_d(begin[p], begin[p + 1], a, NULL, c, d, rx[2 * p],
-                                    rx[2 * p + 1], x, info));
+    TL_CHECK(tl_ptdma_reconstruct_d(begin[p], begin[p + 1], a + begin[p], NULL, c + begin[p],
+                                    d + begin[p], rx[2 * p], rx[2 * p + 1], x + begin[p], info));
+  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, parts, -1,
+                           TL_PTDMA_VERDICT_WORDS, TL_PTDMA_VERDICT_WORDS);
   long worst = -1;
   unsigned classes = tl_classes_d(n, A, B, C, periodic, &worst);
-  status = domain_verdict(classes, worst, periodic, info);
+  status = tl_ptdma_domain_verdict(classes, worst, periodic, info);
 cleanup:
   free(begin);
   free(a);
@@ -518,15 +573,19 @@ cleanup:
   return status;
 }
 
+int tl_ptdma_solve_d(size_t n, int periodic, int parts, const size_t *part_sizes, const double *A,
+                     const double *B, const double *C, const double *D, double *x, tl_info *info)
+{
+  return solve_combined(n, periodic, parts, part_sizes, A, B, C, D, x, NULL, info);
+}
+
 /* ---------------------------------------------------------------- */
 /* Registry                                                          */
-
-enum { FLAVOUR_SPLIT = 0, FLAVOUR_COMBINED = 1 };
 
 static const tl_param ptdma_params[] = {
     {.name = "flavour",
      .kind = TL_PARAM_CHOICE,
-     .def = FLAVOUR_SPLIT,
+     .def = TL_PTDMA_SPLIT,
      .min = 0,
      .max = 0,
      .choices = "split|combined",
@@ -537,13 +596,13 @@ static int ptdma_system(const tl_algorithm *self, const tl_batch *one, void *x,
                         const tl_options *opt, tl_info *info)
 {
   int flavour = (int)tl_param_value(self, opt, "flavour");
-  if (flavour == FLAVOUR_COMBINED)
-    return tl_ptdma_solve_d(one->n, one->periodic, opt->parts, opt->part_sizes, one->a, one->b,
-                            one->c, one->d, x, info);
+  if (flavour == TL_PTDMA_COMBINED)
+    return solve_combined(one->n, one->periodic, opt->parts, opt->part_sizes, one->a, one->b,
+                          one->c, one->d, x, opt->ledger, info);
   tl_ptdma_plan plan;
   TL_CALL(tl_ptdma_plan_create_d(&plan, one->n, one->periodic, opt->parts, opt->part_sizes,
                                  one->a, one->b, one->c, info));
-  int st = tl_ptdma_plan_solve_d(&plan, one->d, x, info);
+  int st = plan_solve(&plan, one->d, x, opt->ledger, info);
   tl_ptdma_plan_destroy(&plan);
   return st;
 }
@@ -552,6 +611,37 @@ static int ptdma_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info)
 {
   return tl_for_each_system(self, sys, x, opt, info, ptdma_system);
+}
+
+/* The ledger of one solve of nsys systems (docs/algorithms/ptdma.md,
+ * "MPI"), P > 1: partition 0 solves the reduced systems. Split flavour
+ * (Algorithm 2): a gather of the 2 rows' coefficients (6 words per system)
+ * with the plan, a gather of their d' (2 words) per solve; combined
+ * (Algorithm 1): one gather of a, c, d' of the 2 rows (6 words). Then a
+ * scatter of x of the 2 rows (2 words), and the verdict's allreduce. */
+static int ptdma_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                              const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)solved;
+  size_t nsys = shape->nsys;
+  int P = opt->parts;
+  tl_ledger_reset(out);
+  for (int p = 0; P > 1 && p < P; p++) {
+    size_t others = (size_t)(P - 1);
+    if ((int)tl_param_value(self, opt, "flavour") == TL_PTDMA_COMBINED) {
+      tl_ledger_collective(out, "rows", 0, TL_LEDGER_GATHER, p, 0, p ? 6 * nsys : 0,
+                           p ? 0 : others * 6 * nsys);
+    } else {
+      tl_ledger_collective(out, "plan-rows", 0, TL_LEDGER_GATHER, p, 0, p ? 6 * nsys : 0,
+                           p ? 0 : others * 6 * nsys);
+      tl_ledger_collective(out, "rhs-rows", 0, TL_LEDGER_GATHER, p, 0, p ? 2 * nsys : 0,
+                           p ? 0 : others * 2 * nsys);
+    }
+    tl_ledger_collective(out, "solution", 0, TL_LEDGER_SCATTER, p, 0, p ? 0 : others * 2 * nsys,
+                         p ? 2 * nsys : 0);
+  }
+  tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, 10 * nsys, 10 * nsys);
+  return TL_OK;
 }
 
 const tl_algorithm tl_algo_ptdma_ref = {
@@ -570,4 +660,5 @@ const tl_algorithm tl_algo_ptdma_ref = {
                "by Thomas, reconstruction",
     .source = "paper 001 (CaNS) §2.2.3-2.2.4 Algorithms 1 and 2",
     .solve = ptdma_solve,
+    .ledger_model = ptdma_ledger_model,
 };

@@ -91,10 +91,10 @@ const tl_algorithm tl_algo_thomas_ref = {
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
 
-/* Forward pass: afterwards row i reads x[i] + cp[i] x[i+1] = dp[i].
+/* Forward pass (public: `tridlab trace` shows it): afterwards row i reads x[i] + cp[i] x[i+1] = dp[i].
  * dp shares storage with x. Returns the row of a zero or non-finite pivot,
  * or -1. *all_positive tells whether every pivot was real and > 0. */
-static long FN(thomas_forward)(size_t n, const S *a, const S *b, const S *c, const S *d, S *cp,
+long FN(tl_thomas_ref_forward)(size_t n, const S *a, const S *b, const S *c, const S *d, S *cp,
                                S *dp, int *all_positive)
 {
   *all_positive = 1;
@@ -116,7 +116,7 @@ static long FN(thomas_forward)(size_t n, const S *a, const S *b, const S *c, con
 
 /* Backward pass: x[i] = dp[i] - cp[i] x[i+1], in place on x. Returns the
  * first row whose value is not finite (overflow), or -1. */
-static long FN(thomas_backward)(size_t n, const S *cp, S *x)
+long FN(tl_thomas_ref_backward)(size_t n, const S *cp, S *x)
 {
   for (size_t k = n; k-- > 0;) {
     if (k + 1 < n)
@@ -138,7 +138,7 @@ int FN(tl_thomas_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, 
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas: no memory for %zu scratch entries", n);
 
   int all_positive = 0;
-  long bad = FN(thomas_forward)(n, a, b, c, d, cp, x, &all_positive);
+  long bad = FN(tl_thomas_ref_forward)(n, a, b, c, d, cp, x, &all_positive);
   if (bad >= 0) {
     free(cp);
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",
@@ -146,7 +146,7 @@ int FN(tl_thomas_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, 
                    "breaks down; try gtsv)",
                    bad);
   }
-  bad = FN(thomas_backward)(n, cp, x);
+  bad = FN(tl_thomas_ref_backward)(n, cp, x);
   free(cp);
   if (bad >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",

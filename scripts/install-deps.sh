@@ -10,6 +10,7 @@ PACKAGES=(
   libcriterion-dev       # the test framework
   openmpi-bin libopenmpi-dev   # MPI backends (built when mpicc is present)
   libscalapack-openmpi-dev     # ScaLAPACK PDDTSV, the distributed LAPACK baseline
+  libfftw3-dev                 # FFTW3: the FFTs of the Poisson/Helmholtz mini-app (apps/poisson)
   gnuplot-nox            # plots in the report
   clang-format           # make format
   clang libclang-rt-14-dev     # make fuzz, and the fuzzing step of make check (libFuzzer)

@@ -151,7 +151,7 @@ Test(its, phases_equal_one_call_bitwise)
     tl_its_state st;
     cr_assert_eq(tl_its_init(&st, n, per, P, sizes, NULL), TL_OK);
     for (int q = 0; q < P; q++)
-      tl_its_rate(&st, q, a, b, c);
+      tl_its_rate(&st, q, a + st.begin[q], b + st.begin[q], c + st.begin[q]);
     cr_assert_eq(tl_its_truncation(&st, J, 1e-10, NULL), TL_OK);
     cr_assert_eq(st.nif, per ? 4 : 3);
     for (int k = 0; k < st.nif; k++) {
@@ -159,10 +159,12 @@ Test(its, phases_equal_one_call_bitwise)
       cr_assert_eq(tl_its_coefficients(&st, k, NULL), TL_OK);
     }
     for (int q = 0; q < P; q++)
-      tl_its_partial(&st, q, d);
+      tl_its_partial(&st, q, d + st.begin[q]);
     tl_its_exchange(&st);
     for (int q = 0; q < P; q++)
-      cr_assert_eq(tl_its_local_solve(&st, q, a, b, c, d, x2, NULL), TL_OK);
+      cr_assert_eq(tl_its_local_solve(&st, q, a + st.begin[q], b + st.begin[q], c + st.begin[q],
+                                      d + st.begin[q], x2 + st.begin[q], NULL),
+                   TL_OK);
     cr_assert_eq(memcmp(x1, x2, n * sizeof(double)), 0);
     /* the window is 2(J+L) rows (§2.3) and z' is row I_k of the window's inverse */
     cr_assert_eq(st.wlen[1], 2 * (st.J + st.L));
@@ -207,7 +209,7 @@ Test(its, bondeli_estimate_eq18)
     tl_its_state st;
     cr_assert_eq(tl_its_init(&st, n, 0, 3, NULL, NULL), TL_OK);
     for (int q = 0; q < 3; q++)
-      tl_its_rate(&st, q, a, b, c);
+      tl_its_rate(&st, q, a + st.begin[q], b + st.begin[q], c + st.begin[q]);
     cr_assert_eq(tl_its_truncation(&st, Js[j], 1e-16, NULL), TL_OK);
     cr_assert_eq(st.L, 2); /* one digit per 2 rows: kappa^2 = 13.9 */
     tl_its_window(&st, 0, a, b, c);

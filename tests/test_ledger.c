@@ -113,6 +113,55 @@ Test(ledger, every_simulated_solve_records_its_model)
   cr_expect_geq(checked, 2);
 }
 
+/* distd2, ptdma and its by name, with the parameters that change what
+ * they send (P-TDMA's flavour, ITS's J), plain and periodic: the
+ * simulated ledger equals the model for P = 1..7, even and uneven. */
+static void check_with_param(const char *name, const char *param, int periodic, int P,
+                             const size_t *sizes)
+{
+  const tl_algorithm *algo = tl_find(name);
+  cr_assert(algo && algo->ledger_model, "%s has a ledger model", name);
+  size_t n = 280, nsys = 3;
+  double *a = malloc(5 * n * nsys * sizeof *a), *b = a + n * nsys, *c = b + n * nsys,
+         *d = c + n * nsys, *x = d + n * nsys;
+  make_batch(n, nsys, a, b, c, d);
+  for (size_t s = 0; periodic && s < nsys; s++)
+    a[s * n] = c[s * n + n - 1] = 0.5;
+  tl_batch sys = {
+      .dtype = TL_F64, .n = n, .nsys = nsys, .periodic = periodic, .a = a, .b = b, .c = c, .d = d};
+  tl_ledger measured, model;
+  tl_ledger_init(&measured), tl_ledger_init(&model);
+  tl_options opt;
+  tl_options_init(&opt);
+  tl_info info;
+  cr_assert_eq(tl_options_set_param_kv(&opt, algo, param, &info), TL_OK, "%s", info.msg);
+  opt.parts = P, opt.part_sizes = sizes, opt.ledger = &measured;
+  cr_assert_eq(tl_solve(algo, &sys, x, &opt, &info), TL_OK, "%s %s P=%d: %s", name, param, P,
+               info.msg);
+  cr_assert_eq(algo->ledger_model(algo, &sys, &opt, &info, &model), TL_OK);
+  char why[512];
+  cr_expect(tl_ledger_equal(&measured, &model, why, sizeof why), "%s %s P=%d%s%s: %s", name, param,
+            P, periodic ? " periodic" : "", sizes ? " uneven" : "", why);
+  tl_ledger_free(&measured), tl_ledger_free(&model);
+  free(a);
+}
+
+Test(ledger, distd2_ptdma_its_with_their_parameters)
+{
+  static const size_t uneven[7] = {39, 41, 37, 43, 40, 38, 42}; /* 280 rows */
+  static const char *const cases[][2] = {{"distd2", "tol=2.2e-16"},
+                                         {"ptdma", "flavour=split"},
+                                         {"ptdma", "flavour=combined"},
+                                         {"its", "J=0"},
+                                         {"its", "J=30"}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    for (int periodic = 0; periodic < 2; periodic++) {
+      for (int P = 1; P <= 7; P++)
+        check_with_param(cases[k][0], cases[k][1], periodic, P, NULL);
+      check_with_param(cases[k][0], cases[k][1], periodic, 7, uneven);
+    }
+}
+
 /* Algorithms with a choice of exchange: every choice records its model
  * (the test above runs the defaults). Complex batches count 2 words a
  * scalar. */

@@ -162,31 +162,38 @@ Test(ptdma, phases_one_by_one_equal_one_call)
       /* Algorithm 1 */
       cr_assert_eq(tl_ptdma_solve_d(n, periodic, P, NULL, A, B, C, D, x1, &info), TL_OK);
       for (int q = 0; q < P; q++) {
-        cr_assert_eq(
-            tl_ptdma_reduce_d(n, periodic, begin[q], begin[q + 1], A, B, C, D, a, c, d, &info),
-            TL_OK);
-        tl_ptdma_pack_d(begin[q], begin[q + 1], q, a, NULL, c, d, ra, rb, rc, rd);
+        cr_assert_eq(tl_ptdma_reduce_d(n, periodic, begin[q], begin[q + 1], A + begin[q],
+                                       B + begin[q], C + begin[q], D + begin[q], a + begin[q],
+                                       c + begin[q], d + begin[q], &info),
+                     TL_OK);
+        tl_ptdma_pack_d(begin[q], begin[q + 1], q, a + begin[q], NULL, c + begin[q], d + begin[q],
+                        ra, rb, rc, rd);
       }
       cr_assert_eq(tl_ptdma_reduced_solve_d(rows, periodic, ra, rb, rc, rd, rx, &info), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_ptdma_reconstruct_d(begin[q], begin[q + 1], a, NULL, c, d, rx[2 * q],
-                                            rx[2 * q + 1], x2, &info),
+        cr_assert_eq(tl_ptdma_reconstruct_d(begin[q], begin[q + 1], a + begin[q], NULL,
+                                            c + begin[q], d + begin[q], rx[2 * q], rx[2 * q + 1],
+                                            x2 + begin[q], &info),
                      TL_OK);
       cr_expect_eq(memcmp(x1, x2, n * 8), 0, "Algorithm 1 P=%d periodic=%d", P, periodic);
 
       /* Algorithm 2 */
       cr_assert_eq(solve_reg(&p, P, NULL, "split", x1, &info), TL_OK);
       for (int q = 0; q < P; q++) {
-        cr_assert_eq(
-            tl_ptdma_init_d(n, periodic, begin[q], begin[q + 1], A, B, C, a, b, c, &info),
-            TL_OK);
-        tl_ptdma_runtime_d(begin[q], begin[q + 1], A, C, b, D, d);
-        tl_ptdma_pack_d(begin[q], begin[q + 1], q, a, b, c, d, ra, rb, rc, rd);
+        cr_assert_eq(tl_ptdma_init_d(n, periodic, begin[q], begin[q + 1], A + begin[q],
+                                     B + begin[q], C + begin[q], a + begin[q], b + begin[q],
+                                     c + begin[q], &info),
+                     TL_OK);
+        tl_ptdma_runtime_d(begin[q], begin[q + 1], A + begin[q], C + begin[q], b + begin[q],
+                           D + begin[q], d + begin[q]);
+        tl_ptdma_pack_d(begin[q], begin[q + 1], q, a + begin[q], b + begin[q], c + begin[q],
+                        d + begin[q], ra, rb, rc, rd);
       }
       cr_assert_eq(tl_ptdma_reduced_solve_d(rows, periodic, ra, rb, rc, rd, rx, &info), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_ptdma_reconstruct_d(begin[q], begin[q + 1], a, b, c, d, rx[2 * q],
-                                            rx[2 * q + 1], x2, &info),
+        cr_assert_eq(tl_ptdma_reconstruct_d(begin[q], begin[q + 1], a + begin[q], b + begin[q],
+                                            c + begin[q], d + begin[q], rx[2 * q], rx[2 * q + 1],
+                                            x2 + begin[q], &info),
                      TL_OK);
       cr_expect_eq(memcmp(x1, x2, n * 8), 0, "Algorithm 2 P=%d periodic=%d", P, periodic);
       free(x1);
@@ -212,7 +219,8 @@ Test(ptdma, reduced_system_holds_the_boundary_rows)
   }
   tl_info info;
   /* m = 2: the rows are only scaled. */
-  cr_assert_eq(tl_ptdma_reduce_d(n, 0, 4, 6, A, B, C, D, a, c, d, &info), TL_OK);
+  cr_assert_eq(
+      tl_ptdma_reduce_d(n, 0, 4, 6, A + 4, B + 4, C + 4, D + 4, a + 4, c + 4, d + 4, &info), TL_OK);
   cr_expect_eq(a[4], 0.25);
   cr_expect_eq(c[4], 0.25);
   cr_expect_eq(d[5], 5.0 / 4.0);

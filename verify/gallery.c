@@ -1,4 +1,4 @@
-/* verify/gallery.c -- the numbered, seeded matrix gallery (ARCHITECTURE §5).
+/* verify/gallery.c -- the numbered, seeded matrix gallery (docs/design.md §5).
  *
  * Every type has a stable id, a short name and the matrix classes all its
  * matrices belong to; docs/gallery.md is the table a person reads. A

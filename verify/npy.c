@@ -1,4 +1,4 @@
-/* verify/npy.c -- NumPy .npy reader and writer (ARCHITECTURE §6).
+/* verify/npy.c -- NumPy .npy reader and writer (docs/design.md §6).
  *
  * A .npy file is a preamble, a header and the raw data:
  *

@@ -2,6 +2,7 @@
  * optional file named `periodic`), as `tridlab solve`, `tridlab-mpi solve`
  * and ports in other languages exchange systems. */
 #include <complex.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,5 +88,41 @@ int tl_system_dir_read(const char *dir, int periodic, tl_system_dir *sd, tl_info
   sd->ndim = d->ndim;
   sd->shape[0] = d->shape[0];
   sd->shape[1] = d->shape[1];
+  return TL_OK;
+}
+
+/* One array as DIR/NAME.npy, of shape (n) for one system, (nsys, n) for
+ * a batch. */
+int tl_system_dir_write_array(const char *dir, const char *name, const tl_batch *sys,
+                              const void *data, tl_info *info)
+{
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+  size_t shape[2] = {sys->nsys, sys->n};
+  if (sys->nsys == 1)
+    return tl_npy_write(path, sys->dtype, 1, &shape[1], data, info);
+  return tl_npy_write(path, sys->dtype, 2, shape, data, info);
+}
+
+int tl_system_dir_write(const char *dir, const tl_batch *sys, tl_info *info)
+{
+  static const char *const names[4] = {"a", "b", "c", "d"};
+  const void *arrays[4] = {sys->a, sys->b, sys->c, sys->d};
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return TL_FAIL(info, TL_ERR_IO, -1, -1, "dir", "cannot create directory %s: %s", dir,
+                   strerror(errno));
+  for (int k = 0; k < 4; k++)
+    TL_CALL(tl_system_dir_write_array(dir, names[k], sys, arrays[k], info));
+  /* The marker says periodic; its absence says plain, so a directory
+   * written again for another system never keeps a stale one. */
+  char marker[4200];
+  snprintf(marker, sizeof marker, "%s/periodic", dir);
+  if (!sys->periodic) {
+    remove(marker);
+    return TL_OK;
+  }
+  FILE *f = fopen(marker, "w");
+  if (!f || fclose(f) != 0)
+    return TL_FAIL(info, TL_ERR_IO, -1, -1, "dir", "cannot write %s", marker);
   return TL_OK;
 }

@@ -1,7 +1,7 @@
 /* cli/mpi/main_mpi.c -- `tridlab-mpi`: the partition algorithms across
  * real MPI ranks, run under mpirun (docs/mpi.md).
  *
- *   mpirun -n P build/tridlab-mpi list | solve | verify
+ *   mpirun -n P build/tridlab-mpi list | solve | verify | bench
  *
  * Every rank parses the same arguments; rank 0 reads and writes files and
  * speaks for all (one message, not P); every rank exits with the same
@@ -70,6 +70,8 @@ int main(int argc, char **argv)
     rc = cmd_mpi_solve(argc - 1, argv + 1);
   } else if (!strcmp(cmd, "verify")) {
     rc = cmd_mpi_verify(argc - 1, argv + 1);
+  } else if (!strcmp(cmd, "bench")) {
+    rc = cmd_mpi_bench(argc - 1, argv + 1);
   } else {
     cli_error("unknown command '%s' (try 'tridlab-mpi --help')", cmd);
     rc = EXIT_BAD_INPUT;

@@ -6,6 +6,7 @@
 
 int cmd_mpi_solve(int argc, char **argv);
 int cmd_mpi_verify(int argc, char **argv);
+int cmd_mpi_bench(int argc, char **argv);
 
 /* This process's rank in MPI_COMM_WORLD, and the number of ranks. */
 int mpi_rank(void);

@@ -26,6 +26,19 @@ int tl_thomas_ref_z(size_t n, const double complex *a, const double complex *b,
                     const double complex *c, const double complex *d, double complex *x,
                     tl_info *info);
 
+/* Thomas' two sweeps, as `tridlab trace` shows them. Forward: afterwards
+ * row i reads x[i] + cp[i] x[i+1] = dp[i]; returns the row of a zero or
+ * non-finite pivot, or -1 (*all_positive: every pivot real and > 0).
+ * Backward: x[i] = dp[i] - cp[i] x[i+1] in place (x holds dp); returns
+ * the first non-finite row, or -1. */
+long tl_thomas_ref_forward_d(size_t n, const double *a, const double *b, const double *c,
+                             const double *d, double *cp, double *dp, int *all_positive);
+long tl_thomas_ref_forward_z(size_t n, const double complex *a, const double complex *b,
+                             const double complex *c, const double complex *d,
+                             double complex *cp, double complex *dp, int *all_positive);
+long tl_thomas_ref_backward_d(size_t n, const double *cp, double *x);
+long tl_thomas_ref_backward_z(size_t n, const double complex *cp, double complex *x);
+
 /* reference/thomas_periodic_ref.c: cyclic systems by Sherman-Morrison. */
 int tl_thomas_periodic_ref_d(size_t n, const double *a, const double *b, const double *c,
                              const double *d, double *x, tl_info *info);
@@ -43,6 +56,14 @@ int tl_cr_ref_z(size_t n, const double complex *a, const double complex *b,
 /* reference/pcr_ref.c: parallel cyclic reduction, any n. */
 int tl_pcr_ref_d(size_t n, const double *a, const double *b, const double *c, const double *d,
                  double *x, tl_info *info);
+/* One PCR level at stride s: row i of (na, nb, nc, nd) couples x[i-2s],
+ * x[i], x[i+2s] (every row eliminates its neighbours at distance s).
+ * Returns the row of a zero or non-finite divisor, or -1. */
+long tl_pcr_ref_step_d(size_t n, size_t s, const double *a, const double *b, const double *c,
+                       const double *d, double *na, double *nb, double *nc, double *nd);
+long tl_pcr_ref_step_z(size_t n, size_t s, const double complex *a, const double complex *b,
+                       const double complex *c, const double complex *d, double complex *na,
+                       double complex *nb, double complex *nc, double complex *nd);
 int tl_pcr_ref_z(size_t n, const double complex *a, const double complex *b,
                  const double complex *c, const double complex *d, double complex *x,
                  tl_info *info);

@@ -108,6 +108,15 @@ int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *
  * |b_i| - |a_i| - |c_i|. */
 unsigned tl_classes_d(size_t n, const double *a, const double *b, const double *c, int periodic,
                       long *worst_row);
+/* The row classes (TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD) of a slice: rows
+ * [row0, row0 + m) of an n-row system, a, b, c pointing at row row0, as
+ * tl_classes_d judges those rows; *worst_rel (may be NULL) the smallest
+ * margin / |b_i| and *worst_row its global row (the first on a tie). A
+ * distributed verdict combines the slices: the classes by AND, the worst
+ * row by the smallest worst_rel, then the smallest row. */
+unsigned tl_row_classes_slice_d(size_t m, const double *a, const double *b, const double *c,
+                                size_t row0, size_t n, int periodic, double *worst_rel,
+                                long *worst_row);
 unsigned tl_classes_z(size_t n, const double complex *a, const double complex *b,
                       const double complex *c, int periodic, long *worst_row);
 

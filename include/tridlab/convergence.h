@@ -1,5 +1,5 @@
 /* tridlab/convergence.h -- compact finite-difference operators and
- * order-of-accuracy studies (ARCHITECTURE §5, "for convergence studies").
+ * order-of-accuracy studies (docs/design.md §5, "for convergence studies").
  *
  * A compact scheme computes the derivative f of samples u by solving one
  * tridiagonal system (S. K. Lele (1992), J. Comput. Phys. 103, 16-42;

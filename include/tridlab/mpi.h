@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "tridlab/ledger.h"
+#include "tridlab/part_distd2.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"
 #include "tridlab/system.h"
@@ -106,6 +107,11 @@ void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
 int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info);
 
+/* tl_mpi_solve, also saying how long this rank spent inside the
+ * algorithm's communication calls (the exchange layer's clock: waiting for
+ * a slower rank counts as communication). comm_seconds may be NULL. */
+int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+                       void *x, const tl_options *opt, tl_info *info, double *comm_seconds);
 /* Collect every rank's ledger entries on `root` (into *all, reset first,
  * significant on root only). Collective; not recorded. */
 int tl_mpi_ledger_gather(MPI_Comm comm, const tl_ledger *mine, int root, tl_ledger *all);
@@ -120,6 +126,23 @@ int tl_mpi_scatter_batch(MPI_Comm comm, int root, const tl_batch *sys, const siz
 void tl_mpi_batch_free(tl_mpi_batch *local);
 int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const void *x_local,
                     void *x_all, tl_info *info);
+
+/* DistD2 for a compact scheme (paper 000 §4.2, Figure 9) across the
+ * ranks of comm: ONE matrix for every system of the batch, the
+ * right-hand side the 5-point stencil st of u fused into the decoupling,
+ * on SZ-packed slices with the packed kernels of optimized/cpu/. plan:
+ * this rank's slice plan of its m rows of the matrix
+ * (tl_distd2_plan_slice_d); u, du: its m rows of every system, packed
+ * (tridlab/cpu.h, n = m; du may not be u). Phases: "halo" (2 rows of u
+ * per group of SZ systems to each neighbour), the packed decoupling,
+ * "edges" (3 words per system each way), the 2x2 systems, the packed
+ * substitution into du, "verdict". Collective: every rank returns the
+ * same status (as tl_distd2_plan_solve_stencil_d's for each system, the
+ * first failure of the batch). ledger: this rank's entries (may be
+ * NULL); comm_seconds: time inside communication (may be NULL). */
+int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
+                             size_t nsys, size_t sz, const double *u, double *du, double tol,
+                             tl_ledger *ledger, double *comm_seconds, tl_info *info);
 
 #ifdef __cplusplus
 }

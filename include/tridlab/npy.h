@@ -1,4 +1,4 @@
-/* tridlab/npy.h -- NumPy .npy interchange (ARCHITECTURE §6).
+/* tridlab/npy.h -- NumPy .npy interchange (docs/design.md §6).
  *
  * Reads and writes version 1.0, 2.0 and 3.0 .npy files holding float64
  * ('<f8') or complex128 ('<c16') arrays of one or two dimensions in C
@@ -56,6 +56,15 @@ typedef struct tl_system_dir {
 
 int tl_system_dir_read(const char *dir, int periodic, tl_system_dir *sd, tl_info *info);
 void tl_system_dir_free(tl_system_dir *sd);
+
+/* Write a batch as a system directory (created if missing): a b c d
+ * .npy of shape (n), or (nsys, n) when nsys > 1, and the `periodic`
+ * marker exactly when sys is periodic. */
+int tl_system_dir_write(const char *dir, const tl_batch *sys, tl_info *info);
+/* One more array of the batch's shape and dtype, as DIR/NAME.npy (the
+ * true solution, an answer). */
+int tl_system_dir_write_array(const char *dir, const char *name, const tl_batch *sys,
+                              const void *data, tl_info *info);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,24 @@ typedef struct tl_distd2_plan {
   double spike;      /* max over interior rows of |sa| + |sc| (<= 1 when dominant) */
   unsigned classes;  /* tl_class bits of the matrix (tl_classes_d)        */
   long worst_row;    /* row of the smallest dominance margin              */
+  /* Where the plan's rows sit in the whole system. A whole plan holds all
+   * n rows (row0 = 0, n_total = n); a slice plan (tl_distd2_plan_slice_d)
+   * holds ONE partition's m rows alone, as an MPI rank does (n = m,
+   * parts = 1), and needs them to find the system's true ends (the
+   * corners of a plain system) and to name global rows in reports. */
+  size_t row0;      /* global row of the plan's row 0                    */
+  size_t n_total;   /* rows of the whole system                          */
+  double worst_rel; /* slice plans: the smallest margin / |b| of its rows
+                       (classes: TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD of
+                       its rows only; a distributed verdict reduces them) */
 } tl_distd2_plan;
+
+/* Words per system of DistD2's messages (docs/ledger.md): a boundary row
+ * (its coupling, its dropped entry, its right-hand side) to each
+ * neighbour, and the verdict's allreduce of 6 (value, row) pairs:
+ * status, dropped, kappa, spike, worst margin, strictness. */
+#define TL_DISTD2_EDGE_WORDS 3
+#define TL_DISTD2_VERDICT_WORDS 12
 
 /* What partition p sends: its first row to partition p-1 and its last
  * row to partition p+1 (after Algorithm 6). Each row has a unit diagonal. */
@@ -84,6 +101,15 @@ int tl_distd2_plan_create_d(tl_distd2_plan *plan, size_t n, int periodic, int pa
                             const size_t *part_sizes, const double *a, const double *b,
                             const double *c, tl_info *info);
 void tl_distd2_plan_destroy(tl_distd2_plan *plan);
+
+/* A plan of ONE partition held alone: rows [row0, row0 + m) of an
+ * n_total-row system, a, b, c pointing at row row0 (m entries each), as
+ * an MPI rank holds them. Algorithm 5 on them (the same code as a whole
+ * plan's partition), row classes of these rows only, reports naming
+ * global rows. The phases below take it with p = 0. m >= 2. */
+int tl_distd2_plan_slice_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
+                           size_t m, const double *a, const double *b, const double *c,
+                           tl_info *info);
 
 /* Algorithm 5 on partition p of an allocated plan (begin[] filled). */
 int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const double *b,
@@ -109,6 +135,12 @@ void tl_distd2_halo_d(const tl_distd2_plan *plan, int p, const double *u, double
  * halo uh of partition p (tl_distd2_halo_d), writes d' of its rows. */
 int tl_distd2_decouple_stencil_d(const tl_distd2_plan *plan, int p, const double st[5],
                                  const double *uh, double *dt, tl_info *info);
+
+/* The partitions p sends its first row to (*prev) and its last row to
+ * (*next) for the 2x2 systems: p-1 and p+1, around the ring when
+ * periodic; -1 for none (the ends of a plain system, and P = 1, whose
+ * 2x2 is its own). */
+void tl_distd2_neighbours(int P, int periodic, int p, int *prev, int *next);
 
 /* Copy partition p's first and last rows of the decoupled system. */
 void tl_distd2_pack_d(const tl_distd2_plan *plan, int p, const double *dt, tl_distd2_edge *edge);

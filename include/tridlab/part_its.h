@@ -21,18 +21,35 @@
  *   tl_its_local_solve  modify the rhs (step 6) and solve N^p x^p = v^p
  *                       (eq 14/17, step 7)
  *
- * tl_its_ref_d is the one-call solve that runs them in this order.
+ * tl_its_ref_d is the one-call solve that runs them in this order. The
+ * phases of partition p take its arrays as pointers to its FIRST row
+ * (a + begin[p], ...: what an MPI rank holds); the window is filled from
+ * wherever its rows are (tl_its_window_rows, then the rows in window
+ * order into wa, wb, wc + k W, then tl_its_window_close).
+ *
+ * Messages (the ledger, docs/ledger.md), per system: "rate", an
+ * allreduce of 1 word (the largest decay rate: J and L); "window", 3
+ * words per window row from the partition that holds it to the one that
+ * owns the interface (a neighbour, or further when J + L exceeds a
+ * partition); "spike", t^{k+1} (jr words) from k to k+1; "sums", a_b^k
+ * down and a_t^{k+1} up (1 word each); "verdict", 6 (value, row) pairs.
  */
 #ifndef TRIDLAB_PART_ITS_H
 #define TRIDLAB_PART_ITS_H
 
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define TL_ITS_RATE_WORDS 1
+#define TL_ITS_ROW_WORDS 3
+#define TL_ITS_SUM_WORDS 1
+#define TL_ITS_VERDICT_WORDS 12
 
 typedef struct tl_its_state {
   size_t n;
@@ -82,12 +99,33 @@ void tl_its_rate(tl_its_state *st, int p, const double *a, const double *b, cons
  * it exceeds the smallest partition (paper 003 §3.2: "the algorithm
  * assumes J <= m"). */
 int tl_its_truncation(tl_its_state *st, size_t J_param, double eps_c, tl_info *info);
+/* The window around interface k: its rows are the global rows first,
+ * first + 1, ... (mod n), len of them (the return value); sets wlen,
+ * wpos, wfull. After its rows are written into wa, wb, wc + k W in that
+ * order, tl_its_window_close drops the couplings that leave it. */
+size_t tl_its_window_rows(tl_its_state *st, int k, long *first);
+void tl_its_window_close(tl_its_state *st, int k);
+/* The whole window from the whole system's arrays (one address space). */
 void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, const double *c);
+/* The partition that holds global row `row`. */
+int tl_its_owner(const tl_its_state *st, size_t row);
+/* The messages of one system's solve, in a ledger (may be NULL): setup
+ * ("window" rows to each interface's owner, "spike" t^{k+1} to k+1) after
+ * the truncation, and the per-right-hand-side "sums". */
+void tl_its_ledger_setup(tl_its_state *st, tl_ledger *ledger);
+void tl_its_ledger_sums(const tl_its_state *st, tl_ledger *ledger);
 int tl_its_coefficients(tl_its_state *st, int k, tl_info *info);
 void tl_its_partial(tl_its_state *st, int p, const double *d);
 void tl_its_exchange(tl_its_state *st);
 int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,
                        const double *c, const double *d, double *x, tl_info *info);
+
+/* The verdict from the numbers over all interfaces: the largest dropped
+ * mass (at interface row drop_row), the largest bound and eps_c, whether
+ * the matrix is strictly diagonally dominant (worst: its worst row).
+ * Sets info->dropped, bound, tol; TL_OK or TL_OUTSIDE_DOMAIN. */
+int tl_its_verdict(const tl_its_state *st, double dropped, long drop_row, double bound, double epsc,
+                   int strict, long worst, double tol, tl_info *info);
 
 /* The one-call solve. J = 0: chosen from eps_c. tol: the largest
  * dropped (normalised as in tl_its_state.dropped) accepted for TL_OK.

@@ -27,21 +27,47 @@
  *   j = m-1:      a[k] x[begin]   + b[k] x[k] + c[k] x[end]   = d'[k]
  * with b = 1 for Algorithm 1 (indices wrap when periodic).
  *
- * Arrays are the GLOBAL arrays of length n; a phase for partition p reads
- * and writes only its rows. Non-periodic phases never read the corners
- * A[0] and C[n-1]. Capital A, B, C, D are the original coefficients
- * (paper 001 Algorithm 2's A, B, C), small a, b, c, d the reduced ones.
+ * A phase for partition [begin, end) takes its arrays as pointers to the
+ * partition's FIRST row (A + begin, ..., x + begin: m = end - begin
+ * entries each, what an MPI rank holds); begin and n only tell where the
+ * rows sit (the ends of a plain system, global rows in reports). The
+ * reduced system (ra, rb, rc, rd, rx) has 2P rows. Non-periodic phases
+ * never read the corners A[0] and C[n-1]. Capital A, B, C, D are the
+ * original coefficients (paper 001 Algorithm 2's A, B, C), small a, b, c,
+ * d the reduced ones.
  */
 #ifndef TRIDLAB_PART_PTDMA_H
 #define TRIDLAB_PART_PTDMA_H
 
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The flavours (the registry's parameter "flavour"). */
+enum { TL_PTDMA_SPLIT = 0, TL_PTDMA_COMBINED = 1 };
+
+/* Words per system of what a partition sends to the one that solves the
+ * reduced systems (docs/ledger.md): the coefficients a, b, c of its 2
+ * rows (the plan of Algorithm 2), their d' (its runtime), or a, c, d' of
+ * them (Algorithm 1: b = 1 is not sent); x of its 2 rows comes back. The
+ * verdict: 5 (value, row) pairs (status, worst margin, not row dominant,
+ * not strictly dominant, near underflow). */
+#define TL_PTDMA_COEF_WORDS 6
+#define TL_PTDMA_RHS_WORDS 2
+#define TL_PTDMA_ROW_WORDS 6
+#define TL_PTDMA_X_WORDS 2
+#define TL_PTDMA_VERDICT_WORDS 10
+
+/* The exchange of the simulated partitions in a ledger (NULL: nothing):
+ * partitions 1..P-1 send `words` per system to partition 0 (gather), or
+ * receive them from it (scatter); nothing when P = 1. */
+void tl_ptdma_ledger_gather(tl_ledger *ledger, const char *phase, int P, size_t words);
+void tl_ptdma_ledger_scatter(tl_ledger *ledger, const char *phase, int P, size_t words);
 
 /* Algorithm 1 on partition [begin, end) of an n-row system: reads A, B,
  * C, D there, writes the unit-diagonal a, c, d there. TL_ERR_BREAKDOWN
@@ -80,6 +106,21 @@ int tl_ptdma_reduced_solve_d(size_t rows, int periodic, const double *ra, const 
 int tl_ptdma_reconstruct_d(size_t begin, size_t end, const double *a, const double *b,
                            const double *c, const double *d, double x_first, double x_last,
                            double *x, tl_info *info);
+
+/* Reduced row r of the 2P rows -> its global row (begin: the P + 1
+ * partition bounds): 2p -> begin[p], 2p+1 -> begin[p+1] - 1; -1 stays. */
+long tl_ptdma_global_row(const size_t *begin, long r);
+
+/* 1 when Algorithm 2's reconstruction of a partition (m rows, a, c, d
+ * its reduced rows) took an interior row from terms near the underflow
+ * threshold: the plan then checks the residual (ptdma_ref.c, "Underflow"). */
+int tl_ptdma_reconstruct_tiny_d(size_t m, const double *a, const double *c, const double *d,
+                                double x_first, double x_last);
+
+/* The domain verdict from the matrix's classes (tl_classes_d) and its
+ * worst row: TL_OK, or TL_OUTSIDE_DOMAIN when it is not row diagonally
+ * dominant (periodic: not strictly), with the reason. */
+int tl_ptdma_domain_verdict(unsigned classes, long worst, int periodic, tl_info *info);
 
 /* The reusable plan of Algorithm 2 for one matrix and one partitioning:
  * the original A, C (corners of a plain system zeroed), the step-1

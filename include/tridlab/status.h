@@ -1,4 +1,4 @@
-/* tridlab/status.h -- status codes and the solve report (ARCHITECTURE §4).
+/* tridlab/status.h -- status codes and the solve report (docs/design.md §4).
  *
  * Every tridlab function returns an int status. Negative: no solution.
  * Zero: solved inside the algorithm's guaranteed domain. Positive: a

@@ -1,5 +1,5 @@
 /* tridlab/sweep.h -- truncation-error studies of the approximate
- * partition algorithms (ARCHITECTURE §1, convergence/: "ITS truncation
+ * partition algorithms (docs/design.md §1, convergence/: "ITS truncation
  * studies"; verify/: "tolerance sweeps").
  *
  * An approximate algorithm drops a coupling that decays geometrically

@@ -1,4 +1,4 @@
-/* tridlab/system.h -- tridiagonal systems and batches (ARCHITECTURE §2).
+/* tridlab/system.h -- tridiagonal systems and batches (docs/design.md §2).
  *
  * Row i of every system:  a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i],
  * i = 0..n-1, all arrays of length n. a is the lower, b the main and c the

@@ -11,6 +11,7 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/convergence.h"
 #include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
 #include "tridlab/ledger.h"
 #include "tridlab/npy.h"
 #include "tridlab/part_distd2.h"
@@ -21,11 +22,13 @@
 #include "tridlab/part_rpdd.h"
 #include "tridlab/part_ptdma.h"
 #include "tridlab/part_tridsolver.h"
+#include "tridlab/port.h"
 #include "tridlab/registry.h"
 #include "tridlab/status.h"
 #include "tridlab/study.h"
 #include "tridlab/sweep.h"
 #include "tridlab/system.h"
+#include "tridlab/trace.h"
 #include "tridlab/verify.h"
 
 #endif

@@ -1,4 +1,4 @@
-/* tridlab/verify.h -- the verification layer (ARCHITECTURE §5).
+/* tridlab/verify.h -- the verification layer (docs/design.md §5).
  *
  * A seeded, numbered gallery of matrices; LAPACK-convention metrics
  * (DGTT02 residual ratio, DGET04 forward-error ratio with DGTCON's rcond,

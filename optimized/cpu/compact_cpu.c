@@ -150,11 +150,11 @@ static int decouple(const tl_distd2_plan *plan, int p, const double *st, size_t 
   TL_CALL(phase_coef(plan, p, fl, &kd, &kf, &owned, info));
   int status;
   if (fl) {
-    TL_CPU_DISPATCH_TO(status, sz, decouple_packed, f, plan->n, k0, m, &kf, st, nsys, in, hrows, dt,
-                       info);
+    TL_CPU_DISPATCH_TO(status, sz, decouple_packed, f, plan->n, k0, plan->row0 + k0, m, &kf, st,
+                       nsys, in, hrows, dt, info);
   } else {
-    TL_CPU_DISPATCH_TO(status, sz, decouple_packed, d, plan->n, k0, m, &kd, st, nsys, in, hrows, dt,
-                       info);
+    TL_CPU_DISPATCH_TO(status, sz, decouple_packed, d, plan->n, k0, plan->row0 + k0, m, &kd, st,
+                       nsys, in, hrows, dt, info);
   }
   free(owned);
   return status;
@@ -172,11 +172,11 @@ static int substitute(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
   TL_CALL(phase_coef(plan, p, fl, &kd, &kf, &owned, info));
   int status;
   if (fl) {
-    TL_CPU_DISPATCH_TO(status, sz, substitute_packed, f, n, k0, m, &kf, nsys, x_first, x_last, dt,
-                       x, info);
+    TL_CPU_DISPATCH_TO(status, sz, substitute_packed, f, n, k0, plan->row0 + k0, m, &kf, nsys,
+                       x_first, x_last, dt, x, info);
   } else {
-    TL_CPU_DISPATCH_TO(status, sz, substitute_packed, d, n, k0, m, &kd, nsys, x_first, x_last, dt,
-                       x, info);
+    TL_CPU_DISPATCH_TO(status, sz, substitute_packed, d, n, k0, plan->row0 + k0, m, &kd, nsys,
+                       x_first, x_last, dt, x, info);
   }
   free(owned);
   return status;
@@ -659,9 +659,11 @@ static void FN(note_nonfinite)(size_t m, const T *y, const T *chk, size_t g, siz
 
 /* Decoupling of partition [k0, k0 + m) in every group. in: d (the whole
  * packed system, n rows per group) when st is NULL, else the packed
- * halo (hrows = m + 4 rows per group). */
-static int FN(decouple_packed)(size_t n, size_t k0, size_t m, const COEF *k, const double *st,
-                               size_t nsys, const T *in, size_t hrows, T *dt, tl_info *info)
+ * halo (hrows = m + 4 rows per group). g0: the global row of row k0, for
+ * reports (k0 itself, unless the plan holds a slice of a larger system). */
+static int FN(decouple_packed)(size_t n, size_t k0, size_t g0, size_t m, const COEF *k,
+                               const double *st, size_t nsys, const T *in, size_t hrows, T *dt,
+                               tl_info *info)
 {
   size_t groups = (nsys + SZ - 1) / SZ;
   T s[5] = {0, 0, 0, 0, 0};
@@ -684,7 +686,7 @@ static int FN(decouple_packed)(size_t n, size_t k0, size_t m, const COEF *k, con
       FN(forward_row)(k, j, r, y);
     }
     FN(backward_rows)(k, m, y);
-    FN(note_nonfinite)(m, y, NULL, g, nsys, k0, &bad_sys, &bad_row);
+    FN(note_nonfinite)(m, y, NULL, g, nsys, g0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",
@@ -693,9 +695,9 @@ static int FN(decouple_packed)(size_t n, size_t k0, size_t m, const COEF *k, con
   return TL_OK;
 }
 
-static int FN(substitute_packed)(size_t n, size_t k0, size_t m, const COEF *k, size_t nsys,
-                                 const double *x_first, const double *x_last, const T *dt, T *x,
-                                 tl_info *info)
+static int FN(substitute_packed)(size_t n, size_t k0, size_t g0, size_t m, const COEF *k,
+                                 size_t nsys, const double *x_first, const double *x_last,
+                                 const T *dt, T *x, tl_info *info)
 {
   size_t groups = (nsys + SZ - 1) / SZ;
   long bad_sys = -1, bad_row = -1;
@@ -710,7 +712,7 @@ static int FN(substitute_packed)(size_t n, size_t k0, size_t m, const COEF *k, s
     }
     size_t o = (g * n + k0) * SZ;
     FN(substitute_rows)(k, m, xf, xl, dt + o, x + o, chk);
-    FN(note_nonfinite)(m, x + o, chk, g, nsys, k0, &bad_sys, &bad_row);
+    FN(note_nonfinite)(m, x + o, chk, g, nsys, g0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",

@@ -8,11 +8,12 @@
  * one rank) is a copy: nothing is sent, nothing recorded.
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
 
-enum { TAG_TO_NEXT = 101, TAG_TO_PREV = 102, TAG_SHIFT = 103 };
+enum { TAG_TO_NEXT = 101, TAG_TO_PREV = 102, TAG_SHIFT = 103, TAG_SPARSE = 104 };
 
 double tl_mpi_now(void)
 {
@@ -238,5 +239,41 @@ int tl_mpi_allreduce_pairs(tl_mpi_exchange *ex, const char *phase, int round, do
   ex->seconds += MPI_Wtime() - t0;
   tl_ledger_collective(ex->ledger, phase, round, TL_LEDGER_ALLREDUCE, ex->rank, -1, 2 * npairs,
                        2 * npairs);
+  return TL_OK;
+}
+
+/* ---- messages to any ranks (its_mpi.c: the windows of ITS) ---------- */
+
+int tl_mpi_sparse(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                  const size_t *scount, const void *const *sbuf, const size_t *rcount,
+                  void *const *rbuf)
+{
+  int P = ex->size, nreq = 0;
+  for (int q = 0; q < P; q++) {
+    CHECK_COUNT(scount[q]);
+    CHECK_COUNT(rcount[q]);
+  }
+  MPI_Request *req = malloc(2 * (size_t)P * sizeof *req);
+  if (!req)
+    return TL_ERR_NOMEM;
+  size_t w = words_per(dt);
+  double t0 = MPI_Wtime();
+  for (int q = 0; q < P; q++) /* nothing to oneself: a rank keeps its rows */
+    if (q != ex->rank && rcount[q] > 0)
+      MPI_Irecv(rbuf[q], (int)rcount[q], mpi_type(dt), q, TAG_SPARSE, ex->comm, &req[nreq++]);
+  for (int q = 0; q < P; q++)
+    if (q != ex->rank && scount[q] > 0)
+      MPI_Isend(sbuf[q], (int)scount[q], mpi_type(dt), q, TAG_SPARSE, ex->comm, &req[nreq++]);
+  MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+  ex->seconds += MPI_Wtime() - t0;
+  free(req);
+  for (int q = 0; q < P; q++) {
+    if (q == ex->rank)
+      continue;
+    if (scount[q] > 0)
+      tl_ledger_p2p(ex->ledger, phase, round, TL_LEDGER_SEND, ex->rank, q, scount[q] * w);
+    if (rcount[q] > 0)
+      tl_ledger_p2p(ex->ledger, phase, round, TL_LEDGER_RECV, ex->rank, q, rcount[q] * w);
+  }
   return TL_OK;
 }

@@ -21,8 +21,8 @@
 /* ---- the exchange layer (exchange.c) ------------------------------- */
 
 /* Send count elements to dst and receive rcount from src, in one step. */
-int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                 const void *send, size_t count, int dst, void *recv, size_t rcount, int src);
+int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                 size_t count, int dst, void *recv, size_t rcount, int src);
 /* The same, started: the messages travel while the rank computes; the
  * buffers belong to MPI until tl_mpi_wait (recorded at the start). The
  * latency hiding of Tridsolver's mini-batches. */
@@ -42,10 +42,10 @@ int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtyp
                       size_t nfrom_next);
 int tl_mpi_allgather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
                      const void *send, size_t count, void *recv);
-int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                  const void *send, size_t count, void *recv, int root);
-int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
-                   const void *send, size_t count, void *recv, int root);
+int tl_mpi_gather(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                  size_t count, void *recv, int root);
+int tl_mpi_scatter(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                   size_t count, void *recv, int root);
 int tl_mpi_bcast(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, void *buf,
                  size_t count, int root);
 /* In place over all ranks: the largest of each entry. */
@@ -58,6 +58,13 @@ int tl_mpi_allreduce_sum(tl_mpi_exchange *ex, const char *phase, int round, doub
  * travel as doubles; exact below 2^53). The verdict's reduction. */
 int tl_mpi_allreduce_pairs(tl_mpi_exchange *ex, const char *phase, int round, double *pairs,
                            size_t npairs);
+
+/* Messages to and from any ranks at once: scount[q] elements from
+ * sbuf[q] go to rank q, rcount[q] arrive from it into rbuf[q] (P entries
+ * each; 0: no message; the own rank's entries are ignored). */
+int tl_mpi_sparse(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                  const size_t *scount, const void *const *sbuf, const size_t *rcount,
+                  void *const *rbuf);
 
 /* Time a local step (not communication) without recording anything. */
 double tl_mpi_now(void);
@@ -73,9 +80,9 @@ double tl_mpi_now(void);
 typedef struct tl_mpi_status {
   tl_mpi_exchange *ex;
   size_t nsys;
-  double *key;     /* per system: 0, or the encoded (status, phase, rank) */
-  long *row;       /* per system: the global row of that status           */
-  tl_info **note;  /* per system: this rank's report of it (NULL: none)   */
+  double *key;    /* per system: 0, or the encoded (status, phase, rank) */
+  long *row;      /* per system: the global row of that status           */
+  tl_info **note; /* per system: this rank's report of it (NULL: none)   */
 } tl_mpi_status;
 
 int tl_mpi_status_init(tl_mpi_status *st, tl_mpi_exchange *ex, size_t nsys, tl_info *info);
@@ -96,8 +103,7 @@ int tl_mpi_status_warned(const double *pairs, size_t stride, size_t s);
  * rank returns it as the batch's status (with "system s: " when
  * nsys > 1). Returns 0 when nothing failed (the algorithm then decides
  * each system from the reduced numbers, with tl_outcome_*). */
-int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t stride,
-                              tl_info *info);
+int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t stride, tl_info *info);
 /* For algorithms whose verdict is only the status pair: the first error
  * (as above); else the first system with a warning noted by some rank,
  * whose report that rank broadcasts; else TL_OK. */
@@ -106,6 +112,13 @@ int tl_mpi_status_outcome(tl_mpi_status *st, const double *pairs, size_t stride,
  * same broadcast, when an algorithm's warning comes from one rank's rows). */
 int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
                           tl_info *one);
+
+/* The first error (as above); else each system's verdict from its
+ * reduced pairs (q: the system's `stride` pairs), combined by the rule of
+ * a batch (tl_outcome). What most algorithms do after the verdict. */
+typedef int (*tl_mpi_verdict_fn)(void *ctx, size_t s, const double *q, tl_info *one);
+int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
+                           tl_mpi_verdict_fn judge, void *ctx, tl_info *info);
 
 /* ---- the verdict of the exact solvers (verdict_mpi.c) --------------- */
 
@@ -123,10 +136,24 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
                             const char *name, const char *dd_why, const char *why,
                             const tl_info *fields, tl_info *info);
 
+/* ---- 3-D boxes (grid_mpi.c) ---------------------------------------- */
+
+/* Copy the region (rb, rm) of a global 3-D array, elements of `words`
+ * doubles, from src holding box (sb, sm) to dst holding box (db, dm);
+ * both boxes must contain the region. Boxes are x fastest. A contiguous
+ * buffer for the region is the box (rb, rm) itself. */
+void tl_grid_copy_box(const double *src, const size_t sb[3], const size_t sm[3], double *dst,
+                      const size_t db[3], const size_t dm[3], const size_t rb[3],
+                      const size_t rm[3], size_t words);
+
 /* ---- the rank programs (one file each) ----------------------------- */
 
 extern const tl_mpi_algorithm tl_mpi_algo_pdd;
 extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
+/* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
+extern const tl_mpi_algorithm tl_mpi_algo_distd2;
+extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
+extern const tl_mpi_algorithm tl_mpi_algo_its;
 extern const tl_mpi_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
 extern const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
 #ifdef TL_HAVE_SCALAPACK

@@ -54,40 +54,52 @@ void Cblacs_gridexit(int ctxt);
 enum { PH_DOMAIN = 0, PH_SOLVE = 1, PH_CHECK = 2 };
 
 /* One BLACS grid (1 x P) per communicator, made once: making it is a
- * collective that a benchmark should not time. After a failed solve the
- * grid is dropped (forget_grid): PDDTTRF leaves messages in flight when
- * one process stops on a block it cannot factor, and the next solve on
- * the same grid would receive them. */
-static MPI_Comm grid_comm[8];
-static int grid_ctxt[8], grid_count;
+ * collective that a benchmark should not time. The grid is cached ON the
+ * communicator (an MPI attribute), so it goes away with it: a caller that
+ * frees its communicator (the grid lines of tridlab/mpi_grid.h) leaves no
+ * stale entry behind, and a new communicator never meets an old grid.
+ * After a failed solve the grid is dropped (forget_grid): PDDTTRF leaves
+ * messages in flight when one process stops on a block it cannot factor,
+ * and the next solve on the same grid would receive them. */
+static int grid_keyval = MPI_KEYVAL_INVALID;
+
+static int grid_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+  (void)comm;
+  (void)keyval;
+  (void)extra;
+  Cblacs_gridexit(*(int *)value);
+  free(value);
+  return MPI_SUCCESS;
+}
 
 static int grid_for(MPI_Comm comm)
 {
-  for (int k = 0; k < grid_count; k++) {
-    int same;
-    MPI_Comm_compare(grid_comm[k], comm, &same);
-    if (same == MPI_IDENT)
-      return grid_ctxt[k];
-  }
+  if (grid_keyval == MPI_KEYVAL_INVALID)
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, grid_delete, &grid_keyval, NULL);
+  int *cached, found;
+  MPI_Comm_get_attr(comm, grid_keyval, &cached, &found);
+  if (found)
+    return *cached;
   int P, c = Csys2blacs_handle(comm);
   MPI_Comm_size(comm, &P);
   Cblacs_gridinit(&c, "Row-major", 1, P);
-  if (grid_count < 8) {
-    grid_comm[grid_count] = comm;
-    grid_ctxt[grid_count++] = c;
+  int *keep = malloc(sizeof *keep);
+  if (keep) {
+    *keep = c;
+    MPI_Comm_set_attr(comm, grid_keyval, keep);
   }
   return c;
 }
 
-static void forget_grid(int ctxt)
+static void forget_grid(MPI_Comm comm, int ctxt)
 {
-  Cblacs_gridexit(ctxt);
-  for (int k = 0; k < grid_count; k++)
-    if (grid_ctxt[k] == ctxt) {
-      grid_comm[k] = grid_comm[grid_count - 1];
-      grid_ctxt[k] = grid_ctxt[--grid_count];
-      return;
-    }
+  int *cached, found;
+  MPI_Comm_get_attr(comm, grid_keyval, &cached, &found);
+  if (found)
+    MPI_Comm_delete_attr(comm, grid_keyval); /* grid_delete exits the grid */
+  else
+    Cblacs_gridexit(ctxt);
 }
 
 /* PDDTSV factors without pivoting: it promises an answer only for a
@@ -181,8 +193,9 @@ static int pddtsv_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
       int bad = linfo < 0 ? TL_ERR_ARG : TL_ERR_BREAKDOWN;
       tl_info_set(&one_info, __FILE__, __LINE__, bad, -1, -1, "",
                   "pddtsv: ScaLAPACK returned INFO = %d on rank %d (%s)", linfo, ex->rank,
-                  linfo < 0 ? "an argument it refused" : "a block it could not factor without "
-                                                         "pivoting");
+                  linfo < 0 ? "an argument it refused"
+                            : "a block it could not factor without "
+                              "pivoting");
       tl_mpi_status_note(&st, s, PH_SOLVE, bad, &one_info);
       continue;
     }
@@ -208,7 +221,7 @@ static int pddtsv_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
       status = tl_mpi_status_outcome(&st, pairs, 1, info);
     for (size_t s = 0; s < sl->nsys; s++)
       if (tl_mpi_status_failed(pairs, 1, s) || tl_mpi_status_warned(pairs, 1, s)) {
-        forget_grid(ctxt); /* every rank knows: the verdict is global */
+        forget_grid(ex->comm, ctxt); /* every rank knows: the verdict is global */
         break;
       }
   }

@@ -7,8 +7,11 @@
 static const tl_mpi_algorithm *const algorithms[] = {
     &tl_mpi_algo_pdd,
     &tl_mpi_algo_rpdd,
-    &tl_mpi_algo_tridsolver,
-    &tl_mpi_algo_hybrid_pcr,
+    &tl_mpi_algo_distd2, /* distd2_mpi.c */
+    &tl_mpi_algo_ptdma,  /* ptdma_mpi.c */
+    &tl_mpi_algo_its,    /* its_mpi.c */
+    &tl_mpi_algo_tridsolver, /* tridsolver_mpi.c */
+    &tl_mpi_algo_hybrid_pcr, /* hybrid_pcr_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

@@ -100,7 +100,7 @@ static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *
  * (the same verdict on every rank: they all see n and P). */
 static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, int P,
                          const tl_mpi_batch *local, const size_t *slices, void *x,
-                         const tl_options *opt, tl_info *info)
+                         const tl_options *opt, tl_info *info, double *comm_seconds)
 {
   tl_options o;
   if (opt)
@@ -110,8 +110,11 @@ static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, 
   o.parts = P;
   o.part_sizes = slices;
   tl_mpi_exchange ex = {.comm = comm, .rank = rank, .size = P, .ledger = o.ledger};
-  if (!local->periodic || local->n > 2)
-    return algo->solve(algo, &ex, local, slices, x, &o, info);
+  if (!local->periodic || local->n > 2) {
+    int status = algo->solve(algo, &ex, local, slices, x, &o, info);
+    *comm_seconds = ex.seconds;
+    return status;
+  }
   if (P > 1)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
                    "%s: a periodic system of %zu rows folds onto itself; solve it on one rank",
@@ -124,6 +127,7 @@ static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, 
   tl_mpi_batch mine = *local;
   mine.a = folded.a, mine.b = folded.b, mine.c = folded.c;
   int status = algo->solve(algo, &ex, &mine, slices, x, &o, info);
+  *comm_seconds = ex.seconds;
   free(storage);
   return status;
 }
@@ -146,6 +150,16 @@ static int share_report(MPI_Comm comm, int rank, int owner, tl_info *info)
 int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info)
 {
+  return tl_mpi_solve_timed(algo, comm, local, x, opt, info, NULL);
+}
+
+int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+                       void *x, const tl_options *opt, tl_info *info, double *comm_seconds)
+{
+  double comm_scratch = 0;
+  if (!comm_seconds)
+    comm_seconds = &comm_scratch;
+  *comm_seconds = 0;
   tl_info_clear(info);
   tl_info scratch;
   if (!info)
@@ -183,7 +197,7 @@ int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch
     if (status == TL_OK)
       status = tl_check_params(algo->reference, opt, info);
     if (status == TL_OK)
-      status = run_algorithm(algo, comm, rank, P, local, slices, x, opt, info);
+      status = run_algorithm(algo, comm, rank, P, local, slices, x, opt, info, comm_seconds);
   }
   free(table);
   free(slices);

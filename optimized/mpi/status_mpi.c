@@ -156,3 +156,18 @@ int tl_mpi_status_outcome(tl_mpi_status *st, const double *pairs, size_t stride,
   }
   return tl_outcome_finish(&out, info);
 }
+
+int tl_mpi_status_verdicts(tl_mpi_status *st, const double *pairs, size_t stride,
+                           tl_mpi_verdict_fn judge, void *ctx, tl_info *info)
+{
+  int failed = tl_mpi_status_first_error(st, pairs, stride, info);
+  tl_outcome out;
+  tl_outcome_init(&out, st->nsys);
+  for (size_t s = 0; failed == 0 && s < st->nsys; s++) { /* every system, in order */
+    tl_info one;
+    tl_info_clear(&one);
+    int verdict = judge(ctx, s, pairs + 2 * stride * s, &one);
+    tl_outcome_add(&out, s, verdict, &one);
+  }
+  return failed != 0 ? failed : tl_outcome_finish(&out, info);
+}

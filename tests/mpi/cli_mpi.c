@@ -161,6 +161,44 @@ int main(void)
   rc = run(2, "verify --algo pdd --sizes 64 --nsys 2", &lines, first, sizeof first);
   EXPECT(rc == 0, "verify: exit %d (%s)", rc, first);
 
+  /* The bench as a program that runs, not a timing: every algorithm and
+   * the packed kernel give a row with a status and a finite residual, the
+   * ping-pong its model row; a bad option is one message, exit 1. */
+  snprintf(args, sizeof args,
+           "bench --n 64 --unknowns 4096 --reps 1 --csv %s/bench.csv --plot %s/bench", tmpdir,
+           tmpdir);
+  rc = run(2, args, &lines, first, sizeof first);
+  EXPECT(rc == 0, "bench: exit %d (%s)", rc, first);
+  char row[1024];
+  snprintf(path, sizeof path, "%s/bench.csv", tmpdir);
+  FILE *csv = fopen(path, "r");
+  int mpi_rows = 0, ok_rows = 0, openmp_rows = 0, model_rows = 0;
+  while (csv && fgets(row, sizeof row, csv)) {
+    mpi_rows += !strncmp(row, "mpi,", 4);
+    ok_rows += !strncmp(row, "mpi,", 4) && strstr(row, ",ok,") != NULL;
+    openmp_rows += !strncmp(row, "openmp,", 7);
+    model_rows += !strncmp(row, "alpha_beta,", 11);
+  }
+  if (csv)
+    fclose(csv);
+  /* The algorithms, as `tridlab-mpi list` names them (a header line, then
+   * one line each). */
+  size_t nalgo = 0;
+  run(1, "list", &lines, first, sizeof first);
+  snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+  FILE *list = fopen(path, "r");
+  while (list && fgets(row, sizeof row, list))
+    nalgo++;
+  if (list)
+    fclose(list);
+  nalgo = nalgo ? nalgo - 1 : 0;
+  EXPECT(mpi_rows == (int)nalgo && ok_rows == mpi_rows && openmp_rows == 1 && model_rows == 1,
+         "bench CSV: %d mpi rows (%d ok) of %zu algorithms, %d openmp, %d model", mpi_rows,
+         ok_rows, nalgo, openmp_rows, model_rows);
+  rc = run(2, "bench --reps 0", &lines, first, sizeof first);
+  EXPECT(rc == 1 && lines == 1 && strstr(first, "--reps"), "bench --reps 0: exit %d, %d lines",
+         rc, lines);
+
   char rm[512];
   snprintf(rm, sizeof rm, "rm -rf %s", tmpdir);
   if (system(rm) != 0)

@@ -1,0 +1,343 @@
+/* cli/mpi/cmd_mpi_bench.c -- `tridlab-mpi bench`: every MPI algorithm on
+ * one large batch, its time split into compute and communication, against
+ * the same-traffic memory limit, the OpenMP packed kernel on the same
+ * cores and ScaLAPACK's PDDTSV; and a ping-pong. The measuring is in the
+ * library (tridlab/mpi_bench.h); this file parses, prints and plots. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli.h"
+#include "mpi_cli.h"
+#include "tridlab/mpi.h"
+#include "tridlab/mpi_bench.h"
+#include "tridlab/study.h"
+#include "tridlab/tridlab.h"
+
+#define MAX_ALGOS 32
+
+static void bench_usage(FILE *out)
+{
+  fprintf(out,
+          "usage: mpirun --bind-to none -n P tridlab-mpi bench [options]\n"
+          "\n"
+          "Every MPI algorithm solves one seeded, diagonally dominant batch (double) of\n"
+          "--unknowns unknowns in systems of --n rows, each rank owning its slice of every\n"
+          "system. Per algorithm: the median time per solve of the slowest rank (after a\n"
+          "warm-up), split into communication (inside the exchange layer, waiting included)\n"
+          "and compute; GB/s for 5 words per unknown (read a, b, c, d, write x); the\n"
+          "same-traffic limit, a stream of the same arrays on every rank at once, paired\n"
+          "with every run (limit_ratio = t_limit / t_solve, median); the busiest rank's\n"
+          "ledger; LAPACK's residual ratio of the first systems; and the time against the\n"
+          "OpenMP SZ-packed Thomas kernel with P threads on one rank and against PDDTSV.\n"
+          "With 2 ranks or more, a ping-pong between ranks 0 and 1 gives latency alpha and\n"
+          "bandwidth beta.\n"
+          "\n"
+          "options:\n"
+          "  --n N              rows per system (default 4096)\n"
+          "  --unknowns N       unknowns in the batch (default 2^24 = 16777216)\n"
+          "  --reps R           timed runs per measurement (default 5)\n"
+          "  --algo A1,A2,..    only these MPI algorithms (default all)\n"
+          "  --seed S           batch seed (default 1)\n"
+          "  --quick            n = 1024, 2^20 unknowns, 3 runs (a check, not a figure)\n"
+          "  --no-packed        skip the OpenMP packed kernel\n"
+          "  --no-pingpong      skip the ping-pong\n"
+          "  --csv FILE         also write the rows as CSV to FILE\n"
+          "  --append           append to FILE (no header), e.g. for P = 1 then 2\n"
+          "  --plot PREFIX      PREFIX.dat, PREFIX.gp and PREFIX.png (gnuplot): the time\n"
+          "                     split per algorithm\n"
+          "\n"
+          "Bind no rank to a core (mpirun --bind-to none): the packed kernel runs P threads\n"
+          "in rank 0. Exit status 0, 1 for bad options or when a solve fails.\n");
+}
+
+typedef struct bench_args {
+  tl_mpi_bench_config cfg;
+  const char *algos[MAX_ALGOS];
+  size_t nalgos;
+  char *algo_list;
+  int packed, pingpong, append;
+  const char *csv, *plot;
+} bench_args;
+
+static int parse_algos(bench_args *a, const char *v)
+{
+  a->algo_list = strdup(v);
+  for (char *tok = strtok(a->algo_list, ","); tok; tok = strtok(NULL, ",")) {
+    if (!tl_mpi_find(tok)) {
+      cli_error("bench: no MPI algorithm named '%s' (see 'tridlab-mpi list')", tok);
+      return 2;
+    }
+    if (a->nalgos == MAX_ALGOS) {
+      cli_error("bench: at most %d algorithms", MAX_ALGOS);
+      return 2;
+    }
+    a->algos[a->nalgos++] = tok;
+  }
+  return 0;
+}
+
+static int parse(int argc, char **argv, bench_args *a)
+{
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *v;
+    long k;
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      if (mpi_rank() == 0)
+        bench_usage(stdout);
+      return 1;
+    } else if (!strcmp(arg, "--quick")) {
+      a->cfg.n = 1024, a->cfg.unknowns = (size_t)1 << 20, a->cfg.reps = 3;
+    } else if (!strcmp(arg, "--no-packed")) {
+      a->packed = 0;
+    } else if (!strcmp(arg, "--no-pingpong")) {
+      a->pingpong = 0;
+    } else if (!strcmp(arg, "--append")) {
+      a->append = 1;
+    } else if (cli_is(arg, "--n")) {
+      if (!(v = cli_value(argc, argv, &i, "--n")) || cli_parse_int(v, "--n", 1, 1L << 30, &k))
+        return 2;
+      a->cfg.n = (size_t)k;
+    } else if (cli_is(arg, "--unknowns")) {
+      if (!(v = cli_value(argc, argv, &i, "--unknowns")) ||
+          cli_parse_int(v, "--unknowns", 1, 1L << 32, &k))
+        return 2;
+      a->cfg.unknowns = (size_t)k;
+    } else if (cli_is(arg, "--reps")) {
+      if (!(v = cli_value(argc, argv, &i, "--reps")) || cli_parse_int(v, "--reps", 1, 1000, &k))
+        return 2;
+      a->cfg.reps = (int)k;
+    } else if (cli_is(arg, "--seed")) {
+      if (!(v = cli_value(argc, argv, &i, "--seed")) || cli_parse_u64(v, "--seed", &a->cfg.seed))
+        return 2;
+    } else if (cli_is(arg, "--algo")) {
+      if (!(v = cli_value(argc, argv, &i, "--algo")) || parse_algos(a, v))
+        return 2;
+    } else if (cli_is(arg, "--csv")) {
+      if (!(a->csv = cli_value(argc, argv, &i, "--csv")))
+        return 2;
+    } else if (cli_is(arg, "--plot")) {
+      if (!(a->plot = cli_value(argc, argv, &i, "--plot")))
+        return 2;
+    } else {
+      cli_error("bench: unknown option '%s' (see 'tridlab-mpi bench --help')", arg);
+      return 2;
+    }
+  }
+  if (a->cfg.unknowns < a->cfg.n) {
+    cli_error("bench: --unknowns (%zu) is smaller than --n (%zu)", a->cfg.unknowns, a->cfg.n);
+    return 2;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Output (rank 0)                                                     */
+
+static const char CSV_HEADER[] =
+    "kind,name,ranks,n,nsys,status,t_med_s,t_min_s,t_max_s,t_comm_s,t_compute_s,"
+    "words_per_unknown,gbs,limit_gbs,limit_ratio,time_vs_pddtsv,time_vs_packed,messages,"
+    "words_sent,words_recv,collectives,residual_ratio\n";
+
+static void csv_row(FILE *f, const char *kind, const tl_mpi_bench_result *r, double vs_pddtsv,
+                    double vs_packed)
+{
+  fprintf(f, "%s,%s,%d,%zu,%zu,%s", kind, r->name, r->ranks, r->n, r->nsys,
+          tl_status_name(r->status));
+  const double v[] = {r->t_med,        r->t_min,       r->t_max,       r->t_comm,
+                      r->t_compute,    TL_MPI_BENCH_WORDS, r->gbs,     r->limit_gbs,
+                      r->limit_ratio,  vs_pddtsv,      vs_packed};
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+    fputc(',', f);
+    tl_csv_num(f, v[k]);
+  }
+  fprintf(f, ",%ld,%ld,%ld,%ld,", r->ledger.messages, r->ledger.words_sent,
+          r->ledger.words_recv, r->ledger.collectives);
+  tl_csv_num(f, r->residual);
+  fputc('\n', f);
+}
+
+static void print_row(const tl_mpi_bench_result *r, double vs_pddtsv, double vs_packed)
+{
+  printf("%-12s %2d %9.3f %9.3f %8.3f %7.2f %6.2f %8.2f %8.2f %6ld %9ld %8.2g %s\n", r->name,
+         r->ranks, 1e3 * r->t_med, 1e3 * r->t_comm, 1e3 * (r->t_max - r->t_min), r->gbs,
+         r->limit_ratio, vs_pddtsv, vs_packed, r->ledger.messages, r->ledger.words_sent,
+         r->residual, r->status == TL_OK ? "" : r->msg);
+}
+
+/* PREFIX.dat (name compute comm, one line per bar) and PREFIX.gp: a
+ * stacked bar per algorithm, in milliseconds. */
+static void write_plot(const char *prefix, const tl_mpi_bench_result *res, size_t count, int P)
+{
+  char dir[1024], base[512], name[600];
+  const char *slash = strrchr(prefix, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - prefix) : 1, slash ? prefix : ".");
+  snprintf(base, sizeof base, "%s", slash ? slash + 1 : prefix);
+  tl_info info;
+  snprintf(name, sizeof name, "%s.dat", base);
+  FILE *f = tl_out_open(dir, name, &info);
+  if (!f) {
+    cli_error("bench: %s", info.msg);
+    return;
+  }
+  fprintf(f, "# name compute_ms comm_ms\n");
+  for (size_t k = 0; k < count; k++)
+    if (res[k].status == TL_OK)
+      fprintf(f, "%s %.6g %.6g\n", res[k].name, 1e3 * res[k].t_compute, 1e3 * res[k].t_comm);
+  tl_out_close(f, dir, name, &info);
+  snprintf(name, sizeof name, "%s.gp", base);
+  char png[600];
+  snprintf(png, sizeof png, "%s.png", base);
+  if (!(f = tl_out_open(dir, name, &info))) {
+    cli_error("bench: %s", info.msg);
+    return;
+  }
+  tl_gp_begin(f, png, 900, 500);
+  fprintf(f,
+          "set title 'tridlab-mpi bench: time per solve, %d rank(s), %zu x %zu' noenhanced\n"
+          "set style data histograms\nset style histogram rowstacked\n"
+          "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+          "set ylabel 'ms per solve (slowest rank)'\nset xtics rotate by -30 noenhanced\n"
+          "set key top left\n"
+          "plot '%s.dat' using 2:xtic(1) title 'compute', '' using 3 title 'communication'\n",
+          P, res[0].nsys, res[0].n, base);
+  tl_out_close(f, dir, name, &info);
+  int made = tl_gnuplot_make(dir, name, png, &info);
+  if (made == TL_OK)
+    fprintf(stderr, "bench: wrote %s.png\n", prefix);
+  else
+    fprintf(stderr, "bench: wrote %s.dat and %s.gp (no png: %s)\n", prefix, prefix, info.msg);
+}
+
+/* ---------------------------------------------------------------- */
+
+static void pingpong(FILE *csv, int P)
+{
+  static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216};
+  enum { NS = sizeof sizes / sizeof sizes[0] };
+  double half[NS], alpha, beta;
+  tl_info info;
+  if (tl_mpi_pingpong(MPI_COMM_WORLD, sizes, NS, 20, half, &alpha, &beta, &info) != TL_OK) {
+    if (mpi_rank() == 0 && P > 1)
+      cli_error("bench: %s", info.msg);
+    return;
+  }
+  if (mpi_rank() != 0)
+    return;
+  printf("\nping-pong between ranks 0 and 1 (half the median round trip of 20):\n");
+  printf("%10s %12s %10s\n", "bytes", "us", "GB/s");
+  for (int k = 0; k < NS; k++)
+    printf("%10zu %12.3f %10.3f\n", sizes[k], 1e6 * half[k], sizes[k] / half[k] * 1e-9);
+  printf("model: alpha = %.3f us, beta = %.3f GB/s\n", 1e6 * alpha, beta * 1e-9);
+  if (!csv)
+    return;
+  for (int k = 0; k < NS; k++) {
+    fprintf(csv, "pingpong,%zu,2,,,ok,", sizes[k]);
+    tl_csv_num(csv, half[k]);
+    fprintf(csv, ",,,,,,");
+    tl_csv_num(csv, sizes[k] / half[k] * 1e-9);
+    fprintf(csv, ",,,,,,,,,\n");
+  }
+  fprintf(csv, "alpha_beta,fit,2,,,ok,");
+  tl_csv_num(csv, alpha);
+  fprintf(csv, ",,,,,,");
+  tl_csv_num(csv, beta * 1e-9);
+  fprintf(csv, ",,,,,,,,,\n");
+}
+
+int cmd_mpi_bench(int argc, char **argv)
+{
+  bench_args a = {.packed = 1, .pingpong = 1};
+  tl_mpi_bench_config_init(&a.cfg);
+  int pr = parse(argc, argv, &a);
+  if (pr) {
+    free(a.algo_list);
+    return pr == 1 ? 0 : EXIT_BAD_INPUT;
+  }
+  int P = mpi_size(), rank = mpi_rank();
+  size_t count;
+  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  tl_mpi_bench_result *res = calloc(count + 1, sizeof *res);
+  FILE *csv = NULL;
+  int bad = 0;
+  if (rank == 0 && a.csv && !(csv = fopen(a.csv, a.append ? "a" : "w"))) {
+    cli_error("bench: cannot write %s", a.csv);
+    bad = 1;
+  }
+  if (mpi_agree(bad) || !res) {
+    free(res);
+    free(a.algo_list);
+    return EXIT_BAD_INPUT;
+  }
+  if (csv && !a.append)
+    fputs(CSV_HEADER, csv);
+  tl_cpu_set_threads(1); /* one core per rank */
+  size_t nres = 0;
+  int failed = 0;
+  for (size_t k = 0; k < count; k++) {
+    int wanted = a.nalgos == 0;
+    for (size_t j = 0; j < a.nalgos; j++)
+      wanted |= !strcmp(a.algos[j], reg[k]->name);
+    if (!wanted)
+      continue;
+    if (rank == 0)
+      progress_line("bench", reg[k]->name, nres, a.nalgos ? a.nalgos : count);
+    tl_info info;
+    if (tl_mpi_bench_algorithm(MPI_COMM_WORLD, reg[k], &a.cfg, &res[nres], &info) != TL_OK) {
+      if (rank == 0)
+        cli_error("bench: %s: %s", reg[k]->name, info.msg);
+      failed = 1;
+      continue;
+    }
+    failed |= res[nres].status != TL_OK;
+    nres++;
+  }
+  tl_cpu_set_threads(0);
+  if (rank == 0)
+    progress_clear();
+  tl_mpi_bench_result packed = {.status = TL_ERR_UNSUPPORTED};
+  if (a.packed) {
+    tl_info info;
+    if (tl_mpi_bench_packed(MPI_COMM_WORLD, P, &a.cfg, &packed, &info) != TL_OK && rank == 0)
+      cli_error("bench: the packed kernel: %s", info.msg);
+  }
+  double t_pddtsv = NAN;
+  for (size_t k = 0; k < nres; k++)
+    if (!strcmp(res[k].name, "pddtsv") && res[k].status == TL_OK)
+      t_pddtsv = res[k].t_med;
+  double t_packed = packed.status == TL_OK ? packed.t_med : NAN;
+  if (rank == 0) {
+    printf("tridlab-mpi bench: %d rank(s), %zu systems x %zu rows, %d runs (medians)\n", P,
+           res[0].nsys ? res[0].nsys : packed.nsys, a.cfg.n, a.cfg.reps);
+    printf("%-12s %2s %9s %9s %8s %7s %6s %8s %8s %6s %9s %8s\n", "algorithm", "P", "ms", "comm ms",
+           "spread", "GB/s", "limit", "/pddtsv", "/packed", "msgs", "words", "residual");
+    for (size_t k = 0; k < nres; k++)
+      print_row(&res[k], t_pddtsv / res[k].t_med, res[k].t_med / t_packed);
+    if (packed.status == TL_OK)
+      print_row(&packed, t_pddtsv / packed.t_med, 1.0);
+    printf("(limit: t_stream / t_solve; /pddtsv: PDDTSV's time / this time (> 1: faster);\n"
+           " /packed: this time / the packed kernel's with %d thread(s))\n", P);
+    if (csv) {
+      for (size_t k = 0; k < nres; k++)
+        csv_row(csv, "mpi", &res[k], t_pddtsv / res[k].t_med, res[k].t_med / t_packed);
+      if (packed.status == TL_OK)
+        csv_row(csv, "openmp", &packed, t_pddtsv / packed.t_med, 1.0);
+    }
+    if (a.plot && nres) {
+      if (packed.status == TL_OK)
+        res[nres] = packed;
+      write_plot(a.plot, res, nres + (packed.status == TL_OK), P);
+    }
+  }
+  if (a.pingpong && P > 1)
+    pingpong(csv, P);
+  if (csv && fclose(csv) != 0) {
+    cli_error("bench: cannot write %s", a.csv);
+    failed = 1;
+  }
+  free(res);
+  free(a.algo_list);
+  return mpi_agree(failed) ? 1 : 0;
+}

@@ -1,0 +1,115 @@
+/* tridlab/gpu.h -- the GPU kernels (optimized/gpu/), run on the device
+ * where one is built and present, else on the host by emulation
+ * (docs/gpu.md).
+ *
+ * Every kernel is written once as per-thread regions separated by
+ * barriers (optimized/gpu/tl_gpu_port.h). The host build runs a block's
+ * threads as a loop, in the order chosen here, so that a missing barrier
+ * or an in-place race shows up as a different answer in another order.
+ *
+ * STATUS PER SYSTEM. Each kernel writes TL_GPU_STAT_WORDS ints per
+ * system: stat[0] the kind (TL_GPU_OK, TL_GPU_PIVOT: a zero or
+ * non-finite divisor, TL_GPU_NONFINITE: a non-finite result), stat[1] its
+ * row, stat[2] flags (TL_GPU_NONPOSITIVE: some pivot was not > 0). The
+ * functions below reduce them to the batch status: the first system that
+ * failed gives TL_ERR_BREAKDOWN with its system and row. Nothing fails
+ * silently.
+ */
+#ifndef TRIDLAB_GPU_H
+#define TRIDLAB_GPU_H
+
+#include <stddef.h>
+
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Systems per group of the packed Thomas kernels: one thread each, one
+ * warp per group (the CPU's SIMD lane becomes threadIdx.x). */
+#define TL_GPU_SZ 32
+#define TL_GPU_STAT_WORDS 3
+enum { TL_GPU_OK = 0, TL_GPU_PIVOT = 1, TL_GPU_NONFINITE = 2 };
+enum { TL_GPU_NONPOSITIVE = 1 };
+
+/* The order in which the host runs a block's threads in every region. */
+typedef enum tl_gpu_order {
+  TL_GPU_FORWARD = 0, /* 0, 1, ..., T-1                               */
+  TL_GPU_REVERSE = 1, /* T-1, ..., 0                                  */
+  TL_GPU_SHUFFLE = 2  /* a permutation drawn per block and region     */
+} tl_gpu_order;
+
+/* The order of the calling thread's later launches (the default is
+ * TL_GPU_SHUFFLE with seed 1), and the seed of the shuffles. */
+void tl_gpu_set_order(tl_gpu_order order, unsigned long seed);
+/* "gpu-emulated" (kernels run on the host) or the device's runtime. */
+const char *tl_gpu_backend_name(void);
+/* TL_OK, or the first error of the launches since the last call: a region
+ * left open without a barrier (a kernel bug), no memory. Clears it. */
+int tl_gpu_launch_status(tl_info *info);
+
+/* Thomas on the SZ-packed layout (tridlab/cpu.h with SZ = TL_GPU_SZ), one
+ * thread per system, in place: d becomes x, w (same size, may be c)
+ * receives c'. stat: TL_GPU_STAT_WORDS per system. */
+int tl_gpu_thomas_sz_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                       double *d, double *w, int *stat, tl_info *info);
+int tl_gpu_thomas_sz_f(size_t n, size_t nsys, const float *a, const float *b, const float *c,
+                       float *d, float *w, int *stat, tl_info *info);
+
+/* Periodic Thomas (Sherman-Morrison, reference/thomas_periodic_ref.c) on
+ * the SZ-packed layout, n >= 3, in place on d; w holds 2 n values per
+ * system (packed, 2 x the size of d). */
+int tl_gpu_thomas_periodic_sz_d(size_t n, size_t nsys, const double *a, const double *b,
+                                const double *c, double *d, double *w, int *stat, tl_info *info);
+int tl_gpu_thomas_periodic_sz_f(size_t n, size_t nsys, const float *a, const float *b,
+                                const float *c, float *d, float *w, int *stat, tl_info *info);
+
+/* PCR, one thread block per system of the batch layout (tridlab/system.h),
+ * any n >= 1: the two work systems live in shared memory when they fit,
+ * else in global memory. */
+int tl_gpu_pcr_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                 const double *d, double *x, int *stat, tl_info *info);
+int tl_gpu_pcr_f(size_t n, size_t nsys, const float *a, const float *b, const float *c,
+                 const float *d, float *x, int *stat, tl_info *info);
+
+/* Hybrid Thomas-PCR (paper 002), one block per system of the batch
+ * layout, one thread per partition (1 <= parts <= 1024; part_sizes NULL:
+ * as even as possible, else parts sizes >= 2 summing to n); the reduced
+ * system of 2 parts rows is solved by PCR inside the block. */
+int tl_gpu_hybrid_pcr_d(size_t n, size_t nsys, int parts, const size_t *part_sizes, const double *a,
+                        const double *b, const double *c, const double *d, double *x, int *stat,
+                        tl_info *info);
+int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_sizes, const float *a,
+                        const float *b, const float *c, const float *d, float *x, int *stat,
+                        tl_info *info);
+
+/* A DEVICE. The functions above run on the host by emulation unless a
+ * device build is linked into the program (make gpu: optimized/gpu/
+ * gpu_device.cu installs itself at start-up when a device is present).
+ * Then the double kernels run on the device: arrays are copied there and
+ * back by these functions, and the registry lists the backends as
+ * "cuda" or "hip". Each function takes host arrays, as the emulated
+ * entry points; returns 0, or -1 with the runtime's message in err. */
+typedef struct tl_gpu_device_ops {
+  const char *name; /* "cuda" or "hip" */
+  int (*thomas_sz)(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                   double *d, int *stat, char *err, size_t len);
+  int (*thomas_periodic_sz)(size_t n, size_t nsys, const double *a, const double *b,
+                            const double *c, double *d, int *stat, char *err, size_t len);
+  int (*pcr)(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+             const double *d, double *x, int *stat, char *err, size_t len);
+  int (*hybrid_pcr)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
+                    const double *b, const double *c, const double *d, double *x, int *stat,
+                    char *err, size_t len);
+} tl_gpu_device_ops;
+/* Run the double kernels on this device from now on (NULL: emulate). */
+void tl_gpu_use_device(const tl_gpu_device_ops *ops);
+
+/* The batch status from the per-system words (kernel names `who`). */
+int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

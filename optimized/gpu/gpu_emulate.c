@@ -1,0 +1,308 @@
+/* optimized/gpu/gpu_emulate.c -- the GPU kernels run on the host
+ * (docs/gpu.md, "Emulation").
+ *
+ * tl_gpu_port.h turns each region of a kernel into a loop over the
+ * block's threads; this file supplies that loop's order and the launch
+ * (the blocks one after the other, each with zeroed shared memory), then
+ * compiles gpu_kernels.h for double and for float and wraps each kernel
+ * in the entry points of tridlab/gpu.h.
+ *
+ * Orders: forward (0..T-1), reverse, or shuffled -- a permutation drawn
+ * afresh for every region of every block from a seed, so that any
+ * thread may run first. A kernel whose answer depends on the order has a
+ * race (a missing barrier, or a thread writing what another reads in the
+ * same region); the tests run every kernel in all three orders and
+ * require the same bits.
+ */
+#ifndef TL_GPU_PASS
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+#include "tl_gpu_port.h"
+#include "tridlab/backend.h"
+#include "tridlab/gpu.h"
+
+/* Shared memory a block may use: the 48 KiB every CUDA and HIP device
+ * gives without opting in. */
+#define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
+
+/* The calling thread's order, seed, and the first launch error. */
+static _Thread_local tl_gpu_order emul_order = TL_GPU_SHUFFLE;
+static _Thread_local unsigned long emul_seed = 1;
+static _Thread_local int emul_error; /* 0, TL_ERR_NOMEM, or 1: a region without barrier */
+
+void tl_gpu_set_order(tl_gpu_order order, unsigned long seed)
+{
+  emul_order = order;
+  emul_seed = seed ? seed : 1;
+}
+
+/* The device installed by a device build, or NULL: emulate. */
+static const tl_gpu_device_ops *device;
+
+void tl_gpu_use_device(const tl_gpu_device_ops *ops)
+{
+  device = ops;
+  tl_gpu_room_backend(tl_gpu_backend_name());
+}
+
+const char *tl_gpu_backend_name(void)
+{
+  return device ? device->name : "gpu-emulated";
+}
+
+/* A device call's result: TL_OK, or unsupported with the runtime's
+ * message (the caller may fall back to the reference). */
+static int device_result(int rc, const char *who, const char *err, tl_info *info)
+{
+  if (rc == 0)
+    return TL_OK;
+  return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "device", "%s on the %s device: %s", who,
+                 device->name, err);
+}
+
+int tl_gpu_launch_status(tl_info *info)
+{
+  int e = emul_error;
+  emul_error = 0;
+  if (e == TL_ERR_NOMEM)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "gpu emulation: no memory for shared memory");
+  if (e)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "kernel",
+                   "gpu emulation: a region began before the previous one reached TL_BARRIER "
+                   "(a kernel bug: on a GPU the regions would overlap)");
+  return TL_OK;
+}
+
+/* splitmix64: the shuffles are the same on every machine. */
+static uint64_t mix(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+int tl_gpu_region_begin(tl_gpu_block *blk)
+{
+  if (blk->open)
+    blk->unclosed = 1;
+  blk->open = 1;
+  blk->regions++;
+  if (blk->seed) { /* Fisher-Yates, seeded by (seed, block, region) */
+    uint64_t st = blk->seed * 0x100000001b3u ^ (uint64_t)blk->block << 20 ^ blk->regions;
+    for (int k = blk->threads - 1; k > 0; k--) {
+      int j = (int)(mix(&st) % (uint64_t)(k + 1)), v = blk->order[k];
+      blk->order[k] = blk->order[j];
+      blk->order[j] = v;
+    }
+  }
+  return 0;
+}
+
+void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared_bytes)
+{
+  memset(&l->blk, 0, sizeof l->blk);
+  l->grid = grid;
+  l->next = 0;
+  l->shared_bytes = shared_bytes;
+  if (threads < 1 || threads > TL_GPU_MAX_THREADS) {
+    emul_error = 1;
+    l->grid = 0;
+    return;
+  }
+  l->blk.threads = threads;
+  l->blk.order = l->order;
+  l->blk.seed = emul_order == TL_GPU_SHUFFLE ? emul_seed : 0;
+  l->blk.shared = shared_bytes ? malloc(shared_bytes) : NULL;
+  if (shared_bytes && !l->blk.shared) {
+    emul_error = TL_ERR_NOMEM;
+    l->grid = 0;
+  }
+}
+
+/* Close the block just run (its last region must have met a barrier),
+ * then set up the next one; 0 when the grid is done. */
+int tl_gpu_launch_next(tl_gpu_launch *l)
+{
+  if (l->next > 0 && (l->blk.open || l->blk.unclosed) && !emul_error)
+    emul_error = 1;
+  if (l->next >= l->grid) {
+    free(l->blk.shared);
+    l->blk.shared = NULL;
+    return 0;
+  }
+  tl_gpu_block *b = &l->blk;
+  b->block = l->next++;
+  b->open = b->unclosed = 0;
+  b->regions = 0;
+  for (int k = 0; k < b->threads; k++)
+    b->order[k] = emul_order == TL_GPU_REVERSE ? b->threads - 1 - k : k;
+  if (b->shared)
+    memset(b->shared, 0, l->shared_bytes);
+  return 1;
+}
+
+int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *info)
+{
+  for (size_t s = 0; s < nsys; s++) {
+    const int *st = stat + s * TL_GPU_STAT_WORDS;
+    if (st[0] == TL_GPU_PIVOT)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)s, st[1], "",
+                     "%s: zero or non-finite pivot at row %d of system %zu", who, st[1], s);
+    if (st[0] != TL_GPU_OK)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)s, st[1], "",
+                     "%s: non-finite result (overflow) at row %d of system %zu", who, st[1], s);
+  }
+  return TL_OK;
+}
+
+/* The kernels, once per precision. */
+#define TL_GPU_EACH "gpu_kernels.h"
+#include "gpu_each_precision.h"
+
+/* Threads of a PCR block: a warp per 32 rows, at most 256. */
+static int pcr_threads(size_t n)
+{
+  size_t t = (n + 31) / 32 * 32;
+  return t > 256 ? 256 : (int)t;
+}
+
+static int check_sizes(const char *who, size_t n, size_t nsys, size_t min_n, tl_info *info)
+{
+  if (n < min_n || nsys < 1 || n > (size_t)INT32_MAX || nsys > (size_t)INT32_MAX)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "%s: n = %zu (at least %zu), nsys = %zu", who, n,
+                   min_n, nsys);
+  return TL_OK;
+}
+
+/* The first row of each of the P partitions, and n: P + 1 offsets. */
+static long *partition_offsets(size_t n, int parts, const size_t *part_sizes)
+{
+  long *off = tl_alloc((size_t)parts + 1, sizeof *off);
+  for (int p = 0; off && p < parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    off[p] = (long)lo;
+    off[p + 1] = (long)hi;
+  }
+  return off;
+}
+
+/* Only the double kernels have a device path (the registry's). */
+#define TL_GPU_DEVICE_CALLS TL_GPU_DOUBLE
+#define TL_GPU_PASS 1
+#define TL_GPU_EACH "gpu_emulate.c"
+#include "gpu_each_precision.h"
+#undef TL_GPU_PASS
+
+#else /* ---- the entry points, once per precision ---- */
+
+int KF(tl_gpu_thomas_sz)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d, T *w,
+                         int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("thomas_sz", n, nsys, 1, info));
+  if (!a || !b || !c || !d || !w || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_sz: no array may be NULL");
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    TL_CALL(device_result(device->thomas_sz(n, nsys, a, b, c, d, stat, err, sizeof err),
+                          "thomas_sz", err, info));
+    return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
+  }
+#endif
+  TL_LAUNCH(KF(thomas_sz_kernel), groups, TL_GPU_SZ, 0, (long)n, (long)nsys, a, b, c, d, w, stat);
+  TL_CALL(tl_gpu_launch_status(info));
+  return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
+}
+
+int KF(tl_gpu_thomas_periodic_sz)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d,
+                                  T *w, int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("thomas_periodic_sz", n, nsys, 3, info));
+  if (!a || !b || !c || !d || !w || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_periodic_sz: no array may be NULL");
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    TL_CALL(device_result(device->thomas_periodic_sz(n, nsys, a, b, c, d, stat, err, sizeof err),
+                          "thomas_periodic_sz", err, info));
+    return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
+  }
+#endif
+  TL_LAUNCH(KF(periodic_sz_kernel), groups, TL_GPU_SZ, 0, (long)n, (long)nsys, a, b, c, d, w, stat);
+  TL_CALL(tl_gpu_launch_status(info));
+  return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
+}
+
+int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d, T *x,
+                   int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("pcr", n, nsys, 1, info));
+  if (!a || !b || !c || !d || !x || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pcr: no array may be NULL");
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    TL_CALL(device_result(device->pcr(n, nsys, a, b, c, d, x, stat, err, sizeof err), "pcr", err,
+                          info));
+    return tl_gpu_batch_status("pcr", nsys, stat, info);
+  }
+#endif
+  int threads = pcr_threads(n);
+  size_t keys = 2 * (size_t)threads * sizeof(long long), work = 8 * n * sizeof(T);
+  T *gbuf = NULL; /* the work systems: shared memory when they fit */
+  if (keys + work > TL_GPU_SHARED_MAX) {
+    gbuf = tl_alloc(8 * n * nsys, sizeof(T));
+    if (!gbuf)
+      return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
+    work = 0;
+  }
+  TL_LAUNCH(KF(pcr_kernel), (long)nsys, threads, keys + work, (long)n, a, b, c, d, x, gbuf, stat);
+  free(gbuf);
+  TL_CALL(tl_gpu_launch_status(info));
+  return tl_gpu_batch_status("pcr", nsys, stat, info);
+}
+
+int KF(tl_gpu_hybrid_pcr)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                          const T *b, const T *c, const T *d, T *x, int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("hybrid_pcr", n, nsys, 2, info));
+  if (!a || !b || !c || !d || !x || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "hybrid_pcr: no array may be NULL");
+  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 2))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "hybrid_pcr: %d partitions of %zu rows: 1 to %d partitions of >= 2 rows", parts,
+                   n, TL_GPU_MAX_THREADS);
+  long *off = partition_offsets(n, parts, part_sizes);
+  if (!off)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory");
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    int rc = device->hybrid_pcr(n, nsys, parts, off, a, b, c, d, x, stat, err, sizeof err);
+    free(off);
+    TL_CALL(device_result(rc, "hybrid_pcr", err, info));
+    return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
+  }
+#endif
+  T *work = tl_alloc(nsys, TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T));
+  if (!work) {
+    free(off);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
+  }
+  TL_LAUNCH(KF(hybrid_kernel), (long)nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n,
+            parts, off, a, b, c, d, x, work, stat);
+  free(off);
+  free(work);
+  TL_CALL(tl_gpu_launch_status(info));
+  return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
+}
+
+#endif

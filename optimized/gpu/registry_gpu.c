@@ -1,0 +1,370 @@
+/* optimized/gpu/registry_gpu.c -- the GPU room's table for the registry
+ * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu, hybrid_pcr_gpu.
+ *
+ * Each backend lays the batch out for its kernel, runs it (on the host
+ * by emulation in this build: backend "gpu-emulated"), and turns the
+ * per-system status words into the batch status with the reference's
+ * rules (tl_outcome_*): a breakdown with its row as the kernel found it,
+ * else the reference's domain test, decided on the host from the matrix.
+ * Since the kernels do the reference's operations in its order, the
+ * answers, the rows and the statuses agree with the reference's; the
+ * tests (tests/test_gpu.c) and `tridlab verify` hold them to that.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+#include "tridlab/algorithms.h"
+#include "tridlab/backend.h"
+#include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
+
+/* ---------------------------------------------------------------- */
+/* Shared by the backends                                            */
+
+/* nsys packed copies of a batch array (pad: the value of padding lanes). */
+static double *packed_copy(size_t n, size_t nsys, const double *src, double pad, size_t extra)
+{
+  size_t count = tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+  double *p = tl_alloc(count + extra, sizeof(double));
+  if (p && tl_cpu_pack_batch_d(n, nsys, TL_GPU_SZ, src, p, pad, NULL) != TL_OK) {
+    free(p);
+    p = NULL;
+  }
+  return p;
+}
+
+/* The packed copies a, b, c, d and the scratch w (w_rows per row). */
+typedef struct packed_batch {
+  double *a, *b, *c, *d, *w;
+  int *stat;
+} packed_batch;
+
+static void packed_free(packed_batch *p)
+{
+  free(p->a);
+  free(p->b);
+  free(p->c);
+  free(p->d);
+  free(p->w);
+  free(p->stat);
+}
+
+static int packed_make(const tl_batch *sys, size_t w_rows, packed_batch *p, tl_info *info)
+{
+  size_t n = sys->n, nsys = sys->nsys;
+  memset(p, 0, sizeof *p);
+  p->a = packed_copy(n, nsys, sys->a, 0, 0);
+  p->b = packed_copy(n, nsys, sys->b, 1, 0);
+  p->c = packed_copy(n, nsys, sys->c, 0, 0);
+  p->d = packed_copy(n, nsys, sys->d, 0, 0);
+  p->w = tl_alloc(tl_cpu_packed_count(n, nsys, TL_GPU_SZ), w_rows * sizeof(double));
+  p->stat = tl_alloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  if (!p->a || !p->b || !p->c || !p->d || !p->w || !p->stat) {
+    packed_free(p);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "gpu: no memory for the packed batch");
+  }
+  return TL_OK;
+}
+
+/* A launch error that is not a breakdown (a kernel bug, no memory) stops
+ * the solve; breakdowns are in the status words. */
+static int launch_error(int st)
+{
+  return st < 0 && st != TL_ERR_BREAKDOWN;
+}
+
+static const double *sys_d(const void *arr, size_t s, size_t n)
+{
+  return (const double *)arr + s * n;
+}
+
+/* ---------------------------------------------------------------- */
+/* thomas_gpu                                                        */
+
+/* Thomas's domain as reference/thomas_ref.c decides it: dominant by rows
+ * or columns, or symmetric with positive pivots. */
+static int thomas_status(size_t n, const double *a, const double *b, const double *c, const int *st,
+                         tl_info *one)
+{
+  if (st[0] == TL_GPU_PIVOT)
+    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "",
+                   "thomas_gpu: zero or non-finite pivot at row %d (elimination without pivoting "
+                   "breaks down; try gtsv)",
+                   st[1]);
+  if (st[0] != TL_GPU_OK)
+    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "",
+                   "thomas_gpu: overflow in the backward pass at row %d", st[1]);
+  long worst = -1;
+  if (tl_classes_d(n, a, b, c, 0, &worst) & (TL_CLASS_ROW_DD | TL_CLASS_COL_DD))
+    return TL_OK;
+  int symmetric = !(st[2] & TL_GPU_NONPOSITIVE);
+  for (size_t i = 0; symmetric && i + 1 < n; i++)
+    symmetric = a[i + 1] == c[i];
+  if (symmetric)
+    return TL_OK; /* symmetric with positive pivots: positive definite */
+  return TL_WARN(one, worst,
+                 "thomas_gpu: matrix is not diagonally dominant (row %ld) nor found symmetric "
+                 "positive definite; Thomas without pivoting has no stability guarantee here",
+                 worst);
+}
+
+static int thomas_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                            const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  (void)opt;
+  if (sys->dtype != TL_F64)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "thomas_gpu solves float64");
+  size_t n = sys->n, nsys = sys->nsys;
+  packed_batch p;
+  TL_CALL(packed_make(sys, 1, &p, info));
+  int st = tl_gpu_thomas_sz_d(n, nsys, p.a, p.b, p.c, p.d, p.w, p.stat, info);
+  if (launch_error(st)) {
+    packed_free(&p);
+    return st;
+  }
+  tl_cpu_unpack_batch_d(n, nsys, TL_GPU_SZ, p.d, x, NULL);
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    int sst = thomas_status(n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
+                            p.stat + s * TL_GPU_STAT_WORDS, &one);
+    tl_outcome_add(&out, s, sst, &one);
+  }
+  packed_free(&p);
+  return tl_outcome_finish(&out, info);
+}
+
+/* ---------------------------------------------------------------- */
+/* pcr_gpu and hybrid_pcr_gpu: kernels on the batch layout           */
+
+/* What the two PCR backends say about one system. */
+typedef struct pcr_words {
+  const char *who, *pivot, *result, *outside, *unstable;
+} pcr_words;
+
+static const pcr_words pcr_says = {
+    "pcr_gpu",
+    "zero or non-finite pivot b at row %d (cyclic reduction without pivoting breaks "
+    "down; try gtsv)",
+    "zero or non-finite pivot or result at row %d in the final division",
+    "parallel cyclic reduction has no stability guarantee here",
+    "PCR is not backward stable on this ill-conditioned matrix (its error is still bounded by "
+    "cond(A) eps)"};
+
+static const pcr_words hybrid_says = {
+    "hybrid_pcr_gpu",
+    "zero or non-finite pivot at row %d (modified Thomas or the reduced system's PCR)",
+    "non-finite result at row %d (substitution)",
+    "the modified Thomas step and PCR have no stability guarantee here",
+    "PCR on the reduced system is not backward stable on this ill-conditioned matrix (its error "
+    "is still bounded by cond(A) eps)"};
+
+/* The domain as reference/pcr_ref.c and hybrid_pcr_ref.c decide it:
+ * strict row dominance, then LAPACK's residual test of the answer (PCR
+ * is forward but not backward stable). */
+static int pcr_status(const pcr_words *w, size_t n, const double *a, const double *b,
+                      const double *c, const double *d, const double *x, const int *st,
+                      tl_info *one)
+{
+  if (st[0] != TL_GPU_OK) {
+    char what[160];
+    snprintf(what, sizeof what, st[0] == TL_GPU_PIVOT ? w->pivot : w->result, st[1]);
+    return TL_FAIL(one, TL_ERR_BREAKDOWN, -1, st[1], "", "%s: %s", w->who, what);
+  }
+  long worst = -1;
+  if (!(tl_classes_d(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD))
+    return TL_WARN(one, worst, "%s: matrix is not strictly row diagonally dominant (row %ld); %s",
+                   w->who, worst, w->outside);
+  return tl_residual_check(w->who, TL_F64, n, 0, a, b, c, d, x, w->unstable, one);
+}
+
+/* Run the kernel on the whole batch (hybrid: parts > 0), then judge every
+ * system in order (tl_outcome: the first error stops the batch). */
+static int pcr_family_solve(const pcr_words *w, int parts, const tl_batch *sys, double *x,
+                            const tl_options *opt, tl_info *info)
+{
+  if (sys->dtype != TL_F64)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s solves float64", w->who);
+  if (parts > 1024)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "%s: at most 1024 partitions (threads of a block)", w->who);
+  size_t n = sys->n, nsys = sys->nsys;
+  int *stat = tl_alloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  if (!stat)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", w->who);
+  int st = parts ? tl_gpu_hybrid_pcr_d(n, nsys, parts, opt->part_sizes, sys->a, sys->b, sys->c,
+                                       sys->d, x, stat, info)
+                 : tl_gpu_pcr_d(n, nsys, sys->a, sys->b, sys->c, sys->d, x, stat, info);
+  if (launch_error(st)) {
+    free(stat);
+    return st;
+  }
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    int sst = pcr_status(w, n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
+                         sys_d(sys->d, s, n), x + s * n, stat + s * TL_GPU_STAT_WORDS, &one);
+    tl_outcome_add(&out, s, sst, &one);
+  }
+  free(stat);
+  return tl_outcome_finish(&out, info);
+}
+
+static int pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                         const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  return pcr_family_solve(&pcr_says, 0, sys, x, opt, info);
+}
+
+static int hybrid_pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  return pcr_family_solve(&hybrid_says, opt->parts, sys, x, opt, info);
+}
+
+/* ---------------------------------------------------------------- */
+/* thomas_periodic_gpu                                               */
+
+/* 1 when the reference would answer TL_OK with nothing to add: the
+ * kernel met no failure, b0 != 0 (g = -b0), A is strictly dominant and
+ * so is B = A - u v^T (it differs from A only in rows 0 and n-1; row 0 of
+ * B has b0 - g = 2 b0 and is dominant). Every other system is solved
+ * again by the reference, which gives its status, row and message. */
+static int periodic_clean(size_t n, const double *a, const double *b, const double *c,
+                          const int *st)
+{
+  if (st[0] != TL_GPU_OK || b[0] == 0)
+    return 0;
+  if (!(tl_classes_d(n, a, b, c, 1, NULL) & TL_CLASS_STRICT_DD))
+    return 0;
+  double g = -b[0], blast = b[n - 1] - a[0] * (c[n - 1] / g);
+  return fabs(blast) >= fabs(a[n - 1]);
+}
+
+static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                                     const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  (void)opt;
+  if (sys->dtype != TL_F64 || !sys->periodic)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype",
+                   "thomas_periodic_gpu solves periodic float64 batches");
+  size_t n = sys->n, nsys = sys->nsys;
+  double *x = xv;
+  packed_batch p = {0};
+  /* n <= 2 (folded by tl_solve) has no recurrence to run: every system
+   * goes to the reference, as below for the systems that are not clean. */
+  if (n >= 3) {
+    TL_CALL(packed_make(sys, 2, &p, info));
+    int st = tl_gpu_thomas_periodic_sz_d(n, nsys, p.a, p.b, p.c, p.d, p.w, p.stat, info);
+    if (launch_error(st)) {
+      packed_free(&p);
+      return st;
+    }
+    tl_cpu_unpack_batch_d(n, nsys, TL_GPU_SZ, p.d, x, NULL);
+  }
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    const double *a = sys_d(sys->a, s, n), *b = sys_d(sys->b, s, n), *c = sys_d(sys->c, s, n);
+    tl_info one;
+    tl_info_clear(&one);
+    int sst = TL_OK;
+    if (n < 3 || !periodic_clean(n, a, b, c, p.stat + s * TL_GPU_STAT_WORDS))
+      sst = tl_thomas_periodic_ref_d(n, a, b, c, sys_d(sys->d, s, n), x + s * n, &one);
+    tl_outcome_add(&out, s, sst, &one);
+  }
+  packed_free(&p);
+  return tl_outcome_finish(&out, info);
+}
+
+/* ---------------------------------------------------------------- */
+/* The table                                                         */
+
+/* What every backend of the room shares: run by emulation unless a device
+ * build is linked in (tl_gpu_room_backend then names the device), exact,
+ * double, one system per thread or block (no partitions). The
+ * descriptors are not const for that one change of name. */
+#define TL_GPU_COMMON                                                                              \
+  .backend = "gpu-emulated", .exact = 1, .dtypes = TL_DTYPE_BIT(TL_F64), .partitioned = 0,         \
+  .min_rows_per_part = 1
+
+static tl_algorithm tl_algo_thomas_gpu = {
+    .name = "thomas_gpu",
+    .family = "direct",
+    TL_GPU_COMMON,
+    .classes = TL_CLASS_ROW_DD | TL_CLASS_COL_DD | TL_CLASS_SPD,
+    .layouts = TL_NONPERIODIC,
+    .summary = "Thomas kernel, one GPU thread per system of a 32-system packed group, in place",
+    .source = "paper 000 (DistD2-TDS) §2.1 Algorithm 1, §4.1 (SZ-packed groups)",
+    .solve = thomas_gpu_solve,
+};
+
+static tl_algorithm tl_algo_pcr_gpu = {
+    .name = "pcr_gpu",
+    .family = "cyclic-reduction",
+    TL_GPU_COMMON,
+    .classes = TL_CLASS_STRICT_DD,
+    .layouts = TL_NONPERIODIC,
+    .summary = "PCR kernel, one GPU thread block per system in shared memory, any n",
+    .source = "Hockney & Jesshope 1981; paper 002 (Tridsolver) distributed algorithms",
+    .solve = pcr_gpu_solve,
+};
+
+static tl_algorithm tl_algo_thomas_periodic_gpu = {
+    .name = "thomas_periodic_gpu",
+    .family = "direct",
+    TL_GPU_COMMON,
+    .classes = TL_CLASS_STRICT_DD,
+    .layouts = TL_PERIODIC,
+    .summary = "periodic Thomas kernel (Sherman-Morrison), one GPU thread per system",
+    .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas); Sherman-Morrison 1950",
+    .solve = thomas_periodic_gpu_solve,
+};
+
+static tl_algorithm tl_algo_hybrid_pcr_gpu = {
+    .name = "hybrid_pcr_gpu",
+    .family = "partition",
+    .backend = "gpu-emulated",
+    .exact = 1,
+    .classes = TL_CLASS_STRICT_DD,
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .layouts = TL_NONPERIODIC,
+    .partitioned = 1,
+    .min_rows_per_part = 2,
+    .summary = "hybrid Thomas-PCR kernel: a GPU thread per partition, the reduced system by PCR "
+               "in the block",
+    .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1",
+    .solve = hybrid_pcr_gpu_solve,
+};
+
+void tl_gpu_room_backend(const char *name)
+{
+  tl_algo_thomas_gpu.backend = name;
+  tl_algo_pcr_gpu.backend = name;
+  tl_algo_thomas_periodic_gpu.backend = name;
+  tl_algo_hybrid_pcr_gpu.backend = name;
+}
+
+static const tl_algorithm *const algorithms[] = {
+    &tl_algo_thomas_gpu,
+    &tl_algo_pcr_gpu,
+    &tl_algo_thomas_periodic_gpu,
+    &tl_algo_hybrid_pcr_gpu,
+};
+
+const tl_room tl_room_gpu = {
+    .name = "gpu",
+    .algorithms = algorithms,
+    .count = sizeof algorithms / sizeof algorithms[0],
+};

@@ -1,0 +1,143 @@
+/* optimized/gpu/tl_gpu_port.h -- one kernel source for CUDA, HIP and the
+ * host (docs/gpu.md).
+ *
+ * A kernel is written as a sequence of per-thread REGIONS separated by
+ * BARRIERS. Inside a region every thread of the block runs the same code
+ * on its own data; a barrier is where the threads wait for each other.
+ *
+ *   TL_KERNEL(name, args...)          kernel scope: uniform values only
+ *   {                                 (the same for every thread)
+ *     TL_PER_THREAD(double, carry);   a value that lives across barriers
+ *     TL_REGION(t) { ... }            region: thread t's code
+ *     TL_BARRIER();                   every region ends at a barrier
+ *     TL_REGION(t) { ... TL_MY(carry, t) ... }
+ *     TL_BARRIER();
+ *   }
+ *
+ * Under nvcc or hipcc a region is a block of code run by every thread
+ * (t = threadIdx.x) and a barrier is __syncthreads(). Under a C compiler
+ * a region is a loop over the block's threads in an order chosen by the
+ * emulator (forward, reverse, shuffled), and the barrier is the end of
+ * that loop: loop fission at barriers, the MCUDA technique (Stratton,
+ * Stone and Hwu 2008). A value that must survive a barrier is declared
+ * per thread (an array of one value per thread on the host, a register
+ * on the device) and read as TL_MY(name, t).
+ *
+ * Why the scopes: the thread index t and every variable declared inside
+ * a region go out of scope at the region's closing brace, in both
+ * builds. Using a region's variable after the barrier, or t at kernel
+ * scope, does not compile: state crosses a barrier only as TL_MY.
+ */
+#ifndef TL_GPU_PORT_H
+#define TL_GPU_PORT_H
+
+#include <stddef.h>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+/* ------------------------------------------------------------------ */
+/* Device build: CUDA or HIP                                           */
+#define TL_GPU_DEVICE 1
+/* The runtime calls the host side of a device build makes. */
+#ifdef __HIPCC__
+#include <hip/hip_runtime.h>
+#define tl_gpuError_t hipError_t
+#define tl_gpuSuccess hipSuccess
+#define tl_gpuMalloc hipMalloc
+#define tl_gpuFree hipFree
+#define tl_gpuMemcpy hipMemcpy
+#define tl_gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define tl_gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define tl_gpuGetDeviceCount hipGetDeviceCount
+#define tl_gpuDeviceSynchronize hipDeviceSynchronize
+#define tl_gpuGetLastError hipGetLastError
+#define tl_gpuGetErrorString hipGetErrorString
+#else
+#define tl_gpuError_t cudaError_t
+#define tl_gpuSuccess cudaSuccess
+#define tl_gpuMalloc cudaMalloc
+#define tl_gpuFree cudaFree
+#define tl_gpuMemcpy cudaMemcpy
+#define tl_gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define tl_gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define tl_gpuGetDeviceCount cudaGetDeviceCount
+#define tl_gpuDeviceSynchronize cudaDeviceSynchronize
+#define tl_gpuGetLastError cudaGetLastError
+#define tl_gpuGetErrorString cudaGetErrorString
+#endif
+
+#define TL_KERNEL(name, ...) __global__ void name(__VA_ARGS__)
+#define TL_DEVICE_FN __device__ static inline
+#define TL_BLOCK_ID ((long)blockIdx.x)
+#define TL_BLOCK_THREADS ((int)blockDim.x)
+/* One pass of a one-trip loop: the region is a scope holding t. */
+#define TL_REGION(t)                                                                               \
+  for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && ((void)t, 1); tl_once_ = 0)
+#define TL_BARRIER() __syncthreads()
+#define TL_PER_THREAD(type, name) type name
+#define TL_MY(name, t) (name)
+/* Dynamic shared memory (the launch gives its size in bytes). */
+#define TL_SHARED_MEM(type) ((type *)tl_gpu_shared_)
+extern __shared__ double tl_gpu_shared_[];
+#define TL_LAUNCH(kernel, grid, threads, shared_bytes, ...)                                        \
+  kernel<<<(unsigned)(grid), (unsigned)(threads), (size_t)(shared_bytes)>>>(__VA_ARGS__)
+
+#else
+/* ------------------------------------------------------------------ */
+/* Host build: the block's threads are loops                           */
+#define TL_GPU_DEVICE 0
+
+/* Most threads in a block the emulator runs (the GPUs' limit). */
+#define TL_GPU_MAX_THREADS 1024
+
+/* What the emulator tells one block: its index, its threads, the order
+ * in which regions visit them, its shared memory, and the check that
+ * every region is closed by a barrier. */
+typedef struct tl_gpu_block {
+  long block;         /* blockIdx.x                                   */
+  int threads;        /* blockDim.x                                   */
+  int *order;         /* a permutation of 0..threads-1 per region     */
+  void *shared;       /* the dynamic shared memory of the block       */
+  int open;           /* 1 inside a region not yet closed by TL_BARRIER */
+  int unclosed;       /* set when a region began while one was open   */
+  unsigned regions;   /* regions run so far (seeds the shuffles)      */
+  unsigned long seed; /* 0: the order is fixed, else shuffled per region */
+} tl_gpu_block;
+
+/* Start a region: count it, reshuffle the order, note a missing barrier.
+ * Returns 0, the first value of the thread loop. */
+int tl_gpu_region_begin(tl_gpu_block *blk);
+
+#define TL_KERNEL(name, ...) static void name(tl_gpu_block *tl_blk_, __VA_ARGS__)
+#define TL_DEVICE_FN static inline
+#define TL_BLOCK_ID (tl_blk_->block)
+#define TL_BLOCK_THREADS (tl_blk_->threads)
+#define TL_REGION(t)                                                                               \
+  for (int tl_k_ = tl_gpu_region_begin(tl_blk_), t = 0;                                            \
+       tl_k_ < tl_blk_->threads && ((t = tl_blk_->order[tl_k_]), 1); tl_k_++)
+#define TL_BARRIER() (tl_blk_->open = 0)
+#define TL_PER_THREAD(type, name) type name[TL_GPU_MAX_THREADS]
+#define TL_MY(name, t) ((name)[t])
+#define TL_SHARED_MEM(type) ((type *)tl_blk_->shared)
+
+/* A launch on the host: the blocks one after the other, each with its
+ * own zeroed shared memory. tl_gpu_launch_next sets up the next block and
+ * returns 0 after the last; a missing barrier or no memory is recorded
+ * for tl_gpu_launch_status(). */
+typedef struct tl_gpu_launch {
+  tl_gpu_block blk;
+  long grid, next;
+  size_t shared_bytes;
+  int order[TL_GPU_MAX_THREADS];
+} tl_gpu_launch;
+void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared_bytes);
+int tl_gpu_launch_next(tl_gpu_launch *l);
+#define TL_LAUNCH(kernel, grid, threads, shared_bytes, ...)                                        \
+  do {                                                                                             \
+    tl_gpu_launch tl_l_;                                                                           \
+    for (tl_gpu_launch_begin(&tl_l_, (grid), (threads), (shared_bytes));                           \
+         tl_gpu_launch_next(&tl_l_);)                                                              \
+      kernel(&tl_l_.blk, __VA_ARGS__);                                                             \
+  } while (0)
+#endif
+
+#endif

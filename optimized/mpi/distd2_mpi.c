@@ -1,0 +1,406 @@
+/* optimized/mpi/distd2_mpi.c -- DistD2 across MPI ranks.
+ *
+ * The rank program of reference/distd2_ref.c (paper 000 (DistD2-TDS)
+ * §4.2): rank p is partition p. It builds a slice plan of its own rows
+ * (Algorithm 5, tl_distd2_plan_slice_d), decouples them (Algorithm 6),
+ * and sends the two rows the 2x2 systems need -- its first row to p-1,
+ * its last row to p+1 -- in ONE exchange with both neighbours for the
+ * whole batch (docs/algorithms/distd2.md, "MPI"). Both neighbours then
+ * solve the 2x2 across their interface redundantly (the same bits from
+ * the same rows), and each substitutes (Algorithm 7):
+ *
+ *   rank           p-1                 p                  p+1
+ *   1-2 plan, decouple: d' of own rows, no communication
+ *   "edges"         | <-- first row --  |                   |   3 words
+ *                   |                   | -- last row -->   |   3 words
+ *                   | -- last row --->  | <-- first row --  |
+ *   3-4 2x2 (p-1|p) -> x_first, 2x2 (p|p+1) -> x_last; periodic: the
+ *       corner 2x2 (P-1|0) joins rank P-1 and rank 0 through the ring
+ *   5   substitution x_k = d'_k - sa_k x_first - sc_k x_last
+ *   6   "verdict": one allreduce of 6 (value, row) pairs per system
+ *
+ * A plain system's ends: rank 0's corner 2x2 has no left row (a zero
+ * row: it gives x_first = d'_first, as the reference's zero corner does)
+ * and keeps only its own dropped entry; rank P-1 mirrors it.
+ *
+ * Two entry points. tl_mpi_solve (the registry's "distd2"): a general
+ * batch, every system its own matrix, solved with the reference's
+ * scalar phases on each system's rows. tl_mpi_distd2_compact_sz: the
+ * compact scheme of paper 000 -- one matrix for the whole batch, the
+ * right-hand side a 5-point stencil of u fused into the decoupling --
+ * on SZ-packed slices with the packed kernels of optimized/cpu/ (where
+ * the packed kernels apply: a matrix shared by the batch).
+ *
+ * Cost per rank: the reference's flops on m rows per system; one
+ * exchange of 3 words per system with each neighbour (the packed entry:
+ * a halo of 2 rows of u each way before it); the verdict's 12 words.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+#include "tridlab/cpu.h"
+#include "tridlab/part_distd2.h"
+
+/* Phases in the reference's order (the order it meets failures in): the
+ * plans of all partitions, then the decoupling of all, the interfaces
+ * 0|1 .. P-2|P-1, the corner P-1|0, the substitutions. */
+enum { PH_PLAN = 1, PH_DECOUPLE = 2, PH_IFACE = 3, PH_CORNER = 4, PH_SUBSTITUTE = 5 };
+
+/* A boundary row as it travels: (coupling out of the partition, the
+ * entry DistD2 drops, right-hand side). */
+typedef struct row3 {
+  double lower, upper, rhs;
+} row3;
+_Static_assert(sizeof(row3) == TL_DISTD2_EDGE_WORDS * sizeof(double),
+               "a boundary row travels as 3 doubles");
+
+/* The verdict's pairs per system: status, dropped (row), kappa, spike,
+ * minus the worst relative margin (row), "not strictly dominant". */
+enum { V_STATUS, V_DROPPED, V_KAPPA, V_SPIKE, V_MARGIN, V_NOTSTRICT, V_PAIRS };
+_Static_assert(2 * V_PAIRS == TL_DISTD2_VERDICT_WORDS, "the verdict's words");
+
+/* What one rank knows about one system after its interfaces. */
+typedef struct sys_state {
+  tl_distd2_edge edge;    /* own first and last rows (Algorithm 6)  */
+  double x_first, x_last; /* from the two 2x2 systems               */
+  double dropped, kappa;  /* over the (one or two) 2x2 it solved    */
+  long drop_row;
+  int bad; /* 1: this system failed on this rank     */
+} sys_state;
+
+/* ---------------------------------------------------------------- */
+/* The exchange and the 2x2 systems: shared by both entry points       */
+
+/* Rows to send: the first to prev, the last to next. A failed system
+ * sends zero rows, so its neighbours go on (and fail no later). */
+static void split_edges(const sys_state *ss, size_t nsys, row3 *to_prev, row3 *to_next)
+{
+  for (size_t s = 0; s < nsys; s++) {
+    const tl_distd2_edge *e = &ss[s].edge;
+    to_prev[s] = ss[s].bad ? (row3){0, 0, 0} : (row3){e->first_lower, e->first_upper, e->first_rhs};
+    to_next[s] = ss[s].bad ? (row3){0, 0, 0} : (row3){e->last_lower, e->last_upper, e->last_rhs};
+  }
+}
+
+/* The neighbour's row as an edge for tl_distd2_interface_d: the last row
+ * of the partition on the left, or the first row of the one on the
+ * right; a missing neighbour (a plain system's end) is a zero row. */
+static tl_distd2_edge left_edge(const row3 *r)
+{
+  tl_distd2_edge e = {0, 0, 0, 0, 0, 0};
+  if (r)
+    e.last_lower = r->lower, e.last_upper = r->upper, e.last_rhs = r->rhs;
+  return e;
+}
+
+static tl_distd2_edge right_edge(const row3 *r)
+{
+  tl_distd2_edge e = {0, 0, 0, 0, 0, 0};
+  if (r)
+    e.first_lower = r->lower, e.first_upper = r->upper, e.first_rhs = r->rhs;
+  return e;
+}
+
+/* The two 2x2 systems of rank p for system s (the reference's phase 2,
+ * restricted to the interfaces that touch p), noted in the reference's
+ * order: interface p-1|p before p|p+1; the corner P-1|0 after all. */
+static void interfaces(tl_mpi_status *st, sys_state *ss, size_t s, size_t begin, size_t m, size_t n,
+                       const row3 *from_prev, const row3 *from_next)
+{
+  int p = st->ex->rank, P = st->ex->size;
+  sys_state *y = &ss[s];
+  y->dropped = -INFINITY, y->kappa = 1.0, y->drop_row = -1; /* the first 2x2 sets them */
+  if (y->bad)
+    return;
+  tl_info one;
+  double xo, dp, kp;
+  if (P == 1) { /* one 2x2, the partition's own: exact */
+    tl_info_clear(&one);
+    long row = (long)n - 1;
+    int rc =
+        tl_distd2_interface_d(&y->edge, &y->edge, 1, &y->x_last, &y->x_first, &dp, &kp, row, &one);
+    tl_mpi_status_note(st, s, PH_CORNER, rc, &one);
+    y->bad = rc < 0;
+    y->dropped = dp, y->kappa = kp, y->drop_row = row;
+    return;
+  }
+  /* Left interface (p-1 | p), or the corner (P-1 | 0) at p = 0. */
+  tl_distd2_edge left = left_edge(from_prev);
+  long lrow = p > 0 ? (long)begin - 1 : (long)n - 1;
+  tl_info_clear(&one);
+  int rc = tl_distd2_interface_d(&left, &y->edge, 0, &xo, &y->x_first, &dp, &kp, lrow, &one);
+  tl_mpi_status_note(st, s, p > 0 ? PH_IFACE : PH_CORNER, rc, &one);
+  tl_pair_max(&y->dropped, &y->drop_row, dp, lrow);
+  y->kappa = fmax(y->kappa, kp);
+  if (rc < 0) {
+    y->bad = 1;
+    return;
+  }
+  /* Right interface (p | p+1), or the corner at p = P-1. */
+  tl_distd2_edge right = right_edge(from_next);
+  long rrow = (long)(begin + m) - 1;
+  tl_info_clear(&one);
+  rc = tl_distd2_interface_d(&y->edge, &right, 0, &y->x_last, &xo, &dp, &kp, rrow, &one);
+  tl_mpi_status_note(st, s, p + 1 < P ? PH_IFACE : PH_CORNER, rc, &one);
+  tl_pair_max(&y->dropped, &y->drop_row, dp, rrow);
+  y->kappa = fmax(y->kappa, kp);
+  y->bad = rc < 0;
+}
+
+/* The one exchange, then the 2x2 systems of every system. */
+static int exchange_and_interfaces(tl_mpi_status *st, sys_state *ss, size_t nsys, size_t begin,
+                                   size_t m, size_t n, int periodic)
+{
+  tl_mpi_exchange *ex = st->ex;
+  int prev, next;
+  tl_distd2_neighbours(ex->size, periodic, ex->rank, &prev, &next);
+  row3 *buf = tl_alloc(4 * nsys, sizeof *buf);
+  if (!buf)
+    return TL_ERR_NOMEM;
+  row3 *to_prev = buf, *to_next = buf + nsys, *from_prev = buf + 2 * nsys,
+       *from_next = buf + 3 * nsys;
+  split_edges(ss, nsys, to_prev, to_next);
+  size_t w = TL_DISTD2_EDGE_WORDS * nsys;
+  int rc = tl_mpi_neighbours(ex, "edges", 0, TL_F64, prev, next, prev >= 0 ? to_prev : NULL, w,
+                             next >= 0 ? to_next : NULL, w, prev >= 0 ? from_prev : NULL, w,
+                             next >= 0 ? from_next : NULL, w);
+  for (size_t s = 0; rc == TL_OK && s < nsys; s++)
+    interfaces(st, ss, s, begin, m, n, prev >= 0 ? &from_prev[s] : NULL,
+               next >= 0 ? &from_next[s] : NULL);
+  free(buf);
+  return rc;
+}
+
+/* System s's verdict from the reduced numbers: the whole system's plan
+ * as tl_distd2_verdict reads it. */
+static int judge(void *ctx, size_t s, const double *q, tl_info *one)
+{
+  (void)s;
+  const double *tol = ctx;
+  tl_distd2_plan whole = {.spike = q[2 * V_SPIKE],
+                          .classes = q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD,
+                          .worst_row = (long)q[2 * V_MARGIN + 1]};
+  return tl_distd2_verdict(&whole, q[2 * V_DROPPED], (long)q[2 * V_DROPPED + 1], q[2 * V_KAPPA],
+                           *tol, one);
+}
+
+/* The verdict: one allreduce, then each system's status from the
+ * combined numbers, with the reference's own tl_distd2_verdict. System
+ * s's plan is plans[s * plan_stride] (stride 0: one plan for all). */
+static int verdict(tl_mpi_status *st, const sys_state *ss, const tl_distd2_plan *plans,
+                   size_t plan_stride, double tol, tl_info *info)
+{
+  size_t nsys = st->nsys;
+  double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
+  if (!pairs)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for the verdict");
+  tl_mpi_status_pairs(st, pairs, V_PAIRS);
+  for (size_t s = 0; s < nsys; s++) {
+    const tl_distd2_plan *pl = &plans[s * plan_stride];
+    double *q = pairs + 2 * V_PAIRS * s;
+    int ok = pl->begin != NULL; /* a plan that failed holds nothing */
+    q[2 * V_DROPPED] = ss[s].dropped, q[2 * V_DROPPED + 1] = (double)ss[s].drop_row;
+    q[2 * V_KAPPA] = ss[s].kappa, q[2 * V_KAPPA + 1] = -1.0;
+    q[2 * V_SPIKE] = ok ? pl->spike : 0.0, q[2 * V_SPIKE + 1] = -1.0;
+    q[2 * V_MARGIN] = ok ? -pl->worst_rel : -INFINITY, q[2 * V_MARGIN + 1] = (double)pl->worst_row;
+    q[2 * V_NOTSTRICT] = (ok && (pl->classes & TL_CLASS_STRICT_DD)) ? 0.0 : 1.0;
+    q[2 * V_NOTSTRICT + 1] = -1.0;
+  }
+  int status = tl_mpi_allreduce_pairs(st->ex, "verdict", 0, pairs, V_PAIRS * nsys);
+  if (status == TL_OK)
+    status = tl_mpi_status_verdicts(st, pairs, V_PAIRS, judge, &tol, info);
+  free(pairs);
+  return status;
+}
+
+/* ---------------------------------------------------------------- */
+/* A general batch: the reference's scalar phases, one system at a time */
+
+#define ROWS(arr, s) ((const double *)(arr) + (s)*sl->m)
+
+static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+                            const tl_mpi_batch *sl, const size_t *slices, void *x_out,
+                            const tl_options *opt, tl_info *info)
+{
+  (void)slices;
+  double tol = tl_param_value(self->reference, opt, "tol");
+  size_t nsys = sl->nsys, m = sl->m;
+  double *x = x_out;
+  tl_mpi_status st;
+  TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
+  tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
+  sys_state *ss = tl_alloc(nsys, sizeof *ss);
+  int status = TL_OK;
+  if (!plans || !ss) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);
+    goto cleanup;
+  }
+  tl_info one;
+  for (size_t s = 0; s < nsys; s++) { /* phase 1: Algorithm 5 on own rows */
+    tl_info_clear(&one);
+    int rc = tl_distd2_plan_slice_d(&plans[s], sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s),
+                                    ROWS(sl->b, s), ROWS(sl->c, s), &one);
+    tl_mpi_status_note(&st, s, PH_PLAN, rc, &one);
+    ss[s].bad = rc < 0;
+  }
+  for (size_t s = 0; s < nsys; s++) { /* phase 2: Algorithm 6; d' is kept in x */
+    if (ss[s].bad)
+      continue;
+    tl_info_clear(&one);
+    int rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), x + s * m, &one);
+    tl_mpi_status_note(&st, s, PH_DECOUPLE, rc, &one);
+    ss[s].bad = rc < 0;
+    if (!ss[s].bad)
+      tl_distd2_pack_d(&plans[s], 0, x + s * m, &ss[s].edge);
+  }
+  status = exchange_and_interfaces(&st, ss, nsys, sl->begin, m, sl->n, sl->periodic);
+  if (status < 0) {
+    status = TL_FAIL(info, status, -1, -1, "", "distd2: the exchange of %zu systems failed", nsys);
+    goto cleanup;
+  }
+  for (size_t s = 0; s < nsys; s++) { /* phase 5: Algorithm 7, in place over d' */
+    if (ss[s].bad)
+      continue;
+    tl_info_clear(&one);
+    int rc = tl_distd2_substitute_d(&plans[s], 0, ss[s].x_first, ss[s].x_last, x + s * m, x + s * m,
+                                    &one);
+    tl_mpi_status_note(&st, s, PH_SUBSTITUTE, rc, &one);
+  }
+  status = verdict(&st, ss, plans, 1, tol, info);
+cleanup:
+  for (size_t s = 0; plans && s < nsys; s++)
+    tl_distd2_plan_destroy(&plans[s]);
+  free(plans);
+  free(ss);
+  tl_mpi_status_free(&st);
+  return status;
+}
+
+#undef ROWS
+
+/* ---------------------------------------------------------------- */
+/* The compact scheme on SZ-packed slices (the packed kernels)         */
+
+/* The ranks the halo of u comes from: as the boundary rows, except that
+ * one periodic rank is its own neighbour (its halo wraps onto itself). */
+static void halo_neighbours(int P, int periodic, int p, int *prev, int *next)
+{
+  *prev = (periodic || p > 0) ? (p + P - 1) % P : -1;
+  *next = (periodic || p + 1 < P) ? (p + 1) % P : -1;
+}
+
+/* Rows r, r+1 of every group of a packed array of `rows` rows per group
+ * to a buffer of 2 rows per group (to_buf), or back (!to_buf). */
+static void two_rows(size_t groups, size_t rows, size_t sz, size_t r, double *arr, double *buf,
+                     int to_buf)
+{
+  for (size_t g = 0; g < groups; g++) {
+    double *a = arr + (g * rows + r) * sz, *b = buf + g * 2 * sz;
+    memcpy(to_buf ? b : a, to_buf ? a : b, 2 * sz * sizeof(double));
+  }
+}
+
+/* The halo of u (m + 4 rows per group: 2 from prev, own m, 2 from
+ * next; zero beyond a plain system's ends), after one exchange of 2 rows
+ * per group with each neighbour: phase "halo". */
+static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t groups, size_t sz,
+                         const double *u, double *uh)
+{
+  int prev, next;
+  halo_neighbours(ex->size, periodic, ex->rank, &prev, &next);
+  size_t rows2 = 2 * groups * sz;
+  double *buf = tl_alloc(4 * rows2, sizeof(double));
+  if (!buf)
+    return TL_ERR_NOMEM;
+  double *to_prev = buf, *to_next = buf + rows2, *from_prev = buf + 2 * rows2,
+         *from_next = buf + 3 * rows2;
+  memset(from_prev, 0, 2 * rows2 * sizeof(double));
+  two_rows(groups, m, sz, 0, (double *)u, to_prev, 1); /* only read */
+  two_rows(groups, m, sz, m - 2, (double *)u, to_next, 1);
+  int rc = tl_mpi_neighbours(ex, "halo", 0, TL_F64, prev, next, to_prev, rows2, to_next, rows2,
+                             from_prev, rows2, from_next, rows2);
+  size_t hm = m + 4;
+  for (size_t g = 0; rc == TL_OK && g < groups; g++)
+    memcpy(uh + (g * hm + 2) * sz, u + g * m * sz, m * sz * sizeof(double));
+  two_rows(groups, hm, sz, 0, uh, from_prev, 0);
+  two_rows(groups, hm, sz, m + 2, uh, from_next, 0);
+  free(buf);
+  return rc;
+}
+
+int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
+                             size_t nsys, size_t sz, const double *u, double *du, double tol,
+                             tl_ledger *ledger, double *comm_seconds, tl_info *info)
+{
+  tl_info_clear(info);
+  tl_mpi_exchange ex = {.comm = comm, .ledger = ledger};
+  MPI_Comm_rank(comm, &ex.rank);
+  MPI_Comm_size(comm, &ex.size);
+  size_t m = plan ? plan->n : 0, groups = sz ? (nsys + sz - 1) / sz : 0;
+  int ok = plan && plan->begin && plan->parts == 1 && m >= 2 && st && u && du && nsys >= 1 &&
+           tl_cpu_sz_supported(sz),
+      all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm); /* not recorded: an argument check */
+  if (!all_ok)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan",
+                   "distd2 compact: every rank needs a slice plan of >= 2 rows, a stencil, u, du, "
+                   "nsys >= 1 and SZ in {8, 16, 32, 64}");
+  tl_mpi_status stt;
+  TL_CALL(tl_mpi_status_init(&stt, &ex, nsys, info));
+  double *uh = tl_alloc(groups * (m + 4) * sz, sizeof(double));
+  sys_state *ss = tl_alloc(nsys, sizeof *ss);
+  tl_distd2_edge *edges = tl_alloc(nsys, sizeof *edges);
+  double *xs = tl_alloc(2 * nsys, sizeof *xs), *xe = xs + nsys;
+  int status = TL_OK;
+  if (!uh || !ss || !edges || !xs) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2 compact: no memory");
+    goto cleanup;
+  }
+  status = exchange_halo(&ex, plan->periodic, m, groups, sz, u, uh);
+  tl_info one;
+  tl_info_clear(&one);
+  int rc = status < 0 ? status
+                      : tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, st, nsys, sz, uh, du, &one);
+  if (rc < 0) /* the packed kernel names the first system that failed */
+    tl_mpi_status_note(&stt, one.system >= 0 ? (size_t)one.system : 0, PH_DECOUPLE, rc, &one);
+  tl_cpu_distd2_pack_sz_d(plan, 0, nsys, sz, du, edges);
+  for (size_t s = 0; s < nsys; s++) {
+    ss[s].edge = edges[s];
+    ss[s].bad = rc < 0 && (long)s == one.system;
+  }
+  status = exchange_and_interfaces(&stt, ss, nsys, plan->row0, m, plan->n_total, plan->periodic);
+  if (status < 0) {
+    status = TL_FAIL(info, status, -1, -1, "", "distd2 compact: the exchange failed");
+    goto cleanup;
+  }
+  for (size_t s = 0; s < nsys; s++) {
+    xs[s] = ss[s].bad ? 0.0 : ss[s].x_first;
+    xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
+  }
+  tl_info_clear(&one);
+  rc = tl_cpu_distd2_substitute_sz_d(plan, 0, nsys, sz, xs, xe, du, du, &one);
+  if (rc < 0)
+    tl_mpi_status_note(&stt, one.system >= 0 ? (size_t)one.system : 0, PH_SUBSTITUTE, rc, &one);
+  status = verdict(&stt, ss, plan, 0, tol, info);
+cleanup:
+  if (comm_seconds)
+    *comm_seconds = ex.seconds;
+  free(uh);
+  free(ss);
+  free(edges);
+  free(xs);
+  tl_mpi_status_free(&stt);
+  return status;
+}
+
+extern const tl_algorithm tl_algo_distd2_ref;
+
+const tl_mpi_algorithm tl_mpi_algo_distd2 = {
+    .name = "distd2",
+    .reference = &tl_algo_distd2_ref,
+    .summary = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
+               "verdict",
+    .solve = distd2_mpi_solve,
+};

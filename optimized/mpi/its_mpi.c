@@ -1,0 +1,396 @@
+/* optimized/mpi/its_mpi.c -- the interface-splitting algorithm (ITS)
+ * across MPI ranks.
+ *
+ * The rank program of reference/its_ref.c (paper 003 (ITS) Algorithm 1):
+ * rank p is partition p and owns interface p, its last row I_p (every
+ * rank but the last of a plain system). Per batch:
+ *
+ *   "rate"    allreduce of each system's largest decay rate -> J, L (eq 18)
+ *   "window"  the 2(J+L) coefficient rows around I_p come to rank p from
+ *             the ranks that hold them (its neighbour below; further ones
+ *             when J + L exceeds a slice): 3 words a row
+ *             rank p solves the window's transposed system: s^p, u
+ *   "spike"   u -> rank p+1 as t^{p+1} (J words)
+ *             a_b^p = s^p . last J of d, a_t^p = t^p . first J of d
+ *   "sums"    THE single exchange of Algorithm 1 step 5: a_b^p down,
+ *             a_t^p up, 1 word each way (this is all a new right-hand
+ *             side needs; the steps above are setup, once per matrix)
+ *             local solve of N^p (Thomas)
+ *   "verdict" one allreduce of 6 pairs per system: status, the dropped
+ *             mass (what the truncation left out, as the reference
+ *             reports it), the bound, eps_c, the worst margin,
+ *             strictness
+ *
+ *        rank p-1             rank p                 rank p+1
+ *           |  <-- window rows --|   <-- window rows --  |
+ *           |  -- t^p (J) -----> |   -- t^{p+1} (J) -->  |
+ *           |  -- a_b^{p-1} ---> |   -- a_b^p ------->   |   1 word
+ *           |  <-- a_t^p ------- |   <-- a_t^{p+1} ---   |   1 word
+ *
+ * Cost per rank: the reference's flops (window solve 16(J+L), 4J for the
+ * dot products, 8m for Thomas) per system.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+#include "tridlab/part_its.h"
+
+/* Phases in the reference's order. */
+enum { PH_TRUNCATE = 1, PH_COEFFICIENTS = 2, PH_LOCAL = 3, PH_FINITE = 4 };
+
+/* The verdict's pairs per system. */
+enum { V_STATUS, V_DROPPED, V_BOUND, V_EPSC, V_MARGIN, V_NOTSTRICT, V_PAIRS };
+_Static_assert(2 * V_PAIRS == TL_ITS_VERDICT_WORDS, "the verdict's words");
+
+typedef struct its_run {
+  tl_mpi_exchange *ex;
+  const tl_mpi_batch *sl;
+  tl_its_state *st;   /* one per system, as the reference's (P partitions) */
+  unsigned char *bad; /* 1: no J for this system (every rank alike)        */
+  tl_mpi_status status;
+} its_run;
+
+#define ROWS(arr, s) ((const double *)(arr) + (s)*r->sl->m)
+
+/* The rank above p (whose interface is p's first row) and below it, as
+ * the reference's partitions; -1: none. */
+static int above_of(const tl_its_state *st, int p)
+{
+  if (st->periodic)
+    return st->nif > 0 ? (p + st->parts - 1) % st->parts : -1;
+  return p - 1;
+}
+
+static int below_of(const tl_its_state *st, int p)
+{
+  return p < st->nif ? (p + 1) % st->parts : -1;
+}
+
+/* Steps 0-1: the state of every system, its rates, J and L. */
+static int truncate(its_run *r, const size_t *slices, size_t J, double eps_c)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int p = r->ex->rank, P = r->ex->size;
+  size_t nsys = sl->nsys;
+  double *rate = tl_alloc(nsys, sizeof *rate);
+  if (!rate)
+    return TL_ERR_NOMEM;
+  int rc = TL_OK;
+  for (size_t s = 0; s < nsys && rc == TL_OK; s++) {
+    rc = tl_its_init(&r->st[s], sl->n, sl->periodic, P, slices, NULL);
+    if (rc == TL_OK) {
+      tl_its_rate(&r->st[s], p, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s));
+      rate[s] = r->st[s].rate[p];
+    }
+  }
+  if (rc == TL_OK)
+    rc = tl_mpi_allreduce_max(r->ex, "rate", 0, rate, nsys);
+  for (size_t s = 0; s < nsys && rc == TL_OK; s++) {
+    for (int q = 0; q < P; q++) /* the largest rate of all ranks */
+      r->st[s].rate[q] = rate[s];
+    tl_info one;
+    tl_info_clear(&one);
+    int t = tl_its_truncation(&r->st[s], J, eps_c, &one);
+    tl_mpi_status_note(&r->status, s, PH_TRUNCATE, t, &one);
+    r->bad[s] = t < 0;
+    if (t == TL_ERR_NOMEM)
+      rc = t;
+  }
+  free(rate);
+  return rc;
+}
+
+/* Rows of system s's window k (global rows first, first+1, ... mod n)
+ * that rank q holds, visited in window order: fn(r, local row). */
+typedef void (*row_fn)(void *ctx, size_t s, size_t r, size_t local);
+static void window_rows_of(its_run *r, size_t s, int k, int q, row_fn fn, void *ctx)
+{
+  tl_its_state *st = &r->st[s];
+  long first;
+  size_t len = tl_its_window_rows(st, k, &first);
+  for (size_t w = 0; w < len; w++) {
+    size_t i = ((size_t)first + w) % st->n;
+    if (tl_its_owner(st, i) == q)
+      fn(ctx, s, w, i - st->begin[q]);
+  }
+}
+
+/* Building and reading the window messages. */
+typedef struct win_ctx {
+  its_run *r;
+  double *buf; /* 3 words a row: a, b, c                                */
+  size_t used;
+  int k;       /* the window's interface (reading: into st's window k)  */
+  int reading; /* 0: copy my rows out; 1: copy rows in                  */
+} win_ctx;
+
+static void win_row(void *ctx, size_t s, size_t w, size_t local)
+{
+  win_ctx *c = ctx;
+  its_run *r = c->r;
+  tl_its_state *st = &r->st[s];
+  double *row = c->buf + 3 * c->used++;
+  size_t at = (size_t)c->k * st->W + w;
+  if (!c->reading) {
+    row[0] = ROWS(r->sl->a, s)[local];
+    row[1] = ROWS(r->sl->b, s)[local];
+    row[2] = ROWS(r->sl->c, s)[local];
+  } else {
+    st->wa[at] = row[0], st->wb[at] = row[1], st->wc[at] = row[2];
+  }
+}
+
+static void count_row(void *ctx, size_t s, size_t w, size_t local)
+{
+  (void)s, (void)w, (void)local;
+  (*(size_t *)ctx)++;
+}
+
+/* Step 2.1: every window's rows to the rank that owns its interface, in
+ * one set of messages for the whole batch ("window"); a rank's own rows
+ * of its window are copied. */
+static int exchange_windows(its_run *r)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  size_t nsys = r->sl->nsys;
+  size_t *cnt = tl_alloc(2 * (size_t)P, sizeof *cnt), *rcnt = cnt ? cnt + P : NULL;
+  double **buf = tl_alloc(2 * (size_t)P, sizeof *buf), **rbuf = buf ? buf + P : NULL;
+  int rc = cnt && buf ? TL_OK : TL_ERR_NOMEM;
+  for (int q = 0; rc == TL_OK && q < P; q++) { /* how many rows go each way */
+    for (size_t s = 0; s < nsys; s++) {
+      if (r->bad[s])
+        continue;
+      if (q < r->st[s].nif && q != p)
+        window_rows_of(r, s, q, p, count_row, &cnt[q]); /* mine, in q's window */
+      if (p < r->st[s].nif && q != p)
+        window_rows_of(r, s, p, q, count_row, &rcnt[q]); /* q's, in mine */
+    }
+    buf[q] = tl_alloc(3 * cnt[q] + 1, sizeof(double));
+    rbuf[q] = tl_alloc(3 * rcnt[q] + 1, sizeof(double));
+    if (!buf[q] || !rbuf[q])
+      rc = TL_ERR_NOMEM;
+    win_ctx out = {r, buf[q], 0, q, 0};
+    for (size_t s = 0; rc == TL_OK && s < nsys && q != p; s++)
+      if (!r->bad[s] && q < r->st[s].nif)
+        window_rows_of(r, s, q, p, win_row, &out);
+    cnt[q] *= 3, rcnt[q] *= 3;
+  }
+  if (rc == TL_OK)
+    rc = tl_mpi_sparse(r->ex, "window", 0, TL_F64, cnt, (const void *const *)buf, rcnt,
+                       (void *const *)rbuf);
+  for (int q = 0; rc == TL_OK && q < P; q++) { /* into the windows, in order */
+    win_ctx in = {r, rbuf[q], 0, p, 1};
+    double *own = NULL;
+    for (size_t s = 0; s < nsys; s++) {
+      if (r->bad[s] || p >= r->st[s].nif)
+        continue;
+      if (q == p) { /* own rows: out of the slice, straight in */
+        size_t n_own = 0;
+        window_rows_of(r, s, p, p, count_row, &n_own);
+        own = realloc(own, (3 * n_own + 1) * sizeof *own);
+        if (!own) {
+          rc = TL_ERR_NOMEM;
+          break;
+        }
+        win_ctx o = {r, own, 0, p, 0}, i = {r, own, 0, p, 1};
+        window_rows_of(r, s, p, p, win_row, &o);
+        window_rows_of(r, s, p, p, win_row, &i);
+      } else {
+        window_rows_of(r, s, p, q, win_row, &in);
+      }
+    }
+    free(own);
+  }
+  for (int q = 0; buf && q < P; q++) {
+    free(buf[q]);
+    free(rbuf[q]);
+  }
+  free(buf);
+  free(cnt);
+  return rc;
+}
+
+/* Step 2: the window's transposed system (s^p, u), then u to rank p+1
+ * as its t ("spike", jr words per system). */
+static int coefficients(its_run *r)
+{
+  int p = r->ex->rank;
+  size_t nsys = r->sl->nsys, n_out = 0, n_in = 0;
+  int below = -1, above = -1;
+  for (size_t s = 0; s < nsys; s++) {
+    tl_its_state *st = &r->st[s];
+    if (r->bad[s])
+      continue;
+    below = below_of(st, p), above = above_of(st, p);
+    if (p < st->nif) {
+      tl_its_window_close(st, p);
+      tl_info one;
+      tl_info_clear(&one);
+      int rc = tl_its_coefficients(st, p, &one);
+      tl_mpi_status_note(&r->status, s, PH_COEFFICIENTS, rc, &one);
+      if (rc < 0) /* its t travels as zeros */
+        memset(st->t + (size_t)below * st->jr, 0, st->jr * sizeof(double));
+    }
+    n_out += below >= 0 && below != p ? st->jr : 0;
+    n_in += above >= 0 && above != p ? st->jr : 0;
+  }
+  double *out = tl_alloc(n_out + n_in + 1, sizeof(double)), *in = out + n_out;
+  if (!out)
+    return TL_ERR_NOMEM;
+  size_t o = 0;
+  for (size_t s = 0; s < nsys; s++)
+    if (!r->bad[s] && below >= 0 && below != p) {
+      memcpy(out + o, r->st[s].t + (size_t)below * r->st[s].jr, r->st[s].jr * sizeof(double));
+      o += r->st[s].jr;
+    }
+  int rc = tl_mpi_shift(r->ex, "spike", 0, TL_F64, out, n_out, below != p ? below : -1, in, n_in,
+                        above != p ? above : -1);
+  size_t i = 0;
+  for (size_t s = 0; rc == TL_OK && s < nsys; s++)
+    if (!r->bad[s] && above >= 0 && above != p) {
+      memcpy(r->st[s].t + (size_t)p * r->st[s].jr, in + i, r->st[s].jr * sizeof(double));
+      i += r->st[s].jr;
+    }
+  free(out);
+  return rc;
+}
+
+/* Steps 4-5: the partial sums and THE exchange ("sums"). */
+static int sums(its_run *r)
+{
+  int p = r->ex->rank;
+  size_t nsys = r->sl->nsys;
+  double *buf = tl_alloc(4 * nsys, sizeof *buf);
+  if (!buf)
+    return TL_ERR_NOMEM;
+  double *up = buf, *down = buf + nsys, *from_above = buf + 2 * nsys, *from_below = buf + 3 * nsys;
+  int above = -1, below = -1;
+  for (size_t s = 0; s < nsys; s++) {
+    tl_its_state *st = &r->st[s];
+    up[s] = down[s] = from_above[s] = from_below[s] = 0.0;
+    if (r->bad[s])
+      continue;
+    above = above_of(st, p), below = below_of(st, p);
+    tl_its_partial(st, p, ROWS(r->sl->d, s));
+    up[s] = st->at[p];   /* a_t^p to the rank above */
+    down[s] = st->ab[p]; /* a_b^p to the rank below */
+  }
+  int rc = tl_mpi_neighbours(r->ex, "sums", 0, TL_F64, above, below, above >= 0 ? up : NULL, nsys,
+                             below >= 0 ? down : NULL, nsys, above >= 0 ? from_above : NULL, nsys,
+                             below >= 0 ? from_below : NULL, nsys);
+  for (size_t s = 0; s < nsys; s++) {
+    r->st[s].recv_b[p] = from_above[s]; /* a_b of the interface above */
+    r->st[s].recv_t[p] = from_below[s]; /* a_t of the rank below      */
+  }
+  free(buf);
+  return rc;
+}
+
+/* Steps 6-7 and this rank's numbers of the verdict. */
+static void local_solves(its_run *r, double *x, double *pairs)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int p = r->ex->rank;
+  size_t m = sl->m;
+  for (size_t s = 0; s < sl->nsys; s++) {
+    tl_its_state *st = &r->st[s];
+    double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
+    long worst = -1;
+    unsigned cls = tl_row_classes_slice_d(m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
+                                          sl->begin, sl->n, sl->periodic, &rel, &worst);
+    int mine = !r->bad[s] && p < st->nif; /* the interface this rank measured */
+    q[2 * V_DROPPED] = mine ? st->dropped[p] : 0.0;
+    q[2 * V_DROPPED + 1] = mine ? (double)(st->begin[p + 1] - 1) : -1.0;
+    q[2 * V_BOUND] = mine ? st->bound[p] : 0.0, q[2 * V_BOUND + 1] = -1.0;
+    q[2 * V_EPSC] = mine ? st->eps_c[p] : 0.0, q[2 * V_EPSC + 1] = -1.0;
+    q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
+    q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
+    if (r->bad[s])
+      continue;
+    tl_info one;
+    tl_info_clear(&one);
+    int rc = tl_its_local_solve(st, p, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
+                                ROWS(sl->d, s), x + s * m, &one);
+    tl_mpi_status_note(&r->status, s, PH_LOCAL, rc, &one);
+    for (size_t i = 0; rc == TL_OK && i < m; i++)
+      if (!isfinite(x[s * m + i])) {
+        size_t row = sl->begin + i;
+        tl_info_clear(&one);
+        rc = TL_FAIL(&one, TL_ERR_BREAKDOWN, -1, (long)row, "",
+                     "its: non-finite solution at row %zu (overflow)", row);
+        tl_mpi_status_note(&r->status, s, PH_FINITE, rc, &one);
+      }
+  }
+}
+
+/* System s's verdict from the reduced numbers, the reference's. */
+typedef struct its_judge {
+  its_run *r;
+  double tol;
+} its_judge;
+
+static int judge(void *ctx, size_t s, const double *q, tl_info *one)
+{
+  its_judge *j = ctx;
+  return tl_its_verdict(&j->r->st[s], q[2 * V_DROPPED], (long)q[2 * V_DROPPED + 1], q[2 * V_BOUND],
+                        q[2 * V_EPSC], q[2 * V_NOTSTRICT] == 0.0, (long)q[2 * V_MARGIN + 1], j->tol,
+                        one);
+}
+
+static int its_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+                         const size_t *slices, void *x, const tl_options *opt, tl_info *info)
+{
+  size_t J = (size_t)tl_param_value(self->reference, opt, "J"), nsys = sl->nsys;
+  double eps_c = tl_param_value(self->reference, opt, "eps_c");
+  double tol = tl_param_value(self->reference, opt, "tol");
+  its_run run = {.ex = ex, .sl = sl}, *r = &run;
+  TL_CALL(tl_mpi_status_init(&r->status, ex, nsys, info));
+  r->st = tl_alloc(nsys, sizeof *r->st);
+  r->bad = tl_alloc(nsys, 1);
+  double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
+  int status = TL_OK;
+  if (!r->st || !r->bad || !pairs) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for %zu systems", nsys);
+    goto cleanup;
+  }
+  memset(r->st, 0, nsys * sizeof *r->st);
+  int rc = truncate(r, slices, J, eps_c);
+  if (rc == TL_OK)
+    rc = exchange_windows(r);
+  if (rc == TL_OK)
+    rc = coefficients(r);
+  if (rc == TL_OK)
+    rc = sums(r);
+  if (rc < 0) {
+    status = TL_FAIL(info, rc, -1, -1, "", "its: the exchange of %zu systems failed", nsys);
+    goto cleanup;
+  }
+  local_solves(r, x, pairs);
+  tl_mpi_status_pairs(&r->status, pairs, V_PAIRS);
+  TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, V_PAIRS * nsys));
+  its_judge jd = {r, tol};
+  status = tl_mpi_status_verdicts(&r->status, pairs, V_PAIRS, judge, &jd, info);
+cleanup:
+  for (size_t s = 0; r->st && s < nsys; s++)
+    tl_its_free(&r->st[s]);
+  free(r->st);
+  free(r->bad);
+  free(pairs);
+  tl_mpi_status_free(&r->status);
+  return status;
+}
+
+#undef ROWS
+
+/* The registry entry: the reference it runs the phases of, and what
+ * crosses the ranks. */
+extern const tl_algorithm tl_algo_its_ref;
+const tl_mpi_algorithm tl_mpi_algo_its = {
+    .solve = its_mpi_solve,
+    .name = "its",
+    .summary = "setup: window rows to each interface's rank, t to the next; then the single "
+               "exchange of one word each way per interface, verdict",
+    .reference = &tl_algo_its_ref,
+};

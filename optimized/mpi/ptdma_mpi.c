@@ -1,0 +1,281 @@
+/* optimized/mpi/ptdma_mpi.c -- the CaNS P-TDMA across MPI ranks.
+ *
+ * The rank program of reference/ptdma_ref.c (paper 001 (CaNS) §2.2.3-
+ * 2.2.4): rank p is partition p. It reduces its own rows so that every
+ * interior unknown depends on its first and last unknowns only; the
+ * first and last rows of all ranks form, per system, a tridiagonal
+ * system of 2P rows, which rank 0 solves for the whole batch (the
+ * reduced systems are gathered: CaNS transposes them so that each rank
+ * solves some; with the gather the ledger is the same for any nsys);
+ * the 2 values of each rank come back and it reconstructs its interior
+ * (docs/algorithms/ptdma.md, "MPI").
+ *
+ * The plan/runtime split of paper 001 Algorithm 2 (flavour "split", the
+ * default) keeps the exchange that depends on the matrix apart from the
+ * one per right-hand side:
+ *
+ *   rank 0 (solves)                 rank p
+ *   1  init: a, b, c of own rows     init: a, b, c of own rows
+ *      "plan-rows" gather  <------   a, b, c of rows 0 and m-1: 6 words
+ *   2  runtime: d' of own rows       runtime: d'
+ *      "rhs-rows"  gather  <------   d' of rows 0 and m-1:      2 words
+ *   3  Thomas on 2P rows, per system
+ *      "solution" scatter  ------>   x of rows 0 and m-1:       2 words
+ *   4  reconstruct                   reconstruct the interior
+ *   5  "verdict": one allreduce of 5 pairs per system
+ *
+ * Flavour "combined" (Algorithm 1) reduces coefficients and right-hand
+ * side together and gathers a, c, d' of the 2 rows at once ("rows": 6
+ * words; the unit diagonal is not sent). One rank alone gathers
+ * nothing. Per system the words are the same for every nsys; a plan
+ * reused for many right-hand sides would pay "plan-rows" once.
+ *
+ * Cost per rank: the reference's flops on m rows per system; rank 0
+ * also solves nsys systems of 2P rows (8 * 2P flops each).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+#include "tridlab/part_ptdma.h"
+
+/* Phases in the reference's order: the reduction (init) of all
+ * partitions, the reduced system, the reconstructions. */
+enum { PH_REDUCE = 1, PH_REDUCED = 2, PH_RECONSTRUCT = 3 };
+
+/* The verdict's pairs per system: status, minus the worst relative
+ * margin (row), not row dominant, not strictly dominant, near underflow. */
+enum { V_STATUS, V_MARGIN, V_NOTROW, V_NOTSTRICT, V_TINY, V_PAIRS };
+_Static_assert(2 * V_PAIRS == TL_PTDMA_VERDICT_WORDS, "the verdict's words");
+
+typedef struct ptdma_run {
+  tl_mpi_exchange *ex;
+  const tl_mpi_batch *sl;
+  int combined;          /* 1: Algorithm 1; 0: Algorithm 2 (plan, runtime)   */
+  double *a, *b, *c, *d; /* reduced rows: m per system (b: split only)   */
+  unsigned char *bad;    /* 1: the system failed on this rank            */
+  tl_mpi_status st;
+} ptdma_run;
+
+#define ROWS(arr, s) ((const double *)(arr) + (s)*r->sl->m)
+#define MINE(arr, s) ((arr) + (s)*r->sl->m)
+
+/* Words per system of what a rank sends to rank 0 for each phase. */
+static size_t send_words(const ptdma_run *r)
+{
+  return r->combined ? TL_PTDMA_ROW_WORDS : TL_PTDMA_COEF_WORDS;
+}
+
+/* Step 1: Algorithm 1's reduction, or Algorithm 2's initialization, of
+ * every system's own rows; then its 2 boundary rows into `rows`
+ * (send_words() per system). */
+static void reduce_and_pack(ptdma_run *r, double *rows)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t begin = sl->begin, end = begin + sl->m, w = send_words(r);
+  for (size_t s = 0; s < sl->nsys; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    double *q = rows + s * w; /* [a0 a1 | b0 b1 | c0 c1] or [a0 a1 | c0 c1 | d0 d1] */
+    int rc;
+    if (r->combined) {
+      rc = tl_ptdma_reduce_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
+                             ROWS(sl->c, s), ROWS(sl->d, s), MINE(r->a, s), MINE(r->c, s),
+                             MINE(r->d, s), &one);
+      tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), NULL, MINE(r->c, s), MINE(r->d, s), q, NULL,
+                      q + 2, q + 4);
+    } else {
+      rc = tl_ptdma_init_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
+                           ROWS(sl->c, s), MINE(r->a, s), MINE(r->b, s), MINE(r->c, s), &one);
+      tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), MINE(r->b, s), MINE(r->c, s), NULL, q, q + 2,
+                      q + 4, NULL);
+    }
+    tl_mpi_status_note(&r->st, s, PH_REDUCE, rc, &one);
+    r->bad[s] = rc < 0;
+    if (r->bad[s]) /* a failed system sends zeros: rank 0 goes on */
+      memset(q, 0, w * sizeof *q);
+  }
+}
+
+/* Algorithm 2 step 2: d' of own rows, and its 2 boundary values. */
+static void runtime_and_pack(ptdma_run *r, double *rd)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t begin = sl->begin, end = begin + sl->m;
+  for (size_t s = 0; s < sl->nsys; s++) {
+    rd[2 * s] = rd[2 * s + 1] = 0.0;
+    if (r->bad[s])
+      continue;
+    tl_ptdma_runtime_d(begin, end, ROWS(sl->a, s), ROWS(sl->c, s), MINE(r->b, s), ROWS(sl->d, s),
+                       MINE(r->d, s));
+    tl_ptdma_pack_d(begin, end, 0, NULL, NULL, NULL, MINE(r->d, s), NULL, NULL, NULL, rd + 2 * s);
+  }
+}
+
+/* Move `w` words per system from every rank to rank 0 (all[q][s][w]). */
+static int gather_rows(ptdma_run *r, const char *phase, const double *mine, size_t w, double *all)
+{
+  size_t cnt = w * r->sl->nsys;
+  if (r->ex->size == 1) { /* one rank: nothing to send */
+    memcpy(all, mine, cnt * sizeof *all);
+    return TL_OK;
+  }
+  return tl_mpi_gather(r->ex, phase, 0, TL_F64, mine, cnt, all, 0);
+}
+
+/* Rank 0, step 3: the reduced system of system s from every rank's 2
+ * rows (coef: [q][s][6] of the plan or of Algorithm 1; rhs: [q][s][2]
+ * of the runtime, NULL for Algorithm 1), solved by Thomas; x of rank q's
+ * 2 rows into out[q][s][2]. */
+static void solve_reduced(ptdma_run *r, const size_t *begins, const double *coef, const double *rhs,
+                          double *red, double *out)
+{
+  int P = r->ex->size;
+  size_t nsys = r->sl->nsys, rows = 2 * (size_t)P, w = send_words(r);
+  double *ra = red, *rb = red + rows, *rc = red + 2 * rows, *rd = red + 3 * rows,
+         *rx = red + 4 * rows;
+  for (size_t s = 0; s < nsys; s++) {
+    for (int q = 0; q < P; q++)
+      for (size_t j = 0; j < 2; j++) { /* rank q's rows are rows 2q, 2q+1 */
+        const double *g = coef + ((size_t)q * nsys + s) * w;
+        size_t k = 2 * (size_t)q + j;
+        ra[k] = g[j];
+        rb[k] = r->combined ? 1.0 : g[2 + j];
+        rc[k] = r->combined ? g[2 + j] : g[4 + j];
+        rd[k] = r->combined ? g[4 + j] : rhs[((size_t)q * nsys + s) * 2 + j];
+      }
+    tl_info one;
+    tl_info_clear(&one);
+    int st = tl_ptdma_reduced_solve_d(rows, r->sl->periodic, ra, rb, rc, rd, rx, &one);
+    if (st < 0) {
+      one.row = tl_ptdma_global_row(begins, one.row);
+      memset(rx, 0, rows * sizeof *rx);
+    }
+    tl_mpi_status_note(&r->st, s, PH_REDUCED, st, &one);
+    for (int q = 0; q < P; q++)
+      memcpy(out + ((size_t)q * nsys + s) * 2, rx + 2 * q, 2 * sizeof *rx);
+  }
+}
+
+/* Step 4 and this rank's numbers of the verdict. */
+static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t begin = sl->begin, end = begin + sl->m, m = sl->m;
+  for (size_t s = 0; s < sl->nsys; s++) {
+    double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
+    long worst = -1;
+    unsigned cls = tl_row_classes_slice_d(m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s), begin,
+                                          sl->n, sl->periodic, &rel, &worst);
+    q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
+    q[2 * V_NOTROW] = (cls & TL_CLASS_ROW_DD) ? 0.0 : 1.0, q[2 * V_NOTROW + 1] = -1.0;
+    q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
+    q[2 * V_TINY] = 0.0, q[2 * V_TINY + 1] = -1.0;
+    if (r->bad[s])
+      continue;
+    const double *b = r->combined ? NULL : MINE(r->b, s);
+    tl_info one;
+    tl_info_clear(&one);
+    int rc = tl_ptdma_reconstruct_d(begin, end, MINE(r->a, s), b, MINE(r->c, s), MINE(r->d, s),
+                                    xb[2 * s], xb[2 * s + 1], x + s * m, &one);
+    tl_mpi_status_note(&r->st, s, PH_RECONSTRUCT, rc, &one);
+    if (!r->combined && tl_ptdma_reconstruct_tiny_d(m, MINE(r->a, s), MINE(r->c, s), MINE(r->d, s),
+                                                    xb[2 * s], xb[2 * s + 1]))
+      q[2 * V_TINY] = 1.0;
+  }
+}
+
+/* After the allreduce: system s's domain verdict, as the reference's. */
+static int judge(void *ctx, size_t s, const double *q, tl_info *one)
+{
+  (void)s;
+  const ptdma_run *r = ctx;
+  unsigned cls = (q[2 * V_NOTROW] > 0 ? 0u : TL_CLASS_ROW_DD) |
+                 (q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD);
+  int sst = tl_ptdma_domain_verdict(cls, (long)q[2 * V_MARGIN + 1], r->sl->periodic, one);
+  /* The reference then measures the residual of the whole system; no
+   * rank holds it, so the MPI solve says what it could not check. */
+  if (sst == TL_OK && q[2 * V_TINY] > 0)
+    sst = TL_WARN(one, -1,
+                  "ptdma: its reconstruction divided terms near the underflow threshold by b_k; "
+                  "across ranks the residual check that could clear it is not made");
+  return sst;
+}
+
+static void run_free(ptdma_run *r)
+{
+  free(r->a);
+  free(r->bad);
+  tl_mpi_status_free(&r->st);
+}
+
+static int ptdma_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+                           const tl_mpi_batch *sl, const size_t *slices, void *x,
+                           const tl_options *opt, tl_info *info)
+{
+  int P = ex->size, root = ex->rank == 0;
+  size_t nsys = sl->nsys, m = sl->m, rows = 2 * (size_t)P;
+  ptdma_run run = {.ex = ex, .sl = sl}, *r = &run;
+  r->combined = (int)tl_param_value(self->reference, opt, "flavour") == TL_PTDMA_COMBINED;
+  TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
+  size_t w = send_words(r), all = root ? (size_t)P * nsys : 0;
+  r->a = tl_alloc(4 * m * nsys, sizeof(double));
+  r->bad = tl_alloc(nsys, 1);
+  /* mine: the rows this rank sends and the 2 values it gets back; at rank
+   * 0 also everyone's, the bounds and one reduced system. */
+  double *mine = tl_alloc((w + 4) * nsys, sizeof(double));
+  double *every = tl_alloc((w + 4) * all + 5 * rows + 1, sizeof(double));
+  double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
+  size_t *begins = tl_alloc((size_t)P + 1, sizeof *begins);
+  int status = TL_OK;
+  if (!r->a || !r->bad || !mine || !every || !pairs || !begins) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "ptdma: no memory for %zu systems", nsys);
+    goto cleanup;
+  }
+  r->b = r->a + m * nsys, r->c = r->b + m * nsys, r->d = r->c + m * nsys;
+  double *rd = mine + w * nsys, *xb = rd + 2 * nsys;
+  double *coef_all = every, *rhs_all = every + w * all, *x_all = rhs_all + 2 * all;
+  double *red = x_all + 2 * all;
+  begins[0] = 0;
+  for (int q = 0; q < P; q++)
+    begins[q + 1] = begins[q] + slices[q];
+
+  reduce_and_pack(r, mine); /* step 1 */
+  TL_CHECK(gather_rows(r, r->combined ? "rows" : "plan-rows", mine, w, coef_all));
+  if (!r->combined) { /* step 2: the runtime, per right-hand side */
+    runtime_and_pack(r, rd);
+    TL_CHECK(gather_rows(r, "rhs-rows", rd, 2, rhs_all));
+  }
+  if (root) /* step 3 */
+    solve_reduced(r, begins, coef_all, rhs_all, red, x_all);
+  if (P == 1)
+    memcpy(xb, x_all, 2 * nsys * sizeof *xb);
+  else
+    TL_CHECK(tl_mpi_scatter(ex, "solution", 0, TL_F64, x_all, 2 * nsys, xb, 0));
+  reconstruct(r, xb, x, pairs);                /* step 4 */
+  tl_mpi_status_pairs(&r->st, pairs, V_PAIRS); /* after the last phase's notes */
+  TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, V_PAIRS * nsys));
+  status = tl_mpi_status_verdicts(&r->st, pairs, V_PAIRS, judge, r, info);
+cleanup:
+  free(mine);
+  free(every);
+  free(pairs);
+  free(begins);
+  run_free(r);
+  return status;
+}
+
+#undef ROWS
+#undef MINE
+
+/* The registry entry: the reference it runs the phases of, and what
+ * crosses the ranks. */
+extern const tl_algorithm tl_algo_ptdma_ref;
+const tl_mpi_algorithm tl_mpi_algo_ptdma = {
+    .name = "ptdma",
+    .solve = ptdma_mpi_solve,
+    .reference = &tl_algo_ptdma_ref,
+    .summary = "2 boundary rows per system gathered on rank 0 (plan once, d' per solve), reduced "
+               "systems solved there, x of the 2 rows scattered back, verdict",
+};

@@ -1,0 +1,157 @@
+/* tests/gpu/device_test.c -- the GPU kernels on a real device against the
+ * same kernels run on the host (docs/gpu.md). Built by `make gpu` with
+ * the device object of nvcc or hipcc; run by `make check-gpu`.
+ *
+ * Without a device it prints "skipped" and exits 77, which is never
+ * counted as a pass. With one, every kernel solves gallery batches of
+ * several sizes on the device and on the host (emulated, three thread
+ * orders are the Criterion tests' job): the status words must be equal
+ * and the double answers bit-identical (the device build contracts no
+ * a * b + c: -fmad=false); float answers within 4 ulps of the host's.
+ * Prints "N passed, N failed"; exits 1 on any failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
+#include "tridlab/tridlab.h"
+
+int tl_gpu_device_count(void);
+const tl_gpu_device_ops *tl_gpu_device_ops_built(void);
+int tl_gpu_dev_thomas_sz_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                           double *d, int *stat, char *err, size_t len);
+int tl_gpu_dev_thomas_periodic_sz_d(size_t n, size_t nsys, const double *a, const double *b,
+                                    const double *c, double *d, int *stat, char *err, size_t len);
+int tl_gpu_dev_pcr_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                     const double *d, double *x, int *stat, char *err, size_t len);
+int tl_gpu_dev_hybrid_pcr_d(size_t n, size_t nsys, int parts, const long *off, const double *a,
+                            const double *b, const double *c, const double *d, double *x, int *stat,
+                            char *err, size_t len);
+
+static int passed, failed;
+
+static void check(int ok, const char *what, size_t n, size_t nsys, const char *err)
+{
+  if (ok) {
+    passed++;
+    return;
+  }
+  failed++;
+  printf("FAILED: %s n %zu nsys %zu %s\n", what, n, nsys, err);
+}
+
+/* One gallery batch through one kernel, on the device and on the host. */
+static void compare(int kernel, int type, size_t n, size_t nsys)
+{
+  tl_problem p;
+  tl_info info;
+  if (tl_gallery_make(type, n, nsys, 5, &p, &info) != TL_OK)
+    return;
+  size_t len = kernel >= 2 ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+  double *in[4], *xh = calloc(len, sizeof(double)), *xd = calloc(len, sizeof(double));
+  double *w = calloc(2 * len, sizeof(double));
+  int *sh = calloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  int *sd = calloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  const void *src[4] = {p.a, p.b, p.c, p.d};
+  for (int k = 0; k < 4; k++) {
+    in[k] = calloc(len, sizeof(double));
+    if (kernel >= 2)
+      memcpy(in[k], src[k], len * sizeof(double));
+    else
+      tl_cpu_pack_batch_d(n, nsys, TL_GPU_SZ, src[k], in[k], k == 1, NULL);
+  }
+  char err[256] = "";
+  int rc, parts = n >= 64 ? 16 : 1;
+  long off[17];
+  for (int p = 0; p <= parts; p++) /* even partitions, as tl_partition_bounds */
+    if (p < parts) {
+      size_t lo, hi;
+      tl_partition_bounds(n, parts, NULL, p, &lo, &hi);
+      off[p] = (long)lo;
+      off[p + 1] = (long)hi;
+    }
+  tl_gpu_use_device(NULL); /* the tl_gpu_* entry points emulate; tl_gpu_dev_* run on the device */
+  if (kernel == 3) {
+    tl_gpu_hybrid_pcr_d(n, nsys, parts, NULL, in[0], in[1], in[2], in[3], xh, sh, &info);
+    rc = tl_gpu_dev_hybrid_pcr_d(n, nsys, parts, off, in[0], in[1], in[2], in[3], xd, sd, err,
+                                 sizeof err);
+  } else if (kernel == 2) {
+    tl_gpu_pcr_d(n, nsys, in[0], in[1], in[2], in[3], xh, sh, &info);
+    rc = tl_gpu_dev_pcr_d(n, nsys, in[0], in[1], in[2], in[3], xd, sd, err, sizeof err);
+  } else {
+    memcpy(xh, in[3], len * sizeof(double));
+    memcpy(xd, in[3], len * sizeof(double));
+    if (kernel == 0) {
+      tl_gpu_thomas_sz_d(n, nsys, in[0], in[1], in[2], xh, w, sh, &info);
+      rc = tl_gpu_dev_thomas_sz_d(n, nsys, in[0], in[1], in[2], xd, sd, err, sizeof err);
+    } else {
+      tl_gpu_thomas_periodic_sz_d(n, nsys, in[0], in[1], in[2], xh, w, sh, &info);
+      rc = tl_gpu_dev_thomas_periodic_sz_d(n, nsys, in[0], in[1], in[2], xd, sd, err, sizeof err);
+    }
+  }
+  static const char *names[] = {"thomas_sz", "thomas_periodic_sz", "pcr", "hybrid_pcr"};
+  check(rc == 0, names[kernel], n, nsys, err);
+  check(memcmp(sh, sd, nsys * TL_GPU_STAT_WORDS * sizeof(int)) == 0, names[kernel], n, nsys,
+        "status words differ");
+  check(memcmp(xh, xd, len * sizeof(double)) == 0, names[kernel], n, nsys, "answers differ");
+  for (int k = 0; k < 4; k++)
+    free(in[k]);
+  free(xh), free(xd), free(w), free(sh), free(sd);
+  tl_problem_free(&p);
+}
+
+/* The registry backends with the device installed: the same statuses,
+ * rows and bits as their references (what `tridlab verify` relies on). */
+static void registry_on_device(void)
+{
+  static const char *pairs[][2] = {{"thomas_gpu", "thomas"},
+                                   {"pcr_gpu", "pcr"},
+                                   {"thomas_periodic_gpu", "thomas_periodic"},
+                                   {"hybrid_pcr_gpu", "hybrid_pcr"}};
+  tl_gpu_use_device(tl_gpu_device_ops_built());
+  for (size_t k = 0; k < 4; k++)
+    for (size_t t = 0; t < tl_gallery_count(); t++) {
+      const tl_gallery_type *g = tl_gallery_get(t);
+      tl_problem p;
+      tl_info gi, ri;
+      if (g->dtype != TL_F64 || g->periodic != (k == 2) ||
+          tl_gallery_make(g->id, 1000, 40, 9, &p, &gi) != TL_OK)
+        continue;
+      tl_options opt;
+      tl_options_init(&opt);
+      opt.parts = k == 3 ? 16 : 1;
+      double *xg = calloc(40000, sizeof(double)), *xr = calloc(40000, sizeof(double));
+      int sg = tl_solve(tl_find(pairs[k][0]), &p.sys, xg, &opt, &gi);
+      int sr = tl_solve(tl_find(pairs[k][1]), &p.sys, xr, &opt, &ri);
+      int same = sg == sr && gi.row == ri.row &&
+                 (!tl_status_has_solution(sr) || !memcmp(xg, xr, 40000 * sizeof(double)));
+      check(same, pairs[k][0], 1000, 40, gi.msg);
+      free(xg), free(xr);
+      tl_problem_free(&p);
+    }
+}
+
+int main(void)
+{
+  if (tl_gpu_device_count() < 1) {
+    printf("gpu device test: skipped (no GPU device present)\n");
+    return 77;
+  }
+  static const size_t sizes[] = {3, 5, 17, 100, 1000, 4096};
+  static const size_t counts[] = {1, 33, 500};
+  static const int plain[] = {20, 38, 39}, periodic[] = {50};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++) {
+      for (size_t t = 0; t < sizeof plain / sizeof plain[0]; t++) {
+        compare(0, plain[t], sizes[i], counts[j]);
+        compare(2, plain[t], sizes[i], counts[j]);
+        compare(3, plain[t], sizes[i], counts[j]);
+      }
+      compare(1, periodic[0], sizes[i], counts[j]);
+    }
+  registry_on_device();
+  printf("gpu device test: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

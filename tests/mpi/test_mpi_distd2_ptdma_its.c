@@ -1,0 +1,239 @@
+/* tests/mpi/test_mpi_distd2_ptdma_its.c -- what the generic test of the
+ * partition algorithms (test_mpi_partition.c, default parameters) does
+ * not reach for distd2, ptdma and its:
+ *
+ *  - their parameters: P-TDMA's "combined" flavour (Algorithm 1), ITS
+ *    with J given (enough, and too few: it reports what it dropped), on
+ *    uneven slices, plain and periodic, against the simulated reference
+ *    with the same slices and parameters (status, report, answer, and on
+ *    an ok solve the same ledger, equal to the model);
+ *  - DistD2's compact-scheme entry point on SZ-packed slices
+ *    (tl_mpi_distd2_compact_sz) against the simulated fused solve
+ *    (tl_distd2_solve_stencil_d) with the same slices, its ledger (the
+ *    model plus the halo), and a bad argument on one rank only.
+ *
+ * Run under mpirun with 1..7 ranks. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+#include "tridlab/backend.h"
+#include "tridlab/cpu.h"
+#include "tridlab/mpi.h"
+#include "tridlab/part_distd2.h"
+#include "tridlab/tridlab.h"
+
+/* A strictly dominant batch on rank 0 (|b| >= 8 (|a| + |c|)). */
+static void *make_batch(tl_batch *sys, size_t n, size_t nsys, int periodic, uint64_t seed)
+{
+  double *m = calloc(4 * n * nsys, sizeof *m);
+  memset(sys, 0, sizeof *sys);
+  sys->dtype = TL_F64, sys->n = n, sys->nsys = nsys, sys->periodic = periodic;
+  sys->a = m, sys->b = m + n * nsys, sys->c = m + 2 * n * nsys, sys->d = m + 3 * n * nsys;
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t k = 0; k < n * nsys; k++) {
+    m[k] = (periodic || k % n) ? tl_rng_uniform(&rng, -1, 1) : 0.0;
+    m[n * nsys + k] = 8 + tl_rng_uniform(&rng, 0, 1);
+    m[2 * n * nsys + k] = (periodic || k % n + 1 < n) ? tl_rng_uniform(&rng, -1, 1) : 0.0;
+    m[3 * n * nsys + k] = tl_rng_uniform(&rng, -1, 1);
+  }
+  return m;
+}
+
+/* Rank 0: the largest |x - y| against the largest |y|. */
+static int close_to(const double *x, const double *y, size_t count)
+{
+  double diff = 0, scale = 0;
+  for (size_t k = 0; k < count; k++) {
+    diff = fmax(diff, fabs(x[k] - y[k]));
+    scale = fmax(scale, fabs(y[k]));
+  }
+  return diff <= 30 * TL_EPS * scale;
+}
+
+/* One algorithm with one parameter setting, across the ranks and
+ * simulated with the same slices. */
+static void param_case(mpi_check *mc, const char *name, const char *param, int periodic,
+                       size_t nsys, const size_t *slices, size_t n)
+{
+  mc_case(mc, "%s %s P=%d n=%zu nsys=%zu%s", name, param, mc->size, n, nsys,
+          periodic ? " periodic" : "");
+  const tl_mpi_algorithm *algo = tl_mpi_find(name);
+  tl_batch sys = {0};
+  void *mem = mc->rank == 0 ? make_batch(&sys, n, nsys, periodic, 77 + nsys) : NULL;
+  tl_info info, sinfo;
+  tl_mpi_batch local;
+  MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &sys, slices, &local, &info) == TL_OK, "scatter");
+  tl_options opt;
+  tl_options_init(&opt);
+  MC_EXPECT(mc, tl_options_set_param_kv(&opt, algo->reference, param, &info) == TL_OK, "%s",
+            info.msg);
+  tl_ledger mine, all, sim, model;
+  tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&sim), tl_ledger_init(&model);
+  opt.ledger = &mine;
+  double *x = calloc(local.m * nsys + 1, sizeof *x), *x_all = calloc(n * nsys, sizeof *x);
+  int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
+  tl_mpi_gather_x(mc->comm, 0, &local, x, x_all, &info);
+  tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
+  if (mc->rank == 0) { /* the simulated reference, same slices and parameters */
+    double *x_sim = calloc(n * nsys, sizeof *x_sim);
+    opt.parts = mc->size, opt.part_sizes = slices, opt.ledger = &sim;
+    int sst = tl_solve(algo->reference, &sys, x_sim, &opt, &sinfo);
+    MC_EXPECT(mc, sst == st && strcmp(sinfo.msg, info.msg) == 0, "%s '%s', simulated %s '%s'",
+              tl_status_name(st), info.msg, tl_status_name(sst), sinfo.msg);
+    MC_EXPECT(mc, !tl_status_has_solution(st) || close_to(x_all, x_sim, n * nsys), "x differs");
+    char why[512];
+    if (st == TL_OK) {
+      MC_EXPECT(mc, tl_residual_ratio(&sys, x_all) < TL_THRESH, "residual ratio");
+      MC_EXPECT(mc, tl_ledger_equal(&all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
+      algo->reference->ledger_model(algo->reference, &sys, &opt, &info, &model);
+      MC_EXPECT(mc, tl_ledger_equal(&all, &model, why, sizeof why), "ledger vs model: %s", why);
+    }
+    free(x_sim);
+  }
+  free(x);
+  free(x_all);
+  free(mem);
+  tl_mpi_batch_free(&local);
+  tl_ledger_free(&mine), tl_ledger_free(&all), tl_ledger_free(&sim), tl_ledger_free(&model);
+  mc_end(mc);
+}
+
+/* ---- DistD2's compact scheme on packed slices --------------------- */
+
+/* Lele's 6th-order first derivative (paper 000 eq. (2)), h = 1/n. */
+static void lele(size_t n, double st[5])
+{
+  double h = 1.0 / (double)n, a = 14.0 / 9.0, b = 1.0 / 9.0;
+  double s[5] = {-b / (4 * h), -a / (2 * h), 0, a / (2 * h), b / (4 * h)};
+  memcpy(st, s, sizeof s);
+}
+
+/* The field of system s at global row i: every rank makes its own rows. */
+static double field(size_t s, size_t i, size_t n)
+{
+  double t = 6.283185307179586 * (double)i / (double)n;
+  return sin((double)(s + 1) * t) + 0.25 * cos(3 * t + (double)s);
+}
+
+/* Rank 0: what the compact entry point must record (the halo: 2 rows of
+ * every group of SZ systems to each neighbour; then DistD2's model). */
+static void compact_expected(int P, int periodic, size_t n, size_t nsys, size_t sz, tl_ledger *out)
+{
+  tl_batch shape = {.dtype = TL_F64, .n = n, .nsys = nsys, .periodic = periodic};
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = P;
+  const tl_algorithm *ref = tl_mpi_find("distd2")->reference;
+  ref->ledger_model(ref, &shape, &opt, NULL, out);
+  size_t halo = 2 * ((nsys + sz - 1) / sz) * sz;
+  for (int p = 0; P > 1 && p < P; p++) {
+    if (periodic || p > 0)
+      tl_ledger_message(out, "halo", 0, p, (p + P - 1) % P, halo);
+    if (periodic || p + 1 < P)
+      tl_ledger_message(out, "halo", 0, p, (p + 1) % P, halo);
+  }
+}
+
+static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, size_t sz, int broken)
+{
+  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu%s%s", mc->size, n, nsys, sz,
+          periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "");
+  int P = mc->size, p = mc->rank;
+  size_t begin, m;
+  tl_mpi_even_slice(n, P, p, &begin, &m);
+  double *abc = malloc(3 * m * sizeof *abc), st[5];
+  lele(n, st);
+  for (size_t j = 0; j < m; j++) { /* the matrix [1/3, 1, 1/3] */
+    abc[j] = 1.0 / 3, abc[m + j] = 1.0, abc[2 * m + j] = 1.0 / 3;
+    if (!periodic && begin + j == 0)
+      abc[j] = 0;
+    if (!periodic && begin + j == n - 1)
+      abc[2 * m + j] = 0;
+  }
+  tl_distd2_plan plan;
+  tl_info info;
+  MC_EXPECT(mc,
+            tl_distd2_plan_slice_d(&plan, n, periodic, begin, m, abc, abc + m, abc + 2 * m,
+                                   &info) == TL_OK,
+            "slice plan: %s", info.msg);
+  size_t cnt = tl_cpu_packed_count(m, nsys, sz);
+  double *u = malloc(m * nsys * sizeof *u), *up = malloc(cnt * sizeof *up);
+  double *dup = malloc(cnt * sizeof *dup), *x = malloc(m * nsys * sizeof *x);
+  for (size_t s = 0; s < nsys; s++)
+    for (size_t j = 0; j < m; j++)
+      u[s * m + j] = field(s, begin + j, n);
+  tl_cpu_pack_batch_d(m, nsys, sz, u, up, 0.0, &info);
+  tl_ledger mine, all, want;
+  tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&want);
+  const double *u_in = broken && p == P - 1 ? NULL : up;
+  int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, u_in, dup, TL_DISTD2_DEFAULT_TOL,
+                                    &mine, NULL, &info);
+  if (broken) {
+    MC_EXPECT(mc, rc == TL_ERR_ARG, "a NULL u on one rank gave %s", tl_status_name(rc));
+  } else {
+    MC_EXPECT(mc, rc == TL_OK, "%s: %s", tl_status_name(rc), info.msg);
+    tl_cpu_unpack_batch_d(m, nsys, sz, dup, x, &info);
+    /* Every rank: the simulated fused solve of each whole system, same slices. */
+    size_t *sizes = malloc((size_t)P * sizeof *sizes), b0;
+    for (int q = 0; q < P; q++)
+      tl_mpi_even_slice(n, P, q, &b0, &sizes[q]);
+    double *a = malloc(5 * n * sizeof *a), *b = a + n, *c = b + n, *uw = c + n, *xw = uw + n;
+    for (size_t i = 0; i < n; i++)
+      a[i] = (periodic || i > 0) ? 1.0 / 3 : 0, b[i] = 1,
+      c[i] = (periodic || i + 1 < n) ? 1.0 / 3 : 0;
+    for (size_t s = 0; s < nsys; s++) {
+      for (size_t i = 0; i < n; i++)
+        uw[i] = field(s, i, n);
+      tl_info si;
+      int sst = tl_distd2_solve_stencil_d(n, periodic, P, sizes, a, b, c, st, uw, xw,
+                                          TL_DISTD2_DEFAULT_TOL, &si);
+      MC_EXPECT(mc, sst == rc, "system %zu: simulated %s", s, tl_status_name(sst));
+      MC_EXPECT(mc, close_to(x + s * m, xw + begin, m), "system %zu differs", s);
+    }
+    free(sizes);
+    free(a);
+    tl_mpi_ledger_gather(mc->comm, &mine, 0, &all);
+    char why[512];
+    if (p == 0) {
+      compact_expected(P, periodic, n, nsys, sz, &want);
+      MC_EXPECT(mc, tl_ledger_equal(&all, &want, why, sizeof why), "ledger: %s", why);
+    }
+  }
+  tl_distd2_plan_destroy(&plan);
+  free(abc), free(u), free(up), free(dup), free(x);
+  tl_ledger_free(&mine), tl_ledger_free(&all), tl_ledger_free(&want);
+  mc_end(mc);
+}
+
+/* Uneven slices of 30 .. 58 rows; returns their sum. */
+static size_t uneven_slices(int P, size_t *sizes)
+{
+  size_t n = 0;
+  for (int r = 0; r < P; r++)
+    n += sizes[r] = 30 + 7 * (size_t)((r * 3) % 5);
+  return n;
+}
+
+int main(int argc, char **argv)
+{
+  mpi_check mc;
+  MPI_Init(&argc, &argv);
+  mc_init(&mc, MPI_COMM_WORLD);
+  size_t *uneven = malloc((size_t)mc.size * sizeof *uneven);
+  size_t n = uneven_slices(mc.size, uneven);
+  static const char *const cases[][2] = {
+      {"ptdma", "flavour=combined"}, {"ptdma", "flavour=split"}, {"its", "J=24"}, {"its", "J=4"}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    for (int periodic = 0; periodic < 2; periodic++)
+      param_case(&mc, cases[k][0], cases[k][1], periodic, periodic ? 1 : 5, uneven, n);
+  for (int periodic = 0; periodic < 2; periodic++)
+    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0);
+  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 1);
+  free(uneven);
+  int rc = mc_finish(&mc, "test_mpi_distd2_ptdma_its");
+  MPI_Finalize();
+  return rc;
+}

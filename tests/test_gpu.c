@@ -1,0 +1,453 @@
+/* tests/test_gpu.c -- the GPU kernels run on the host (docs/gpu.md):
+ * every kernel gives the same bits in every thread order, every
+ * gpu-emulated backend agrees with its reference on the whole gallery
+ * (status, system, row and the answer itself), and the race detector
+ * works: a planted race and a missing barrier are caught, and a region's
+ * variable used after its barrier does not compile. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../optimized/gpu/tl_gpu_port.h"
+#include "cli_helpers.h"
+#include "helpers.h"
+#include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
+#include "tridlab/tridlab.h"
+
+/* The orders every test runs: forward, reverse, two shuffles. */
+static const tl_gpu_order orders[] = {TL_GPU_FORWARD, TL_GPU_REVERSE, TL_GPU_SHUFFLE,
+                                      TL_GPU_SHUFFLE};
+static const unsigned long seeds[] = {1, 1, 1, 12345};
+#define NORDERS (sizeof orders / sizeof orders[0])
+
+static void reset_order(void)
+{
+  tl_gpu_set_order(TL_GPU_SHUFFLE, 1);
+}
+
+/* ---------------------------------------------------------------- */
+/* Backends against their references, over the gallery               */
+
+static const size_t sizes[] = {1, 2, 3, 4, 5, 17, 100, 257, 1000};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+static const size_t counts[] = {1, 7, 33};
+#define NCOUNTS (sizeof counts / sizeof counts[0])
+
+/* Solve p with the backend and the reference: the same status, system,
+ * row, and (when there is a solution) the same bits. */
+static void expect_same(const char *gpu, const char *ref, const tl_problem *p, int id,
+                        const char *order, const tl_options *opt)
+{
+  const tl_algorithm *ga = tl_find(gpu), *ra = tl_find(ref);
+  size_t cnt = p->sys.n * p->sys.nsys;
+  double *xg = calloc(cnt, sizeof *xg), *xr = calloc(cnt, sizeof *xr);
+  tl_info gi, ri;
+  int gs = tl_solve(ga, &p->sys, xg, opt, &gi);
+  int rs = tl_solve(ra, &p->sys, xr, opt, &ri);
+  int parts = opt ? opt->parts : 1;
+  cr_expect_eq(gs, rs, "%s vs %s, type %d n %zu nsys %zu P %d (%s): status %d vs %d (%s | %s)", gpu,
+               ref, id, p->sys.n, p->sys.nsys, parts, order, gs, rs, gi.msg, ri.msg);
+  if (gs == rs && rs != TL_OK) {
+    cr_expect_eq(gi.row, ri.row, "%s type %d n %zu nsys %zu: row %ld vs %ld", gpu, id, p->sys.n,
+                 p->sys.nsys, gi.row, ri.row);
+    cr_expect_eq(gi.system, ri.system, "%s type %d n %zu: system %ld vs %ld", gpu, id, p->sys.n,
+                 gi.system, ri.system);
+  }
+  if (gs == rs && tl_status_has_solution(rs))
+    cr_expect(memcmp(xg, xr, cnt * sizeof *xg) == 0, "%s type %d n %zu nsys %zu (%s): x differs",
+              gpu, id, p->sys.n, p->sys.nsys, order);
+  free(xg);
+  free(xr);
+}
+
+static void gallery_agrees(const char *gpu, const char *ref, int periodic, int parts)
+{
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = parts;
+  for (size_t k = 0; k < tl_gallery_count(); k++) {
+    const tl_gallery_type *t = tl_gallery_get(k);
+    if (t->dtype != TL_F64 || t->periodic != periodic)
+      continue;
+    for (size_t in = 0; in < NSIZES; in++)
+      for (size_t ic = 0; ic < NCOUNTS; ic++) {
+        tl_problem p;
+        tl_info info;
+        if (sizes[in] < t->min_n || sizes[in] < 2 * (size_t)parts ||
+            tl_gallery_make(t->id, sizes[in], counts[ic], 7, &p, &info))
+          continue;
+        size_t o = (in + ic + k) % NORDERS; /* every order meets every kind of matrix */
+        tl_gpu_set_order(orders[o], seeds[o]);
+        expect_same(gpu, ref, &p, t->id,
+                    o == 0   ? "forward"
+                    : o == 1 ? "reverse"
+                             : "shuffled",
+                    &opt);
+        tl_problem_free(&p);
+      }
+  }
+  reset_order();
+}
+
+Test(gpu_registry, room_lists_emulated_backends)
+{
+  const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu", "hybrid_pcr_gpu"};
+  for (size_t k = 0; k < 4; k++) {
+    const tl_algorithm *a = tl_find(names[k]);
+    cr_assert_not_null(a, "%s is not registered", names[k]);
+    cr_expect_str_eq(a->backend, "gpu-emulated");
+    cr_expect_str_eq(tl_algorithm_room(a), "gpu");
+  }
+  cr_expect_str_eq(tl_gpu_backend_name(), "gpu-emulated");
+}
+
+Test(gpu_registry, thomas_gpu_agrees_with_thomas, .timeout = 300)
+{
+  gallery_agrees("thomas_gpu", "thomas", 0, 1);
+}
+
+Test(gpu_registry, pcr_gpu_agrees_with_pcr, .timeout = 300)
+{
+  gallery_agrees("pcr_gpu", "pcr", 0, 1);
+}
+
+Test(gpu_registry, thomas_periodic_gpu_agrees_with_thomas_periodic, .timeout = 300)
+{
+  gallery_agrees("thomas_periodic_gpu", "thomas_periodic", 1, 1);
+}
+
+Test(gpu_registry, hybrid_pcr_gpu_agrees_with_hybrid_pcr, .timeout = 300)
+{
+  static const int parts[] = {1, 2, 3, 7, 64};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    gallery_agrees("hybrid_pcr_gpu", "hybrid_pcr", 0, parts[k]);
+}
+
+/* Unequal partitions, as the reference takes them. */
+Test(gpu_registry, hybrid_pcr_gpu_unequal_partitions)
+{
+  size_t n = 100, psizes[5];
+  th_unequal_sizes(n, 5, 2, psizes);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = 5;
+  opt.part_sizes = psizes;
+  for (int id = 20; id <= 21; id++) {
+    tl_problem p;
+    tl_info info;
+    cr_assert_eq(tl_gallery_make(id, n, 9, 1, &p, &info), TL_OK);
+    expect_same("hybrid_pcr_gpu", "hybrid_pcr", &p, id, "unequal", &opt);
+    tl_problem_free(&p);
+  }
+}
+
+/* `tridlab verify` over the gallery, as CI runs it: exit 0 means no
+ * SILENT and no UNEXPECTED pair; `list` shows the emulated backend. */
+Test(gpu_cli, verify_every_gpu_backend, .timeout = 300)
+{
+  static const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu", "hybrid_pcr_gpu"};
+  char args[256];
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    snprintf(args, sizeof args, "verify --quick --nsys 33 --quiet --algo %s", names[k]);
+    cr_expect_eq(cli_run(args, ">/dev/null 2>&1"), 0, "tridlab %s", args);
+  }
+  cr_expect_eq(cli_run("list | grep -q 'pcr_gpu .*gpu-emulated'", ""), 0);
+}
+
+/* Hostile systems in a batch: a breakdown in one system is reported with
+ * that system and the reference's row, whatever the thread order. */
+Test(gpu_registry, breakdown_in_the_middle_of_a_batch)
+{
+  const char *pairs[][2] = {
+      {"thomas_gpu", "thomas"}, {"pcr_gpu", "pcr"}, {"hybrid_pcr_gpu", "hybrid_pcr"}};
+  for (size_t o = 0; o < NORDERS; o++)
+    for (size_t k = 0; k < 3; k++) {
+      tl_problem p;
+      tl_info info;
+      size_t n = 37, nsys = 40;
+      cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
+      double *b = p.b, *d = p.d;
+      b[35 * n + 9] = 0;     /* system 35, row 9: a zero diagonal */
+      d[36 * n + 2] = 1e308; /* system 36 overflows later */
+      tl_gpu_set_order(orders[o], seeds[o]);
+      expect_same(pairs[k][0], pairs[k][1], &p, 20, "hostile", NULL);
+      tl_problem_free(&p);
+    }
+  reset_order();
+}
+
+/* ---------------------------------------------------------------- */
+/* Every kernel, every order: the same bits                          */
+
+/* One run of a kernel on copies of the inputs: d (or x) and stat out. */
+typedef struct run_out {
+  double *x;
+  float *xf;
+  int *stat;
+  int status;
+} run_out;
+
+enum { K_THOMAS, K_PERIODIC, K_PCR, K_HYBRID };
+#define HYBRID_PARTS 3
+
+static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const th_sys *base)
+{
+  size_t cnt = tl_cpu_packed_count(n, nsys, TL_GPU_SZ), sys_cnt = n * nsys;
+  int batch = kernel >= K_PCR; /* the batch layout, else packed */
+  size_t len = batch ? sys_cnt : cnt;
+  double *in[4];
+  for (int k = 0; k < 4; k++) {
+    in[k] = calloc(len, sizeof(double));
+    const double *src = k == 0 ? base->a : k == 1 ? base->b : k == 2 ? base->c : base->d;
+    for (size_t s = 0; s < nsys; s++) /* the same system everywhere, perturbed per system */
+      for (size_t i = 0; i < n; i++) {
+        double v = src[i] * (1 + 1e-3 * (double)s);
+        if (batch)
+          in[k][s * n + i] = v;
+        else
+          in[k][((s / TL_GPU_SZ) * n + i) * TL_GPU_SZ + s % TL_GPU_SZ] = v;
+      }
+  }
+  if (!batch) /* padding lanes solve the identity */
+    for (size_t s = nsys; s % TL_GPU_SZ; s++)
+      for (size_t i = 0; i < n; i++)
+        in[1][((s / TL_GPU_SZ) * n + i) * TL_GPU_SZ + s % TL_GPU_SZ] = 1;
+  run_out r = {calloc(len, sizeof(double)), calloc(len, sizeof(float)),
+               calloc(nsys * TL_GPU_STAT_WORDS, sizeof(int)), 0};
+  tl_info info;
+  if (!single) {
+    double *w = calloc(2 * len, sizeof(double));
+    if (kernel == K_PCR) {
+      r.status = tl_gpu_pcr_d(n, nsys, in[0], in[1], in[2], in[3], r.x, r.stat, &info);
+    } else if (kernel == K_HYBRID) {
+      r.status = tl_gpu_hybrid_pcr_d(n, nsys, HYBRID_PARTS, NULL, in[0], in[1], in[2], in[3], r.x,
+                                     r.stat, &info);
+    } else {
+      memcpy(r.x, in[3], len * sizeof(double));
+      r.status =
+          kernel == K_THOMAS
+              ? tl_gpu_thomas_sz_d(n, nsys, in[0], in[1], in[2], r.x, w, r.stat, &info)
+              : tl_gpu_thomas_periodic_sz_d(n, nsys, in[0], in[1], in[2], r.x, w, r.stat, &info);
+    }
+    free(w);
+  } else {
+    float *f[4], *w = calloc(2 * len, sizeof(float));
+    for (int k = 0; k < 4; k++) {
+      f[k] = malloc(len * sizeof(float));
+      for (size_t q = 0; q < len; q++)
+        f[k][q] = (float)in[k][q];
+    }
+    if (kernel == K_PCR) {
+      r.status = tl_gpu_pcr_f(n, nsys, f[0], f[1], f[2], f[3], r.xf, r.stat, &info);
+    } else if (kernel == K_HYBRID) {
+      r.status = tl_gpu_hybrid_pcr_f(n, nsys, HYBRID_PARTS, NULL, f[0], f[1], f[2], f[3], r.xf,
+                                     r.stat, &info);
+    } else {
+      memcpy(r.xf, f[3], len * sizeof(float));
+      r.status =
+          kernel == K_THOMAS
+              ? tl_gpu_thomas_sz_f(n, nsys, f[0], f[1], f[2], r.xf, w, r.stat, &info)
+              : tl_gpu_thomas_periodic_sz_f(n, nsys, f[0], f[1], f[2], r.xf, w, r.stat, &info);
+    }
+    for (int k = 0; k < 4; k++)
+      free(f[k]);
+    free(w);
+  }
+  for (int k = 0; k < 4; k++)
+    free(in[k]);
+  return r;
+}
+
+static void run_free(run_out *r)
+{
+  free(r->x);
+  free(r->xf);
+  free(r->stat);
+}
+
+Test(gpu_orders, every_kernel_same_bits_in_every_order, .timeout = 300)
+{
+  const size_t ns[] = {3, 4, 5, 31, 64, 100, 777};
+  const size_t nsyss[] = {1, 31, 33, 70};
+  for (int kernel = K_THOMAS; kernel <= K_HYBRID; kernel++)
+    for (int single = 0; single <= 1; single++)
+      for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+        for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
+          size_t n = ns[in], nsys = nsyss[ic];
+          if (kernel == K_HYBRID && n < 2 * HYBRID_PARTS)
+            continue;
+          th_sys base = th_sys_make(n, 0, 0.1, 1.0, 100 + n);
+          if (kernel == K_PERIODIC) { /* random corners, still dominant */
+            base.a[0] = base.a[1];
+            base.c[n - 1] = base.c[n - 2];
+            base.b[0] = base.b[1];
+            base.b[n - 1] = base.b[n - 2];
+          }
+          size_t len = kernel >= K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+          tl_gpu_set_order(orders[0], seeds[0]);
+          run_out first = run_kernel(kernel, single, n, nsys, &base);
+          cr_expect_eq(first.status, TL_OK, "kernel %d n %zu", kernel, n);
+          for (size_t o = 1; o < NORDERS; o++) {
+            tl_gpu_set_order(orders[o], seeds[o]);
+            run_out r = run_kernel(kernel, single, n, nsys, &base);
+            cr_expect_eq(r.status, first.status);
+            cr_expect(memcmp(r.x, first.x, len * sizeof(double)) == 0 &&
+                          memcmp(r.xf, first.xf, len * sizeof(float)) == 0 &&
+                          memcmp(r.stat, first.stat, nsys * TL_GPU_STAT_WORDS * sizeof(int)) == 0,
+                      "kernel %d float %d n %zu nsys %zu: order %zu differs", kernel, single, n,
+                      nsys, o);
+            run_free(&r);
+          }
+          run_free(&first);
+          th_sys_free(&base);
+        }
+  reset_order();
+}
+
+/* The float kernels solve dominant systems to float accuracy. */
+Test(gpu_orders, float_kernels_are_accurate)
+{
+  size_t n = 200, nsys = 40;
+  th_sys base = th_sys_make(n, 0, 0.1, 1.0, 9);
+  for (int kernel = K_THOMAS; kernel <= K_HYBRID; kernel++) {
+    run_out d = run_kernel(kernel, 0, n, nsys, &base), f = run_kernel(kernel, 1, n, nsys, &base);
+    size_t len = kernel >= K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
+    double worst = 0, big = 0;
+    for (size_t q = 0; q < len; q++) {
+      worst = fmax(worst, fabs(d.x[q] - f.xf[q]));
+      big = fmax(big, fabs(d.x[q]));
+    }
+    cr_expect_lt(worst / big, 1e-5, "kernel %d: float error %g", kernel, worst / big);
+    run_free(&d);
+    run_free(&f);
+  }
+  th_sys_free(&base);
+}
+
+/* ---------------------------------------------------------------- */
+/* The race detector catches what it must                            */
+
+/* PLANTED RACE: PCR updating the system in place inside one region, with
+ * no second buffer. Thread i reads rows i - s and i + s, which other
+ * threads of the same region may already have overwritten: on a GPU the
+ * answer depends on timing; on the host, on the order. */
+TL_KERNEL(racy_pcr, long n, double *a, double *b, double *c, double *d)
+{
+  for (long s = 1; s < n; s *= 2) {
+    TL_REGION(t)
+    {
+      long i = t;
+      double ai = 0, bi = b[i], ci = 0, di = d[i];
+      if (i >= s) {
+        double alpha = -a[i] / b[i - s];
+        ai = alpha * a[i - s];
+        bi += alpha * c[i - s];
+        di += alpha * d[i - s];
+      }
+      if (i + s < n) {
+        double gamma = -c[i] / b[i + s];
+        ci = gamma * c[i + s];
+        bi += gamma * a[i + s];
+        di += gamma * d[i + s];
+      }
+      a[i] = ai; /* the race: rows i +- s of this step may read these */
+      b[i] = bi;
+      c[i] = ci;
+      d[i] = di;
+    }
+    TL_BARRIER();
+  }
+  TL_REGION(t)
+  {
+    d[t] /= b[t];
+  }
+  TL_BARRIER();
+}
+
+static void racy_run(tl_gpu_order order, unsigned long seed, const th_sys *s, double *x)
+{
+  size_t n = s->n;
+  double *a = malloc(4 * n * sizeof *a), *b = a + n, *c = b + n;
+  memcpy(a, s->a, n * sizeof *a);
+  memcpy(b, s->b, n * sizeof *a);
+  memcpy(c, s->c, n * sizeof *a);
+  memcpy(x, s->d, n * sizeof *a);
+  a[0] = 0;
+  c[n - 1] = 0;
+  tl_gpu_set_order(order, seed);
+  TL_LAUNCH(racy_pcr, 1, (int)n, 0, (long)n, a, b, c, x);
+  free(a);
+}
+
+Test(gpu_race, planted_in_place_pcr_race_is_caught)
+{
+  size_t n = 64;
+  th_sys s = th_sys_make(n, 0, 0.1, 1.0, 4);
+  double xf[64], xr[64], xs[64];
+  racy_run(TL_GPU_FORWARD, 1, &s, xf);
+  racy_run(TL_GPU_REVERSE, 1, &s, xr);
+  racy_run(TL_GPU_SHUFFLE, 7, &s, xs);
+  cr_expect(memcmp(xf, xr, sizeof xf) != 0 || memcmp(xf, xs, sizeof xf) != 0,
+            "the thread orders did not expose the in-place race");
+  /* The correct kernel, same system: the same bits in every order. */
+  double x1[64], x2[64];
+  int st[TL_GPU_STAT_WORDS];
+  tl_info info;
+  s.a[0] = 0;
+  s.c[n - 1] = 0;
+  tl_gpu_set_order(TL_GPU_FORWARD, 1);
+  cr_assert_eq(tl_gpu_pcr_d(n, 1, s.a, s.b, s.c, s.d, x1, st, &info), TL_OK);
+  tl_gpu_set_order(TL_GPU_REVERSE, 1);
+  cr_assert_eq(tl_gpu_pcr_d(n, 1, s.a, s.b, s.c, s.d, x2, st, &info), TL_OK);
+  cr_expect(memcmp(x1, x2, sizeof x1) == 0);
+  th_sys_free(&s);
+  reset_order();
+}
+
+/* A MISSING BARRIER: two regions back to back. The host runs them in
+ * sequence anyway, so it could not tell; the launch reports it. */
+TL_KERNEL(no_barrier, double *v)
+{
+  TL_REGION(t)
+  {
+    v[t] = t;
+  }
+  TL_REGION(t)
+  {
+    v[t] += v[(t + 1) % TL_BLOCK_THREADS];
+  }
+  TL_BARRIER();
+}
+
+Test(gpu_race, missing_barrier_is_reported)
+{
+  double v[32];
+  tl_info info;
+  cr_assert_eq(tl_gpu_launch_status(&info), TL_OK);
+  TL_LAUNCH(no_barrier, 2, 32, 0, v);
+  cr_expect_eq(tl_gpu_launch_status(&info), TL_ERR_ARG);
+  cr_expect(strstr(info.msg, "TL_BARRIER") != NULL, "%s", info.msg);
+  cr_expect_eq(tl_gpu_launch_status(&info), TL_OK, "the error is cleared once read");
+}
+
+/* A region's variable used after its barrier does not compile: the
+ * scopes of tl_gpu_port.h at work (tests/gpu/scope_error.c; its twin
+ * scope_ok.c compiles, so the failure is the scope and nothing else). */
+Test(gpu_race, state_across_a_barrier_must_be_per_thread)
+{
+  FILE *f = fopen("tests/gpu/scope_error.c", "r");
+  if (!f)
+    cr_skip_test("run from the repository root to compile tests/gpu/");
+  fclose(f);
+  const char *cc = getenv("CC") ? getenv("CC") : "cc";
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s -std=c11 -Iinclude -fsyntax-only tests/gpu/scope_ok.c 2>/dev/null",
+           cc);
+  cr_assert_eq(system(cmd), 0, "tests/gpu/scope_ok.c should compile: %s", cmd);
+  snprintf(cmd, sizeof cmd,
+           "%s -std=c11 -Iinclude -fsyntax-only tests/gpu/scope_error.c 2>/dev/null", cc);
+  cr_expect_neq(system(cmd), 0, "tests/gpu/scope_error.c compiled: a region's state escaped");
+}

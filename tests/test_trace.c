@@ -1,0 +1,101 @@
+/* tests/test_trace.c -- `tridlab trace` (docs/trace.md): a tracer drives
+ * the same phase functions as the one-call solve, so its x and its ledger
+ * are the solve's bit for bit; and the printed trace of a fixed small
+ * case, one algorithm per family (direct, cyclic reduction, partition),
+ * is the stored text in tests/trace/. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_helpers.h"
+#include "tridlab/tridlab.h"
+
+static void count_stage(const tl_trace_stage *st, void *ctx)
+{
+  int *count = ctx;
+  cr_expect_eq(st->index, *count, "stages come in order");
+  (*count)++;
+}
+
+/* Trace and solve the same gallery problem; same x, same ledger. */
+static void expect_same_as_solve(const char *name, int type, size_t n, int parts)
+{
+  const tl_algorithm *algo = tl_find(name);
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(type, n, 1, 2026, &p, &info), TL_OK);
+  tl_ledger lt, ls;
+  tl_ledger_init(&lt);
+  tl_ledger_init(&ls);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = parts;
+  double *xt = calloc(n, sizeof *xt), *xs = calloc(n, sizeof *xs);
+  int stages = 0;
+  int st_trace = tl_trace_run(algo, &p.sys, &opt, count_stage, &stages, &lt, xt, &info);
+  opt.ledger = &ls;
+  tl_info info2;
+  int st_solve = tl_solve(algo, &p.sys, xs, &opt, &info2);
+  cr_expect_eq(st_trace, st_solve, "%s type %d n %zu P %d: status", name, type, n, parts);
+  cr_expect_geq(stages, 2);
+  if (tl_status_has_solution(st_solve))
+    cr_expect_eq(memcmp(xt, xs, n * sizeof *xt), 0, "%s type %d n %zu P %d: x differs", name, type,
+                 n, parts);
+  char why[256];
+  cr_expect(tl_ledger_equal(&lt, &ls, why, sizeof why), "%s P %d ledger: %s", name, parts, why);
+  free(xt);
+  free(xs);
+  tl_ledger_free(&lt);
+  tl_ledger_free(&ls);
+  tl_problem_free(&p);
+}
+
+Test(trace, x_and_ledger_are_the_solves)
+{
+  static const int types[] = {20, 22, 23, 34, 2};
+  static const size_t sizes[] = {1, 2, 5, 9, 17, 40};
+  for (size_t t = 0; t < 5; t++)
+    for (size_t k = 0; k < 6; k++) {
+      expect_same_as_solve("thomas", types[t], sizes[k], 1);
+      expect_same_as_solve("pcr", types[t], sizes[k], 1);
+      for (int P = 1; P <= 4 && (size_t)P <= sizes[k]; P++)
+        expect_same_as_solve("pdd", types[t], sizes[k], P);
+    }
+}
+
+Test(trace, unsupported_cases_say_so)
+{
+  tl_problem p;
+  tl_info info;
+  double x[8];
+  cr_assert_eq(tl_gallery_make(50, 8, 1, 2026, &p, &info), TL_OK);
+  cr_expect_eq(tl_trace_run(tl_find("thomas"), &p.sys, NULL, NULL, NULL, NULL, x, &info),
+               TL_ERR_UNSUPPORTED, "periodic");
+  tl_problem_free(&p);
+  cr_assert_eq(tl_gallery_make(20, 8, 1, 2026, &p, &info), TL_OK);
+  cr_expect_eq(tl_trace_run(tl_find("gtsv"), &p.sys, NULL, NULL, NULL, NULL, x, &info),
+               TL_ERR_UNSUPPORTED);
+  cr_expect_not_null(strstr(info.msg, "it traces:"), "%s", info.msg);
+  tl_problem_free(&p);
+}
+
+/* The command's output against the stored text. */
+static void expect_text(const char *args, const char *expected)
+{
+  char dir[256], out[300], cmd[1024];
+  cli_tmpdir(dir, sizeof dir, "trace");
+  snprintf(out, sizeof out, "%s/out.txt", dir);
+  snprintf(cmd, sizeof cmd, ">%s 2>&1", out);
+  cr_assert_eq(cli_run(args, cmd), 0, "tridlab %s", args);
+  snprintf(cmd, sizeof cmd, "diff -u %s %s >&2", expected, out);
+  cr_expect_eq(system(cmd), 0, "tridlab %s differs from %s", args, expected);
+  cli_rmdir(dir);
+}
+
+Test(trace, printed_trace_of_each_family_is_the_stored_text)
+{
+  expect_text("trace --algo thomas --n 5 --type 23", "tests/trace/thomas-n5.txt");
+  expect_text("trace --algo pcr --n 6 --type 23", "tests/trace/pcr-n6.txt");
+  expect_text("trace --algo pdd --n 9 --parts 3 --type 23", "tests/trace/pdd-n9-p3.txt");
+}

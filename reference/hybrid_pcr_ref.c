@@ -116,10 +116,51 @@ static int hybrid_pcr_system(const tl_algorithm *self, const tl_batch *one, void
 {
   (void)self;
   if (one->dtype == TL_F64)
-    return tl_hybrid_pcr_ref_d(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
-                               one->d, x, info);
-  return tl_hybrid_pcr_ref_z(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
-                             one->d, x, info);
+    return tl_hybrid_pcr_ref_ledger_d(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
+                                      one->d, x, opt->ledger, info);
+  return tl_hybrid_pcr_ref_ledger_z(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
+                                    one->d, x, opt->ledger, info);
+}
+
+int tl_hybrid_pcr_reduced_failure(tl_info *info, int status, size_t n, int parts,
+                                  const size_t *part_sizes)
+{
+  /* Reduced row k is partition k/2's first (k even) or last row. */
+  size_t lo, hi, k = info ? (size_t)(info->row < 0 ? 0 : info->row) : 0;
+  tl_partition_bounds(n, parts, part_sizes, (int)(k / 2), &lo, &hi);
+  size_t row = (k % 2) ? hi - 1 : lo;
+  return TL_FAIL(info, status, -1, (long)row, "",
+                 "hybrid_pcr: the reduced system broke down in PCR at reduced row %zu "
+                 "(global row %zu)",
+                 k, row);
+}
+
+void tl_hybrid_pcr_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int solved)
+{
+  size_t others = (size_t)P - 1;
+  if (!solved) /* rank p's two rows to rank 0 */
+    tl_ledger_collective(ledger, "reduced", 0, TL_LEDGER_GATHER, p, 0,
+                         p ? TL_HYBRID_PCR_SEND * w : 0, p ? 0 : TL_HYBRID_PCR_SEND * w * others);
+  else /* its two unknowns back */
+    tl_ledger_collective(ledger, "solution", 0, TL_LEDGER_SCATTER, p, 0, p ? 0 : 2 * w * others,
+                         p ? 2 * w : 0);
+}
+
+/* docs/algorithms/hybrid_pcr.md, "MPI": per system 6 scalars from every
+ * rank to rank 0, 2 back, and the verdict. */
+static int hybrid_pcr_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                                   const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)self;
+  (void)solved;
+  size_t w = shape->dtype == TL_C128 ? 2 : 1;
+  tl_ledger_reset(out);
+  for (int p = 0; p < opt->parts; p++) {
+    tl_hybrid_pcr_ledger_reduced(out, opt->parts, p, w * shape->nsys, 0);
+    tl_hybrid_pcr_ledger_reduced(out, opt->parts, p, w * shape->nsys, 1);
+  }
+  tl_ledger_residual_verdict(out, opt->parts, 0, shape->nsys, w);
+  return TL_OK;
 }
 
 static int hybrid_pcr_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -145,9 +186,13 @@ const tl_algorithm tl_algo_hybrid_pcr_ref = {
     .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1 "
               "Algorithms 2, 3",
     .solve = hybrid_pcr_solve,
+    .ledger_model = hybrid_pcr_ledger_model,
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
+
+#undef WORDS
+#define WORDS (TL_IS_COMPLEX ? 2u : 1u) /* 8-byte words per scalar */
 
 static int FN(hp_bad)(S v) { return v == 0 || !ISFINITE(v); }
 
@@ -239,8 +284,9 @@ int FN(tl_hybrid_pcr_backward)(size_t begin, size_t m, const S *as, const S *cs,
   return TL_OK;
 }
 
-int FN(tl_hybrid_pcr_ref)(size_t n, int parts, const size_t *part_sizes, const S *a, const S *b,
-                          const S *c, const S *d, S *x, tl_info *info)
+int FN(tl_hybrid_pcr_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const S *a,
+                                 const S *b, const S *c, const S *d, S *x, tl_ledger *ledger,
+                                 tl_info *info)
 {
   if (n == 0 || !a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
@@ -266,18 +312,13 @@ int FN(tl_hybrid_pcr_ref)(size_t n, int parts, const size_t *part_sizes, const S
     TL_CHECK(FN(tl_hybrid_pcr_forward)(lo, hi - lo, p > 0, p + 1 < parts, a + lo, b + lo, c + lo,
                                        d + lo, as + lo, cs + lo, ds + lo, info));
     FN(tl_hybrid_pcr_pack)(hi - lo, as + lo, cs + lo, ds + lo, send + TL_HYBRID_PCR_SEND * p);
+    tl_hybrid_pcr_ledger_reduced(ledger, parts, p, WORDS, 0); /* send + 6p goes to rank 0 */
   }
   /* Exchange: gather the 2P-row reduced system, solve it by PCR. */
   FN(tl_hybrid_pcr_gather)(parts, send, ra, rb, rc, rd);
   status = FN(tl_pcr_ref)(2 * P, ra, rb, rc, rd, y, info);
   if (status < 0) {
-    size_t lo, hi, k = info ? (size_t)(info->row < 0 ? 0 : info->row) : 0;
-    tl_partition_bounds(n, parts, part_sizes, (int)(k / 2), &lo, &hi);
-    size_t row = (k % 2) ? hi - 1 : lo;
-    status = TL_FAIL(info, status, -1, (long)row, "",
-                     "hybrid_pcr: the reduced system broke down in PCR at reduced row %zu "
-                     "(global row %zu)",
-                     k, row);
+    status = tl_hybrid_pcr_reduced_failure(info, status, n, parts, part_sizes);
     goto cleanup;
   }
   status = TL_OK; /* the domain is decided on A below */
@@ -287,9 +328,12 @@ int FN(tl_hybrid_pcr_ref)(size_t n, int parts, const size_t *part_sizes, const S
   for (int p = 0; p < parts; p++) {
     size_t lo, hi;
     tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    tl_hybrid_pcr_ledger_reduced(ledger, parts, p, WORDS, 1); /* y[2p], y[2p+1] */
     TL_CHECK(FN(tl_hybrid_pcr_backward)(lo, hi - lo, as + lo, cs + lo, ds + lo, y[2 * p],
                                         y[2 * p + 1], x + lo, info));
   }
+  /* Under MPI, the check below is a halo exchange and three reductions. */
+  tl_ledger_residual_verdict(ledger, parts, 0, 1, WORDS);
   long worst = -1;
   if (!(CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD)) {
     status = TL_WARN(info, worst,
@@ -306,6 +350,12 @@ int FN(tl_hybrid_pcr_ref)(size_t n, int parts, const size_t *part_sizes, const S
 cleanup:
   free(w);
   return status;
+}
+
+int FN(tl_hybrid_pcr_ref)(size_t n, int parts, const size_t *part_sizes, const S *a, const S *b,
+                          const S *c, const S *d, S *x, tl_info *info)
+{
+  return FN(tl_hybrid_pcr_ref_ledger)(n, parts, part_sizes, a, b, c, d, x, NULL, info);
 }
 
 #endif

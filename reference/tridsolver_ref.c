@@ -112,9 +112,6 @@
 #include "tridlab/part_tridsolver.h"
 #include "tridlab/verify.h"
 
-/* Sweeps without a new smallest dropped that count as stagnation. */
-#define TRIDSOLVER_STALL 200
-
 #define TL_TEMPLATE_PASS 1
 #include "../core/template.h"
 #include "tridsolver_ref.c"
@@ -123,6 +120,8 @@
 #include "../core/template.h"
 #include "tridsolver_ref.c"
 #undef TL_TEMPLATE_PASS
+
+static size_t tridsolver_minibatch(const tl_algorithm *self, const tl_options *opt, size_t nsys);
 
 static int tridsolver_system(const tl_algorithm *self, const tl_batch *one, void *x,
                              const tl_options *opt, tl_info *info)
@@ -162,35 +161,99 @@ int tl_tridsolver_pcr_breakdown(tl_info *info, size_t p, size_t stride)
                  p, stride);
 }
 
-void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t w)
+int tl_tridsolver_jacobi_breakdown(tl_info *info, size_t p)
 {
-  size_t others = (size_t)P - 1;
+  return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)p, "",
+                 "tridsolver: zero diagonal in the reduced row of partition %zu", p);
+}
+
+void tl_tridsolver_jacobi_max(double *rmax, double *fmax, double r, double f)
+{
+  if (!(r <= *rmax)) /* a NaN residual sticks, as infinity */
+    *rmax = isnan(r) ? INFINITY : r;
+  if (f > *fmax) /* |F| of a NaN is not counted: the residual says it */
+    *fmax = f;
+}
+
+double tl_tridsolver_jacobi_dropped(double rmax, double fmax, double rnorm)
+{
+  if (rmax == 0.0)
+    return 0.0;
+  if (fmax == 0.0 || !isfinite(rmax) || !(rnorm > 0.0))
+    return INFINITY;
+  return rmax / (rnorm * fmax);
+}
+
+int tl_tridsolver_jacobi_status(long it, long iters, long maxit, double dropped, double tol,
+                                double margin, double rnorm, long bad, tl_info *info)
+{
+  if (info) {
+    info->iterations = it > (long)INT_MAX ? INT_MAX : (int)it;
+    info->dropped = dropped;
+    info->tol = tol;
+    /* ||F - F_exact|| <= ||r|| / margin = dropped ||R|| ||F|| / margin */
+    info->bound = margin > 0.0 ? dropped * rnorm / margin : INFINITY;
+  }
+  if (bad >= 0)
+    return TL_FAIL(info, TL_ERR_NOT_CONVERGED, -1, bad, "",
+                   "tridsolver: Jacobi on the reduced system diverged after %ld sweeps "
+                   "(reduced margin %.3g)",
+                   it, margin);
+  if (dropped <= tol)
+    return TL_OK;
+  if (iters == 0)
+    return TL_FAIL(info, TL_ERR_NOT_CONVERGED, -1, -1, "",
+                   "tridsolver: Jacobi on the reduced system stopped after %ld sweeps "
+                   "(%s) with dropped %.3g > tol %.3g (reduced margin %.3g)",
+                   it, it >= maxit ? "limit" : "stagnation", dropped, tol, margin);
+  return TL_WARN(info, -1,
+                 "tridsolver: %ld Jacobi sweeps leave the reduced residual dropped = "
+                 "||r|| / (||R|| ||F||) = %.3g > tol %.3g",
+                 iters, dropped, tol);
+}
+
+void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t nsys, size_t w,
+                                  long sweeps, int round0)
+{
+  size_t others = (size_t)P - 1, ws = w * nsys;
   switch (strategy) {
   case TL_TRIDSOLVER_ALLGATHER: /* every rank gets every reduced row */
-    tl_ledger_collective_all(ledger, "reduced", 0, TL_LEDGER_ALLGATHER, P, -1, 4 * w,
-                             4 * w * others);
+    tl_ledger_collective_all(ledger, "reduced", round0, TL_LEDGER_ALLGATHER, P, -1, 4 * ws,
+                             4 * ws * others);
     return;
   case TL_TRIDSOLVER_GATHER_SCATTER: /* rows to rank 0, (F[p], F[p+1]) back */
     for (int r = 0; r < P; r++) {
-      tl_ledger_collective(ledger, "reduced", 0, TL_LEDGER_GATHER, r, 0, r ? 4 * w : 0,
-                           r ? 0 : 4 * w * others);
-      tl_ledger_collective(ledger, "solution", 0, TL_LEDGER_SCATTER, r, 0, r ? 0 : 2 * w * others,
-                           r ? 2 * w : 0);
+      tl_ledger_collective(ledger, "reduced", round0, TL_LEDGER_GATHER, r, 0, r ? 4 * ws : 0,
+                           r ? 0 : 4 * ws * others);
+      tl_ledger_collective(ledger, "solution", round0, TL_LEDGER_SCATTER, r, 0,
+                           r ? 0 : 2 * ws * others, r ? 2 * ws : 0);
     }
     return;
   case TL_TRIDSOLVER_PCR: /* step l: rows to ranks p - 2^l and p + 2^l */
     for (int l = 0, s = 1; s < P; l++, s *= 2)
       for (int p = 0; p < P; p++) {
         if (p >= s)
-          tl_ledger_message(ledger, "pcr", l, p, p - s, 4 * w);
+          tl_ledger_message(ledger, "pcr", round0 + l, p, p - s, 4 * ws);
         if (p + s < P)
-          tl_ledger_message(ledger, "pcr", l, p, p + s, 4 * w);
+          tl_ledger_message(ledger, "pcr", round0 + l, p, p + s, 4 * ws);
       }
-    break;
-  default: break;
+    for (int p = 1; p < P; p++) /* F[p] to rank p-1, which needs it as F[p+1] */
+      tl_ledger_message(ledger, "next-first", round0, p, p - 1, ws);
+    return;
+  default: /* Jacobi, round k = 0 (F = D / B) .. sweeps: F to both
+            * neighbours, then the test: 6 numbers per system */
+    for (long k = 0; k <= sweeps; k++) {
+      for (int p = 0; p < P; p++) {
+        if (p > 0)
+          tl_ledger_message(ledger, "jacobi", (int)k, p, p - 1, ws);
+        if (p + 1 < P)
+          tl_ledger_message(ledger, "jacobi", (int)k, p, p + 1, ws);
+      }
+      tl_ledger_collective_all(ledger, "jacobi-test", (int)k, TL_LEDGER_ALLREDUCE, P, -1,
+                               TL_TRIDSOLVER_TEST_WORDS * nsys, TL_TRIDSOLVER_TEST_WORDS * nsys);
+    }
+    return;
   }
-  for (int p = 1; p < P; p++) /* F[p] to rank p-1, which needs it as F[p+1] */
-    tl_ledger_message(ledger, "next-first", 0, p, p - 1, w);
 }
 
 /* docs/algorithms/tridsolver.md, "MPI": per system, the last row to the
@@ -199,21 +262,94 @@ void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t
 static int tridsolver_ledger_model(const tl_algorithm *self, const tl_batch *shape,
                                    const tl_options *opt, const tl_info *solved, tl_ledger *out)
 {
-  (void)solved;
   int P = opt->parts, strategy = (int)tl_param_value(self, opt, "reduced");
   size_t w = (shape->dtype == TL_C128 ? 2 : 1) * shape->nsys;
+  size_t nsys = shape->nsys, ws = w / nsys, mb = tridsolver_minibatch(self, opt, nsys);
   tl_ledger_reset(out);
-  for (int p = 0; p + 1 < P; p++)
-    tl_ledger_message(out, "last-row", 0, p, p + 1, 3 * w);
-  tl_tridsolver_ledger_reduced(out, strategy, P, w);
+  for (size_t s0 = 0, i = 0; s0 < nsys; s0 += mb, i++) { /* mini-batch i */
+    size_t ns = s0 + mb <= nsys ? mb : nsys - s0;
+    int round0 = (int)i * TL_TRIDSOLVER_ROUNDS;
+    for (int p = 0; p + 1 < P; p++)
+      tl_ledger_message(out, "last-row", round0, p, p + 1, 3 * ws * ns);
+    tl_tridsolver_ledger_reduced(out, strategy, P, ns, ws, solved ? solved->iterations : 0, round0);
+  }
   tl_ledger_residual_verdict(out, P, 0, shape->nsys, shape->dtype == TL_C128 ? 2 : 1);
   return TL_OK;
+}
+
+/* Systems per mini-batch of a batch: minibatch, or the whole batch (for
+ * 0, and for Jacobi, whose sweeps take the batch together). */
+static size_t tridsolver_minibatch(const tl_algorithm *self, const tl_options *opt, size_t nsys)
+{
+  size_t mb = (size_t)tl_param_value(self, opt, "minibatch");
+  if (mb == 0 || mb > nsys || (int)tl_param_value(self, opt, "reduced") == TL_TRIDSOLVER_JACOBI)
+    return nsys;
+  return mb;
+}
+
+/* One system's ledger into the batch's, in mini-batch i's rounds (the
+ * verdict's phases are the batch's: it runs once, after every mini-batch). */
+static void tridsolver_ledger_into(tl_ledger *batch, const tl_ledger *one, int round0)
+{
+  for (size_t k = 0; k < one->count; k++) {
+    const tl_ledger_entry *e = &one->entries[k];
+    int whole = !strcmp(e->phase, "halo") || !strcmp(e->phase, "verdict");
+    int round = e->round + (whole ? 0 : round0);
+    if (e->kind == TL_LEDGER_SEND || e->kind == TL_LEDGER_RECV)
+      tl_ledger_p2p(batch, e->phase, round, e->kind, e->rank, e->peer,
+                    (size_t)(e->kind == TL_LEDGER_SEND ? e->words_sent : e->words_recv));
+    else
+      tl_ledger_collective(batch, e->phase, round, e->kind, e->rank, e->peer, (size_t)e->words_sent,
+                           (size_t)e->words_recv);
+  }
+}
+
+/* System s of a batch in mini-batches of mb: solved alone, its messages
+ * recorded in mine, then moved into the batch's ledger in its
+ * mini-batch's rounds (the latency hiding of the MPI version). */
+static int tridsolver_one_of(const tl_algorithm *self, const tl_batch *sys, size_t s, void *x,
+                             const tl_options *opt, size_t mb, tl_ledger *mine, tl_info *one_info)
+{
+  tl_batch one = tl_batch_system(sys, s);
+  tl_options o = *opt;
+  o.ledger = mine;
+  tl_ledger_reset(mine);
+  tl_info_clear(one_info);
+  int st = tridsolver_system(self, &one, (char *)x + s * sys->n * tl_dtype_size(sys->dtype), &o,
+                             one_info);
+  tridsolver_ledger_into(opt->ledger, mine, (int)(s / mb) * TL_TRIDSOLVER_ROUNDS);
+  return st;
+}
+
+static int tridsolver_solve_minibatches(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                        const tl_options *opt, size_t mb, tl_info *info)
+{
+  tl_ledger mine;
+  tl_ledger_init(&mine);
+  tl_outcome out;
+  tl_outcome_init(&out, sys->nsys);
+  tl_info one_info;
+  for (size_t s = 0; s < sys->nsys && out.status >= 0; s++)
+    tl_outcome_add(&out, s, tridsolver_one_of(self, sys, s, x, opt, mb, &mine, &one_info),
+                   &one_info);
+  tl_ledger_free(&mine);
+  return tl_outcome_finish(&out, info);
 }
 
 static int tridsolver_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
                             const tl_options *opt, tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, tridsolver_system);
+  size_t mb = tridsolver_minibatch(self, opt, sys->nsys);
+  if (mb < sys->nsys && opt->ledger)
+    return tridsolver_solve_minibatches(self, sys, x, opt, mb, info);
+  int status = tl_for_each_system(self, sys, x, opt, info, tridsolver_system);
+  /* Across ranks the systems of a batch sweep together until the last
+   * has stopped (a stopped system's F rides along unchanged): Jacobi's
+   * messages are the batch's, info->iterations (the largest) rounds. */
+  if ((int)tl_param_value(self, opt, "reduced") == TL_TRIDSOLVER_JACOBI && status >= 0)
+    tl_tridsolver_ledger_reduced(opt->ledger, TL_TRIDSOLVER_JACOBI, opt->parts, sys->nsys,
+                                 sys->dtype == TL_C128 ? 2 : 1, info ? info->iterations : 0, 0);
+  return status;
 }
 
 static const tl_param tridsolver_params[] = {
@@ -224,6 +360,9 @@ static const tl_param tridsolver_params[] = {
     {"tol", TL_PARAM_REAL, 8 * TL_EPS, TL_EPS, 1.0, NULL,
      "jacobi: tolerance on dropped = ||r||_inf / (||R||_inf ||F||_inf), reduced system"},
     {"maxit", TL_PARAM_INT, 20000, 1, 1e9, NULL, "jacobi with iters = 0: sweep limit"},
+    {"minibatch", TL_PARAM_INT, 0, 0, 1e9, NULL,
+     "across ranks: systems per mini-batch, whose exchanges overlap the sweeps of the next "
+     "(latency hiding); 0 = the whole batch at once; jacobi: always the whole batch"},
 };
 
 const tl_algorithm tl_algo_tridsolver_ref = {
@@ -442,21 +581,30 @@ static double FN(ts_dropped)(size_t P, const S *rows, const S *F, double rnorm)
 {
   double rmax = 0.0, fmax = 0.0;
   for (size_t p = 0; p < P; p++) {
-    S r = rows[4 * p + 3] - rows[4 * p + 1] * F[p];
-    if (p > 0)
-      r -= rows[4 * p] * F[p - 1];
-    if (p + 1 < P)
-      r -= rows[4 * p + 2] * F[p + 1];
-    if (!(ABS(r) <= rmax)) /* also takes a NaN */
-      rmax = ABS(r);
-    if (ABS(F[p]) > fmax)
-      fmax = ABS(F[p]);
+    double r = FN(tl_tridsolver_jacobi_residual)(rows + 4 * p, p > 0 ? F[p - 1] : 0, F[p],
+                                                 p + 1 < P ? F[p + 1] : 0, p > 0, p + 1 < P);
+    tl_tridsolver_jacobi_max(&rmax, &fmax, r, ABS(F[p]));
   }
-  if (rmax == 0.0)
-    return 0.0;
-  if (fmax == 0.0 || !isfinite(rmax) || !(rnorm > 0.0))
-    return INFINITY;
-  return rmax / (rnorm * fmax);
+  return tl_tridsolver_jacobi_dropped(rmax, fmax, rnorm);
+}
+
+double FN(tl_tridsolver_jacobi_residual)(const S row[4], S left, S F, S right, int has_left,
+                                         int has_right)
+{
+  S r = row[3] - row[1] * F;
+  if (has_left)
+    r -= row[0] * left;
+  if (has_right)
+    r -= row[2] * right;
+  return ABS(r);
+}
+
+void FN(tl_tridsolver_jacobi_row)(const S row[4], int has_left, int has_right, double *margin,
+                                  double *norm)
+{
+  double left = has_left ? ABS(row[0]) : 0.0, right = has_right ? ABS(row[2]) : 0.0;
+  *margin = ABS(row[1]) - left - right;
+  *norm = ABS(row[1]) + left + right;
 }
 
 /* Bit-for-bit equality of two iterates, and finiteness of one. */
@@ -480,12 +628,9 @@ int FN(tl_tridsolver_jacobi)(int parts, const S *rows, S *work, S *F, long iters
   double margin = INFINITY, rnorm = 0.0; /* global reductions, once */
   for (size_t p = 0; p < P; p++) {
     if (FN(ts_bad)(rows[4 * p + 1]))
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)p, "",
-                     "tridsolver: zero diagonal in the reduced row of partition %zu", p);
-    double mp = ABS(rows[4 * p + 1]) - (p > 0 ? ABS(rows[4 * p]) : 0.0) -
-                (p + 1 < P ? ABS(rows[4 * p + 2]) : 0.0);
-    double np = ABS(rows[4 * p + 1]) + (p > 0 ? ABS(rows[4 * p]) : 0.0) +
-                (p + 1 < P ? ABS(rows[4 * p + 2]) : 0.0);
+      return tl_tridsolver_jacobi_breakdown(info, p);
+    double mp, np;
+    FN(tl_tridsolver_jacobi_row)(rows + 4 * p, p > 0, p + 1 < P, &mp, &np);
     margin = mp < margin ? mp : margin;
     rnorm = np > rnorm ? np : rnorm;
   }
@@ -523,34 +668,15 @@ int FN(tl_tridsolver_jacobi)(int parts, const S *rows, S *work, S *F, long iters
     if (dropped < best) {
       best = dropped;
       since_best = 0;
-    } else if (++since_best >= TRIDSOLVER_STALL) {
+    } else if (++since_best >= TL_TRIDSOLVER_STALL) {
       break;
     }
   }
-  if (info) {
-    info->iterations = it > (long)INT_MAX ? INT_MAX : (int)it;
-    info->dropped = dropped;
-    info->tol = tol;
-    /* ||F - F_exact|| <= ||r|| / margin = dropped ||R|| ||F|| / margin */
-    info->bound = margin > 0.0 ? dropped * rnorm / margin : INFINITY;
-  }
-  for (size_t p = 0; p < P; p++)
+  long bad = -1;
+  for (size_t p = 0; p < P && bad < 0; p++)
     if (!ISFINITE(F[p]))
-      return TL_FAIL(info, TL_ERR_NOT_CONVERGED, -1, (long)p, "",
-                     "tridsolver: Jacobi on the reduced system diverged after %ld sweeps "
-                     "(reduced margin %.3g)",
-                     it, margin);
-  if (dropped <= tol)
-    return TL_OK;
-  if (iters == 0)
-    return TL_FAIL(info, TL_ERR_NOT_CONVERGED, -1, -1, "",
-                   "tridsolver: Jacobi on the reduced system stopped after %ld sweeps "
-                   "(%s) with dropped %.3g > tol %.3g (reduced margin %.3g)",
-                   it, it >= maxit ? "limit" : "stagnation", dropped, tol, margin);
-  return TL_WARN(info, -1,
-                 "tridsolver: %ld Jacobi sweeps leave the reduced residual dropped = "
-                 "||r|| / (||R|| ||F||) = %.3g > tol %.3g",
-                 iters, dropped, tol);
+      bad = (long)p;
+  return tl_tridsolver_jacobi_status(it, iters, maxit, dropped, tol, margin, rnorm, bad, info);
 }
 
 int FN(tl_tridsolver_backward)(size_t begin, size_t m, const S *as, const S *cs, const S *ds,
@@ -634,7 +760,8 @@ int FN(tl_tridsolver_ref_ledger)(size_t n, int parts, const size_t *part_sizes, 
   }
   /* What the strategy's exchange buffers (rows, work, F) carry between
    * ranks, and the F[p+1] that PCR and Jacobi send to the left. */
-  tl_tridsolver_ledger_reduced(ledger, strategy, parts, WORDS);
+  if (strategy != TL_TRIDSOLVER_JACOBI) /* Jacobi: for the batch, tridsolver_solve */
+    tl_tridsolver_ledger_reduced(ledger, strategy, parts, 1, WORDS, 0, 0);
   F[P] = 0; /* no partition after the last: its c*_{m-1} is 0 anyway */
   for (int p = 0; p < parts; p++) { /* phase 5: with F[p+1] from rank p+1 */
     size_t lo, hi;

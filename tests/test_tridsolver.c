@@ -51,7 +51,7 @@ Test(tridsolver, registry_entry)
   cr_expect_eq(a->min_rows_per_part, 2);
   cr_expect_eq(a->classes, TL_CLASS_STRICT_DD);
   cr_expect_eq(a->layouts, TL_NONPERIODIC);
-  cr_expect_eq(a->nparams, 4);
+  cr_expect_eq(a->nparams, 5); /* reduced, iters, tol, maxit, minibatch */
   tl_options opt;
   tl_options_init(&opt);
   cr_expect_eq(tl_param_value(a, &opt, "reduced"), TL_TRIDSOLVER_ALLGATHER);

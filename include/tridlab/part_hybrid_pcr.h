@@ -33,6 +33,7 @@
 #include <complex.h>
 #include <stddef.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
@@ -94,6 +95,26 @@ int tl_hybrid_pcr_ref_d(size_t n, int parts, const size_t *part_sizes, const dou
 int tl_hybrid_pcr_ref_z(size_t n, int parts, const size_t *part_sizes, const double complex *a,
                         const double complex *b, const double complex *c,
                         const double complex *d, double complex *x, tl_info *info);
+
+/* The same, recording in ledger (may be NULL) what P ranks exchange
+ * (docs/algorithms/hybrid_pcr.md, "MPI"). */
+int tl_hybrid_pcr_ref_ledger_d(size_t n, int parts, const size_t *part_sizes, const double *a,
+                               const double *b, const double *c, const double *d, double *x,
+                               tl_ledger *ledger, tl_info *info);
+int tl_hybrid_pcr_ref_ledger_z(size_t n, int parts, const size_t *part_sizes,
+                               const double complex *a, const double complex *b,
+                               const double complex *c, const double complex *d, double complex *x,
+                               tl_ledger *ledger, tl_info *info);
+
+/* A failure of PCR on the reduced system (info->row = the reduced row k)
+ * reported at its matrix row: partition k/2's first row (k even) or last
+ * row (k odd). Returns status. */
+int tl_hybrid_pcr_reduced_failure(tl_info *info, int status, size_t n, int parts,
+                                  const size_t *part_sizes);
+/* Rank p's part of the exchange, w words per rank (a scalar's words
+ * times nsys): its 6 w to rank 0 ("reduced", a gather; solved = 0), or
+ * its 2 w back ("solution", a scatter; solved = 1). */
+void tl_hybrid_pcr_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int solved);
 
 #ifdef __cplusplus
 }

@@ -129,12 +129,48 @@ int tl_tridsolver_pcr_breakdown(tl_info *info, size_t p, size_t stride);
  * matrix row of F[p], begin_p, and say so in the message. */
 void tl_tridsolver_name_row(tl_info *info, size_t n, int parts, const size_t *part_sizes);
 
-/* The ledger of phase 4 for P ranks, w words per rank's scalar (times
- * nsys for a batch): allgather of 4 w ("reduced"); gather of 4 w and
- * scatter of 2 w ("reduced", "solution"); PCR's rows of 4 w to p - 2^l and
- * p + 2^l ("pcr", round l); then, for PCR and Jacobi, F[p] to rank p-1
- * ("next-first", w). */
-void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t w);
+/* Jacobi's pieces, for a rank that holds one reduced row (the MPI rank
+ * program): |r_p| of its row at the iterate (left, F, right); its
+ * margin |B| - |A| - |C| and norm |B| + |A| + |C|; the reference's
+ * maxima (a NaN residual counts as infinity, a NaN |F| not at all);
+ * dropped from the global maxima; the report of a zero diagonal; and the
+ * status of the finished iteration (bad: the first partition whose F is
+ * not finite, or -1), which also sets info's iterations, dropped, tol,
+ * bound. */
+double tl_tridsolver_jacobi_residual_d(const double row[4], double left, double F, double right,
+                                       int has_left, int has_right);
+double tl_tridsolver_jacobi_residual_z(const double complex row[4], double complex left,
+                                       double complex F, double complex right, int has_left,
+                                       int has_right);
+void tl_tridsolver_jacobi_row_d(const double row[4], int has_left, int has_right, double *margin,
+                                double *norm);
+void tl_tridsolver_jacobi_row_z(const double complex row[4], int has_left, int has_right,
+                                double *margin, double *norm);
+void tl_tridsolver_jacobi_max(double *rmax, double *fmax, double r, double f);
+double tl_tridsolver_jacobi_dropped(double rmax, double fmax, double rnorm);
+int tl_tridsolver_jacobi_breakdown(tl_info *info, size_t p);
+int tl_tridsolver_jacobi_status(long it, long iters, long maxit, double dropped, double tol,
+                                double margin, double rnorm, long bad, tl_info *info);
+
+/* Sweeps without a new smallest dropped that count as stagnation. */
+#define TL_TRIDSOLVER_STALL 200
+
+/* Numbers per system in each of Jacobi's tests across ranks (one
+ * allreduce per sweep, docs/algorithms/tridsolver.md). */
+#define TL_TRIDSOLVER_TEST_WORDS 6
+
+/* The ledger of phase 4 for P ranks and nsys systems of w words a
+ * scalar: allgather of 4 w ("reduced"); gather of 4 w and scatter of
+ * 2 w ("reduced", "solution"); PCR's rows of 4 w to p - 2^l and p + 2^l
+ * ("pcr", round l) and F[p] to rank p-1 ("next-first", w); Jacobi's
+ * rounds 0..sweeps of F to both neighbours ("jacobi", w) and a test
+ * ("jacobi-test", an allreduce of TL_TRIDSOLVER_TEST_WORDS), each
+ * times nsys; every round is round0 + r (a mini-batch's rounds). */
+void tl_tridsolver_ledger_reduced(tl_ledger *ledger, int strategy, int P, size_t nsys, size_t w,
+                                  long sweeps, int round0);
+/* Rounds of one mini-batch: mini-batch i's messages (minibatch = K) are
+ * recorded at rounds TL_TRIDSOLVER_ROUNDS i + r (PCR needs r < 17). */
+#define TL_TRIDSOLVER_ROUNDS 32
 
 /* All phases for one non-periodic system. strategy: TL_TRIDSOLVER_*.
  * A failure of the reduced solve (phase 4) names the matrix row of its

@@ -42,26 +42,46 @@ static int too_big(size_t count)
       return TL_ERR_UNSUPPORTED;                                                                   \
   } while (0)
 
-int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
-                 size_t count, int dst, void *recv, size_t rcount, int src)
+int tl_mpi_shift_start(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                       const void *send, size_t count, int dst, void *recv, size_t rcount, int src,
+                       tl_mpi_pending *pend)
 {
   CHECK_COUNT(count);
   CHECK_COUNT(rcount);
-  size_t w = words_per(dt), es = tl_dtype_size(dt);
+  size_t w = words_per(dt);
+  pend->nreq = 0;
   if (dst == ex->rank && src == ex->rank) {
-    memcpy(recv, send, (count < rcount ? count : rcount) * es);
+    memcpy(recv, send, (count < rcount ? count : rcount) * tl_dtype_size(dt));
     return TL_OK;
   }
   double t0 = MPI_Wtime();
-  MPI_Sendrecv(send, (int)count, mpi_type(dt), dst >= 0 ? dst : MPI_PROC_NULL, TAG_SHIFT, recv,
-               (int)rcount, mpi_type(dt), src >= 0 ? src : MPI_PROC_NULL, TAG_SHIFT, ex->comm,
-               MPI_STATUS_IGNORE);
+  if (src >= 0)
+    MPI_Irecv(recv, (int)rcount, mpi_type(dt), src, TAG_SHIFT, ex->comm, &pend->req[pend->nreq++]);
+  if (dst >= 0)
+    MPI_Isend(send, (int)count, mpi_type(dt), dst, TAG_SHIFT, ex->comm, &pend->req[pend->nreq++]);
   ex->seconds += MPI_Wtime() - t0;
   if (dst >= 0)
     tl_ledger_p2p(ex->ledger, phase, round, TL_LEDGER_SEND, ex->rank, dst, count * w);
   if (src >= 0)
     tl_ledger_p2p(ex->ledger, phase, round, TL_LEDGER_RECV, ex->rank, src, rcount * w);
   return TL_OK;
+}
+
+int tl_mpi_wait(tl_mpi_exchange *ex, tl_mpi_pending *pend)
+{
+  double t0 = MPI_Wtime();
+  MPI_Waitall(pend->nreq, pend->req, MPI_STATUSES_IGNORE);
+  ex->seconds += MPI_Wtime() - t0;
+  pend->nreq = 0;
+  return TL_OK;
+}
+
+int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
+                 size_t count, int dst, void *recv, size_t rcount, int src)
+{
+  tl_mpi_pending pend;
+  TL_CALL(tl_mpi_shift_start(ex, phase, round, dt, send, count, dst, recv, rcount, src, &pend));
+  return tl_mpi_wait(ex, &pend);
 }
 
 int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, int prev,

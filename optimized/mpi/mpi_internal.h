@@ -23,6 +23,17 @@
 /* Send count elements to dst and receive rcount from src, in one step. */
 int tl_mpi_shift(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, const void *send,
                  size_t count, int dst, void *recv, size_t rcount, int src);
+/* The same, started: the messages travel while the rank computes; the
+ * buffers belong to MPI until tl_mpi_wait (recorded at the start). The
+ * latency hiding of Tridsolver's mini-batches. */
+typedef struct tl_mpi_pending {
+  MPI_Request req[2];
+  int nreq;
+} tl_mpi_pending;
+int tl_mpi_shift_start(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt,
+                       const void *send, size_t count, int dst, void *recv, size_t rcount, int src,
+                       tl_mpi_pending *pend);
+int tl_mpi_wait(tl_mpi_exchange *ex, tl_mpi_pending *pend);
 /* Both neighbours at once: to_prev goes to rank prev, to_next to rank
  * next; from_prev comes from prev, from_next from next (-1: none). */
 int tl_mpi_neighbours(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt, int prev,
@@ -121,10 +132,13 @@ long tl_mpi_status_phase(const tl_mpi_status *st, const double *pairs, size_t st
  * and three reductions of tl_ledger_residual_verdict, then the batch's
  * status, the same on every rank. st holds the failures the rank noted;
  * x this rank's rows. Messages: "<name>: matrix is not strictly row
- * diagonally dominant (row R); <dd_why>" and tl_residual_check's with
- * `why`. */
+ * diagonally dominant (row R); <dd_why>"; else a warning the solver noted
+ * (an approximate reduced solve); else tl_residual_check's with `why`.
+ * fields (nsys, or NULL): iterations, dropped, tol and bound to report
+ * per system. */
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
-                            const char *name, const char *dd_why, const char *why, tl_info *info);
+                            const char *name, const char *dd_why, const char *why,
+                            const tl_info *fields, tl_info *info);
 
 /* ---- 3-D boxes (grid_mpi.c) ---------------------------------------- */
 
@@ -145,6 +159,7 @@ extern const tl_mpi_algorithm tl_mpi_algo_distd2;
 extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
 extern const tl_mpi_algorithm tl_mpi_algo_its;
 extern const tl_mpi_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
+extern const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

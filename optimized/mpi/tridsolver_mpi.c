@@ -24,8 +24,13 @@
  *
  * A rank whose rows broke down still sends (zeros or what it has) in
  * every phase, so nobody waits; the first failure in the reference's
- * order wins (status_mpi.c). Jacobi (reduced=jacobi) does not run across
- * ranks yet: every rank refuses it alike.
+ * order wins (status_mpi.c).
+ *
+ *     jacobi      round k = 0, 1, ...: F[p] to both neighbours (1 scalar
+ *                 each way), then one allreduce "jacobi-test" (6 numbers
+ *                 per system: the convergence test of Algorithm 5, which
+ *                 "nullifies" its near-neighbour advantage, paper 002);
+ *                 the systems of the batch sweep together
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
@@ -39,6 +44,14 @@
 /* Phases in the reference's order (the order failures are met): the
  * reduced solve's PCR step l is phase PH_REDUCED + l. */
 enum { PH_FORWARD = 1, PH_REDUCED = 2, PH_BACKWARD = PH_REDUCED + 40 };
+
+/* The choice of reduced solve and Jacobi's parameters. */
+typedef struct ts_params {
+  int strategy;
+  size_t minibatch;
+  long iters, maxit;
+  double tol;
+} ts_params;
 
 #define DD_WHY "the forward sweep and the reduced solve have no stability guarantee here"
 #define RESIDUAL_WHY "the reduced solve is not backward stable on this ill-conditioned matrix"
@@ -57,12 +70,14 @@ static int tridsolver_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *e
                                 const tl_options *opt, tl_info *info)
 {
   int strategy = (int)tl_param_value(self->reference, opt, "reduced");
-  if (strategy == TL_TRIDSOLVER_JACOBI) /* the same answer on every rank */
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "param",
-                   "tridsolver: reduced=jacobi does not run across ranks yet");
+  ts_params par = {.strategy = strategy,
+                   .minibatch = (size_t)tl_param_value(self->reference, opt, "minibatch"),
+                   .iters = (long)tl_param_value(self->reference, opt, "iters"),
+                   .tol = tl_param_value(self->reference, opt, "tol"),
+                   .maxit = (long)tl_param_value(self->reference, opt, "maxit")};
   if (sl->dtype == TL_F64)
-    return ts_rank_d(ex, sl, slices, x, strategy, info);
-  return ts_rank_z(ex, sl, slices, x, strategy, info);
+    return ts_rank_d(ex, sl, slices, x, &par, info);
+  return ts_rank_z(ex, sl, slices, x, &par, info);
 }
 
 extern const tl_algorithm tl_algo_tridsolver_ref;
@@ -89,6 +104,8 @@ typedef struct FN(ts_run) {
   S *F;               /* 2 per system: F[p], F[p+1]                     */
   unsigned char *bad; /* 1: the system failed on this rank              */
   tl_mpi_status st;
+  size_t s0, ns; /* the mini-batch being solved: systems [s0, s0+ns) */
+  int round0;    /* its rounds in the ledger: round0 + r             */
 } FN(ts_run);
 
 static void FN(ts_note)(FN(ts_run) * r, size_t s, int phase, int status, const tl_info *one)
@@ -114,14 +131,14 @@ static int FN(ts_solve_gathered)(FN(ts_run) * r, const S *all, size_t s, int str
 {
   int P = r->ex->size;
   for (int q = 0; q < P; q++)
-    memcpy(rows + 4 * (size_t)q, all + ((size_t)q * r->sl->nsys + s) * 4, 4 * sizeof(S));
+    memcpy(rows + 4 * (size_t)q, all + ((size_t)q * r->ns + s) * 4, 4 * sizeof(S));
   tl_info one;
   tl_info_clear(&one);
   int st = strategy == TL_TRIDSOLVER_ALLGATHER
                ? FN(tl_tridsolver_allgather)(P, rows, work, F, &one)
                : FN(tl_tridsolver_gather_scatter)(P, rows, work, F, &one);
   if (st < 0)
-    FN(ts_note_reduced)(r, s, PH_REDUCED, st, &one);
+    FN(ts_note_reduced)(r, r->s0 + s, PH_REDUCED, st, &one);
   F[P] = 0; /* no partition after the last */
   return st;
 }
@@ -130,17 +147,18 @@ static int FN(ts_solve_gathered)(FN(ts_run) * r, const S *all, size_t s, int str
 static int FN(ts_allgather)(FN(ts_run) * r)
 {
   int P = r->ex->size, p = r->ex->rank;
-  size_t nsys = r->sl->nsys;
+  size_t nsys = r->ns;
   S *all = tl_alloc(4 * nsys * (size_t)P + 9 * (size_t)P + 1, sizeof(S));
   if (!all)
     return TL_ERR_NOMEM;
   S *rows = all + 4 * nsys * (size_t)P, *work = rows + 4 * (size_t)P, *F = work + 4 * (size_t)P;
-  int status = tl_mpi_allgather(r->ex, "reduced", 0, r->dt, r->rows, 4 * nsys, all);
+  int status =
+      tl_mpi_allgather(r->ex, "reduced", r->round0, r->dt, r->rows + 4 * r->s0, 4 * nsys, all);
   for (size_t s = 0; s < nsys && status == TL_OK; s++) {
     if (FN(ts_solve_gathered)(r, all, s, TL_TRIDSOLVER_ALLGATHER, rows, work, F) < 0)
       continue;
-    r->F[2 * s] = F[p];
-    r->F[2 * s + 1] = F[p + 1];
+    r->F[2 * (r->s0 + s)] = F[p];
+    r->F[2 * (r->s0 + s) + 1] = F[p + 1];
   }
   free(all);
   return status;
@@ -150,11 +168,12 @@ static int FN(ts_allgather)(FN(ts_run) * r)
 static int FN(ts_gather_scatter)(FN(ts_run) * r)
 {
   int P = r->ex->size, root = r->ex->rank == 0;
-  size_t nsys = r->sl->nsys, np = (size_t)P;
+  size_t nsys = r->ns, np = (size_t)P;
   S *all = root ? tl_alloc(6 * nsys * np + 9 * np + 1, sizeof(S)) : NULL;
   if (root && !all)
     return TL_ERR_NOMEM; /* the others wait: no memory is fatal anyway */
-  int status = tl_mpi_gather(r->ex, "reduced", 0, r->dt, r->rows, 4 * nsys, all, 0);
+  int status =
+      tl_mpi_gather(r->ex, "reduced", r->round0, r->dt, r->rows + 4 * r->s0, 4 * nsys, all, 0);
   S *pairs = root ? all + 4 * nsys * np : NULL; /* (F[q], F[q+1]) for each rank q */
   if (root && status == TL_OK) {
     S *rows = pairs + 2 * nsys * np, *work = rows + 4 * np, *F = work + 4 * np;
@@ -169,7 +188,8 @@ static int FN(ts_gather_scatter)(FN(ts_run) * r)
     }
   }
   if (status == TL_OK)
-    status = tl_mpi_scatter(r->ex, "solution", 0, r->dt, pairs, 2 * nsys, r->F, 0);
+    status =
+        tl_mpi_scatter(r->ex, "solution", r->round0, r->dt, pairs, 2 * nsys, r->F + 2 * r->s0, 0);
   free(all);
   return status;
 }
@@ -180,28 +200,28 @@ static int FN(ts_gather_scatter)(FN(ts_run) * r)
 static int FN(ts_pcr)(FN(ts_run) * r)
 {
   int P = r->ex->size, p = r->ex->rank;
-  size_t nsys = r->sl->nsys;
+  size_t nsys = r->ns, s0 = r->s0;
   S *buf = tl_alloc(18 * nsys, sizeof(S));
   if (!buf)
     return TL_ERR_NOMEM;
   S *cur = buf, *next = buf + 4 * nsys, *left = next + 4 * nsys, *right = left + 4 * nsys;
   S *mine = right + 4 * nsys, *from_next = mine + nsys;
-  memcpy(cur, r->rows, 4 * nsys * sizeof(S));
+  memcpy(cur, r->rows + 4 * s0, 4 * nsys * sizeof(S));
   int status = TL_OK, l = 0;
   for (int s = 1; s < P && status == TL_OK; s *= 2, l++) {
     int lo = p >= s ? p - s : -1, hi = p + s < P ? p + s : -1;
-    status = tl_mpi_neighbours(r->ex, "pcr", l, r->dt, lo, hi, cur, 4 * nsys, cur, 4 * nsys, left,
-                               4 * nsys, right, 4 * nsys);
+    status = tl_mpi_neighbours(r->ex, "pcr", r->round0 + l, r->dt, lo, hi, cur, 4 * nsys, cur,
+                               4 * nsys, left, 4 * nsys, right, 4 * nsys);
     for (size_t k = 0; k < nsys && status == TL_OK; k++) {
       memcpy(next + 4 * k, cur + 4 * k, 4 * sizeof(S)); /* a failed system keeps its row */
-      if (r->bad[k])
+      if (r->bad[s0 + k])
         continue;
       if (FN(tl_tridsolver_pcr_step)(cur + 4 * k, lo >= 0 ? left + 4 * k : NULL,
                                      hi >= 0 ? right + 4 * k : NULL, next + 4 * k) < 0) {
         tl_info one;
         tl_info_clear(&one);
         int st = tl_tridsolver_pcr_breakdown(&one, (size_t)p, (size_t)s);
-        FN(ts_note_reduced)(r, k, PH_REDUCED + l, st, &one);
+        FN(ts_note_reduced)(r, s0 + k, PH_REDUCED + l, st, &one);
       }
     }
     S *t = cur;
@@ -210,32 +230,207 @@ static int FN(ts_pcr)(FN(ts_run) * r)
   }
   for (size_t k = 0; k < nsys && status == TL_OK; k++) {
     mine[k] = 0;
-    if (!r->bad[k] && FN(tl_tridsolver_pcr_unknown)(cur + 4 * k, &mine[k]) < 0) {
+    if (!r->bad[s0 + k] && FN(tl_tridsolver_pcr_unknown)(cur + 4 * k, &mine[k]) < 0) {
       tl_info one;
       tl_info_clear(&one);
       int st = tl_tridsolver_pcr_breakdown(&one, (size_t)p, 0);
-      FN(ts_note_reduced)(r, k, PH_REDUCED + l, st, &one);
+      FN(ts_note_reduced)(r, s0 + k, PH_REDUCED + l, st, &one);
     }
   }
   if (status == TL_OK)
-    status = tl_mpi_shift(r->ex, "next-first", 0, r->dt, mine, nsys, p > 0 ? p - 1 : -1, from_next,
-                          nsys, p + 1 < P ? p + 1 : -1);
+    status = tl_mpi_shift(r->ex, "next-first", r->round0, r->dt, mine, nsys, p > 0 ? p - 1 : -1,
+                          from_next, nsys, p + 1 < P ? p + 1 : -1);
   for (size_t k = 0; k < nsys; k++) {
-    r->F[2 * k] = mine[k];
-    r->F[2 * k + 1] = p + 1 < P ? from_next[k] : 0;
+    r->F[2 * (s0 + k)] = mine[k];
+    r->F[2 * (s0 + k) + 1] = p + 1 < P ? from_next[k] : 0;
   }
   free(buf);
   return status;
 }
 
-/* Phases 1-3: forward sweep, last row to the right, reduced row. */
-static int FN(ts_reduce)(FN(ts_run) * r)
+/* Jacobi across ranks (Algorithm 5), for the whole batch at once. A
+ * round exchanges F with both neighbours ("jacobi", 1 scalar each way per
+ * system) and tests it (one allreduce "jacobi-test" of 6 numbers per
+ * system: residual and |F| maxima, two "did anything change" flags, the
+ * first rank with a non-finite F, and once the margin and norm of the
+ * reduced matrix). Every decision reads the reduced numbers only, so
+ * every rank takes it alike; a system that has stopped keeps its F and
+ * rides along until the last one stops. The decisions are the
+ * reference's (tl_tridsolver_jacobi_d): the same sweeps, the same F. */
+typedef struct FN(ts_jstate) {
+  S F, old, older, left, right, old_left, old_right;
+  double test[TL_TRIDSOLVER_TEST_WORDS], prev[TL_TRIDSOLVER_TEST_WORDS];
+  double margin, rnorm, dropped, best;
+  long it, since_best;
+  int active, failed;
+} FN(ts_jstate);
+
+/* This rank's numbers of a test; flags are 1 when true somewhere. */
+static void FN(ts_jacobi_test)(FN(ts_run) * r, const S *row, FN(ts_jstate) * j, int first)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  double *t = j->test, rmax = 0.0, fmax = 0.0;
+  double res = FN(tl_tridsolver_jacobi_residual)(row, j->left, j->F, j->right, p > 0, p + 1 < P);
+  tl_tridsolver_jacobi_max(&rmax, &fmax, res, ABS(j->F));
+  t[0] = rmax;
+  t[1] = fmax;
+  t[4] = ISFINITE(j->F) ? 0.0 : (double)(P - p); /* the largest: the first rank */
+  if (first) { /* a zero diagonal (on the first such rank), -margin, norm */
+    double margin, norm;
+    FN(tl_tridsolver_jacobi_row)(row, p > 0, p + 1 < P, &margin, &norm);
+    t[2] = (row[1] == 0 || !ISFINITE(row[1])) ? (double)(P - p) : 0.0;
+    t[3] = -margin;
+    t[5] = norm;
+  } else {
+    t[2] = memcmp(&j->F, &j->old, sizeof(S)) != 0;   /* F changed          */
+    t[3] = memcmp(&j->F, &j->older, sizeof(S)) != 0; /* no 2-cycle here    */
+    t[5] = 0.0;
+  }
+}
+
+/* One round: F to both neighbours, then the test, for every system. */
+static int FN(ts_jacobi_round)(FN(ts_run) * r, FN(ts_jstate) * js, S *buf, double *tests, int k)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  size_t nsys = r->sl->nsys, T = TL_TRIDSOLVER_TEST_WORDS;
+  S *mine = buf, *from_prev = buf + nsys, *from_next = buf + 2 * nsys;
+  for (size_t s = 0; s < nsys; s++)
+    mine[s] = js[s].F;
+  TL_CALL(tl_mpi_neighbours(r->ex, "jacobi", k, r->dt, p > 0 ? p - 1 : -1, p + 1 < P ? p + 1 : -1,
+                            mine, nsys, mine, nsys, from_prev, nsys, from_next, nsys));
+  for (size_t s = 0; s < nsys; s++) {
+    js[s].left = p > 0 ? from_prev[s] : 0;
+    js[s].right = p + 1 < P ? from_next[s] : 0;
+    FN(ts_jacobi_test)(r, r->rows + 4 * s, &js[s], k == 0);
+    memcpy(tests + T * s, js[s].test, T * sizeof(double));
+  }
+  TL_CALL(tl_mpi_allreduce_max(r->ex, "jacobi-test", k, tests, T * nsys));
+  for (size_t s = 0; s < nsys; s++)
+    memcpy(js[s].test, tests + T * s, T * sizeof(double));
+  return TL_OK;
+}
+
+/* After round k >= 1: does system j go on? The reference's loop. */
+static void FN(ts_jacobi_decide)(FN(ts_jstate) * j, long iters, double tol, long maxit)
+{
+  long limit = iters > 0 ? iters : maxit;
+  double *t = j->test;
+  if (iters > 0 && j->it < limit) {
+    int cycle = j->it > 1 && t[3] == 0.0;
+    if (t[2] != 0.0 && !cycle && t[4] == 0.0) {
+      memcpy(j->prev, t, sizeof j->prev);
+      return; /* F changed, no cycle, finite: the next sweep */
+    }
+    if (cycle && (limit - j->it) % 2) { /* end on the F the sweeps would */
+      j->F = j->old;
+      j->left = j->old_left;
+      j->right = j->old_right;
+      memcpy(t, j->prev, sizeof j->prev);
+    }
+  }
+  j->dropped = tl_tridsolver_jacobi_dropped(t[0], t[1], j->rnorm);
+  memcpy(j->prev, t, sizeof j->prev);
+  if (iters > 0 || !isfinite(j->dropped)) {
+    j->active = 0;
+    return;
+  }
+  if (j->dropped < j->best) {
+    j->best = j->dropped;
+    j->since_best = 0;
+  } else if (++j->since_best >= TL_TRIDSOLVER_STALL) {
+    j->active = 0;
+    return;
+  }
+  j->active = j->it < limit && j->dropped > tol;
+}
+
+static int FN(ts_jacobi)(FN(ts_run) * r, long iters, double tol, long maxit, tl_info *fields)
+{
+  int p = r->ex->rank, P = r->ex->size;
+  size_t nsys = r->sl->nsys;
+  FN(ts_jstate) *js = tl_alloc(nsys, sizeof *js);
+  S *buf = tl_alloc(3 * nsys, sizeof(S));
+  double *tests = tl_alloc(TL_TRIDSOLVER_TEST_WORDS * nsys, sizeof(double));
+  int status = TL_ERR_NOMEM, any = 0;
+  if (!js || !buf || !tests)
+    goto cleanup;
+  for (size_t s = 0; s < nsys; s++) { /* F = D / B (0 where B is unusable) */
+    const S *row = r->rows + 4 * s;
+    js[s].F = (row[1] == 0 || !ISFINITE(row[1])) ? 0 : row[3] / row[1];
+  }
+  TL_CHECK(FN(ts_jacobi_round)(r, js, buf, tests, 0));
+  for (size_t s = 0; s < nsys; s++) {
+    FN(ts_jstate) *j = &js[s];
+    if (j->test[2] > 0) { /* a zero diagonal on the first such rank */
+      tl_info one;
+      tl_info_clear(&one);
+      int st = tl_tridsolver_jacobi_breakdown(&one, (size_t)(P - (long)j->test[2]));
+      if (p == P - (long)j->test[2])
+        FN(ts_note_reduced)(r, s, PH_REDUCED, st, &one);
+      j->failed = 1;
+      continue;
+    }
+    j->margin = -j->test[3];
+    j->rnorm = j->test[5];
+    j->dropped = j->best = tl_tridsolver_jacobi_dropped(j->test[0], j->test[1], j->rnorm);
+    memcpy(j->prev, j->test, sizeof j->prev);
+    j->active = iters > 0 || j->dropped > tol;
+    any |= j->active;
+  }
+  for (int k = 1; any; k++) {
+    for (size_t s = 0; s < nsys; s++) { /* a sweep of the systems still going */
+      FN(ts_jstate) *j = &js[s];
+      if (!j->active)
+        continue;
+      if (iters > 0 && j->it > 0)
+        j->older = j->old;
+      j->old = j->F;
+      j->old_left = j->left;
+      j->old_right = j->right;
+      j->F = FN(tl_tridsolver_jacobi_update)(r->rows + 4 * s, j->left, j->right);
+      j->it++;
+    }
+    TL_CHECK(FN(ts_jacobi_round)(r, js, buf, tests, k));
+    any = 0;
+    for (size_t s = 0; s < nsys; s++)
+      if (js[s].active) {
+        FN(ts_jacobi_decide)(&js[s], iters, tol, maxit);
+        any |= js[s].active;
+      }
+  }
+  for (size_t s = 0; s < nsys; s++) { /* the reference's status, per system */
+    FN(ts_jstate) *j = &js[s];
+    r->F[2 * s] = j->F;
+    r->F[2 * s + 1] = j->right;
+    if (j->failed)
+      continue;
+    long bad = j->prev[4] > 0 ? (long)(P - (long)j->prev[4]) : -1;
+    tl_info *one = &fields[s];
+    tl_info_clear(one);
+    int st = tl_tridsolver_jacobi_status(j->it, iters, maxit, j->dropped, tol, j->margin, j->rnorm,
+                                         bad, one);
+    if (st < 0 && (bad < 0 || bad == p)) /* one report: the rank it names */
+      FN(ts_note_reduced)(r, s, PH_REDUCED, st, one);
+    else if (st != TL_OK && p == 0)
+      FN(ts_note)(r, s, PH_REDUCED, st, one);
+  }
+  status = TL_OK;
+cleanup:
+  free(js);
+  free(buf);
+  free(tests);
+  return status;
+}
+
+/* Phase 1 and the message of phase 2 for the mini-batch [s0, s0 + ns):
+ * the forward sweeps, then their last rows start towards rank p+1. */
+static int FN(ts_forward)(FN(ts_run) * r, size_t s0, size_t ns, int round, tl_mpi_pending *pend)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank, P = r->ex->size;
   size_t m = sl->m;
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
-  for (size_t s = 0; s < sl->nsys; s++) {
+  for (size_t s = s0; s < s0 + ns; s++) {
     tl_info one;
     tl_info_clear(&one);
     size_t o = s * m;
@@ -245,12 +440,55 @@ static int FN(ts_reduce)(FN(ts_run) * r)
     if (!r->bad[s])
       FN(tl_tridsolver_last_row)(m, r->as + o, r->cs + o, r->ds + o, r->last + 3 * s);
   }
-  TL_CALL(tl_mpi_shift(r->ex, "last-row", 0, r->dt, r->last, 3 * sl->nsys, p + 1 < P ? p + 1 : -1,
-                       r->prev, 3 * sl->nsys, p > 0 ? p - 1 : -1));
-  for (size_t s = 0; s < sl->nsys; s++)
+  return tl_mpi_shift_start(r->ex, "last-row", round, r->dt, r->last + 3 * s0, 3 * ns,
+                            p + 1 < P ? p + 1 : -1, r->prev + 3 * s0, 3 * ns, p > 0 ? p - 1 : -1,
+                            pend);
+}
+
+/* Phases 3 and 4 for the mini-batch whose last rows have arrived. */
+static int FN(ts_reduced)(FN(ts_run) * r, const ts_params *par, tl_info *fields)
+{
+  int p = r->ex->rank;
+  size_t m = r->sl->m;
+  for (size_t s = r->s0; s < r->s0 + r->ns; s++)
     if (!r->bad[s])
       FN(tl_tridsolver_reduced_row)
   (m, r->as + s * m, r->cs + s * m, r->ds + s * m, p > 0 ? r->prev + 3 * s : NULL, r->rows + 4 * s);
+  if (par->strategy == TL_TRIDSOLVER_ALLGATHER)
+    return FN(ts_allgather)(r);
+  if (par->strategy == TL_TRIDSOLVER_GATHER_SCATTER)
+    return FN(ts_gather_scatter)(r);
+  if (par->strategy == TL_TRIDSOLVER_PCR)
+    return FN(ts_pcr)(r);
+  return FN(ts_jacobi)(r, par->iters, par->tol, par->maxit, fields);
+}
+
+/* Phases 1-4 in mini-batches of mb systems (latency hiding, paper 002's
+ * batches): the last rows of mini-batch i travel while rank p finishes
+ * the reduced solve of mini-batch i-1, and the sweeps of i+1 run before
+ * i's message is waited for:
+ *
+ *   forward(0) start(0) | forward(1) start(1) wait(0) reduced(0) |
+ *   forward(2) start(2) wait(1) reduced(1) | ... | wait(B-1) reduced(B-1)
+ *
+ * Mini-batch i's messages are its own, round TL_TRIDSOLVER_ROUNDS i + r. */
+static int FN(ts_pipeline)(FN(ts_run) * r, const ts_params *par, size_t mb, tl_info *fields)
+{
+  size_t nsys = r->sl->nsys, B = (nsys + mb - 1) / mb;
+  tl_mpi_pending pend[2];
+  for (size_t i = 0; i <= B; i++) {
+    if (i < B) {
+      size_t s0 = i * mb, ns = s0 + mb <= nsys ? mb : nsys - s0;
+      TL_CALL(FN(ts_forward)(r, s0, ns, (int)i * TL_TRIDSOLVER_ROUNDS, &pend[i % 2]));
+    }
+    if (i > 0) {
+      r->s0 = (i - 1) * mb;
+      r->ns = r->s0 + mb <= nsys ? mb : nsys - r->s0;
+      r->round0 = (int)(i - 1) * TL_TRIDSOLVER_ROUNDS;
+      TL_CALL(tl_mpi_wait(r->ex, &pend[(i - 1) % 2]));
+      TL_CALL(FN(ts_reduced)(r, par, fields));
+    }
+  }
   return TL_OK;
 }
 
@@ -262,15 +500,17 @@ static void FN(ts_free)(FN(ts_run) * r)
 }
 
 static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
-                       int strategy, tl_info *info)
+                       const ts_params *par, tl_info *info)
 {
   size_t nsys = sl->nsys, m = sl->m;
   FN(ts_run) run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   r->as = tl_alloc(3 * m * nsys + 12 * nsys, sizeof(S));
   r->bad = tl_alloc(nsys, 1);
+  tl_info *fields = par->strategy == TL_TRIDSOLVER_JACOBI ? tl_alloc(nsys, sizeof *fields) : NULL;
   int status = TL_OK;
-  if (r->as && r->bad) { /* a failed system sends zeros */
+  if (r->as && r->bad &&
+      (fields || par->strategy != TL_TRIDSOLVER_JACOBI)) { /* a failed system sends zeros */
     memset(r->as, 0, (3 * m * nsys + 12 * nsys) * sizeof(S));
     memset(r->bad, 0, nsys);
   } else {
@@ -279,13 +519,9 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   }
   r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys, r->last = r->ds + m * nsys;
   r->prev = r->last + 3 * nsys, r->rows = r->prev + 3 * nsys, r->F = r->rows + 4 * nsys;
-  TL_CHECK(FN(ts_reduce)(r));
-  if (strategy == TL_TRIDSOLVER_ALLGATHER)
-    status = FN(ts_allgather)(r);
-  else if (strategy == TL_TRIDSOLVER_GATHER_SCATTER)
-    status = FN(ts_gather_scatter)(r);
-  else
-    status = FN(ts_pcr)(r);
+  /* Jacobi's sweeps take the whole batch together (one test a sweep). */
+  size_t mb = par->minibatch > 0 && par->strategy != TL_TRIDSOLVER_JACOBI ? par->minibatch : nsys;
+  status = FN(ts_pipeline)(r, par, mb < nsys ? mb : nsys, fields);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
     goto cleanup;
@@ -301,8 +537,9 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                                 r->F[2 * s], r->F[2 * s + 1], x + s * m, &one),
      &one);
   }
-  status = tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, info);
+  status = tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, fields, info);
 cleanup:
+  free(fields);
   FN(ts_free)(r);
   return status;
 }

@@ -93,9 +93,9 @@ static int exchange_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void
 }
 
 /* Per system, after the three reductions: the reference's verdict. */
-static int decide(const tl_mpi_batch *sl, const double *pairs, const double *sums,
-                  const double *cols, const char *name, const char *dd_why, const char *why,
-                  tl_info *info)
+static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pairs,
+                  const double *sums, const double *cols, const char *name, const char *dd_why,
+                  const char *why, const tl_info *fields, tl_info *info)
 {
   tl_outcome out;
   tl_outcome_init(&out, sl->nsys);
@@ -108,9 +108,18 @@ static int decide(const tl_mpi_batch *sl, const double *pairs, const double *sum
       long worst = (long)q[3];
       st = TL_WARN(&one, worst, "%s: matrix is not strictly row diagonally dominant (row %ld); %s",
                    name, worst, dd_why);
+    } else if (tl_mpi_status_warned(pairs, 4, s)) { /* the solver's own warning */
+      TL_CALL(tl_mpi_status_warning(stat, pairs, 4, s, &one));
+      st = TL_OUTSIDE_DOMAIN;
     } else {
       double max[2] = {q[4], q[6]}, norms[3] = {sums[2 * s], sums[2 * s + 1], cols[s]};
       st = tl_residual_verdict(name, tl_residual_slice_ratio(sl->n, max, norms), why, &one);
+    }
+    if (fields) { /* what an approximate reduced solve reports */
+      one.iterations = fields[s].iterations;
+      one.dropped = fields[s].dropped;
+      one.tol = fields[s].tol;
+      one.bound = fields[s].bound;
     }
     tl_outcome_add(&out, s, st, &one);
   }
@@ -118,7 +127,8 @@ static int decide(const tl_mpi_batch *sl, const double *pairs, const double *sum
 }
 
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
-                            const char *name, const char *dd_why, const char *why, tl_info *info)
+                            const char *name, const char *dd_why, const char *why,
+                            const tl_info *fields, tl_info *info)
 {
   tl_mpi_exchange *ex = st->ex;
   size_t nsys = sl->nsys, es = tl_dtype_size(sl->dtype), m = sl->m;
@@ -162,7 +172,7 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
   }
   TL_CHECK(tl_mpi_allreduce_sum(ex, "verdict", 1, sums, 2 * nsys));
   TL_CHECK(tl_mpi_allreduce_max(ex, "verdict", 2, cols, nsys));
-  status = decide(sl, pairs, sums, cols, name, dd_why, why, info);
+  status = decide(st, sl, pairs, sums, cols, name, dd_why, why, fields, info);
 cleanup:
   free(halo);
   free(pairs);

@@ -5,7 +5,9 @@
  * ledger model. Cases: even and uneven slices, batches of 1 and 5
  * systems, one or two rows per rank, P > n, a breakdown in the last
  * rank's rows, a non-finite entry, complex and periodic systems where the
- * algorithm takes them. Run under mpirun with 1..7 ranks. */
+ * algorithm takes them; then every other choice of the algorithms with a
+ * choice (Tridsolver's strategies, Jacobi in both modes, mini-batches)
+ * on fewer cases. Run under mpirun with 1..7 ranks. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -66,14 +68,19 @@ static void set_entry(problem *pr, int which, size_t s, size_t i, double value)
     ((double complex *)arr[which])[k] = value;
 }
 
-/* A parameter of the cases being run ("key=value", NULL: defaults),
- * given to the MPI solve and to its simulated reference alike. */
+/* The parameters of the cases being run ("key=value,key=value", NULL:
+ * defaults), given to the MPI solve and to its simulated reference alike. */
 static const char *case_param;
 
 static void set_case_param(tl_options *opt, const tl_algorithm *ref)
 {
-  if (case_param)
-    tl_options_set_param_kv(opt, ref, case_param, NULL);
+  char kv[64];
+  for (const char *at = case_param; at && *at;) {
+    size_t len = strcspn(at, ",");
+    snprintf(kv, sizeof kv, "%.*s", (int)len, at);
+    tl_options_set_param_kv(opt, ref, kv, NULL);
+    at += len + (at[len] == ',');
+  }
 }
 
 /* What a case changes in the batch before it is solved. */
@@ -300,6 +307,10 @@ int main(int argc, char **argv)
   } variants[] = {
       {"tridsolver", "reduced=gather_scatter"},
       {"tridsolver", "reduced=pcr"},
+      {"tridsolver", "reduced=jacobi"},
+      {"tridsolver", "reduced=jacobi,iters=10"},
+      {"tridsolver", "reduced=pcr,minibatch=2"},
+      {"tridsolver", "reduced=gather_scatter,minibatch=4"},
   };
   for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
     const tl_mpi_algorithm *algo = tl_mpi_find(variants[k].algo);

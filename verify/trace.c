@@ -14,6 +14,7 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
+#include "tridlab/part_its.h"
 #include "tridlab/part_pdd.h"
 #include "tridlab/trace.h"
 
@@ -385,13 +386,111 @@ cleanup:
 }
 
 /* ------------------------------------------------------------------ */
+/* ITS: decay rates and J, the coefficient windows, one exchange         */
+
+/* One stage per interface: the kept coefficients s^k (above I_k) and
+ * t^{k+1} (below), and what the truncation neglected against tol. */
+static void its_interface_stage(tracer *tr, const tl_its_state *st, int k, double tol)
+{
+  size_t Ik = st->begin[k + 1] - 1;
+  char title[96];
+  snprintf(title, sizeof title, "interface %d at row %zu: coefficients of row %zu of A^-1", k, Ik,
+           Ik);
+  tl_trace_stage sg = stage_new(tr, title);
+  snprintf(sg.note, sizeof sg.note,
+           "A'^T z' = e_I on the %zu-row window around row %zu; x[%zu] = z' . d, truncated to "
+           "the %zu terms above and %zu below",
+           st->wlen[k], Ik, Ik, st->jl, st->jr);
+  add_vec(&sg, "s (kept, above)", k, Ik + 1 - st->jl, st->jl, st->s + (size_t)k * st->jl);
+  if (k + 1 < tr->parts)
+    add_vec(&sg, "t (kept, below; sent with p + 1's rows)", k + 1, Ik + 1, st->jr,
+            st->t + (size_t)(k + 1) * st->jr);
+  sg.tol = tol;
+  sg.ndrop = 1;
+  sg.drop_row[0] = (long)Ik;
+  sg.drop_col[0] = -1; /* not a matrix entry: coefficients beyond J */
+  sg.drop_val[0] = st->dropped[k];
+  emit(tr, &sg, 0);
+}
+
+static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, const tl_options *opt,
+                      double *x, tl_info *info)
+{
+  const double *a = tr->a, *b = tr->b, *c = tr->c, *d = tr->d;
+  int P = tr->parts;
+  double tol = tl_param_value(algo, opt, "tol");
+  stage_input(tr, "ITS: x at each interface row is a dot product of a row of A^-1 with d; "
+                  "its coefficients decay away from the row, so J terms on each side suffice");
+  for (int p = 0; p < P; p++)
+    tl_its_rate(st, p, a, b, c);
+  TL_CALL(tl_its_truncation(st, (size_t)tl_param_value(algo, opt, "J"),
+                            tl_param_value(algo, opt, "eps_c"), info));
+  tl_trace_stage sg = stage_new(tr, "decay rates and the truncation J (eq 18)");
+  snprintf(sg.note, sizeof sg.note,
+           "largest decay rate %.3g per row: J = %zu terms kept each side, L = %zu rows of "
+           "margin in the window",
+           st->rho, st->J, st->L);
+  add_vec(&sg, "rate per partition", -1, 0, (size_t)P, st->rate);
+  emit(tr, &sg, 0);
+  for (int k = 0; k < st->nif; k++) {
+    tl_its_window(st, k, a, b, c);
+    TL_CALL(tl_its_coefficients(st, k, info));
+    its_interface_stage(tr, st, k, tol);
+  }
+  for (int p = 0; p < P; p++)
+    tl_its_partial(st, p, d);
+  tl_its_exchange(st);
+  sg = stage_new(tr, "partial sums and the one exchange");
+  snprintf(sg.note, sizeof sg.note,
+           "a_b = s . (last J of d), a_t = t . (first J of d); partition p sends a_b to p+1 "
+           "and a_t to p-1: one word each way per interface");
+  add_vec(&sg, "a_b per partition", -1, 0, (size_t)P, st->ab);
+  add_vec(&sg, "a_t per partition", -1, 0, (size_t)P, st->at);
+  emit(tr, &sg, 0);
+  for (int p = 0; p < P; p++)
+    TL_CALL(tl_its_local_solve(st, p, a, b, c, d, x, info));
+  sg = stage_new(tr, "local solves with the interface values known");
+  snprintf(sg.note, sizeof sg.note,
+           "x[I] = a_b + a_t of each interface; every partition solves its own rows");
+  memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
+  for (size_t i = 0; i < tr->n; i++) {
+    AT(tr, i, i) = 1;
+    tr->rhs[i] = x[i];
+  }
+  add_vec(&sg, "x", -1, 0, tr->n, x);
+  emit(tr, &sg, 1);
+  return TL_OK;
+}
+
+/* The phases drawn, then the verdict (dropped against tol, the class
+ * check) from the one-call solve, whose x is the phases' x. */
+static int trace_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                     tl_info *info)
+{
+  tl_its_state st;
+  TL_CALL(tl_its_init(&st, tr->n, 0, tr->parts, opt->part_sizes, info));
+  int status = its_phases(tr, &st, algo, opt, x, info);
+  tl_its_free(&st);
+  if (status < 0)
+    return status;
+  status = tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, x, tr->parts, opt->part_sizes,
+                        (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
+                        tl_param_value(algo, opt, "tol"), info);
+  tl_trace_stage sg = stage_new(tr, "the verdict");
+  snprintf(sg.note, sizeof sg.note, "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped,
+           info->tol, info->bound, tl_status_name(status));
+  emit(tr, &sg, 0);
+  return status;
+}
+
+/* ------------------------------------------------------------------ */
 /* Dispatch                                                             */
 
-static const char *const traced[] = {"thomas", "pcr", "pdd"};
+static const char *const traced[] = {"thomas", "pcr", "pdd", "its"};
 
 const char *tl_trace_algorithms(void)
 {
-  return "thomas pcr pdd";
+  return "thomas pcr pdd its";
 }
 
 int tl_trace_supported(const char *algo)
@@ -429,8 +528,10 @@ int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options
       status = trace_thomas(&tr, x, info);
     else if (!strcmp(algo->name, "pcr"))
       status = trace_pcr(&tr, x, info);
-    else
+    else if (!strcmp(algo->name, "pdd"))
       status = trace_pdd(&tr, algo, opt, x, info);
+    else
+      status = trace_its(&tr, algo, opt, x, info);
   } else {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory for n = %zu", sys->n);
   }

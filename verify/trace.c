@@ -224,6 +224,88 @@ static int trace_pcr(tracer *tr, double *x, tl_info *info)
 }
 
 /* ------------------------------------------------------------------ */
+/* CR: half the rows per level, then back substitution                  */
+
+/* The working system: row i couples x[i - stride[i]], x[i], x[i + stride[i]]. */
+static void draw_strided(tracer *tr, const size_t *stride, const double *a, const double *b,
+                         const double *c, const double *d)
+{
+  memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
+  for (size_t i = 0; i < tr->n; i++) {
+    size_t s = stride[i];
+    if (i >= s && a[i] != 0)
+      AT(tr, i, i - s) = a[i];
+    AT(tr, i, i) = b[i];
+    if (i + s < tr->n && c[i] != 0)
+      AT(tr, i, i + s) = c[i];
+    tr->rhs[i] = d[i];
+  }
+}
+
+static int cr_levels(tracer *tr, double *w, size_t *stride, double *x, tl_info *info)
+{
+  size_t n = tr->n, h = 1;
+  double *wa = w, *wb = w + n, *wc = w + 2 * n, *wd = w + 3 * n;
+  for (size_t i = 0; i < n; i++) {
+    wa[i] = i > 0 ? tr->a[i] : 0;
+    wb[i] = tr->b[i];
+    wc[i] = i + 1 < n ? tr->c[i] : 0;
+    wd[i] = tr->d[i];
+    stride[i] = 1;
+  }
+  stage_input(tr, "CR: each level keeps every other row of the one before and eliminates the "
+                  "rest from it; then the eliminated rows are recovered level by level");
+  for (int level = 0; h <= n / 2; h *= 2, level++) {
+    long bad = tl_cr_ref_reduce_d(n, h, wa, wb, wc, wd);
+    if (bad >= 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "", "cr: zero pivot at row %ld", bad);
+    for (size_t i = 2 * h - 1; i < n; i += 2 * h)
+      stride[i] = 2 * h;
+    char title[96];
+    snprintf(title, sizeof title, "reduction level %d: rows %zu, %zu, ...", level, 2 * h - 1,
+             4 * h - 1);
+    tl_trace_stage st = stage_new(tr, title);
+    snprintf(st.note, sizeof st.note,
+             "row i eliminates x[i-%zu] and x[i+%zu] with its neighbours and now couples "
+             "x[i-%zu], x[i], x[i+%zu]; the other rows wait",
+             h, h, 2 * h, 2 * h);
+    draw_strided(tr, stride, wa, wb, wc, wd);
+    emit(tr, &st, 1);
+  }
+  size_t last = h - 1;
+  x[last] = wd[last] / wb[last];
+  int tiny = 0;
+  for (size_t g = h / 2; g > 0; g /= 2) {
+    long bad = tl_cr_ref_back_d(n, g, wa, wb, wc, wd, x, &tiny);
+    if (bad >= 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "", "cr: overflow at row %ld", bad);
+  }
+  tl_trace_stage st = stage_new(tr, "back substitution, level by level");
+  snprintf(st.note, sizeof st.note,
+           "row %zu alone gives x[%zu]; each level below takes its neighbours from the level "
+           "above",
+           last, last);
+  add_vec(&st, "x", -1, 0, n, x);
+  emit(tr, &st, 0);
+  return TL_OK;
+}
+
+/* The levels drawn; the verdict (the class check) from the one-call
+ * solve, whose x is the levels' x. */
+static int trace_cr(tracer *tr, double *x, tl_info *info)
+{
+  double *w = tl_alloc(tr->n, 4 * sizeof(double));
+  size_t *stride = tl_alloc(tr->n, sizeof *stride);
+  int status = (w && stride) ? cr_levels(tr, w, stride, x, info)
+                             : TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory");
+  free(w);
+  free(stride);
+  if (status < 0)
+    return status;
+  return tl_cr_ref_d(tr->n, tr->a, tr->b, tr->c, tr->d, x, info);
+}
+
+/* ------------------------------------------------------------------ */
 /* PDD: local solves with spikes, the dropped far entries, 2x2 interfaces */
 
 /* After phase 1: identity blocks, spikes v (left) and w (right) in the
@@ -486,11 +568,11 @@ static int trace_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt
 /* ------------------------------------------------------------------ */
 /* Dispatch                                                             */
 
-static const char *const traced[] = {"thomas", "pcr", "pdd", "its"};
+static const char *const traced[] = {"thomas", "cr", "pcr", "pdd", "its"};
 
 const char *tl_trace_algorithms(void)
 {
-  return "thomas pcr pdd its";
+  return "thomas cr pcr pdd its";
 }
 
 int tl_trace_supported(const char *algo)
@@ -526,6 +608,8 @@ int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options
   if (status == TL_OK) {
     if (!strcmp(algo->name, "thomas"))
       status = trace_thomas(&tr, x, info);
+    else if (!strcmp(algo->name, "cr"))
+      status = trace_cr(&tr, x, info);
     else if (!strcmp(algo->name, "pcr"))
       status = trace_pcr(&tr, x, info);
     else if (!strcmp(algo->name, "pdd"))

@@ -215,3 +215,16 @@ void cli_cell_text(const cli_cell *c, char *buf, size_t size)
   else
     snprintf(buf, size, "-");
 }
+
+int cli_plugin(int argc, char **argv, int *i)
+{
+  const char *path = cli_value(argc, argv, i, "--plugin");
+  tl_info info;
+  if (!path)
+    return -1;
+  if (tl_plugin_load(path, &info) != TL_OK) {
+    cli_error("%s", info.msg);
+    return -1;
+  }
+  return 0;
+}

@@ -63,6 +63,8 @@ Test(trace, x_and_ledger_are_the_solves)
       for (int P = 1; P <= 4 && (size_t)P <= sizes[k]; P++) {
         expect_same_as_solve("pdd", types[t], sizes[k], P);
         expect_same_as_solve("its", types[t], sizes[k], P);
+        if (sizes[k] >= 2 * (size_t)P)
+          expect_same_as_solve("distd2", types[t], sizes[k], P);
       }
     }
 }

@@ -14,6 +14,7 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
+#include "tridlab/part_distd2.h"
 #include "tridlab/part_its.h"
 #include "tridlab/part_pdd.h"
 #include "tridlab/trace.h"
@@ -566,13 +567,134 @@ static int trace_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt
 }
 
 /* ------------------------------------------------------------------ */
+/* DistD2: decoupled rows, one neighbour exchange, 2x2 interfaces        */
+
+/* After Algorithm 6, row k of partition p couples x[k] with two unknowns
+ * (part_distd2.h): the neighbour's boundary one and its own far one. */
+static void draw_decoupled(tracer *tr, const tl_distd2_plan *pl, const double *dt)
+{
+  memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
+  for (int p = 0; p < tr->parts; p++) {
+    size_t b = pl->begin[p], e = pl->begin[p + 1];
+    for (size_t k = b; k < e; k++) {
+      size_t left = k == b ? b - 1 : b, right = k + 1 == e ? e : e - 1; /* b - 1 wraps when b = 0 */
+      if (left < tr->n && left != k)
+        AT(tr, k, left) = pl->sa[k];
+      if (right < tr->n && right != k)
+        AT(tr, k, right) = pl->sc[k];
+      AT(tr, k, k) = 1;
+      tr->rhs[k] = dt[k];
+    }
+  }
+}
+
+/* The entries each interface drops: the left partition's last row into
+ * its own first unknown, the right one's first row into its own last.
+ * The interface P-1 | 0 is the corner: DistD2 drops there too (for a
+ * plain system its own couplings are zero, not what it drops). */
+static void distd2_drops(tracer *tr, const tl_distd2_plan *pl, const tl_distd2_edge *edge,
+                         tl_trace_stage *st, double tol)
+{
+  int P = tr->parts;
+  st->tol = tol;
+  for (int p = 0; p < P && st->ndrop + 2 <= TL_TRACE_DROPS; p++) {
+    int q = (p + 1) % P;
+    st->drop_row[st->ndrop] = (long)pl->begin[p + 1] - 1;
+    st->drop_col[st->ndrop] = (long)pl->begin[p];
+    st->drop_val[st->ndrop++] = edge[p].last_lower;
+    st->drop_row[st->ndrop] = (long)pl->begin[q];
+    st->drop_col[st->ndrop] = (long)pl->begin[q + 1] - 1;
+    st->drop_val[st->ndrop++] = edge[q].first_upper;
+  }
+}
+
+typedef struct distd2_trace {
+  tl_distd2_plan plan;
+  double *dt, *xs, *xe;
+  tl_distd2_edge *edge;
+} distd2_trace;
+
+static int distd2_phases(tracer *tr, distd2_trace *dd, double tol, double *x, tl_info *info)
+{
+  int P = tr->parts;
+  stage_input(tr, "DistD2: a modified Thomas pass leaves every row coupled to two unknowns only; "
+                  "one exchange with each neighbour, then 2x2 systems across the interfaces");
+  for (int p = 0; p < P; p++) {
+    TL_CALL(tl_distd2_decouple_d(&dd->plan, p, tr->d, dd->dt, info));
+    tl_distd2_pack_d(&dd->plan, p, dd->dt, &dd->edge[p]);
+  }
+  tl_trace_stage st = stage_new(tr, "decoupled: Algorithms 5 and 6 on every partition");
+  snprintf(st.note, sizeof st.note,
+           "no messages; row k couples x[k] with the neighbour's boundary unknown and its own "
+           "far one (s^a, s^c); the far ones of the boundary rows are dropped (*)");
+  draw_decoupled(tr, &dd->plan, dd->dt);
+  if (P > 1)
+    distd2_drops(tr, &dd->plan, dd->edge, &st, tol);
+  emit(tr, &st, 1);
+  double dropped = 0, kappa = 1;
+  long drop_row = -1;
+  for (int p = 0; p < P; p++) { /* p = P-1: the corner (zero when not periodic) */
+    int q = (p + 1) % P;
+    double dp, kp;
+    long row = (long)dd->plan.begin[p + 1] - 1;
+    TL_CALL(tl_distd2_interface_d(&dd->edge[p], &dd->edge[q], P == 1, &dd->xe[p], &dd->xs[q], &dp,
+                                  &kp, row, info));
+    if (drop_row < 0 || dp > dropped) {
+      dropped = dp;
+      drop_row = row;
+    }
+    kappa = fmax(kappa, kp);
+  }
+  st = stage_new(tr, "one exchange, 2x2 interface systems");
+  snprintf(st.note, sizeof st.note,
+           "partition p sends its first row (3 words) to p-1 and its last row (3 words) to p+1; "
+           "each interface solves for x[end-1] and x[end]");
+  add_vec(&st, "x first of each partition", -1, 0, (size_t)P, dd->xs);
+  add_vec(&st, "x last of each partition", -1, 0, (size_t)P, dd->xe);
+  emit(tr, &st, 0);
+  for (int p = 0; p < P; p++)
+    TL_CALL(tl_distd2_substitute_d(&dd->plan, p, dd->xs[p], dd->xe[p], dd->dt, x, info));
+  int status = tl_distd2_verdict(&dd->plan, dropped, drop_row, kappa, tol, info);
+  st = stage_new(tr, "substitution (Algorithm 7) and the verdict");
+  snprintf(st.note, sizeof st.note, "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped,
+           info->tol, info->bound, tl_status_name(status));
+  add_vec(&st, "x", -1, 0, tr->n, x);
+  emit(tr, &st, 0);
+  return status;
+}
+
+static int trace_distd2(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                        tl_info *info)
+{
+  size_t P = (size_t)tr->parts;
+  distd2_trace dd = {.dt = tl_alloc(tr->n, sizeof(double)),
+                     .xs = tl_alloc(P, sizeof(double)),
+                     .xe = tl_alloc(P, sizeof(double)),
+                     .edge = tl_alloc(P, sizeof(tl_distd2_edge))};
+  int status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory");
+  if (dd.dt && dd.xs && dd.xe && dd.edge) {
+    status = tl_distd2_plan_create_d(&dd.plan, tr->n, 0, tr->parts, opt->part_sizes, tr->a, tr->b,
+                                     tr->c, info);
+    if (status == TL_OK) {
+      status = distd2_phases(tr, &dd, tl_param_value(algo, opt, "tol"), x, info);
+      tl_distd2_plan_destroy(&dd.plan);
+    }
+  }
+  free(dd.dt);
+  free(dd.xs);
+  free(dd.xe);
+  free(dd.edge);
+  return status;
+}
+
+/* ------------------------------------------------------------------ */
 /* Dispatch                                                             */
 
-static const char *const traced[] = {"thomas", "cr", "pcr", "pdd", "its"};
+static const char *const traced[] = {"thomas", "cr", "pcr", "pdd", "distd2", "its"};
 
 const char *tl_trace_algorithms(void)
 {
-  return "thomas cr pcr pdd its";
+  return "thomas cr pcr pdd distd2 its";
 }
 
 int tl_trace_supported(const char *algo)
@@ -614,6 +736,8 @@ int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options
       status = trace_pcr(&tr, x, info);
     else if (!strcmp(algo->name, "pdd"))
       status = trace_pdd(&tr, algo, opt, x, info);
+    else if (!strcmp(algo->name, "distd2"))
+      status = trace_distd2(&tr, algo, opt, x, info);
     else
       status = trace_its(&tr, algo, opt, x, info);
   } else {

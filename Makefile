@@ -346,6 +346,7 @@ info:
 	@echo "  nvcc      : $$(command -v nvcc || echo 'not found (CUDA backends not built)')"
 	@echo "  hipcc     : $$(command -v hipcc || echo 'not found (HIP backends not built)')"
 	@echo "  gnuplot   : $$(command -v gnuplot || echo 'not found (no plots)')"
+	@echo "  gfortran  : $(if $(GFORTRAN),$(GFORTRAN) (the Fortran example port is built),not found (no Fortran example port))"
 	@echo "  OpenMP    : $$(if printf '#include <omp.h>\n' | $(CC) -fopenmp -E -x c - >/dev/null 2>&1; then echo found; else echo MISSING; fi)"
 	@echo "  built     : reference algorithms, verification layer, optimized CPU kernels (OpenMP + SIMD), tridlab command"
 	@echo "  rooms     : $(ROOMS) (the registry's tables)"

@@ -38,19 +38,6 @@ static void solve_usage(FILE *out)
                "     ratio is >= 30; x is written and a one-line warning says why\n");
 }
 
-/* What an approximate algorithm dropped, with what its numbers mean: each
- * algorithm normalises them its own way. */
-static void print_dropped(const tl_algorithm *algo, const tl_info *info)
-{
-  printf("dropped: %.3g   (%s)\n", info->dropped,
-         algo->dropped_means ? algo->dropped_means : "what the algorithm neglected");
-  printf("tolerance: %.3g   (dropped above it: outside-domain)\n", info->tol);
-  printf("bound: %.3g   (%s)\n", info->bound,
-         algo->bound_means ? algo->bound_means : "its stated error bound; 0: none");
-  if (info->iterations)
-    printf("iterations: %d\n", info->iterations);
-}
-
 typedef struct solve_args {
   const char *algo, *dir, *out;
   int periodic, quiet;
@@ -205,7 +192,7 @@ int cmd_solve(int argc, char **argv)
       printf("note: %s\n", info.msg);
     printf("residual ratio: %.3g   (THRESH %g)\n", ratio, TL_THRESH);
     if (!algo->exact || info.tol > 0 || info.dropped > 0)
-      print_dropped(algo, &info);
+      cli_print_dropped(algo, &info);
     printf("wrote %s\n", sa.out);
   }
 done:

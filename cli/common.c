@@ -228,3 +228,14 @@ int cli_plugin(int argc, char **argv, int *i)
   }
   return 0;
 }
+
+void cli_print_dropped(const tl_algorithm *algo, const tl_info *info)
+{
+  printf("dropped: %.3g   (%s)\n", info->dropped,
+         algo->dropped_means ? algo->dropped_means : "what the algorithm neglected");
+  printf("tolerance: %.3g   (dropped above it: outside-domain)\n", info->tol);
+  printf("bound: %.3g   (%s)\n", info->bound,
+         algo->bound_means ? algo->bound_means : "its stated error bound; 0: none");
+  if (info->iterations)
+    printf("iterations: %d\n", info->iterations);
+}

@@ -57,6 +57,16 @@ int cli_parse_types(const char *s, int *out, size_t cap, size_t *count);
 struct tl_algorithm;
 const struct tl_algorithm *cli_find_contract(const char *contract, const char *like);
 
+/* What an approximate algorithm dropped, its tolerance and its bound,
+ * each with what it measures (tl_algorithm.dropped_means, bound_means):
+ * every algorithm normalises them its own way. */
+struct tl_info;
+void cli_print_dropped(const struct tl_algorithm *algo, const struct tl_info *info);
+
+/* --plugin PATH (argv[*i]): load the plug-in, whose tridlab_plugin_init
+ * registers its algorithms (tl_plugin_load). 0, or -1 with a message. */
+int cli_plugin(int argc, char **argv, int *i);
+
 /* One cell of a conformance table (an algorithm on a gallery type, over
  * its sizes): verdict counts and the largest residual ratio of a pass. */
 struct tl_verify_result;

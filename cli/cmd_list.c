@@ -57,17 +57,22 @@ int cmd_list(int argc, char **argv)
   int csv = 0, verbose = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: tridlab list [--csv] [--verbose]\n\n"
+      printf("usage: tridlab list [--csv] [--verbose] [--plugin PATH.so]\n\n"
              "Lists the registry: name, family, backend, exact or approximate, scalar types,\n"
              "layouts (plain / periodic), whether it partitions (--parts), the matrix classes\n"
              "where its stability is guaranteed, its parameters with defaults.\n"
              "  --csv      machine-readable, one row per algorithm\n"
-             "  --verbose  also the summary and the source of each algorithm\n");
+             "  --verbose  also the summary and the source of each algorithm\n"
+             "  --plugin PATH.so  load a plug-in first (its algorithms are listed as\n"
+             "             registered; docs/ports.md)\n");
       return 0;
     } else if (!strcmp(argv[i], "--csv")) {
       csv = 1;
     } else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
       verbose = 1;
+    } else if (cli_is(argv[i], "--plugin")) {
+      if (cli_plugin(argc, argv, &i))
+        return EXIT_BAD_INPUT;
     } else {
       cli_error("list: unknown option '%s'", argv[i]);
       return EXIT_BAD_INPUT;

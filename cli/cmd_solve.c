@@ -192,8 +192,7 @@ int cmd_solve(int argc, char **argv)
       printf("note: %s\n", info.msg);
     printf("residual ratio: %.3g   (THRESH %g)\n", ratio, TL_THRESH);
     if (!algo->exact || info.tol > 0 || info.dropped > 0)
-      printf("dropped: %.3g   tolerance: %.3g   bound: %.3g   iterations: %d\n", info.dropped,
-             info.tol, info.bound, info.iterations);
+      cli_print_dropped(algo, &info);
     printf("wrote %s\n", sa.out);
   }
 done:

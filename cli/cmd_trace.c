@@ -111,9 +111,14 @@ static void print_reduced(const tl_trace_stage *st)
 
 static void print_drops(const tl_trace_stage *st)
 {
-  for (int k = 0; k < st->ndrop; k++)
-    printf("  dropped: row %ld, column %ld: %.3g %s tol %.3g\n", st->drop_row[k], st->drop_col[k],
-           st->drop_val[k], fabs(st->drop_val[k]) > st->tol ? ">" : "<=", st->tol);
+  for (int k = 0; k < st->ndrop; k++) {
+    if (st->drop_col[k] >= 0)
+      printf("  dropped: row %ld, column %ld:", st->drop_row[k], st->drop_col[k]);
+    else /* not a matrix entry (ITS: the coefficients beyond J) */
+      printf("  dropped at row %ld: the neglected coefficients sum to", st->drop_row[k]);
+    printf(" %.3g %s tol %.3g\n", st->drop_val[k],
+           fabs(st->drop_val[k]) > st->tol ? ">" : "<=", st->tol);
+  }
 }
 
 static void print_vectors(const tl_trace_stage *st)

@@ -260,13 +260,8 @@ int cmd_verify(int argc, char **argv)
           cli_parse_sizes(v, "--parts", parts_sz, MAX_SIZES, &nparts))
         return EXIT_BAD_INPUT;
     } else if (cli_is(arg, "--plugin")) {
-      tl_info pinfo;
-      if (!(v = cli_value(argc, argv, &i, "--plugin")))
+      if (cli_plugin(argc, argv, &i))
         return EXIT_BAD_INPUT;
-      if (tl_plugin_load(v, &pinfo) != TL_OK) {
-        cli_error("%s", pinfo.msg);
-        return EXIT_BAD_INPUT;
-      }
     } else if (cli_is(arg, "--csv")) {
       if (!(csv_path = cli_value(argc, argv, &i, "--csv")))
         return EXIT_BAD_INPUT;

@@ -215,3 +215,27 @@ void cli_cell_text(const cli_cell *c, char *buf, size_t size)
   else
     snprintf(buf, size, "-");
 }
+
+int cli_plugin(int argc, char **argv, int *i)
+{
+  const char *path = cli_value(argc, argv, i, "--plugin");
+  tl_info info;
+  if (!path)
+    return -1;
+  if (tl_plugin_load(path, &info) != TL_OK) {
+    cli_error("%s", info.msg);
+    return -1;
+  }
+  return 0;
+}
+
+void cli_print_dropped(const tl_algorithm *algo, const tl_info *info)
+{
+  printf("dropped: %.3g   (%s)\n", info->dropped,
+         algo->dropped_means ? algo->dropped_means : "what the algorithm neglected");
+  printf("tolerance: %.3g   (dropped above it: outside-domain)\n", info->tol);
+  printf("bound: %.3g   (%s)\n", info->bound,
+         algo->bound_means ? algo->bound_means : "its stated error bound; 0: none");
+  if (info->iterations)
+    printf("iterations: %d\n", info->iterations);
+}

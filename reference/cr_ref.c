@@ -143,11 +143,11 @@ static int FN(cr_bad_divisor)(S v)
   return v == 0 || !ISFINITE(v);
 }
 
-/* One level at stride h: every odd-position row i = 2h-1, 4h-1, ...
+/* One level at stride h (public: `tridlab trace` shows each): every odd-position row i = 2h-1, 4h-1, ...
  * eliminates its neighbours l = i-h (always there) and r = i+h (absent
  * past the end). The even rows are only read, so the rows are independent.
  * Returns the row of a zero or non-finite divisor, or -1. */
-static long FN(cr_reduce)(size_t n, size_t h, S *a, S *b, S *c, S *d)
+long FN(tl_cr_ref_reduce)(size_t n, size_t h, S *a, S *b, S *c, S *d)
 {
   for (size_t i = 2 * h - 1; i < n; i += 2 * h) {
     size_t l = i - h, r = i + h;
@@ -179,7 +179,7 @@ static long FN(cr_reduce)(size_t n, size_t h, S *a, S *b, S *c, S *d)
  * checked when row j served as a divisor in cr_reduce at this level.
  * Sets *tiny when the terms of a row are near the underflow threshold.
  * Returns the first row whose value is not finite, or -1. */
-static long FN(cr_back)(size_t n, size_t h, const S *a, const S *b, const S *c, const S *d, S *x,
+long FN(tl_cr_ref_back)(size_t n, size_t h, const S *a, const S *b, const S *c, const S *d, S *x,
                         int *tiny)
 {
   for (size_t j = h - 1; j < n; j += 2 * h) {
@@ -210,7 +210,7 @@ int FN(tl_cr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x
   size_t h = 1;
   int level = 0;
   for (; h <= n / 2; h *= 2, level++) {
-    long bad = FN(cr_reduce)(n, h, wa, wb, wc, wd);
+    long bad = FN(tl_cr_ref_reduce)(n, h, wa, wb, wc, wd);
     if (bad >= 0) {
       free(w);
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",
@@ -233,7 +233,7 @@ int FN(tl_cr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x
   long bad = ISFINITE(x[last]) ? -1 : (long)last;
   int tiny = 0;
   for (size_t g = h / 2; g > 0 && bad < 0; g /= 2)
-    bad = FN(cr_back)(n, g, wa, wb, wc, wd, x, &tiny);
+    bad = FN(tl_cr_ref_back)(n, g, wa, wb, wc, wd, x, &tiny);
   free(w);
   if (bad >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",

@@ -622,4 +622,6 @@ const tl_algorithm tl_algo_its_ref = {
     .source = "paper 003 (ITS) §2.2-2.3 Algorithm 1, eqs 9-18, 24",
     .ledger_model = its_ledger_model,
     .solve = its_solve,
+    .dropped_means = "the largest sum over an interface of the neglected |z'_j| / |z'_I| (relative to ||d||_inf)",
+    .bound_means = "|x~_I - x_I| / ||d||_inf at the interface rows (paper 003 eq 24)",
 };

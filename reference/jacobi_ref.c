@@ -138,6 +138,8 @@ const tl_algorithm tl_algo_jacobi_ref = {
     .summary = "Jacobi iteration until the backward error is below tol, 13n flops per iteration",
     .source = "paper 002 (Tridsolver) Algorithm 5, on the whole system",
     .solve = jacobi_solve,
+    .dropped_means = "eta, the componentwise backward error left: max_i |d - A x|_i / (|A| |x| + |d|)_i",
+    .bound_means = "the tolerance reached (ok), or the eta it stagnated at",
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */

@@ -591,5 +591,7 @@ const tl_algorithm tl_algo_pdd_ref = {
                "systems",
     .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; paper 003 (ITS) §2.2, §2.4; Sun 1995",
     .solve = pdd_solve,
+    .dropped_means = "the largest far spike entry neglected, |w_0| or |v_m-1| of an inner partition (already relative: change of x per unit of the neighbour's x)",
+    .bound_means = "||x - x_exact||_inf / ||x||_inf in exact arithmetic, for a strictly row-dominant A",
     .ledger_model = pdd_ledger_model,
 };

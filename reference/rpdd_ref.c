@@ -247,5 +247,7 @@ const tl_algorithm tl_algo_rpdd_ref = {
     .source = "paper 003 (ITS) §1, §2.4, §3 eq. (18), §5.3; paper 000 (DistD2-TDS) §2.2.2 "
               "Algorithm 4; Sun 1995",
     .solve = rpdd_solve,
+    .dropped_means = "the largest estimated first neglected entry eta(J) of a truncated spike (relative, as PDD's)",
+    .bound_means = "||x - x_exact||_inf / ||x||_inf in exact arithmetic, for a strictly row-dominant A",
     .ledger_model = rpdd_ledger_model,
 };

@@ -382,6 +382,8 @@ const tl_algorithm tl_algo_tridsolver_ref = {
     .source = "paper 002 (Tridsolver) Algorithms 5, 6, section Distributed memory algorithms",
     .solve = tridsolver_solve,
     .ledger_model = tridsolver_ledger_model,
+    .dropped_means = "the normwise backward error of the reduced solve, ||r|| / (||R|| ||F||) (Jacobi reduced solve)",
+    .bound_means = "dropped ||R||_inf / margin, on the reduced unknowns",
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */

@@ -15,6 +15,9 @@ pages=${*:-$(ls tutorials/[0-9]*.md)}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tridlab-tutorials-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 rm -rf lab && mkdir -p lab
+# mpirun as root (containers, CI) and on more ranks than cores (docs/mpi.md).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+  OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
 failed=0 ran=0
 for page in $pages; do
   rm -f "$work"/cmd.* "$work"/exp.*

@@ -59,8 +59,13 @@ Test(trace, x_and_ledger_are_the_solves)
     for (size_t k = 0; k < 6; k++) {
       expect_same_as_solve("thomas", types[t], sizes[k], 1);
       expect_same_as_solve("pcr", types[t], sizes[k], 1);
-      for (int P = 1; P <= 4 && (size_t)P <= sizes[k]; P++)
+      expect_same_as_solve("cr", types[t], sizes[k], 1);
+      for (int P = 1; P <= 4 && (size_t)P <= sizes[k]; P++) {
         expect_same_as_solve("pdd", types[t], sizes[k], P);
+        expect_same_as_solve("its", types[t], sizes[k], P);
+        if (sizes[k] >= 2 * (size_t)P)
+          expect_same_as_solve("distd2", types[t], sizes[k], P);
+      }
     }
 }
 

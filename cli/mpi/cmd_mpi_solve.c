@@ -158,8 +158,7 @@ static int report(const mpi_solve_args *a, const tl_mpi_algorithm *algo, const t
   printf("status: %s\n", tl_status_name(status));
   printf("residual ratio: %.3g   (THRESH %g)\n", ratio, TL_THRESH);
   if (!algo->reference->exact || info->tol > 0 || info->dropped > 0)
-    printf("dropped: %.3g   tolerance: %.3g   bound: %.3g   iterations: %d\n", info->dropped,
-           info->tol, info->bound, info->iterations);
+    cli_print_dropped(algo->reference, info);
   printf("time: %.3g s (solve, all ranks, slowest)\n", seconds);
   printf("ledger (words of 8 bytes):\n");
   if (a->full_ledger) {

@@ -56,6 +56,21 @@ int tl_cr_ref_z(size_t n, const double complex *a, const double complex *b,
 /* reference/pcr_ref.c: parallel cyclic reduction, any n. */
 int tl_pcr_ref_d(size_t n, const double *a, const double *b, const double *c, const double *d,
                  double *x, tl_info *info);
+/* CR's levels, as `tridlab trace` shows them, on a working copy of the
+ * system (corners 0). Reduce at stride h: rows i = 2h-1, 4h-1, ...
+ * eliminate x[i-h], x[i+h] and then couple x[i-2h], x[i], x[i+2h].
+ * Back at stride h: rows j = h-1, 3h-1, ... take x[j-h], x[j+h] from the
+ * level below (*tiny: terms near underflow). Each returns the row of a
+ * zero or non-finite divisor or value, or -1. */
+long tl_cr_ref_reduce_d(size_t n, size_t h, double *a, double *b, double *c, double *d);
+long tl_cr_ref_reduce_z(size_t n, size_t h, double complex *a, double complex *b,
+                        double complex *c, double complex *d);
+long tl_cr_ref_back_d(size_t n, size_t h, const double *a, const double *b, const double *c,
+                      const double *d, double *x, int *tiny);
+long tl_cr_ref_back_z(size_t n, size_t h, const double complex *a, const double complex *b,
+                      const double complex *c, const double complex *d, double complex *x,
+                      int *tiny);
+
 /* One PCR level at stride s: row i of (na, nb, nc, nd) couples x[i-2s],
  * x[i], x[i+2s] (every row eliminates its neighbours at distance s).
  * Returns the row of a zero or non-finite divisor, or -1. */

@@ -104,6 +104,13 @@ typedef struct tl_algorithm {
   tl_ledger_model_fn ledger_model; /* partitioned algorithms: their ledger
                                       formula; NULL when they communicate
                                       nothing                              */
+  /* Approximate and iterative algorithms: what their info.dropped and
+   * info.bound measure, in one line each (NULL: not reported). Each
+   * algorithm normalises them its own way (relative to ||x|| for PDD and
+   * DistD2, to ||d|| for ITS), so `tridlab solve` prints these beside
+   * the numbers. */
+  const char *dropped_means;
+  const char *bound_means;
 } tl_algorithm;
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))

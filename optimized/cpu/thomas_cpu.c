@@ -140,9 +140,10 @@ int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, c
 /* ---------------------------------------------------------------- */
 /* The registry backend                                              */
 
-/* The group size of the registry backend: along x SZ = 8 moves fewer
- * lines at once than the default 16 (docs/performance.md measures it). */
-#define TL_CPU_SZ_REGISTRY 8
+/* The group size of the registry backend. SZ = 8 is one 512-bit vector,
+ * a single chain of dependent divisions per row: with the batch in cache
+ * it took twice as long as SZ = 16 (docs/performance.md). */
+#define TL_CPU_SZ_REGISTRY 16
 
 /* 1 when the kernel flagged a system that may hold a non-finite entry or
  * a non-zero corner (redo 1 or 3): only then are the entries scanned. */
@@ -677,7 +678,14 @@ static TL_CPU_INLINE void FN(lanes_backward)(size_t n, size_t step, FN(flight) *
 #define XT_PF TL_CPU_XT_PF
 
 /* A full tile: tile[r][l] = line l entry r (lines `lane` apart), for
- * l < SZ, r < XT, by 2x2 (double) or 4x4 (float) register transposes. */
+ * l < SZ, r < XT, by 8x8 (double) or 4x4 (float) register transposes:
+ *
+ *   lines in memory (SZ = 8)           the tile (row r = 8 lanes)
+ *   line 0: r0 r1 r2 .. r7 | r8 ..     row 0: l0 l1 l2 .. l7
+ *   line 1: r0 r1 r2 .. r7 | r8 ..  -> row 1: l0 l1 l2 .. l7
+ *   ...                                ...
+ *   line 7: r0 r1 r2 .. r7 | r8 ..     row 7: l0 l1 l2 .. l7   (then rows 8..15, ...)
+ */
 static TL_CPU_INLINE void FN(tile_from_lines)(const T *in, size_t lane, T *tile)
 {
 #if defined(TL_CPU_SHUFFLE) && TL_CPU_FLOAT
@@ -687,11 +695,14 @@ static TL_CPU_INLINE void FN(tile_from_lines)(const T *in, size_t lane, T *tile)
                           in + (l + 3) * lane + r, tile + r * SZ + l, tile + (r + 1) * SZ + l,
                           tile + (r + 2) * SZ + l, tile + (r + 3) * SZ + l);
 #elif defined(TL_CPU_SHUFFLE)
-  for (size_t l = 0; l < SZ; l += 4)
-    for (size_t r = 0; r < XT; r += 4)
-      tl_cpu_transpose4_d(in + l * lane + r, in + (l + 1) * lane + r, in + (l + 2) * lane + r,
-                          in + (l + 3) * lane + r, tile + r * SZ + l, tile + (r + 1) * SZ + l,
-                          tile + (r + 2) * SZ + l, tile + (r + 3) * SZ + l);
+  for (size_t l = 0; l < SZ; l += 8) /* 8 lines x 8 rows at a time */
+    for (size_t r = 0; r < XT; r += 8) {
+      const double *p[8];
+      double *q[8];
+      for (size_t k = 0; k < 8; k++)
+        p[k] = in + (l + k) * lane + r, q[k] = tile + (r + k) * SZ + l;
+      tl_cpu_transpose8_d(p, q);
+    }
 #else
   for (size_t l = 0; l < SZ; l++)
     for (size_t r = 0; r < XT; r++)
@@ -709,11 +720,14 @@ static TL_CPU_INLINE void FN(lines_from_tile)(const T *tile, size_t lane, T *out
                           tile + (r + 3) * SZ + l, out + l * lane + r, out + (l + 1) * lane + r,
                           out + (l + 2) * lane + r, out + (l + 3) * lane + r);
 #elif defined(TL_CPU_SHUFFLE)
-  for (size_t r = 0; r < XT; r += 4)
-    for (size_t l = 0; l < SZ; l += 4)
-      tl_cpu_transpose4_d(tile + r * SZ + l, tile + (r + 1) * SZ + l, tile + (r + 2) * SZ + l,
-                          tile + (r + 3) * SZ + l, out + l * lane + r, out + (l + 1) * lane + r,
-                          out + (l + 2) * lane + r, out + (l + 3) * lane + r);
+  for (size_t r = 0; r < XT; r += 8)
+    for (size_t l = 0; l < SZ; l += 8) {
+      const double *p[8];
+      double *q[8];
+      for (size_t k = 0; k < 8; k++)
+        p[k] = tile + (r + k) * SZ + l, q[k] = out + (l + k) * lane + r;
+      tl_cpu_transpose8_d(p, q);
+    }
 #else
   for (size_t r = 0; r < XT; r++)
     for (size_t l = 0; l < SZ; l++)
@@ -807,14 +821,15 @@ static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(fl
 {
   size_t t = np / XT - 1 - k, i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT;
   T tx[XT * SZ];
-  for (size_t r = rows; r-- > 0;) {
+  for (size_t r = rows; r-- > 0;) { /* x of row i + 1: the tile's next row, or the carry */
     size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
+    const T *x1 = r + 1 < rows ? tx + (r + 1) * SZ : f->xr[0];
     if (i + 1 == n)
-      FN(row_copy_check)(dp + p * SZ, f->xr[0], f->chk[0]);
+      FN(row_copy_check)(dp + p * SZ, tx + r * SZ, f->chk[0]);
     else
-      FN(row_back)(cp + p * SZ, dp + p * SZ, f->xr[0], f->xr[0], f->chk[0]);
-    memcpy(tx + r * SZ, f->xr[0], sizeof f->xr[0]);
+      FN(row_back)(cp + p * SZ, dp + p * SZ, x1, tx + r * SZ, f->chk[0]);
   }
+  memcpy(f->xr[0], tx, sizeof f->xr[0]); /* row i0 carries into the tile below */
   FN(tile_store)(tx, f->q[0].lane, f->q[0].valid, rows, f->x + f->q[0].off + i0);
 }
 

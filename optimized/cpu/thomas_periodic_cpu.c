@@ -124,7 +124,11 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
     }
     return TL_OK;
   }
-  /* Outside the kernel's domain, or a breakdown: the reference decides. */
+  /* Outside the kernel's domain, or a breakdown: a non-finite entry shows
+   * as either (it fails the dominance test or makes a lane's check sum
+   * not finite), so tl_solve's entry check, skipped for this backend,
+   * runs here first; then the reference decides. */
+  TL_CALL(tl_check_entries(sys, 0, n, info));
   return tl_algo_thomas_periodic_ref.solve(&tl_algo_thomas_periodic_ref, sys, xv, opt, info);
 }
 
@@ -144,6 +148,7 @@ const tl_algorithm tl_algo_thomas_periodic_cpu = {
                "eps-scaled ratios",
     .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas), §4.1 (SZ-packed groups)",
     .solve = thomas_periodic_cpu_solve,
+    .checks_entries = 1,
 };
 
 #else /* ---- one (precision, SZ) pass ---- */

@@ -77,23 +77,23 @@ void tl_cpu_my_share(size_t count, size_t *first, size_t *end);
 #ifdef TL_CPU_SHUFFLE
 typedef float tl_cpu_v4f __attribute__((vector_size(16)));
 
-/* 8x8 doubles in three rounds of 8 two-vector shuffles: rows p[0..7] (8
- * values each, unaligned) to columns q[0..7]. 24 shuffles for 64 values,
+/* 8x8 doubles in three rounds of 8 two-vector shuffles: rows p + k ps
+ * (k = 0..7, 8 values each, unaligned) to columns q + k qs. 24 shuffles for 64 values,
  * where 4x4 blocks take 32; one 512-bit register per row with AVX-512
  * (the compiler splits the vectors on narrower machines).
  *
- *   round 1 (pairs of rows)     round 2 (pairs of pairs)    round 3 (halves)
- *   r0: 00 01 02 .. 07          t0: 00 10 02 12 04 14 ..    u0: 00 10 20 30 04 14 24 34
- *   r1: 10 11 12 .. 17    ->    t1: 01 11 03 13 05 15 .. -> u1: 01 11 21 31 05 .. -> q0: 00 10 20 .. 70
- *   ...                         ...                         ...                      q4: 04 14 24 .. 74
+ *   rows               round 1: pairs    round 2: pairs of pairs      round 3: halves
+ *   r0: 00 01 .. 07    t0: 00 10 02 12   u0: 00 10 20 30 04 14 24 34  q0: 00 10 20 .. 70
+ *   r1: 10 11 .. 17    t1: 01 11 03 13   u1: 01 11 21 31 05 15 25 35  q4: 04 14 24 .. 74
+ *   ...                ...               ...                          ...
  */
 typedef double tl_cpu_v8d __attribute__((vector_size(64)));
 
-static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *const p[8], double *const q[8])
+static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *p, size_t ps, double *q, size_t qs)
 {
   tl_cpu_v8d r[8], t[8], u[8], o;
   for (int k = 0; k < 8; k++)
-    memcpy(&r[k], p[k], sizeof r[k]);
+    memcpy(&r[k], p + (size_t)k * ps, sizeof r[k]);
   for (int k = 0; k < 8; k += 2) {
     t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
     t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
@@ -105,9 +105,9 @@ static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *const p[8], double *
     }
   for (int k = 0; k < 4; k++) {
     o = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-    memcpy(q[k], &o, sizeof o);
+    memcpy(q + (size_t)k * qs, &o, sizeof o);
     o = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    memcpy(q[k + 4], &o, sizeof o);
+    memcpy(q + (size_t)(k + 4) * qs, &o, sizeof o);
   }
 }
 

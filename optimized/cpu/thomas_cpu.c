@@ -696,13 +696,8 @@ static TL_CPU_INLINE void FN(tile_from_lines)(const T *in, size_t lane, T *tile)
                           tile + (r + 2) * SZ + l, tile + (r + 3) * SZ + l);
 #elif defined(TL_CPU_SHUFFLE)
   for (size_t l = 0; l < SZ; l += 8) /* 8 lines x 8 rows at a time */
-    for (size_t r = 0; r < XT; r += 8) {
-      const double *p[8];
-      double *q[8];
-      for (size_t k = 0; k < 8; k++)
-        p[k] = in + (l + k) * lane + r, q[k] = tile + (r + k) * SZ + l;
-      tl_cpu_transpose8_d(p, q);
-    }
+    for (size_t r = 0; r < XT; r += 8)
+      tl_cpu_transpose8_d(in + l * lane + r, lane, tile + r * SZ + l, SZ);
 #else
   for (size_t l = 0; l < SZ; l++)
     for (size_t r = 0; r < XT; r++)
@@ -721,13 +716,8 @@ static TL_CPU_INLINE void FN(lines_from_tile)(const T *tile, size_t lane, T *out
                           out + (l + 2) * lane + r, out + (l + 3) * lane + r);
 #elif defined(TL_CPU_SHUFFLE)
   for (size_t r = 0; r < XT; r += 8)
-    for (size_t l = 0; l < SZ; l += 8) {
-      const double *p[8];
-      double *q[8];
-      for (size_t k = 0; k < 8; k++)
-        p[k] = tile + (r + k) * SZ + l, q[k] = out + (l + k) * lane + r;
-      tl_cpu_transpose8_d(p, q);
-    }
+    for (size_t l = 0; l < SZ; l += 8)
+      tl_cpu_transpose8_d(tile + r * SZ + l, SZ, out + l * lane + r, lane);
 #else
   for (size_t r = 0; r < XT; r++)
     for (size_t l = 0; l < SZ; l++)

@@ -80,8 +80,8 @@ static int periodic_fast_ok(size_t n, const double *a, const double *b, const do
   return n >= 3 && (tl_classes_d(n, a, b, c, 1, NULL) & TL_CLASS_STRICT_DD);
 }
 
-/* The batch is packed (tl_cpu_pack_batch_d), solved by the SZ-packed
- * kernel and unpacked when every system is in the kernel's domain;
+/* The batch is solved group by group, each packed into a per-thread
+ * scratch (periodic_lines), when every system is in the kernel's domain;
  * otherwise -- or if the kernel reports a breakdown -- the reference
  * solves the batch, so statuses, rows and messages are the reference's.
  * Results agree with thomas_periodic within eps-scaled ratios (the
@@ -101,21 +101,10 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
     all_ok = all_ok && periodic_fast_ok(n, a + s * n, b + s * n, c + s * n);
   int st = TL_ERR_BREAKDOWN;
   if (all_ok) {
-    size_t sz = tl_cpu_sz_default(n, sizeof(double)), count = tl_cpu_packed_count(n, nsys, sz);
-    double *pk = count ? tl_cpu_scratch(4 * count, sizeof(double)) : NULL;
-    if (!pk)
+    size_t sz = tl_cpu_sz_default(n, sizeof(double));
+    TL_CPU_DISPATCH_TO(st, sz, periodic_lines, d, n, nsys, a, b, c, d, xv);
+    if (st == TL_ERR_NOMEM)
       return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic_cpu: no memory");
-    double *pa = pk, *pb = pk + count, *pc = pk + 2 * count, *pd = pk + 3 * count;
-    tl_info kinfo;
-    tl_info_clear(&kinfo);
-    tl_cpu_pack_batch_d(n, nsys, sz, a, pa, 0.0, NULL);
-    tl_cpu_pack_batch_d(n, nsys, sz, b, pb, 1.0, NULL);
-    tl_cpu_pack_batch_d(n, nsys, sz, c, pc, 0.0, NULL);
-    tl_cpu_pack_batch_d(n, nsys, sz, d, pd, 0.0, NULL);
-    st = tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &kinfo);
-    if (st == TL_OK)
-      tl_cpu_unpack_batch_d(n, nsys, sz, pd, xv, NULL);
-    free(pk);
   }
   if (st == TL_OK) {
     if (info) {
@@ -295,5 +284,57 @@ static int FN(periodic_packed)(size_t n, size_t nsys, const T *a, const T *b, co
   free(bad);
   return st;
 }
+
+#if !TL_CPU_FLOAT /* the registry backend solves float64 only */
+/* Systems s0 .. s0+SZ-1 of a batch (lines of n values) to one packed
+ * group in w (a, b, c, d: n SZ values each), padding lanes as identity. */
+static void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
+{
+  static const T pad[4] = {0, 1, 0, 0};
+  for (int k = 0; k < 4; k++)
+    for (size_t l = 0; l < SZ; l++) {
+      T *q = w + (size_t)k * n * SZ + l;
+      for (size_t i = 0; i < n; i++)
+        q[i * SZ] = l < valid ? src[k][l * n + i] : pad[k];
+    }
+}
+
+/* The registry's batch layout, group by group: SZ systems packed into a
+ * per-thread scratch (it stays in L2), solved there, unpacked into x.
+ * Memory sees a, b, c, d read once and x written once; no copy of the
+ * batch. TL_ERR_BREAKDOWN when any lane was flagged (the caller lets the
+ * reference decide), TL_ERR_NOMEM without scratch. */
+static int FN(periodic_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
+                              T *x)
+{
+  size_t groups = (nsys + SZ - 1) / SZ;
+  int st = TL_OK;
+#pragma omp parallel
+  {
+    size_t g0, g1;
+    uint64_t bad = 0;
+    tl_cpu_my_share(groups, &g0, &g1);
+    T *w = g0 < g1 ? tl_cpu_scratch(6 * n * SZ, sizeof(T)) : NULL;
+    for (size_t g = g0; w && g < g1; g++) {
+      size_t o = g * SZ * n, valid = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
+      const T *src[4] = {a + o, b + o, c + o, d + o};
+      T *pd = w + 3 * n * SZ;
+      FN(pack_lines)(n, valid, src, w);
+      bad |=
+          FN(periodic_group)(n, w, w + n * SZ, w + 2 * n * SZ, pd, w + 4 * n * SZ, w + 5 * n * SZ);
+      for (size_t l = 0; l < valid; l++)
+        for (size_t i = 0; i < n; i++)
+          x[o + l * n + i] = pd[i * SZ + l];
+    }
+    if ((g0 < g1 && !w) || bad) {
+#pragma omp critical(tl_cpu_periodic_lines)
+      st = st == TL_ERR_NOMEM || !w ? TL_ERR_NOMEM : TL_ERR_BREAKDOWN;
+    }
+    free(w);
+  }
+  return st;
+}
+
+#endif /* !TL_CPU_FLOAT */
 
 #endif

@@ -70,18 +70,9 @@ int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a
  * batch the packed kernel does not take. */
 extern const tl_algorithm tl_algo_thomas_periodic_ref;
 
-/* 1 when the packed kernel may solve this system with the reference's
- * outcome: n >= 3 and the cyclic matrix strictly diagonally dominant by
- * rows. Then b[0] != 0, B = A - u v^T is diagonally dominant too (|B[n-1]
- * [n-1]| >= |b[n-1]| - |a[0] c[n-1] / b[0]| > |a[n-1]|), and the
- * reference returns TL_OK unless it breaks down. */
-static int periodic_fast_ok(size_t n, const double *a, const double *b, const double *c)
-{
-  return n >= 3 && (tl_classes_d(n, a, b, c, 1, NULL) & TL_CLASS_STRICT_DD);
-}
-
 /* The batch is solved group by group, each packed into a per-thread
- * scratch (periodic_lines), when every system is in the kernel's domain;
+ * scratch (periodic_lines), when every system is in the kernel's domain
+ * (n >= 3, and the dominance test made on each packed group);
  * otherwise -- or if the kernel reports a breakdown -- the reference
  * solves the batch, so statuses, rows and messages are the reference's.
  * Results agree with thomas_periodic within eps-scaled ratios (the
@@ -95,12 +86,8 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
                    "thomas_periodic_cpu solves periodic float64 batches; use the reference");
   size_t n = sys->n, nsys = sys->nsys;
   const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
-  int all_ok = 1;
-#pragma omp parallel for schedule(static) reduction(&& : all_ok)
-  for (size_t s = 0; s < nsys; s++)
-    all_ok = all_ok && periodic_fast_ok(n, a + s * n, b + s * n, c + s * n);
   int st = TL_ERR_BREAKDOWN;
-  if (all_ok) {
+  if (n >= 3) {
     size_t sz = tl_cpu_sz_default(n, sizeof(double));
     TL_CPU_DISPATCH_TO(st, sz, periodic_lines, d, n, nsys, a, b, c, d, xv);
     if (st == TL_ERR_NOMEM)
@@ -299,11 +286,37 @@ static void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
     }
 }
 
+/* 1 when every lane of a packed group (a, b, c at w) is strictly
+ * diagonally dominant by rows, corners included: |b| - (|a| + |c|) > 0
+ * in every row, tl_classes_d's test for a cyclic matrix, made while the
+ * group is in cache. Then b[0] != 0, B = A - u v^T is dominant too
+ * (|B[n-1][n-1]| >= |b[n-1]| - |a[0] c[n-1] / b[0]| > |a[n-1]|), and the
+ * reference returns TL_OK unless it breaks down. A NaN fails the test;
+ * padding lanes (b = 1, a = c = 0) pass. */
+static int FN(group_strict_dd)(size_t n, const T *w)
+{
+  const T *a = w, *b = w + n * SZ, *c = w + 2 * n * SZ;
+  T fail[SZ] = {0};
+  for (size_t i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      size_t q = i * SZ + (size_t)l;
+      T margin = fabs(b[q]) - (fabs(a[q]) + fabs(c[q]));
+      fail[l] += margin > 0 ? 0 : 1;
+    }
+  }
+  for (int l = 0; l < SZ; l++)
+    if (fail[l] != 0)
+      return 0;
+  return 1;
+}
+
 /* The registry's batch layout, group by group: SZ systems packed into a
  * per-thread scratch (it stays in L2), solved there, unpacked into x.
  * Memory sees a, b, c, d read once and x written once; no copy of the
- * batch. TL_ERR_BREAKDOWN when any lane was flagged (the caller lets the
- * reference decide), TL_ERR_NOMEM without scratch. */
+ * batch. TL_ERR_BREAKDOWN when any lane was flagged or a group is not
+ * strictly dominant (the caller lets the reference decide), TL_ERR_NOMEM
+ * without scratch. */
 static int FN(periodic_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
                               T *x)
 {
@@ -320,6 +333,10 @@ static int FN(periodic_lines)(size_t n, size_t nsys, const T *a, const T *b, con
       const T *src[4] = {a + o, b + o, c + o, d + o};
       T *pd = w + 3 * n * SZ;
       FN(pack_lines)(n, valid, src, w);
+      if (!FN(group_strict_dd)(n, w)) {
+        bad = 1; /* outside the kernel's domain: the reference decides */
+        break;
+      }
       bad |=
           FN(periodic_group)(n, w, w + n * SZ, w + 2 * n * SZ, pd, w + 4 * n * SZ, w + 5 * n * SZ);
       for (size_t l = 0; l < valid; l++)

@@ -32,7 +32,7 @@
  *   lanes    y and z lines of a Cartesian array: the SZ systems of a
  *            group are adjacent in x, row i is a + base + i stride
  *   rows     x lines (and tridlab's batch layout): each system is a
- *            contiguous line; TILE rows (64 bytes) of the SZ lines are
+ *            contiguous line; XT rows (256 bytes) of the SZ lines are
  *            transposed into a small tile in L1 before the forward pass
  *            and back after the backward pass
  *
@@ -50,11 +50,12 @@
  * (tl_cpu_breakdown_row_*), which gives the row, or finds that only the
  * sum overflowed (then the lane is fine).
  *
- * Two flavours of the recurrence: fast (one reciprocal per row, then two
- * multiplications, as paper 000 Algorithm 1) for the kernels, and exact
- * (two divisions, the very operations of reference/thomas_ref.c) for the
- * registry backend, which must give the reference's pivots, results and
- * statuses bit for bit.
+ * One recurrence: one reciprocal per row, then two multiplications, as
+ * paper 000 Algorithm 1. The registry backend ("thomas_cpu", lines along
+ * x) also records, in the tiles it reads anyway, what tl_solve would
+ * have checked in passes of its own: non-zero corners and each lane's
+ * dominance margins (FN(dom) below); a flagged system is then handed to
+ * tl_check_entries and the reference, which give its status.
  */
 #ifndef TL_CPU_PASS
 #include <math.h>
@@ -666,6 +667,10 @@ static TL_CPU_INLINE void FN(lanes_backward)(size_t n, size_t step, FN(flight) *
 
 /* -- rows (x): XT rows of the SZ lines per step, through a tile -- */
 
+/* XT: rows per tile, TL_CPU_XT_LINES cache lines of each line (4: 256
+ * bytes, so DRAM sees runs of four lines rather than single lines from
+ * SZ places); the tile TL_CPU_XT_PF steps ahead is prefetched. Both can
+ * be set at build time (-D) to measure other shapes. */
 #ifndef TL_CPU_XT_LINES
 #define TL_CPU_XT_LINES 4
 #endif

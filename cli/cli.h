@@ -44,6 +44,8 @@ void cli_error(const char *fmt, ...)
 const char *cli_value(int argc, char **argv, int *i, const char *opt);
 /* 1 if argv[i] is `opt` or starts with `opt=`. */
 int cli_is(const char *arg, const char *opt);
+/* Seconds on a monotonic clock (for timings). */
+double cli_now(void);
 
 /* Parse an integer / unsigned 64-bit / comma-separated size list;
  * 0 on success, -1 with a message naming `what` otherwise. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,6 +24,13 @@ void cli_error(const char *fmt, ...)
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+}
+
+double cli_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int cli_is(const char *arg, const char *opt)

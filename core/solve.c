@@ -45,14 +45,25 @@ static int all_finite(const double *v, size_t count)
   return !bad;
 }
 
+static const char *const entry_names[4] = {"a", "b", "c", "d"};
+
+/* TL_ERR_ARG when one of a, b, c, d is NULL. */
+static int check_present(const tl_batch *sys, tl_info *info)
+{
+  const void *arrs[4] = {sys->a, sys->b, sys->c, sys->d};
+  for (int k = 0; k < 4; k++)
+    if (!arrs[k])
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, entry_names[k], "array %s is NULL", entry_names[k]);
+  return TL_OK;
+}
+
 int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info)
 {
   const void *arrs[4] = {sys->a, sys->b, sys->c, sys->d};
-  static const char *const names[4] = {"a", "b", "c", "d"};
+  const char *const *names = entry_names;
   size_t doubles = sys->n * sys->nsys * (sys->dtype == TL_F64 ? 1 : 2);
+  TL_CALL(check_present(sys, info));
   for (int k = 0; k < 4; k++) {
-    if (!arrs[k])
-      return TL_FAIL(info, TL_ERR_ARG, -1, -1, names[k], "array %s is NULL", names[k]);
     if (all_finite(arrs[k], doubles))
       continue;
     /* Which entry: the first one that is not finite. */
@@ -148,13 +159,17 @@ int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_op
                    sys->periodic ? " (try thomas_periodic)" : "");
   if (!x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output array x is NULL");
-  TL_CALL(tl_check_entries(sys, 0, sys->n, info));
+  /* A backend that checks the entries inside its solve saves a pass over
+   * the whole batch: the check would cost as much time as the solve. */
+  if (algo->checks_entries && !(sys->periodic && sys->n <= 2)) /* folded below: check first */
+    TL_CALL(check_present(sys, info));
+  else
+    TL_CALL(tl_check_entries(sys, 0, sys->n, info));
   size_t bytes = sys->n * sys->nsys * es;
   const void *ins[4] = {sys->a, sys->b, sys->c, sys->d};
   for (int k = 0; k < 4; k++)
     if (overlaps(x, ins[k], bytes))
-      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output x overlaps input array %c",
-                     "abcd"[k]);
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output x overlaps input array %c", "abcd"[k]);
   TL_CALL(check_partitions(algo, sys, opt, info));
   TL_CALL(tl_check_params(algo, opt, info));
   tl_options defaults;

@@ -111,6 +111,10 @@ typedef struct tl_algorithm {
    * the numbers. */
   const char *dropped_means;
   const char *bound_means;
+  int checks_entries;      /* 1: solve() makes tl_check_entries' checks
+                              itself, inside its own pass over the data,
+                              and reports what it finds as tl_check_entries
+                              does; tl_solve then skips them              */
 } tl_algorithm;
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))
@@ -149,7 +153,8 @@ int tl_options_set_param_kv(tl_options *opt, const tl_algorithm *algo, const cha
 double tl_param_value(const tl_algorithm *algo, const tl_options *opt, const char *key);
 
 /* Validate the generic arguments (sizes, dtype, layout, finite entries,
- * corners, partitions, and parameter values even when written into opt
+ * corners -- unless algo->checks_entries: then algo->solve checks them
+ * --, partitions, and parameter values even when written into opt
  * directly), fold a periodic batch of n <= 2 (tridlab/system.h), then run
  * algo->solve. opt may be NULL (defaults, P = 1). Never modifies the
  * batch; x must not overlap it. An approximate algorithm's TL_OK with a

@@ -67,7 +67,7 @@
 void tl_cpu_my_share(size_t count, size_t *first, size_t *end);
 
 /* Small in-register transposes for the tiles of the x-direction kernels:
- * 4x4 blocks of doubles or floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have
+ * 8x8 blocks of doubles, 4x4 of floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have
  * __builtin_shufflevector; other compilers get the scalar loops. */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_shufflevector)
@@ -77,30 +77,38 @@ void tl_cpu_my_share(size_t count, size_t *first, size_t *end);
 #ifdef TL_CPU_SHUFFLE
 typedef float tl_cpu_v4f __attribute__((vector_size(16)));
 
-typedef double tl_cpu_v4d __attribute__((vector_size(32)));
+/* 8x8 doubles in three rounds of 8 two-vector shuffles: rows p + k ps
+ * (k = 0..7, 8 values each, unaligned) to columns q + k qs. 24 shuffles for 64 values,
+ * where 4x4 blocks take 32; one 512-bit register per row with AVX-512
+ * (the compiler splits the vectors on narrower machines).
+ *
+ *   rows               round 1: pairs    round 2: pairs of pairs      round 3: halves
+ *   r0: 00 01 .. 07    t0: 00 10 02 12   u0: 00 10 20 30 04 14 24 34  q0: 00 10 20 .. 70
+ *   r1: 10 11 .. 17    t1: 01 11 03 13   u1: 01 11 21 31 05 15 25 35  q4: 04 14 24 .. 74
+ *   ...                ...               ...                          ...
+ */
+typedef double tl_cpu_v8d __attribute__((vector_size(64)));
 
-/* 4x4 doubles: rows p0..p3 (4 values each) to columns q0..q3. */
-static TL_CPU_INLINE void tl_cpu_transpose4_d(const double *p0, const double *p1, const double *p2,
-                                              const double *p3, double *q0, double *q1, double *q2,
-                                              double *q3)
+static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *p, size_t ps, double *q, size_t qs)
 {
-  tl_cpu_v4d a, b, c, d, t0, t1, t2, t3, r;
-  memcpy(&a, p0, sizeof a);
-  memcpy(&b, p1, sizeof b);
-  memcpy(&c, p2, sizeof c);
-  memcpy(&d, p3, sizeof d);
-  t0 = __builtin_shufflevector(a, b, 0, 4, 2, 6);
-  t1 = __builtin_shufflevector(a, b, 1, 5, 3, 7);
-  t2 = __builtin_shufflevector(c, d, 0, 4, 2, 6);
-  t3 = __builtin_shufflevector(c, d, 1, 5, 3, 7);
-  r = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-  memcpy(q0, &r, sizeof r);
-  r = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-  memcpy(q1, &r, sizeof r);
-  r = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-  memcpy(q2, &r, sizeof r);
-  r = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
-  memcpy(q3, &r, sizeof r);
+  tl_cpu_v8d r[8], t[8], u[8], o;
+  for (int k = 0; k < 8; k++)
+    memcpy(&r[k], p + (size_t)k * ps, sizeof r[k]);
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int j = 0; j < 2; j++) {
+      u[k + j] = __builtin_shufflevector(t[k + j], t[k + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[k + j + 2] = __builtin_shufflevector(t[k + j], t[k + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int k = 0; k < 4; k++) {
+    o = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    memcpy(q + (size_t)k * qs, &o, sizeof o);
+    o = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    memcpy(q + (size_t)(k + 4) * qs, &o, sizeof o);
+  }
 }
 
 static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, const float *p2,

@@ -32,7 +32,7 @@
  *   lanes    y and z lines of a Cartesian array: the SZ systems of a
  *            group are adjacent in x, row i is a + base + i stride
  *   rows     x lines (and tridlab's batch layout): each system is a
- *            contiguous line; TILE rows (64 bytes) of the SZ lines are
+ *            contiguous line; XT rows (256 bytes) of the SZ lines are
  *            transposed into a small tile in L1 before the forward pass
  *            and back after the backward pass
  *
@@ -50,11 +50,12 @@
  * (tl_cpu_breakdown_row_*), which gives the row, or finds that only the
  * sum overflowed (then the lane is fine).
  *
- * Two flavours of the recurrence: fast (one reciprocal per row, then two
- * multiplications, as paper 000 Algorithm 1) for the kernels, and exact
- * (two divisions, the very operations of reference/thomas_ref.c) for the
- * registry backend, which must give the reference's pivots, results and
- * statuses bit for bit.
+ * One recurrence: one reciprocal per row, then two multiplications, as
+ * paper 000 Algorithm 1. The registry backend ("thomas_cpu", lines along
+ * x) also records, in the tiles it reads anyway, what tl_solve would
+ * have checked in passes of its own: non-zero corners and each lane's
+ * dominance margins (FN(dom) below); a flagged system is then handed to
+ * tl_check_entries and the reference, which give its status.
  */
 #ifndef TL_CPU_PASS
 #include <math.h>
@@ -64,23 +65,6 @@
 
 #include "cpu_internal.h"
 #include "tridlab/algorithms.h"
-
-/* The domain of reference thomas (reference/thomas_ref.c) for one system
- * that solved without breakdown, decided as the reference decides it:
- * diagonally dominant by rows or columns (tl_classes_d), or symmetric
- * with positive pivots. */
-static int thomas_in_domain_d(size_t n, const double *a, const double *b, const double *c,
-                              int pivots_positive)
-{
-  if (tl_classes_d(n, a, b, c, 0, NULL) & (TL_CLASS_ROW_DD | TL_CLASS_COL_DD))
-    return 1;
-  if (!pivots_positive)
-    return 0;
-  for (size_t i = 0; i + 1 < n; i++)
-    if (a[i + 1] != c[i])
-      return 0;
-  return 1;
-}
 
 #define TL_CPU_SELF "thomas_cpu.c"
 #include "cpu_passes.h"
@@ -123,7 +107,7 @@ int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double
   TL_CALL(tl_cpu_check_sz(sz, "thomas_3d", info));
   TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
-  TL_CPU_DISPATCH(sz, thomas_cart, d, dims, dir, 0, a, b, c, d, x, NULL, info);
+  TL_CPU_DISPATCH(sz, thomas_cart, d, dims, dir, a, b, c, d, x, NULL, info);
 }
 
 int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a, const float *b,
@@ -133,7 +117,7 @@ int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float 
   TL_CALL(tl_cpu_check_sz(sz, "thomas_3d", info));
   TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
-  TL_CPU_DISPATCH(sz, thomas_cart, f, dims, dir, 0, a, b, c, d, x, NULL, info);
+  TL_CPU_DISPATCH(sz, thomas_cart, f, dims, dir, a, b, c, d, x, NULL, info);
 }
 
 int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a, const double *b,
@@ -157,21 +141,51 @@ int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, c
 /* ---------------------------------------------------------------- */
 /* The registry backend                                              */
 
-/* "system s: " in front of a message, as the reference's batch driver
- * writes it. */
-static void prefix_system(tl_info *info, long s)
+/* The group size of the registry backend. SZ = 8 is one 512-bit vector,
+ * a single chain of dependent divisions per row: with the batch in cache
+ * it took twice as long as SZ = 16 (docs/performance.md). */
+#define TL_CPU_SZ_REGISTRY 16
+
+/* 1 when the kernel flagged a system that may hold a non-finite entry or
+ * a non-zero corner (redo 1 or 3): only then are the entries scanned. */
+static int suspect(const unsigned char *redo, size_t nsys)
 {
-  char msg[sizeof info->msg];
-  snprintf(msg, sizeof msg, "system %ld: %.220s", s, info->msg);
-  memcpy(info->msg, msg, sizeof msg);
+  for (size_t s = 0; s < nsys; s++)
+    if (redo[s] == 1 || redo[s] == 3)
+      return 1;
+  return 0;
 }
 
-/* The batch through the vectorised exact kernel (lines along x of an
- * n x nsys x 1 array); then every system that broke down, or whose
- * matrix is outside Thomas's domain, is solved again by the reference,
- * which gives its status, row and message. The statuses of the batch
- * combine as in tl_for_each_system: the first error stops, else the
- * first outside-domain warning is reported. */
+/* The reference solves the systems the kernel flagged, in order, and
+ * gives their statuses, rows and messages; the statuses combine as in
+ * tl_for_each_system: the first error stops, else the first
+ * outside-domain warning is reported. */
+static int redo_flagged(const tl_batch *sys, double *x, const unsigned char *redo, tl_info *info)
+{
+  size_t n = sys->n, nsys = sys->nsys;
+  const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    if (!redo[s])
+      continue;
+    tl_info one;
+    tl_info_clear(&one);
+    size_t o = s * n;
+    int st = tl_thomas_ref_d(n, a + o, b + o, c + o, d + o, x + o, &one);
+    tl_outcome_add(&out, s, st, &one);
+  }
+  return tl_outcome_finish(&out, info);
+}
+
+/* The batch through the x-line kernel (an n x nsys x 1 array), which
+ * also checks, in the tiles it reads, what tl_solve would have checked
+ * first (finite entries, zero corners: the algorithm declares
+ * checks_entries) and each system's dominance margins. Only when a
+ * system is flagged does anything read the data again: tl_check_entries
+ * to report a bad entry as tl_solve reports it, then the reference for
+ * every flagged system (breakdown, outside the dominance classes: the
+ * reference decides, symmetric positive definite included). */
 static int thomas_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
                             const tl_options *opt, tl_info *info)
 {
@@ -181,58 +195,18 @@ static int thomas_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void 
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, sys->periodic ? "periodic" : "dtype",
                    "thomas_cpu solves non-periodic float64 batches; use the reference");
   size_t n = sys->n, nsys = sys->nsys, dims[3] = {n, nsys, 1};
-  const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
-  double *x = xv;
   unsigned char *redo = tl_alloc(nsys, 1);
   if (!redo)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_cpu: no memory");
-  size_t sz = tl_cpu_sz_default(n, sizeof(double));
   int st;
-  TL_CPU_DISPATCH_TO(st, sz, thomas_cart, d, dims, TL_DIR_X, 1, a, b, c, d, x, redo, info);
-  if (st < 0) {
-    free(redo);
-    return st;
-  }
-  /* redo[s]: 1 breakdown, 2 solved with a non-positive pivot. */
-#pragma omp parallel for schedule(static)
-  for (size_t s = 0; s < nsys; s++)
-    if (redo[s] != 1)
-      redo[s] = !thomas_in_domain_d(n, a + s * n, b + s * n, c + s * n, redo[s] == 0);
-
-  int worst = TL_OK;
-  tl_info first_warning;
-  tl_info_clear(&first_warning);
-  for (size_t s = 0; s < nsys && st >= 0; s++) {
-    if (!redo[s])
-      continue;
-    tl_info one;
-    tl_info_clear(&one);
-    st = tl_thomas_ref_d(n, a + s * n, b + s * n, c + s * n, d + s * n, x + s * n, &one);
-    one.system = (long)s;
-    if (st < 0) {
-      if (info) {
-        *info = one;
-        info->status = st;
-        if (nsys > 1)
-          prefix_system(info, (long)s);
-      }
-    } else if (st == TL_OUTSIDE_DOMAIN && worst == TL_OK) {
-      worst = st;
-      first_warning = one;
-    }
-  }
+  TL_CPU_DISPATCH_TO(st, TL_CPU_SZ_REGISTRY, thomas_cart, d, dims, TL_DIR_X, sys->a, sys->b, sys->c,
+                     sys->d, xv, redo, info);
+  if (st >= 0 && suspect(redo, nsys))
+    st = tl_check_entries(sys, 0, n, info);
+  if (st >= 0)
+    st = redo_flagged(sys, xv, redo, info);
   free(redo);
-  if (st < 0)
-    return st;
-  if (info) {
-    if (worst != TL_OK) {
-      *info = first_warning;
-      if (nsys > 1)
-        prefix_system(info, first_warning.system);
-    }
-    info->status = worst;
-  }
-  return worst;
+  return st;
 }
 
 const tl_algorithm tl_algo_thomas_cpu = {
@@ -247,9 +221,10 @@ const tl_algorithm tl_algo_thomas_cpu = {
     .min_rows_per_part = 1,
     .params = NULL,
     .nparams = 0,
-    .summary = "Thomas, SZ systems per SIMD group, OpenMP threads; bit-identical to thomas",
+    .summary = "Thomas, SZ systems per SIMD group, OpenMP threads; checks fused into the solve",
     .source = "paper 000 (DistD2-TDS) §2.1 Algorithm 1, §4.1 (SZ-packed groups)",
     .solve = thomas_cpu_solve,
+    .checks_entries = 1,
 };
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -257,46 +232,29 @@ const tl_algorithm tl_algo_thomas_cpu = {
 /* A row of SZ zeros: the corner entries a[0] and c[n-1] as the kernels use them. */
 static const T FN(zero_row)[SZ];
 
-/* Row 0 of SZ systems: cp = c / b, dp = d / b. chk starts the NaN check,
- * pmin the smallest pivot. */
-static TL_CPU_INLINE void FN(row_first)(int exact, const T *b, const T *c, const T *d, T *cp, T *dp,
-                                        T *chk, T *pmin)
+/* Row 0 of SZ systems: cp = c / b, dp = d / b, by one reciprocal.
+ * chk starts the NaN check. */
+static TL_CPU_INLINE void FN(row_first)(const T *b, const T *c, const T *d, T *cp, T *dp, T *chk)
 {
 #pragma omp simd
   for (int l = 0; l < SZ; l++) {
-    T p = b[l];
-    if (exact) {
-      cp[l] = c[l] / p;
-      dp[l] = d[l] / p;
-    } else {
-      T r = (T)1 / p;
-      cp[l] = c[l] * r;
-      dp[l] = d[l] * r;
-    }
+    T p = b[l], r = (T)1 / p;
+    cp[l] = c[l] * r;
+    dp[l] = d[l] * r;
     chk[l] = p;
-    if (exact)
-      pmin[l] = p;
   }
 }
 
 /* Row i > 0 from row i-1 (cpm, dpm). dp may be d (in place). */
-static TL_CPU_INLINE void FN(row_next)(int exact, const T *a, const T *b, const T *c, const T *d,
-                                       const T *cpm, const T *dpm, T *cp, T *dp, T *chk, T *pmin)
+static TL_CPU_INLINE void FN(row_next)(const T *a, const T *b, const T *c, const T *d, const T *cpm,
+                                       const T *dpm, T *cp, T *dp, T *chk)
 {
 #pragma omp simd
   for (int l = 0; l < SZ; l++) {
-    T p = b[l] - a[l] * cpm[l];
-    if (exact) {
-      cp[l] = c[l] / p;
-      dp[l] = (d[l] - a[l] * dpm[l]) / p;
-    } else {
-      T r = (T)1 / p;
-      cp[l] = c[l] * r;
-      dp[l] = (d[l] - a[l] * dpm[l]) * r;
-    }
+    T p = b[l] - a[l] * cpm[l], r = (T)1 / p;
+    cp[l] = c[l] * r;
+    dp[l] = (d[l] - a[l] * dpm[l]) * r;
     chk[l] += p;
-    if (exact)
-      pmin[l] = p < pmin[l] ? p : pmin[l];
   }
 }
 
@@ -317,16 +275,6 @@ static TL_CPU_INLINE void FN(row_copy_check)(const T *dp, T *x, T *chk)
     x[l] = dp[l];
     chk[l] += x[l];
   }
-}
-
-/* Lanes whose pivots were not all > 0 (for the SPD test of the domain). */
-static uint64_t FN(nonpositive_mask)(const T *pmin)
-{
-  uint64_t m = 0;
-  for (int l = 0; l < SZ; l++)
-    if (!(pmin[l] > 0))
-      m |= (uint64_t)1 << l;
-  return m;
 }
 
 /* The first lane of `bad` (lanes < valid) that really broke down, with
@@ -355,19 +303,18 @@ static int FN(confirm)(uint64_t bad, size_t valid, size_t n, const T *a, const T
 /* Forward row i of a packed group in place (dp overwrites d). c' of row
  * i is kept at scratch row i, or n-1-i when rev (see packed_pipeline). */
 static TL_CPU_INLINE void FN(packed_forward_row)(size_t n, size_t i, int rev, const T *a,
-                                                 const T *b, const T *c, T *d, T *cp, T *chk,
-                                                 T *pmin)
+                                                 const T *b, const T *c, T *d, T *cp, T *chk)
 {
   size_t o = i * SZ;
   T *cpi = cp + (rev ? n - 1 - i : i) * SZ;
   if (i + TL_CPU_PF_NEAR < n)
     TL_CPU_PREFETCH_ROW(a, b, c, d, i + TL_CPU_PF_NEAR, SZ);
   if (i == 0)
-    FN(row_first)(0, b, n > 1 ? c : FN(zero_row), d, cpi, d, chk, pmin);
+    FN(row_first)(b, n > 1 ? c : FN(zero_row), d, cpi, d, chk);
   else
     FN(row_next)
-  (0, a + o, b + o, i + 1 < n ? c + o : FN(zero_row), d + o, rev ? cpi + SZ : cpi - SZ, d + o - SZ,
-   cpi, d + o, chk, pmin);
+  (a + o, b + o, i + 1 < n ? c + o : FN(zero_row), d + o, rev ? cpi + SZ : cpi - SZ, d + o - SZ,
+   cpi, d + o, chk);
 }
 
 /* Backward step k = 0..n-1 of a packed group: row i = n-1-k, in place. */
@@ -398,13 +345,13 @@ static TL_CPU_INLINE void FN(packed_backward_row)(size_t n, size_t k, int rev, T
 TL_CPU_CLONES static void FN(packed_pipeline)(size_t n, size_t g0, size_t g1, const T *a,
                                               const T *b, const T *c, T *d, T *cp, uint64_t *bad)
 {
-  T chk[2][SZ], pmin[SZ];
+  T chk[2][SZ];
   size_t stride = n * SZ;
   if (g0 >= g1)
     return;
   for (size_t i = 0; i < n; i++)
     FN(packed_forward_row)
-  (n, i, 0, a + g0 * stride, b + g0 * stride, c + g0 * stride, d + g0 * stride, cp, chk[0], pmin);
+  (n, i, 0, a + g0 * stride, b + g0 * stride, c + g0 * stride, d + g0 * stride, cp, chk[0]);
   for (size_t g = g0; g < g1; g++) {
     int cur = (int)((g - g0) & 1u), nxt = 1 - cur;
     T *dg = d + g * stride;
@@ -412,7 +359,7 @@ TL_CPU_CLONES static void FN(packed_pipeline)(size_t n, size_t g0, size_t g1, co
       size_t o = (g + 1) * stride;
       for (size_t k = 0; k < n; k++) {
         FN(packed_backward_row)(n, k, cur, dg, cp, chk[cur]);
-        FN(packed_forward_row)(n, k, nxt, a + o, b + o, c + o, d + o, cp, chk[nxt], pmin);
+        FN(packed_forward_row)(n, k, nxt, a + o, b + o, c + o, d + o, cp, chk[nxt]);
       }
     } else {
       for (size_t k = 0; k < n; k++)
@@ -545,15 +492,80 @@ static void FN(unit_groups)(const size_t *dims, tl_dir dir, size_t G, size_t u, 
   *count = per_row - k < G ? per_row - k : G;
 }
 
+/* What the registry backend learns about each lane from the tiles the
+ * solve reads anyway (no extra pass over memory): a non-zero corner, and
+ * the least margins of diagonal dominance by rows and by columns, as
+ * tl_classes_d computes them (same operations, same bits):
+ *   row i:     |b_i| - (|a_i| + |c_i|)          (a_0, c_{n-1} count as 0)
+ *   column i:  |b_i| - (|c_{i-1}| + |a_{i+1}|)  (checked at row i + 1)  */
+typedef struct FN(dom) {
+  T corner[SZ];             /* |a_0| + |c_{n-1}|: 0 unless a corner is set */
+  T rmin[SZ], cmin[SZ];     /* least row and column margins so far         */
+  T b1[SZ], c1[SZ], c2[SZ]; /* |b_{i-1}|, |c_{i-1}|, |c_{i-2}|          */
+} FN(dom);
+
+#undef TABS
+#if TL_CPU_FLOAT
+#define TABS(v) fabsf(v)
+#else
+#define TABS(v) fabs(v)
+#endif
+
+static TL_CPU_INLINE void FN(dom_start)(FN(dom) * m)
+{
+  for (int l = 0; l < SZ; l++)
+    m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0;
+}
+
+/* Rows i0 .. i0+rows-1 of a tile (tile[r][l]); c of row n-1 already 0. */
+static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, size_t i0,
+                                       size_t rows, size_t n, FN(dom) * m)
+{
+  for (size_t r = 0; r < rows; r++) {
+    size_t i = i0 + r;
+    const T *a = ta + r * SZ, *b = tb + r * SZ, *c = tc + r * SZ;
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      T ab = TABS(b[l]), aa = i ? TABS(a[l]) : 0, ac = TABS(c[l]);
+      T mr = ab - (aa + ac), mc = m->b1[l] - (m->c2[l] + aa);
+      m->rmin[l] = mr < m->rmin[l] ? mr : m->rmin[l];
+      if (i)
+        m->cmin[l] = mc < m->cmin[l] ? mc : m->cmin[l];
+      m->c2[l] = m->c1[l], m->c1[l] = ac, m->b1[l] = ab;
+    }
+  }
+  if (i0 + rows == n) /* the last column: |b_{n-1}| - |c_{n-2}| */
+    for (int l = 0; l < SZ; l++) {
+      T mc = m->b1[l] - m->c2[l];
+      m->cmin[l] = mc < m->cmin[l] ? mc : m->cmin[l];
+    }
+}
+
+/* Lanes outside Thomas's dominance classes (neither by rows nor by
+ * columns), and lanes with a non-zero corner. */
+static void FN(dom_masks)(const FN(dom) * m, uint64_t *outside, uint64_t *corner)
+{
+  uint64_t o = 0, k = 0;
+  for (int l = 0; l < SZ; l++) {
+    if (!(m->rmin[l] >= 0) && !(m->cmin[l] >= 0))
+      o |= (uint64_t)1 << l;
+    if (m->corner[l] != 0)
+      k |= (uint64_t)1 << l;
+  }
+  *outside = o;
+  *corner = k;
+}
+
 /* The state of one unit in flight: its groups, their checks, the row of
- * x the backward pass carries. */
+ * x the backward pass carries; dom only for the registry backend (x). */
 typedef struct FN(flight) {
   const T *a, *b, *c, *d;
   T *x;
   size_t first, count;
   FN(cgroup) q[GMAX];
   int rev;
-  T chk[GMAX][SZ], pmin[GMAX][SZ], xr[GMAX][SZ];
+  T chk[GMAX][SZ], xr[GMAX][SZ];
+  FN(dom) dom;
 } FN(flight);
 
 static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, const size_t *dims, tl_dir dir, size_t G,
@@ -569,6 +581,7 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, const size_t *dims, t
   f->d = d;
   f->x = x;
   f->rev = rev;
+  FN(dom_start)(&f->dom);
 }
 
 /* -- lanes (y, z): one row of SZ adjacent values per step -- */
@@ -581,8 +594,8 @@ static TL_CPU_INLINE void FN(pad_row)(const T *src, size_t valid, T fill, T *row
 }
 
 /* Forward row i of group k of a unit; its scratch is cp, dp (n SZ each). */
-static TL_CPU_INLINE void FN(lanes_forward_group)(int exact, size_t n, size_t i, FN(flight) * f,
-                                                  size_t k, T *cp, T *dp)
+static TL_CPU_INLINE void FN(lanes_forward_group)(size_t n, size_t i, FN(flight) * f, size_t k,
+                                                  T *cp, T *dp)
 {
   const FN(cgroup) *q = &f->q[k];
   size_t st = q->row, valid = q->valid, o = q->off + i * st;
@@ -613,20 +626,19 @@ static TL_CPU_INLINE void FN(lanes_forward_group)(int exact, size_t n, size_t i,
     pc = FN(zero_row);
   size_t p = TL_CPU_POS(i, f->rev, n);
   if (i == 0)
-    FN(row_first)(exact, pb, pc, pd, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
+    FN(row_first)(pb, pc, pd, cp + p * SZ, dp + p * SZ, f->chk[k]);
   else
     FN(row_next)
-  (exact, pa, pb, pc, pd, cp + TL_CPU_POS(i - 1, f->rev, n) * SZ,
-   dp + TL_CPU_POS(i - 1, f->rev, n) * SZ, cp + p * SZ, dp + p * SZ, f->chk[k], f->pmin[k]);
+  (pa, pb, pc, pd, cp + TL_CPU_POS(i - 1, f->rev, n) * SZ, dp + TL_CPU_POS(i - 1, f->rev, n) * SZ,
+   cp + p * SZ, dp + p * SZ, f->chk[k]);
 }
 
 /* Forward row i of every group of the unit (group k's scratch is the
  * k-th block of n SZ values of cp and of dp). */
-static TL_CPU_INLINE void FN(lanes_forward)(int exact, size_t n, size_t i, FN(flight) * f, T *cp,
-                                            T *dp)
+static TL_CPU_INLINE void FN(lanes_forward)(size_t n, size_t i, FN(flight) * f, T *cp, T *dp)
 {
   for (size_t k = 0; k < f->count; k++)
-    FN(lanes_forward_group)(exact, n, i, f, k, cp + k * n * SZ, dp + k * n * SZ);
+    FN(lanes_forward_group)(n, i, f, k, cp + k * n * SZ, dp + k * n * SZ);
 }
 
 /* Backward step k: row i = n-1-k of every group into x. */
@@ -653,27 +665,47 @@ static TL_CPU_INLINE void FN(lanes_backward)(size_t n, size_t step, FN(flight) *
   }
 }
 
-/* -- rows (x): TILE rows of the SZ lines per step, through a tile -- */
+/* -- rows (x): XT rows of the SZ lines per step, through a tile -- */
+
+/* XT: rows per tile, TL_CPU_XT_LINES cache lines of each line (4: 256
+ * bytes, so DRAM sees runs of four lines rather than single lines from
+ * SZ places); the tile TL_CPU_XT_PF steps ahead is prefetched. Both can
+ * be set at build time (-D) to measure other shapes. */
+#ifndef TL_CPU_XT_LINES
+#define TL_CPU_XT_LINES 4
+#endif
+#ifndef TL_CPU_XT_PF
+#define TL_CPU_XT_PF 2
+#endif
+#undef XT
+#undef XT_PF
+#define XT (TILE * TL_CPU_XT_LINES)
+#define XT_PF TL_CPU_XT_PF
 
 /* A full tile: tile[r][l] = line l entry r (lines `lane` apart), for
- * l < SZ, r < TILE, by 2x2 (double) or 4x4 (float) register transposes. */
+ * l < SZ, r < XT, by 8x8 (double) or 4x4 (float) register transposes:
+ *
+ *   lines in memory (SZ = 8)           the tile (row r = 8 lanes)
+ *   line 0: r0 r1 r2 .. r7 | r8 ..     row 0: l0 l1 l2 .. l7
+ *   line 1: r0 r1 r2 .. r7 | r8 ..  -> row 1: l0 l1 l2 .. l7
+ *   ...                                ...
+ *   line 7: r0 r1 r2 .. r7 | r8 ..     row 7: l0 l1 l2 .. l7   (then rows 8..15, ...)
+ */
 static TL_CPU_INLINE void FN(tile_from_lines)(const T *in, size_t lane, T *tile)
 {
 #if defined(TL_CPU_SHUFFLE) && TL_CPU_FLOAT
   for (size_t l = 0; l < SZ; l += 4)
-    for (size_t r = 0; r < TILE; r += 4)
+    for (size_t r = 0; r < XT; r += 4)
       tl_cpu_transpose4_f(in + l * lane + r, in + (l + 1) * lane + r, in + (l + 2) * lane + r,
                           in + (l + 3) * lane + r, tile + r * SZ + l, tile + (r + 1) * SZ + l,
                           tile + (r + 2) * SZ + l, tile + (r + 3) * SZ + l);
 #elif defined(TL_CPU_SHUFFLE)
-  for (size_t l = 0; l < SZ; l += 4)
-    for (size_t r = 0; r < TILE; r += 4)
-      tl_cpu_transpose4_d(in + l * lane + r, in + (l + 1) * lane + r, in + (l + 2) * lane + r,
-                          in + (l + 3) * lane + r, tile + r * SZ + l, tile + (r + 1) * SZ + l,
-                          tile + (r + 2) * SZ + l, tile + (r + 3) * SZ + l);
+  for (size_t l = 0; l < SZ; l += 8) /* 8 lines x 8 rows at a time */
+    for (size_t r = 0; r < XT; r += 8)
+      tl_cpu_transpose8_d(in + l * lane + r, lane, tile + r * SZ + l, SZ);
 #else
   for (size_t l = 0; l < SZ; l++)
-    for (size_t r = 0; r < TILE; r++)
+    for (size_t r = 0; r < XT; r++)
       tile[r * SZ + l] = in[l * lane + r];
 #endif
 }
@@ -682,19 +714,17 @@ static TL_CPU_INLINE void FN(tile_from_lines)(const T *in, size_t lane, T *tile)
 static TL_CPU_INLINE void FN(lines_from_tile)(const T *tile, size_t lane, T *out)
 {
 #if defined(TL_CPU_SHUFFLE) && TL_CPU_FLOAT
-  for (size_t r = 0; r < TILE; r += 4)
+  for (size_t r = 0; r < XT; r += 4)
     for (size_t l = 0; l < SZ; l += 4)
       tl_cpu_transpose4_f(tile + r * SZ + l, tile + (r + 1) * SZ + l, tile + (r + 2) * SZ + l,
                           tile + (r + 3) * SZ + l, out + l * lane + r, out + (l + 1) * lane + r,
                           out + (l + 2) * lane + r, out + (l + 3) * lane + r);
 #elif defined(TL_CPU_SHUFFLE)
-  for (size_t r = 0; r < TILE; r += 4)
-    for (size_t l = 0; l < SZ; l += 4)
-      tl_cpu_transpose4_d(tile + r * SZ + l, tile + (r + 1) * SZ + l, tile + (r + 2) * SZ + l,
-                          tile + (r + 3) * SZ + l, out + l * lane + r, out + (l + 1) * lane + r,
-                          out + (l + 2) * lane + r, out + (l + 3) * lane + r);
+  for (size_t r = 0; r < XT; r += 8)
+    for (size_t l = 0; l < SZ; l += 8)
+      tl_cpu_transpose8_d(tile + r * SZ + l, SZ, out + l * lane + r, lane);
 #else
-  for (size_t r = 0; r < TILE; r++)
+  for (size_t r = 0; r < XT; r++)
     for (size_t l = 0; l < SZ; l++)
       out[l * lane + r] = tile[r * SZ + l];
 #endif
@@ -704,7 +734,7 @@ static TL_CPU_INLINE void FN(lines_from_tile)(const T *tile, size_t lane, T *out
 static TL_CPU_INLINE void FN(tile_load)(const T *src, size_t lane, size_t valid, size_t rows,
                                         T fill, T *tile)
 {
-  if (valid == SZ && rows == TILE) { /* the common case: block transposes */
+  if (valid == SZ && rows == XT) { /* the common case: block transposes */
     FN(tile_from_lines)(src, lane, tile);
     return;
   }
@@ -723,7 +753,7 @@ static TL_CPU_INLINE void FN(tile_load)(const T *src, size_t lane, size_t valid,
 static TL_CPU_INLINE void FN(tile_store)(const T *tile, size_t lane, size_t valid, size_t rows,
                                          T *dst)
 {
-  if (valid == SZ && rows == TILE) {
+  if (valid == SZ && rows == XT) {
     FN(lines_from_tile)(tile, lane, dst);
     return;
   }
@@ -734,38 +764,49 @@ static TL_CPU_INLINE void FN(tile_store)(const T *tile, size_t lane, size_t vali
   }
 }
 
-/* Forward tile t (rows t TILE ...) of a group; np = rows of the scratch. */
-static TL_CPU_INLINE void FN(rows_forward)(int exact, size_t n, size_t np, size_t t, FN(flight) * f,
+/* Forward tile t (rows t XT ...) of a group; np = rows of the scratch.
+ * reg (the registry backend): the tile's corners and dominance margins
+ * go into f->dom while the tile is in L1. */
+static TL_CPU_INLINE void FN(rows_forward)(int reg, size_t n, size_t np, size_t t, FN(flight) * f,
                                            T *cp, T *dp)
 {
-  size_t i0 = t * TILE, rows = n - i0 < TILE ? n - i0 : TILE, ln = f->q[0].lane;
+  size_t i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT, ln = f->q[0].lane;
   size_t valid = f->q[0].valid;
   const T *fa = f->a + f->q[0].off, *fb = f->b + f->q[0].off, *fc = f->c + f->q[0].off;
   const T *fd = f->d + f->q[0].off;
-  if (i0 + 2 * TILE < n) /* the tiles two steps ahead */
-    for (size_t l = 0; l < valid; l++) {
-      size_t o = l * ln + i0 + 2 * TILE;
-      TL_CPU_PREFETCH(fa + o, 0);
-      TL_CPU_PREFETCH(fb + o, 0);
-      TL_CPU_PREFETCH(fc + o, 0);
-      TL_CPU_PREFETCH(fd + o, 0);
-    }
-  T ta[TILE * SZ], tb[TILE * SZ], tc[TILE * SZ], td[TILE * SZ];
+  if (i0 + XT_PF * XT < n) /* every cache line of the tile XT_PF steps ahead */
+    for (size_t l = 0; l < valid; l++)
+      for (size_t e = 0; e < XT; e += TILE) {
+        size_t o = l * ln + i0 + XT_PF * XT + e;
+        TL_CPU_PREFETCH(fa + o, 0);
+        TL_CPU_PREFETCH(fb + o, 0);
+        TL_CPU_PREFETCH(fc + o, 0);
+        TL_CPU_PREFETCH(fd + o, 0);
+      }
+  T ta[XT * SZ], tb[XT * SZ], tc[XT * SZ], td[XT * SZ];
   FN(tile_load)(fa + i0, ln, valid, rows, 0, ta);
   FN(tile_load)(fb + i0, ln, valid, rows, 1, tb);
   FN(tile_load)(fc + i0, ln, valid, rows, 0, tc);
   FN(tile_load)(fd + i0, ln, valid, rows, 0, td);
-  if (i0 + rows == n) /* the corner c[n-1] is not part of the system */
+  if (reg && i0 == 0)
+    for (int l = 0; l < SZ; l++)
+      f->dom.corner[l] += TABS(ta[l]);
+  if (i0 + rows == n) { /* the corner c[n-1] is not part of the system */
+    if (reg)
+      for (int l = 0; l < SZ; l++)
+        f->dom.corner[l] += TABS(tc[(rows - 1) * SZ + l]);
     memset(tc + (rows - 1) * SZ, 0, SZ * sizeof(T));
+  }
+  if (reg)
+    FN(dom_tile)(ta, tb, tc, i0, rows, n, &f->dom);
   for (size_t r = 0; r < rows; r++) {
     size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
     if (i == 0)
-      FN(row_first)(exact, tb, tc, td, cp + p * SZ, dp + p * SZ, f->chk[0], f->pmin[0]);
+      FN(row_first)(tb, tc, td, cp + p * SZ, dp + p * SZ, f->chk[0]);
     else
       FN(row_next)
-    (exact, ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ,
-     cp + TL_CPU_POS(i - 1, f->rev, np) * SZ, dp + TL_CPU_POS(i - 1, f->rev, np) * SZ, cp + p * SZ,
-     dp + p * SZ, f->chk[0], f->pmin[0]);
+    (ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ, cp + TL_CPU_POS(i - 1, f->rev, np) * SZ,
+     dp + TL_CPU_POS(i - 1, f->rev, np) * SZ, cp + p * SZ, dp + p * SZ, f->chk[0]);
   }
 }
 
@@ -773,16 +814,17 @@ static TL_CPU_INLINE void FN(rows_forward)(int exact, size_t n, size_t np, size_
 static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(flight) * f,
                                             const T *cp, const T *dp)
 {
-  size_t t = np / TILE - 1 - k, i0 = t * TILE, rows = n - i0 < TILE ? n - i0 : TILE;
-  T tx[TILE * SZ];
-  for (size_t r = rows; r-- > 0;) {
+  size_t t = np / XT - 1 - k, i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT;
+  T tx[XT * SZ];
+  for (size_t r = rows; r-- > 0;) { /* x of row i + 1: the tile's next row, or the carry */
     size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
+    const T *x1 = r + 1 < rows ? tx + (r + 1) * SZ : f->xr[0];
     if (i + 1 == n)
-      FN(row_copy_check)(dp + p * SZ, f->xr[0], f->chk[0]);
+      FN(row_copy_check)(dp + p * SZ, tx + r * SZ, f->chk[0]);
     else
-      FN(row_back)(cp + p * SZ, dp + p * SZ, f->xr[0], f->xr[0], f->chk[0]);
-    memcpy(tx + r * SZ, f->xr[0], sizeof f->xr[0]);
+      FN(row_back)(cp + p * SZ, dp + p * SZ, x1, tx + r * SZ, f->chk[0]);
   }
+  memcpy(f->xr[0], tx, sizeof f->xr[0]); /* row i0 carries into the tile below */
   FN(tile_store)(tx, f->q[0].lane, f->q[0].valid, rows, f->x + f->q[0].off + i0);
 }
 
@@ -790,23 +832,23 @@ static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(fl
  * step k runs the backward step k of unit u and the forward step k of
  * unit u+1; one scratch pair (c', d') of G np SZ values each serves both,
  * every other unit storing its rows upside down. Steps are rows along
- * y and z, tiles of TILE rows along x (np = n rounded up to TILE). */
-static TL_CPU_INLINE void FN(cart_pipeline)(int exact, int rows, const size_t *dims, tl_dir dir,
+ * y and z, tiles of XT rows along x (np = n rounded up to XT). */
+static TL_CPU_INLINE void FN(cart_pipeline)(int reg, int rows, const size_t *dims, tl_dir dir,
                                             size_t G, size_t u0, size_t u1, const T *a, const T *b,
                                             const T *c, const T *d, T *x, T *cp, T *dp,
-                                            uint64_t *bad, uint64_t *nonpos)
+                                            uint64_t *bad, uint64_t *outside, uint64_t *corner)
 {
-  size_t n = dims[dir], np = rows ? (n + TILE - 1) / TILE * TILE : n;
-  size_t steps = rows ? np / TILE : n;
+  size_t n = dims[dir], np = rows ? (n + XT - 1) / XT * XT : n;
+  size_t steps = rows ? np / XT : n;
   FN(flight) fl[2];
   if (u0 >= u1)
     return;
   FN(flight_start)(&fl[0], dims, dir, G, u0, 0, a, b, c, d, x);
   for (size_t k = 0; k < steps; k++) {
     if (rows)
-      FN(rows_forward)(exact, n, np, k, &fl[0], cp, dp);
+      FN(rows_forward)(reg, n, np, k, &fl[0], cp, dp);
     else
-      FN(lanes_forward)(exact, n, k, &fl[0], cp, dp);
+      FN(lanes_forward)(n, k, &fl[0], cp, dp);
   }
   for (size_t u = u0; u < u1; u++) {
     FN(flight) *cur = &fl[(u - u0) & 1u], *nxt = &fl[1 - ((u - u0) & 1u)];
@@ -817,56 +859,46 @@ static TL_CPU_INLINE void FN(cart_pipeline)(int exact, int rows, const size_t *d
       if (rows) {
         FN(rows_backward)(n, np, k, cur, cp, dp);
         if (more)
-          FN(rows_forward)(exact, n, np, k, nxt, cp, dp);
+          FN(rows_forward)(reg, n, np, k, nxt, cp, dp);
       } else {
         FN(lanes_backward)(n, k, cur, cp, dp);
         if (more)
-          FN(lanes_forward)(exact, n, k, nxt, cp, dp);
+          FN(lanes_forward)(n, k, nxt, cp, dp);
       }
     }
-    for (size_t k = 0; k < cur->count; k++) {
+    for (size_t k = 0; k < cur->count; k++)
       TL_CPU_BAD_MASK(cur->chk[k], SZ, bad[cur->first + k]);
-      nonpos[cur->first + k] = exact ? FN(nonpositive_mask)(cur->pmin[k]) : 0;
-    }
+    if (reg)
+      FN(dom_masks)(&cur->dom, &outside[cur->first], &corner[cur->first]);
   }
 }
 
-/* The specialisations: rows (x) or lanes (y, z); the exact recurrence
- * only where the registry backend uses it (double, rows: the batch
+/* The specialisations: rows (x) or lanes (y, z); the registry's checks
+ * only where the registry backend uses them (double, rows: the batch
  * layout is lines along x), which keeps the build time down. */
-TL_CPU_CLONES static void FN(cart_run)(int exact, const size_t *dims, tl_dir dir, size_t G,
-                                       size_t u0, size_t u1, const T *a, const T *b, const T *c,
-                                       const T *d, T *x, T *cp, T *dp, uint64_t *bad,
-                                       uint64_t *nonpos)
+TL_CPU_CLONES static void FN(cart_run)(int reg, const size_t *dims, tl_dir dir, size_t G, size_t u0,
+                                       size_t u1, const T *a, const T *b, const T *c, const T *d,
+                                       T *x, T *cp, T *dp, uint64_t *bad, uint64_t *outside,
+                                       uint64_t *corner)
 {
   if (dir == TL_DIR_X) {
 #if !TL_CPU_FLOAT
-    if (exact)
-      FN(cart_pipeline)(1, 1, dims, dir, 1, u0, u1, a, b, c, d, x, cp, dp, bad, nonpos);
+    if (reg)
+      FN(cart_pipeline)(1, 1, dims, dir, 1, u0, u1, a, b, c, d, x, cp, dp, bad, outside, corner);
     else
 #endif
-      FN(cart_pipeline)(0, 1, dims, dir, 1, u0, u1, a, b, c, d, x, cp, dp, bad, nonpos);
+      FN(cart_pipeline)(0, 1, dims, dir, 1, u0, u1, a, b, c, d, x, cp, dp, bad, outside, corner);
   } else {
-    FN(cart_pipeline)(0, 0, dims, dir, G, u0, u1, a, b, c, d, x, cp, dp, bad, nonpos);
+    FN(cart_pipeline)(0, 0, dims, dir, G, u0, u1, a, b, c, d, x, cp, dp, bad, outside, corner);
   }
-  (void)exact;
+  (void)reg;
 }
 
-/* Solve along dir. exact: the reference's operations (registry backend);
- * then redo (nsys bytes, may be NULL) receives 1 for a system that may
- * have broken down and 2 for one with a non-positive pivot, and no
- * breakdown is reported. Without redo, the first breakdown is reported. */
-static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a, const T *b,
-                           const T *c, const T *d, T *x, unsigned char *redo, tl_info *info)
+/* Groups per unit along y and z: rows of up to 2 KiB (GMAX groups), as
+ * far as the x-row reaches, while the unit's scratch (2 n SZ values per
+ * group) stays within 2 MiB. Along x: 1. */
+static size_t FN(cart_width)(const size_t *dims, tl_dir dir, size_t np)
 {
-  if (exact && (TL_CPU_FLOAT || dir != TL_DIR_X)) /* not built: see cart_run */
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
-                   "thomas_3d: the exact recurrence is built for double lines along x only");
-  size_t n = dims[dir], groups = FN(cart_groups)(dims, dir);
-  size_t np = (n + TILE - 1) / TILE * TILE;
-  /* Groups per unit along y and z: rows of up to 2 KiB (GMAX groups), as
-   * far as the x-row reaches, while the unit's scratch (2 n SZ values per
-   * group) stays within 2 MiB. */
   size_t G = 1;
   if (dir != TL_DIR_X) {
     size_t per_row = (dims[0] + SZ - 1) / SZ;
@@ -874,11 +906,50 @@ static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a
            2 * (2 * G) * np * SZ * sizeof(T) <= ((size_t)2 << 20))
       G *= 2;
   }
+  return G;
+}
+
+/* The first lane of the groups that broke down, reported as thomas_3d
+ * reports it; TL_OK when every flagged lane was only an overflow of its
+ * check sum. */
+static int FN(cart_report)(const size_t *dims, tl_dir dir, const uint64_t *bad, const T *a,
+                           const T *b, const T *c, const T *x, tl_info *info)
+{
+  size_t n = dims[dir], groups = FN(cart_groups)(dims, dir);
+  for (size_t g = 0; g < groups; g++) {
+    if (!bad[g])
+      continue;
+    FN(cgroup) q = FN(cart_group)(dims, dir, g);
+    long row;
+    int piv, l = FN(confirm)(bad[g], q.valid, n, a + q.off, b + q.off, c + q.off, x + q.off, q.lane,
+                             q.row, &row, &piv);
+    if (l >= 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(q.s0 + (size_t)l), row, "",
+                     "thomas_3d: %s at row %ld of line %zu",
+                     piv ? "zero or non-finite pivot" : "overflow", row, q.s0 + (size_t)l);
+  }
+  return TL_OK;
+}
+
+/* Solve along dir. Without redo, the first breakdown is reported. With
+ * redo (nsys bytes; the registry backend, double along x only) nothing
+ * is reported: redo[s] receives 1 for a system that may have broken down
+ * (or holds a non-finite entry), 2 for one outside the dominance
+ * classes, 3 for one with a non-zero corner, else 0. */
+static int FN(thomas_cart)(const size_t *dims, tl_dir dir, const T *a, const T *b, const T *c,
+                           const T *d, T *x, unsigned char *redo, tl_info *info)
+{
+  int reg = redo != NULL;
+  if (reg && (TL_CPU_FLOAT || dir != TL_DIR_X)) /* not built: see cart_run */
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
+                   "thomas_3d: the registry's checks are built for double lines along x only");
+  size_t n = dims[dir], groups = FN(cart_groups)(dims, dir);
+  size_t np = (n + XT - 1) / XT * XT, G = FN(cart_width)(dims, dir, np);
   size_t units = FN(cart_units)(dims, dir, G);
-  uint64_t *bad = tl_alloc(2 * groups, sizeof *bad);
+  uint64_t *bad = tl_alloc(3 * groups, sizeof *bad);
   if (!bad)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
-  uint64_t *nonpos = bad + groups;
+  uint64_t *outside = bad + groups, *corner = bad + 2 * groups;
   int nomem = 0;
 #pragma omp parallel
   {
@@ -886,7 +957,8 @@ static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a
     tl_cpu_my_share(units, &u0, &u1);
     T *cp = u0 < u1 ? tl_cpu_scratch(2 * G * np * SZ, sizeof(T)) : NULL;
     if (cp) {
-      FN(cart_run)(exact, dims, dir, G, u0, u1, a, b, c, d, x, cp, cp + G * np * SZ, bad, nonpos);
+      FN(cart_run)
+      (reg, dims, dir, G, u0, u1, a, b, c, d, x, cp, cp + G * np * SZ, bad, outside, corner);
     } else if (u0 < u1) {
 #pragma omp atomic write
       nomem = 1;
@@ -897,21 +969,17 @@ static int FN(thomas_cart)(const size_t *dims, tl_dir dir, int exact, const T *a
   if (nomem)
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory for %zu scratch values",
                  2 * G * np * SZ);
-  for (size_t g = 0; g < groups && st == TL_OK; g++) {
-    FN(cgroup) q = FN(cart_group)(dims, dir, g);
-    if (redo) {
+  else if (reg)
+    for (size_t g = 0; g < groups; g++) {
+      FN(cgroup) q = FN(cart_group)(dims, dir, g);
       for (size_t l = 0; l < q.valid; l++)
-        redo[q.s0 + l] = (bad[g] >> l & 1u) ? 1 : (nonpos[g] >> l & 1u) ? 2 : 0;
-      continue;
+        redo[q.s0 + l] = (bad[g] >> l & 1u)       ? 1
+                         : (corner[g] >> l & 1u)  ? 3
+                         : (outside[g] >> l & 1u) ? 2
+                                                  : 0;
     }
-    long row;
-    int piv, l = FN(confirm)(bad[g], q.valid, n, a + q.off, b + q.off, c + q.off, x + q.off, q.lane,
-                             q.row, &row, &piv);
-    if (l >= 0)
-      st = TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(q.s0 + (size_t)l), row, "",
-                   "thomas_3d: %s at row %ld of line %zu",
-                   piv ? "zero or non-finite pivot" : "overflow", row, q.s0 + (size_t)l);
-  }
+  else
+    st = FN(cart_report)(dims, dir, bad, a, b, c, x, info);
   free(bad);
   return st;
 }

@@ -70,18 +70,9 @@ int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a
  * batch the packed kernel does not take. */
 extern const tl_algorithm tl_algo_thomas_periodic_ref;
 
-/* 1 when the packed kernel may solve this system with the reference's
- * outcome: n >= 3 and the cyclic matrix strictly diagonally dominant by
- * rows. Then b[0] != 0, B = A - u v^T is diagonally dominant too (|B[n-1]
- * [n-1]| >= |b[n-1]| - |a[0] c[n-1] / b[0]| > |a[n-1]|), and the
- * reference returns TL_OK unless it breaks down. */
-static int periodic_fast_ok(size_t n, const double *a, const double *b, const double *c)
-{
-  return n >= 3 && (tl_classes_d(n, a, b, c, 1, NULL) & TL_CLASS_STRICT_DD);
-}
-
-/* The batch is packed (tl_cpu_pack_batch_d), solved by the SZ-packed
- * kernel and unpacked when every system is in the kernel's domain;
+/* The batch is solved group by group, each packed into a per-thread
+ * scratch (periodic_lines), when every system is in the kernel's domain
+ * (n >= 3, and the dominance test made on each packed group);
  * otherwise -- or if the kernel reports a breakdown -- the reference
  * solves the batch, so statuses, rows and messages are the reference's.
  * Results agree with thomas_periodic within eps-scaled ratios (the
@@ -95,27 +86,12 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
                    "thomas_periodic_cpu solves periodic float64 batches; use the reference");
   size_t n = sys->n, nsys = sys->nsys;
   const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
-  int all_ok = 1;
-#pragma omp parallel for schedule(static) reduction(&& : all_ok)
-  for (size_t s = 0; s < nsys; s++)
-    all_ok = all_ok && periodic_fast_ok(n, a + s * n, b + s * n, c + s * n);
   int st = TL_ERR_BREAKDOWN;
-  if (all_ok) {
-    size_t sz = tl_cpu_sz_default(n, sizeof(double)), count = tl_cpu_packed_count(n, nsys, sz);
-    double *pk = count ? tl_cpu_scratch(4 * count, sizeof(double)) : NULL;
-    if (!pk)
+  if (n >= 3) {
+    size_t sz = tl_cpu_sz_default(n, sizeof(double));
+    TL_CPU_DISPATCH_TO(st, sz, periodic_lines, d, n, nsys, a, b, c, d, xv);
+    if (st == TL_ERR_NOMEM)
       return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic_cpu: no memory");
-    double *pa = pk, *pb = pk + count, *pc = pk + 2 * count, *pd = pk + 3 * count;
-    tl_info kinfo;
-    tl_info_clear(&kinfo);
-    tl_cpu_pack_batch_d(n, nsys, sz, a, pa, 0.0, NULL);
-    tl_cpu_pack_batch_d(n, nsys, sz, b, pb, 1.0, NULL);
-    tl_cpu_pack_batch_d(n, nsys, sz, c, pc, 0.0, NULL);
-    tl_cpu_pack_batch_d(n, nsys, sz, d, pd, 0.0, NULL);
-    st = tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &kinfo);
-    if (st == TL_OK)
-      tl_cpu_unpack_batch_d(n, nsys, sz, pd, xv, NULL);
-    free(pk);
   }
   if (st == TL_OK) {
     if (info) {
@@ -124,7 +100,11 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
     }
     return TL_OK;
   }
-  /* Outside the kernel's domain, or a breakdown: the reference decides. */
+  /* Outside the kernel's domain, or a breakdown: a non-finite entry shows
+   * as either (it fails the dominance test or makes a lane's check sum
+   * not finite), so tl_solve's entry check, skipped for this backend,
+   * runs here first; then the reference decides. */
+  TL_CALL(tl_check_entries(sys, 0, n, info));
   return tl_algo_thomas_periodic_ref.solve(&tl_algo_thomas_periodic_ref, sys, xv, opt, info);
 }
 
@@ -144,6 +124,7 @@ const tl_algorithm tl_algo_thomas_periodic_cpu = {
                "eps-scaled ratios",
     .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas), §4.1 (SZ-packed groups)",
     .solve = thomas_periodic_cpu_solve,
+    .checks_entries = 1,
 };
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -290,5 +271,87 @@ static int FN(periodic_packed)(size_t n, size_t nsys, const T *a, const T *b, co
   free(bad);
   return st;
 }
+
+#if !TL_CPU_FLOAT /* the registry backend solves float64 only */
+/* Systems s0 .. s0+SZ-1 of a batch (lines of n values) to one packed
+ * group in w (a, b, c, d: n SZ values each), padding lanes as identity. */
+static void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
+{
+  static const T pad[4] = {0, 1, 0, 0};
+  for (int k = 0; k < 4; k++)
+    for (size_t l = 0; l < SZ; l++) {
+      T *q = w + (size_t)k * n * SZ + l;
+      for (size_t i = 0; i < n; i++)
+        q[i * SZ] = l < valid ? src[k][l * n + i] : pad[k];
+    }
+}
+
+/* 1 when every lane of a packed group (a, b, c at w) is strictly
+ * diagonally dominant by rows, corners included: |b| - (|a| + |c|) > 0
+ * in every row, tl_classes_d's test for a cyclic matrix, made while the
+ * group is in cache. Then b[0] != 0, B = A - u v^T is dominant too
+ * (|B[n-1][n-1]| >= |b[n-1]| - |a[0] c[n-1] / b[0]| > |a[n-1]|), and the
+ * reference returns TL_OK unless it breaks down. A NaN fails the test;
+ * padding lanes (b = 1, a = c = 0) pass. */
+static int FN(group_strict_dd)(size_t n, const T *w)
+{
+  const T *a = w, *b = w + n * SZ, *c = w + 2 * n * SZ;
+  T fail[SZ] = {0};
+  for (size_t i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      size_t q = i * SZ + (size_t)l;
+      T margin = fabs(b[q]) - (fabs(a[q]) + fabs(c[q]));
+      fail[l] += margin > 0 ? 0 : 1;
+    }
+  }
+  for (int l = 0; l < SZ; l++)
+    if (fail[l] != 0)
+      return 0;
+  return 1;
+}
+
+/* The registry's batch layout, group by group: SZ systems packed into a
+ * per-thread scratch (it stays in L2), solved there, unpacked into x.
+ * Memory sees a, b, c, d read once and x written once; no copy of the
+ * batch. TL_ERR_BREAKDOWN when any lane was flagged or a group is not
+ * strictly dominant (the caller lets the reference decide), TL_ERR_NOMEM
+ * without scratch. */
+static int FN(periodic_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
+                              T *x)
+{
+  size_t groups = (nsys + SZ - 1) / SZ;
+  int st = TL_OK;
+#pragma omp parallel
+  {
+    size_t g0, g1;
+    uint64_t bad = 0;
+    tl_cpu_my_share(groups, &g0, &g1);
+    T *w = g0 < g1 ? tl_cpu_scratch(6 * n * SZ, sizeof(T)) : NULL;
+    for (size_t g = g0; w && g < g1; g++) {
+      size_t o = g * SZ * n, valid = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
+      const T *src[4] = {a + o, b + o, c + o, d + o};
+      T *pd = w + 3 * n * SZ;
+      FN(pack_lines)(n, valid, src, w);
+      if (!FN(group_strict_dd)(n, w)) {
+        bad = 1; /* outside the kernel's domain: the reference decides */
+        break;
+      }
+      bad |=
+          FN(periodic_group)(n, w, w + n * SZ, w + 2 * n * SZ, pd, w + 4 * n * SZ, w + 5 * n * SZ);
+      for (size_t l = 0; l < valid; l++)
+        for (size_t i = 0; i < n; i++)
+          x[o + l * n + i] = pd[i * SZ + l];
+    }
+    if ((g0 < g1 && !w) || bad) {
+#pragma omp critical(tl_cpu_periodic_lines)
+      st = st == TL_ERR_NOMEM || !w ? TL_ERR_NOMEM : TL_ERR_BREAKDOWN;
+    }
+    free(w);
+  }
+  return st;
+}
+
+#endif /* !TL_CPU_FLOAT */
 
 #endif

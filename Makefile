@@ -259,7 +259,8 @@ endif
 ifneq ($(HIPCC),)
 	@mkdir -p $(GPU_OUT)/hip
 	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c optimized/gpu/gpu_device.cu -o $(GPU_OUT)/hip/gpu_device.o
-	$(HIPCC) $(HIP_FLAGS) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test tests/gpu/device_test.c \
+	$(CC) $(CPPFLAGS) $(CSTD) -O2 -c tests/gpu/device_test.c -o $(GPU_OUT)/hip/device_test.o
+	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test $(GPU_OUT)/hip/device_test.o \
 	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 	@echo "gpu: HIP build done ($(GPU_OUT)/hip)"
@@ -300,7 +301,7 @@ $(PORT_BUILD)/libthomas_port_f.so: examples/ports/thomas_port.f90
 	$(GFORTRAN) -O2 -g -fPIC -shared -J $(dir $@) $(SAN_LDFLAGS) -o $@ $<
 
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
-check: check-plain check-sanitize check-fuzz
+check: check-plain check-sanitize check-fuzz check-gpu
 
 check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-tutorials check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \

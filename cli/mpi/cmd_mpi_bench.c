@@ -44,6 +44,7 @@ static void bench_usage(FILE *out)
           "  --quick            n = 1024, 2^20 unknowns, 3 runs (a check, not a figure)\n"
           "  --no-packed        skip the OpenMP packed kernel\n"
           "  --no-pingpong      skip the ping-pong\n"
+          "  --pingpong-max B   largest ping-pong message in bytes (default 16777216)\n"
           "  --csv FILE         also write the rows as CSV to FILE\n"
           "  --append           append to FILE (no header), e.g. for P = 1 then 2\n"
           "  --plot PREFIX      PREFIX.dat, PREFIX.gp and PREFIX.png (gnuplot): the time\n"
@@ -59,6 +60,7 @@ typedef struct bench_args {
   size_t nalgos;
   char *algo_list;
   int packed, pingpong, append;
+  size_t pingpong_max;
   const char *csv, *plot;
 } bench_args;
 
@@ -115,6 +117,11 @@ static int parse(int argc, char **argv, bench_args *a)
     } else if (cli_is(arg, "--algo")) {
       if (!(v = cli_value(argc, argv, &i, "--algo")) || parse_algos(a, v))
         return 2;
+    } else if (cli_is(arg, "--pingpong-max")) {
+      if (!(v = cli_value(argc, argv, &i, "--pingpong-max")) ||
+          cli_parse_int(v, "--pingpong-max", 8, 1L << 30, &k))
+        return 2;
+      a->pingpong_max = (size_t)k;
     } else if (cli_is(arg, "--csv")) {
       if (!(a->csv = cli_value(argc, argv, &i, "--csv")))
         return 2;
@@ -213,11 +220,21 @@ static void write_plot(const char *prefix, const tl_mpi_bench_result *res, size_
 
 /* ---------------------------------------------------------------- */
 
-static void pingpong(FILE *csv, int P)
+/* Message sizes 8, 64, 512, ... bytes (a factor 8), then the largest. */
+static size_t pingpong_sizes(size_t most, size_t *sizes, size_t cap)
 {
-  static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216};
-  enum { NS = sizeof sizes / sizeof sizes[0] };
-  double half[NS], alpha, beta;
+  size_t count = 0;
+  for (size_t m = 8; m < most && count + 1 < cap; m *= 8)
+    sizes[count++] = m;
+  sizes[count++] = most;
+  return count;
+}
+
+static void pingpong(FILE *csv, int P, size_t most)
+{
+  size_t sizes[16];
+  size_t NS = pingpong_sizes(most, sizes, 16);
+  double half[16], alpha, beta;
   tl_info info;
   if (tl_mpi_pingpong(MPI_COMM_WORLD, sizes, NS, 20, half, &alpha, &beta, &info) != TL_OK) {
     if (mpi_rank() == 0 && P > 1)
@@ -228,12 +245,12 @@ static void pingpong(FILE *csv, int P)
     return;
   printf("\nping-pong between ranks 0 and 1 (half the median round trip of 20):\n");
   printf("%10s %12s %10s\n", "bytes", "us", "GB/s");
-  for (int k = 0; k < NS; k++)
+  for (size_t k = 0; k < NS; k++)
     printf("%10zu %12.3f %10.3f\n", sizes[k], 1e6 * half[k], sizes[k] / half[k] * 1e-9);
   printf("model: alpha = %.3f us, beta = %.3f GB/s\n", 1e6 * alpha, beta * 1e-9);
   if (!csv)
     return;
-  for (int k = 0; k < NS; k++) {
+  for (size_t k = 0; k < NS; k++) {
     fprintf(csv, "pingpong,%zu,2,,,ok,", sizes[k]);
     tl_csv_num(csv, half[k]);
     fprintf(csv, ",,,,,,");
@@ -249,7 +266,7 @@ static void pingpong(FILE *csv, int P)
 
 int cmd_mpi_bench(int argc, char **argv)
 {
-  bench_args a = {.packed = 1, .pingpong = 1};
+  bench_args a = {.packed = 1, .pingpong = 1, .pingpong_max = (size_t)1 << 24};
   tl_mpi_bench_config_init(&a.cfg);
   int pr = parse(argc, argv, &a);
   if (pr) {
@@ -332,7 +349,7 @@ int cmd_mpi_bench(int argc, char **argv)
     }
   }
   if (a.pingpong && P > 1)
-    pingpong(csv, P);
+    pingpong(csv, P, a.pingpong_max);
   if (csv && fclose(csv) != 0) {
     cli_error("bench: cannot write %s", a.csv);
     failed = 1;

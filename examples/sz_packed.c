@@ -5,8 +5,10 @@
  *   1. where the entries of a small batch go in the SZ-packed layout;
  *   2. a batch of 2000 systems: pack, solve with tl_cpu_thomas_sz_d,
  *      unpack, and check the answer against LAPACK with LAPACK's ratio;
- *   3. the same batch through the registry: thomas_cpu returns what the
- *      reference thomas returns, bit for bit, only faster.
+ *   3. the same batch through the registry: thomas_cpu returns the status
+ *      the reference thomas returns and an answer that passes LAPACK's
+ *      test, a few ulps from thomas's (one reciprocal per row where thomas
+ *      divides twice).
  *
  * Exit status 0 when every check passes.
  */
@@ -97,13 +99,21 @@ int main(void)
   t0 = seconds();
   int sc = tl_solve(cpu, &p.sys, xc, NULL, &info);
   double t_cpu = seconds() - t0;
-  int same = !memcmp(xr, xc, n * nsys * sizeof *xr);
-  printf("\n3. registry: thomas %s in %.2f ms, thomas_cpu %s in %.2f ms; solutions %s\n"
+  double diff = 0, scale = 0, res_cpu = tl_residual_ratio(&p.sys, xc);
+  for (size_t k = 0; k < n * nsys; k++) {
+    double dk = xr[k] > xc[k] ? xr[k] - xc[k] : xc[k] - xr[k];
+    double sk = xr[k] > 0 ? xr[k] : -xr[k];
+    diff = dk > diff ? dk : diff;
+    scale = sk > scale ? sk : scale;
+  }
+  printf("\n3. registry: thomas %s in %.2f ms, thomas_cpu %s in %.2f ms\n"
+         "   thomas_cpu's residual ratio %.2f (pass: < %g); largest difference from\n"
+         "   thomas %s of max |x|\n"
          "   (the packed kernel alone: %.2f ms; one run each, no warm-up: use\n"
          "   'tridlab bench' for measurements)\n",
-         tl_status_name(sr), 1e3 * t_ref, tl_status_name(sc), 1e3 * t_cpu,
-         same ? "bit-identical" : "DIFFERENT", 1e3 * t_packed);
-  ok &= sr == TL_OK && sc == TL_OK && same;
+         tl_status_name(sr), 1e3 * t_ref, tl_status_name(sc), 1e3 * t_cpu, res_cpu, TL_THRESH,
+         diff / scale < 1e-14 ? "below 1e-14" : "ABOVE 1e-14", 1e3 * t_packed);
+  ok &= sr == TL_OK && sc == TL_OK && res_cpu < TL_THRESH && diff / scale < 1e-14;
 
   free(pa), free(pb), free(pc), free(pd), free(x), free(xl), free(xr), free(xc), free(rcond);
   tl_problem_free(&p);

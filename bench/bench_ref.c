@@ -2,7 +2,7 @@
  *
  * The reference files are the readable oracle, not the fast path; this
  * program says how far they are from the memory-bandwidth limit so the
- * optimized backends have a baseline. Protocol (ARCHITECTURE §7):
+ * optimized backends have a baseline. Protocol (docs/design.md §7):
  *  - byte model: a plain-system solve reads a, b, c, d and writes x:
  *    5 words of 8 bytes per unknown (GB = 1e9 bytes);
  *  - a STREAM-style copy of the same number of bytes is timed in the same

@@ -1,5 +1,5 @@
 /* cli/cmd_bench.c -- `tridlab bench`: the optimized CPU kernels against
- * the memory-bandwidth limit of this machine (ARCHITECTURE §7,
+ * the memory-bandwidth limit of this machine (docs/design.md §7,
  * docs/performance.md).
  *
  * For every kernel, system size n, direction, precision and thread count

@@ -1,5 +1,5 @@
 /* optimized/cpu/stream_cpu.c -- the streaming kernels the bandwidth
- * benchmark measures against (ARCHITECTURE §7, docs/performance.md).
+ * benchmark measures against (docs/design.md §7, docs/performance.md).
  *
  * Each moves exactly the arrays of a solver in the same direction (read,
  * write or read-modify-write), element after element, with the same

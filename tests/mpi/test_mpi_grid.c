@@ -129,7 +129,17 @@ static void line_ledger_vs_model(mpi_check *mc, const tl_grid *g, tl_dir d,
     tl_info minfo;
     tl_info_clear(&minfo);
     char why[512] = "";
-    ref->ledger_model(ref, &shape, &mo, &minfo, &model);
+    /* A model whose message sizes depend on the matrix (ITS: J and L come
+     * from the decay rates) needs the entries, which no rank of a grid
+     * line holds whole; it says so (TL_ERR_ARG for a shape without
+     * arrays), and its model is checked line for line against the
+     * recorded ledger in test_mpi_partition instead. */
+    if (ref->ledger_model(ref, &shape, &mo, &minfo, &model) == TL_ERR_ARG) {
+      MC_EXPECT(mc, line.count > 0, "empty ledger (%s)", algo->name);
+      tl_ledger_free(&line);
+      tl_ledger_free(&model);
+      return;
+    }
     MC_EXPECT(mc, model.count > 0 && line.count > 0, "empty ledger: %zu entries, model %zu",
               line.count, model.count);
     if (getenv("GRID_DEBUG"))

@@ -500,7 +500,9 @@ typedef struct hostile {
 static void hostile_make(hostile *h, size_t n, size_t nsys, size_t skew, unsigned seed)
 {
   size_t count = n * nsys;
-  h->mem = aligned_alloc(64, (4 * count + 8 * 4) * sizeof(double));
+  /* aligned_alloc wants a size that is a multiple of the alignment. */
+  size_t bytes = ((4 * count + 8 * 4) * sizeof(double) + 63) / 64 * 64;
+  h->mem = aligned_alloc(64, bytes);
   cr_assert_not_null(h->mem);
   memset(&h->p, 0, sizeof h->p);
   double *arr[4];

@@ -505,7 +505,7 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
   stage_input(tr, "ITS: x at each interface row is a dot product of a row of A^-1 with d; "
                   "its coefficients decay away from the row, so J terms on each side suffice");
   for (int p = 0; p < P; p++)
-    tl_its_rate(st, p, a, b, c);
+    tl_its_rate(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p]);
   TL_CALL(tl_its_truncation(st, (size_t)tl_param_value(algo, opt, "J"),
                             tl_param_value(algo, opt, "eps_c"), info));
   tl_trace_stage sg = stage_new(tr, "decay rates and the truncation J (eq 18)");
@@ -521,7 +521,7 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
     its_interface_stage(tr, st, k, tol);
   }
   for (int p = 0; p < P; p++)
-    tl_its_partial(st, p, d);
+    tl_its_partial(st, p, d + st->begin[p]);
   tl_its_exchange(st);
   sg = stage_new(tr, "partial sums and the one exchange");
   snprintf(sg.note, sizeof sg.note,
@@ -531,7 +531,8 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
   add_vec(&sg, "a_t per partition", -1, 0, (size_t)P, st->at);
   emit(tr, &sg, 0);
   for (int p = 0; p < P; p++)
-    TL_CALL(tl_its_local_solve(st, p, a, b, c, d, x, info));
+    TL_CALL(tl_its_local_solve(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p],
+                               d + st->begin[p], x + st->begin[p], info));
   sg = stage_new(tr, "local solves with the interface values known");
   snprintf(sg.note, sizeof sg.note,
            "x[I] = a_b + a_t of each interface; every partition solves its own rows");

@@ -1,19 +1,26 @@
-/* bench/gpu/bench_gpu.cu -- tridlab-gpu-bench: the packed Thomas kernel
- * against the device's bandwidth and cuSPARSE (docs/gpu.md, section 5).
+/* bench/gpu/bench_gpu.cu -- tridlab-gpu-bench: the GPU kernels against the
+ * device's bandwidth and cuSPARSE (docs/gpu.md, section 5).
  * Built by `make gpu` with nvcc; never timed in tests.
  *
  * Without a device it says so and exits 0, printing no numbers. With one,
- * for n = 256, 1024, 4096 and 2^25 unknowns (double), in one run:
- *   copy     cudaMemcpy device to device of one array: 2 words / unknown
- *   stream   a same-traffic kernel (read a, b, c, d, write d; no
- *            recurrence): the limit for Thomas's access pattern
- *   thomas   thomas_sz_kernel, declared 5 words / unknown
- *   cusparse gtsvInterleavedBatch (algorithm 0, Thomas) on the fully
- *            interleaved layout, and gtsv2StridedBatch on the batch layout
- * as GB/s under each one's byte model (5 words for the solvers), the
- * median of 7 timed runs after one warm-up, inputs restored before each
- * run outside the timed region, transfers to and from the host excluded.
- * limit_ratio = thomas GB/s / stream GB/s. Output: CSV on stdout.
+ * for n = 256, 1024, 4096 and 2^25 unknowns, in one run:
+ *   copy      cudaMemcpy device to device of one array: 2 words / unknown
+ *   stream    a same-traffic kernel (read a, b, c, d, write d; no
+ *             recurrence): the limit for the solvers' declared traffic
+ *   thomas_sz thomas_sz_kernel (packed, in place), declared 5 words /
+ *             unknown; also in float, against a float stream
+ *   periodic_sz, pcr, hybrid_pcr  the other kernels, declared 5 words
+ *             (their scratch traffic is not counted: it is their cost)
+ *   cusparse  gtsvInterleavedBatch (algorithm 0, Thomas) on the fully
+ *             interleaved layout, and gtsv2StridedBatch on the batch layout
+ * as GB/s under each one's byte model, the median of 7 timed runs after
+ * one warm-up (and the spread: smallest and largest), inputs restored
+ * before each run outside the timed region, transfers to and from the
+ * host excluded. limit_ratio = GB/s / stream GB/s of the same precision.
+ * --occupancy adds Thomas launched with at most k blocks per
+ * multiprocessor (thomas_sz_occ<k>, k = 1..16; docs/gpu.md says why).
+ * The column `ahead` is TL_GPU_AHEAD, the rows Thomas loads ahead
+ * (gpu_kernels.h; build with -DTL_GPU_AHEAD=k to compare). CSV on stdout.
  *
  * Measured numbers go into docs/gpu.md, replacing the predictions.
  */
@@ -21,6 +28,7 @@
 #include <cusparse.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 
 #include "../../optimized/gpu/tl_gpu_port.h"
@@ -28,6 +36,11 @@
 
 #define T double
 #define KF(x) x##_d
+#include "../../optimized/gpu/gpu_kernels.h"
+#undef T
+#undef KF
+#define T float
+#define KF(x) x##_f
 #include "../../optimized/gpu/gpu_kernels.h"
 #undef T
 #undef KF
@@ -41,7 +54,7 @@
   } while (0)
 
 /* The same traffic as Thomas in place, without the recurrence. */
-TL_KERNEL(stream5, long count, const double *a, const double *b, const double *c, double *d)
+template <class R> TL_KERNEL(stream5, long count, const R *a, const R *b, const R *c, R *d)
 {
   TL_REGION(t)
   {
@@ -72,25 +85,163 @@ template <class R, class B> static float timed(R restore, B body)
   return ms;
 }
 
-/* The median of 7 runs after a warm-up. */
-template <class R, class B> static float median(R restore, B body)
+/* The median of 7 runs after a warm-up, and their smallest and largest. */
+struct timing {
+  float med, lo, hi;
+};
+template <class R, class B> static timing median(R restore, B body)
 {
   timed(restore, body);
   std::vector<float> v;
   for (int k = 0; k < 7; k++)
     v.push_back(timed(restore, body));
   std::sort(v.begin(), v.end());
-  return v[3];
+  return {v[3], v[0], v[6]};
 }
 
-static void row(const char *what, long n, long nsys, double words, float ms, double limit)
+static void row(const char *what, const char *prec, long n, long nsys, double words, size_t size,
+                timing t, double limit)
 {
-  double gbs = words * 8.0 * (double)n * (double)nsys / (ms * 1e-3) / 1e9;
-  printf("%s,%ld,%ld,%.4f,%.1f,%.3f\n", what, n, nsys, ms, gbs, limit > 0 ? gbs / limit : 0.0);
+  double gbs = words * (double)size * (double)n * (double)nsys / (t.med * 1e-3) / 1e9;
+  printf("%s,%s,%ld,%ld,%d,%.4f,%.4f,%.4f,%.1f,%.3f\n", what, prec, n, nsys, TL_GPU_AHEAD, t.med,
+         t.lo, t.hi, gbs, limit > 0 ? gbs / limit : 0.0);
 }
 
-int main(void)
+/* Device arrays of one batch, in the precision R. */
+template <class R> struct batch {
+  long n, nsys, count;
+  size_t bytes;
+  R *a, *b, *c, *d, *d0, *w;
+  int *stat;
+  batch(long n_, long nsys_) : n(n_), nsys(nsys_), count(n_ * nsys_)
+  {
+    bytes = (size_t)count * sizeof(R);
+    std::vector<R> ha(count), hb(count), hc(count), hd(count);
+    for (long k = 0; k < count; k++) { /* dominant rows; packed rows of 32 lanes */
+      long i = (k / TL_GPU_SZ) % n;
+      ha[k] = i == 0 ? 0 : -1;
+      hc[k] = i == n - 1 ? 0 : -1;
+      hb[k] = 4;
+      hd[k] = (R)(k % 97) / (R)97;
+    }
+    R **all[] = {&a, &b, &c, &d, &d0};
+    for (R **p : all)
+      CHECK(cudaMalloc(p, bytes));
+    CHECK(cudaMalloc(&w, 2 * bytes));
+    CHECK(cudaMalloc(&stat, (size_t)nsys * TL_GPU_STAT_WORDS * sizeof(int)));
+    CHECK(cudaMemcpy(a, ha.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(b, hb.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(c, hc.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d0, hd.data(), bytes, cudaMemcpyHostToDevice));
+  }
+  ~batch()
+  {
+    R *all[] = {a, b, c, d, d0, w};
+    for (R *p : all)
+      cudaFree(p);
+    cudaFree(stat);
+  }
+  void restore()
+  {
+    CHECK(cudaMemcpy(d, d0, bytes, cudaMemcpyDeviceToDevice));
+  }
+  /* The same-traffic limit in GB/s (5 words per unknown). */
+  double limit(timing *t)
+  {
+    *t = median([&] { restore(); },
+                [&] { TL_LAUNCH(stream5<R>, (count + 255) / 256, 256, 0, count, a, b, c, d); });
+    return 5.0 * sizeof(R) * (double)count / (t->med * 1e-3) / 1e9;
+  }
+};
+
+/* Thomas with k blocks (warps) per multiprocessor at most, forced by
+ * asking for shared memory the kernel does not use: fewer systems in
+ * flight keep the scratch (c', d') a thread writes in its forward pass
+ * in L2 until its backward pass reads it back. */
+static void occupancy(batch<double> &g, double limit)
 {
+  int dev = 0, per_sm = 0, per_block = 0;
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  CHECK(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  CHECK(cudaFuncSetAttribute(thomas_sz_kernel_d, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             per_block));
+  static const int ks[] = {1, 2, 3, 4, 6, 8, 12, 16};
+  for (int k : ks) {
+    size_t sh = (size_t)per_sm / k - 1024; /* 1 KiB per block is the system's */
+    if (sh > (size_t)per_block)
+      sh = (size_t)per_block;
+    timing t = median([&] { g.restore(); },
+                      [&] {
+                        TL_LAUNCH(thomas_sz_kernel_d, g.nsys / TL_GPU_SZ, TL_GPU_SZ, sh, g.n,
+                                  g.nsys, g.a, g.b, g.c, g.d, g.w, g.stat);
+                      });
+    char name[32];
+    snprintf(name, sizeof name, "thomas_sz_occ%d", k);
+    row(name, "double", g.n, g.nsys, 5, sizeof(double), t, limit);
+  }
+}
+
+/* Thomas in float: its own limit, its own stream. */
+static void float_thomas(long n, long nsys)
+{
+  batch<float> f(n, nsys);
+  timing st;
+  double limit = f.limit(&st);
+  timing t = median([&] { f.restore(); },
+                    [&] {
+                      TL_LAUNCH(thomas_sz_kernel_f, nsys / TL_GPU_SZ, TL_GPU_SZ, 0, n, nsys, f.a,
+                                f.b, f.c, f.d, f.w, f.stat);
+                    });
+  row("stream", "float", n, nsys, 5, sizeof(float), st, limit);
+  row("thomas_sz", "float", n, nsys, 5, sizeof(float), t, limit);
+}
+
+/* PCR (one block per system) and hybrid Thomas-PCR (a thread per
+ * partition of 32 rows) on the batch layout, as gpu_device_pass.h
+ * launches them. */
+static void batch_kernels(batch<double> &g, double limit)
+{
+  long n = g.n, nsys = g.nsys;
+  double *x, *gbuf = NULL, *work;
+  long *off;
+  CHECK(cudaMalloc(&x, g.bytes));
+  size_t t32 = (n + 31) / 32 * 32;
+  int threads = t32 > 256 ? 256 : (int)t32;
+  size_t keys = 2 * (size_t)threads * sizeof(long long), shw = 8 * (size_t)n * sizeof(double);
+  int global = keys + shw > 48 * 1024;
+  if (global)
+    CHECK(cudaMalloc(&gbuf, 8 * g.bytes));
+  timing t = median([] {},
+                    [&] {
+                      TL_LAUNCH(pcr_kernel_d, nsys, threads, keys + (global ? 0 : shw), n, g.a, g.b,
+                                g.c, g.d0, x, gbuf, g.stat);
+                    });
+  row(global ? "pcr_global" : "pcr_shared", "double", n, nsys, 5, sizeof(double), t, limit);
+  int parts = (int)(n / 32 > 1024 ? 1024 : n / 32);
+  std::vector<long> ho(parts + 1);
+  for (int p = 0; p <= parts; p++)
+    ho[p] = (long)((long long)n * p / parts);
+  CHECK(cudaMalloc(&off, (parts + 1) * sizeof(long)));
+  CHECK(cudaMemcpy(off, ho.data(), (parts + 1) * sizeof(long), cudaMemcpyHostToDevice));
+  CHECK(
+      cudaMalloc(&work, (size_t)nsys * TL_HYBRID_WORK((size_t)n, (size_t)parts) * sizeof(double)));
+  t = median([] {},
+             [&] {
+               TL_LAUNCH(hybrid_kernel_d, nsys, parts, 4 * (size_t)parts * sizeof(long long), n,
+                         parts, off, g.a, g.b, g.c, g.d0, x, work, g.stat);
+             });
+  row("hybrid_pcr", "double", n, nsys, 5, sizeof(double), t, limit);
+  cudaFree(x), cudaFree(gbuf), cudaFree(work), cudaFree(off);
+}
+
+int main(int argc, char **argv)
+{
+  int with_occupancy = argc > 1 && !strcmp(argv[1], "--occupancy");
+  if (argc > 1 && !with_occupancy) {
+    fprintf(stderr, "usage: tridlab-gpu-bench [--occupancy]\n");
+    return 2;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
     printf("tridlab-gpu-bench: no GPU device present; nothing measured\n");
@@ -98,48 +249,39 @@ int main(void)
   }
   cusparseHandle_t sp;
   CHECK(cusparseCreate(&sp));
-  printf("kernel,n,nsys,ms,GB/s,limit_ratio\n");
+  printf("kernel,precision,n,nsys,ahead,ms,ms_min,ms_max,GB/s,limit_ratio\n");
   const long total = 1L << 25;
   for (long n = 256; n <= 4096; n *= 4) {
     long nsys = total / n, count = n * nsys; /* nsys is a multiple of 32 */
-    std::vector<double> ha(count), hb(count), hc(count), hd(count);
-    for (long k = 0; k < count; k++) { /* dominant rows, packed by rows of 32 lanes */
-      long i = (k / TL_GPU_SZ) % n;
-      ha[k] = i == 0 ? 0 : -1;
-      hc[k] = i == n - 1 ? 0 : -1;
-      hb[k] = 4;
-      hd[k] = (double)(k % 97) / 97.0;
-    }
-    double *a, *b, *c, *d, *d0, *w, *dl, *dd, *du;
-    int *stat;
-    size_t bytes = (size_t)count * sizeof(double);
-    CHECK(cudaMalloc(&a, bytes));
-    CHECK(cudaMalloc(&b, bytes));
-    CHECK(cudaMalloc(&c, bytes));
-    CHECK(cudaMalloc(&d, bytes));
-    CHECK(cudaMalloc(&d0, bytes));
-    CHECK(cudaMalloc(&w, bytes));
+    batch<double> g(n, nsys);
+    double *a = g.a, *b = g.b, *c = g.c, *d = g.d, *d0 = g.d0, *w = g.w;
+    int *stat = g.stat;
+    size_t bytes = g.bytes;
+    std::vector<double> ha(count), hc(count);
+    double *dl, *dd, *du;
     CHECK(cudaMalloc(&dl, bytes));
     CHECK(cudaMalloc(&dd, bytes));
     CHECK(cudaMalloc(&du, bytes));
-    CHECK(cudaMalloc(&stat, (size_t)nsys * TL_GPU_STAT_WORDS * sizeof(int)));
-    CHECK(cudaMemcpy(a, ha.data(), bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(b, hb.data(), bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(c, hc.data(), bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d0, hd.data(), bytes, cudaMemcpyHostToDevice));
-    auto restore = [&] { CHECK(cudaMemcpy(d, d0, bytes, cudaMemcpyDeviceToDevice)); };
+    auto restore = [&] { g.restore(); };
     auto nothing = [] {};
-    float copy =
+    timing copy =
         median(nothing, [&] { CHECK(cudaMemcpy(d, d0, bytes, cudaMemcpyDeviceToDevice)); });
-    float stream = median(
-        restore, [&] { TL_LAUNCH(stream5, (count + 255) / 256, 256, 0, count, a, b, c, d); });
-    float thomas = median(restore, [&] {
+    timing stream;
+    double limit = g.limit(&stream);
+    timing thomas = median(restore, [&] {
       TL_LAUNCH(thomas_sz_kernel_d, nsys / TL_GPU_SZ, TL_GPU_SZ, 0, n, nsys, a, b, c, d, w, stat);
     });
-    double limit = 5.0 * 8.0 * (double)count / (stream * 1e-3) / 1e9;
-    row("copy", n, nsys, 2, copy, 0);
-    row("stream", n, nsys, 5, stream, limit);
-    row("thomas_sz", n, nsys, 5, thomas, limit);
+    timing periodic = median(restore, [&] {
+      TL_LAUNCH(periodic_sz_kernel_d, nsys / TL_GPU_SZ, TL_GPU_SZ, 0, n, nsys, a, b, c, d, w, stat);
+    });
+    if (with_occupancy)
+      occupancy(g, limit);
+    row("copy", "double", n, nsys, 2, sizeof(double), copy, 0);
+    row("stream", "double", n, nsys, 5, sizeof(double), stream, limit);
+    row("thomas_sz", "double", n, nsys, 5, sizeof(double), thomas, limit);
+    row("periodic_sz", "double", n, nsys, 5, sizeof(double), periodic, limit);
+    batch_kernels(g, limit);
+    float_thomas(n, nsys);
 
     /* cuSPARSE, fully interleaved (element i of system j at i nsys + j)
      * and strided (the batch layout): the same matrix tridiag(-1, 4, -1)
@@ -171,23 +313,22 @@ int main(void)
       CHECK(cudaMemcpy(du, up, bytes, cudaMemcpyDeviceToDevice));
       CHECK(cudaMemcpy(d, d0, bytes, cudaMemcpyDeviceToDevice));
     };
-    float inter =
+    timing inter =
         median([&] { restore_layout(lo_i, up_i); },
                [&] {
                  CHECK(cusparseDgtsvInterleavedBatch(sp, 0, (int)n, dl, dd, du, d, (int)nsys, buf));
                });
-    float strided = median(
+    timing strided = median(
         [&] { restore_layout(lo_s, up_s); },
         [&] {
           CHECK(cusparseDgtsv2StridedBatch(sp, (int)n, dl, dd, du, d, (int)nsys, (int)n, buf));
         });
-    row("cusparse_interleaved", n, nsys, 5, inter, limit);
-    row("cusparse_strided", n, nsys, 5, strided, limit);
+    row("cusparse_interleaved", "double", n, nsys, 5, sizeof(double), inter, limit);
+    row("cusparse_strided", "double", n, nsys, 5, sizeof(double), strided, limit);
     cudaFree(buf);
-    double *all[] = {a, b, c, d, d0, w, dl, dd, du, lo_i, up_i, lo_s, up_s};
+    double *all[] = {dl, dd, du, lo_i, up_i, lo_s, up_s};
     for (double *p : all)
       cudaFree(p);
-    cudaFree(stat);
   }
   cusparseDestroy(sp);
   return 0;

@@ -3,7 +3,8 @@
  *
  * tl_gpu_port.h turns each region of a kernel into a loop over the
  * block's threads; this file supplies that loop's order and the launch
- * (the blocks one after the other, each with zeroed shared memory), then
+ * (the blocks one after the other, each with its shared memory filled
+ * with a poison pattern, as a device leaves it unset), then
  * compiles gpu_kernels.h for double and for float and wraps each kernel
  * in the entry points of tridlab/gpu.h.
  *
@@ -149,8 +150,13 @@ int tl_gpu_launch_next(tl_gpu_launch *l)
   b->regions = 0;
   for (int k = 0; k < b->threads; k++)
     b->order[k] = emul_order == TL_GPU_REVERSE ? b->threads - 1 - k : k;
+  /* A device leaves shared memory as the last block left it: fill it
+   * with bytes 0x7f (doubles near 1.4e306, floats near 3.4e38, ints
+   * 2139062143), so that a kernel reading what it never wrote gives a
+   * wrong, visibly odd answer here too, instead of a zero that happens
+   * to be right. */
   if (b->shared)
-    memset(b->shared, 0, l->shared_bytes);
+    memset(b->shared, 0x7f, l->shared_bytes);
   return 1;
 }
 

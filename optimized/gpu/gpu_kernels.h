@@ -18,35 +18,80 @@
 /* ------------------------------------------------------------------ */
 /* Thomas, one thread per system of a packed group                     */
 
+/* Rows loaded ahead of the recurrence: a thread issues the loads of
+ * TL_GPU_AHEAD rows (4 TL_GPU_AHEAD independent loads) before it needs
+ * the first of them. One thread per system leaves few threads when the
+ * systems are long (2^25 unknowns at n = 4096: 8192 threads), and a
+ * thread that loads one row at a time keeps too few bytes in flight to
+ * cover the memory's latency; loading ahead multiplies them. The
+ * arithmetic, and its order, is the reference's. */
+#ifndef TL_GPU_AHEAD
+#define TL_GPU_AHEAD 8
+#endif
+
 /* One system whose rows are z values apart (TL_GPU_SZ in a packed
- * group, 1 on the batch layout). d becomes x; cp (c') is scratch. */
+ * group, 1 on the batch layout). d becomes x; cp (c') is scratch.
+ *
+ *   forward, TL_GPU_AHEAD rows at a time:  load a, b, c, d of rows i0..i0+7
+ *                                          then eliminate row after row
+ *   backward, the same from the last row:  load c', d' of rows i1-7..i1
+ *                                          then substitute row after row */
 TL_DEVICE_FN void KF(thomas_lane)(long n, long z, const T *a, const T *b, const T *c, T *d, T *cp,
                                   int *st)
 {
+  enum { U = TL_GPU_AHEAD };
   int flags = 0;
   T cprev = 0, dprev = 0;
   st[0] = TL_GPU_OK;
   st[1] = 0;
-  for (long i = 0; i < n; i++) { /* forward: eliminate a, scale the pivot to 1 */
-    T pivot = i == 0 ? b[0] : b[i * z] - a[i * z] * cprev;
-    if (pivot == 0 || !isfinite(pivot)) {
-      st[0] = TL_GPU_PIVOT;
-      st[1] = (int)i;
-      break;
+  for (long i0 = 0; i0 < n && st[0] == TL_GPU_OK; i0 += U) {
+    T ra[U], rb[U], rc[U], rd[U];
+    TL_UNROLL
+    for (int k = 0; k < U; k++) /* the loads, all issued before the recurrence */
+      if (i0 + k < n) {
+        long i = (i0 + k) * z;
+        ra[k] = a[i], rb[k] = b[i], rc[k] = c[i], rd[k] = d[i];
+      }
+    TL_UNROLL
+    for (int k = 0; k < U; k++) { /* eliminate a, scale the pivot to 1 */
+      long i = i0 + k;
+      if (i >= n || st[0] != TL_GPU_OK)
+        break;
+      T pivot = i == 0 ? rb[k] : rb[k] - ra[k] * cprev;
+      if (pivot == 0 || !isfinite(pivot)) {
+        st[0] = TL_GPU_PIVOT;
+        st[1] = (int)i;
+        break;
+      }
+      if (!(pivot > 0))
+        flags = TL_GPU_NONPOSITIVE;
+      cprev = i + 1 < n ? rc[k] / pivot : 0;
+      dprev = i == 0 ? rd[k] / pivot : (rd[k] - ra[k] * dprev) / pivot;
+      cp[i * z] = cprev;
+      d[i * z] = dprev;
     }
-    if (!(pivot > 0))
-      flags = TL_GPU_NONPOSITIVE;
-    cprev = i + 1 < n ? c[i * z] / pivot : 0;
-    dprev = i == 0 ? d[0] / pivot : (d[i * z] - a[i * z] * dprev) / pivot;
-    cp[i * z] = cprev;
-    d[i * z] = dprev;
   }
-  for (long i = n; st[0] == TL_GPU_OK && i-- > 0;) { /* backward substitution */
-    if (i + 1 < n)
-      d[i * z] = d[i * z] - cp[i * z] * d[(i + 1) * z];
-    if (!isfinite(d[i * z])) {
-      st[0] = TL_GPU_NONFINITE;
-      st[1] = (int)i;
+  T xnext = dprev; /* x of the last row is its d' */
+  for (long i1 = n - 1; st[0] == TL_GPU_OK && i1 >= 0; i1 -= U) {
+    T rcp[U], rd[U];
+    TL_UNROLL
+    for (int k = 0; k < U; k++)
+      if (i1 - k >= 0) {
+        rcp[k] = cp[(i1 - k) * z];
+        rd[k] = d[(i1 - k) * z];
+      }
+    TL_UNROLL
+    for (int k = 0; k < U; k++) { /* backward substitution */
+      long i = i1 - k;
+      if (i < 0 || st[0] != TL_GPU_OK)
+        break;
+      T xi = i + 1 < n ? rd[k] - rcp[k] * xnext : rd[k];
+      d[i * z] = xi;
+      xnext = xi;
+      if (!isfinite(xi)) {
+        st[0] = TL_GPU_NONFINITE;
+        st[1] = (int)i;
+      }
     }
   }
   st[2] = flags;
@@ -154,11 +199,10 @@ TL_KERNEL(KF(periodic_sz_kernel), long n, long nsys, const T *a, const T *b, con
 /* ------------------------------------------------------------------ */
 /* PCR, one block per system, any n                                    */
 
-/* Row i of one PCR step at stride s (reference/pcr_ref.c, pcr_step):
- * reads the current system, writes row i of the next. Returns the row of
- * a zero or non-finite divisor, or -1. */
-TL_DEVICE_FN long KF(pcr_row)(long n, long s, long i, const T *a, const T *b, const T *c,
-                              const T *d, T *na, T *nb, T *nc, T *nd)
+/* The update of row i (pcr_row below); returns the row of a zero or
+ * non-finite divisor, or -1 once row i of the next system is written. */
+TL_DEVICE_FN long KF(pcr_row_update)(long n, long s, long i, const T *a, const T *b, const T *c,
+                                     const T *d, T *na, T *nb, T *nc, T *nd)
 {
   T ai = 0, bi = b[i], ci = 0, di = d[i];
   if (i >= s) { /* left neighbour l = i - s */
@@ -186,6 +230,21 @@ TL_DEVICE_FN long KF(pcr_row)(long n, long s, long i, const T *a, const T *b, co
   nc[i] = ci;
   nd[i] = di;
   return -1;
+}
+
+/* Row i of one PCR step at stride s (reference/pcr_ref.c, pcr_step):
+ * reads the current system, writes row i of the next. Returns the row of
+ * a zero or non-finite divisor, or -1; the row is then written as NaN, so
+ * that no later step reads memory nobody wrote (the host zeroes shared
+ * memory, a device does not: a broken system's answer would otherwise
+ * depend on what the memory held). */
+TL_DEVICE_FN long KF(pcr_row)(long n, long s, long i, const T *a, const T *b, const T *c,
+                              const T *d, T *na, T *nb, T *nc, T *nd)
+{
+  long bad = KF(pcr_row_update)(n, s, i, a, b, c, d, na, nb, nc, nd);
+  if (bad >= 0)
+    na[i] = nb[i] = nc[i] = nd[i] = (T)NAN;
+  return bad;
 }
 
 /* The first failure in the reference's order is the smallest

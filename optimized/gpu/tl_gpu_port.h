@@ -74,6 +74,8 @@
 
 #define TL_KERNEL(name, ...) __global__ void name(__VA_ARGS__)
 #define TL_DEVICE_FN __device__ static inline
+/* Unroll the next loop fully (its trip count is a constant). */
+#define TL_UNROLL _Pragma("unroll")
 #define TL_BLOCK_ID ((long)blockIdx.x)
 #define TL_BLOCK_THREADS ((int)blockDim.x)
 /* One pass of a one-trip loop: the region is a scope holding t. */
@@ -116,6 +118,7 @@ int tl_gpu_region_begin(tl_gpu_block *blk);
 
 #define TL_KERNEL(name, ...) static void name(tl_gpu_block *tl_blk_, __VA_ARGS__)
 #define TL_DEVICE_FN static inline
+#define TL_UNROLL
 #define TL_BLOCK_ID (tl_blk_->block)
 #define TL_BLOCK_THREADS (tl_blk_->threads)
 #define TL_REGION(t)                                                                               \
@@ -127,7 +130,7 @@ int tl_gpu_region_begin(tl_gpu_block *blk);
 #define TL_SHARED_MEM(type) ((type *)tl_blk_->shared)
 
 /* A launch on the host: the blocks one after the other, each with its
- * own zeroed shared memory. tl_gpu_launch_next sets up the next block and
+ * own shared memory, poisoned (bytes 0x7f). tl_gpu_launch_next sets up the next block and
  * returns 0 after the last; a missing barrier or no memory is recorded
  * for tl_gpu_launch_status(). */
 typedef struct tl_gpu_launch {

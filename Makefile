@@ -225,7 +225,8 @@ $(BENCH): $(BENCH_OBJ) $(LIB_A)
 # 77 without a device, and the tridlab command with the device object in
 # it ($(BUILD)/gpu/cuda/tridlab: with a device present the gpu backends
 # run on it, listed as "cuda"; without one they emulate), and the
-# benchmark tridlab-gpu-bench (CUDA and cuSPARSE; without a device it
+# benchmark tridlab-gpu-bench (CUDA and cuSPARSE, or HIP and rocSPARSE
+# where rocsparse.h is found; without a device it
 # says so and exits 0). The registers per kernel (ptxas -v) are kept in
 # $(BUILD)/gpu/cuda/ptxas.txt. A failing compiler fails the build; a
 # missing one is said and skipped. tests/gpu/scope_error.c must NOT
@@ -238,6 +239,7 @@ NVCC_FLAGS = -O3 -fmad=false $(CPPFLAGS)
 HIP_ARCH = --offload-arch=gfx90a
 HIP_FLAGS = -O3 -ffp-contract=off $(CPPFLAGS)
 GPU_OUT  = $(BUILD)/gpu
+ROCSPARSE_H ?= $(wildcard /usr/include/rocsparse/rocsparse.h /opt/rocm/include/rocsparse/rocsparse.h)
 GPU_LINK = $(LIB_A) -llapacke -llapack -lblas -lm -lpthread -lgomp
 
 gpu: $(LIB_A) $(CLI_OBJ)
@@ -263,6 +265,12 @@ ifneq ($(HIPCC),)
 	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test $(GPU_OUT)/hip/device_test.o \
 	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
+ifneq ($(ROCSPARSE_H),)
+	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab-gpu-bench bench/gpu/bench_gpu.cu \
+	  -lrocsparse
+else
+	@echo "gpu: rocsparse.h not found, HIP benchmark skipped"
+endif
 	@echo "gpu: HIP build done ($(GPU_OUT)/hip)"
 else
 	@echo "gpu: hipcc not found, HIP build skipped"

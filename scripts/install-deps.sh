@@ -17,6 +17,8 @@ PACKAGES=(
   hipcc                  # make gpu: the HIP build of the GPU kernels (about 650 MB with its
                          # clang and ROCm libraries); CUDA's nvcc is not in Debian main and
                          # stays optional: make gpu uses it when it is on the PATH
+  librocsparse-dev       # make gpu: rocSPARSE for the HIP build of tridlab-gpu-bench (about
+                         # 1.3 GB unpacked: its AMD device code)
 )
 
 missing=()

@@ -12,7 +12,9 @@
  *   periodic_sz, pcr, hybrid_pcr  the other kernels, declared 5 words
  *             (their scratch traffic is not counted: it is their cost)
  *   cusparse  gtsvInterleavedBatch (algorithm 0, Thomas) on the fully
- *             interleaved layout, and gtsv2StridedBatch on the batch layout
+ *             interleaved layout, and gtsv2StridedBatch on the batch layout;
+ *             built by hipcc: rocsparse gtsv_interleaved_batch (Thomas)
+ *             and gtsv_no_pivot_strided_batch, the same layouts
  * as GB/s under each one's byte model, the median of 7 timed runs after
  * one warm-up (and the spread: smallest and largest), inputs restored
  * before each run outside the timed region, transfers to and from the
@@ -25,7 +27,6 @@
  * Measured numbers go into docs/gpu.md, replacing the predictions.
  */
 #include <algorithm>
-#include <cusparse.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,30 @@
 
 #include "../../optimized/gpu/tl_gpu_port.h"
 #include "tridlab/gpu.h"
+
+/* The runtime calls of this program under HIP: the CUDA names, mapped. */
+#ifdef __HIPCC__
+#include <rocsparse/rocsparse.h>
+#define cudaEvent_t hipEvent_t
+#define cudaEventCreate hipEventCreate
+#define cudaEventRecord hipEventRecord
+#define cudaEventSynchronize hipEventSynchronize
+#define cudaEventElapsedTime hipEventElapsedTime
+#define cudaEventDestroy hipEventDestroy
+#define cudaDeviceSynchronize hipDeviceSynchronize
+#define cudaGetLastError hipGetLastError
+#define cudaGetDeviceCount hipGetDeviceCount
+#define cudaSuccess hipSuccess
+#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaMemcpy hipMemcpy
+#define cudaMemcpyHostToDevice hipMemcpyHostToDevice
+#define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define SPARSE "rocsparse"
+#else
+#include <cusparse.h>
+#define SPARSE "cusparse"
+#endif
 
 #define T double
 #define KF(x) x##_d
@@ -84,6 +109,72 @@ template <class R, class B> static float timed(R restore, B body)
   cudaEventDestroy(t1);
   return ms;
 }
+
+/* The vendor's batched solvers, double: cuSPARSE's gtsvInterleavedBatch
+ * (algorithm 0, Thomas) and gtsv2StridedBatch, or rocSPARSE's
+ * gtsv_interleaved_batch (its Thomas algorithm; it takes the batch stride
+ * too) and gtsv_no_pivot_strided_batch. The interleaved layout puts row i
+ * of system j at i nsys + j; the strided one at j n + i. */
+#ifdef __HIPCC__
+typedef rocsparse_handle sparse_handle;
+static void sparse_create(sparse_handle *h)
+{
+  CHECK(rocsparse_create_handle(h));
+}
+static void sparse_destroy(sparse_handle h)
+{
+  rocsparse_destroy_handle(h);
+}
+static size_t sparse_buffer(sparse_handle h, long n, long nsys, double *dl, double *dd, double *du,
+                            double *x)
+{
+  size_t bi = 0, bs = 0;
+  CHECK(rocsparse_dgtsv_interleaved_batch_buffer_size(
+      h, rocsparse_gtsv_interleaved_alg_thomas, (int)n, dl, dd, du, x, (int)nsys, (int)nsys, &bi));
+  CHECK(rocsparse_dgtsv_no_pivot_strided_batch_buffer_size(h, (int)n, dl, dd, du, x, (int)nsys,
+                                                           (int)n, &bs));
+  return std::max(bi, bs);
+}
+static void sparse_interleaved(sparse_handle h, long n, long nsys, double *dl, double *dd,
+                               double *du, double *x, void *buf)
+{
+  CHECK(rocsparse_dgtsv_interleaved_batch(h, rocsparse_gtsv_interleaved_alg_thomas, (int)n, dl, dd,
+                                          du, x, (int)nsys, (int)nsys, buf));
+}
+static void sparse_strided(sparse_handle h, long n, long nsys, double *dl, double *dd, double *du,
+                           double *x, void *buf)
+{
+  CHECK(rocsparse_dgtsv_no_pivot_strided_batch(h, (int)n, dl, dd, du, x, (int)nsys, (int)n, buf));
+}
+#else
+typedef cusparseHandle_t sparse_handle;
+static void sparse_create(sparse_handle *h)
+{
+  CHECK(cusparseCreate(h));
+}
+static void sparse_destroy(sparse_handle h)
+{
+  cusparseDestroy(h);
+}
+static size_t sparse_buffer(sparse_handle h, long n, long nsys, double *dl, double *dd, double *du,
+                            double *x)
+{
+  size_t bi = 0, bs = 0;
+  CHECK(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, (int)n, dl, dd, du, x, (int)nsys, &bi));
+  CHECK(cusparseDgtsv2StridedBatch_bufferSizeExt(h, (int)n, dl, dd, du, x, (int)nsys, (int)n, &bs));
+  return std::max(bi, bs);
+}
+static void sparse_interleaved(sparse_handle h, long n, long nsys, double *dl, double *dd,
+                               double *du, double *x, void *buf)
+{
+  CHECK(cusparseDgtsvInterleavedBatch(h, 0, (int)n, dl, dd, du, x, (int)nsys, buf));
+}
+static void sparse_strided(sparse_handle h, long n, long nsys, double *dl, double *dd, double *du,
+                           double *x, void *buf)
+{
+  CHECK(cusparseDgtsv2StridedBatch(h, (int)n, dl, dd, du, x, (int)nsys, (int)n, buf));
+}
+#endif
 
 /* The median of 7 runs after a warm-up, and their smallest and largest. */
 struct timing {
@@ -154,6 +245,7 @@ template <class R> struct batch {
   }
 };
 
+#ifndef __HIPCC__
 /* Thomas with k blocks (warps) per multiprocessor at most, forced by
  * asking for shared memory the kernel does not use: fewer systems in
  * flight keep the scratch (c', d') a thread writes in its forward pass
@@ -181,6 +273,7 @@ static void occupancy(batch<double> &g, double limit)
     row(name, "double", g.n, g.nsys, 5, sizeof(double), t, limit);
   }
 }
+#endif
 
 /* Thomas in float: its own limit, its own stream. */
 static void float_thomas(long n, long nsys)
@@ -238,6 +331,12 @@ static void batch_kernels(batch<double> &g, double limit)
 int main(int argc, char **argv)
 {
   int with_occupancy = argc > 1 && !strcmp(argv[1], "--occupancy");
+#ifdef __HIPCC__
+  if (with_occupancy) {
+    fprintf(stderr, "tridlab-gpu-bench: --occupancy is measured under CUDA only\n");
+    return 2;
+  }
+#endif
   if (argc > 1 && !with_occupancy) {
     fprintf(stderr, "usage: tridlab-gpu-bench [--occupancy]\n");
     return 2;
@@ -247,8 +346,8 @@ int main(int argc, char **argv)
     printf("tridlab-gpu-bench: no GPU device present; nothing measured\n");
     return 0;
   }
-  cusparseHandle_t sp;
-  CHECK(cusparseCreate(&sp));
+  sparse_handle sp;
+  sparse_create(&sp);
   printf("kernel,precision,n,nsys,ahead,ms,ms_min,ms_max,GB/s,limit_ratio\n");
   const long total = 1L << 25;
   for (long n = 256; n <= 4096; n *= 4) {
@@ -274,8 +373,10 @@ int main(int argc, char **argv)
     timing periodic = median(restore, [&] {
       TL_LAUNCH(periodic_sz_kernel_d, nsys / TL_GPU_SZ, TL_GPU_SZ, 0, n, nsys, a, b, c, d, w, stat);
     });
+#ifndef __HIPCC__
     if (with_occupancy)
       occupancy(g, limit);
+#endif
     row("copy", "double", n, nsys, 2, sizeof(double), copy, 0);
     row("stream", "double", n, nsys, 5, sizeof(double), stream, limit);
     row("thomas_sz", "double", n, nsys, 5, sizeof(double), thomas, limit);
@@ -300,36 +401,25 @@ int main(int argc, char **argv)
       CHECK(cudaMemcpy(layout == 0 ? lo_i : lo_s, ha.data(), bytes, cudaMemcpyHostToDevice));
       CHECK(cudaMemcpy(layout == 0 ? up_i : up_s, hc.data(), bytes, cudaMemcpyHostToDevice));
     }
-    size_t buf_i = 0, buf_s = 0;
-    CHECK(cusparseDgtsvInterleavedBatch_bufferSizeExt(sp, 0, (int)n, dl, dd, du, d, (int)nsys,
-                                                      &buf_i));
-    CHECK(cusparseDgtsv2StridedBatch_bufferSizeExt(sp, (int)n, dl, dd, du, d, (int)nsys, (int)n,
-                                                   &buf_s));
     void *buf;
-    CHECK(cudaMalloc(&buf, std::max(buf_i, buf_s) + 1));
+    CHECK(cudaMalloc(&buf, sparse_buffer(sp, n, nsys, dl, dd, du, d) + 1));
     auto restore_layout = [&](const double *lo, const double *up) {
       CHECK(cudaMemcpy(dl, lo, bytes, cudaMemcpyDeviceToDevice));
       CHECK(cudaMemcpy(dd, b, bytes, cudaMemcpyDeviceToDevice));
       CHECK(cudaMemcpy(du, up, bytes, cudaMemcpyDeviceToDevice));
       CHECK(cudaMemcpy(d, d0, bytes, cudaMemcpyDeviceToDevice));
     };
-    timing inter =
-        median([&] { restore_layout(lo_i, up_i); },
-               [&] {
-                 CHECK(cusparseDgtsvInterleavedBatch(sp, 0, (int)n, dl, dd, du, d, (int)nsys, buf));
-               });
-    timing strided = median(
-        [&] { restore_layout(lo_s, up_s); },
-        [&] {
-          CHECK(cusparseDgtsv2StridedBatch(sp, (int)n, dl, dd, du, d, (int)nsys, (int)n, buf));
-        });
-    row("cusparse_interleaved", "double", n, nsys, 5, sizeof(double), inter, limit);
-    row("cusparse_strided", "double", n, nsys, 5, sizeof(double), strided, limit);
+    timing inter = median([&] { restore_layout(lo_i, up_i); },
+                          [&] { sparse_interleaved(sp, n, nsys, dl, dd, du, d, buf); });
+    timing strided = median([&] { restore_layout(lo_s, up_s); },
+                            [&] { sparse_strided(sp, n, nsys, dl, dd, du, d, buf); });
+    row(SPARSE "_interleaved", "double", n, nsys, 5, sizeof(double), inter, limit);
+    row(SPARSE "_strided", "double", n, nsys, 5, sizeof(double), strided, limit);
     cudaFree(buf);
     double *all[] = {dl, dd, du, lo_i, up_i, lo_s, up_s};
     for (double *p : all)
       cudaFree(p);
   }
-  cusparseDestroy(sp);
+  sparse_destroy(sp);
   return 0;
 }

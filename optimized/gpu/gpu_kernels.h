@@ -53,15 +53,15 @@ TL_DEVICE_FN void KF(thomas_lane)(long n, long z, const T *a, const T *b, const 
         ra[k] = a[i], rb[k] = b[i], rc[k] = c[i], rd[k] = d[i];
       }
     TL_UNROLL
-    for (int k = 0; k < U; k++) { /* eliminate a, scale the pivot to 1 */
-      long i = i0 + k;
+    for (int k = 0; k < U; k++) { /* eliminate a, scale the pivot to 1 (no break: */
+      long i = i0 + k;              /* a loop of U trips unrolls)                  */
       if (i >= n || st[0] != TL_GPU_OK)
-        break;
+        continue;
       T pivot = i == 0 ? rb[k] : rb[k] - ra[k] * cprev;
       if (pivot == 0 || !isfinite(pivot)) {
         st[0] = TL_GPU_PIVOT;
         st[1] = (int)i;
-        break;
+        continue;
       }
       if (!(pivot > 0))
         flags = TL_GPU_NONPOSITIVE;
@@ -84,7 +84,7 @@ TL_DEVICE_FN void KF(thomas_lane)(long n, long z, const T *a, const T *b, const 
     for (int k = 0; k < U; k++) { /* backward substitution */
       long i = i1 - k;
       if (i < 0 || st[0] != TL_GPU_OK)
-        break;
+        continue;
       T xi = i + 1 < n ? rd[k] - rcp[k] * xnext : rd[k];
       d[i * z] = xi;
       xnext = xi;

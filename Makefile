@@ -251,7 +251,7 @@ ifneq ($(NVCC),)
 	  $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
 	$(NVCC) -o $(GPU_OUT)/cuda/tridlab $(CLI_OBJ) $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
 	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -o $(GPU_OUT)/cuda/tridlab-gpu-bench bench/gpu/bench_gpu.cu \
-	  -lcusparse
+	  -lcusparse $(GPU_LINK)
 	@if $(NVCC) -x cu $(CPPFLAGS) -c tests/gpu/scope_error.c -o /dev/null >/dev/null 2>&1; then \
 	  echo "gpu: tests/gpu/scope_error.c compiled under nvcc: a region's state escapes"; exit 1; fi
 	@echo "gpu: CUDA build done ($(GPU_OUT)/cuda; registers per kernel in ptxas.txt)"
@@ -266,8 +266,10 @@ ifneq ($(HIPCC),)
 	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 ifneq ($(ROCSPARSE_H),)
-	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab-gpu-bench bench/gpu/bench_gpu.cu \
-	  -lrocsparse
+	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c bench/gpu/bench_gpu.cu \
+	  -o $(GPU_OUT)/hip/bench_gpu.o
+	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab-gpu-bench $(GPU_OUT)/hip/bench_gpu.o \
+	  -lrocsparse $(GPU_LINK)
 else
 	@echo "gpu: rocsparse.h not found, HIP benchmark skipped"
 endif

@@ -11,6 +11,8 @@
  *             unknown; also in float, against a float stream
  *   periodic_sz, pcr, hybrid_pcr  the other kernels, declared 5 words
  *             (their scratch traffic is not counted: it is their cost)
+ *   distd2_stencil  DistD2 with the compact stencil fused, declared 2
+ *             words (read u, write du)
  *   cusparse  gtsvInterleavedBatch (algorithm 0, Thomas) on the fully
  *             interleaved layout, and gtsv2StridedBatch on the batch layout;
  *             built by hipcc: rocsparse gtsv_interleaved_batch (Thomas)
@@ -34,6 +36,7 @@
 
 #include "../../optimized/gpu/tl_gpu_port.h"
 #include "tridlab/gpu.h"
+#include "tridlab/part_distd2.h"
 
 /* The runtime calls of this program under HIP: the CUDA names, mapped. */
 #ifdef __HIPCC__
@@ -275,6 +278,51 @@ static void occupancy(batch<double> &g, double limit)
 }
 #endif
 
+/* DistD2 with the compact scheme's stencil fused (paper 000, Algorithms
+ * 6 and 7): sixth-order first derivative on Lele's matrix [1/3, 1, 1/3],
+ * one partition, the plan made on the host once; declared 2 words per
+ * unknown (read u, write du), as the CPU's fused kernel
+ * (docs/algorithms/compact_cpu.md). The decoupling pass writes d' and the
+ * finishing pass reads it back: that traffic is the kernel's cost. */
+static void distd2_row(const batch<double> &g, double limit)
+{
+  long n = g.n, nsys = g.nsys;
+  std::vector<double> a(n, 1.0 / 3), b(n, 1.0), c(n, 1.0 / 3);
+  a[0] = 0, c[n - 1] = 0;
+  double h = 1.0 / (double)n, al = 14.0 / 9.0, be = 1.0 / 9.0;
+  double st[5] = {-be / (4 * h), -al / (2 * h), 0, al / (2 * h), be / (4 * h)};
+  tl_distd2_plan plan;
+  tl_info info;
+  if (tl_distd2_plan_create_d(&plan, (size_t)n, 0, 1, NULL, a.data(), b.data(), c.data(), &info)) {
+    fprintf(stderr, "tridlab-gpu-bench: distd2 plan: %s\n", info.msg);
+    exit(1);
+  }
+  std::vector<double> cf(5 * n + 1 + 5);
+  long hb[2];
+  tl_gpu_distd2_flatten(&plan, st, cf.data(), hb);
+  tl_distd2_plan_destroy(&plan);
+  double *dcf, *dt;
+  long *begin;
+  int *stat;
+  CHECK(cudaMalloc(&dcf, cf.size() * sizeof(double)));
+  CHECK(cudaMalloc(&begin, sizeof hb));
+  CHECK(cudaMalloc(&dt, g.bytes));
+  CHECK(cudaMalloc(&stat, (size_t)nsys * 3 * sizeof(int)));
+  CHECK(cudaMemcpy(dcf, cf.data(), cf.size() * sizeof(double), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(begin, hb, sizeof hb, cudaMemcpyHostToDevice));
+  distd2_coef_d q = {begin, dcf, dcf + n, dcf + 2 * n, dcf + 3 * n, dcf + 4 * n, dcf + 5 * n};
+  long groups = nsys / TL_GPU_SZ;
+  timing t = median([] {},
+                    [&] {
+                      TL_LAUNCH(distd2_decouple_kernel_d, groups, TL_GPU_SZ, 0, n, 0, nsys, 1, q,
+                                dcf + 5 * n + 1, g.d0, dt, stat);
+                      TL_LAUNCH(distd2_finish_kernel_d, groups, TL_GPU_SZ, 0, n, nsys, 1, q, dt,
+                                g.w, stat);
+                    });
+  row("distd2_stencil", "double", n, nsys, 2, sizeof(double), t, limit);
+  cudaFree(dcf), cudaFree(begin), cudaFree(dt), cudaFree(stat);
+}
+
 /* Thomas in float: its own limit, its own stream. */
 static void float_thomas(long n, long nsys)
 {
@@ -382,6 +430,7 @@ int main(int argc, char **argv)
     row("thomas_sz", "double", n, nsys, 5, sizeof(double), thomas, limit);
     row("periodic_sz", "double", n, nsys, 5, sizeof(double), periodic, limit);
     batch_kernels(g, limit);
+    distd2_row(g, limit);
     float_thomas(n, nsys);
 
     /* cuSPARSE, fully interleaved (element i of system j at i nsys + j)

@@ -104,6 +104,14 @@ int tl_gpu_distd2_stencil_sz_d(const tl_distd2_plan *plan, const double st[5], s
 int tl_gpu_distd2_stencil_sz_f(const tl_distd2_plan *plan, const double st[5], size_t nsys,
                                const float *u, float *x, double tol, tl_info *info);
 
+/* The DistD2 plan in the layout the kernels read (gpu_kernels.h,
+ * distd2_coef): coef[5 n + P + 5] holds sa, sc, fwd_scale, fwd_mul,
+ * bwd_mul (n values each), fix_scale (P), then the stencil st (5; zeros
+ * when st is NULL); begin[P + 1] the partition bounds. For a program that
+ * launches the kernels itself (bench/gpu/bench_gpu.cu). */
+void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], double *coef,
+                           long *begin);
+
 /* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d: the
  * partition's solution y and its whole spikes v, w) for every partition
  * of every system of a batch (batch layout), one block per system and

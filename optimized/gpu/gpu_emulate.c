@@ -277,6 +277,20 @@ static int pdd_local_status(size_t nsys, int parts, const int *stat, tl_info *in
 /* Only the double kernels have a device path (the registry's). */
 #define TL_GPU_DEVICE_CALLS TL_GPU_DOUBLE
 #define TL_GPU_PASS 1
+void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], double *coef,
+                           long *begin)
+{
+  size_t n = plan->n, P = (size_t)plan->parts;
+  const double *from[5] = {plan->sa, plan->sc, plan->fwd_scale, plan->fwd_mul, plan->bwd_mul};
+  for (size_t k = 0; k < 5; k++)
+    memcpy(coef + k * n, from[k], n * sizeof(double));
+  memcpy(coef + 5 * n, plan->fix_scale, P * sizeof(double));
+  for (int k = 0; k < 5; k++)
+    coef[5 * n + P + (size_t)k] = st ? st[k] : 0;
+  for (size_t p = 0; p <= P; p++)
+    begin[p] = (long)plan->begin[p];
+}
+
 #define TL_GPU_EACH "gpu_emulate.c"
 #include "gpu_each_precision.h"
 #undef TL_GPU_PASS
@@ -398,24 +412,18 @@ static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, siz
   size_t n = plan->n, P = (size_t)plan->parts;
   size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
   T *cf = tl_alloc(5 * n + P + 5, sizeof(T)), *dt = tl_alloc(groups * TL_GPU_SZ * n, sizeof(T));
+  double *cd = tl_alloc(5 * n + P + 5, sizeof(double));
   long *begin = tl_alloc(P + 1, sizeof(long));
   int *stat = tl_alloc(nsys * P * 3, sizeof(int));
   int status = TL_OK;
-  if (!cf || !dt || !begin || !stat) {
+  if (!cf || !cd || !dt || !begin || !stat) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2_gpu: no memory");
     goto cleanup;
   }
-  const double *from[5] = {plan->sa, plan->sc, plan->fwd_scale, plan->fwd_mul, plan->bwd_mul};
-  for (size_t k = 0; k < 5; k++) /* the plan in the kernel's precision */
-    for (size_t i = 0; i < n; i++)
-      cf[k * n + i] = (T)from[k][i];
-  for (size_t p = 0; p <= P; p++)
-    begin[p] = (long)plan->begin[p];
+  tl_gpu_distd2_flatten(plan, stencil, cd, begin);
+  for (size_t k = 0; k < 5 * n + P + 5; k++) /* the plan in the kernel's precision */
+    cf[k] = (T)cd[k];
   T *fix = cf + 5 * n, *st = fix + P;
-  for (size_t p = 0; p < P; p++)
-    fix[p] = (T)plan->fix_scale[p];
-  for (int k = 0; stencil && k < 5; k++)
-    st[k] = (T)stencil[k];
 #if TL_GPU_DEVICE_CALLS
   char err[200] = "";
   if (device) {
@@ -437,6 +445,7 @@ static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, siz
     status = distd2_batch_status(plan, nsys, stat, tol, info);
 cleanup:
   free(cf);
+  free(cd);
   free(dt);
   free(begin);
   free(stat);

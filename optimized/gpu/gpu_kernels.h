@@ -500,31 +500,79 @@ TL_DEVICE_FN T KF(field)(long n, int periodic, const T *u, long i)
 
 /* Algorithm 6 on rows [k0, k0 + m) of one lane: the right-hand side is d,
  * or the 5-point stencil on u when st is given (the fusion of Figure 9).
- * Returns the first row whose d' is not finite, or -1. */
+ * Returns the first row whose d' is not finite, or -1.
+ *
+ * As Thomas's lane, the forward sweep loads TL_GPU_AHEAD rows ahead: u
+ * through a window of the stencil's reach (win[k] = u(i0 - 2 + k)), or d;
+ * the backward sweep loads d' ahead. Each row's final d' is checked for
+ * being finite as it is made (the last two rows in the forward sweep,
+ * rows m-3..1 in the backward one, row 0 after lines 18-20), so no pass
+ * reads d' again only to check it. */
 TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m,
                                            const KF(distd2_coef) * q, const T *fix, const T *st,
                                            const T *in, T *dt)
 {
+  enum { U = TL_GPU_AHEAD };
   const long z = TL_GPU_SZ;
   const T *f = q->f + k0, *r = q->r + k0, *w = q->w + k0;
   T *y = dt + k0 * z;
-  for (long j = 0; j < m; j++) { /* lines 1-12 */
-    long i = k0 + j;
-    T rhs =
-        st ? st[0] * KF(field)(n, periodic, in, i - 2) + st[1] * KF(field)(n, periodic, in, i - 1) +
-                 st[2] * KF(field)(n, periodic, in, i) + st[3] * KF(field)(n, periodic, in, i + 1) +
-                 st[4] * KF(field)(n, periodic, in, i + 2)
-           : in[i * z];
-    y[j * z] = (j < 2) ? rhs * f[j] : f[j] * (rhs - r[j] * y[(j - 1) * z]);
+  long bad = m; /* the smallest row whose d' is not finite; m: none */
+  T win[U + 4], yprev = 0, ylast2 = 0;
+  for (long j0 = 0; j0 < m; j0 += U) { /* lines 1-12 */
+    TL_UNROLL
+    for (int k = 0; k < U + 4; k++) /* u(i0 - 2 .. i0 + U + 1): the window moves by U */
+      if (st && (j0 == 0 || k >= 4))
+        win[k] = KF(field)(n, periodic, in, k0 + j0 - 2 + k);
+      else if (st)
+        win[k] = win[k + U];
+    T rd[U];
+    TL_UNROLL
+    for (int k = 0; k < U; k++)
+      if (!st && j0 + k < m)
+        rd[k] = in[(k0 + j0 + k) * z];
+    TL_UNROLL
+    for (int k = 0; k < U; k++) {
+      long j = j0 + k;
+      if (j >= m)
+        continue;
+      T rhs = st ? st[0] * win[k] + st[1] * win[k + 1] + st[2] * win[k + 2] +
+                       st[3] * win[k + 3] + st[4] * win[k + 4]
+                 : rd[k];
+      T yj = (j < 2) ? rhs * f[j] : f[j] * (rhs - r[j] * yprev);
+      y[j * z] = yj;
+      if (j == m - 2)
+        ylast2 = yj;
+      if (j >= m - 2 && !isfinite(yj) && j < bad)
+        bad = j;
+      yprev = yj;
+    }
   }
-  for (long j = m - 2; j-- > 1;) /* lines 13-17 */
-    y[j * z] -= w[j] * y[(j + 1) * z];
-  if (m >= 3) /* lines 18-20 */
-    y[0] = fix[0] * (y[0] - w[0] * y[z]);
-  for (long j = 0; j < m; j++)
-    if (!isfinite(y[j * z]))
-      return k0 + j;
-  return -1;
+  T ynext = ylast2; /* lines 13-17: rows m-3 .. 1, from d'(m-2) */
+  for (long j1 = m - 3; j1 >= 1; j1 -= U) {
+    T ry[U];
+    TL_UNROLL
+    for (int k = 0; k < U; k++)
+      if (j1 - k >= 1)
+        ry[k] = y[(j1 - k) * z];
+    TL_UNROLL
+    for (int k = 0; k < U; k++) {
+      long j = j1 - k;
+      if (j < 1)
+        continue;
+      T yj = ry[k] - w[j] * ynext;
+      y[j * z] = yj;
+      if (!isfinite(yj))
+        bad = j; /* rows come downwards: the last one found is the first */
+      ynext = yj;
+    }
+  }
+  if (m >= 3) { /* lines 18-20 */
+    T y0 = fix[0] * (y[0] - w[0] * y[z]);
+    y[0] = y0;
+    if (!isfinite(y0))
+      bad = 0;
+  }
+  return bad < m ? k0 + bad : -1;
 }
 
 /* Block (g, p): partition p of packed group g. stat: 3 ints per (system,
@@ -587,13 +635,29 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
       st[1] = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
       st[2] = -1;
       T *xs = x + o;
-      xs[k0 * TL_GPU_SZ] = first; /* Algorithm 7 */
-      for (long k = k0 + 1; k + 1 < k1; k++)
-        xs[k * TL_GPU_SZ] = dt[o + k * TL_GPU_SZ] - q.sa[k] * first - q.sc[k] * last;
-      xs[(k1 - 1) * TL_GPU_SZ] = last;
-      for (long k = k0; k < k1 && st[2] < 0; k++)
-        if (!isfinite(xs[k * TL_GPU_SZ]))
-          st[2] = (int)k;
+      long bad = k1; /* the first row whose x is not finite; k1: none */
+      xs[k0 * TL_GPU_SZ] = first; /* Algorithm 7, rows loaded ahead */
+      for (long k = k0 + 1; k + 1 < k1; k += TL_GPU_AHEAD) {
+        T rd[TL_GPU_AHEAD];
+        TL_UNROLL
+        for (int j = 0; j < TL_GPU_AHEAD; j++)
+          if (k + j + 1 < k1)
+            rd[j] = dt[o + (k + j) * TL_GPU_SZ];
+        TL_UNROLL
+        for (int j = 0; j < TL_GPU_AHEAD; j++)
+          if (k + j + 1 < k1) {
+            T xk = rd[j] - q.sa[k + j] * first - q.sc[k + j] * last;
+            xs[(k + j) * TL_GPU_SZ] = xk;
+            if (!isfinite(xk) && k + j < bad)
+              bad = k + j;
+          }
+      }
+      xs[(k1 - 1) * TL_GPU_SZ] = last; /* (k1 - 1 = k0: one row, x = last) */
+      if (!isfinite(last) && bad == k1)
+        bad = k1 - 1;
+      if (k1 - 1 > k0 && !isfinite(first))
+        bad = k0;
+      st[2] = bad < k1 ? (int)bad : -1;
     }
   }
   TL_BARRIER();

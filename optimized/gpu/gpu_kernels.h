@@ -52,9 +52,10 @@ TL_DEVICE_FN void KF(thomas_lane)(long n, long z, const T *a, const T *b, const 
         long i = (i0 + k) * z;
         ra[k] = a[i], rb[k] = b[i], rc[k] = c[i], rd[k] = d[i];
       }
+    /* eliminate a, scale the pivot to 1 (no break: a loop of U trips unrolls) */
     TL_UNROLL
-    for (int k = 0; k < U; k++) { /* eliminate a, scale the pivot to 1 (no break: */
-      long i = i0 + k;              /* a loop of U trips unrolls)                  */
+    for (int k = 0; k < U; k++) {
+      long i = i0 + k;
       if (i >= n || st[0] != TL_GPU_OK)
         continue;
       T pivot = i == 0 ? rb[k] : rb[k] - ra[k] * cprev;
@@ -105,9 +106,10 @@ TL_KERNEL(KF(thomas_sz_kernel), long n, long nsys, const T *a, const T *b, const
   TL_REGION(t)
   {
     long s = TL_BLOCK_ID * TL_GPU_SZ + t, o = TL_BLOCK_ID * n * TL_GPU_SZ + t;
-    if (s < nsys)
-      KF(thomas_lane)
-      (n, TL_GPU_SZ, a + o, b + o, c + o, d + o, w + o, stat + s * TL_GPU_STAT_WORDS);
+    if (s < nsys) {
+      int *st = stat + s * TL_GPU_STAT_WORDS;
+      KF(thomas_lane)(n, TL_GPU_SZ, a + o, b + o, c + o, d + o, w + o, st);
+    }
   }
   TL_BARRIER();
 }
@@ -535,8 +537,8 @@ TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m
       long j = j0 + k;
       if (j >= m)
         continue;
-      T rhs = st ? st[0] * win[k] + st[1] * win[k + 1] + st[2] * win[k + 2] +
-                       st[3] * win[k + 3] + st[4] * win[k + 4]
+      T rhs = st ? st[0] * win[k] + st[1] * win[k + 1] + st[2] * win[k + 2] + st[3] * win[k + 3] +
+                       st[4] * win[k + 4]
                  : rd[k];
       T yj = (j < 2) ? rhs * f[j] : f[j] * (rhs - r[j] * yprev);
       y[j * z] = yj;
@@ -635,7 +637,7 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
       st[1] = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
       st[2] = -1;
       T *xs = x + o;
-      long bad = k1; /* the first row whose x is not finite; k1: none */
+      long bad = k1;              /* the first row whose x is not finite; k1: none */
       xs[k0 * TL_GPU_SZ] = first; /* Algorithm 7, rows loaded ahead */
       for (long k = k0 + 1; k + 1 < k1; k += TL_GPU_AHEAD) {
         T rd[TL_GPU_AHEAD];

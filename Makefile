@@ -79,6 +79,8 @@ endif
 MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 # A plain program that runs tridlab-mpi under mpirun, as a user does.
 MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
+# Memory running out on one rank: the job must end, never hang.
+MPI_OOM_TEST = $(BUILD)/tests/mpi/oom_mpi
 # Every MPI test runs on each of these rank counts (oversubscribed).
 MPI_RANKS ?= 1 2 3 4 7
 MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
@@ -90,7 +92,7 @@ MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 POISSON  = $(BUILD)/poisson
 POISSON_OBJ = $(BUILD)/obj/apps/poisson/poisson.o
 ifneq ($(MPICC),)
-MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST)
+MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST) $(MPI_OOM_TEST)
 ifneq ($(FFTW_LIB),)
 MPI_ALL += $(POISSON)
 endif
@@ -177,6 +179,11 @@ $(MPI_CLI_TEST): tests/mpi/cli_mpi.c $(LIB_A)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
 $(BUILD)/tests/mpi/test_%: tests/mpi/test_%.c $(MPI_LIB_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
+	  $(MPI_LDLIBS) $(LDLIBS_LAPACK)
+
+$(MPI_OOM_TEST): tests/mpi/oom_mpi.c $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(MPI_LIB_A) $(LIB_A) \
 	  $(MPI_LDLIBS) $(LDLIBS_LAPACK)
@@ -326,6 +333,15 @@ ifneq ($(MPICC),)
 	@for P in $(MPI_RANKS); do for t in $(MPI_TESTS); do \
 	  $(MPI_ENV) timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
 	done; done
+	@$(MPI_ENV) timeout -k 5 60 mpirun -n 1 $(MPI_OOM_TEST) || { echo "FAILED: oom_mpi on 1 rank"; exit 1; }
+	@for c in "tridsolver reduced=gather_scatter 6" "pdd '' 2" "distd2 '' 3"; do \
+	  eval set -- $$c; \
+	  out=$$($(MPI_ENV) timeout -k 5 60 mpirun -n 3 $(MPI_OOM_TEST) "$$@" 2>&1); rc=$$?; \
+	  if [ $$rc = 0 ] || [ $$rc = 124 ] || [ $$rc = 137 ] || \
+	     ! printf '%s\n' "$$out" | grep -q "ending the job (MPI_Abort)"; then \
+	    printf '%s\n' "$$out"; echo "FAILED: oom_mpi $$c on 3 ranks (exit $$rc)"; exit 1; fi; \
+	  echo "oom_mpi $$c on 3 ranks: the job ended with the failing rank's message (exit $$rc)"; \
+	done
 ifneq ($(SANITIZE),1)
 	@$(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_CLI_TEST)
 endif

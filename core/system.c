@@ -1,6 +1,7 @@
 /* core/system.c -- batches, matrix classes, scratch memory. */
 #include <complex.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -62,8 +63,20 @@ double tl_pow2_scale(double m, int *e)
   return ldexp(1.0, -*e);
 }
 
+/* Calls of tl_alloc left before the one that fails (tl_alloc_fail_at); 0:
+ * none fails. */
+static atomic_long alloc_countdown;
+
+void tl_alloc_fail_at(long k)
+{
+  atomic_store(&alloc_countdown, k > 0 ? k : 0);
+}
+
 void *tl_alloc(size_t n, size_t size)
 {
+  if (atomic_load_explicit(&alloc_countdown, memory_order_relaxed) > 0 &&
+      atomic_fetch_sub(&alloc_countdown, 1) == 1)
+    return NULL;
   if (n == 0)
     n = 1;
   if (size && n > SIZE_MAX / size)

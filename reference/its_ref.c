@@ -334,6 +334,8 @@ int tl_its_coefficients(tl_its_state *st, int k, tl_info *info)
                        : tl_thomas_ref_d(len, ta, tb, tc, g, z, &inner);
   free(work);
   long Ik = (long)st->begin[k + 1] - 1;
+  if (s == TL_ERR_NOMEM)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for the window system");
   if (s < 0 || z[pos] == 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, Ik, "",
                    "its: the window system around interface row %ld breaks down (%s)", Ik,
@@ -426,6 +428,8 @@ int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const dou
   tl_info_clear(&inner);
   int s = tl_thomas_ref_d(m, la, lb, lc, ld, x, &inner);
   free(w);
+  if (s == TL_ERR_NOMEM)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for the local system N^%d", p);
   if (s < 0) {
     long row = inner.row >= 0 ? (long)b0 + inner.row : -1;
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, row, "",

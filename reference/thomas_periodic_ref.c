@@ -168,6 +168,10 @@ int FN(tl_thomas_periodic_ref)(size_t n, const S *a, const S *b, const S *c, con
   tl_info_clear(&inner);
   int sy = FN(tl_thomas_ref)(n, a, bmod, c, d, x, &inner); /* x holds y */
   int sz = sy < 0 ? sy : FN(tl_thomas_ref)(n, a, bmod, c, u, z, &inner);
+  if (sy == TL_ERR_NOMEM || sz == TL_ERR_NOMEM) {
+    free(work);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic: no memory");
+  }
   if (sy < 0 || sz < 0) {
     free(work);
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, inner.row, "",

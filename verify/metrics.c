@@ -176,7 +176,10 @@ int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, 
 {
   tl_batch one = {.dtype = dtype, .n = n, .nsys = 1, .periodic = periodic,
                   .a = a, .b = b, .c = c, .d = d};
-  return tl_residual_verdict(name, tl_residual_ratio(&one, x), why, info);
+  double r = dtype == TL_F64 ? residual_ratio_one_d(&one, x) : residual_ratio_one_z(&one, x);
+  if (isnan(r)) /* the norms' scratch was not allocated: no verdict, not a bad one */
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the residual check", name);
+  return tl_residual_verdict(name, r, why, info);
 }
 
 int tl_residual_verdict(const char *name, double ratio, const char *why, tl_info *info)

@@ -216,6 +216,11 @@ double tl_pow2_scale(double m, int *e);
 /* Scratch memory: calloc of n elements of `size` bytes, NULL on overflow. */
 void *tl_alloc(size_t n, size_t size);
 
+/* Testing: the k-th call of tl_alloc from now (k >= 1) returns NULL, as
+ * if memory had run out; k = 0 disarms. Process-wide; for the tests that
+ * check what a backend does when memory runs out. */
+void tl_alloc_fail_at(long k);
+
 #ifdef __cplusplus
 }
 #endif

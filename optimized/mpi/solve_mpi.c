@@ -11,6 +11,7 @@
  * in the ledger.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,23 @@ static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, 
   return status;
 }
 
+/* Memory that runs out on one rank in the middle of a solve leaves the
+ * others waiting for a message that never comes. No status can reach
+ * them, so the one way out that cannot hang is to end the job: say why on
+ * this rank, then MPI_Abort. On one rank the status is returned. */
+static int end_the_job_on_nomem(MPI_Comm comm, int rank, int P, int status, const tl_info *info)
+{
+  if (status != TL_ERR_NOMEM || P == 1)
+    return status;
+  fprintf(stderr,
+          "tridlab-mpi: rank %d of %d: %s; ending the job (MPI_Abort), as the other ranks would "
+          "wait for this one forever\n",
+          rank, P, info->msg[0] ? info->msg : "no memory");
+  fflush(stderr);
+  MPI_Abort(comm, 3);
+  return status;
+}
+
 /* The report of the lowest rank whose status is an error, to all. */
 static int share_report(MPI_Comm comm, int rank, int owner, tl_info *info)
 {
@@ -183,7 +201,9 @@ int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi
   if (!table || !slices) {
     free(table);
     free(slices);
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "mpi: no memory for %d slices", P);
+    return end_the_job_on_nomem(
+        comm, rank, P, TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "mpi: no memory for %d slices", P),
+        info);
   }
   MPI_Allgather(mine, 3, MPI_UNSIGNED_LONG_LONG, table, 3, MPI_UNSIGNED_LONG_LONG, comm);
   int owner = -1;
@@ -197,7 +217,9 @@ int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi
     if (status == TL_OK)
       status = tl_check_params(algo->reference, opt, info);
     if (status == TL_OK)
-      status = run_algorithm(algo, comm, rank, P, local, slices, x, opt, info, comm_seconds);
+      status = end_the_job_on_nomem(
+          comm, rank, P,
+          run_algorithm(algo, comm, rank, P, local, slices, x, opt, info, comm_seconds), info);
   }
   free(table);
   free(slices);

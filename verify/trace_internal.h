@@ -1,0 +1,77 @@
+/* verify/trace_internal.h -- what the tracers of `tridlab trace` share
+ * (private: not installed, not included by users).
+ *
+ * verify/trace.c holds the picture being drawn (a tracer), the dispatch,
+ * and the serial algorithms; the partition algorithms have a file each
+ * family (trace_pdd.c, trace_distd2_its.c, trace_tridsolver.c, ...).
+ * Every tracer is a second driver of its algorithm's public phase
+ * functions: it calls them in the one-call solve's order, records the
+ * same ledger entries, and emits a stage after each step.
+ */
+#ifndef TRIDLAB_TRACE_INTERNAL_H
+#define TRIDLAB_TRACE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "tridlab/registry.h"
+#include "tridlab/trace.h"
+
+/* What every tracer shares: the system, the picture being drawn, the
+ * hook, and the partition offsets. */
+typedef struct tracer {
+  size_t n;
+  const double *a, *b, *c, *d;
+  double *dense, *rhs; /* n*n and n */
+  tl_trace_fn fn;
+  void *ctx;
+  int index;
+  int parts;
+  size_t *begin; /* parts + 1 */
+  tl_ledger *ledger;
+} tracer;
+
+/* Entry (i, j) of the picture. */
+#define AT(tr, i, j) ((tr)->dense[(i) * (tr)->n + (j)])
+
+int tl_tr_init(tracer *tr, const tl_batch *sys, int parts, const size_t *part_sizes, tl_trace_fn fn,
+               void *ctx, tl_ledger *ledger);
+void tl_tr_free(tracer *tr);
+
+/* A fresh stage with the tracer's geometry; the caller fills the rest. */
+tl_trace_stage tl_tr_stage_new(tracer *tr, const char *title);
+/* Number the stage and hand it to the hook (with the picture when
+ * with_matrix). */
+void tl_tr_emit(tracer *tr, tl_trace_stage *st, int with_matrix);
+void tl_tr_add_vec(tl_trace_stage *st, const char *name, int part, size_t row0, size_t len,
+                   const double *v);
+/* The picture of a tridiagonal system whose row i couples x[i - s],
+ * x[i], x[i + s] (s = 1: the input). */
+void tl_tr_draw_banded(tracer *tr, size_t s, const double *a, const double *b, const double *c,
+                       const double *d);
+/* Stage 0: the input system, with a note on what the algorithm does. */
+void tl_tr_stage_input(tracer *tr, const char *note);
+/* The solved system: the identity, x on the right, x as a vector. */
+void tl_tr_draw_solved(tracer *tr, tl_trace_stage *st, const double *x);
+/* A stage with only a title and a note (printf-style). */
+void tl_tr_note_stage(tracer *tr, const char *title, const char *phase, const char *fmt, ...);
+/* "trace: no memory" as a status. */
+int tl_tr_nomem(tl_info *info);
+
+/* One algorithm's tracer: calls the hook after every stage, records
+ * the messages in tr->ledger, writes x; returns the solve's status. */
+typedef int (*tl_tr_fn)(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                        tl_info *info);
+
+int tl_tr_thomas(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                 tl_info *info);
+int tl_tr_cr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info);
+int tl_tr_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+              tl_info *info);
+int tl_tr_pdd(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+              tl_info *info);
+int tl_tr_distd2(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                 tl_info *info);
+int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+              tl_info *info);
+
+#endif

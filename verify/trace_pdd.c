@@ -1,0 +1,171 @@
+/* verify/trace_pdd.c -- PDD and RPDD watched stage by stage
+ * (verify/trace_internal.h): the local solves with their spikes, the
+ * messages, the reduced system with the entries each drops, the interface
+ * solves, the correction and the verdict.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/algorithms.h"
+#include "tridlab/backend.h"
+#include "tridlab/part_pdd.h"
+#include "tridlab/part_rpdd.h"
+#include "trace_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* PDD: local solves with spikes, the dropped far entries, 2x2 interfaces */
+
+/* After phase 1: identity blocks, spikes v (left) and w (right) in the
+ * columns of the neighbours' boundary unknowns, rhs y. */
+static void draw_spikes(tracer *tr, const tl_pdd_part_d *pt, const double *y)
+{
+  memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
+  for (int p = 0; p < tr->parts; p++)
+    for (size_t k = 0; k < pt[p].m; k++) {
+      size_t i = pt[p].begin + k;
+      AT(tr, i, i) = 1;
+      if (p > 0)
+        AT(tr, i, pt[p].begin - 1) = pt[p].v[k];
+      if (p + 1 < tr->parts)
+        AT(tr, i, pt[p].end) = pt[p].w[k];
+      tr->rhs[i] = y[i];
+    }
+}
+
+/* The far spike entries PDD drops: w_0 and v_{m-1} of every partition
+ * with both neighbours (the bracketed entries of pdd_ref.c's picture). */
+static void pdd_drops(tracer *tr, const tl_pdd_part_d *pt, tl_trace_stage *st, double tol)
+{
+  st->tol = tol;
+  for (int p = 1; p + 1 < tr->parts && st->ndrop + 2 <= TL_TRACE_DROPS; p++) {
+    size_t m = pt[p].m;
+    st->drop_row[st->ndrop] = (long)pt[p].begin; /* w_0: row begin, column end */
+    st->drop_col[st->ndrop] = (long)pt[p].end;
+    st->drop_val[st->ndrop++] = pt[p].w[0];
+    st->drop_row[st->ndrop] = (long)(pt[p].end - 1); /* v_{m-1}: column begin-1 */
+    st->drop_col[st->ndrop] = (long)pt[p].begin - 1;
+    st->drop_val[st->ndrop++] = pt[p].v[m - 1];
+  }
+}
+
+/* The reduced system on the interface rows: the last row of each
+ * partition and the first of the next. */
+static void pdd_reduced(tracer *tr, const tl_pdd_part_d *pt, tl_trace_stage *st, size_t *rows,
+                        double *rd, double *rr)
+{
+  size_t nr = 0;
+  for (int p = 0; p + 1 < tr->parts; p++) {
+    rows[nr++] = pt[p].end - 1;
+    rows[nr++] = pt[p + 1].begin;
+  }
+  for (size_t i = 0; i < nr; i++) {
+    for (size_t j = 0; j < nr; j++)
+      rd[i * nr + j] = AT(tr, rows[i], rows[j]);
+    rr[i] = tr->rhs[rows[i]];
+  }
+  st->nr = nr;
+  st->rows = rows;
+  st->rdense = rd;
+  st->rrhs = rr;
+}
+
+/* The simulated partitions, their messages, and the reduced system's
+ * picture. */
+typedef struct pdd_trace {
+  tl_pdd_part_d *pt;
+  tl_pdd_edge_d *up;
+  tl_pdd_iface_d *down;
+  size_t *rows;    /* 2P */
+  double *rd, *rr; /* (2P)^2 and 2P */
+} pdd_trace;
+
+static int pdd_phases(tracer *tr, const pdd_trace *pd, double tol, double *x, tl_info *info)
+{
+  int P = tr->parts;
+  tl_pdd_part_d *pt = pd->pt;
+  const double *a = tr->a, *b = tr->b, *c = tr->c, *d = tr->d;
+  tl_tr_stage_input(tr, "PDD: each partition solves its own block; the spikes say how its rows "
+                        "depend on the neighbours' boundary unknowns");
+#define ROWS(v) ((v) + pt[p].begin)
+  for (int p = 0; p < P; p++)
+    TL_CALL(tl_pdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), info));
+  tl_trace_stage st =
+      tl_tr_stage_new(tr, "phase 1: local solves A_p [y v w] = [d_p, a e_0, c e_m-1]");
+  snprintf(st.note, sizeof st.note,
+           "no messages; block p multiplied by its inverse leaves 1 on the diagonal and the "
+           "spikes v (left column), w (right column)");
+  draw_spikes(tr, pt, x);
+  pdd_drops(tr, pt, &st, tol);
+  for (int p = 0; p < P && st.nvec + 2 <= TL_TRACE_VECS; p++) {
+    if (p > 0)
+      tl_tr_add_vec(&st, "v", p, pt[p].begin, pt[p].m, pt[p].v);
+    if (p + 1 < P)
+      tl_tr_add_vec(&st, "w", p, pt[p].begin, pt[p].m, pt[p].w);
+  }
+  tl_tr_emit(tr, &st, 1);
+  for (int p = 1; p < P; p++) {
+    tl_pdd_ref_send_first_d(&pt[p], ROWS(a), ROWS(x), &pd->up[p]);
+    tl_ledger_message(tr->ledger, "first-row", 0, p, p - 1, TL_PDD_EDGE_WORDS);
+  }
+  st = tl_tr_stage_new(tr, "phase 2: first rows go up; the reduced system");
+  snprintf(st.note, sizeof st.note,
+           "the interface rows form a reduced system; PDD drops the far spike entries (*), "
+           "which splits it into one 2x2 system per interface");
+  pdd_reduced(tr, pt, &st, pd->rows, pd->rd, pd->rr);
+  pdd_drops(tr, pt, &st, tol);
+  st.ledger_phase[0] = "first-row";
+  tl_tr_emit(tr, &st, 0);
+  for (int p = 0; p + 1 < P; p++) {
+    TL_CALL(tl_pdd_ref_interface_d(&pt[p], ROWS(c), ROWS(x), &pd->up[p + 1], &pd->down[p], info));
+    tl_ledger_message(tr->ledger, "interface", 0, p, p + 1, TL_PDD_IFACE_WORDS);
+  }
+  for (int p = 1; p < P; p++)
+    tl_pdd_ref_receive_d(&pt[p], &pd->down[p - 1]);
+  st = tl_tr_stage_new(tr, "phases 3-4: 2x2 interface solves, x[end-1] goes down");
+  snprintf(st.note, sizeof st.note,
+           "partition p solves interface p|p+1, keeps x[end], sends x[end-1]");
+  st.ledger_phase[0] = "interface";
+  tl_tr_emit(tr, &st, 0);
+  for (int p = 0; p < P; p++)
+    TL_CALL(tl_pdd_ref_correct_d(&pt[p], ROWS(x), info));
+#undef ROWS
+  st = tl_tr_stage_new(tr, "phase 5: correction x = y - v x[begin-1] - w x[end]");
+  snprintf(st.note, sizeof st.note, "no messages; every partition corrects its own rows");
+  tl_tr_draw_solved(tr, &st, x);
+  tl_tr_emit(tr, &st, 1);
+  int status = tl_pdd_ref_reduce_d(pt, P, tol, "pdd", tr->ledger, info);
+  st = tl_tr_stage_new(tr, "phase 6: the verdict");
+  snprintf(st.note, sizeof st.note, "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped,
+           info->tol, info->bound, tl_status_name(status));
+  st.ledger_phase[0] = "verdict";
+  tl_tr_emit(tr, &st, 0);
+  return status;
+}
+
+int tl_tr_pdd(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)
+{
+  size_t P = (size_t)tr->parts;
+  int ready = 0, status = TL_OK;
+  double tol = tl_param_value(algo, opt, "tol");
+  pdd_trace pd = {tl_alloc(P, sizeof *pd.pt),          tl_alloc(P, sizeof *pd.up),
+                  tl_alloc(P, sizeof *pd.down),        tl_alloc(2 * P, sizeof *pd.rows),
+                  tl_alloc(4 * P * P, sizeof(double)), tl_alloc(2 * P, sizeof(double))};
+  if (!pd.pt || !pd.up || !pd.down || !pd.rows || !pd.rd || !pd.rr) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory");
+    goto cleanup;
+  }
+  for (; ready < tr->parts; ready++)
+    TL_CHECK(tl_pdd_part_init_d(&pd.pt[ready], tr->n, tr->parts, opt->part_sizes, ready, info));
+  status = pdd_phases(tr, &pd, tol, x, info);
+cleanup:
+  for (int p = 0; p < ready; p++)
+    tl_pdd_part_free_d(&pd.pt[p]);
+  free(pd.pt);
+  free(pd.up);
+  free(pd.down);
+  free(pd.rows);
+  free(pd.rd);
+  free(pd.rr);
+  return status;
+}

@@ -42,15 +42,9 @@ static void expect_same_as_solve(const char *name, int type, size_t n, int parts
   if (tl_status_has_solution(st_solve))
     cr_expect_eq(memcmp(xt, xs, n * sizeof *xt), 0, "%s type %d n %zu P %d: x differs", name, type,
                  n, parts);
-  /* The traces of distd2 and its show their exchanges stage by stage but
-   * do not record the reference's ledger entries yet (their references
-   * gained recorded ledgers after the trace was written; the ledgers of
-   * the solves themselves are checked against the models in
-   * tests/test_ledger.c). */
   char why[256];
-  if (strcmp(name, "distd2") != 0 && strcmp(name, "its") != 0)
-    cr_expect(tl_ledger_equal(&lt, &ls, why, sizeof why), "%s P %d ledger: %s", name, parts,
-              why);
+  cr_expect(tl_ledger_equal(&lt, &ls, why, sizeof why), "%s type %d n %zu P %d ledger: %s", name,
+            type, n, parts, why);
   free(xt);
   free(xs);
   tl_ledger_free(&lt);

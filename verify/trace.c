@@ -114,15 +114,35 @@ void tl_tr_draw_solved(tracer *tr, tl_trace_stage *st, const double *x)
   tl_tr_add_vec(st, "x", -1, 0, tr->n, x);
 }
 
-void tl_tr_note_stage(tracer *tr, const char *title, const char *phase, const char *fmt, ...)
+void tl_tr_note_stage(tracer *tr, const char *title, const char *phase0, const char *phase1,
+                      const char *fmt, ...)
 {
   tl_trace_stage st = tl_tr_stage_new(tr, title);
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(st.note, sizeof st.note, fmt, ap);
   va_end(ap);
+  st.ledger_phase[0] = phase0;
+  st.ledger_phase[1] = phase1;
+  tl_tr_emit(tr, &st, 0);
+}
+
+void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const char *note,
+                      const char *name0, const double *v0, const char *name1, const double *v1)
+{
+  tl_trace_stage st = tl_tr_stage_new(tr, title);
+  snprintf(st.note, sizeof st.note, "%s", note);
+  tl_tr_add_vec(&st, name0, -1, 0, (size_t)tr->parts, v0);
+  tl_tr_add_vec(&st, name1, -1, 0, (size_t)tr->parts, v1);
   st.ledger_phase[0] = phase;
   tl_tr_emit(tr, &st, 0);
+}
+
+int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status, const tl_info *info)
+{
+  tl_tr_note_stage(tr, title, phase, "", "dropped %.3g against tol %.3g, bound %.3g: %s",
+                   info->dropped, info->tol, info->bound, tl_status_name(status));
+  return status;
 }
 
 int tl_tr_nomem(tl_info *info)

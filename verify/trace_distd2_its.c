@@ -52,15 +52,24 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
                     "its coefficients decay away from the row, so J terms on each side suffice");
   for (int p = 0; p < P; p++)
     tl_its_rate(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p]);
+  tl_ledger_collective_all(tr->ledger, "rate", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_ITS_RATE_WORDS,
+                           TL_ITS_RATE_WORDS);
   TL_CALL(tl_its_truncation(st, (size_t)tl_param_value(algo, opt, "J"),
                             tl_param_value(algo, opt, "eps_c"), info));
+  tl_its_ledger_setup(st, tr->ledger);
   tl_trace_stage sg = tl_tr_stage_new(tr, "decay rates and the truncation J (eq 18)");
   snprintf(sg.note, sizeof sg.note,
            "largest decay rate %.3g per row: J = %zu terms kept each side, L = %zu rows of "
            "margin in the window",
            st->rho, st->J, st->L);
   tl_tr_add_vec(&sg, "rate per partition", -1, 0, (size_t)P, st->rate);
+  sg.ledger_phase[0] = "rate";
   tl_tr_emit(tr, &sg, 0);
+  tl_tr_note_stage(tr, "the windows and the spikes go out (once, before any right-hand side)",
+                   "window", "spike",
+                   "interface k gathers the rows of its window from their owners (3 words a row) "
+                   "and sends its %zu coefficients below it to partition k+1",
+                   st->jr);
   for (int k = 0; k < st->nif; k++) {
     tl_its_window(st, k, a, b, c);
     TL_CALL(tl_its_coefficients(st, k, info));
@@ -69,13 +78,11 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
   for (int p = 0; p < P; p++)
     tl_its_partial(st, p, d + st->begin[p]);
   tl_its_exchange(st);
-  sg = tl_tr_stage_new(tr, "partial sums and the one exchange");
-  snprintf(sg.note, sizeof sg.note,
-           "a_b = s . (last J of d), a_t = t . (first J of d); partition p sends a_b to p+1 "
-           "and a_t to p-1: one word each way per interface");
-  tl_tr_add_vec(&sg, "a_b per partition", -1, 0, (size_t)P, st->ab);
-  tl_tr_add_vec(&sg, "a_t per partition", -1, 0, (size_t)P, st->at);
-  tl_tr_emit(tr, &sg, 0);
+  tl_its_ledger_sums(st, tr->ledger);
+  tl_tr_pair_stage(tr, "partial sums and the one exchange", "sums",
+                   "a_b = s . (last J of d), a_t = t . (first J of d); partition p sends a_b to "
+                   "p+1 and a_t to p-1: one word each way per interface",
+                   "a_b per partition", st->ab, "a_t per partition", st->at);
   for (int p = 0; p < P; p++)
     TL_CALL(tl_its_local_solve(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p],
                                d + st->begin[p], x + st->begin[p], info));
@@ -100,11 +107,9 @@ int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, doubl
   status = tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, x, tr->parts, opt->part_sizes,
                         (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
                         tl_param_value(algo, opt, "tol"), info);
-  tl_trace_stage sg = tl_tr_stage_new(tr, "the verdict");
-  snprintf(sg.note, sizeof sg.note, "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped,
-           info->tol, info->bound, tl_status_name(status));
-  tl_tr_emit(tr, &sg, 0);
-  return status;
+  tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
+                           TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
+  return tl_tr_verdict(tr, "the verdict", "verdict", status, info);
 }
 
 /* ------------------------------------------------------------------ */
@@ -164,6 +169,12 @@ static int distd2_phases(tracer *tr, distd2_trace *dd, double tol, double *x, tl
   for (int p = 0; p < P; p++) {
     TL_CALL(tl_distd2_decouple_d(&dd->plan, p, tr->d, dd->dt, info));
     tl_distd2_pack_d(&dd->plan, p, dd->dt, &dd->edge[p]);
+    int prev, next; /* the boundary rows the neighbours need, 3 words each */
+    tl_distd2_neighbours(P, 0, p, &prev, &next);
+    if (prev >= 0)
+      tl_ledger_message(tr->ledger, "edges", 0, p, prev, TL_DISTD2_EDGE_WORDS);
+    if (next >= 0)
+      tl_ledger_message(tr->ledger, "edges", 0, p, next, TL_DISTD2_EDGE_WORDS);
   }
   tl_trace_stage st = tl_tr_stage_new(tr, "decoupled: Algorithms 5 and 6 on every partition");
   snprintf(st.note, sizeof st.note,
@@ -187,22 +198,21 @@ static int distd2_phases(tracer *tr, distd2_trace *dd, double tol, double *x, tl
     }
     kappa = fmax(kappa, kp);
   }
-  st = tl_tr_stage_new(tr, "one exchange, 2x2 interface systems");
-  snprintf(st.note, sizeof st.note,
-           "partition p sends its first row (3 words) to p-1 and its last row (3 words) to p+1; "
-           "each interface solves for x[end-1] and x[end]");
-  tl_tr_add_vec(&st, "x first of each partition", -1, 0, (size_t)P, dd->xs);
-  tl_tr_add_vec(&st, "x last of each partition", -1, 0, (size_t)P, dd->xe);
-  tl_tr_emit(tr, &st, 0);
+  tl_tr_pair_stage(tr, "one exchange, 2x2 interface systems", "edges",
+                   "partition p sends its first row (3 words) to p-1 and its last row (3 words) "
+                   "to p+1; each interface solves for x[end-1] and x[end]",
+                   "x first of each partition", dd->xs, "x last of each partition", dd->xe);
   for (int p = 0; p < P; p++)
     TL_CALL(tl_distd2_substitute_d(&dd->plan, p, dd->xs[p], dd->xe[p], dd->dt, x, info));
+  st = tl_tr_stage_new(tr, "substitution (Algorithm 7)");
+  snprintf(st.note, sizeof st.note,
+           "no messages; x[k] = dt[k] - s^a[k] x[left] - s^c[k] x[right] on every row");
+  tl_tr_draw_solved(tr, &st, x);
+  tl_tr_emit(tr, &st, 1);
+  tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1,
+                           TL_DISTD2_VERDICT_WORDS, TL_DISTD2_VERDICT_WORDS);
   int status = tl_distd2_verdict(&dd->plan, dropped, drop_row, kappa, tol, info);
-  st = tl_tr_stage_new(tr, "substitution (Algorithm 7) and the verdict");
-  snprintf(st.note, sizeof st.note, "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped,
-           info->tol, info->bound, tl_status_name(status));
-  tl_tr_add_vec(&st, "x", -1, 0, tr->n, x);
-  tl_tr_emit(tr, &st, 0);
-  return status;
+  return tl_tr_verdict(tr, "the verdict", "verdict", status, info);
 }
 
 int tl_tr_distd2(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,

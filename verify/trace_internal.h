@@ -52,8 +52,17 @@ void tl_tr_draw_banded(tracer *tr, size_t s, const double *a, const double *b, c
 void tl_tr_stage_input(tracer *tr, const char *note);
 /* The solved system: the identity, x on the right, x as a vector. */
 void tl_tr_draw_solved(tracer *tr, tl_trace_stage *st, const double *x);
-/* A stage with only a title and a note (printf-style). */
-void tl_tr_note_stage(tracer *tr, const char *title, const char *phase, const char *fmt, ...);
+/* A stage with only a title, a note (printf-style) and the ledger
+ * phases it sent ("" for none). */
+void tl_tr_note_stage(tracer *tr, const char *title, const char *phase0, const char *phase1,
+                      const char *fmt, ...);
+/* A stage showing two vectors of one entry per partition. */
+void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const char *note,
+                      const char *name0, const double *v0, const char *name1, const double *v1);
+/* The verdict's stage: dropped against tol, the bound, the status (which
+ * it returns). */
+int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status,
+                  const tl_info *info);
 /* "trace: no memory" as a status. */
 int tl_tr_nomem(tl_info *info);
 

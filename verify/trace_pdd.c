@@ -135,12 +135,7 @@ static int pdd_phases(tracer *tr, const pdd_trace *pd, double tol, double *x, tl
   tl_tr_draw_solved(tr, &st, x);
   tl_tr_emit(tr, &st, 1);
   int status = tl_pdd_ref_reduce_d(pt, P, tol, "pdd", tr->ledger, info);
-  st = tl_tr_stage_new(tr, "phase 6: the verdict");
-  snprintf(st.note, sizeof st.note, "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped,
-           info->tol, info->bound, tl_status_name(status));
-  st.ledger_phase[0] = "verdict";
-  tl_tr_emit(tr, &st, 0);
-  return status;
+  return tl_tr_verdict(tr, "phase 6: the verdict", "verdict", status, info);
 }
 
 int tl_tr_pdd(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)

@@ -78,8 +78,8 @@ static void print_matrix(const tl_trace_stage *st)
         printf(values ? " |" : "|");
       double v = st->dense[i * n + j];
       int drop = dropped_at(st, i, j);
-      if (values && v == 0)
-        printf("%9s", ".");
+      if (values && v == 0) /* RPDD drops entries it never computed */
+        printf(drop ? "%8s*" : "%9s", ".");
       else if (values)
         printf(drop ? " %7.3g*" : " %8.3g", v);
       else

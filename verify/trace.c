@@ -345,8 +345,8 @@ static const struct {
   const char *name;
   tl_tr_fn run;
 } traced[] = {
-    {"thomas", tl_tr_thomas}, {"cr", tl_tr_cr},         {"pcr", tl_tr_pcr},
-    {"pdd", tl_tr_pdd},       {"distd2", tl_tr_distd2}, {"its", tl_tr_its},
+    {"thomas", tl_tr_thomas}, {"cr", tl_tr_cr},         {"pcr", tl_tr_pcr}, {"pdd", tl_tr_pdd},
+    {"rpdd", tl_tr_rpdd},     {"distd2", tl_tr_distd2}, {"its", tl_tr_its},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

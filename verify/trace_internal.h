@@ -78,6 +78,8 @@ int tl_tr_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, doubl
               tl_info *info);
 int tl_tr_pdd(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
               tl_info *info);
+int tl_tr_rpdd(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+               tl_info *info);
 int tl_tr_distd2(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                  tl_info *info);
 int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,

@@ -135,23 +135,55 @@ static void print_vectors(const tl_trace_stage *st)
   }
 }
 
+#define ROUNDS_SHOWN 3 /* a phase with more rounds shows its first and a total */
+
+/* The words of a collective as one line: the same for every partition,
+ * or (gather, scatter, bcast) what each partition other than the root
+ * sends or receives. */
+static void print_collective(const tl_ledger *L, const tl_ledger_entry *e)
+{
+  printf("  %s [%s, round %d]: ", tl_ledger_kind_name(e->kind), e->phase, e->round);
+  if (e->peer < 0) {
+    printf("every partition, %ld words each\n", e->words_sent);
+    return;
+  }
+  long words = 0;
+  for (size_t k = 0; k < L->count; k++) {
+    const tl_ledger_entry *f = &L->entries[k];
+    if (f->kind == e->kind && f->round == e->round && f->rank != f->peer &&
+        !strcmp(f->phase, e->phase))
+      words = f->words_sent > f->words_recv ? f->words_sent : f->words_recv;
+  }
+  printf("root %d, %ld words %s each other partition\n", e->peer, words,
+         e->kind == TL_LEDGER_GATHER ? "from" : "to");
+}
+
 /* The ledger entries of one phase: each message once (its send), each
- * collective once for all partitions. */
+ * collective once for all partitions; of a phase repeated more than
+ * ROUNDS_SHOWN times (Jacobi's sweeps), the first round and a total. */
 static void print_messages(const tl_ledger *L, const char *phase)
 {
-  int said_collective = -1;
+  int said_collective = -1, rounds = 0;
+  for (size_t k = 0; L && k < L->count; k++)
+    if (!strcmp(L->entries[k].phase, phase) && L->entries[k].round + 1 > rounds)
+      rounds = L->entries[k].round + 1;
   for (size_t k = 0; L && k < L->count; k++) {
     const tl_ledger_entry *e = &L->entries[k];
-    if (strcmp(e->phase, phase) != 0)
+    if (strcmp(e->phase, phase) != 0 || (rounds > ROUNDS_SHOWN && e->round > 0))
       continue;
     if (e->kind == TL_LEDGER_SEND)
       printf("  message [%s] partition %d -> %d: %ld words\n", phase, e->rank, e->peer,
              e->words_sent);
     else if (e->kind != TL_LEDGER_RECV && said_collective != e->round) {
       said_collective = e->round;
-      printf("  %s [%s, round %d]: every partition, %ld words each\n", tl_ledger_kind_name(e->kind),
-             phase, e->round, e->words_sent);
+      print_collective(L, e);
     }
+  }
+  if (rounds > ROUNDS_SHOWN) {
+    tl_ledger_totals t = tl_ledger_rank_totals(L, -1, phase);
+    printf("  ... rounds 1..%d of [%s] the same; in all %ld messages, %ld words sent, %ld "
+           "collective calls\n",
+           rounds - 1, phase, t.messages, t.words_sent, t.collectives);
   }
 }
 

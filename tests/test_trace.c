@@ -18,8 +18,8 @@ static void count_stage(const tl_trace_stage *st, void *ctx)
   (*count)++;
 }
 
-/* Trace and solve the same gallery problem with the parameter `param`
- * ("key=value", or NULL); same status, same x, same ledger. */
+/* Trace and solve the same gallery problem with the parameters `param`
+ * ("key=value,key=value", or NULL); same status, same x, same ledger. */
 static void expect_same_with(const char *name, const char *param, int type, size_t n, int parts)
 {
   const tl_algorithm *algo = tl_find(name);
@@ -32,8 +32,10 @@ static void expect_same_with(const char *name, const char *param, int type, size
   tl_options opt;
   tl_options_init(&opt);
   opt.parts = parts;
-  if (param)
-    cr_assert_eq(tl_options_set_param_kv(&opt, algo, param, &info), TL_OK, "%s", info.msg);
+  char kv[128];
+  snprintf(kv, sizeof kv, "%s", param ? param : "");
+  for (char *save, *one = strtok_r(kv, ",", &save); one; one = strtok_r(NULL, ",", &save))
+    cr_assert_eq(tl_options_set_param_kv(&opt, algo, one, &info), TL_OK, "%s", info.msg);
   double *xt = calloc(n, sizeof *xt), *xs = calloc(n, sizeof *xs);
   int stages = 0;
   int st_trace = tl_trace_run(algo, &p.sys, &opt, count_stage, &stages, &lt, xt, &info);
@@ -75,8 +77,15 @@ Test(trace, x_and_ledger_are_the_solves)
         expect_same_as_solve("rpdd", types[t], sizes[k], P);
         expect_same_with("rpdd", "J=2", types[t], sizes[k], P);
         expect_same_as_solve("its", types[t], sizes[k], P);
-        if (sizes[k] >= 2 * (size_t)P)
-          expect_same_as_solve("distd2", types[t], sizes[k], P);
+        if (sizes[k] < 2 * (size_t)P)
+          continue;
+        expect_same_as_solve("distd2", types[t], sizes[k], P);
+        expect_same_as_solve("hybrid_pcr", types[t], sizes[k], P);
+        static const char *const reduced[] = {"reduced=allgather", "reduced=gather_scatter",
+                                              "reduced=pcr", "reduced=jacobi",
+                                              "reduced=jacobi,iters=3"};
+        for (size_t r = 0; r < 5; r++)
+          expect_same_with("tridsolver", reduced[r], types[t], sizes[k], P);
       }
     }
 }

@@ -145,6 +145,24 @@ int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status, 
   return status;
 }
 
+int tl_tr_residual_verdict(tracer *tr, const double *x, const double *xs, int status, tl_info *info)
+{
+  tl_ledger_residual_verdict(tr->ledger, tr->parts, 0, 1, 1);
+  for (size_t i = 0; tl_status_has_solution(status) && i < tr->n; i++)
+    if (memcmp(&x[i], &xs[i], sizeof *x) != 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)i, "",
+                     "trace: the phases' x differs from the one-call solve's at row %zu (a "
+                     "tracer bug)",
+                     i);
+  if (info->tol > 0) /* an approximate step: what it dropped */
+    return tl_tr_verdict(tr, "the verdict", "halo", status, info);
+  tl_tr_note_stage(tr, "the verdict", "halo", "verdict",
+                   "x and the coupling entries cross the slice ends, then three reductions: %s%s",
+                   tl_status_name(status),
+                   info->msg[0] ? "" : " (strictly dominant, LAPACK's residual ratio < 30)");
+  return status;
+}
+
 int tl_tr_nomem(tl_info *info)
 {
   return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory");
@@ -345,8 +363,15 @@ static const struct {
   const char *name;
   tl_tr_fn run;
 } traced[] = {
-    {"thomas", tl_tr_thomas}, {"cr", tl_tr_cr},         {"pcr", tl_tr_pcr}, {"pdd", tl_tr_pdd},
-    {"rpdd", tl_tr_rpdd},     {"distd2", tl_tr_distd2}, {"its", tl_tr_its},
+    {"thomas", tl_tr_thomas},
+    {"cr", tl_tr_cr},
+    {"pcr", tl_tr_pcr},
+    {"pdd", tl_tr_pdd},
+    {"rpdd", tl_tr_rpdd},
+    {"distd2", tl_tr_distd2},
+    {"its", tl_tr_its},
+    {"tridsolver", tl_tr_tridsolver},
+    {"hybrid_pcr", tl_tr_hybrid_pcr},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

@@ -63,6 +63,12 @@ void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const ch
  * it returns). */
 int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status,
                   const tl_info *info);
+/* The verdict of an exact partition solver (tl_ledger_residual_verdict:
+ * "halo", "verdict"): `status` and info are the one-call solve's, whose x
+ * (xs) must be the phases' x bit for bit (else TL_ERR_BREAKDOWN, a tracer
+ * bug, never a silent difference); its stage; returns the status. */
+int tl_tr_residual_verdict(tracer *tr, const double *x, const double *xs, int status,
+                           tl_info *info);
 /* "trace: no memory" as a status. */
 int tl_tr_nomem(tl_info *info);
 
@@ -84,5 +90,9 @@ int tl_tr_distd2(tracer *tr, const tl_algorithm *algo, const tl_options *opt, do
                  tl_info *info);
 int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
               tl_info *info);
+int tl_tr_tridsolver(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                     tl_info *info);
+int tl_tr_hybrid_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                     tl_info *info);
 
 #endif

@@ -81,6 +81,8 @@ Test(trace, x_and_ledger_are_the_solves)
           continue;
         expect_same_as_solve("distd2", types[t], sizes[k], P);
         expect_same_as_solve("hybrid_pcr", types[t], sizes[k], P);
+        expect_same_with("ptdma", "flavour=split", types[t], sizes[k], P);
+        expect_same_with("ptdma", "flavour=combined", types[t], sizes[k], P);
         static const char *const reduced[] = {"reduced=allgather", "reduced=gather_scatter",
                                               "reduced=pcr", "reduced=jacobi",
                                               "reduced=jacobi,iters=3"};

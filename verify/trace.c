@@ -145,9 +145,9 @@ int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status, 
   return status;
 }
 
-int tl_tr_residual_verdict(tracer *tr, const double *x, const double *xs, int status, tl_info *info)
+int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int status,
+                        const char *phase0, const char *phase1, tl_info *info)
 {
-  tl_ledger_residual_verdict(tr->ledger, tr->parts, 0, 1, 1);
   for (size_t i = 0; tl_status_has_solution(status) && i < tr->n; i++)
     if (memcmp(&x[i], &xs[i], sizeof *x) != 0)
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)i, "",
@@ -155,11 +155,12 @@ int tl_tr_residual_verdict(tracer *tr, const double *x, const double *xs, int st
                      "tracer bug)",
                      i);
   if (info->tol > 0) /* an approximate step: what it dropped */
-    return tl_tr_verdict(tr, "the verdict", "halo", status, info);
-  tl_tr_note_stage(tr, "the verdict", "halo", "verdict",
-                   "x and the coupling entries cross the slice ends, then three reductions: %s%s",
-                   tl_status_name(status),
-                   info->msg[0] ? "" : " (strictly dominant, LAPACK's residual ratio < 30)");
+    tl_tr_note_stage(tr, "the verdict", phase0, phase1,
+                     "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped, info->tol,
+                     info->bound, tl_status_name(status));
+  else
+    tl_tr_note_stage(tr, "the verdict", phase0, phase1, "%s%s%s", tl_status_name(status),
+                     info->msg[0] ? ": " : "", info->msg);
   return status;
 }
 
@@ -372,6 +373,7 @@ static const struct {
     {"its", tl_tr_its},
     {"tridsolver", tl_tr_tridsolver},
     {"hybrid_pcr", tl_tr_hybrid_pcr},
+    {"ptdma", tl_tr_ptdma},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

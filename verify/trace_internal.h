@@ -3,7 +3,7 @@
  *
  * verify/trace.c holds the picture being drawn (a tracer), the dispatch,
  * and the serial algorithms; the partition algorithms have a file each
- * family (trace_pdd.c, trace_distd2_its.c, trace_tridsolver.c, ...).
+ * family (trace_pdd.c, trace_distd2_its.c, trace_reduced.c, ...).
  * Every tracer is a second driver of its algorithm's public phase
  * functions: it calls them in the one-call solve's order, records the
  * same ledger entries, and emits a stage after each step.
@@ -63,12 +63,13 @@ void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const ch
  * it returns). */
 int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status,
                   const tl_info *info);
-/* The verdict of an exact partition solver (tl_ledger_residual_verdict:
- * "halo", "verdict"): `status` and info are the one-call solve's, whose x
- * (xs) must be the phases' x bit for bit (else TL_ERR_BREAKDOWN, a tracer
- * bug, never a silent difference); its stage; returns the status. */
-int tl_tr_residual_verdict(tracer *tr, const double *x, const double *xs, int status,
-                           tl_info *info);
+/* The verdict stage of a tracer whose verdict is the one-call solve's
+ * (`status`, info; the caller records its ledger, phases phase0, phase1):
+ * the solve's x (xs) must be the phases' x bit for bit, else
+ * TL_ERR_BREAKDOWN (a tracer bug, never a silent difference). Returns
+ * the status. */
+int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int status,
+                        const char *phase0, const char *phase1, tl_info *info);
 /* "trace: no memory" as a status. */
 int tl_tr_nomem(tl_info *info);
 
@@ -94,5 +95,7 @@ int tl_tr_tridsolver(tracer *tr, const tl_algorithm *algo, const tl_options *opt
                      tl_info *info);
 int tl_tr_hybrid_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                      tl_info *info);
+int tl_tr_ptdma(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                tl_info *info);
 
 #endif

@@ -1,11 +1,11 @@
-/* verify/trace_tridsolver.c -- Tridsolver and hybrid Thomas-PCR watched
- * stage by stage (verify/trace_internal.h). Both eliminate inside every
- * partition first (a modified Thomas pass that leaves each row coupled to
- * the partition's boundary unknowns), solve a small reduced system on the
- * boundary rows, and substitute back; they differ in how many rows each
- * partition gives the reduced system (one: tridsolver; two: hybrid_pcr)
- * and in how it is solved. The verdict (strict dominance, LAPACK's
- * residual ratio) is the one-call solve's, whose x must be the phases' x.
+/* verify/trace_reduced.c -- Tridsolver, hybrid Thomas-PCR and P-TDMA
+ * watched stage by stage (verify/trace_internal.h). All three eliminate
+ * inside every partition first (a modified Thomas pass that leaves each
+ * row coupled to the partition's boundary unknowns), solve a small reduced
+ * system on the boundary rows, and substitute back; they differ in how
+ * many rows each partition gives the reduced system (one: tridsolver;
+ * two: hybrid_pcr, ptdma) and in how it is solved. The verdict is the
+ * one-call solve's, whose x must be the phases' x.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/part_hybrid_pcr.h"
+#include "tridlab/part_ptdma.h"
 #include "tridlab/part_tridsolver.h"
 #include "trace_internal.h"
 
@@ -25,6 +26,7 @@ typedef struct split_trace {
   double *buf;
   size_t *rows;
   double *rd, *rr;
+  tl_ptdma_plan plan; /* ptdma, flavour split: Algorithm 2's plan */
 } split_trace;
 
 static int split_alloc(split_trace *sp, size_t n, size_t nbuf, size_t nr, tl_info *info)
@@ -48,6 +50,7 @@ static void split_free(split_trace *sp)
   free(sp->buf);
   free(sp->rows);
   free(sp->rd);
+  tl_ptdma_plan_destroy(&sp->plan);
 }
 
 /* After the forward pass of partition [b, e): every row has 1 on the
@@ -56,7 +59,7 @@ static void split_free(split_trace *sp)
  * row's right the next partition's first (none for p = P-1). Tridsolver:
  * rows i >= 1 couple x_0 and x_{i+1}, row 0 couples x_{m-1}. Hybrid: rows
  * 1..m-2 couple x_0 and x_{m-1}, row m-1 couples x_0 and x_m. */
-static void draw_forward(tracer *tr, const split_trace *sp, int hybrid)
+static void draw_forward(tracer *tr, const split_trace *sp, const double *diag, int hybrid)
 {
   memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
   for (int p = 0; p < tr->parts; p++) {
@@ -68,7 +71,7 @@ static void draw_forward(tracer *tr, const split_trace *sp, int hybrid)
         AT(tr, i, left) = sp->as[i];
       if (right < tr->n && right != i)
         AT(tr, i, right) = sp->cs[i];
-      AT(tr, i, i) = 1;
+      AT(tr, i, i) = diag ? diag[i] : 1;
       tr->rhs[i] = sp->ds[i];
     }
   }
@@ -95,14 +98,13 @@ static void reduced_picture(tl_trace_stage *st, split_trace *sp, size_t nr, cons
   st->rrhs = sp->rr;
 }
 
-/* The forward pass's stage (no messages). */
-static void forward_stage(tracer *tr, const split_trace *sp, int hybrid, const char *note)
+/* The forward pass's stage (no messages); diag NULL: a unit diagonal. */
+static void forward_stage(tracer *tr, const split_trace *sp, const double *diag, int hybrid,
+                          const char *title, const char *note)
 {
-  tl_trace_stage st =
-      tl_tr_stage_new(tr, hybrid ? "phase 1: modified Thomas (Algorithm 3) on every partition"
-                                 : "phase 1: forward sweep (Algorithm 6) on every partition");
+  tl_trace_stage st = tl_tr_stage_new(tr, title);
   snprintf(st.note, sizeof st.note, "%s", note);
-  draw_forward(tr, sp, hybrid);
+  draw_forward(tr, sp, diag, hybrid);
   tl_tr_emit(tr, &st, 1);
 }
 
@@ -119,11 +121,14 @@ static void backward_stage(tracer *tr, const char *title, const char *phase, con
 
 typedef int (*split_phases_fn)(tracer *tr, split_trace *sp, const tl_algorithm *algo,
                                const tl_options *opt, double *x, tl_info *info);
-typedef int (*split_solve_fn)(tracer *tr, const tl_algorithm *algo, const tl_options *opt,
-                              double *xs, tl_info *info);
-/* Scratch words of the messages, reduced rows per partition. */
+typedef int (*split_solve_fn)(tracer *tr, split_trace *sp, const tl_algorithm *algo,
+                              const tl_options *opt, double *xs, tl_info *info);
+/* Scratch words of the messages, reduced rows per partition, and the
+ * verdict: 0 the residual check of tridsolver and hybrid_pcr, 1 P-TDMA's
+ * one allreduce. */
 typedef struct split_sizes {
   size_t buf, rows_per_part;
+  int ptdma;
 } split_sizes;
 
 /* The phases, then the verdict from the one-call solve (into sp.xs). */
@@ -135,8 +140,15 @@ static int split_run(tracer *tr, const tl_algorithm *algo, const tl_options *opt
   if (status == TL_OK)
     status = phases(tr, &sp, algo, opt, x, info);
   if (status == TL_OK) {
-    status = solve(tr, algo, opt, sp.xs, info);
-    status = tl_tr_residual_verdict(tr, x, sp.xs, status, info);
+    status = solve(tr, &sp, algo, opt, sp.xs, info);
+    if (size.ptdma) {
+      tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
+                               TL_PTDMA_VERDICT_WORDS, TL_PTDMA_VERDICT_WORDS);
+      status = tl_tr_solve_verdict(tr, x, sp.xs, status, "verdict", "", info);
+    } else {
+      tl_ledger_residual_verdict(tr->ledger, tr->parts, 0, 1, 1);
+      status = tl_tr_solve_verdict(tr, x, sp.xs, status, "halo", "verdict", info);
+    }
   }
   split_free(&sp);
   return status;
@@ -190,9 +202,10 @@ static void tridsolver_reduced_stage(tracer *tr, int strategy, const double *F,
   tl_tr_emit(tr, &st, 0);
 }
 
-static int tridsolver_solve(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *xs,
-                            tl_info *info)
+static int tridsolver_solve(tracer *tr, split_trace *sp, const tl_algorithm *algo,
+                            const tl_options *opt, double *xs, tl_info *info)
 {
+  (void)sp;
   return tl_tridsolver_ref_d(
       tr->n, tr->parts, opt->part_sizes, (int)tl_param_value(algo, opt, "reduced"),
       (long)tl_param_value(algo, opt, "iters"), tl_param_value(algo, opt, "tol"),
@@ -214,7 +227,7 @@ static int tridsolver_phases(tracer *tr, split_trace *sp, const tl_algorithm *al
     if (p + 1 < P)
       tl_ledger_message(tr->ledger, "last-row", 0, p, p + 1, 3);
   }
-  forward_stage(tr, sp, 0,
+  forward_stage(tr, sp, NULL, 0, "phase 1: forward sweep (Algorithm 6) on every partition",
                 "no messages; row 0 couples x[begin-1], x[begin], x[end-1]; every other row "
                 "couples x[begin], itself and the next");
   tl_trace_stage st = tl_tr_stage_new(tr, "phases 2-3: last rows go right; the reduced rows");
@@ -267,9 +280,10 @@ static int tridsolver_phases(tracer *tr, split_trace *sp, const tl_algorithm *al
 /* ------------------------------------------------------------------ */
 /* Hybrid Thomas-PCR: two reduced rows per partition, PCR on them       */
 
-static int hybrid_solve(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *xs,
-                        tl_info *info)
+static int hybrid_solve(tracer *tr, split_trace *sp, const tl_algorithm *algo,
+                        const tl_options *opt, double *xs, tl_info *info)
 {
+  (void)sp;
   (void)algo;
   return tl_hybrid_pcr_ref_d(tr->n, tr->parts, opt->part_sizes, tr->a, tr->b, tr->c, tr->d, xs,
                              info);
@@ -295,7 +309,7 @@ static int hybrid_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
     sp->rows[2 * p] = lo;
     sp->rows[2 * p + 1] = tr->begin[p + 1] - 1;
   }
-  forward_stage(tr, sp, 1,
+  forward_stage(tr, sp, NULL, 1, "phase 1: modified Thomas (Algorithm 3) on every partition",
                 "no messages; the inner rows couple x[begin] and x[end-1] only, the first and "
                 "last rows the neighbours' boundary unknowns too");
   tl_hybrid_pcr_gather_d(P, send, ra, rb, rc, rd);
@@ -328,18 +342,129 @@ static int hybrid_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
 }
 
 /* ------------------------------------------------------------------ */
+/* P-TDMA: Algorithm 2 (plan, runtime step) or Algorithm 1 (one pass)    */
+
+static int ptdma_solve(tracer *tr, split_trace *sp, const tl_algorithm *algo, const tl_options *opt,
+                       double *xs, tl_info *info)
+{
+  if ((int)tl_param_value(algo, opt, "flavour") == TL_PTDMA_SPLIT)
+    return tl_ptdma_plan_solve_d(&sp->plan, tr->d, xs, info);
+  return tl_ptdma_solve_d(tr->n, 0, tr->parts, opt->part_sizes, tr->a, tr->b, tr->c, tr->d, xs,
+                          info);
+}
+
+/* Step 1 (and 2): every partition's rows reduced; its two boundary rows
+ * packed into rows 2p, 2p+1 of the reduced system (ra..rd). */
+static int ptdma_local(tracer *tr, split_trace *sp, int split, const size_t *part_sizes, double *ra,
+                       double *rb, double *rc, double *rd, tl_info *info)
+{
+  int P = tr->parts;
+  if (split)
+    TL_CALL(tl_ptdma_plan_create_d(&sp->plan, tr->n, 0, P, part_sizes, tr->a, tr->b, tr->c, info));
+  for (int p = 0; p < P; p++) {
+    size_t b0 = tr->begin[p], b1 = tr->begin[p + 1];
+    if (split) {
+      const tl_ptdma_plan *pl = &sp->plan;
+      tl_ptdma_runtime_d(b0, b1, pl->A + b0, pl->C + b0, pl->b + b0, tr->d + b0, sp->ds + b0);
+      tl_ptdma_pack_d(b0, b1, p, NULL, NULL, NULL, sp->ds + b0, NULL, NULL, NULL, rd);
+      memcpy(sp->as + b0, pl->a + b0, (b1 - b0) * sizeof(double)); /* for the picture */
+      memcpy(sp->cs + b0, pl->c + b0, (b1 - b0) * sizeof(double));
+    } else {
+      TL_CALL(tl_ptdma_reduce_d(tr->n, 0, b0, b1, tr->a + b0, tr->b + b0, tr->c + b0, tr->d + b0,
+                                sp->as + b0, sp->cs + b0, sp->ds + b0, info));
+      tl_ptdma_pack_d(b0, b1, p, sp->as + b0, NULL, sp->cs + b0, sp->ds + b0, ra, rb, rc, rd);
+    }
+    sp->rows[2 * p] = b0;
+    sp->rows[2 * p + 1] = b1 - 1;
+  }
+  if (split) { /* the coefficients were gathered once, with the plan */
+    memcpy(ra, sp->plan.ra, 2 * (size_t)P * sizeof(double));
+    memcpy(rb, sp->plan.rb, 2 * (size_t)P * sizeof(double));
+    memcpy(rc, sp->plan.rc, 2 * (size_t)P * sizeof(double));
+  }
+  return TL_OK;
+}
+
+/* Algorithm 1 step 3 / Algorithm 2 step 4 on every partition, from its
+ * two boundary values rx[2p], rx[2p+1]. */
+static int ptdma_reconstruct(tracer *tr, const split_trace *sp, int split, const double *rx,
+                             double *x, tl_info *info)
+{
+  for (int p = 0; p < tr->parts; p++) {
+    size_t b0 = tr->begin[p], b1 = tr->begin[p + 1];
+    TL_CALL(tl_ptdma_reconstruct_d(b0, b1, sp->as + b0, split ? sp->plan.b + b0 : NULL, sp->cs + b0,
+                                   sp->ds + b0, rx[2 * p], rx[2 * p + 1], x + b0, info));
+  }
+  return TL_OK;
+}
+
+static int ptdma_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
+                        const tl_options *opt, double *x, tl_info *info)
+{
+  int P = tr->parts, split = (int)tl_param_value(algo, opt, "flavour") == TL_PTDMA_SPLIT;
+  size_t R = 2 * (size_t)P;
+  double *ra = sp->buf, *rb = ra + R, *rc = rb + R, *rd = rc + R, *rx = rd + R;
+  tl_tr_stage_input(tr, "P-TDMA: every partition reduces its rows to its first and last "
+                        "unknowns; the 2P boundary rows go to partition 0, which solves them by "
+                        "Thomas; the interior is reconstructed");
+  TL_CALL(ptdma_local(tr, sp, split, opt->part_sizes, ra, rb, rc, rd, info));
+  forward_stage(tr, sp, split ? sp->plan.b : NULL, 1,
+                split ? "steps 1-2 (Algorithm 2): the plan from A, then d' per right-hand side"
+                      : "step 1 (Algorithm 1): coefficients and d reduced together",
+                split ? "no messages; the inner rows couple x[begin] and x[end-1] only (b: the "
+                        "pivots, not normalised); the plan depends on A only and is reused"
+                      : "no messages; the inner rows couple x[begin] and x[end-1] only, on a "
+                        "unit diagonal");
+  if (split) {
+    tl_ptdma_ledger_gather(tr->ledger, "plan-rows", P, TL_PTDMA_COEF_WORDS);
+    tl_ptdma_ledger_gather(tr->ledger, "rhs-rows", P, TL_PTDMA_RHS_WORDS);
+  } else {
+    tl_ptdma_ledger_gather(tr->ledger, "rows", P, TL_PTDMA_ROW_WORDS);
+  }
+  tl_trace_stage st = tl_tr_stage_new(tr, "the boundary rows gathered: the reduced system");
+  snprintf(st.note, sizeof st.note, "%s",
+           split ? "partition 0 gathers a, b, c of the 2 rows of every partition once (the plan) "
+                   "and their d' per right-hand side"
+                 : "partition 0 gathers a, c, d' of the 2 rows of every partition (b = 1)");
+  reduced_picture(&st, sp, R, ra, rb, rc, rd, 1);
+  st.ledger_phase[0] = split ? "plan-rows" : "rows";
+  st.ledger_phase[1] = split ? "rhs-rows" : "";
+  tl_tr_emit(tr, &st, 0);
+  int status = tl_ptdma_reduced_solve_d(R, 0, ra, rb, rc, rd, rx, info);
+  if (status < 0) {
+    if (info)
+      info->row = tl_ptdma_global_row(tr->begin, info->row);
+    return status;
+  }
+  tl_ptdma_ledger_scatter(tr->ledger, "solution", P, TL_PTDMA_X_WORDS);
+  TL_CALL(ptdma_reconstruct(tr, sp, split, rx, x, info));
+  backward_stage(tr, "Thomas on the reduced system; x scattered back; the interior", "solution",
+                 "partition 0 sends every partition its x[begin], x[end-1] (2 words); x[k] = "
+                 "(d'[k] - a[k] x[begin] - c[k] x[end-1]) / b[k]",
+                 x);
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* The entries (verify/trace.c's table)                                 */
 
 int tl_tr_tridsolver(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                      tl_info *info)
 {
-  return split_run(tr, algo, opt, x, info, (split_sizes){16 * (size_t)tr->parts + 1, 1},
+  return split_run(tr, algo, opt, x, info, (split_sizes){16 * (size_t)tr->parts + 1, 1, 0},
                    tridsolver_phases, tridsolver_solve);
 }
 
 int tl_tr_hybrid_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                      tl_info *info)
 {
-  return split_run(tr, algo, opt, x, info, (split_sizes){16 * (size_t)tr->parts, 2}, hybrid_phases,
-                   hybrid_solve);
+  return split_run(tr, algo, opt, x, info, (split_sizes){16 * (size_t)tr->parts, 2, 0},
+                   hybrid_phases, hybrid_solve);
+}
+
+int tl_tr_ptdma(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                tl_info *info)
+{
+  return split_run(tr, algo, opt, x, info, (split_sizes){10 * (size_t)tr->parts, 2, 1},
+                   ptdma_phases, ptdma_solve);
 }

@@ -77,6 +77,8 @@ Test(trace, x_and_ledger_are_the_solves)
         expect_same_as_solve("rpdd", types[t], sizes[k], P);
         expect_same_with("rpdd", "J=2", types[t], sizes[k], P);
         expect_same_as_solve("its", types[t], sizes[k], P);
+        expect_same_as_solve("nshaped", types[t], sizes[k], P);
+        expect_same_with("nshaped", "levels=2", types[t], sizes[k], P);
         if (sizes[k] < 2 * (size_t)P)
           continue;
         expect_same_as_solve("distd2", types[t], sizes[k], P);

@@ -374,6 +374,7 @@ static const struct {
     {"tridsolver", tl_tr_tridsolver},
     {"hybrid_pcr", tl_tr_hybrid_pcr},
     {"ptdma", tl_tr_ptdma},
+    {"nshaped", tl_tr_nshaped},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

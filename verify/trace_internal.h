@@ -97,5 +97,7 @@ int tl_tr_hybrid_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt
                      tl_info *info);
 int tl_tr_ptdma(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                 tl_info *info);
+int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                  tl_info *info);
 
 #endif

@@ -28,8 +28,8 @@ static void trace_usage(FILE *out)
           "  --algo NAME        the algorithm\n"
           "  --parts P          partitions (partitioned algorithms; default 3)\n"
           "  --n N              rows of a gallery system (default 8)\n"
-          "  --type ID          its gallery type (default 22, toeplitz-2.5; see 'tridlab gallery "
-          "list')\n"
+          "  --type ID          its gallery type (default 22, toeplitz-2.5; for a periodic-only\n"
+          "                     algorithm 51, toeplitz-2.5-periodic; see 'tridlab gallery list')\n"
           "  --seed S           gallery seed (default 2026)\n"
           "  --system DIR       a system directory instead (one real, plain system)\n"
           "  --param key=value  algorithm parameter (repeatable)\n"
@@ -296,7 +296,7 @@ static void print_summary(const tl_batch *sys, const double *x, int st, const tl
 
 int cmd_trace(int argc, char **argv)
 {
-  trace_args ta = {.parts = 3, .n = 8, .type = 22, .seed = 2026};
+  trace_args ta = {.parts = 3, .n = 8, .type = 0, .seed = 2026};
   int rc = parse_args(argc, argv, &ta);
   if (rc)
     return rc - 1;
@@ -305,6 +305,8 @@ int cmd_trace(int argc, char **argv)
     cli_error("trace: cannot trace '%s' (it traces: %s)", ta.algo, tl_trace_algorithms());
     return EXIT_BAD_INPUT;
   }
+  if (!ta.type) /* the default system: toeplitz-2.5, cyclic for thomas_periodic */
+    ta.type = algo->layouts == TL_PERIODIC ? 51 : 22;
   tl_options opt;
   tl_options_init(&opt);
   opt.parts = (int)ta.parts;

@@ -72,6 +72,9 @@ Test(trace, x_and_ledger_are_the_solves)
       expect_same_as_solve("thomas", types[t], sizes[k], 1);
       expect_same_as_solve("pcr", types[t], sizes[k], 1);
       expect_same_as_solve("cr", types[t], sizes[k], 1);
+      expect_same_as_solve("jacobi", types[t], sizes[k], 1);
+      expect_same_with("jacobi", "maxit=3", types[t], sizes[k], 1);
+      expect_same_with("jacobi", "tol=0.01", types[t], sizes[k], 1); /* within the drawn sweeps */
       for (int P = 1; P <= 4 && (size_t)P <= sizes[k]; P++) {
         expect_same_as_solve("pdd", types[t], sizes[k], P);
         expect_same_as_solve("rpdd", types[t], sizes[k], P);
@@ -94,6 +97,15 @@ Test(trace, x_and_ledger_are_the_solves)
     }
 }
 
+Test(trace, periodic_thomas_is_the_solves)
+{
+  static const int types[] = {50, 51, 52, 56, 57};
+  static const size_t sizes[] = {1, 2, 3, 5, 9, 17, 40};
+  for (size_t t = 0; t < 5; t++)
+    for (size_t k = 0; k < 7; k++)
+      expect_same_as_solve("thomas_periodic", types[t], sizes[k], 1);
+}
+
 Test(trace, unsupported_cases_say_so)
 {
   tl_problem p;
@@ -107,6 +119,8 @@ Test(trace, unsupported_cases_say_so)
   cr_expect_eq(tl_trace_run(tl_find("gtsv"), &p.sys, NULL, NULL, NULL, NULL, x, &info),
                TL_ERR_UNSUPPORTED);
   cr_expect_not_null(strstr(info.msg, "it traces:"), "%s", info.msg);
+  cr_expect_eq(tl_trace_run(tl_find("thomas_periodic"), &p.sys, NULL, NULL, NULL, NULL, x, &info),
+               TL_ERR_UNSUPPORTED, "a plain system");
   tl_problem_free(&p);
 }
 

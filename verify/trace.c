@@ -32,6 +32,7 @@ int tl_tr_init(tracer *tr, const tl_batch *sys, int parts, const size_t *part_si
   tr->ctx = ctx;
   tr->parts = parts;
   tr->ledger = ledger;
+  tr->periodic = sys->periodic;
   tr->dense = tl_alloc(tr->n * tr->n, sizeof(double));
   tr->rhs = tl_alloc(tr->n, sizeof(double));
   tr->begin = tl_alloc((size_t)parts + 1, sizeof(size_t));
@@ -101,6 +102,16 @@ void tl_tr_stage_input(tracer *tr, const char *note)
   tl_trace_stage st = tl_tr_stage_new(tr, "the system A x = d");
   snprintf(st.note, sizeof st.note, "%s", note);
   tl_tr_draw_banded(tr, 1, tr->a, tr->b, tr->c, tr->d);
+  size_t n = tr->n;
+  if (tr->periodic && n == 1) /* the corners fold onto the row (tridlab/system.h) */
+    AT(tr, 0, 0) = tr->a[0] + tr->b[0] + tr->c[0];
+  else if (tr->periodic && n == 2) {
+    AT(tr, 0, 1) = tr->a[0] + tr->c[0];
+    AT(tr, 1, 0) = tr->a[1] + tr->c[1];
+  } else if (tr->periodic) {
+    AT(tr, 0, n - 1) = tr->a[0];
+    AT(tr, n - 1, 0) = tr->c[n - 1];
+  }
   tl_tr_emit(tr, &st, 1);
 }
 
@@ -124,6 +135,17 @@ void tl_tr_note_stage(tracer *tr, const char *title, const char *phase0, const c
   va_end(ap);
   st.ledger_phase[0] = phase0;
   st.ledger_phase[1] = phase1;
+  tl_tr_emit(tr, &st, 0);
+}
+
+void tl_tr_x_stage(tracer *tr, const char *title, const double *x, const char *fmt, ...)
+{
+  tl_trace_stage st = tl_tr_stage_new(tr, title);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st.note, sizeof st.note, fmt, ap);
+  va_end(ap);
+  tl_tr_add_vec(&st, "x", -1, 0, tr->n, x);
   tl_tr_emit(tr, &st, 0);
 }
 
@@ -330,13 +352,10 @@ static int cr_levels(tracer *tr, double *w, size_t *stride, double *x, tl_info *
     if (bad >= 0)
       return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "", "cr: overflow at row %ld", bad);
   }
-  tl_trace_stage st = tl_tr_stage_new(tr, "back substitution, level by level");
-  snprintf(st.note, sizeof st.note,
-           "row %zu alone gives x[%zu]; each level below takes its neighbours from the level "
-           "above",
-           last, last);
-  tl_tr_add_vec(&st, "x", -1, 0, n, x);
-  tl_tr_emit(tr, &st, 0);
+  tl_tr_x_stage(tr, "back substitution, level by level", x,
+                "row %zu alone gives x[%zu]; each level below takes its neighbours from the "
+                "level above",
+                last, last);
   return TL_OK;
 }
 
@@ -375,6 +394,8 @@ static const struct {
     {"hybrid_pcr", tl_tr_hybrid_pcr},
     {"ptdma", tl_tr_ptdma},
     {"nshaped", tl_tr_nshaped},
+    {"thomas_periodic", tl_tr_thomas_periodic},
+    {"jacobi", tl_tr_jacobi},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 
@@ -412,9 +433,11 @@ int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "algo",
                    "trace: cannot trace '%s' yet (it traces: %s)", algo->name,
                    tl_trace_algorithms());
-  if (sys->dtype != TL_F64 || sys->periodic || sys->nsys != 1)
+  int periodic_only = !strcmp(algo->name, "thomas_periodic");
+  if (sys->dtype != TL_F64 || sys->nsys != 1 || (sys->periodic != 0) != periodic_only)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "system",
-                   "trace: one real, non-periodic system only");
+                   "trace: %s traces one real, %s system only (see 'tridlab gallery list')",
+                   algo->name, periodic_only ? "periodic" : "non-periodic");
   TL_CALL(tl_check_entries(sys, 0, sys->n, info));
   int parts = algo->partitioned ? opt->parts : 1;
   size_t min_rows = algo->min_rows_per_part ? algo->min_rows_per_part : 1;

@@ -2,8 +2,10 @@
  * (private: not installed, not included by users).
  *
  * verify/trace.c holds the picture being drawn (a tracer), the dispatch,
- * and the serial algorithms; the partition algorithms have a file each
- * family (trace_pdd.c, trace_distd2_its.c, trace_reduced.c, ...).
+ * and Thomas, CR and PCR; the others have a file per family:
+ * trace_pdd.c (pdd, rpdd), trace_distd2_its.c, trace_reduced.c
+ * (tridsolver, hybrid_pcr, ptdma), trace_nshaped.c, trace_whole.c
+ * (thomas_periodic, jacobi).
  * Every tracer is a second driver of its algorithm's public phase
  * functions: it calls them in the one-call solve's order, records the
  * same ledger entries, and emits a stage after each step.
@@ -28,6 +30,7 @@ typedef struct tracer {
   int parts;
   size_t *begin; /* parts + 1 */
   tl_ledger *ledger;
+  int periodic; /* a cyclic system (thomas_periodic): corners in the input */
 } tracer;
 
 /* Entry (i, j) of the picture. */
@@ -56,6 +59,8 @@ void tl_tr_draw_solved(tracer *tr, tl_trace_stage *st, const double *x);
  * phases it sent ("" for none). */
 void tl_tr_note_stage(tracer *tr, const char *title, const char *phase0, const char *phase1,
                       const char *fmt, ...);
+/* A stage showing x (n entries) with a note (printf-style). */
+void tl_tr_x_stage(tracer *tr, const char *title, const double *x, const char *fmt, ...);
 /* A stage showing two vectors of one entry per partition. */
 void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const char *note,
                       const char *name0, const double *v0, const char *name1, const double *v1);
@@ -99,5 +104,9 @@ int tl_tr_ptdma(tracer *tr, const tl_algorithm *algo, const tl_options *opt, dou
                 tl_info *info);
 int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                   tl_info *info);
+int tl_tr_thomas_periodic(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                          tl_info *info);
+int tl_tr_jacobi(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                 tl_info *info);
 
 #endif

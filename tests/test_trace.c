@@ -1,8 +1,9 @@
 /* tests/test_trace.c -- `tridlab trace` (docs/trace.md): a tracer drives
  * the same phase functions as the one-call solve, so its x and its ledger
  * are the solve's bit for bit; and the printed trace of a fixed small
- * case, one algorithm per family (direct, cyclic reduction, partition),
- * is the stored text in tests/trace/. */
+ * case, one algorithm per family (direct, cyclic reduction, partition
+ * with spikes, partition with a reduced system), is the stored text in
+ * tests/trace/. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,4 +143,6 @@ Test(trace, printed_trace_of_each_family_is_the_stored_text)
   expect_text("trace --algo thomas --n 5 --type 23", "tests/trace/thomas-n5.txt");
   expect_text("trace --algo pcr --n 6 --type 23", "tests/trace/pcr-n6.txt");
   expect_text("trace --algo pdd --n 9 --parts 3 --type 23", "tests/trace/pdd-n9-p3.txt");
+  expect_text("trace --algo tridsolver --n 9 --parts 3 --type 23",
+              "tests/trace/tridsolver-n9-p3.txt");
 }

@@ -107,6 +107,8 @@ int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, doubl
   status = tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, x, tr->parts, opt->part_sizes,
                         (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
                         tl_param_value(algo, opt, "tol"), info);
+  if (status < 0) /* x overflowed: the solve stops before its verdict's allreduce */
+    return status;
   tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
                            TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
   return tl_tr_verdict(tr, "the verdict", "verdict", status, info);

@@ -22,7 +22,7 @@ static void trace_usage(FILE *out)
           "the vectors of every partition, every message (source, destination, words: the\n"
           "ledger), the reduced system, and the entries an approximate algorithm drops with\n"
           "their size against its tolerance (marked * among values, x in a pattern).\n"
-          "Traces: %s.\n"
+          "Traces:\n  %s.\n"
           "\n"
           "options:\n"
           "  --algo NAME        the algorithm\n"

@@ -384,8 +384,10 @@ static const struct {
   tl_tr_fn run;
 } traced[] = {
     {"thomas", tl_tr_thomas},
+    {"thomas_periodic", tl_tr_thomas_periodic},
     {"cr", tl_tr_cr},
     {"pcr", tl_tr_pcr},
+    {"jacobi", tl_tr_jacobi},
     {"pdd", tl_tr_pdd},
     {"rpdd", tl_tr_rpdd},
     {"distd2", tl_tr_distd2},
@@ -394,8 +396,6 @@ static const struct {
     {"hybrid_pcr", tl_tr_hybrid_pcr},
     {"ptdma", tl_tr_ptdma},
     {"nshaped", tl_tr_nshaped},
-    {"thomas_periodic", tl_tr_thomas_periodic},
-    {"jacobi", tl_tr_jacobi},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

@@ -167,8 +167,7 @@ int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status, 
   return status;
 }
 
-int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int status,
-                        const char *phase0, const char *phase1, tl_info *info)
+int tl_tr_same_x(const tracer *tr, const double *x, const double *xs, int status, tl_info *info)
 {
   for (size_t i = 0; tl_status_has_solution(status) && i < tr->n; i++)
     if (memcmp(&x[i], &xs[i], sizeof *x) != 0)
@@ -176,6 +175,15 @@ int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int statu
                      "trace: the phases' x differs from the one-call solve's at row %zu (a "
                      "tracer bug)",
                      i);
+  return status;
+}
+
+int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int status,
+                        const char *phase0, const char *phase1, tl_info *info)
+{
+  status = tl_tr_same_x(tr, x, xs, status, info);
+  if (status < 0)
+    return status;
   if (info->tol > 0) /* an approximate step: what it dropped */
     tl_tr_note_stage(tr, "the verdict", phase0, phase1,
                      "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped, info->tol,
@@ -360,19 +368,21 @@ static int cr_levels(tracer *tr, double *w, size_t *stride, double *x, tl_info *
 }
 
 /* The levels drawn; the verdict (the class check) from the one-call
- * solve, whose x is the levels' x. */
+ * solve, whose x must be the levels' x. */
 int tl_tr_cr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)
 {
   (void)algo;
   (void)opt;
-  double *w = tl_alloc(tr->n, 4 * sizeof(double));
+  double *w = tl_alloc(tr->n, 5 * sizeof(double)), *xs = w + 4 * tr->n;
   size_t *stride = tl_alloc(tr->n, sizeof *stride);
   int status = (w && stride) ? cr_levels(tr, w, stride, x, info) : tl_tr_nomem(info);
+  if (status >= 0) {
+    status = tl_cr_ref_d(tr->n, tr->a, tr->b, tr->c, tr->d, xs, info);
+    status = tl_tr_same_x(tr, x, xs, status, info);
+  }
   free(w);
   free(stride);
-  if (status < 0)
-    return status;
-  return tl_cr_ref_d(tr->n, tr->a, tr->b, tr->c, tr->d, x, info);
+  return status;
 }
 
 /* ------------------------------------------------------------------ */

@@ -95,23 +95,30 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
 }
 
 /* The phases drawn, then the verdict (dropped against tol, the class
- * check) from the one-call solve, whose x is the phases' x. */
+ * check) from the one-call solve, whose x must be the phases' x. */
 int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)
 {
+  double *xs = tl_alloc(tr->n, sizeof *xs);
+  if (!xs)
+    return tl_tr_nomem(info);
   tl_its_state st;
-  TL_CALL(tl_its_init(&st, tr->n, 0, tr->parts, opt->part_sizes, info));
-  int status = its_phases(tr, &st, algo, opt, x, info);
-  tl_its_free(&st);
-  if (status < 0)
-    return status;
-  status = tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, x, tr->parts, opt->part_sizes,
-                        (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
-                        tl_param_value(algo, opt, "tol"), info);
-  if (status < 0) /* x overflowed: the solve stops before its verdict's allreduce */
-    return status;
-  tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
-                           TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
-  return tl_tr_verdict(tr, "the verdict", "verdict", status, info);
+  int status = tl_its_init(&st, tr->n, 0, tr->parts, opt->part_sizes, info);
+  if (status >= 0) {
+    status = its_phases(tr, &st, algo, opt, x, info);
+    tl_its_free(&st);
+  }
+  if (status >= 0)
+    status =
+        tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, xs, tr->parts, opt->part_sizes,
+                     (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
+                     tl_param_value(algo, opt, "tol"), info);
+  if (status >= 0) { /* (x overflowed: the solve stops before its verdict's allreduce) */
+    tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
+                             TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
+    status = tl_tr_solve_verdict(tr, x, xs, status, "verdict", "", info);
+  }
+  free(xs);
+  return status;
 }
 
 /* ------------------------------------------------------------------ */

@@ -68,6 +68,9 @@ void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const ch
  * it returns). */
 int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status,
                   const tl_info *info);
+/* `status` (the one-call solve's), or TL_ERR_BREAKDOWN when it has a
+ * solution xs that is not the phases' x bit for bit (a tracer bug). */
+int tl_tr_same_x(const tracer *tr, const double *x, const double *xs, int status, tl_info *info);
 /* The verdict stage of a tracer whose verdict is the one-call solve's
  * (`status`, info; the caller records its ledger, phases phase0, phase1):
  * the solve's x (xs) must be the phases' x bit for bit, else

@@ -22,14 +22,14 @@ static void trace_usage(FILE *out)
           "the vectors of every partition, every message (source, destination, words: the\n"
           "ledger), the reduced system, and the entries an approximate algorithm drops with\n"
           "their size against its tolerance (marked * among values, x in a pattern).\n"
-          "Traces: %s.\n"
+          "Traces:\n  %s.\n"
           "\n"
           "options:\n"
           "  --algo NAME        the algorithm\n"
           "  --parts P          partitions (partitioned algorithms; default 3)\n"
           "  --n N              rows of a gallery system (default 8)\n"
-          "  --type ID          its gallery type (default 22, toeplitz-2.5; see 'tridlab gallery "
-          "list')\n"
+          "  --type ID          its gallery type (default 22, toeplitz-2.5; for a periodic-only\n"
+          "                     algorithm 51, toeplitz-2.5-periodic; see 'tridlab gallery list')\n"
           "  --seed S           gallery seed (default 2026)\n"
           "  --system DIR       a system directory instead (one real, plain system)\n"
           "  --param key=value  algorithm parameter (repeatable)\n"
@@ -78,8 +78,8 @@ static void print_matrix(const tl_trace_stage *st)
         printf(values ? " |" : "|");
       double v = st->dense[i * n + j];
       int drop = dropped_at(st, i, j);
-      if (values && v == 0)
-        printf("%9s", ".");
+      if (values && v == 0) /* RPDD drops entries it never computed */
+        printf(drop ? "%8s*" : "%9s", ".");
       else if (values)
         printf(drop ? " %7.3g*" : " %8.3g", v);
       else
@@ -135,23 +135,55 @@ static void print_vectors(const tl_trace_stage *st)
   }
 }
 
+#define ROUNDS_SHOWN 3 /* a phase with more rounds shows its first and a total */
+
+/* The words of a collective as one line: the same for every partition,
+ * or (gather, scatter, bcast) what each partition other than the root
+ * sends or receives. */
+static void print_collective(const tl_ledger *L, const tl_ledger_entry *e)
+{
+  printf("  %s [%s, round %d]: ", tl_ledger_kind_name(e->kind), e->phase, e->round);
+  if (e->peer < 0) {
+    printf("every partition, %ld words each\n", e->words_sent);
+    return;
+  }
+  long words = 0;
+  for (size_t k = 0; k < L->count; k++) {
+    const tl_ledger_entry *f = &L->entries[k];
+    if (f->kind == e->kind && f->round == e->round && f->rank != f->peer &&
+        !strcmp(f->phase, e->phase))
+      words = f->words_sent > f->words_recv ? f->words_sent : f->words_recv;
+  }
+  printf("root %d, %ld words %s each other partition\n", e->peer, words,
+         e->kind == TL_LEDGER_GATHER ? "from" : "to");
+}
+
 /* The ledger entries of one phase: each message once (its send), each
- * collective once for all partitions. */
+ * collective once for all partitions; of a phase repeated more than
+ * ROUNDS_SHOWN times (Jacobi's sweeps), the first round and a total. */
 static void print_messages(const tl_ledger *L, const char *phase)
 {
-  int said_collective = -1;
+  int said_collective = -1, rounds = 0;
+  for (size_t k = 0; L && k < L->count; k++)
+    if (!strcmp(L->entries[k].phase, phase) && L->entries[k].round + 1 > rounds)
+      rounds = L->entries[k].round + 1;
   for (size_t k = 0; L && k < L->count; k++) {
     const tl_ledger_entry *e = &L->entries[k];
-    if (strcmp(e->phase, phase) != 0)
+    if (strcmp(e->phase, phase) != 0 || (rounds > ROUNDS_SHOWN && e->round > 0))
       continue;
     if (e->kind == TL_LEDGER_SEND)
       printf("  message [%s] partition %d -> %d: %ld words\n", phase, e->rank, e->peer,
              e->words_sent);
     else if (e->kind != TL_LEDGER_RECV && said_collective != e->round) {
       said_collective = e->round;
-      printf("  %s [%s, round %d]: every partition, %ld words each\n", tl_ledger_kind_name(e->kind),
-             phase, e->round, e->words_sent);
+      print_collective(L, e);
     }
+  }
+  if (rounds > ROUNDS_SHOWN) {
+    tl_ledger_totals t = tl_ledger_rank_totals(L, -1, phase);
+    printf("  ... rounds 1..%d of [%s] the same; in all %ld messages, %ld words sent, %ld "
+           "collective calls\n",
+           rounds - 1, phase, t.messages, t.words_sent, t.collectives);
   }
 }
 
@@ -264,7 +296,7 @@ static void print_summary(const tl_batch *sys, const double *x, int st, const tl
 
 int cmd_trace(int argc, char **argv)
 {
-  trace_args ta = {.parts = 3, .n = 8, .type = 22, .seed = 2026};
+  trace_args ta = {.parts = 3, .n = 8, .type = 0, .seed = 2026};
   int rc = parse_args(argc, argv, &ta);
   if (rc)
     return rc - 1;
@@ -273,6 +305,8 @@ int cmd_trace(int argc, char **argv)
     cli_error("trace: cannot trace '%s' (it traces: %s)", ta.algo, tl_trace_algorithms());
     return EXIT_BAD_INPUT;
   }
+  if (!ta.type) /* the default system: toeplitz-2.5, cyclic for thomas_periodic */
+    ta.type = algo->layouts == TL_PERIODIC ? 51 : 22;
   tl_options opt;
   tl_options_init(&opt);
   opt.parts = (int)ta.parts;

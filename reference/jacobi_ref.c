@@ -177,8 +177,8 @@ static S FN(jacobi_offdiag)(size_t n, int periodic, const S *a, const S *c, cons
 
 /* One sweep: y = D^-1 (d - (A - D) x). Returns 0 if some y_i is not
  * finite (the iteration diverges), else 1. */
-static int FN(jacobi_sweep)(size_t n, int periodic, const S *a, const S *b, const S *c, const S *d,
-                            const S *x, S *y)
+int FN(tl_jacobi_sweep)(size_t n, int periodic, const S *a, const S *b, const S *c, const S *d,
+                        const S *x, S *y)
 {
   int finite = 1;
   for (size_t i = 0; i < n; i++) {
@@ -216,8 +216,8 @@ static double FN(jacobi_offdiag_abs)(size_t n, int periodic, const S *a, const S
  * tridlab/verify.h (the closest double to the exact answer is off by up
  * to eps DBL_MIN per entry, a product by as much: x = 0 for an answer
  * that underflows is converged); 0 for a zero residual. */
-static double FN(jacobi_backward_error)(size_t n, int periodic, const S *a, const S *b, const S *c,
-                                        const S *d, const S *x)
+double FN(tl_jacobi_backward_error)(size_t n, int periodic, const S *a, const S *b, const S *c,
+                                    const S *d, const S *x)
 {
   double omega = 0.0;
   for (size_t i = 0; i < n; i++) {
@@ -269,7 +269,7 @@ int FN(tl_jacobi_ref)(size_t n, int periodic, const S *a, const S *b, const S *c
   long it = 0, since_best = 0;
   int outcome = JACOBI_LIMIT;
   while (it < maxit) {
-    int finite = FN(jacobi_sweep)(n, periodic, a, b, c, d, cur, next);
+    int finite = FN(tl_jacobi_sweep)(n, periodic, a, b, c, d, cur, next);
     S *t = cur; /* the new iterate becomes the current one */
     cur = next;
     next = t;
@@ -279,7 +279,7 @@ int FN(tl_jacobi_ref)(size_t n, int periodic, const S *a, const S *b, const S *c
       outcome = JACOBI_DIVERGENCE;
       break;
     }
-    eta = FN(jacobi_backward_error)(n, periodic, a, b, c, d, cur);
+    eta = FN(tl_jacobi_backward_error)(n, periodic, a, b, c, d, cur);
     if (eta <= tol) {
       outcome = JACOBI_CONVERGED;
       break;

@@ -133,7 +133,7 @@ static int FN(periodic_tiny)(size_t n, const S *a, const S *b, const S *c, const
 }
 
 /* The tridiagonal part B of A = B + u v^T, and u, for the shift g. */
-static void FN(split_cyclic)(size_t n, const S *a, const S *b, const S *c, S g, S *bmod, S *u)
+void FN(tl_thomas_periodic_split)(size_t n, const S *a, const S *b, const S *c, S g, S *bmod, S *u)
 {
   for (size_t i = 0; i < n; i++) {
     bmod[i] = b[i];
@@ -143,6 +143,29 @@ static void FN(split_cyclic)(size_t n, const S *a, const S *b, const S *c, S g, 
   bmod[n - 1] = b[n - 1] - a[0] * (c[n - 1] / g);
   u[0] = g;
   u[n - 1] = c[n - 1];
+}
+
+/* Sherman-Morrison's correction of y (in x) with z = B^-1 u. */
+int FN(tl_thomas_periodic_correct)(size_t n, S a0, S g, const S *z, S *x, tl_info *info)
+{
+  /* Sherman-Morrison: v = (1, 0, ..., 0, a0/g). */
+  S vy = x[0] + (a0 / g) * x[n - 1];
+  S denom = 1 + z[0] + (a0 / g) * z[n - 1];
+  if (denom == 0 || !ISFINITE(denom))
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "",
+                   "thomas_periodic: 1 + v.z = 0 in the Sherman-Morrison formula (the cyclic "
+                   "matrix is singular)");
+  S factor = vy / denom;
+  long bad = -1;
+  for (size_t i = 0; i < n; i++) {
+    x[i] -= factor * z[i];
+    if (bad < 0 && !ISFINITE(x[i]))
+      bad = (long)i;
+  }
+  if (bad >= 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",
+                   "thomas_periodic: overflow in the correction at row %ld", bad);
+  return TL_OK;
 }
 
 int FN(tl_thomas_periodic_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x,
@@ -160,7 +183,7 @@ int FN(tl_thomas_periodic_ref)(size_t n, const S *a, const S *b, const S *c, con
   if (!work)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_periodic: no memory");
   S *bmod = work, *u = work + n, *z = work + 2 * n;
-  FN(split_cyclic)(n, a, b, c, g, bmod, u);
+  FN(tl_thomas_periodic_split)(n, a, b, c, g, bmod, u);
 
   /* The inner solves see only the tridiagonal B: corners of B are zero by
    * construction, and non-periodic Thomas never reads a[0], c[n-1]. */
@@ -179,26 +202,10 @@ int FN(tl_thomas_periodic_ref)(size_t n, const S *a, const S *b, const S *c, con
                    inner.row, gamma_fallback ? "b[0] = 0 forced gamma = -1" : "B is singular");
   }
 
-  /* Sherman-Morrison: v = (1, 0, ..., 0, a0/g). */
-  S vy = x[0] + (a[0] / g) * x[n - 1];
-  S denom = 1 + z[0] + (a[0] / g) * z[n - 1];
-  if (denom == 0 || !ISFINITE(denom)) {
-    free(work);
-    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 0, "",
-                   "thomas_periodic: 1 + v.z = 0 in the Sherman-Morrison formula (the cyclic "
-                   "matrix is singular)");
-  }
-  S factor = vy / denom;
-  long bad = -1;
-  for (size_t i = 0; i < n; i++) {
-    x[i] -= factor * z[i];
-    if (bad < 0 && !ISFINITE(x[i]))
-      bad = (long)i;
-  }
+  int st = FN(tl_thomas_periodic_correct)(n, a[0], g, z, x, info);
   free(work);
-  if (bad >= 0)
-    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, bad, "",
-                   "thomas_periodic: overflow in the correction at row %ld", bad);
+  if (st < 0)
+    return st;
 
   long worst = -1;
   if (gamma_fallback)

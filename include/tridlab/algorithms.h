@@ -45,6 +45,21 @@ int tl_thomas_periodic_ref_d(size_t n, const double *a, const double *b, const d
 int tl_thomas_periodic_ref_z(size_t n, const double complex *a, const double complex *b,
                              const double complex *c, const double complex *d,
                              double complex *x, tl_info *info);
+/* Its two steps (n >= 3), in the order the solve calls them: the
+ * tridiagonal part B of A = B + u v^T (its diagonal bmod) and u, for the
+ * shift g (the solve takes g = -b[0], or -1 when b[0] = 0); then, after
+ * B y = d (y in x) and B z = u by Thomas, Sherman-Morrison's
+ * x = y - (v.y) / (1 + v.z) z with v = (1, 0, ..., 0, a[0]/g).
+ * TL_ERR_BREAKDOWN when 1 + v.z = 0 or x overflows. */
+void tl_thomas_periodic_split_d(size_t n, const double *a, const double *b, const double *c,
+                                double g, double *bmod, double *u);
+void tl_thomas_periodic_split_z(size_t n, const double complex *a, const double complex *b,
+                                const double complex *c, double complex g, double complex *bmod,
+                                double complex *u);
+int tl_thomas_periodic_correct_d(size_t n, double a0, double g, const double *z, double *x,
+                                 tl_info *info);
+int tl_thomas_periodic_correct_z(size_t n, double complex a0, double complex g,
+                                 const double complex *z, double complex *x, tl_info *info);
 
 /* reference/cr_ref.c: cyclic reduction, any n. */
 int tl_cr_ref_d(size_t n, const double *a, const double *b, const double *c, const double *d,
@@ -92,6 +107,20 @@ int tl_jacobi_ref_d(size_t n, int periodic, const double *a, const double *b, co
 int tl_jacobi_ref_z(size_t n, int periodic, const double complex *a, const double complex *b,
                     const double complex *c, const double complex *d, double complex *x,
                     double tol, long maxit, tl_info *info);
+/* Its steps: one sweep y = D^-1 (d - (A - D) x) (0 when some y_i is not
+ * finite, else 1; when A is not periodic, the start D^-1 d is the sweep
+ * of x = 0), and the componentwise backward error eta of an iterate,
+ * which the solve compares with tol. */
+int tl_jacobi_sweep_d(size_t n, int periodic, const double *a, const double *b, const double *c,
+                      const double *d, const double *x, double *y);
+int tl_jacobi_sweep_z(size_t n, int periodic, const double complex *a, const double complex *b,
+                      const double complex *c, const double complex *d, const double complex *x,
+                      double complex *y);
+double tl_jacobi_backward_error_d(size_t n, int periodic, const double *a, const double *b,
+                                  const double *c, const double *d, const double *x);
+double tl_jacobi_backward_error_z(size_t n, int periodic, const double complex *a,
+                                  const double complex *b, const double complex *c,
+                                  const double complex *d, const double complex *x);
 
 /* reference/gtsv_ref.c: LAPACK DGTSV / ZGTSV, Gaussian elimination with
  * partial pivoting (the pivoting baseline). Non-periodic only. */

@@ -13,6 +13,8 @@
  *             (their scratch traffic is not counted: it is their cost)
  *   distd2_stencil  DistD2 with the compact stencil fused, declared 2
  *             words (read u, write du)
+ *   pdd_local PDD's local phase (y and both spikes per partition),
+ *             declared 7 words (read a, b, c, d, write y, v, w)
  *   cusparse  gtsvInterleavedBatch (algorithm 0, Thomas) on the fully
  *             interleaved layout, and gtsv2StridedBatch on the batch layout;
  *             built by hipcc: rocsparse gtsv_interleaved_batch (Thomas)
@@ -373,6 +375,21 @@ static void batch_kernels(batch<double> &g, double limit)
                          parts, off, g.a, g.b, g.c, g.d0, x, work, g.stat);
              });
   row("hybrid_pcr", "double", n, nsys, 5, sizeof(double), t, limit);
+  /* PDD's local phase on the same partitions: read a, b, c, d, write y,
+   * v, w (7 words declared; the spikes' scratch is its cost). */
+  double *yvw, *part;
+  CHECK(cudaMalloc(&yvw, 4 * g.bytes));
+  CHECK(cudaMalloc(&part, 3 * (size_t)nsys * parts * sizeof(double)));
+  int *pst;
+  CHECK(cudaMalloc(&pst, 3 * (size_t)nsys * parts * sizeof(int)));
+  long q = g.count;
+  t = median([] {},
+             [&] {
+               TL_LAUNCH(pdd_local_kernel_d, nsys, parts, 0, n, parts, off, g.a, g.b, g.c, g.d0,
+                         yvw, yvw + q, yvw + 2 * q, yvw + 3 * q, part, pst);
+             });
+  row("pdd_local", "double", n, nsys, 7, sizeof(double), t, limit);
+  cudaFree(yvw), cudaFree(part), cudaFree(pst);
   cudaFree(x), cudaFree(gbuf), cudaFree(work), cudaFree(off);
 }
 

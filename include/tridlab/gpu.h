@@ -120,7 +120,8 @@ void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], doubl
  * q = s parts + p: part[3q..] = drop_v, drop_w, margin and stat[3q..] =
  * kind (0 ok, 1 local solve, 2 spike), failing row, margin row (global
  * rows). The first failure is returned as TL_ERR_BREAKDOWN. What the
- * MPI room's ranks would run before their exchange. Emulated only. */
+ * MPI room's ranks would run before their exchange. The double version
+ * runs on a device when one is installed (below). */
 int tl_gpu_pdd_local_d(size_t n, size_t nsys, int parts, const size_t *part_sizes, const double *a,
                        const double *b, const double *c, const double *d, double *y, double *v,
                        double *w, double *part, int *stat, tl_info *info);
@@ -153,6 +154,11 @@ typedef struct tl_gpu_device_ops {
   int (*distd2)(size_t n, int periodic, size_t nsys, int parts, const long *begin,
                 const double *coef, int stencil, const double *in, double *x, int *stat, char *err,
                 size_t len);
+  /* PDD's local phase on the batch layout (tl_gpu_pdd_local_d), offsets as
+   * hybrid_pcr's; part and stat: 3 per (system, partition). */
+  int (*pdd_local)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
+                   const double *b, const double *c, const double *d, double *y, double *v,
+                   double *w, double *part, int *stat, char *err, size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

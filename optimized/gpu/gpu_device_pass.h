@@ -111,4 +111,33 @@ extern "C" int KF(tl_gpu_dev_distd2)(size_t n, int periodic, size_t nsys, int pa
   return dev_done(&m, dev_download(&m, 1, x, v, 3, stat, sb), err, len);
 }
 
+/* PDD's local phase on the batch layout, one block per system and one
+ * thread per partition (offsets as hybrid_pcr's); y, v, w, part and stat
+ * come back. Device arrays: 0-3 a, b, c, d; 4-6 y, v, w; 7 scratch;
+ * 8 part; 9 stat; 10 offsets. */
+extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, const long *off,
+                                        const T *a, const T *b, const T *c, const T *d, T *y, T *v,
+                                        T *w, T *part, int *stat, char *err, size_t len)
+{
+  dev_arrays m = {{0}, 0};
+  size_t v_ = n * nsys * sizeof(T), q = nsys * (size_t)parts;
+  const void *host[11] = {a, b, c, d, NULL, NULL, NULL, NULL, NULL, NULL, off};
+  size_t bytes[11] = {v_, v_, v_, v_, v_, v_, v_, v_, 3 * q * sizeof(T), 3 * q * sizeof(int),
+                      ((size_t)parts + 1) * sizeof(long)};
+  tl_gpuError_t e = dev_upload(&m, 11, host, bytes);
+  if (e != tl_gpuSuccess)
+    return dev_done(&m, e, err, len);
+  TL_LAUNCH(KF(pdd_local_kernel), nsys, parts, 0, (long)n, parts, (const long *)m.p[10],
+            TL_DEV_ARGS(m), (const T *)m.p[3], (T *)m.p[4], (T *)m.p[5], (T *)m.p[6], (T *)m.p[7],
+            (T *)m.p[8], (int *)m.p[9]);
+  e = tl_gpuGetLastError();
+  void *out[4] = {y, v, w, part};
+  size_t outb[4] = {v_, v_, v_, 3 * q * sizeof(T)};
+  for (int k = 0; k < 4 && e == tl_gpuSuccess; k++)
+    e = tl_gpuMemcpy(out[k], m.p[4 + (k < 3 ? k : 4)], outb[k], tl_gpuMemcpyDeviceToHost);
+  if (e == tl_gpuSuccess)
+    e = tl_gpuMemcpy(stat, m.p[9], 3 * q * sizeof(int), tl_gpuMemcpyDeviceToHost);
+  return dev_done(&m, e, err, len);
+}
+
 #undef TL_DEV_ARGS

@@ -478,10 +478,21 @@ int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_si
                    "pdd_local: %d partitions of %zu rows: 1 to %d partitions of >= 1 row", parts, n,
                    TL_GPU_MAX_THREADS);
   long *off = partition_offsets(n, parts, part_sizes);
-  T *scratch = tl_alloc(n * nsys, sizeof(T));
-  if (!off || !scratch) {
+  if (!off)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
+#if TL_GPU_DEVICE_CALLS
+  char err[200] = "";
+  if (device) {
+    int rc = device->pdd_local(n, nsys, parts, off, a, b, c, d, y, v, w, part, stat, err,
+                               sizeof err);
     free(off);
-    free(scratch);
+    TL_CALL(device_result(rc, "pdd_local", err, info));
+    return pdd_local_status(nsys, parts, stat, info);
+  }
+#endif
+  T *scratch = tl_alloc(n * nsys, sizeof(T));
+  if (!scratch) {
+    free(off);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
   }
   TL_LAUNCH(KF(pdd_local_kernel), (long)nsys, parts, 0, (long)n, parts, off, a, b, c, d, y, v, w,

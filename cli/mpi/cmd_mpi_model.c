@@ -31,9 +31,10 @@ static void model_usage(FILE *out)
           "time = compute + sum over the ledger's phases of alpha * messages + 8 words / beta\n"
           "(collectives as OpenMPI runs them), compute = max(gamma m nsys, the byte model).\n"
           "\n"
-          "--measure (default): in one run, a ping-pong (alpha, beta), then per algorithm a\n"
-          "  calibration solve on one rank with a quarter of the batch (gamma, seconds per\n"
-          "  unknown), then the bench batch on 1..P ranks against the model, with the\n"
+          "--measure (default): in one run, a ping-pong (alpha, beta), then per algorithm\n"
+          "  and q = 1..P: gamma, the seconds per unknown of its simulated reference with q\n"
+          "  partitions on one rank (a quarter of the batch: the partitioned work without a\n"
+          "  message), and the bench batch on q ranks against the model, with the\n"
           "  same-traffic stream measured beside each solve. Prints predicted and measured\n"
           "  ms and their ratio, and whether it is within 30%%.\n"
           "--project: the paper's problem on a published machine (figures not measured\n"
@@ -221,6 +222,7 @@ static void write_gp(FILE *f, const char *png, const char *dat, const char *pts,
   tl_gp_begin(f, png, 1000, 900);
   fprintf(f, "set multiplot layout 2,1 title 'paper %s: %s, on %s (model)' noenhanced\n", pp->id,
           pp->title, mach->name);
+  fprintf(f, "set xrange [%g:%g]\n", pp->p_first / 1.5, pp->p_last * 1.5);
   fprintf(f, "set logscale x 2\nset logscale y\nset key outside right noenhanced\n"
              "set xlabel 'ranks P'\nset ylabel 'predicted s per solve'\nplot \\\n");
   for (size_t k = 0; k < nalgo; k++)
@@ -233,7 +235,8 @@ static void write_gp(FILE *f, const char *png, const char *dat, const char *pts,
   for (size_t k = 0; k < nalgo; k++)
     fprintf(f, "  '%s' index %zu using 1:3 with linespoints title '%s', \\\n", dat, k, names[k]);
   fprintf(f,
-          "  '%s' using 1:2:(sprintf('%%s %%.2f', stringcolumn(4), $2)) with labels point pt 7 "
+          "  '%s' using 1:2:(sprintf('%%s %%.2f', stringcolumn(4), $2)) with labels noenhanced "
+          "point pt 7 "
           "ps 2 offset 0,1 notitle, \\\n  '%s' using 1:2 with points pt 7 ps 2 lc rgb 'black' "
           "title 'paper %s (own base P)'\n",
           pts, pts, pp->id);

@@ -158,9 +158,9 @@ static void print_rows(const tl_model_row *rows, size_t nrows, double alpha, dou
       fputc('\n', csv);
     }
   }
-  printf(
-      "(gamma: one rank's time per unknown on a quarter of the batch; bytes ms: the byte\n"
-      " model at the stream's bandwidth instead of gamma, plus comm; ratio = model / measured)\n");
+  printf("(gamma: the partitioned work per unknown on one core, a quarter of the batch; bytes\n"
+         " ms: the byte model at the stream's bandwidth instead of gamma, plus comm; ratio = model "
+         "/ measured)\n");
 }
 
 static int run_measure(const model_args *a)

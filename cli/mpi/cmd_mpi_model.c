@@ -32,11 +32,10 @@ static void model_usage(FILE *out)
           "(collectives as OpenMPI runs them), compute = max(gamma m nsys, the byte model).\n"
           "\n"
           "--measure (default): in one run, a ping-pong (alpha, beta), then per algorithm\n"
-          "  and q = 1..P: gamma, the seconds per unknown of its simulated reference with q\n"
-          "  partitions on one rank (a quarter of the batch: the partitioned work without a\n"
-          "  message), and the bench batch on q ranks against the model, with the\n"
-          "  same-traffic stream measured beside each solve. Prints predicted and measured\n"
-          "  ms and their ratio, and whether it is within 30%%.\n"
+          "  gamma, its seconds per unknown on one rank with a quarter of the batch, then\n"
+          "  the bench batch on 1..P ranks against the model, with the same-traffic stream\n"
+          "  measured beside each solve. Prints predicted and measured ms and their ratio,\n"
+          "  and whether it is within 30%%.\n"
           "--project: the paper's problem on a published machine (figures not measured\n"
           "  here), P = powers of two; writes PREFIX-PAPER.csv, .dat, .gp and .png (time\n"
           "  per solve and parallel efficiency against P, the paper's figures as points).\n"
@@ -48,6 +47,7 @@ static void model_usage(FILE *out)
           "  --machine NAME     --project: frontier, summit, archer2, archer2-cores\n"
           "                     (default: the paper's own)\n"
           "  --out PREFIX       --project: output prefix (default model)\n"
+          "  --max-ranks P      --project: stop at P ranks (default: the paper's largest)\n"
           "  --machines         list the published machines and their sources\n"
           "\n"
           "Exit status 0, 1 for bad options or when a measurement fails.\n");
@@ -55,7 +55,7 @@ static void model_usage(FILE *out)
 
 typedef struct model_args {
   tl_mpi_bench_config cfg;
-  int project, machines;
+  int project, machines, max_ranks;
   const char *csv, *paper, *machine, *out;
 } model_args;
 
@@ -94,6 +94,12 @@ static int parse(int argc, char **argv, model_args *a)
         cli_error("model: no machine '%s' (see 'tridlab-mpi model --machines')", a->machine);
         return 2;
       }
+    } else if (cli_is(arg, "--max-ranks")) {
+      const char *v = cli_value(argc, argv, &i, "--max-ranks");
+      long k2;
+      if (!v || cli_parse_int(v, "--max-ranks", 2, 1L << 20, &k2))
+        return 2;
+      a->max_ranks = (int)k2;
     } else if (cli_is(arg, "--out")) {
       if (!(a->out = cli_value(argc, argv, &i, "--out")))
         return 2;
@@ -158,7 +164,7 @@ static void print_rows(const tl_model_row *rows, size_t nrows, double alpha, dou
       fputc('\n', csv);
     }
   }
-  printf("(gamma: the partitioned work per unknown on one core, a quarter of the batch; bytes\n"
+  printf("(gamma: one rank's seconds per unknown on a quarter of the batch; bytes\n"
          " ms: the byte model at the stream's bandwidth instead of gamma, plus comm; ratio = model "
          "/ measured)\n");
 }
@@ -216,13 +222,13 @@ static double efficiency(const tl_model_paper *pp, const double *t, int P, int b
 /* The gnuplot script: time per solve (log-log) over efficiency, one
  * line per algorithm (blocks of PREFIX.dat), the paper's points. */
 static void write_gp(FILE *f, const char *png, const char *dat, const char *pts,
-                     const tl_model_paper *pp, const tl_model_machine *mach, const char **names,
-                     size_t nalgo)
+                     const tl_model_paper *pp, int p_last, const tl_model_machine *mach,
+                     const char **names, size_t nalgo)
 {
   tl_gp_begin(f, png, 1000, 900);
   fprintf(f, "set multiplot layout 2,1 title 'paper %s: %s, on %s (model)' noenhanced\n", pp->id,
           pp->title, mach->name);
-  fprintf(f, "set xrange [%g:%g]\n", pp->p_first / 1.5, pp->p_last * 1.5);
+  fprintf(f, "set xrange [%g:%g]\n", pp->p_first / 1.5, p_last * 1.5);
   fprintf(f, "set logscale x 2\nset logscale y\nset key outside right noenhanced\n"
              "set xlabel 'ranks P'\nset ylabel 'predicted s per solve'\nplot \\\n");
   for (size_t k = 0; k < nalgo; k++)
@@ -243,8 +249,10 @@ static void write_gp(FILE *f, const char *png, const char *dat, const char *pts,
   fprintf(f, "unset multiplot\n");
 }
 
-static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach, const char *prefix)
+static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach, const char *prefix,
+                         int max_ranks)
 {
+  int p_last = max_ranks && max_ranks < pp->p_last ? max_ranks : pp->p_last;
   size_t count;
   const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
   char dir[1024], base[512], name[700], png[700], dat[700], pts[700];
@@ -283,11 +291,11 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
     for (int j = 0; j < MAX_P; j++)
       t[j] = NAN;
     progress_line("model", algo->name, nalgo, count);
-    for (int P = pp->p_first, j = 0; P <= pp->p_last && j < MAX_P; P *= 2, j++)
+    for (int P = pp->p_first, j = 0; P <= p_last && j < MAX_P; P *= 2, j++)
       if (tl_model_project(algo, pp, mach, P, &t[j], &info) != TL_OK)
         t[j] = NAN;
     fprintf(df, "# %s\n", algo->name);
-    for (int P = pp->p_first, j = 0; P <= pp->p_last && j < MAX_P; P *= 2, j++) {
+    for (int P = pp->p_first, j = 0; P <= p_last && j < MAX_P; P *= 2, j++) {
       double e = efficiency(pp, t, P, pp->p_first);
       size_t n = pp->weak ? pp->n * (size_t)P : pp->n;
       fprintf(csv, "%s,%s,%s,%d,%zu,%zu,", pp->id, mach->name, algo->name, P, n, pp->nsys);
@@ -331,7 +339,7 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
     cli_error("model: %s", info.msg);
     return 1;
   }
-  write_gp(gp, png, dat, pts, pp, mach, names, nalgo);
+  write_gp(gp, png, dat, pts, pp, p_last, mach, names, nalgo);
   tl_out_close(gp, dir, name, &info);
   if (tl_gnuplot_make(dir, name, png, &info) == TL_OK)
     printf("  wrote %s/%s.csv and %s/%s\n", dir, base, dir, png);
@@ -363,7 +371,7 @@ static int run_project(const model_args *a)
     if (a->paper && strcmp(a->paper, "all") && strcmp(a->paper, pp->id))
       continue;
     const tl_model_machine *mach = tl_model_machine_find(a->machine ? a->machine : pp->machine);
-    bad |= project_paper(pp, mach, a->out ? a->out : "model");
+    bad |= project_paper(pp, mach, a->out ? a->out : "model", a->max_ranks);
   }
   return bad;
 }

@@ -110,15 +110,13 @@ typedef struct tl_model_row {
 
 /* Measure the machine and every algorithm in one run: a ping-pong on
  * comm (alpha, beta; with one rank none, and no message is modelled);
- * then per algorithm and rank count q = 1..P: gamma, the time per
- * unknown of its simulated reference with q partitions (the slices the
- * ranks get) on the first rank alone, on a quarter of the batch -- the
- * partitioned work, spikes, reduced systems and verdict included,
- * without a message -- and the bench of the whole batch on the first q
- * ranks (tl_mpi_bench_algorithm), against the model with gamma, the
- * ping-pong's alpha and beta and the same-traffic stream timed beside
- * the solve. rows: P entries per algorithm with a ledger model, in
- * registry order; *nrows set. Collective; significant on every rank. */
+ * then per algorithm gamma, its time per unknown on the first rank alone
+ * on a quarter of the batch (tl_mpi_bench_algorithm: the MPI rank
+ * program itself), and the bench of the whole batch on the first q = 1..P
+ * ranks against the model with gamma, the ping-pong's alpha and beta and
+ * the same-traffic stream timed beside each solve. rows: P entries per
+ * algorithm with a ledger model, in registry order; *nrows set.
+ * Collective; significant on every rank. */
 int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row *rows, size_t cap,
                      size_t *nrows, double *alpha, double *beta, tl_info *info);
 

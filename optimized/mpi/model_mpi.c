@@ -276,79 +276,6 @@ static int measure_network(MPI_Comm comm, double *alpha, double *beta, tl_info *
   return st;
 }
 
-static int cmp_time(const void *x, const void *y)
-{
-  double u = *(const double *)x, v = *(const double *)y;
-  return (u > v) - (u < v);
-}
-
-/* Rank 0 alone: the simulated reference of algo with `parts` partitions
- * (the MPI ranks' slices) on the whole calibration batch, timed `reps`
- * times after a warm-up. The partitions run one after another on one
- * core, so the median time per unknown is the work of the partitioned
- * algorithm, spikes, reduced systems and verdict included, without a
- * message: what P ranks share in the model. */
-static int reference_gamma(const tl_mpi_algorithm *algo, const tl_mpi_bench_config *cal, int parts,
-                           double *gamma, tl_info *info)
-{
-  size_t n = cal->n, nsys = cal->unknowns / n, *sizes = malloc((size_t)parts * sizeof *sizes);
-  int reps = cal->reps > 0 ? cal->reps : 1;
-  double *t = malloc((size_t)reps * sizeof *t), *x = malloc(n * nsys * sizeof *x);
-  tl_mpi_batch whole = {0};
-  int st = sizes && t && x ? TL_OK : TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
-  if (st == TL_OK)
-    st = tl_mpi_bench_batch(MPI_COMM_SELF, n, nsys, NULL, cal->seed, &whole, info);
-  if (st == TL_OK) {
-    tl_batch sys = {.dtype = TL_F64,
-                    .n = n,
-                    .nsys = nsys,
-                    .a = whole.a,
-                    .b = whole.b,
-                    .c = whole.c,
-                    .d = whole.d};
-    tl_mpi_default_slices(algo, n, parts, sizes);
-    tl_options opt;
-    tl_options_init(&opt);
-    opt.parts = parts;
-    opt.part_sizes = sizes;
-    for (int r = -1; r < reps && tl_status_has_solution(st); r++) { /* r = -1: warm-up */
-      double t0 = MPI_Wtime();
-      st = tl_solve(algo->reference, &sys, x, &opt, info);
-      if (r >= 0)
-        t[r] = MPI_Wtime() - t0;
-    }
-    if (tl_status_has_solution(st)) {
-      qsort(t, (size_t)reps, sizeof *t, cmp_time);
-      *gamma = t[reps / 2] / ((double)n * (double)nsys);
-      st = TL_OK;
-    }
-  }
-  tl_mpi_batch_free(&whole);
-  free(sizes);
-  free(t);
-  free(x);
-  return st;
-}
-
-/* reference_gamma on rank 0 while the others wait; on every rank. */
-static int calibrate(MPI_Comm comm, const tl_mpi_algorithm *algo, const tl_mpi_bench_config *cal,
-                     int parts, double *gamma, tl_info *info)
-{
-  int rank, st = TL_OK;
-  MPI_Comm_rank(comm, &rank);
-  tl_mpi_quiet_barrier(comm);
-  if (rank == 0)
-    st = reference_gamma(algo, cal, parts, gamma, info);
-  tl_mpi_quiet_barrier(comm);
-  MPI_Bcast(gamma, 1, MPI_DOUBLE, 0, comm);
-  MPI_Bcast(&st, 1, MPI_INT, 0, comm);
-  if (st != TL_OK) {
-    MPI_Bcast(info->msg, (int)sizeof info->msg, MPI_CHAR, 0, comm);
-    info->status = st;
-  }
-  return st;
-}
-
 /* One row: the bench at `ranks` against the model with gamma. The
  * measured machine is one rank's: the ping-pong's alpha and beta, the
  * memory bandwidth of the same-traffic stream timed beside the solve. */
@@ -402,16 +329,17 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
     const tl_mpi_algorithm *algo = reg[k];
     if (!algo->reference || !algo->reference->ledger_model)
       continue; /* a baseline with no ledger: nothing to model */
-    /* gamma: the partitioned work on one core, on a quarter of the
-     * batch (another size than the one it predicts). */
+    /* gamma: the algorithm alone on one rank, on a quarter of the batch
+     * (another size than the rows it predicts). */
     tl_mpi_bench_config cal = *cfg;
     cal.unknowns = cfg->unknowns / 4 >= cfg->n ? cfg->unknowns / 4 : cfg->n;
+    tl_mpi_bench_result res;
+    if ((st = bench_on(comm, 1, algo, &cal, &res, info)) != TL_OK)
+      break;
+    double gamma = res.t_med / ((double)res.n * (double)res.nsys);
     for (int q = 1; q <= P && st == TL_OK; q++) {
-      double gamma = NAN;
       if (*nrows == cap)
         return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "", "model: more than %zu rows", cap);
-      if ((st = calibrate(comm, algo, &cal, q, &gamma, info)) != TL_OK)
-        break;
       st = model_row(comm, algo, cfg, q, gamma, *alpha, *beta, &rows[*nrows], info);
       *nrows += st == TL_OK;
     }

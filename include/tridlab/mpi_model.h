@@ -71,6 +71,9 @@ int tl_model_counts_algorithm(const tl_mpi_algorithm *algo, const tl_batch *shap
  * sample of the batch's systems: words grow with nsys, messages not). */
 void tl_model_counts_scale(tl_model_counts *c, double factor);
 
+/* Forget every round of one phase (the projections drop "verdict"). */
+void tl_model_counts_drop(tl_model_counts *c, const char *phase);
+
 /* The machine. Published machines give node figures shared by
  * ranks_per_node ranks; a measured one gives what one rank gets. */
 typedef struct tl_model_machine {
@@ -111,12 +114,11 @@ typedef struct tl_model_row {
 /* Measure the machine and every algorithm in one run: a ping-pong on
  * comm (alpha, beta; with one rank none, and no message is modelled);
  * then per algorithm gamma, its time per unknown on the first rank alone
- * on a quarter of the batch (tl_mpi_bench_algorithm: the MPI rank
- * program itself), and the bench of the whole batch on the first q = 1..P
- * ranks against the model with gamma, the ping-pong's alpha and beta and
- * the same-traffic stream timed beside each solve. rows: P entries per
- * algorithm with a ledger model, in registry order; *nrows set.
- * Collective; significant on every rank. */
+ * on 1/P of the batch, the unknowns each of P ranks holds
+ * (tl_mpi_bench_algorithm: the MPI rank program itself), and the bench of the whole batch on the
+ * first q = 1..P ranks against the model with gamma, the ping-pong's alpha and beta and the
+ * same-traffic stream timed beside each solve. rows: P entries per algorithm with a ledger model,
+ * in registry order; *nrows set. Collective; significant on every rank. */
 int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row *rows, size_t cap,
                      size_t *nrows, double *alpha, double *beta, tl_info *info);
 
@@ -150,7 +152,8 @@ const tl_model_paper *tl_model_papers(size_t *count);
 const tl_model_paper *tl_model_paper_find(const char *id);
 
 /* Predicted seconds per solve of algo on the paper's problem at P ranks
- * of mach (the byte model for compute: gamma = 0). The ledger model is
+ * of mach (the byte model for compute: gamma = 0), without tridlab's
+ * verdict (the papers' solvers report no status or bound). The ledger model is
  * evaluated on one system of the problem (a seeded dominant matrix, for
  * the models that read it) and its words scaled to nsys. TL_ERR_ARG (in
  * info) when P ranks cannot hold the rows (fewer than the algorithm's

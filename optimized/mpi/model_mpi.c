@@ -114,6 +114,15 @@ int tl_model_counts_algorithm(const tl_mpi_algorithm *algo, const tl_batch *shap
   return st;
 }
 
+void tl_model_counts_drop(tl_model_counts *c, const char *phase)
+{
+  size_t kept = 0;
+  for (size_t k = 0; k < c->count; k++)
+    if (strcmp(c->phase[k].phase, phase))
+      c->phase[kept++] = c->phase[k];
+  c->count = kept;
+}
+
 void tl_model_counts_scale(tl_model_counts *c, double factor)
 {
   for (size_t k = 0; k < c->count; k++)
@@ -329,10 +338,12 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
     const tl_mpi_algorithm *algo = reg[k];
     if (!algo->reference || !algo->reference->ledger_model)
       continue; /* a baseline with no ledger: nothing to model */
-    /* gamma: the algorithm alone on one rank, on a quarter of the batch
-     * (another size than the rows it predicts). */
+    /* gamma: the algorithm alone on one rank, on 1/P of the batch -- the
+     * unknowns each of P ranks holds, so that the rate is measured at the
+     * memory footprint of the P-rank solve it predicts (the rate per
+     * unknown depends on it), and P = 1 is predicted from another size. */
     tl_mpi_bench_config cal = *cfg;
-    cal.unknowns = cfg->unknowns / 4 >= cfg->n ? cfg->unknowns / 4 : cfg->n;
+    cal.unknowns = cfg->unknowns / (size_t)P >= cfg->n ? cfg->unknowns / (size_t)P : cfg->n;
     tl_mpi_bench_result res;
     if ((st = bench_on(comm, 1, algo, &cal, &res, info)) != TL_OK)
       break;
@@ -409,6 +420,7 @@ int tl_model_project(const tl_mpi_algorithm *algo, const tl_model_paper *paper,
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
   int st = bench_counts(algo, &one, 1, P, c, info);
   if (st == TL_OK) {
+    tl_model_counts_drop(c, "verdict"); /* tridlab's check: the papers' codes have none */
     tl_model_counts_scale(c, (double)paper->nsys);
     size_t m = (n + (size_t)P - 1) / (size_t)P;
     *seconds = tl_model_time(c, mach, m, paper->nsys, 0.0);

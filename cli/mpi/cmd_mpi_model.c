@@ -324,7 +324,7 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
     printf("  %-8s %6d %6d %10.3f %10.3f  %s\n", q->algo, q->P, q->base, q->efficiency, e,
            q->where);
     if (pf)
-      fprintf(pf, "%d %.4f %d %s@%d\n", q->P, q->efficiency, q->base, q->algo, q->base);
+      fprintf(pf, "%d %.4f %d %s/%d\n", q->P, q->efficiency, q->base, q->algo, q->base);
     fprintf(csv, "%s,%s,published:%s,%d,,,,", pp->id, mach->name, q->algo, q->P);
     tl_csv_num(csv, q->efficiency);
     fputc('\n', csv);

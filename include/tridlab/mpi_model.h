@@ -8,7 +8,8 @@
  *                  5 words * 8 * m * nsys / B)  the byte model (design.md §7)
  *   comm     = sum over the phases of the ledger model (tridlab/ledger.h):
  *                alpha * messages + 8 * words / beta          point to point
- *              + the collective as OpenMPI's algorithm does it:
+ *              + the collective by the textbook cost of an algorithm
+ *                OpenMPI's tuned collectives choose among:
  *                allreduce  min(log P (alpha + 8k/beta),        recursive doubling
  *                               2 log P alpha + 2 (P-1)/P 8k/beta) Rabenseifner
  *                allgather, gather, scatter  log P alpha + 8 words/beta
@@ -103,7 +104,7 @@ typedef struct tl_model_row {
   char name[32];
   int ranks;
   int status;   /* of the measured solve                          */
-  double gamma; /* s per unknown, from the calibration solve        */
+  double gamma; /* s per unknown: one rank alone, 1/P of the batch  */
   double t_comm_model, t_compute_model, t_model; /* predicted, seconds  */
   double t_bytes_model;                          /* the byte model alone (no gamma) + comm      */
   double t_measured;                             /* tl_mpi_bench_algorithm's median            */

@@ -444,9 +444,10 @@ check-fuzz: fuzz-build
 
 # The verification, the convergence studies and the sweeps, with plots
 # (gnuplot), indexed by report/index.md. QUICK=1: the small sizes.
-report: $(CLI) $(if $(MPICC),$(if $(FFTW_LIB),$(POISSON)))
+report: $(CLI) $(if $(MPICC),$(MPI_CLI) $(if $(FFTW_LIB),$(POISSON)))
 	$(CLI) report --out report $(if $(filter 1,$(QUICK)),--quick)
 ifneq ($(MPICC),)
+	$(MPI_ENV) sh scripts/report-model.sh $(MPI_CLI) report
 ifneq ($(FFTW_LIB),)
 	$(MPI_ENV) sh scripts/report-poisson.sh $(POISSON) report
 endif

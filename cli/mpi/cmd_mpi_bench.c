@@ -20,38 +20,37 @@
 
 static void bench_usage(FILE *out)
 {
-  fprintf(out,
-          "usage: mpirun --bind-to none -n P tridlab-mpi bench [options]\n"
-          "\n"
-          "Every MPI algorithm solves one seeded, diagonally dominant batch (double) of\n"
-          "--unknowns unknowns in systems of --n rows, each rank owning its slice of every\n"
-          "system. Per algorithm: the median time per solve of the slowest rank (after a\n"
-          "warm-up), split into communication (inside the exchange layer, waiting included)\n"
-          "and compute; GB/s for 5 words per unknown (read a, b, c, d, write x); the\n"
-          "same-traffic limit, a stream of the same arrays on every rank at once, paired\n"
-          "with every run (limit_ratio = t_limit / t_solve, median); the busiest rank's\n"
-          "ledger; LAPACK's residual ratio of the first systems; and the time against the\n"
-          "OpenMP SZ-packed Thomas kernel with P threads on one rank and against PDDTSV.\n"
-          "With 2 ranks or more, a ping-pong between ranks 0 and 1 gives latency alpha and\n"
-          "bandwidth beta.\n"
-          "\n"
-          "options:\n"
-          "  --n N              rows per system (default 4096)\n"
-          "  --unknowns N       unknowns in the batch (default 2^24 = 16777216)\n"
-          "  --reps R           timed runs per measurement (default 5)\n"
-          "  --algo A1,A2,..    only these MPI algorithms (default all)\n"
-          "  --seed S           batch seed (default 1)\n"
-          "  --quick            n = 1024, 2^20 unknowns, 3 runs (a check, not a figure)\n"
-          "  --no-packed        skip the OpenMP packed kernel\n"
-          "  --no-pingpong      skip the ping-pong\n"
-          "  --pingpong-max B   largest ping-pong message in bytes (default 16777216)\n"
-          "  --csv FILE         also write the rows as CSV to FILE\n"
-          "  --append           append to FILE (no header), e.g. for P = 1 then 2\n"
-          "  --plot PREFIX      PREFIX.dat, PREFIX.gp and PREFIX.png (gnuplot): the time\n"
-          "                     split per algorithm\n"
-          "\n"
-          "Bind no rank to a core (mpirun --bind-to none): the packed kernel runs P threads\n"
-          "in rank 0. Exit status 0, 1 for bad options or when a solve fails.\n");
+  fprintf(out, "usage: mpirun --bind-to none -n P tridlab-mpi bench [options]\n"
+               "\n"
+               "Every MPI algorithm solves one seeded, diagonally dominant batch (double) of\n"
+               "--unknowns unknowns in systems of --n rows, each rank owning its slice of every\n"
+               "system. Per algorithm: the median time per solve of the slowest rank (after a\n"
+               "warm-up), split into communication (inside the exchange layer, waiting included)\n"
+               "and compute; GB/s for 5 words per unknown (read a, b, c, d, write x); the\n"
+               "same-traffic limit, a stream of the same arrays on every rank at once, paired\n"
+               "with every run (limit_ratio = t_limit / t_solve, median); the busiest rank's\n"
+               "ledger; LAPACK's residual ratio of the first systems; and the time against the\n"
+               "OpenMP SZ-packed Thomas kernel with P threads on one rank and against PDDTSV.\n"
+               "With 2 ranks or more, a ping-pong between ranks 0 and 1 gives latency alpha and\n"
+               "bandwidth beta.\n"
+               "\n"
+               "options:\n"
+               "  --n N              rows per system (default 4096)\n"
+               "  --unknowns N       unknowns in the batch (default 2^24 = 16777216)\n"
+               "  --reps R           timed runs per measurement (default 5)\n"
+               "  --algo A1,A2,..    only these MPI algorithms (default all)\n"
+               "  --seed S           batch seed (default 1)\n"
+               "  --quick            n = 1024, 2^20 unknowns, 3 runs (a check, not a figure)\n"
+               "  --no-packed        skip the OpenMP packed kernel\n"
+               "  --no-pingpong      skip the ping-pong\n"
+               "  --pingpong-max B   largest ping-pong message in bytes (default 16777216)\n"
+               "  --csv FILE         also write the rows as CSV to FILE\n"
+               "  --append           append to FILE (no header), e.g. for P = 1 then 2\n"
+               "  --plot PREFIX      PREFIX.dat, PREFIX.gp and PREFIX.png (gnuplot): the time\n"
+               "                     split per algorithm\n"
+               "\n"
+               "Bind no rank to a core (mpirun --bind-to none): the packed kernel runs P threads\n"
+               "in rank 0. Exit status 0, 1 for bad options or when a solve fails.\n");
 }
 
 typedef struct bench_args {
@@ -81,6 +80,37 @@ static int parse_algos(bench_args *a, const char *v)
   return 0;
 }
 
+/* The bench batch's options, shared by bench and model: --n, --unknowns,
+ * --reps, --seed, --quick. 1: taken (i moved past its value), 0: not
+ * one of them, -1: a bad value (said). */
+int mpi_batch_option(int argc, char **argv, int *i, tl_mpi_bench_config *cfg)
+{
+  const char *arg = argv[*i], *v;
+  long k;
+  if (!strcmp(arg, "--quick")) {
+    cfg->n = 1024, cfg->unknowns = (size_t)1 << 20, cfg->reps = 3;
+  } else if (cli_is(arg, "--n")) {
+    if (!(v = cli_value(argc, argv, i, "--n")) || cli_parse_int(v, "--n", 1, 1L << 30, &k))
+      return -1;
+    cfg->n = (size_t)k;
+  } else if (cli_is(arg, "--unknowns")) {
+    if (!(v = cli_value(argc, argv, i, "--unknowns")) ||
+        cli_parse_int(v, "--unknowns", 1, 1L << 32, &k))
+      return -1;
+    cfg->unknowns = (size_t)k;
+  } else if (cli_is(arg, "--reps")) {
+    if (!(v = cli_value(argc, argv, i, "--reps")) || cli_parse_int(v, "--reps", 1, 1000, &k))
+      return -1;
+    cfg->reps = (int)k;
+  } else if (cli_is(arg, "--seed")) {
+    if (!(v = cli_value(argc, argv, i, "--seed")) || cli_parse_u64(v, "--seed", &cfg->seed))
+      return -1;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 static int parse(int argc, char **argv, bench_args *a)
 {
   for (int i = 1; i < argc; i++) {
@@ -90,29 +120,14 @@ static int parse(int argc, char **argv, bench_args *a)
       if (mpi_rank() == 0)
         bench_usage(stdout);
       return 1;
-    } else if (!strcmp(arg, "--quick")) {
-      a->cfg.n = 1024, a->cfg.unknowns = (size_t)1 << 20, a->cfg.reps = 3;
     } else if (!strcmp(arg, "--no-packed")) {
       a->packed = 0;
     } else if (!strcmp(arg, "--no-pingpong")) {
       a->pingpong = 0;
     } else if (!strcmp(arg, "--append")) {
       a->append = 1;
-    } else if (cli_is(arg, "--n")) {
-      if (!(v = cli_value(argc, argv, &i, "--n")) || cli_parse_int(v, "--n", 1, 1L << 30, &k))
-        return 2;
-      a->cfg.n = (size_t)k;
-    } else if (cli_is(arg, "--unknowns")) {
-      if (!(v = cli_value(argc, argv, &i, "--unknowns")) ||
-          cli_parse_int(v, "--unknowns", 1, 1L << 32, &k))
-        return 2;
-      a->cfg.unknowns = (size_t)k;
-    } else if (cli_is(arg, "--reps")) {
-      if (!(v = cli_value(argc, argv, &i, "--reps")) || cli_parse_int(v, "--reps", 1, 1000, &k))
-        return 2;
-      a->cfg.reps = (int)k;
-    } else if (cli_is(arg, "--seed")) {
-      if (!(v = cli_value(argc, argv, &i, "--seed")) || cli_parse_u64(v, "--seed", &a->cfg.seed))
+    } else if ((k = mpi_batch_option(argc, argv, &i, &a->cfg)) != 0) {
+      if (k < 0)
         return 2;
     } else if (cli_is(arg, "--algo")) {
       if (!(v = cli_value(argc, argv, &i, "--algo")) || parse_algos(a, v))
@@ -153,15 +168,15 @@ static void csv_row(FILE *f, const char *kind, const tl_mpi_bench_result *r, dou
 {
   fprintf(f, "%s,%s,%d,%zu,%zu,%s", kind, r->name, r->ranks, r->n, r->nsys,
           tl_status_name(r->status));
-  const double v[] = {r->t_med,        r->t_min,       r->t_max,       r->t_comm,
-                      r->t_compute,    TL_MPI_BENCH_WORDS, r->gbs,     r->limit_gbs,
-                      r->limit_ratio,  vs_pddtsv,      vs_packed};
+  const double v[] = {r->t_med,       r->t_min,           r->t_max, r->t_comm,
+                      r->t_compute,   TL_MPI_BENCH_WORDS, r->gbs,   r->limit_gbs,
+                      r->limit_ratio, vs_pddtsv,          vs_packed};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
     fputc(',', f);
     tl_csv_num(f, v[k]);
   }
-  fprintf(f, ",%ld,%ld,%ld,%ld,", r->ledger.messages, r->ledger.words_sent,
-          r->ledger.words_recv, r->ledger.collectives);
+  fprintf(f, ",%ld,%ld,%ld,%ld,", r->ledger.messages, r->ledger.words_sent, r->ledger.words_recv,
+          r->ledger.collectives);
   tl_csv_num(f, r->residual);
   fputc('\n', f);
 }
@@ -335,7 +350,8 @@ int cmd_mpi_bench(int argc, char **argv)
     if (packed.status == TL_OK)
       print_row(&packed, t_pddtsv / packed.t_med, 1.0);
     printf("(limit: t_stream / t_solve; /pddtsv: PDDTSV's time / this time (> 1: faster);\n"
-           " /packed: this time / the packed kernel's with %d thread(s))\n", P);
+           " /packed: this time / the packed kernel's with %d thread(s))\n",
+           P);
     if (csv) {
       for (size_t k = 0; k < nres; k++)
         csv_row(csv, "mpi", &res[k], t_pddtsv / res[k].t_med, res[k].t_med / t_packed);

@@ -1,7 +1,7 @@
 /* cli/mpi/main_mpi.c -- `tridlab-mpi`: the partition algorithms across
  * real MPI ranks, run under mpirun (docs/mpi.md).
  *
- *   mpirun -n P build/tridlab-mpi list | solve | verify | bench
+ *   mpirun -n P build/tridlab-mpi list | solve | verify | bench | model
  *
  * Every rank parses the same arguments; rank 0 reads and writes files and
  * speaks for all (one message, not P); every rank exits with the same
@@ -29,6 +29,7 @@ static void usage(FILE *out)
           "  solve    solve a system directory (.npy) across the ranks\n"
           "  verify   every MPI algorithm on the gallery against LAPACK, with its ledger\n"
           "  bench    time per solve, compute and communication, against the packed kernel\n"
+          "  model    the alpha-beta-gamma cost model: against a measurement, or projected\n"
           "\n"
           "Run 'tridlab-mpi COMMAND --help' for the options of a command.\n",
           TRIDLAB_VERSION);
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
     rc = cmd_mpi_verify(argc - 1, argv + 1);
   } else if (!strcmp(cmd, "bench")) {
     rc = cmd_mpi_bench(argc - 1, argv + 1);
+  } else if (!strcmp(cmd, "model")) {
+    rc = cmd_mpi_model(argc - 1, argv + 1);
   } else {
     cli_error("unknown command '%s' (try 'tridlab-mpi --help')", cmd);
     rc = EXIT_BAD_INPUT;

@@ -4,9 +4,16 @@
 
 #include <mpi.h>
 
+#include "tridlab/mpi_bench.h"
+
 int cmd_mpi_solve(int argc, char **argv);
 int cmd_mpi_verify(int argc, char **argv);
 int cmd_mpi_bench(int argc, char **argv);
+int cmd_mpi_model(int argc, char **argv);
+
+/* The bench batch's options (--n, --unknowns, --reps, --seed, --quick),
+ * shared by bench and model: 1 taken, 0 not one of them, -1 bad value. */
+int mpi_batch_option(int argc, char **argv, int *i, tl_mpi_bench_config *cfg);
 
 /* This process's rank in MPI_COMM_WORLD, and the number of ranks. */
 int mpi_rank(void);

@@ -23,6 +23,7 @@
 #include "tridlab/cpu.h"
 #include "tridlab/mpi_bench.h"
 #include "tridlab/verify.h"
+#include "mpi_internal.h"
 
 void tl_mpi_bench_config_init(tl_mpi_bench_config *cfg)
 {
@@ -71,7 +72,7 @@ static double entry(uint64_t seed, int array, size_t n, size_t s, size_t i)
 }
 
 /* Rows [begin, begin + m) of every system, system s at [s m, (s+1) m). */
-static void fill_rows(uint64_t seed, size_t n, size_t nsys, size_t begin, size_t m,
+void tl_mpi_bench_fill(uint64_t seed, size_t n, size_t nsys, size_t begin, size_t m,
                       double *const arr[4])
 {
   for (int k = 0; k < 4; k++)
@@ -99,7 +100,7 @@ int tl_mpi_bench_batch(MPI_Comm comm, size_t n, size_t nsys, const size_t *slice
                    nsys, n);
   }
   double *arr[4] = {mem, mem + cnt, mem + 2 * cnt, mem + 3 * cnt};
-  fill_rows(seed, n, nsys, begin, m, arr);
+  tl_mpi_bench_fill(seed, n, nsys, begin, m, arr);
   *local = (tl_mpi_batch){.dtype = TL_F64, .n = n, .nsys = nsys, .periodic = 0,
                           .begin = begin, .m = m,
                           .a = arr[0], .b = arr[1], .c = arr[2], .d = arr[3]};
@@ -162,7 +163,7 @@ static double check_answer(MPI_Comm comm, const tl_mpi_batch *local, const doubl
   double ratio = NAN;
   if (rank == 0 && x_all && mem) {
     double *arr[4] = {mem, mem + n * count, mem + 2 * n * count, mem + 3 * n * count};
-    fill_rows(seed, n, count, 0, n, arr);
+    tl_mpi_bench_fill(seed, n, count, 0, n, arr);
     tl_batch sys = {.dtype = TL_F64, .n = n, .nsys = count,
                     .a = arr[0], .b = arr[1], .c = arr[2], .d = arr[3]};
     ratio = tl_residual_ratio(&sys, x_all);
@@ -273,7 +274,7 @@ static int packed_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_be
     goto out;
   }
   double *arr[4] = {plain, plain + cnt, plain + 2 * cnt, plain + 3 * cnt};
-  fill_rows(cfg->seed, n, nsys, 0, n, arr);
+  tl_mpi_bench_fill(cfg->seed, n, nsys, 0, n, arr);
   double *pa = pk, *pb = pk + pc, *pcc = pk + 2 * pc, *pd = pk + 3 * pc, *pd0 = pk + 4 * pc;
   const double pads[4] = {0.0, 1.0, 0.0, 0.0}; /* padding lanes solve 1 x = 0 */
   double *dst[4] = {pa, pb, pcc, pd0};

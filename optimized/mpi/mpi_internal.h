@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tridlab/backend.h"
 #include "tridlab/mpi.h"
@@ -163,5 +164,13 @@ extern const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif
+
+/* ---- the bench batch (bench_mpi.c) ---------------------------------- */
+
+/* Rows [begin, begin + m) of systems 0..nsys-1 of the seeded bench batch
+ * (tl_mpi_bench_batch's entries) into arr = {a, b, c, d}, system s at
+ * [s m, (s+1) m): the model (model_mpi.c) rebuilds the matrix from it. */
+void tl_mpi_bench_fill(uint64_t seed, size_t n, size_t nsys, size_t begin, size_t m,
+                       double *const arr[4]);
 
 #endif

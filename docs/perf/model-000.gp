@@ -1,0 +1,37 @@
+if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+  set terminal pngcairo enhanced size 1000,900
+} else {
+  set terminal png enhanced size 1000,900
+}
+set output 'model-000.png'
+set datafile missing '?'
+set grid
+set multiplot layout 2,1 title 'paper 000: DistD2-TDS strong scaling (ARCHER2), on archer2 (model)' noenhanced
+set xrange [1.33333:12288]
+set logscale x 2
+set logscale y
+set key outside right noenhanced
+set xlabel 'ranks P'
+set ylabel 'predicted s per solve'
+plot \
+  'model-000.dat' index 0 using 1:2 with linespoints title 'pdd', \
+  'model-000.dat' index 1 using 1:2 with linespoints title 'rpdd', \
+  'model-000.dat' index 2 using 1:2 with linespoints title 'distd2', \
+  'model-000.dat' index 3 using 1:2 with linespoints title 'ptdma', \
+  'model-000.dat' index 4 using 1:2 with linespoints title 'its', \
+  'model-000.dat' index 5 using 1:2 with linespoints title 'tridsolver', \
+  'model-000.dat' index 6 using 1:2 with linespoints title 'hybrid_pcr'
+unset logscale y
+set yrange [0:1.2]
+set ylabel 'parallel efficiency (from P = 2)'
+plot \
+  'model-000.dat' index 0 using 1:3 with linespoints title 'pdd', \
+  'model-000.dat' index 1 using 1:3 with linespoints title 'rpdd', \
+  'model-000.dat' index 2 using 1:3 with linespoints title 'distd2', \
+  'model-000.dat' index 3 using 1:3 with linespoints title 'ptdma', \
+  'model-000.dat' index 4 using 1:3 with linespoints title 'its', \
+  'model-000.dat' index 5 using 1:3 with linespoints title 'tridsolver', \
+  'model-000.dat' index 6 using 1:3 with linespoints title 'hybrid_pcr', \
+  'model-000-points.dat' using 1:2:(sprintf('%s %.2f', stringcolumn(4), $2)) with labels noenhanced point pt 7 ps 2 offset 0,1 notitle, \
+  'model-000-points.dat' using 1:2 with points pt 7 ps 2 lc rgb 'black' title 'paper 000 (own base P)'
+unset multiplot

@@ -245,15 +245,20 @@ void tl_ledger_print(FILE *f, const tl_ledger *ledger, const char *indent)
     fprintf(f, "%s(incomplete: an entry could not be recorded for lack of memory)\n", indent);
 }
 
-void tl_ledger_residual_verdict(tl_ledger *ledger, int P, int periodic, size_t nsys, size_t w)
+void tl_ledger_halo(tl_ledger *ledger, int P, int periodic, size_t words)
 {
   for (int p = 0; p < P && P > 1; p++) {
     if (p + 1 == P && !periodic)
       break;
     int next = (p + 1) % P;
-    tl_ledger_message(ledger, "halo", 0, p, next, 2 * w * nsys);
-    tl_ledger_message(ledger, "halo", 0, next, p, 2 * w * nsys);
+    tl_ledger_message(ledger, "halo", 0, p, next, words);
+    tl_ledger_message(ledger, "halo", 0, next, p, words);
   }
+}
+
+void tl_ledger_residual_verdict(tl_ledger *ledger, int P, int periodic, size_t nsys, size_t w)
+{
+  tl_ledger_halo(ledger, P, periodic, 2 * w * nsys);
   tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, 8 * nsys, 8 * nsys);
   tl_ledger_collective_all(ledger, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1, 2 * nsys, 2 * nsys);
   tl_ledger_collective_all(ledger, "verdict", 2, TL_LEDGER_ALLREDUCE, P, -1, nsys, nsys);

@@ -41,8 +41,8 @@ static void check_solve(const tl_problem *p, const tl_options *opt, const char *
   cr_assert_eq(st, TL_OK, "%s n=%zu P=%d: status %d (%s)", what, n, opt->parts, st, info.msg);
   double res, fwd;
   cr_assert_eq(th_ratios(&p->sys, x, &res, &fwd), 0);
-  cr_assert(res < TL_THRESH && fwd < TL_THRESH, "%s n=%zu P=%d: residual %g forward %g", what,
-            n, opt->parts, res, fwd);
+  cr_assert(res < TL_THRESH && fwd < TL_THRESH, "%s n=%zu P=%d: residual %g forward %g", what, n,
+            opt->parts, res, fwd);
   free(x);
 }
 
@@ -90,8 +90,7 @@ Test(nshaped, against_lapack_unequal_partitions)
           n += m;
         }
         tl_problem p;
-        cr_assert_eq(tl_gallery_make(lapack_types[t], n, 1, SEED + (uint64_t)rep, &p, NULL),
-                     TL_OK);
+        cr_assert_eq(tl_gallery_make(lapack_types[t], n, 1, SEED + (uint64_t)rep, &p, NULL), TL_OK);
         tl_options opt;
         tl_options_init(&opt);
         opt.parts = P;
@@ -120,17 +119,18 @@ Test(nshaped, stages_equal_one_call_bitwise)
       cr_assert_eq(tl_nshaped_ref_d(n, periodic, a, b, c, d, x1, P, sizes, 1, NULL), TL_OK);
       tl_nshaped_state_d st;
       cr_assert_eq(tl_nshaped_init_d(&st, n, periodic, P, sizes, NULL), TL_OK);
+      const size_t *o = st.begin; /* the stages take a partition's first row */
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_rd_d(&st, q, a, b, c, d, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_rd_d(&st, q, a + o[q], b + o[q], c + o[q], d + o[q], NULL), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_ru_d(&st, q, c), TL_OK);
+        cr_assert_eq(tl_nshaped_ru_d(&st, q, c + o[q]), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_ju_d(&st, q, a, b, c, d, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_ju_d(&st, q, a + o[q], b + o[q], c + o[q], d + o[q], NULL), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_jd_d(&st, q, a, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_jd_d(&st, q, a + o[q], NULL), TL_OK);
       cr_assert_eq(tl_nshaped_rs_d(&st, 1, NULL), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_ss_d(&st, q, x2, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_ss_d(&st, q, x2 + o[q], NULL), TL_OK);
       cr_assert_eq(memcmp(x1, x2, n * sizeof(double)), 0);
       tl_nshaped_free_d(&st);
       free(x1);
@@ -142,17 +142,18 @@ Test(nshaped, stages_equal_one_call_bitwise)
       cr_assert_eq(tl_nshaped_ref_z(n, periodic, a, b, c, d, x1, P, sizes, 1, NULL), TL_OK);
       tl_nshaped_state_z st;
       cr_assert_eq(tl_nshaped_init_z(&st, n, periodic, P, sizes, NULL), TL_OK);
+      const size_t *o = st.begin; /* the stages take a partition's first row */
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_rd_z(&st, q, a, b, c, d, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_rd_z(&st, q, a + o[q], b + o[q], c + o[q], d + o[q], NULL), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_ru_z(&st, q, c), TL_OK);
+        cr_assert_eq(tl_nshaped_ru_z(&st, q, c + o[q]), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_ju_z(&st, q, a, b, c, d, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_ju_z(&st, q, a + o[q], b + o[q], c + o[q], d + o[q], NULL), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_jd_z(&st, q, a, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_jd_z(&st, q, a + o[q], NULL), TL_OK);
       cr_assert_eq(tl_nshaped_rs_z(&st, 1, NULL), TL_OK);
       for (int q = 0; q < P; q++)
-        cr_assert_eq(tl_nshaped_ss_z(&st, q, x2, NULL), TL_OK);
+        cr_assert_eq(tl_nshaped_ss_z(&st, q, x2 + o[q], NULL), TL_OK);
       cr_assert_eq(memcmp(x1, x2, n * sizeof(double complex)), 0);
       tl_nshaped_free_z(&st);
       free(x1);
@@ -182,14 +183,15 @@ Test(nshaped, reduced_system_is_exact_at_joint_lines)
   cr_assert_eq(st.nj, 3); /* joint lines 0, 5, 8 */
   cr_assert_eq(st.joint[1], 5);
   cr_assert_eq(st.joint[2], 8);
+  const size_t *o = st.begin;
   for (int q = 0; q < 2; q++)
-    tl_nshaped_rd_d(&st, q, a, b, c, d, NULL);
+    tl_nshaped_rd_d(&st, q, a + o[q], b + o[q], c + o[q], d + o[q], NULL);
   for (int q = 0; q < 2; q++)
-    tl_nshaped_ru_d(&st, q, c);
+    tl_nshaped_ru_d(&st, q, c + o[q]);
   for (int q = 0; q < 2; q++)
-    tl_nshaped_ju_d(&st, q, a, b, c, d, NULL);
+    tl_nshaped_ju_d(&st, q, a + o[q], b + o[q], c + o[q], d + o[q], NULL);
   for (int q = 0; q < 2; q++)
-    tl_nshaped_jd_d(&st, q, a, NULL);
+    tl_nshaped_jd_d(&st, q, a + o[q], NULL);
   /* every block row now couples only to its two joint columns (Fig. 1.f) */
   for (size_t i = 1; i < 8; i++) {
     if (i == 5)

@@ -116,6 +116,9 @@ void tl_ledger_collective_all(tl_ledger *ledger, const char *phase, int round,
  * (status, weakest row, largest |x| and |A| entry: 8 words), the sums
  * ||x||_1 and ||r||_1 (2 words), the largest column sum (1 word). */
 void tl_ledger_residual_verdict(tl_ledger *ledger, int P, int periodic, size_t nsys, size_t w);
+/* Its "halo" alone: `words` from each rank to each neighbour and back
+ * (around the ring when periodic; nothing on one rank). */
+void tl_ledger_halo(tl_ledger *ledger, int P, int periodic, size_t words);
 
 /* Append every entry of src to dst (an MPI rank's entries gathered on
  * one rank, say); entries with the same key merge as above. */

@@ -141,6 +141,18 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
                             const char *name, const char *dd_why, const char *why,
                             const tl_info *fields, tl_info *info);
 
+/* Its pieces, for a verdict of another shape (nshaped_mpi.c):
+ * "halo": x and the coupling entry at each end of the slice to that
+ * neighbour; halo gets 4 scalars per system (x[begin-1], x[end],
+ * c[begin-1], a[end]; zeros where a plain system has none).
+ * "verdict" rounds 1 and 2: the residual ratio of the k systems
+ * which[0..k) (NULL: 0..k-1), given each one's global max |x| and max
+ * |A| (max, 2 per listed system), into ratio[0..k). */
+int tl_mpi_residual_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, void *halo);
+int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                           const void *halo, const size_t *which, size_t k, double *max,
+                           double *ratio);
+
 /* ---- 3-D boxes (grid_mpi.c) ---------------------------------------- */
 
 /* Copy the region (rb, rm) of a global 3-D array, elements of `words`
@@ -161,6 +173,7 @@ extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
 extern const tl_mpi_algorithm tl_mpi_algo_its;
 extern const tl_mpi_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
 extern const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
+extern const tl_mpi_algorithm tl_mpi_algo_nshaped;    /* nshaped_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif

@@ -61,8 +61,9 @@ static void weakest_row(const tl_mpi_batch *sl, size_t s, double *neg, long *row
 /* Both ends of the slice to the neighbours: (x, a) of the first row to
  * the previous rank, (x, c) of the last to the next; the halo of system s
  * is then x[begin-1], x[end], c[begin-1], a[end]. */
-static int exchange_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, char *halo)
+int tl_mpi_residual_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, void *halo_out)
 {
+  char *halo = halo_out;
   size_t es = tl_dtype_size(sl->dtype), nsys = sl->nsys, m = sl->m;
   int p = ex->rank, P = ex->size;
   int prev = p > 0 ? p - 1 : (sl->periodic ? P - 1 : -1);
@@ -94,8 +95,8 @@ static int exchange_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void
 
 /* Per system, after the three reductions: the reference's verdict. */
 static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pairs,
-                  const double *sums, const double *cols, const char *name, const char *dd_why,
-                  const char *why, const tl_info *fields, tl_info *info)
+                  const double *ratio, const char *name, const char *dd_why, const char *why,
+                  const tl_info *fields, tl_info *info)
 {
   tl_outcome out;
   tl_outcome_init(&out, sl->nsys);
@@ -112,8 +113,7 @@ static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pai
       TL_CALL(tl_mpi_status_warning(stat, pairs, 4, s, &one));
       st = TL_OUTSIDE_DOMAIN;
     } else {
-      double max[2] = {q[4], q[6]}, norms[3] = {sums[2 * s], sums[2 * s + 1], cols[s]};
-      st = tl_residual_verdict(name, tl_residual_slice_ratio(sl->n, max, norms), why, &one);
+      st = tl_residual_verdict(name, ratio[s], why, &one);
     }
     if (fields) { /* what an approximate reduced solve reports */
       one.iterations = fields[s].iterations;
@@ -124,6 +124,35 @@ static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pai
     tl_outcome_add(&out, s, st, &one);
   }
   return tl_outcome_finish(&out, info);
+}
+
+int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                           const void *halo, const size_t *which, size_t k, double *max,
+                           double *ratio)
+{
+  size_t es = tl_dtype_size(sl->dtype), m = sl->m;
+  double *sums = tl_alloc(3 * k, sizeof(double)), *cols = sums + 2 * k;
+  if (!sums)
+    return TL_ERR_NOMEM;
+  for (size_t j = 0; j < k; j++) {
+    size_t s = which ? which[j] : j;
+    double norms[3] = {0.0, 0.0, 0.0};
+    if (max[2 * j] < INFINITY)
+      tl_residual_slice_norms(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
+                              AT(sl->b, s, 0), AT(sl->c, s, 0), AT(sl->d, s, 0),
+                              (const char *)x + s * m * es, (const char *)halo + 4 * s * es,
+                              max + 2 * j, norms);
+    sums[2 * j] = norms[0], sums[2 * j + 1] = norms[1], cols[j] = norms[2];
+  }
+  int status = tl_mpi_allreduce_sum(ex, "verdict", 1, sums, 2 * k);
+  if (status == TL_OK)
+    status = tl_mpi_allreduce_max(ex, "verdict", 2, cols, k);
+  for (size_t j = 0; status == TL_OK && j < k; j++) {
+    double norms[3] = {sums[2 * j], sums[2 * j + 1], cols[j]};
+    ratio[j] = tl_residual_slice_ratio(sl->n, max + 2 * j, norms);
+  }
+  free(sums);
+  return status;
 }
 
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
@@ -139,8 +168,8 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
     free(pairs);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the verdict", name);
   }
-  double *sums = pairs + 8 * nsys, *cols = sums + 2 * nsys;
-  int status = exchange_halo(ex, sl, x, halo);
+  double *maxes = pairs + 8 * nsys, *ratio = maxes + 2 * nsys;
+  int status = tl_mpi_residual_halo(ex, sl, x, halo);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "%s: the halo exchange failed", name);
     goto cleanup;
@@ -162,17 +191,10 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
   if (status != 0)
     goto cleanup; /* every rank saw the same failure */
   /* Rounds 1 and 2: this slice's part of the residual ratio's norms. */
-  for (size_t s = 0; s < nsys; s++) {
-    double max[2] = {pairs[8 * s + 4], pairs[8 * s + 6]}, norms[3] = {0.0, 0.0, 0.0};
-    if (max[0] < INFINITY)
-      tl_residual_slice_norms(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
-                              AT(sl->b, s, 0), AT(sl->c, s, 0), AT(sl->d, s, 0),
-                              (const char *)x + s * m * es, halo + 4 * s * es, max, norms);
-    sums[2 * s] = norms[0], sums[2 * s + 1] = norms[1], cols[s] = norms[2];
-  }
-  TL_CHECK(tl_mpi_allreduce_sum(ex, "verdict", 1, sums, 2 * nsys));
-  TL_CHECK(tl_mpi_allreduce_max(ex, "verdict", 2, cols, nsys));
-  status = decide(st, sl, pairs, sums, cols, name, dd_why, why, fields, info);
+  for (size_t s = 0; s < nsys; s++)
+    maxes[2 * s] = pairs[8 * s + 4], maxes[2 * s + 1] = pairs[8 * s + 6];
+  TL_CHECK(tl_mpi_residual_ratios(ex, sl, x, halo, NULL, nsys, maxes, ratio));
+  status = decide(st, sl, pairs, ratio, name, dd_why, why, fields, info);
 cleanup:
   free(halo);
   free(pairs);

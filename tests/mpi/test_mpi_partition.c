@@ -83,8 +83,12 @@ static void set_case_param(tl_options *opt, const tl_algorithm *ref)
   }
 }
 
-/* What a case changes in the batch before it is solved. */
-typedef enum { PLAIN, BREAKDOWN, NONFINITE } twist;
+/* What a case changes in the batch before it is solved: N-shaped's
+ * domain check also gets a row that is not dominant (WEAK: nor its
+ * column, outside the domain), rows dominant only by columns (COL_DD:
+ * in it, across a rank boundary) and the substitution near underflow
+ * that fuzzing found (TINY, n = 3: the residual ratio decides). */
+typedef enum { PLAIN, BREAKDOWN, NONFINITE, WEAK, COL_DD, TINY } twist;
 
 /* Rank 0's message, so every rank can compare its own with it. */
 static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
@@ -164,7 +168,9 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
     char why[512];
     MC_EXPECT(mc, tl_ledger_equal(all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
     MC_EXPECT(mc, algo->reference->ledger_model, "no ledger model");
-    if (algo->reference->ledger_model) {
+    /* (a substitution near underflow adds the residual ratio's rounds,
+     * which the model of the usual solve leaves out) */
+    if (algo->reference->ledger_model && tw != TINY) {
       algo->reference->ledger_model(algo->reference, &pr->sys, &ref_opt, info, &model);
       MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
@@ -174,6 +180,11 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
   if (tw == NONFINITE)
     MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
               tl_status_name(st));
+  if (tw == WEAK)
+    MC_EXPECT(mc, st == TL_OUTSIDE_DOMAIN, "weak row gave %s", tl_status_name(st));
+  if (tw == COL_DD)
+    MC_EXPECT(mc, st == TL_OK, "column-dominant matrix gave %s (%s)", tl_status_name(st),
+              info->msg);
   free(sizes);
   free(x_sim);
   tl_ledger_free(&sim);
@@ -189,6 +200,9 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
           slices ? " uneven" : "",
           tw == BREAKDOWN   ? " breakdown"
           : tw == NONFINITE ? " non-finite"
+          : tw == WEAK      ? " weak-row"
+          : tw == COL_DD    ? " column-dominant"
+          : tw == TINY      ? " near-underflow"
                             : "");
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
@@ -219,6 +233,24 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
       set_entry(&pr, 1, s, last_begin + 1, 0.0);
     } else if (tw == NONFINITE) {
       set_entry(&pr, 3, s, last_end - 1, NAN);
+    } else if (tw == WEAK || tw == COL_DD) { /* a row on a rank boundary (P > 1) */
+      size_t r = last_begin > 0 ? last_begin : n / 2;
+      double off = tw == WEAK ? 1.0 : 5.0;
+      set_entry(&pr, 0, s, r, off);
+      set_entry(&pr, 2, s, r, off);
+      if (tw == WEAK) {
+        set_entry(&pr, 1, s, r, 0.5);
+        set_entry(&pr, 2, s, r - 1, 1.0); /* and its column */
+      }
+    } else if (tw == TINY) { /* tests/test_nshaped.c, found by fuzzing */
+      static const double a[3] = {0, 3.738e-162, 1e138}, b[3] = {6e138, 1e-161, 3e138};
+      static const double c[3] = {-5.9399999999999995e+138, 0, 0}, d[3] = {0, 7 * 0x1p-1074, 0};
+      for (size_t i = 0; i < 3 && n == 3; i++) {
+        set_entry(&pr, 0, s, i, a[i]);
+        set_entry(&pr, 1, s, i, b[i]);
+        set_entry(&pr, 2, s, i, c[i]);
+        set_entry(&pr, 3, s, i, d[i]);
+      }
     }
   }
   tl_mpi_batch local;
@@ -326,6 +358,25 @@ int main(int argc, char **argv)
       run_case(&mc, algo, TL_C128, n_uneven, 9, 0, uneven, PLAIN, 34 + k);
     if (P > 1)
       run_case(&mc, algo, TL_F64, (size_t)P - 1, 1, 0, NULL, PLAIN, 35 + k);
+    case_param = NULL;
+  }
+  /* N-shaped's own cases: its levels, a batch that is no multiple of 8
+   * or 16, two-row slices (empty blocks), complex periodic, and its
+   * domain check (weak row, dominance by columns only, near underflow). */
+  const tl_mpi_algorithm *ns = tl_mpi_find("nshaped");
+  static const char *const ns_params[] = {NULL, "levels=2", "levels=3"};
+  for (size_t k = 0; ns && k < sizeof ns_params / sizeof ns_params[0]; k++) {
+    case_param = ns_params[k];
+    run_case(&mc, ns, TL_F64, n_uneven, 13, 0, uneven, PLAIN, 41 + k);
+    run_case(&mc, ns, TL_F64, 2 * (size_t)P, 17, 0, NULL, PLAIN, 42 + k);
+    run_case(&mc, ns, TL_F64, 2 * (size_t)P + 1, 3, 1, NULL, PLAIN, 43 + k);
+    run_case(&mc, ns, TL_C128, n_uneven, 9, 1, uneven, PLAIN, 44 + k);
+    run_case(&mc, ns, TL_C128, (size_t)P, 2, 0, NULL, PLAIN, 45 + k);
+    run_case(&mc, ns, TL_F64, 40 * (size_t)P, 3, 0, NULL, WEAK, 46 + k);
+    run_case(&mc, ns, TL_F64, n_uneven, 3, 0, uneven, COL_DD, 47 + k);
+    run_case(&mc, ns, TL_C128, 40 * (size_t)P, 2, 1, NULL, WEAK, 48 + k);
+    if (P <= 3)
+      run_case(&mc, ns, TL_F64, 3, 1, 0, NULL, TINY, 49 + k);
     case_param = NULL;
   }
   free(uneven);

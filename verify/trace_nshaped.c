@@ -67,10 +67,11 @@ static int nshaped_stages(tracer *tr, tl_nshaped_state_d *st, int levels, size_t
   tl_tr_stage_input(tr, "N-shaped: the first row of every partition (and the last row) is a "
                         "joint line; the blocks between them are reduced to the joint lines, "
                         "which form a small system; then every block row is substituted");
+  const size_t *o = st->begin; /* the stages take each partition's first row */
   for (int p = 0; p < P; p++)
-    TL_CALL(tl_nshaped_rd_d(st, p, a, b, c, d, info));
+    TL_CALL(tl_nshaped_rd_d(st, p, a + o[p], b + o[p], c + o[p], d + o[p], info));
   for (int p = 0; p < P; p++)
-    TL_CALL(tl_nshaped_ru_d(st, p, c));
+    TL_CALL(tl_nshaped_ru_d(st, p, c + o[p]));
   tl_trace_stage sg = tl_tr_stage_new(tr, "RD and RU: every block reduced to its joint lines");
   snprintf(sg.note, sizeof sg.note,
            "no messages; downwards the lower diagonal becomes the column of the joint line "
@@ -78,9 +79,12 @@ static int nshaped_stages(tracer *tr, tl_nshaped_state_d *st, int levels, size_t
   draw_blocks(tr, st);
   tl_tr_emit(tr, &sg, 1);
   for (int p = 0; p < P; p++)
-    TL_CALL(tl_nshaped_ju_d(st, p, a, b, c, d, info));
+    TL_CALL(tl_nshaped_ju_d(st, p, a + o[p], b + o[p], c + o[p], d + o[p], info));
+  /* The exchange, as the solve records it: block rows to the next joint
+   * line's owner, the joint rows to the last rank, the support values back. */
+  tl_nshaped_ledger_exchange(tr->ledger, tr->n, 0, P, st->begin, 1, 1);
   for (int p = 0; p < P; p++)
-    TL_CALL(tl_nshaped_jd_d(st, p, a, info));
+    TL_CALL(tl_nshaped_jd_d(st, p, a + o[p], info));
   sg = tl_tr_stage_new(tr, "JU and JD: the joint lines absorb the block rows next to them");
   snprintf(sg.note, sizeof sg.note,
            "JU: a joint line eliminates the first row of the block below (its own rows); JD: "
@@ -96,7 +100,7 @@ static int nshaped_stages(tracer *tr, tl_nshaped_state_d *st, int levels, size_t
   tl_tr_add_vec(&sg, "x on the joint lines", -1, 0, st->nj, st->rx);
   tl_tr_emit(tr, &sg, 0);
   for (int p = 0; p < P; p++)
-    TL_CALL(tl_nshaped_ss_d(st, p, x, info));
+    TL_CALL(tl_nshaped_ss_d(st, p, x + o[p], info));
   sg = tl_tr_stage_new(tr, "SS: support substitution in every block");
   snprintf(sg.note, sizeof sg.note,
            "no messages beyond the joint values; x[i] = (rhs[i] - left[i] x[J_w] - right[i] "
@@ -104,6 +108,17 @@ static int nshaped_stages(tracer *tr, tl_nshaped_state_d *st, int levels, size_t
   tl_tr_draw_solved(tr, &sg, x);
   tl_tr_emit(tr, &sg, 1);
   return TL_OK;
+}
+
+/* Of a solve's ledger, only the domain check's entries ("halo",
+ * "verdict"): the trace records the exchange itself, stage by stage. */
+static void keep_verdict_entries(tl_ledger *l)
+{
+  size_t kept = 0;
+  for (size_t k = 0; k < l->count; k++)
+    if (!strcmp(l->entries[k].phase, "halo") || !strcmp(l->entries[k].phase, "verdict"))
+      l->entries[kept++] = l->entries[k];
+  l->count = kept;
 }
 
 int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
@@ -116,10 +131,15 @@ int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, d
   double *rd = tl_alloc(st.nj * st.nj, sizeof(double)), *xs = tl_alloc(tr->n, sizeof(double));
   int status =
       rows && rd && xs ? nshaped_stages(tr, &st, levels, rows, rd, x, info) : tl_tr_nomem(info);
-  if (status == TL_OK) {
-    status = tl_nshaped_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, xs, tr->parts, opt->part_sizes,
-                              levels, info);
-    status = tl_tr_solve_verdict(tr, x, xs, status, "", "", info);
+  if (status == TL_OK) { /* the verdict is the solve's, its messages too */
+    tl_ledger solved;
+    tl_ledger_init(&solved);
+    status = tl_nshaped_ref_ledger_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, xs, tr->parts,
+                                     opt->part_sizes, levels, &solved, info);
+    keep_verdict_entries(&solved);
+    tl_ledger_merge(tr->ledger, &solved);
+    tl_ledger_free(&solved);
+    status = tl_tr_solve_verdict(tr, x, xs, status, "halo", "verdict", info);
   }
   tl_nshaped_free_d(&st);
   free(rows);

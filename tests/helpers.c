@@ -1,6 +1,7 @@
 /* tests/helpers.c -- the shared test helpers of tests/helpers.h. */
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +182,18 @@ void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st
   st[2] = 0.0;
   st[3] = ca / (2 * h);
   st[4] = cb / (4 * h);
+}
+
+void th_options_parts(tl_options *opt, const tl_algorithm *algo, int P, const size_t *sizes,
+                      const char *params)
+{
+  tl_options_init(opt);
+  opt->parts = P;
+  opt->part_sizes = sizes;
+  char kvs[256], *save = NULL;
+  snprintf(kvs, sizeof kvs, "%s", params ? params : "");
+  for (char *kv = strtok_r(kvs, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    tl_info info;
+    cr_assert_eq(tl_options_set_param_kv(opt, algo, kv, &info), TL_OK, "%s: %s", kv, info.msg);
+  }
 }

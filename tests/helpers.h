@@ -50,6 +50,12 @@ int th_solve_measure(const tl_algorithm *algo, const tl_problem *p, const tl_opt
 void th_check_type(const tl_algorithm *algo, int id, size_t n, size_t nsys, uint64_t seed,
                    const tl_options *opt);
 
+/* tl_options for algo on P partitions (sizes: their rows; NULL: even)
+ * with the parameters params, "key=value,key=value" (NULL or "": the
+ * defaults); asserts that each is accepted. */
+void th_options_parts(tl_options *opt, const tl_algorithm *algo, int P, const size_t *sizes,
+                      const char *params);
+
 /* Unequal partition sizes summing to n: alternately long and of the
  * minimum size minrows. */
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);

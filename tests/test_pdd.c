@@ -33,12 +33,11 @@ static const int parts_list[] = {1, 2, 3, 4, 7, 16};
 
 static int solve_with(th_sys *s, int P, const size_t *sizes, const char *tol, tl_info *info)
 {
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  opt.part_sizes = sizes;
+  char params[64] = "";
   if (tol)
-    cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", tol, info), TL_OK);
+    snprintf(params, sizeof params, "tol=%s", tol);
+  tl_options opt;
+  th_options_parts(&opt, ALGO, P, sizes, params);
   return tl_solve(ALGO, &s->batch, s->x, &opt, info);
 }
 

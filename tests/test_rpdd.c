@@ -38,17 +38,14 @@ static const int parts_list[] = {1, 2, 3, 4, 7, 16};
 static int solve_with(const tl_algorithm *algo, th_sys *s, int P, const size_t *sizes, long J,
                       const char *tol, tl_info *info)
 {
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  opt.part_sizes = sizes;
-  if (J >= 0) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%ld", J);
-    cr_assert_eq(tl_options_set_param(&opt, algo, "J", buf, info), TL_OK);
-  }
+  char params[96] = "";
+  if (J >= 0)
+    snprintf(params, sizeof params, "J=%ld", J);
   if (tol)
-    cr_assert_eq(tl_options_set_param(&opt, algo, "tol", tol, info), TL_OK);
+    snprintf(params + strlen(params), sizeof params - strlen(params), "%stol=%s", J >= 0 ? "," : "",
+             tol);
+  tl_options opt;
+  th_options_parts(&opt, algo, P, sizes, params);
   return tl_solve(algo, &s->batch, s->x, &opt, info);
 }
 

@@ -79,17 +79,19 @@ typedef struct tl_bench_ctx tl_bench_ctx;
 
 typedef struct tl_bench_kernel {
   const char *name;
-  const char *summary;    /* one line: what is timed                       */
-  const char *moves;      /* the byte model in words ("read a b c d, write d") */
-  double words;           /* declared words moved per unknown              */
-  const char *limit_name; /* the same-traffic limit kernel              */
-  int per_dir;            /* 1: runs along x, y and z (Cartesian arrays)   */
-  int uses_sz;            /* 1: runs once per group size SZ                */
+  const char *summary;    /* one line: what is timed                      */
+  const char *moves;      /* the byte model: "read a b c d, write d"      */
+  double words;           /* declared words moved per unknown             */
+  const char *limit_name; /* what the same-traffic limit kernel does      */
+  int per_dir;            /* 1: runs along x, y and z (Cartesian arrays)  */
+  int uses_sz;            /* 1: runs once per group size SZ               */
   int double_only;
-  void (*run)(tl_bench_ctx *);
-  void (*limit)(tl_bench_ctx *);
-  void (*restore)(tl_bench_ctx *); /* untimed, before every run (and d = d0) */
-  int answer_in_work;              /* 1: its answer is in a work array, not in d     */
+  void (*run)(tl_bench_ctx *);   /* timed; sets the status               */
+  void (*limit)(tl_bench_ctx *); /* timed, paired with every run         */
+  /* Untimed, before every run (and every limit run): what the kernel
+   * overwrites beyond d; the driver then restores d = d0. */
+  void (*restore)(tl_bench_ctx *);
+  int answer_in_work; /* 1: its answer is in a work array, not in d     */
 } tl_bench_kernel;
 
 /* Every kernel, in the order of the CSV; *count gets their number. */

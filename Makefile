@@ -102,11 +102,15 @@ endif
 # adds itself here (scripts/gen-rooms.sh writes the list the core reads).
 ROOMS    = reference cpu gpu
 ROOMS_C  = $(BUILD)/gen/rooms.c
+# The benchmark library (bench/, tridlab/bench.h) is part of libtridlab;
+# bench/*_main.c are its programs.
+BENCH_MAIN = $(wildcard bench/*_main.c)
+BENCH_LIB_SRC = $(filter-out $(BENCH_MAIN),$(wildcard bench/*.c))
 LIB_SRC  = $(wildcard core/*.c) $(wildcard reference/*.c) $(wildcard verify/*.c) \
-           $(wildcard convergence/*.c) $(CPU_SRC) $(GPU_SRC)
+           $(wildcard convergence/*.c) $(CPU_SRC) $(GPU_SRC) $(BENCH_LIB_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
-BENCH_SRC = $(wildcard bench/*.c)
+BENCH_SRC = $(BENCH_MAIN)
 EXAMPLE_SRC = $(wildcard examples/*.c)
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/rooms.o
@@ -201,8 +205,8 @@ $(BUILD)/tests/mpi/test_mpi_poisson: tests/mpi/test_mpi_poisson.c $(POISSON_OBJ)
 	$(MPICC) $(CPPFLAGS) -Iapps/poisson $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< \
 	  $(POISSON_OBJ) $(MPI_LIB_A) $(LIB_A) $(FFTW_LIB) $(MPI_LDLIBS) $(LDLIBS_LAPACK)
 
-# The bench command times OpenMP loops of the reference and LAPACK too.
-$(BUILD)/obj/cli/cmd_bench.o: cli/cmd_bench.c
+# The benchmark library times OpenMP loops of the reference and LAPACK too.
+$(BUILD)/obj/bench/%.o: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(OMP) -c $< -o $@
 

@@ -1,6 +1,7 @@
 /* tests/helpers.c -- the shared test helpers of tests/helpers.h. */
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +182,80 @@ void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st
   st[2] = 0.0;
   st[3] = ca / (2 * h);
   st[4] = cb / (4 * h);
+}
+
+void th_options_parts(tl_options *opt, const tl_algorithm *algo, int P, const size_t *sizes,
+                      const char *params)
+{
+  tl_options_init(opt);
+  opt->parts = P;
+  opt->part_sizes = sizes;
+  char kvs[256], *save = NULL;
+  snprintf(kvs, sizeof kvs, "%s", params ? params : "");
+  for (char *kv = strtok_r(kvs, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    tl_info info;
+    cr_assert_eq(tl_options_set_param_kv(opt, algo, kv, &info), TL_OK, "%s: %s", kv, info.msg);
+  }
+}
+
+void th_expect_spikes_match_lapack(th_solve_parts_fn solve, const int *parts, size_t nparts,
+                                   uint64_t seed)
+{
+  static const size_t ns[] = {16, 17, 60, 100, 257, 1000, 4096, 10007};
+  for (size_t ip = 0; ip < nparts; ip++) {
+    int P = parts[ip];
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
+      size_t n = ns[in];
+      if (n < (size_t)P)
+        continue;
+      for (int kind = 0; kind < 2; kind++) {
+        th_sys s = kind ? th_sys_make(n, 1, 4.0, 0, 0) : th_sys_make(n, 0, 1.0, 3.0, seed + n + P);
+        tl_info info;
+        int st = solve(&s, P, NULL, &info);
+        cr_assert(st == TL_OK || st == TL_OUTSIDE_DOMAIN, "%s", info.msg);
+        if (st == TL_OK)
+          th_sys_assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
+        /* decay ~ 0.27^m for lambda = 4: m >= 40 drops nothing visible */
+        if (kind == 1 && n / (size_t)P >= 40)
+          cr_assert_eq(st, TL_OK, "n=%zu P=%d: %s", n, P, info.msg);
+        cr_assert(info.dropped <= 1.0 && info.bound >= 0.0);
+        th_sys_free(&s);
+      }
+    }
+  }
+}
+
+void th_expect_unequal_partitions(th_solve_parts_fn solve, const char *outside_msg)
+{
+  static const size_t sz1[] = {1, 60, 2, 90, 45, 1};        /* 199 */
+  static const size_t sz2[] = {300, 41, 41, 1000, 80};      /* 1462 */
+  static const size_t sz3[] = {50, 50, 50, 50, 50, 50, 50}; /* 350 */
+  const size_t *all[] = {sz1, sz2, sz3};
+  const int counts[] = {6, 5, 7};
+  const size_t ns[] = {199, 1462, 350};
+  for (int k = 0; k < 3; k++) {
+    th_sys s = th_sys_make(ns[k], 1, 4.0, 0, 0);
+    tl_info info;
+    int st = solve(&s, counts[k], all[k], &info);
+    if (k == 0) { /* 1- and 2-row middle partitions: far entries are not small */
+      cr_assert_eq(st, TL_OUTSIDE_DOMAIN);
+      cr_assert(info.dropped > 2 * TL_EPS);
+      cr_assert(strstr(info.msg, outside_msg) != NULL, "%s", info.msg);
+    } else {
+      cr_assert_eq(st, TL_OK, "%s", info.msg);
+      th_sys_assert_accurate(&s, "unequal", counts[k]);
+    }
+    th_sys_free(&s);
+  }
+}
+
+int th_solve_param(const tl_algorithm *algo, const tl_batch *sys, void *x, int P,
+                   const size_t *sizes, const char *key, const char *value, tl_info *info)
+{
+  char params[128] = "";
+  if (value)
+    snprintf(params, sizeof params, "%s=%s", key, value);
+  tl_options opt;
+  th_options_parts(&opt, algo, P, sizes, params);
+  return tl_solve(algo, sys, x, &opt, info);
 }

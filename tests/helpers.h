@@ -50,6 +50,30 @@ int th_solve_measure(const tl_algorithm *algo, const tl_problem *p, const tl_opt
 void th_check_type(const tl_algorithm *algo, int id, size_t n, size_t nsys, uint64_t seed,
                    const tl_options *opt);
 
+/* tl_options for algo on P partitions (sizes: their rows; NULL: even)
+ * with the parameters params, "key=value,key=value" (NULL or "": the
+ * defaults); asserts that each is accepted. */
+void th_options_parts(tl_options *opt, const tl_algorithm *algo, int P, const size_t *sizes,
+                      const char *params);
+
+/* tl_solve of sys into x by algo on P partitions (sizes: NULL even) with
+ * the parameter key = value (value NULL: the defaults). */
+int th_solve_param(const tl_algorithm *algo, const tl_batch *sys, void *x, int P,
+                   const size_t *sizes, const char *key, const char *value, tl_info *info);
+
+/* A spike solver under test (PDD, RPDD): s on P partitions (sizes: their
+ * rows; NULL: even) with its default parameters. */
+typedef int (*th_solve_parts_fn)(th_sys *s, int P, const size_t *sizes, tl_info *info);
+/* Strongly dominant and tridiag(1, 4, 1) systems of 16 to 10007 rows on
+ * each P of parts: ok or outside-domain, LAPACK's ratios when ok, ok from
+ * 40 rows a partition of the Toeplitz matrix, sane dropped and bound. */
+void th_expect_spikes_match_lapack(th_solve_parts_fn solve, const int *parts, size_t nparts,
+                                   uint64_t seed);
+/* Three unequal partitionings of tridiag(1, 4, 1): 1- and 2-row middle
+ * partitions are outside-domain (the message contains outside_msg), the
+ * others pass LAPACK's ratios. */
+void th_expect_unequal_partitions(th_solve_parts_fn solve, const char *outside_msg);
+
 /* Unequal partition sizes summing to n: alternately long and of the
  * minimum size minrows. */
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);

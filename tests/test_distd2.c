@@ -36,13 +36,7 @@ static const int part_counts[] = {1, 2, 3, 4, 7, 16};
 static int solve_reg(const tl_problem *p, int parts, const size_t *sizes, const char *tol,
                      double *x, tl_info *info)
 {
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = parts;
-  opt.part_sizes = sizes;
-  if (tol)
-    cr_assert_eq(tl_options_set_param(&opt, algo, "tol", tol, info), TL_OK, "%s", info->msg);
-  return tl_solve(algo, &p->sys, x, &opt, info);
+  return th_solve_param(algo, &p->sys, x, parts, sizes, "tol", tol, info);
 }
 
 /* max |x - xref| / max |xref| over the batch. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "tridlab/tridlab.h"
 
 Test(ledger, a_batch_adds_words_to_the_same_message)
@@ -66,6 +67,31 @@ static void make_batch(size_t n, size_t nsys, double *a, double *b, double *c, d
     a[s * n] = c[s * n + n - 1] = 0.0;
 }
 
+/* Solve sys with algo on P partitions (sizes: NULL even) and the
+ * parameters params ("key=value,..."; NULL: the defaults), and expect the
+ * ledger it records to equal its model. */
+static void expect_model(const tl_algorithm *algo, const tl_batch *sys, void *x, int P,
+                         const size_t *sizes, const char *params)
+{
+  tl_ledger measured, model;
+  tl_ledger_init(&measured);
+  tl_ledger_init(&model);
+  tl_options opt;
+  th_options_parts(&opt, algo, P, sizes, params);
+  opt.ledger = &measured;
+  tl_info info;
+  int st = tl_solve(algo, sys, x, &opt, &info);
+  cr_assert_eq(st, TL_OK, "%s %s P=%d n=%zu: %s", algo->name, params ? params : "", P, sys->n,
+               info.msg);
+  cr_assert_eq(algo->ledger_model(algo, sys, &opt, &info, &model), TL_OK);
+  char why[512];
+  cr_expect(tl_ledger_equal(&measured, &model, why, sizeof why), "%s %s %s P=%d nsys=%zu%s: %s",
+            algo->name, params ? params : "", tl_dtype_name(sys->dtype), P, sys->nsys,
+            sizes ? " (uneven)" : "", why);
+  tl_ledger_free(&measured);
+  tl_ledger_free(&model);
+}
+
 static void check_algorithm(const tl_algorithm *algo, size_t n, size_t nsys, int P,
                             const size_t *sizes)
 {
@@ -73,23 +99,7 @@ static void check_algorithm(const tl_algorithm *algo, size_t n, size_t nsys, int
   double *b = a + n * nsys, *c = b + n * nsys, *d = c + n * nsys;
   make_batch(n, nsys, a, b, c, d);
   tl_batch sys = {.dtype = TL_F64, .n = n, .nsys = nsys, .a = a, .b = b, .c = c, .d = d};
-  tl_ledger measured, model;
-  tl_ledger_init(&measured);
-  tl_ledger_init(&model);
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  opt.part_sizes = sizes;
-  opt.ledger = &measured;
-  tl_info info;
-  int st = tl_solve(algo, &sys, x, &opt, &info);
-  cr_assert_eq(st, TL_OK, "%s P=%d n=%zu: %s", algo->name, P, n, info.msg);
-  cr_assert_eq(algo->ledger_model(algo, &sys, &opt, &info, &model), TL_OK);
-  char why[512];
-  cr_expect(tl_ledger_equal(&measured, &model, why, sizeof why), "%s P=%d nsys=%zu%s: %s",
-            algo->name, P, nsys, sizes ? " (uneven)" : "", why);
-  tl_ledger_free(&measured);
-  tl_ledger_free(&model);
+  expect_model(algo, &sys, x, P, sizes, NULL);
   free(a);
   free(x);
 }
@@ -188,27 +198,7 @@ static void check_choice(const char *name, const char *param, tl_dtype dt, size_
                   .b = mem + cnt,
                   .c = mem + 2 * cnt,
                   .d = mem + 3 * cnt};
-  tl_ledger measured, model;
-  tl_ledger_init(&measured);
-  tl_ledger_init(&model);
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  opt.part_sizes = sizes;
-  opt.ledger = &measured;
-  char kvs[128], *save = NULL;
-  snprintf(kvs, sizeof kvs, "%s", param);
-  for (char *kv = strtok_r(kvs, ",", &save); kv; kv = strtok_r(NULL, ",", &save))
-    cr_assert_eq(tl_options_set_param_kv(&opt, algo, kv, NULL), TL_OK, "%s", kv);
-  tl_info info;
-  int st = tl_solve(algo, &sys, mem + 4 * cnt, &opt, &info);
-  cr_assert_eq(st, TL_OK, "%s %s P=%d: %s", name, param, P, info.msg);
-  cr_assert_eq(algo->ledger_model(algo, &sys, &opt, &info, &model), TL_OK);
-  char why[512];
-  cr_expect(tl_ledger_equal(&measured, &model, why, sizeof why), "%s %s %s P=%d nsys=%zu: %s", name,
-            param, tl_dtype_name(dt), P, nsys, why);
-  tl_ledger_free(&measured);
-  tl_ledger_free(&model);
+  expect_model(algo, &sys, mem + 4 * cnt, P, sizes, param);
   free(mem);
   free(re);
 }

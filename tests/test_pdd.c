@@ -33,13 +33,7 @@ static const int parts_list[] = {1, 2, 3, 4, 7, 16};
 
 static int solve_with(th_sys *s, int P, const size_t *sizes, const char *tol, tl_info *info)
 {
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  opt.part_sizes = sizes;
-  if (tol)
-    cr_assert_eq(tl_options_set_param(&opt, ALGO, "tol", tol, info), TL_OK);
-  return tl_solve(ALGO, &s->batch, s->x, &opt, info);
+  return th_solve_param(ALGO, &s->batch, s->x, P, sizes, "tol", tol, info);
 }
 
 /* ---------------------------------------------------------------- */
@@ -88,54 +82,19 @@ Test(pdd, two_partitions_drop_nothing)
 
 /* Strongly dominant systems, every P, equal and unequal partitions, from the
  * smallest partitions that decay below eps to thousands of rows. */
+static int solve_default(th_sys *s, int P, const size_t *sizes, tl_info *info)
+{
+  return solve_with(s, P, sizes, NULL, info);
+}
+
 Test(pdd, matches_lapack)
 {
-  static const size_t ns[] = {16, 17, 60, 100, 257, 1000, 4096, 10007};
-  for (size_t ip = 0; ip < NPARTS; ip++) {
-    int P = parts_list[ip];
-    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
-      size_t n = ns[in];
-      if (n < (size_t)P)
-        continue;
-      for (int kind = 0; kind < 2; kind++) {
-        th_sys s = kind ? th_sys_make(n, 1, 4.0, 0, 0) : th_sys_make(n, 0, 1.0, 3.0, SEED + n + P);
-        tl_info info;
-        int st = solve_with(&s, P, NULL, NULL, &info);
-        cr_assert(st == TL_OK || st == TL_OUTSIDE_DOMAIN, "%s", info.msg);
-        if (st == TL_OK)
-          th_sys_assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
-        /* decay ~ 0.27^m for lambda = 4: m >= 40 drops nothing visible */
-        if (kind == 1 && n / (size_t)P >= 40)
-          cr_assert_eq(st, TL_OK, "n=%zu P=%d: %s", n, P, info.msg);
-        cr_assert(info.dropped <= 1.0 && info.bound >= 0.0);
-        th_sys_free(&s);
-      }
-    }
-  }
+  th_expect_spikes_match_lapack(solve_default, parts_list, NPARTS, SEED);
 }
 
 Test(pdd, unequal_partitions)
 {
-  static const size_t sz1[] = {1, 60, 2, 90, 45, 1};   /* 199 */
-  static const size_t sz2[] = {300, 41, 41, 1000, 80}; /* 1462 */
-  static const size_t sz3[] = {50, 50, 50, 50, 50, 50, 50}; /* 350 */
-  const size_t *all[] = {sz1, sz2, sz3};
-  const int counts[] = {6, 5, 7};
-  const size_t ns[] = {199, 1462, 350};
-  for (int k = 0; k < 3; k++) {
-    th_sys s = th_sys_make(ns[k], 1, 4.0, 0, 0);
-    tl_info info;
-    int st = solve_with(&s, counts[k], all[k], NULL, &info);
-    if (k == 0) { /* 1- and 2-row middle partitions: far entries are not small */
-      cr_assert_eq(st, TL_OUTSIDE_DOMAIN);
-      cr_assert(info.dropped > 2 * TL_EPS);
-      cr_assert(strstr(info.msg, "exceed tol") != NULL, "%s", info.msg);
-    } else {
-      cr_assert_eq(st, TL_OK, "%s", info.msg);
-      th_sys_assert_accurate(&s, "unequal", counts[k]);
-    }
-    th_sys_free(&s);
-  }
+  th_expect_unequal_partitions(solve_default, "exceed tol");
 }
 
 /* The phases, called one by one as part_pdd.h lists them. */

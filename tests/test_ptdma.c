@@ -35,14 +35,7 @@ static const char *const flavours[] = {"split", "combined"};
 static int solve_reg(const tl_problem *p, int parts, const size_t *sizes, const char *flavour,
                      double *x, tl_info *info)
 {
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = parts;
-  opt.part_sizes = sizes;
-  if (flavour)
-    cr_assert_eq(tl_options_set_param(&opt, algo, "flavour", flavour, info), TL_OK, "%s",
-                 info->msg);
-  return tl_solve(algo, &p->sys, x, &opt, info);
+  return th_solve_param(algo, &p->sys, x, parts, sizes, "flavour", flavour, info);
 }
 
 /* Dominant types (weakly dominant M-matrices included), plain and periodic. */

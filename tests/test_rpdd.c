@@ -38,17 +38,14 @@ static const int parts_list[] = {1, 2, 3, 4, 7, 16};
 static int solve_with(const tl_algorithm *algo, th_sys *s, int P, const size_t *sizes, long J,
                       const char *tol, tl_info *info)
 {
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = P;
-  opt.part_sizes = sizes;
-  if (J >= 0) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%ld", J);
-    cr_assert_eq(tl_options_set_param(&opt, algo, "J", buf, info), TL_OK);
-  }
+  char params[96] = "";
+  if (J >= 0)
+    snprintf(params, sizeof params, "J=%ld", J);
   if (tol)
-    cr_assert_eq(tl_options_set_param(&opt, algo, "tol", tol, info), TL_OK);
+    snprintf(params + strlen(params), sizeof params - strlen(params), "%stol=%s", J >= 0 ? "," : "",
+             tol);
+  tl_options opt;
+  th_options_parts(&opt, algo, P, sizes, params);
   return tl_solve(algo, &s->batch, s->x, &opt, info);
 }
 
@@ -128,51 +125,19 @@ Test(rpdd, automatic_J_matches_eq18)
   }
 }
 
+static int solve_default(th_sys *s, int P, const size_t *sizes, tl_info *info)
+{
+  return solve_with(ALGO, s, P, sizes, -1, NULL, info);
+}
+
 Test(rpdd, matches_lapack)
 {
-  static const size_t ns[] = {16, 17, 60, 100, 257, 1000, 4096, 10007};
-  for (size_t ip = 0; ip < NPARTS; ip++) {
-    int P = parts_list[ip];
-    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
-      size_t n = ns[in];
-      if (n < (size_t)P)
-        continue;
-      for (int kind = 0; kind < 2; kind++) {
-        th_sys s = kind ? th_sys_make(n, 1, 4.0, 0, 0) : th_sys_make(n, 0, 1.0, 3.0, SEED + n + P);
-        tl_info info;
-        int st = solve_with(ALGO, &s, P, NULL, -1, NULL, &info);
-        cr_assert(st == TL_OK || st == TL_OUTSIDE_DOMAIN, "%s", info.msg);
-        if (st == TL_OK)
-          th_sys_assert_accurate(&s, kind ? "toeplitz-4" : "sdd", P);
-        if (kind == 1 && n / (size_t)P >= 40)
-          cr_assert_eq(st, TL_OK, "n=%zu P=%d: %s", n, P, info.msg);
-        th_sys_free(&s);
-      }
-    }
-  }
+  th_expect_spikes_match_lapack(solve_default, parts_list, NPARTS, SEED);
 }
 
 Test(rpdd, unequal_partitions)
 {
-  static const size_t sz1[] = {1, 60, 2, 90, 45, 1};
-  static const size_t sz2[] = {300, 41, 41, 1000, 80};
-  static const size_t sz3[] = {50, 50, 50, 50, 50, 50, 50};
-  const size_t *all[] = {sz1, sz2, sz3};
-  const int counts[] = {6, 5, 7};
-  const size_t ns[] = {199, 1462, 350};
-  for (int k = 0; k < 3; k++) {
-    th_sys s = th_sys_make(ns[k], 1, 4.0, 0, 0);
-    tl_info info;
-    int st = solve_with(ALGO, &s, counts[k], all[k], -1, NULL, &info);
-    if (k == 0) {
-      cr_assert_eq(st, TL_OUTSIDE_DOMAIN);
-      cr_assert(strstr(info.msg, "rpdd: dropped") != NULL, "%s", info.msg);
-    } else {
-      cr_assert_eq(st, TL_OK, "%s", info.msg);
-      th_sys_assert_accurate(&s, "unequal", counts[k]);
-    }
-    th_sys_free(&s);
-  }
+  th_expect_unequal_partitions(solve_default, "rpdd: dropped");
 }
 
 /* The phases one by one, as part_rpdd.h lists them; the rows between the

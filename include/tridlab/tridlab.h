@@ -9,6 +9,7 @@
 #define TRIDLAB_VERSION "0.1.0"
 
 #include "tridlab/algorithms.h"
+#include "tridlab/bench.h"
 #include "tridlab/convergence.h"
 #include "tridlab/cpu.h"
 #include "tridlab/gpu.h"

@@ -2,8 +2,9 @@
  * Peaceman-Rachford ADI, each half step a batch of tridiagonal solves by
  * any registry algorithm, timed, and checked against the analytic decay.
  *
- *   build/examples/adi_heat [ALGO [P]]     (default thomas; P for a
- *                                            partitioned algorithm, default 4)
+ *   build/examples/adi_heat [ALGO [P [N]]]  (default thomas; P for a
+ *                                            partitioned algorithm, default 4;
+ *                                            N interior points a side, default 63)
  *
  * u_t = u_xx + u_yy on the unit square, u = 0 on the boundary, u(x, y, 0)
  * = sin(pi x) sin(pi y), so u = exp(-2 pi^2 t) sin(pi x) sin(pi y). On an
@@ -29,10 +30,10 @@
 
 #include "tridlab/tridlab.h"
 
-#define N 63
 #define STEPS 50
 #define DT 1e-3
 static const double pi = 3.14159265358979323846;
+static int N = 63; /* interior points a side: h = 1/(N+1) */
 
 static double seconds(void)
 {
@@ -70,7 +71,7 @@ static void implicit_matrix(double r, double *a, double *b, double *c)
 }
 
 typedef struct work {
-  double a[N * N], b[N * N], c[N * N], u[N * N], w[N * N], t[N * N];
+  double *a, *b, *c, *u, *w, *t; /* N * N each, one allocation */
 } work;
 
 /* One ADI step with algo; u is row-major in and out. */
@@ -104,7 +105,20 @@ int main(int argc, char **argv)
   tl_options opt;
   tl_options_init(&opt);
   opt.parts = algo->partitioned ? (argc > 2 ? atoi(argv[2]) : 4) : 1;
-  static work s;
+  if (argc > 3)
+    N = atoi(argv[3]);
+  if (N < 3 || N > 4095) {
+    fprintf(stderr, "adi_heat: N = %d, expected 3 .. 4095\n", N);
+    return 1;
+  }
+  work s;
+  size_t nn = (size_t)N * (size_t)N;
+  double *mem = malloc(6 * nn * sizeof *mem);
+  if (!mem) {
+    fprintf(stderr, "adi_heat: no memory for N = %d\n", N);
+    return 1;
+  }
+  s = (work){mem, mem + nn, mem + 2 * nn, mem + 3 * nn, mem + 4 * nn, mem + 5 * nn};
   double h = 1.0 / (N + 1);
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
@@ -131,6 +145,7 @@ int main(int argc, char **argv)
     printf("algorithm %s\n", name);
   if (st != TL_OK) {
     printf("status: %s: %s\n", tl_status_name(st), info.msg);
+    free(mem);
     return 1;
   }
   printf("time per step: %.1f us (2 batches of %d systems of %d rows)\n", 1e6 * elapsed / STEPS, N,
@@ -138,5 +153,6 @@ int main(int argc, char **argv)
   printf("max error at T = %.3f: %.2e of the amplitude %.4f\n", STEPS * DT, err / amp, amp);
   int ok = err < 1e-3 * amp;
   printf("%s\n", ok ? "check passed" : "CHECK FAILED");
+  free(mem);
   return ok ? 0 : 1;
 }

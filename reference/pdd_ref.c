@@ -59,29 +59,20 @@
  * (diagnostic reduction): the largest dropped entry and the error bound.
  * Sun's original order: two one-way messages in sequence per interface.
  *
- * What is dropped, and the bound (docs/algorithms/pdd.md derives them):
- *  - info->dropped = max over partitions with both neighbours of |w_0^p|
- *    and |v_{m-1}^p|. Spike entries are ratios (x change per unit of the
- *    neighbour's value), so this is already relative.
- *  - Exactly (without rounding), the computed x solves A x = d + r, where r
- *    is non-zero only in the rows next to a dropped entry:
- *    r[end] = a[end] v_{m-1}^p x[begin-1], r[begin-1] = c[begin-1] w_0^p x[end].
- *    For a strictly row-dominant A, ||A^{-1}||_inf <= 1/mu with
- *    mu = min_i (|b_i| - |a_i| - |c_i|) (Varah 1975), hence
- *      ||x - x_exact||_inf / ||x||_inf <= (max|r_v| + max|r_w|) / (mu ||x||_inf)
- *    = info->bound. And ||r||_1 <= dropped ||A||_1 ||x||_1 (to first order),
- *    so the residual ratio of LAPACK's test grows by at most dropped / eps:
- *    the default tol = 2 eps keeps a TL_OK solution below THRESH = 30.
- *  - TL_OUTSIDE_DOMAIN when dropped > tol, or when A is not strictly
- *    diagonally dominant by rows (the decay, and the 2x2 solves without
- *    pivoting, are only guaranteed there).
+ * What is dropped: the far entries w_0^p and v_{m-1}^p of every partition
+ * with both neighbours (info->dropped is the largest). TL_OUTSIDE_DOMAIN
+ * when it exceeds tol, or when A is not strictly diagonally dominant by
+ * rows (the decay, and the 2x2 solves without pivoting, are only
+ * guaranteed there). How large an error that leaves, and the bookkeeping
+ * behind info->bound, live apart in reference/spike_bound.c: this file
+ * only calls it (tl_pdd_bound_*, tl_pdd_ref_reduce_d).
  * P = 1 is Thomas's algorithm (no spikes); P = 2 drops nothing (the
  * reduced system is one 2x2 system) and is exact for any m.
  *
  * Cost per partition of m rows: Thomas for y (8m flops); each spike is a
  * separate elimination of the same block (about 7m flops each: the pivots
- * are recomputed rather than shared, to keep the spike routine one piece
- * that RPDD reuses); correction 4m: about 26m flops. Words: reads a, b, c, d
+ * are recomputed rather than shared, so that RPDD can stop one spike's
+ * elimination early); correction 4m: about 26m flops. Words: reads a, b, c, d
  * and writes x (5m), 3m scratch. Messages: 2 per interface, 3 words
  * (y_0, v_0, a[begin]) up and 2 words (x[end-1], c[end-1]) down, in 2
  * dependent steps; plus one reduction of 4 numbers for the report.
@@ -129,28 +120,15 @@ void tl_pdd_part_free_d(tl_pdd_part_d *pt)
 /* ---------------------------------------------------------------- */
 /* Spikes                                                              */
 
-/* eta = num / room, the estimate of the first neglected spike entry; a
- * row that is not dominant (room <= 0) gives no estimate. */
-static double tail_estimate(double num, double room)
+/* The left spike A_p v = a[0] e_0 by top-down elimination, split in its
+ * two sweeps so that RPDD can stop after any row: the forward sweep over
+ * rows [i0, i1) leaves the forward values g_i in v and the multipliers in
+ * cp; the back substitution over the leading k rows turns them into the
+ * spike of the leading k x k block (PDD: k = m, the whole spike). */
+long tl_pdd_ref_spike_first_fwd_d(size_t m, const double *a, const double *b, const double *c,
+                                  size_t i0, size_t i1, double *v, double *cp)
 {
-  if (num == 0.0)
-    return 0.0;
-  return room > 0.0 ? num / room : INFINITY;
-}
-
-long tl_pdd_ref_spike_first_d(size_t m, const double *a, const double *b, const double *c,
-                              size_t kmax, double stop_tol, double *v, size_t *k, double *drop,
-                              double *cp)
-{
-  if (kmax > m)
-    kmax = m;
-  if (kmax == 0)
-    kmax = 1;
-  size_t kk = kmax;
-  double eta = 0.0;
-  /* Top-down elimination of T_kmax with right-hand side a[0] e_0: v holds
-   * the forward values g_i; g_{k-1} is already v_{k-1} of the k x k block. */
-  for (size_t i = 0; i < kmax; i++) {
+  for (size_t i = i0; i < i1; i++) {
     double piv = (i == 0) ? b[0] : b[i] - a[i] * cp[i - 1];
     if (piv == 0.0 || !isfinite(piv))
       return (long)i;
@@ -158,40 +136,23 @@ long tl_pdd_ref_spike_first_d(size_t m, const double *a, const double *b, const 
     v[i] = (i == 0) ? a[0] / piv : -a[i] * v[i - 1] / piv;
     if (!isfinite(v[i]))
       return (long)i;
-    if (i + 1 < m) {
-      /* |v_{i+1}| <= |a_{i+1}| |v_i| / (|b_{i+1}| - |c_{i+1}|) for a dominant
-       * block (its last row has no c inside the block). */
-      double room = fabs(b[i + 1]) - (i + 2 < m ? fabs(c[i + 1]) : 0.0);
-      eta = tail_estimate(fabs(a[i + 1]) * fabs(v[i]), room);
-      if (stop_tol >= 0.0 && eta <= stop_tol) {
-        kk = i + 1;
-        break;
-      }
-    }
   }
-  /* Back substitution inside the k x k block; zero beyond it. */
-  for (size_t i = kk - 1; i-- > 0;)
-    v[i] -= cp[i] * v[i + 1];
-  for (size_t i = kk; i < m; i++)
-    v[i] = 0.0;
-  *k = kk;
-  *drop = (kk == m) ? fabs(v[m - 1]) : eta;
   return -1;
 }
 
-long tl_pdd_ref_spike_last_d(size_t m, const double *a, const double *b, const double *c,
-                             size_t kmax, double stop_tol, double *w, size_t *k, double *drop,
-                             double *ap)
+void tl_pdd_ref_spike_first_back_d(size_t k, double *v, const double *cp)
 {
-  if (kmax > m)
-    kmax = m;
-  if (kmax == 0)
-    kmax = 1;
-  size_t kk = kmax;
-  double eta = 0.0;
-  /* Bottom-up elimination of the trailing block, right-hand side c[m-1]
-   * e_last: w holds h_i, and w_i = h_i - ap_i w_{i-1}. */
-  for (size_t t = 0; t < kmax; t++) {
+  for (size_t i = k; i-- > 1;)
+    v[i - 1] -= cp[i - 1] * v[i];
+}
+
+/* The right spike A_p w = c[m-1] e_{m-1}, the mirror image: the forward
+ * sweep runs bottom-up over t = m-1-i in [t0, t1) (w holds h_i, ap the
+ * multipliers), the back substitution top-down over the trailing k rows. */
+long tl_pdd_ref_spike_last_fwd_d(size_t m, const double *a, const double *b, const double *c,
+                                 size_t t0, size_t t1, double *w, double *ap)
+{
+  for (size_t t = t0; t < t1; t++) {
     size_t i = m - 1 - t;
     double piv = (t == 0) ? b[i] : b[i] - c[i] * ap[i + 1];
     if (piv == 0.0 || !isfinite(piv))
@@ -200,45 +161,61 @@ long tl_pdd_ref_spike_last_d(size_t m, const double *a, const double *b, const d
     w[i] = (t == 0) ? c[m - 1] / piv : -c[i] * w[i + 1] / piv;
     if (!isfinite(w[i]))
       return (long)i;
-    if (i > 0) {
-      double room = fabs(b[i - 1]) - (i > 1 ? fabs(a[i - 1]) : 0.0);
-      eta = tail_estimate(fabs(c[i - 1]) * fabs(w[i]), room);
-      if (stop_tol >= 0.0 && eta <= stop_tol) {
-        kk = t + 1;
-        break;
-      }
-    }
   }
-  size_t top = m - kk;
-  for (size_t i = top + 1; i < m; i++)
-    w[i] -= ap[i] * w[i - 1];
-  for (size_t i = 0; i < top; i++)
-    w[i] = 0.0;
-  *k = kk;
-  *drop = (kk == m) ? fabs(w[0]) : eta;
   return -1;
+}
+
+void tl_pdd_ref_spike_last_back_d(size_t m, size_t k, double *w, const double *ap)
+{
+  for (size_t i = m - k + 1; i < m; i++)
+    w[i] -= ap[i] * w[i - 1];
+}
+
+/* PDD's spikes are whole: all m rows of both sweeps. */
+static long whole_spike_first(size_t m, const double *a, const double *b, const double *c,
+                              double *v, double *cp)
+{
+  long bad = tl_pdd_ref_spike_first_fwd_d(m, a, b, c, 0, m, v, cp);
+  if (bad < 0)
+    tl_pdd_ref_spike_first_back_d(m, v, cp);
+  return bad;
+}
+
+static long whole_spike_last(size_t m, const double *a, const double *b, const double *c, double *w,
+                             double *ap)
+{
+  long bad = tl_pdd_ref_spike_last_fwd_d(m, a, b, c, 0, m, w, ap);
+  if (bad < 0)
+    tl_pdd_ref_spike_last_back_d(m, m, w, ap);
+  return bad;
 }
 
 /* ---------------------------------------------------------------- */
 /* Phase 1: local solution and spikes                                  */
 
-/* The smallest dominance margin |b| - (|a| + |c|) of the partition's rows
- * (the couplings count; the matrix corners do not). */
-static void local_margin(tl_pdd_part_d *pt, const double *a, const double *b, const double *c)
+int tl_pdd_ref_local_y_d(const tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                         const double *d, double *x, double **scratch, tl_info *info)
 {
-  pt->margin = INFINITY;
-  for (size_t k = 0; k < pt->m; k++) {
-    double left = (k > 0 || pt->p > 0) ? fabs(a[k]) : 0.0;
-    double right = (k + 1 < pt->m || pt->p + 1 < pt->parts) ? fabs(c[k]) : 0.0;
-    double mg = fabs(b[k]) - (left + right);
-    if (!(mg >= pt->margin)) {
-      pt->margin = isnan(mg) ? -INFINITY : mg;
-      pt->margin_row = (long)(pt->begin + k);
-    }
-  }
+  /* y = A_p^{-1} d_p: Thomas never reads the couplings a[0], c[m-1]. */
+  tl_info ti;
+  tl_info_clear(&ti);
+  int st = tl_thomas_ref_d(pt->m, a, b, c, d, x, &ti);
+  if (st == TL_ERR_BREAKDOWN)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)pt->begin + ti.row, "",
+                   "pdd: zero or non-finite pivot at row %ld in the local solve of partition %d "
+                   "(elimination without pivoting breaks down)",
+                   (long)pt->begin + ti.row, pt->p);
+  if (st < 0)
+    return TL_FAIL(info, st, -1, -1, "", "pdd: local solve of partition %d failed: %s", pt->p,
+                   ti.msg);
+  /* The spikes' elimination needs m multipliers. */
+  *scratch = tl_alloc(pt->m, sizeof(double));
+  if (!*scratch)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for %zu scratch entries", pt->m);
+  return TL_OK;
 }
 
-static int spike_breakdown(tl_info *info, const tl_pdd_part_d *pt, long row)
+int tl_pdd_ref_spike_breakdown_d(const tl_pdd_part_d *pt, long row, tl_info *info)
 {
   return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)pt->begin + row, "",
                  "pdd: zero or non-finite pivot at row %ld in a spike of partition %d "
@@ -246,72 +223,26 @@ static int spike_breakdown(tl_info *info, const tl_pdd_part_d *pt, long row)
                  (long)pt->begin + row, pt->p);
 }
 
-int tl_pdd_ref_local_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b,
-                              const double *c, const double *d, double *x, size_t jmax,
-                              double stop_tol, tl_info *info)
-{
-  size_t o = pt->begin, m = pt->m;
-  const double *la = a, *lb = b, *lc = c;
-  /* y = A_p^{-1} d_p: Thomas never reads the couplings la[0], lc[m-1]. */
-  tl_info ti;
-  tl_info_clear(&ti);
-  int st = tl_thomas_ref_d(m, la, lb, lc, d, x, &ti);
-  if (st == TL_ERR_BREAKDOWN)
-    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)o + ti.row, "",
-                   "pdd: zero or non-finite pivot at row %ld in the local solve of partition %d "
-                   "(elimination without pivoting breaks down)",
-                   (long)o + ti.row, pt->p);
-  if (st < 0)
-    return TL_FAIL(info, st, -1, -1, "", "pdd: local solve of partition %d failed: %s", pt->p,
-                   ti.msg);
-
-  double *scratch = tl_alloc(m, sizeof(double));
-  if (!scratch)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for %zu scratch entries", m);
-  int last = pt->p + 1 == pt->parts;
-  pt->kv = pt->kw = 0;
-  pt->drop_v = pt->drop_w = pt->tail_coef_v = pt->tail_coef_w = 0.0;
-  if (pt->p > 0) { /* left spike from alpha = a[begin] */
-    double drop;
-    long bad = tl_pdd_ref_spike_first_d(m, la, lb, lc, jmax, stop_tol, pt->v, &pt->kv, &drop,
-                                        scratch);
-    if (bad >= 0) {
-      free(scratch);
-      return spike_breakdown(info, pt, bad);
-    }
-    if (pt->kv < m) {
-      pt->drop_v = drop;
-      pt->tail_coef_v = fabs(la[pt->kv]);
-    } else {
-      /* v_{m-1} is dropped from the right interface's 2x2 system only. */
-      pt->drop_v = last ? 0.0 : drop;
-    }
-  }
-  if (!last) { /* right spike from gamma = c[end-1] */
-    double drop;
-    long bad = tl_pdd_ref_spike_last_d(m, la, lb, lc, jmax, stop_tol, pt->w, &pt->kw, &drop,
-                                       scratch);
-    if (bad >= 0) {
-      free(scratch);
-      return spike_breakdown(info, pt, bad);
-    }
-    if (pt->kw < m) {
-      pt->drop_w = drop;
-      pt->tail_coef_w = fabs(lc[m - 1 - pt->kw]);
-    } else {
-      pt->drop_w = pt->p > 0 ? drop : 0.0;
-    }
-  }
-  free(scratch);
-  local_margin(pt, a, b, c);
-  return TL_OK;
-}
-
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                        const double *d, double *x, tl_info *info)
 {
-  /* PDD computes the whole spikes: k = m, never stopped early. */
-  return tl_pdd_ref_local_spikes_d(pt, a, b, c, d, x, pt->m, -1.0, info);
+  size_t m = pt->m;
+  double *scratch;
+  int st = tl_pdd_ref_local_y_d(pt, a, b, c, d, x, &scratch, info);
+  if (st < 0)
+    return st;
+  long bad = -1;
+  pt->kv = pt->p > 0 ? m : 0;             /* left spike from alpha = a[begin]  */
+  pt->kw = pt->p + 1 < pt->parts ? m : 0; /* right spike from gamma = c[end-1] */
+  if (pt->kv)
+    bad = whole_spike_first(m, a, b, c, pt->v, scratch);
+  if (bad < 0 && pt->kw)
+    bad = whole_spike_last(m, a, b, c, pt->w, scratch);
+  free(scratch);
+  if (bad >= 0)
+    return tl_pdd_ref_spike_breakdown_d(pt, bad, info);
+  tl_pdd_bound_local_d(pt, a, b, c); /* bookkeeping: what phase 3 drops */
+  return TL_OK;
 }
 
 /* ---------------------------------------------------------------- */
@@ -348,8 +279,7 @@ int tl_pdd_ref_solve2_d(const tl_pdd_edge_d *left_last, const tl_pdd_edge_d *rig
 }
 
 int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,
-                           const tl_pdd_edge_d *from_next, tl_pdd_iface_d *to_next,
-                           tl_info *info)
+                           const tl_pdd_edge_d *from_next, tl_pdd_iface_d *to_next, tl_info *info)
 {
   tl_pdd_edge_d mine;
   tl_pdd_ref_send_last_d(pt, c, x, &mine);
@@ -360,8 +290,7 @@ int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,
                    "is singular or overflows",
                    pt->p, pt->p + 1, pt->end - 1, pt->end);
   pt->x_right = xr;
-  if (pt->kv == pt->m) /* v_{m-1} x[begin-1] is missing from row `end` */
-    pt->tail_coef_v = fabs(from_next->coupling);
+  tl_pdd_bound_from_next_d(pt, from_next->coupling);
   to_next->x_last = xl;
   to_next->coupling = mine.coupling;
   return TL_OK;
@@ -370,12 +299,11 @@ int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,
 void tl_pdd_ref_receive_d(tl_pdd_part_d *pt, const tl_pdd_iface_d *from_prev)
 {
   pt->x_left = from_prev->x_last;
-  if (pt->kw == pt->m) /* w_0 x[end] is missing from row begin-1 */
-    pt->tail_coef_w = fabs(from_prev->coupling);
+  tl_pdd_bound_from_prev_d(pt, from_prev->coupling);
 }
 
 /* ---------------------------------------------------------------- */
-/* Correction and report                                               */
+/* Phase 5: correction                                                 */
 
 int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
 {
@@ -397,95 +325,12 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
   return TL_OK;
 }
 
-/* The reduction over the partitions, in two rounds (two allreduces under
- * MPI, optimized/mpi/pdd_mpi.c): each partition contributes its numbers
- * (tl_pdd_ref_verdict_part0_d, then _part1_d with the global margin and
- * |x|), combined by "the largest, on a tie the smallest row" -- an order
- * that does not depend on who combines first -- and the verdict is read
- * off the combined numbers (tl_pdd_ref_verdict_d). */
-void tl_pdd_verdict_init_d(tl_pdd_verdict_d *v)
-{
-  *v = (tl_pdd_verdict_d){.dropped = 0.0, .drop_row = -1, .neg_mu = -INFINITY, .mu_row = -1,
-                          .xmax = 0.0, .rv = 0.0, .rw = 0.0};
-}
-
-void tl_pdd_ref_verdict_part0_d(const tl_pdd_part_d *pt, tl_pdd_verdict_d *v)
-{
-  /* The row next to each dropped entry: where the residual lands. */
-  long vrow = (long)(pt->begin + pt->kv - (pt->kv == pt->m ? 1 : 0));
-  long wrow = (long)(pt->end - 1 - pt->kw + (pt->kw == pt->m ? 1 : 0));
-  tl_pair_max(&v->dropped, &v->drop_row, pt->drop_v, vrow);
-  tl_pair_max(&v->dropped, &v->drop_row, pt->drop_w, wrow);
-  tl_pair_max(&v->neg_mu, &v->mu_row, -pt->margin, pt->margin_row);
-  long none = -1;
-  tl_pair_max(&v->xmax, &none, pt->xmax, -1);
-}
-
-/* ||r||_inf: each row receives at most one v-tail and one w-tail term.
- * Divide before multiplying so scaled matrices neither under- nor
- * overflow. Needs the global margin and |x| of round 0. */
-void tl_pdd_ref_verdict_part1_d(const tl_pdd_part_d *pt, tl_pdd_verdict_d *v)
-{
-  double mu = -v->neg_mu, xmax = v->xmax;
-  if (!(mu > 0.0 && xmax > 0.0))
-    return;
-  if (pt->kv > 0) {
-    double t = pt->tail_coef_v / mu * fabs(pt->v[pt->kv - 1]) * (fabs(pt->x_left) / xmax);
-    v->rv = t > v->rv ? t : v->rv;
-  }
-  if (pt->kw > 0) {
-    double t = pt->tail_coef_w / mu * fabs(pt->w[pt->m - pt->kw]) * (fabs(pt->x_right) / xmax);
-    v->rw = t > v->rw ? t : v->rw;
-  }
-}
-
-int tl_pdd_ref_verdict_d(const tl_pdd_verdict_d *v, double tol, const char *name, tl_info *info)
-{
-  double mu = -v->neg_mu, dropped = v->dropped;
-  double bound = (mu > 0.0 && v->xmax > 0.0) ? v->rv + v->rw : 0.0;
-  long mrow = v->mu_row, drow = v->drop_row;
-  if (info) {
-    info->dropped = dropped;
-    info->tol = tol;
-    info->bound = bound;
-  }
-  if (!(mu > 0.0))
-    return TL_WARN(info, mrow,
-                   "%s: the matrix is not strictly diagonally dominant by rows (row %ld); the "
-                   "spikes need not decay and dropping their far entries has no guarantee",
-                   name, mrow);
-  if (!(dropped <= tol))
-    return TL_WARN(info, drow,
-                   "%s: dropped spike entries up to %.3g (near row %ld) exceed tol = %.3g; "
-                   "use fewer, larger partitions (error bound %.3g)",
-                   name, dropped, drow, tol, bound);
-  return TL_OK;
-}
-
-int tl_pdd_ref_reduce_d(const tl_pdd_part_d *parts, int P, double tol, const char *name,
-                        tl_ledger *ledger, tl_info *info)
-{
-  tl_pdd_verdict_d v;
-  tl_pdd_verdict_init_d(&v);
-  for (int p = 0; p < P; p++)
-    tl_pdd_ref_verdict_part0_d(&parts[p], &v);
-  for (int p = 0; p < P; p++)
-    tl_pdd_ref_verdict_part1_d(&parts[p], &v);
-  /* Recorded as the two allreduces they are under MPI; the first also
-   * carries every partition's status. */
-  tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS0,
-                           TL_PDD_VERDICT_WORDS0);
-  tl_ledger_collective_all(ledger, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1, TL_PDD_VERDICT_WORDS1,
-                           TL_PDD_VERDICT_WORDS1);
-  return tl_pdd_ref_verdict_d(&v, tol, name, info);
-}
-
 /* ---------------------------------------------------------------- */
 /* The one-call solve                                                  */
 
-int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
-                       const double *d, double *x, int parts, const size_t *part_sizes,
-                       double tol, tl_ledger *ledger, tl_info *info)
+int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c, const double *d,
+                       double *x, int parts, const size_t *part_sizes, double tol,
+                       tl_ledger *ledger, tl_info *info)
 {
   int P = parts, status = TL_OK, ready = 0;
   tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
@@ -497,7 +342,7 @@ int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double 
   }
   for (; ready < P; ready++)
     TL_CHECK(tl_pdd_part_init_d(&pt[ready], n, P, part_sizes, ready, info));
-  /* Each partition works on its own rows: pointers to its first row. */
+    /* Each partition works on its own rows: pointers to its first row. */
 #define ROWS(v) ((v) + pt[p].begin)
   for (int p = 0; p < P; p++) /* phase 1: local solves */
     TL_CHECK(tl_pdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), info));
@@ -528,17 +373,9 @@ cleanup:
  * every partition but the first sends its first row up (3 words per
  * system), every partition but the last sends the solved interface down
  * (2 words per system), and all take part in the two reductions of the
- * verdict. Shared with RPDD, whose exchange differs. */
-void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys)
-{
-  tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1,
-                           TL_PDD_VERDICT_WORDS0 * nsys, TL_PDD_VERDICT_WORDS0 * nsys);
-  tl_ledger_collective_all(out, "verdict", 1, TL_LEDGER_ALLREDUCE, P, -1,
-                           TL_PDD_VERDICT_WORDS1 * nsys, TL_PDD_VERDICT_WORDS1 * nsys);
-}
-
-static int pdd_ledger_model(const tl_algorithm *self, const tl_batch *shape,
-                                const tl_options *opt, const tl_info *solved, tl_ledger *out)
+ * verdict (tl_pdd_ledger_verdict, shared with RPDD). */
+static int pdd_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
+                            const tl_info *solved, tl_ledger *out)
 {
   (void)self;
   (void)solved;
@@ -561,16 +398,16 @@ static const tl_param pdd_params[] = {
      "largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
 };
 
-static int pdd_system(const tl_algorithm *self, const tl_batch *one, void *x,
-                      const tl_options *opt, tl_info *info)
+static int pdd_system(const tl_algorithm *self, const tl_batch *one, void *x, const tl_options *opt,
+                      tl_info *info)
 {
   double tol = tl_param_value(self, opt, "tol");
-  return tl_pdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts,
-                            opt->part_sizes, tol, opt->ledger, info);
+  return tl_pdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts, opt->part_sizes,
+                            tol, opt->ledger, info);
 }
 
-static int pdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
-                     const tl_options *opt, tl_info *info)
+static int pdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
+                     tl_info *info)
 {
   return tl_for_each_system(self, sys, x, opt, info, pdd_system);
 }
@@ -591,7 +428,9 @@ const tl_algorithm tl_algo_pdd_ref = {
                "systems",
     .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; paper 003 (ITS) §2.2, §2.4; Sun 1995",
     .solve = pdd_solve,
-    .dropped_means = "the largest far spike entry neglected, |w_0| or |v_m-1| of an inner partition (already relative: change of x per unit of the neighbour's x)",
-    .bound_means = "||x - x_exact||_inf / ||x||_inf in exact arithmetic, for a strictly row-dominant A",
+    .dropped_means = "the largest far spike entry neglected, |w_0| or |v_m-1| of an inner "
+                     "partition (already relative: change of x per unit of the neighbour's x)",
+    .bound_means =
+        "||x - x_exact||_inf / ||x||_inf in exact arithmetic, for a strictly row-dominant A",
     .ledger_model = pdd_ledger_model,
 };

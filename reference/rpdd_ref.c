@@ -86,17 +86,130 @@ static int j_too_large(tl_info *info, size_t J, const tl_pdd_part_d *pt)
                  J, pt->m, pt->p);
 }
 
+/* ---------------------------------------------------------------- */
+/* Truncated spikes                                                    */
+
+/* kmax clamped to 1..m: a spike keeps at least its first entry. */
+static size_t clamp_rows(size_t kmax, size_t m)
+{
+  if (kmax > m)
+    kmax = m;
+  return kmax ? kmax : 1;
+}
+
+/* *eta = num / room, the estimate of the first neglected spike entry (a
+ * row that is not dominant, room <= 0, gives no estimate: infinity);
+ * whether the spike may stop here (stop_tol < 0: never). */
+static int stop_here(double num, double room, double stop_tol, double *eta)
+{
+  *eta = (num == 0.0) ? 0.0 : room > 0.0 ? num / room : INFINITY;
+  return stop_tol >= 0.0 && *eta <= stop_tol;
+}
+
+long tl_rpdd_ref_spike_first_d(size_t m, const double *a, const double *b, const double *c,
+                               size_t kmax, double stop_tol, double *v, size_t *k, double *drop,
+                               double *cp)
+{
+  kmax = clamp_rows(kmax, m);
+  size_t kk = kmax;
+  double eta = 0.0;
+  /* PDD's forward sweep one row at a time: v holds the forward values
+   * g_i, and g_{k-1} is already v_{k-1} of the k x k block. */
+  for (size_t i = 0; i < kmax; i++) {
+    long bad = tl_pdd_ref_spike_first_fwd_d(m, a, b, c, i, i + 1, v, cp);
+    if (bad >= 0)
+      return bad;
+    /* |v_{i+1}| <= |a_{i+1}| |v_i| / (|b_{i+1}| - |c_{i+1}|) for a dominant
+     * block (its last row has no c inside the block). */
+    double room = i + 1 < m ? fabs(b[i + 1]) - (i + 2 < m ? fabs(c[i + 1]) : 0.0) : 0.0;
+    if (i + 1 < m && stop_here(fabs(a[i + 1]) * fabs(v[i]), room, stop_tol, &eta)) {
+      kk = i + 1;
+      break;
+    }
+  }
+  tl_pdd_ref_spike_first_back_d(kk, v, cp); /* inside the k x k block */
+  for (size_t i = kk; i < m; i++)
+    v[i] = 0.0;
+  *k = kk;
+  *drop = (kk == m) ? fabs(v[m - 1]) : eta;
+  return -1;
+}
+
+long tl_rpdd_ref_spike_last_d(size_t m, const double *a, const double *b, const double *c,
+                              size_t kmax, double stop_tol, double *w, size_t *k, double *drop,
+                              double *ap)
+{
+  kmax = clamp_rows(kmax, m);
+  size_t kk = kmax;
+  double eta = 0.0;
+  /* The mirror image: bottom-up, w holds h_i. */
+  for (size_t t = 0; t < kmax; t++) {
+    long bad = tl_pdd_ref_spike_last_fwd_d(m, a, b, c, t, t + 1, w, ap);
+    if (bad >= 0)
+      return bad;
+    size_t i = m - 1 - t;
+    double room = i > 0 ? fabs(b[i - 1]) - (i > 1 ? fabs(a[i - 1]) : 0.0) : 0.0;
+    if (i > 0 && stop_here(fabs(c[i - 1]) * fabs(w[i]), room, stop_tol, &eta)) {
+      kk = t + 1;
+      break;
+    }
+  }
+  tl_pdd_ref_spike_last_back_d(m, kk, w, ap);
+  for (size_t i = 0; i < m - kk; i++)
+    w[i] = 0.0;
+  *k = kk;
+  *drop = (kk == m) ? fabs(w[0]) : eta;
+  return -1;
+}
+
+/* Bookkeeping for the bound (reference/spike_bound.c): a truncated spike
+ * drops its first neglected entry, estimated by eta, from the row next to
+ * it inside the partition; a whole one is PDD's case, already recorded. */
+static void truncation_bound(tl_pdd_part_d *pt, const double *a, const double *c, double eta_v,
+                             double eta_w)
+{
+  if (pt->p > 0 && pt->kv < pt->m) {
+    pt->drop_v = eta_v;
+    pt->tail_coef_v = fabs(a[pt->kv]);
+  }
+  if (pt->p + 1 < pt->parts && pt->kw < pt->m) {
+    pt->drop_w = eta_w;
+    pt->tail_coef_w = fabs(c[pt->m - 1 - pt->kw]);
+  }
+}
+
+/* ---------------------------------------------------------------- */
+/* Phases                                                              */
+
 int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                         const double *d, double *x, size_t J, double tol, tl_info *info)
 {
-  if (J > pt->m)
+  size_t m = pt->m;
+  if (J > m)
     return j_too_large(info, J, pt);
+  double *scratch;
+  int st = tl_pdd_ref_local_y_d(pt, a, b, c, d, x, &scratch, info);
+  if (st < 0)
+    return st;
   /* J = 0: grow each spike until its estimated tail is below tol. */
-  return tl_pdd_ref_local_spikes_d(pt, a, b, c, d, x, J ? J : pt->m, J ? -1.0 : tol, info);
+  size_t kmax = J ? J : m;
+  double stop = J ? -1.0 : tol, eta_v = 0.0, eta_w = 0.0;
+  long bad = -1;
+  pt->kv = pt->kw = 0;
+  if (pt->p > 0)
+    bad = tl_rpdd_ref_spike_first_d(m, a, b, c, kmax, stop, pt->v, &pt->kv, &eta_v, scratch);
+  if (bad < 0 && pt->p + 1 < pt->parts)
+    bad = tl_rpdd_ref_spike_last_d(m, a, b, c, kmax, stop, pt->w, &pt->kw, &eta_w, scratch);
+  free(scratch);
+  if (bad >= 0)
+    return tl_pdd_ref_spike_breakdown_d(pt, bad, info);
+  tl_pdd_bound_local_d(pt, a, b, c);
+  truncation_bound(pt, a, c, eta_v, eta_w);
+  return TL_OK;
 }
 
-void tl_rpdd_ref_send_d(const tl_pdd_part_d *pt, const double *a, const double *c,
-                        const double *x, tl_pdd_edge_d *to_prev, tl_pdd_edge_d *to_next)
+void tl_rpdd_ref_send_d(const tl_pdd_part_d *pt, const double *a, const double *c, const double *x,
+                        tl_pdd_edge_d *to_prev, tl_pdd_edge_d *to_next)
 {
   if (to_prev && pt->p > 0)
     tl_pdd_ref_send_first_d(pt, a, x, to_prev);
@@ -112,9 +225,9 @@ static int iface_breakdown(tl_info *info, int left, size_t row)
                  left, left + 1, row, row + 1);
 }
 
-int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c,
-                             const double *x, const tl_pdd_edge_d *from_prev,
-                             const tl_pdd_edge_d *from_next, tl_info *info)
+int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c, const double *x,
+                             const tl_pdd_edge_d *from_prev, const tl_pdd_edge_d *from_next,
+                             tl_info *info)
 {
   double xl, xr;
   if (pt->p > 0) { /* interface p-1 | p: we need x[begin-1] */
@@ -123,8 +236,7 @@ int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c
     if (tl_pdd_ref_solve2_d(from_prev, &mine, &xl, &xr) != 0)
       return iface_breakdown(info, pt->p - 1, pt->begin - 1);
     pt->x_left = xl;
-    if (pt->kw == pt->m) /* complete w: its far entry w_0 is dropped */
-      pt->tail_coef_w = fabs(from_prev->coupling);
+    tl_pdd_bound_from_prev_d(pt, from_prev->coupling);
   }
   if (pt->p + 1 < pt->parts) { /* interface p | p+1: we need x[end] */
     tl_pdd_edge_d mine;
@@ -132,15 +244,14 @@ int tl_rpdd_ref_interfaces_d(tl_pdd_part_d *pt, const double *a, const double *c
     if (tl_pdd_ref_solve2_d(&mine, from_next, &xl, &xr) != 0)
       return iface_breakdown(info, pt->p, pt->end - 1);
     pt->x_right = xr;
-    if (pt->kv == pt->m)
-      pt->tail_coef_v = fabs(from_next->coupling);
+    tl_pdd_bound_from_next_d(pt, from_next->coupling);
   }
   return TL_OK;
 }
 
 int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
-                        const double *d, double *x, int parts, const size_t *part_sizes,
-                        size_t J, double tol, tl_ledger *ledger, tl_info *info)
+                        const double *d, double *x, int parts, const size_t *part_sizes, size_t J,
+                        double tol, tl_ledger *ledger, tl_info *info)
 {
   int P = parts, status = TL_OK, ready = 0;
   tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
@@ -159,8 +270,8 @@ int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double
     }
 #define ROWS(v) ((v) + pt[p].begin)
   for (int p = 0; p < P; p++) /* phase 1: local solves, truncated spikes */
-    TL_CHECK(tl_rpdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), J, tol,
-                                 info));
+    TL_CHECK(
+        tl_rpdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), J, tol, info));
   for (int p = 0; p < P; p++) { /* phase 2: one exchange, both directions */
     tl_rpdd_ref_send_d(&pt[p], ROWS(a), ROWS(c), ROWS(x), &first[p], &last[p]);
     if (p > 0)
@@ -170,8 +281,8 @@ int tl_rpdd_ref_solve_d(size_t n, const double *a, const double *b, const double
   }
   for (int p = 0; p < P; p++) /* phase 3: both interfaces, on both sides */
     TL_CHECK(tl_rpdd_ref_interfaces_d(&pt[p], ROWS(a), ROWS(c), ROWS(x),
-                                      p > 0 ? &last[p - 1] : NULL,
-                                      p + 1 < P ? &first[p + 1] : NULL, info));
+                                      p > 0 ? &last[p - 1] : NULL, p + 1 < P ? &first[p + 1] : NULL,
+                                      info));
   for (int p = 0; p < P; p++) /* phase 4: correct the first and last J rows */
     TL_CHECK(tl_pdd_ref_correct_d(&pt[p], ROWS(x), info));
 #undef ROWS
@@ -200,14 +311,14 @@ static int rpdd_system(const tl_algorithm *self, const tl_batch *one, void *x,
 {
   size_t J = (size_t)tl_param_value(self, opt, "J");
   double tol = tl_param_value(self, opt, "tol");
-  return tl_rpdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts,
-                             opt->part_sizes, J, tol, opt->ledger, info);
+  return tl_rpdd_ref_solve_d(one->n, one->a, one->b, one->c, one->d, x, opt->parts, opt->part_sizes,
+                             J, tol, opt->ledger, info);
 }
 
 /* One exchange: every partition sends an edge (3 words per system) to
  * each neighbour; then PDD's verdict. */
-static int rpdd_ledger_model(const tl_algorithm *self, const tl_batch *shape,
-                                 const tl_options *opt, const tl_info *solved, tl_ledger *out)
+static int rpdd_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
+                             const tl_info *solved, tl_ledger *out)
 {
   (void)self;
   (void)solved;
@@ -224,8 +335,8 @@ static int rpdd_ledger_model(const tl_algorithm *self, const tl_batch *shape,
   return TL_OK;
 }
 
-static int rpdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
-                      const tl_options *opt, tl_info *info)
+static int rpdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
+                      tl_info *info)
 {
   return tl_for_each_system(self, sys, x, opt, info, rpdd_system);
 }
@@ -247,7 +358,9 @@ const tl_algorithm tl_algo_rpdd_ref = {
     .source = "paper 003 (ITS) §1, §2.4, §3 eq. (18), §5.3; paper 000 (DistD2-TDS) §2.2.2 "
               "Algorithm 4; Sun 1995",
     .solve = rpdd_solve,
-    .dropped_means = "the largest estimated first neglected entry eta(J) of a truncated spike (relative, as PDD's)",
-    .bound_means = "||x - x_exact||_inf / ||x||_inf in exact arithmetic, for a strictly row-dominant A",
+    .dropped_means = "the largest estimated first neglected entry eta(J) of a truncated spike "
+                     "(relative, as PDD's)",
+    .bound_means =
+        "||x - x_exact||_inf / ||x||_inf in exact arithmetic, for a strictly row-dominant A",
     .ledger_model = rpdd_ledger_model,
 };

@@ -49,29 +49,32 @@ extern "C" {
 /* The state of one partition. */
 typedef struct tl_pdd_part_d {
   /* Set by tl_pdd_part_init_d. */
-  int p, parts;              /* this partition and P                        */
-  size_t n, begin, end, m;   /* rows [begin, end) of n, m = end - begin     */
-  double *v;                 /* left spike  A_p v = a[begin] e_0, m entries */
-  double *w;                 /* right spike A_p w = c[end-1] e_{m-1}        */
+  int p, parts;            /* this partition and P                        */
+  size_t n, begin, end, m; /* rows [begin, end) of n, m = end - begin     */
+  double *v;               /* left spike  A_p v = a[begin] e_0, m entries */
+  double *w;               /* right spike A_p w = c[end-1] e_{m-1}        */
   /* Set by the local phase. */
-  size_t kv, kw;             /* v is computed on local rows [0, kv), w on
-                                [m - kw, m); the rest is 0. kv = 0 when
-                                p = 0 (no left neighbour), kw = 0 when
-                                p = P-1. PDD: kv = kw = m.                  */
-  double drop_v, drop_w;     /* size of the spike entries neglected at each
-                                end (docs/algorithms/pdd.md, "dropped")     */
-  double tail_coef_v;        /* |coupling entry| that multiplies the first
-                                neglected entry of v: |a[begin+kv]|; when
-                                kv = m it is the next partition's a[end],
-                                learned from its message                   */
-  double tail_coef_w;        /* |c[end-1-kw]|, or |c[begin-1]| when kw = m  */
-  double margin;             /* min over own rows of |b| - |a| - |c|        */
-  long margin_row;           /* global row of that minimum                  */
+  size_t kv, kw; /* v is computed on local rows [0, kv), w on
+                    [m - kw, m); the rest is 0. kv = 0 when
+                    p = 0 (no left neighbour), kw = 0 when
+                    p = P-1. PDD: kv = kw = m.                  */
   /* Set by the interface phases. */
-  double x_left;             /* x[begin-1] (0 when p = 0)                   */
-  double x_right;            /* x[end] (0 when p = P-1)                     */
+  double x_left;  /* x[begin-1] (0 when p = 0)                   */
+  double x_right; /* x[end] (0 when p = P-1)                     */
   /* Set by the correction phase. */
-  double xmax;               /* max |x| over own rows                      */
+  double xmax; /* max |x| over own rows                      */
+  /* Error-bound bookkeeping (reference/spike_bound.c), not the algorithm:
+   * set by tl_pdd_bound_local_d (RPDD: and its truncation) after the local
+   * phase, the tail couplings of whole spikes by the messages. */
+  double drop_v, drop_w; /* size of the spike entries neglected at each
+                            end (docs/algorithms/pdd.md, "dropped")     */
+  double tail_coef_v;    /* |coupling entry| that multiplies the first
+                            neglected entry of v: |a[begin+kv]|; when
+                            kv = m it is the next partition's a[end],
+                            learned from its message                   */
+  double tail_coef_w;    /* |c[end-1-kw]|, or |c[begin-1]| when kw = m  */
+  double margin;         /* min over own rows of |b| - |a| - |c|        */
+  long margin_row;       /* global row of that minimum                  */
 } tl_pdd_part_d;
 
 /* What a rank sends to a neighbour about the boundary row next to it. */
@@ -95,34 +98,34 @@ void tl_pdd_part_free_d(tl_pdd_part_d *pt);
 
 /* ---- building blocks (shared with RPDD) ---------------------------- */
 
-/* Left spike, truncated: solve the leading k x k block of the local
- * matrix (arrays of m local rows, a[0] = the coupling entry alpha)
- *   T_k v = a[0] e_0,
- * by top-down elimination, and store v[0..k) (v[k..m) = 0). k is the
- * first value in 1..kmax whose estimated first neglected entry
- *   eta(k) = |a[k]| |v_{k-1}| / (|b[k]| - |c[k]|)
- * is <= stop_tol, else kmax (stop_tol < 0: always kmax). *drop receives
- * eta(k), or |v_{m-1}| when k = m (the far entry PDD neglects). scratch:
- * m doubles. Returns -1, or the local row of a zero / non-finite pivot. */
-long tl_pdd_ref_spike_first_d(size_t m, const double *a, const double *b, const double *c,
-                              size_t kmax, double stop_tol, double *v, size_t *k, double *drop,
-                              double *scratch);
-/* Right spike, truncated: the mirror image (bottom-up elimination of the
- * trailing k x k block, T_k w = c[m-1] e_{k-1}); w[m-k..m) is stored,
- * eta(k) = |c[m-1-k]| |w_{m-k}| / (|b[m-1-k]| - |a[m-1-k]|), and *drop is
- * |w_0| when k = m. */
-long tl_pdd_ref_spike_last_d(size_t m, const double *a, const double *b, const double *c,
-                             size_t kmax, double stop_tol, double *w, size_t *k, double *drop,
-                             double *scratch);
+/* The spikes by elimination without pivoting, each split in its two
+ * sweeps so that RPDD can stop after any row (part_rpdd.h). Arrays are
+ * the partition's m local rows, a[0] = the coupling alpha, c[m-1] = gamma.
+ * Left spike A_p v = a[0] e_0: the forward sweep over local rows [i0, i1)
+ * (in order, starting at 0) leaves the forward values in v and the
+ * multipliers in cp (m doubles); the back substitution over the leading
+ * k rows turns them into the spike of the leading k x k block (k = m:
+ * PDD's whole spike). The forward sweeps return -1, or the local row of
+ * a zero or non-finite pivot. */
+long tl_pdd_ref_spike_first_fwd_d(size_t m, const double *a, const double *b, const double *c,
+                                  size_t i0, size_t i1, double *v, double *cp);
+void tl_pdd_ref_spike_first_back_d(size_t k, double *v, const double *cp);
+/* Right spike A_p w = c[m-1] e_{m-1}, the mirror image: the forward sweep
+ * runs bottom-up over t = m-1-i in [t0, t1), the back substitution over
+ * the trailing k rows. */
+long tl_pdd_ref_spike_last_fwd_d(size_t m, const double *a, const double *b, const double *c,
+                                 size_t t0, size_t t1, double *w, double *ap);
+void tl_pdd_ref_spike_last_back_d(size_t m, size_t k, double *w, const double *ap);
 
-/* Local phase with spikes truncated to at most jmax rows (jmax >= m:
- * full spikes) and, when stop_tol >= 0, shortened as soon as eta <= stop_tol.
- * Writes y = A_p^{-1} d_p into x (the partition's m rows) and the spikes
- * into pt. Reads the partition's m rows of a, b, c, d only. TL_ERR_BREAKDOWN (global row) on a
- * zero or non-finite pivot. */
-int tl_pdd_ref_local_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b,
-                              const double *c, const double *d, double *x, size_t jmax,
-                              double stop_tol, tl_info *info);
+/* y = A_p^{-1} d_p into x (the partition's m rows; Thomas, which never
+ * reads the couplings), then m doubles of scratch for the spike sweeps
+ * into *scratch (the caller frees them). TL_ERR_BREAKDOWN (global row) on
+ * a zero or non-finite pivot, TL_ERR_NOMEM. */
+int tl_pdd_ref_local_y_d(const tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                         const double *d, double *x, double **scratch, tl_info *info);
+/* The report of a spike elimination that broke down at local row `row`:
+ * TL_ERR_BREAKDOWN with the global row. */
+int tl_pdd_ref_spike_breakdown_d(const tl_pdd_part_d *pt, long row, tl_info *info);
 
 /* The message about the first row (to p-1; p >= 1) and the last row (to
  * p+1; p <= P-2), after the local phase. */
@@ -146,14 +149,29 @@ int tl_pdd_ref_solve2_d(const tl_pdd_edge_d *left_last, const tl_pdd_edge_d *rig
  * non-finite result. */
 int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info);
 
+/* ---- the error-bound bookkeeping (reference/spike_bound.c) ----------- */
+
+/* Not part of the algorithm: what the dropped spike entries leave out, for
+ * info->dropped and info->bound. After the local phase (whole spikes; RPDD
+ * then records its truncated ones): drop_v, drop_w, the margin; tail
+ * couplings reset. */
+void tl_pdd_bound_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c);
+/* When a whole spike's far entry is dropped, the coupling entry that
+ * multiplies it belongs to the neighbour and arrives with its message:
+ * from p+1 (a[end]) and from p-1 (c[begin-1]). */
+void tl_pdd_bound_from_next_d(tl_pdd_part_d *pt, double coupling);
+void tl_pdd_bound_from_prev_d(tl_pdd_part_d *pt, double coupling);
+
 /* The verdict: the numbers every partition contributes, combined over
  * the partitions by "largest; on a tie, the smallest row" (an allreduce
  * under MPI; the order of combining does not matter). */
 typedef struct tl_pdd_verdict_d {
-  double dropped; long drop_row; /* largest dropped entry and its row     */
-  double neg_mu; long mu_row;    /* minus the smallest margin, its row    */
-  double xmax;                   /* largest |x|                            */
-  double rv, rw;                 /* round 1: the two tail terms of the bound */
+  double dropped;
+  long drop_row; /* largest dropped entry and its row     */
+  double neg_mu;
+  long mu_row;   /* minus the smallest margin, its row    */
+  double xmax;   /* largest |x|                            */
+  double rv, rw; /* round 1: the two tail terms of the bound */
 } tl_pdd_verdict_d;
 void tl_pdd_verdict_init_d(tl_pdd_verdict_d *v);
 /* Round 0: partition p's dropped entries, margin and |x| into v. */
@@ -183,16 +201,15 @@ int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, cons
 /* Phase 3 (p <= P-2): receive the first-row edge of p+1, solve interface
  * p|p+1, keep x[end] (pt->x_right), write the message to p+1. */
 int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,
-                           const tl_pdd_edge_d *from_next, tl_pdd_iface_d *to_next,
-                           tl_info *info);
+                           const tl_pdd_edge_d *from_next, tl_pdd_iface_d *to_next, tl_info *info);
 /* Phase 4 (p >= 1): take x[begin-1] from p-1's message. */
 void tl_pdd_ref_receive_d(tl_pdd_part_d *pt, const tl_pdd_iface_d *from_prev);
 
 /* The whole solve of one system with P partitions (part_sizes may be NULL),
  * calling exactly the phases above. */
-int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c,
-                       const double *d, double *x, int parts, const size_t *part_sizes,
-                       double tol, tl_ledger *ledger, tl_info *info);
+int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c, const double *d,
+                       double *x, int parts, const size_t *part_sizes, double tol,
+                       tl_ledger *ledger, tl_info *info);
 
 #ifdef __cplusplus
 }

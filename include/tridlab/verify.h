@@ -2,8 +2,9 @@
  *
  * A seeded, numbered gallery of matrices; LAPACK-convention metrics
  * (DGTT02 residual ratio, DGET04 forward-error ratio with DGTCON's rcond,
- * eps = 2^-53, THRESH = 30; computed without overflow, with an allowance
- * for underflow); and a runner that takes every registry algorithm over
+ * or for periodic systems DGBCON's on DGBTRF's band form of the cyclic
+ * matrix (tl_rcond); eps = 2^-53, THRESH = 30; computed without overflow,
+ * with an allowance for underflow); and a runner that takes every registry algorithm over
  * every gallery matrix and classifies each pair.
  */
 #ifndef TRIDLAB_VERIFY_H

@@ -342,23 +342,21 @@ static void float_thomas(long n, long nsys)
 
 /* PCR (one block per system) and hybrid Thomas-PCR (a thread per
  * partition of 32 rows) on the batch layout, as gpu_device_pass.h
- * launches them. */
+ * launches them (tl_gpu_pcr_launch). */
 static void batch_kernels(batch<double> &g, double limit)
 {
   long n = g.n, nsys = g.nsys;
   double *x, *gbuf = NULL, *work;
   long *off;
   CHECK(cudaMalloc(&x, g.bytes));
-  size_t t32 = (n + 31) / 32 * 32;
-  int threads = t32 > 256 ? 256 : (int)t32;
-  size_t keys = 2 * (size_t)threads * sizeof(long long), shw = 8 * (size_t)n * sizeof(double);
-  int global = keys + shw > 48 * 1024;
+  size_t shared;
+  int global, threads = tl_gpu_pcr_launch((size_t)n, sizeof(double), &shared, &global);
   if (global)
     CHECK(cudaMalloc(&gbuf, 8 * g.bytes));
   timing t = median([] {},
                     [&] {
-                      TL_LAUNCH(pcr_kernel_d, nsys, threads, keys + (global ? 0 : shw), n, g.a, g.b,
-                                g.c, g.d0, x, gbuf, g.stat);
+                      TL_LAUNCH(pcr_kernel_d, nsys, threads, shared, n, g.a, g.b, g.c, g.d0, x,
+                                gbuf, g.stat);
                     });
   row(global ? "pcr_global" : "pcr_shared", "double", n, nsys, 5, sizeof(double), t, limit);
   int parts = (int)(n / 32 > 1024 ? 1024 : n / 32);

@@ -18,9 +18,6 @@
 #define TL_GPU_EACH "gpu_kernels.h"
 #include "gpu_each_precision.h"
 
-/* Shared memory a block may use without opting in (as the emulator). */
-#define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
-
 extern "C" int tl_gpu_device_count(void)
 {
   int count = 0;

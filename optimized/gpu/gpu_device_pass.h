@@ -45,18 +45,15 @@ extern "C" int KF(tl_gpu_dev_pcr)(size_t n, size_t nsys, const T *a, const T *b,
                                   const T *d, T *x, int *stat, char *err, size_t len)
 {
   dev_arrays m = {{0}, 0};
-  size_t v = n * nsys * sizeof(T), t32 = (n + 31) / 32 * 32;
-  size_t sb = nsys * TL_GPU_STAT_WORDS * sizeof(int);
-  int threads = t32 > 256 ? 256 : (int)t32;
-  size_t keys = 2 * (size_t)threads * sizeof(long long), work = 8 * n * sizeof(T);
-  int global = keys + work > TL_GPU_SHARED_MAX;
+  size_t v = n * nsys * sizeof(T), sb = nsys * TL_GPU_STAT_WORDS * sizeof(int), shared;
+  int global, threads = tl_gpu_pcr_launch(n, sizeof(T), &shared, &global);
   const void *host[7] = {a, b, c, d, NULL, NULL, NULL};
   size_t bytes[7] = {v, v, v, v, v, sb, global ? 8 * v : 0};
   tl_gpuError_t e = dev_upload(&m, 7, host, bytes);
   if (e != tl_gpuSuccess)
     return dev_done(&m, e, err, len);
-  TL_LAUNCH(KF(pcr_kernel), nsys, threads, keys + (global ? 0 : work), (long)n, TL_DEV_ARGS(m),
-            (const T *)m.p[3], (T *)m.p[4], (T *)m.p[6], (int *)m.p[5]);
+  TL_LAUNCH(KF(pcr_kernel), nsys, threads, shared, (long)n, TL_DEV_ARGS(m), (const T *)m.p[3],
+            (T *)m.p[4], (T *)m.p[6], (int *)m.p[5]);
   return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);
 }
 
@@ -122,7 +119,16 @@ extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, const 
   dev_arrays m = {{0}, 0};
   size_t v_ = n * nsys * sizeof(T), q = nsys * (size_t)parts;
   const void *host[11] = {a, b, c, d, NULL, NULL, NULL, NULL, NULL, NULL, off};
-  size_t bytes[11] = {v_, v_, v_, v_, v_, v_, v_, v_, 3 * q * sizeof(T), 3 * q * sizeof(int),
+  size_t bytes[11] = {v_,
+                      v_,
+                      v_,
+                      v_,
+                      v_,
+                      v_,
+                      v_,
+                      v_,
+                      3 * q * sizeof(T),
+                      3 * q * sizeof(int),
                       ((size_t)parts + 1) * sizeof(long)};
   tl_gpuError_t e = dev_upload(&m, 11, host, bytes);
   if (e != tl_gpuSuccess)

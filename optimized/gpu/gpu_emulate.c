@@ -28,10 +28,6 @@
 #include "tridlab/gpu.h"
 #include "tridlab/part_distd2.h"
 
-/* Shared memory a block may use: the 48 KiB every CUDA and HIP device
- * gives without opting in. */
-#define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
-
 /* The calling thread's order, seed, and the first launch error. */
 static _Thread_local tl_gpu_order emul_order = TL_GPU_SHUFFLE;
 static _Thread_local unsigned long emul_seed = 1;
@@ -177,13 +173,6 @@ int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *
 /* The kernels, once per precision. */
 #define TL_GPU_EACH "gpu_kernels.h"
 #include "gpu_each_precision.h"
-
-/* Threads of a PCR block: a warp per 32 rows, at most 256. */
-static int pcr_threads(size_t n)
-{
-  size_t t = (n + 31) / 32 * 32;
-  return t > 256 ? 256 : (int)t;
-}
 
 static int check_sizes(const char *who, size_t n, size_t nsys, size_t min_n, tl_info *info)
 {
@@ -351,16 +340,12 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
     return tl_gpu_batch_status("pcr", nsys, stat, info);
   }
 #endif
-  int threads = pcr_threads(n);
-  size_t keys = 2 * (size_t)threads * sizeof(long long), work = 8 * n * sizeof(T);
+  size_t shared;
+  int global, threads = tl_gpu_pcr_launch(n, sizeof(T), &shared, &global);
   T *gbuf = NULL; /* the work systems: shared memory when they fit */
-  if (keys + work > TL_GPU_SHARED_MAX) {
-    gbuf = tl_alloc(8 * n * nsys, sizeof(T));
-    if (!gbuf)
-      return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
-    work = 0;
-  }
-  TL_LAUNCH(KF(pcr_kernel), (long)nsys, threads, keys + work, (long)n, a, b, c, d, x, gbuf, stat);
+  if (global && !(gbuf = tl_alloc(8 * n * nsys, sizeof(T))))
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
+  TL_LAUNCH(KF(pcr_kernel), (long)nsys, threads, shared, (long)n, a, b, c, d, x, gbuf, stat);
   free(gbuf);
   TL_CALL(tl_gpu_launch_status(info));
   return tl_gpu_batch_status("pcr", nsys, stat, info);
@@ -483,8 +468,8 @@ int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_si
 #if TL_GPU_DEVICE_CALLS
   char err[200] = "";
   if (device) {
-    int rc = device->pdd_local(n, nsys, parts, off, a, b, c, d, y, v, w, part, stat, err,
-                               sizeof err);
+    int rc =
+        device->pdd_local(n, nsys, parts, off, a, b, c, d, y, v, w, part, stat, err, sizeof err);
     free(off);
     TL_CALL(device_result(rc, "pdd_local", err, info));
     return pdd_local_status(nsys, parts, stat, info);

@@ -40,6 +40,26 @@
 
 #include <stddef.h>
 
+/* Shared memory a block may use: the 48 KiB every CUDA and HIP device
+ * gives without opting in (the emulator allows the same). */
+#define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
+
+/* PCR's launch (pcr_kernel), the same for the emulator, the device
+ * wrapper and the benchmark: a warp per 32 rows, at most 256 threads;
+ * shared memory for each thread's key and row, and for the two work
+ * systems (8 n values of `size` bytes) when they fit -- else *global = 1
+ * and the caller passes a global buffer of 8 n values per system.
+ * Returns the threads per block. */
+static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *global)
+{
+  size_t t32 = (n + 31) / 32 * 32;
+  int threads = t32 > 256 ? 256 : (int)t32;
+  size_t keys = 2 * (size_t)threads * sizeof(long long), work = 8 * n * size;
+  *global = keys + work > TL_GPU_SHARED_MAX;
+  *shared = keys + (*global ? 0 : work);
+  return threads;
+}
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
 /* ------------------------------------------------------------------ */
 /* Device build: CUDA or HIP                                           */
@@ -79,8 +99,7 @@
 #define TL_BLOCK_ID ((long)blockIdx.x)
 #define TL_BLOCK_THREADS ((int)blockDim.x)
 /* One pass of a one-trip loop: the region is a scope holding t. */
-#define TL_REGION(t)                                                                               \
-  for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && t >= 0; tl_once_ = 0)
+#define TL_REGION(t) for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && t >= 0; tl_once_ = 0)
 #define TL_BARRIER() __syncthreads()
 #define TL_PER_THREAD(type, name) type name
 #define TL_MY(name, t) (name)

@@ -146,6 +146,22 @@ int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, c
  * it took twice as long as SZ = 16 (docs/performance.md). */
 #define TL_CPU_SZ_REGISTRY 16
 
+int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b,
+                          const double *c, const double *d, double *x, unsigned char *flag,
+                          tl_info *info)
+{
+  size_t dims[3] = {n, nsys, 1};
+  if (!n || !nsys)
+    return TL_OK;
+  TL_CALL(check_arrays(a, b, c, d, x, "thomas_lines", info));
+  if (!flag)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
+  int st;
+  TL_CPU_DISPATCH_TO(st, TL_CPU_SZ_REGISTRY, thomas_cart, d, dims, TL_DIR_X, a, b, c, d, x, flag,
+                     info);
+  return st;
+}
+
 /* 1 when the kernel flagged a system that may hold a non-finite entry or
  * a non-zero corner (redo 1 or 3): only then are the entries scanned. */
 static int suspect(const unsigned char *redo, size_t nsys)
@@ -194,13 +210,11 @@ static int thomas_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void 
   if (sys->dtype != TL_F64 || sys->periodic)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, sys->periodic ? "periodic" : "dtype",
                    "thomas_cpu solves non-periodic float64 batches; use the reference");
-  size_t n = sys->n, nsys = sys->nsys, dims[3] = {n, nsys, 1};
+  size_t n = sys->n, nsys = sys->nsys;
   unsigned char *redo = tl_alloc(nsys, 1);
   if (!redo)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_cpu: no memory");
-  int st;
-  TL_CPU_DISPATCH_TO(st, TL_CPU_SZ_REGISTRY, thomas_cart, d, dims, TL_DIR_X, sys->a, sys->b, sys->c,
-                     sys->d, xv, redo, info);
+  int st = tl_cpu_thomas_lines_d(n, nsys, sys->a, sys->b, sys->c, sys->d, xv, redo, info);
   if (st >= 0 && suspect(redo, nsys))
     st = tl_check_entries(sys, 0, n, info);
   if (st >= 0)

@@ -251,7 +251,7 @@ typedef struct sweep {
 } sweep;
 
 /* One kernel along one direction: time it, keep its row. */
-static int measure_one(sweep *s, tl_bench_ctx *r, const tl_bench_kernel *kn, int dir, tl_info *info)
+static int measure_at(sweep *s, tl_bench_ctx *r, const tl_bench_kernel *kn, int dir, tl_info *info)
 {
   r->dir = (tl_dir)dir;
   r->kern = kn;
@@ -293,6 +293,18 @@ static int measure_one(sweep *s, tl_bench_ctx *r, const tl_bench_kernel *kn, int
   if (add_row(s->res, &w))
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "out of memory");
   return TL_OK;
+}
+
+/* measure_at with the group size for lines (tl_cpu_sz_lines) along x
+ * when no --sz was given, the SZ of the sweep otherwise. */
+static int measure_one(sweep *s, tl_bench_ctx *r, const tl_bench_kernel *kn, int dir, tl_info *info)
+{
+  size_t sz = r->sz;
+  if (!s->cfg->nszs && kn->per_dir && dir == TL_DIR_X)
+    r->sz = tl_cpu_sz_lines(r->n, r->m->es);
+  int st = measure_at(s, r, kn, dir, info);
+  r->sz = sz;
+  return st;
 }
 
 /* Every selected kernel at one n and SZ (kernels without SZ: only at the

@@ -547,53 +547,66 @@ static void expect_same_as_thomas(hostile *h, const char *what)
  * checks and thomas find: a non-finite entry (each array), a non-zero
  * corner, a zero pivot, a row that is not dominant (outside the domain),
  * an overflow -- at the first, a middle and the last row of the first, a middle and
- * the last system; n not a multiple of the tile, nsys not a multiple of
- * SZ, unaligned arrays. */
+ * the last system of an n x nsys batch in unaligned arrays. */
+static void fused_checks_case(size_t n, size_t nsys)
+{
+  size_t sys_at[3] = {0, nsys / 2, nsys - 1}, row_at[3] = {0, n / 2, n - 1};
+  for (int kind = 0; kind < 8; kind++)
+    for (int ws = 0; ws < 3; ws++)
+      for (int wr = 0; wr < 3; wr++) {
+        hostile h;
+        hostile_make(&h, n, nsys, (size_t)(kind + ws + wr) % 3,
+                     (unsigned)(kind * 9 + ws * 3 + wr));
+        size_t s = sys_at[ws], i = row_at[wr], q = s * n + i;
+        double *a = (double *)h.p.a, *b = (double *)h.p.b, *c = (double *)h.p.c;
+        double *d = (double *)h.p.d;
+        switch (kind) {
+        case 0: a[q] = NAN; break;
+        case 1: b[q] = INFINITY; break;
+        case 2: c[q] = -INFINITY; break;
+        case 3: d[q] = NAN; break;
+        case 4: /* a corner: a[0] or c[n-1] */
+          if (wr == 0)
+            a[s * n] = 0.5;
+          else
+            c[s * n + n - 1] = 0.5;
+          break;
+        case 5: /* a zero pivot at row i: p_i = b_i - a_i c'_{i-1} = 0 */
+          a[q] = i ? 0.0 : a[q];
+          b[q] = 0.0;
+          break;
+        case 6: /* not dominant at row i, still solvable */ b[q] = 0.1; break;
+        default: /* x overflows at row i */
+          b[q] = 1e-300;
+          d[q] = 1e300;
+          break;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "kind %d n %zu nsys %zu system %zu row %zu", kind, n, nsys,
+                 s, i);
+        expect_same_as_thomas(&h, what);
+        free(h.mem);
+      }
+}
+
+/* Small batches (SZ = 16, in cache): n not a multiple of the tile, nsys
+ * not a multiple of SZ. */
 Test(cpu_registry, thomas_cpu_fused_checks_find_what_thomas_finds, .timeout = 120)
 {
   static const size_t ns[] = {1, 2, 37, 300};
   static const size_t nsyss[] = {1, 13, 70};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
-    for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
-      size_t n = ns[in], nsys = nsyss[ic];
-      size_t sys_at[3] = {0, nsys / 2, nsys - 1}, row_at[3] = {0, n / 2, n - 1};
-      for (int kind = 0; kind < 8; kind++)
-        for (int ws = 0; ws < 3; ws++)
-          for (int wr = 0; wr < 3; wr++) {
-            hostile h;
-            hostile_make(&h, n, nsys, (size_t)(kind + ws + wr) % 3,
-                         (unsigned)(kind * 9 + ws * 3 + wr));
-            size_t s = sys_at[ws], i = row_at[wr], q = s * n + i;
-            double *a = (double *)h.p.a, *b = (double *)h.p.b, *c = (double *)h.p.c;
-            double *d = (double *)h.p.d;
-            switch (kind) {
-            case 0: a[q] = NAN; break;
-            case 1: b[q] = INFINITY; break;
-            case 2: c[q] = -INFINITY; break;
-            case 3: d[q] = NAN; break;
-            case 4: /* a corner: a[0] or c[n-1] */
-              if (wr == 0)
-                a[s * n] = 0.5;
-              else
-                c[s * n + n - 1] = 0.5;
-              break;
-            case 5: /* a zero pivot at row i: p_i = b_i - a_i c'_{i-1} = 0 */
-              a[q] = i ? 0.0 : a[q];
-              b[q] = 0.0;
-              break;
-            case 6: /* not dominant at row i, still solvable */ b[q] = 0.1; break;
-            default: /* x overflows at row i */
-              b[q] = 1e-300;
-              d[q] = 1e300;
-              break;
-            }
-            char what[96];
-            snprintf(what, sizeof what, "kind %d n %zu nsys %zu system %zu row %zu", kind, n, nsys,
-                     s, i);
-            expect_same_as_thomas(&h, what);
-            free(h.mem);
-          }
-    }
+    for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
+      fused_checks_case(ns[in], nsyss[ic]);
+}
+
+/* Batches beyond 2 MiB, which thomas_cpu solves with SZ = 8 (the group
+ * size for lines): the same checks, nsys not a multiple of 8. */
+Test(cpu_registry, thomas_cpu_fused_checks_on_a_large_batch, .timeout = 120)
+{
+  cr_assert_eq(tl_cpu_sz_lines(37, sizeof(double)), 8);
+  fused_checks_case(37, 1501);
+  fused_checks_case(300, 181);
 }
 
 /* thomas_periodic_cpu skips tl_solve's entry check too: a non-finite

@@ -71,6 +71,11 @@ int tl_cpu_sz_supported(size_t sz);
  * while a group's cache-resident scratch (2 n SZ elements) exceeds
  * 512 KiB, but never below 8. docs/performance.md measures SZ = 8..64. */
 size_t tl_cpu_sz_default(size_t n, size_t elem_size);
+/* The recommended SZ for lines along x (contiguous systems, the batch
+ * layout): 64 bytes of a row (8 doubles, 16 floats), at most
+ * tl_cpu_sz_default. Each group reads SZ lines at once; out of cache
+ * fewer lines stream better than more vectors of recurrences help. */
+size_t tl_cpu_sz_lines(size_t n, size_t elem_size);
 /* Entries of an SZ-packed batch: ceil(nsys / sz) * sz * n; 0 if it
  * overflows or an argument is 0. */
 size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz);

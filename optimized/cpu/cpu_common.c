@@ -58,6 +58,14 @@ size_t tl_cpu_sz_default(size_t n, size_t elem_size)
   return sz;
 }
 
+size_t tl_cpu_sz_lines(size_t n, size_t elem_size)
+{
+  size_t sz = tl_cpu_sz_default(n, elem_size), one = 64 / (elem_size ? elem_size : sizeof(double));
+  if (one < TL_CPU_SZ_MIN)
+    one = TL_CPU_SZ_MIN;
+  return sz < one ? sz : one;
+}
+
 size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz)
 {
   if (!n || !nsys || !sz)

@@ -141,10 +141,17 @@ int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, c
 /* ---------------------------------------------------------------- */
 /* The registry backend                                              */
 
-/* The group size of the registry backend. SZ = 8 is one 512-bit vector,
- * a single chain of dependent divisions per row: with the batch in cache
- * it took twice as long as SZ = 16 (docs/performance.md). */
-#define TL_CPU_SZ_REGISTRY 16
+/* The group size of the registry backend: tl_cpu_sz_lines (one 64-byte
+ * vector of each row, 8 doubles: the fewest lines read at once, best when
+ * the batch streams from memory), but 16 for a batch that fits in cache
+ * (5 arrays of at most 2 MiB together), where two chains of dependent
+ * divisions per row hide each other's latency (docs/performance.md). */
+static size_t registry_sz(size_t n, size_t nsys)
+{
+  if (nsys <= ((size_t)2 << 20) / (5 * sizeof(double)) / n)
+    return 16;
+  return tl_cpu_sz_lines(n, sizeof(double));
+}
 
 int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b,
                           const double *c, const double *d, double *x, unsigned char *flag,
@@ -157,7 +164,7 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
   int st;
-  TL_CPU_DISPATCH_TO(st, TL_CPU_SZ_REGISTRY, thomas_cart, d, dims, TL_DIR_X, a, b, c, d, x, flag,
+  TL_CPU_DISPATCH_TO(st, registry_sz(n, nsys), thomas_cart, d, dims, TL_DIR_X, a, b, c, d, x, flag,
                      info);
   return st;
 }
@@ -531,28 +538,43 @@ static TL_CPU_INLINE void FN(dom_start)(FN(dom) * m)
     m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0;
 }
 
-/* Rows i0 .. i0+rows-1 of a tile (tile[r][l]); c of row n-1 already 0. */
+/* Rows i0 .. i0+rows-1 of a tile (tile[r][l]); c of row n-1 already 0.
+ * The running state is copied to locals (registers) for the tile, and
+ * row 0 of a line (no a, no column to check) is peeled off, so that the
+ * loop over the rows has no branch. */
 static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, size_t i0,
                                        size_t rows, size_t n, FN(dom) * m)
 {
-  for (size_t r = 0; r < rows; r++) {
-    size_t i = i0 + r;
+  T rmin[SZ], cmin[SZ], b1[SZ], c1[SZ], c2[SZ];
+  memcpy(rmin, m->rmin, sizeof rmin), memcpy(cmin, m->cmin, sizeof cmin);
+  memcpy(b1, m->b1, sizeof b1), memcpy(c1, m->c1, sizeof c1), memcpy(c2, m->c2, sizeof c2);
+  size_t r0 = 0;
+  if (i0 == 0) { /* row 0: |b_0| - |c_0|, a_0 counts as 0 */
+    for (int l = 0; l < SZ; l++) {
+      T ab = TABS(tb[l]), ac = TABS(tc[l]), mr = ab - ac;
+      rmin[l] = mr < rmin[l] ? mr : rmin[l];
+      c2[l] = c1[l], c1[l] = ac, b1[l] = ab;
+    }
+    r0 = 1;
+  }
+  for (size_t r = r0; r < rows; r++) {
     const T *a = ta + r * SZ, *b = tb + r * SZ, *c = tc + r * SZ;
 #pragma omp simd
     for (int l = 0; l < SZ; l++) {
-      T ab = TABS(b[l]), aa = i ? TABS(a[l]) : 0, ac = TABS(c[l]);
-      T mr = ab - (aa + ac), mc = m->b1[l] - (m->c2[l] + aa);
-      m->rmin[l] = mr < m->rmin[l] ? mr : m->rmin[l];
-      if (i)
-        m->cmin[l] = mc < m->cmin[l] ? mc : m->cmin[l];
-      m->c2[l] = m->c1[l], m->c1[l] = ac, m->b1[l] = ab;
+      T ab = TABS(b[l]), aa = TABS(a[l]), ac = TABS(c[l]);
+      T mr = ab - (aa + ac), mc = b1[l] - (c2[l] + aa);
+      rmin[l] = mr < rmin[l] ? mr : rmin[l];
+      cmin[l] = mc < cmin[l] ? mc : cmin[l];
+      c2[l] = c1[l], c1[l] = ac, b1[l] = ab;
     }
   }
   if (i0 + rows == n) /* the last column: |b_{n-1}| - |c_{n-2}| */
     for (int l = 0; l < SZ; l++) {
-      T mc = m->b1[l] - m->c2[l];
-      m->cmin[l] = mc < m->cmin[l] ? mc : m->cmin[l];
+      T mc = b1[l] - c2[l];
+      cmin[l] = mc < cmin[l] ? mc : cmin[l];
     }
+  memcpy(m->rmin, rmin, sizeof rmin), memcpy(m->cmin, cmin, sizeof cmin);
+  memcpy(m->b1, b1, sizeof b1), memcpy(m->c1, c1, sizeof c1), memcpy(m->c2, c2, sizeof c2);
 }
 
 /* Lanes outside Thomas's dominance classes (neither by rows nor by
@@ -681,20 +703,21 @@ static TL_CPU_INLINE void FN(lanes_backward)(size_t n, size_t step, FN(flight) *
 
 /* -- rows (x): XT rows of the SZ lines per step, through a tile -- */
 
-/* XT: rows per tile, TL_CPU_XT_LINES cache lines of each line (4: 256
- * bytes, so DRAM sees runs of four lines rather than single lines from
- * SZ places); the tile TL_CPU_XT_PF steps ahead is prefetched. Both can
- * be set at build time (-D) to measure other shapes. */
+/* XT: rows per tile, TL_CPU_XT_LINES cache lines of each line (1: one
+ * 64-byte line of each of the SZ lines per step, one 8x8 or 4x4 block
+ * per array). Larger tiles were slower out of cache (0.27 of the limit
+ * at 4 lines against 0.40 at 1, docs/performance.md). Memory is fetched
+ * ahead by software prefetch in CHUNKS of XC rows of the group's SZ
+ * lines (rows_prefetch). Both can be set at build time (-D) to measure
+ * other shapes. */
 #ifndef TL_CPU_XT_LINES
-#define TL_CPU_XT_LINES 4
+#define TL_CPU_XT_LINES 1
 #endif
-#ifndef TL_CPU_XT_PF
-#define TL_CPU_XT_PF 2
+#ifndef TL_CPU_XC
+#define TL_CPU_XC 256
 #endif
 #undef XT
-#undef XT_PF
 #define XT (TILE * TL_CPU_XT_LINES)
-#define XT_PF TL_CPU_XT_PF
 
 /* A full tile: tile[r][l] = line l entry r (lines `lane` apart), for
  * l < SZ, r < XT, by 8x8 (double) or 4x4 (float) register transposes:
@@ -778,6 +801,38 @@ static TL_CPU_INLINE void FN(tile_store)(const T *tile, size_t lane, size_t vali
   }
 }
 
+/* Software prefetch one chunk ahead. A chunk is XC rows (all np rows
+ * when fewer) of the group's SZ lines; while the tiles of chunk k are
+ * solved, each step prefetches its share of chunk k + 1 -- or of the
+ * next group's first chunk -- in memory order, line after line:
+ *
+ *   line 0: [chunk k | chunk k+1 ->->->]     the tiles read one cache
+ *   line 1: [chunk k | chunk k+1 ->->->]     line of every line per step
+ *   ...                                      (SZ places); the prefetches
+ *   line SZ-1: ...                           run along one line at a time
+ *
+ * so memory sees runs of XC values rather than SZ scattered lines per
+ * step, and the chunk waits in L2 (4 arrays x SZ x XC values: 64 KiB
+ * for doubles, SZ = 8) before its tiles are read. A prefetch past the
+ * end of an array is harmless (it never faults). */
+static TL_CPU_INLINE void FN(rows_prefetch)(size_t n, size_t np, size_t t, const FN(flight) * f)
+{
+  size_t xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / XT, k = t / steps, j = t % steps;
+  size_t ln = f->q[0].lane, base = f->q[0].off, r0 = (k + 1) * xc;
+  if (r0 >= n) /* the last chunk: the next group's first */
+    base += SZ * ln, r0 = 0;
+  size_t per_line = xc / TILE, per_step = SZ * per_line / steps;
+  const T *pa = f->a + base + r0, *pb = f->b + base + r0, *pc = f->c + base + r0;
+  const T *pd = f->d + base + r0;
+  for (size_t u = 0; u < per_step; u++) {
+    size_t q = j * per_step + u, o = (q / per_line) * ln + (q % per_line) * TILE;
+    TL_CPU_PREFETCH(pa + o, 0);
+    TL_CPU_PREFETCH(pb + o, 0);
+    TL_CPU_PREFETCH(pc + o, 0);
+    TL_CPU_PREFETCH(pd + o, 1);
+  }
+}
+
 /* Forward tile t (rows t XT ...) of a group; np = rows of the scratch.
  * reg (the registry backend): the tile's corners and dominance margins
  * go into f->dom while the tile is in L1. */
@@ -788,15 +843,7 @@ static TL_CPU_INLINE void FN(rows_forward)(int reg, size_t n, size_t np, size_t 
   size_t valid = f->q[0].valid;
   const T *fa = f->a + f->q[0].off, *fb = f->b + f->q[0].off, *fc = f->c + f->q[0].off;
   const T *fd = f->d + f->q[0].off;
-  if (i0 + XT_PF * XT < n) /* every cache line of the tile XT_PF steps ahead */
-    for (size_t l = 0; l < valid; l++)
-      for (size_t e = 0; e < XT; e += TILE) {
-        size_t o = l * ln + i0 + XT_PF * XT + e;
-        TL_CPU_PREFETCH(fa + o, 0);
-        TL_CPU_PREFETCH(fb + o, 0);
-        TL_CPU_PREFETCH(fc + o, 0);
-        TL_CPU_PREFETCH(fd + o, 0);
-      }
+  FN(rows_prefetch)(n, np, t, f);
   T ta[XT * SZ], tb[XT * SZ], tc[XT * SZ], td[XT * SZ];
   FN(tile_load)(fa + i0, ln, valid, rows, 0, ta);
   FN(tile_load)(fb + i0, ln, valid, rows, 1, tb);

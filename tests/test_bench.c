@@ -115,6 +115,54 @@ Test(bench, driver_restores_times_and_reports_the_spread)
   free(all);
 }
 
+/* The steps a run over several processes adds: sync before each timed
+ * step, combine after each pair (here it doubles the times, as a
+ * reduction could replace them), and the run's own part. */
+typedef struct spread_run {
+  int syncs, combines;
+  double part;
+} spread_run;
+
+static int spread_limit(void *arg)
+{
+  (void)arg;
+  return TL_OK;
+}
+
+static int spread_work(void *arg)
+{
+  spread_run *r = arg;
+  r->part = 0.25;
+  return TL_OK;
+}
+
+static void spread_sync(void *arg)
+{
+  ((spread_run *)arg)->syncs++;
+}
+
+static void spread_combine(void *arg, double t[3])
+{
+  ((spread_run *)arg)->combines++;
+  t[0] = 2.0, t[1] = 1.0, t[2] *= 2;
+}
+
+Test(bench, steps_sync_and_combine_every_pair)
+{
+  spread_run r = {0, 0, 0};
+  tl_bench_steps steps = {.limit = spread_limit, .run = spread_work, .sync = spread_sync,
+                          .combine = spread_combine, .part = &r.part};
+  tl_bench_timing tm;
+  tl_info info;
+  cr_assert_eq(tl_bench_time_steps(&steps, &r, 5, &tm, &info), TL_OK);
+  cr_expect_eq(r.syncs, 2 * 6, "before the limit and the run of each of 1 + 5 pairs");
+  cr_expect_eq(r.combines, 6);
+  cr_expect_eq(tm.t, 2.0, "the combined times are the ones reported");
+  cr_expect_eq(tm.t_limit, 1.0);
+  cr_expect_eq(tm.ratio, 0.5);
+  cr_expect_eq(tm.t_part, 0.5, "the run's part, combined");
+}
+
 Test(bench, median_of_odd_and_even_counts)
 {
   double v[] = {3, 1, 2, 10};

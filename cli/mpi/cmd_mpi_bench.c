@@ -11,6 +11,7 @@
 
 #include "../cli.h"
 #include "mpi_cli.h"
+#include "tridlab/bench.h"
 #include "tridlab/mpi.h"
 #include "tridlab/mpi_bench.h"
 #include "tridlab/study.h"
@@ -99,7 +100,7 @@ int mpi_batch_option(int argc, char **argv, int *i, tl_mpi_bench_config *cfg)
       return -1;
     cfg->unknowns = (size_t)k;
   } else if (cli_is(arg, "--reps")) {
-    if (!(v = cli_value(argc, argv, i, "--reps")) || cli_parse_int(v, "--reps", 1, 1000, &k))
+    if (!(v = cli_value(argc, argv, i, "--reps")) || cli_parse_int(v, "--reps", 1, TL_BENCH_MAX_REPS, &k))
       return -1;
     cfg->reps = (int)k;
   } else if (cli_is(arg, "--seed")) {

@@ -52,6 +52,7 @@ typedef struct tl_bench_timing {
   double t, t_min, t_max;                   /* the runs: median, spread    */
   double t_limit, t_limit_min, t_limit_max; /* the paired limit runs       */
   double ratio;                             /* median of t_limit / t       */
+  double t_part;                            /* median of the runs' *part   */
   int failed;                               /* 1: a run returned < 0       */
 } tl_bench_timing;
 
@@ -63,6 +64,27 @@ typedef struct tl_bench_timing {
  * out->failed; the times are still filled. */
 int tl_bench_time(tl_bench_fn restore, tl_bench_fn limit, tl_bench_fn run, void *arg, long reps,
                   tl_bench_timing *out, tl_info *info);
+
+/* The same driver for a run spread over several processes (the MPI
+ * bench): two more steps, each optional.
+ *   sync     before each timed step, untimed: e.g. a barrier, so that
+ *            every process starts together;
+ *   combine  after each pair, on {t_run, t_limit, part} as this process
+ *            measured them: may replace them by what the measurement
+ *            reports, e.g. the slowest process's (an allreduce of the
+ *            maximum). part is the share of t_run that run wrote to
+ *            *part (say, its communication; 0 when part is NULL); its
+ *            median goes to out->t_part.
+ * tl_bench_time is tl_bench_time_steps with these NULL. */
+typedef struct tl_bench_steps {
+  tl_bench_fn restore, limit, run;
+  void (*sync)(void *arg);
+  void (*combine)(void *arg, double t[3]);
+  double *part;
+} tl_bench_steps;
+
+int tl_bench_time_steps(const tl_bench_steps *steps, void *arg, long reps, tl_bench_timing *out,
+                        tl_info *info);
 
 /* The median of k values (the mean of the two middle ones when k is even),
  * k <= 4 * TL_BENCH_MAX_REPS; v is not modified. NaN when k is 0. */

@@ -2,16 +2,17 @@
  * memory limit of the machine, the OpenMP packed kernel, and the network
  * (tridlab/mpi_bench.h; `tridlab-mpi bench`; docs/performance.md "MPI").
  *
- * One timed run, as every rank sees it:
+ * Timed by the benchmark library's one driver (tl_bench_time_steps),
+ * one pair of runs as every rank sees it:
  *
- *   quiet barrier -> t0 -> tl_mpi_solve -> t1      (the algorithm)
  *   quiet barrier -> s0 -> stream my slice -> s1   (the same bytes, no
  *                                                   recurrence, no message)
- *   allreduce max of (t1 - t0, comm, s1 - s0)      (the slowest rank)
+ *   quiet barrier -> t0 -> tl_mpi_solve -> t1      (the algorithm)
+ *   allreduce max of (t1 - t0, s1 - s0, comm)      (the slowest rank)
  *
  * The pair is repeated `reps` times after one warm-up; medians are
  * reported. The inputs of tl_mpi_solve are never modified, so nothing
- * needs restoring between runs; the stream writes into x, which the next
+ * needs restoring between runs; the stream writes into x, which the
  * solve overwrites.
  */
 #include <math.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include "tridlab/backend.h"
+#include "tridlab/bench.h"
 #include "tridlab/cpu.h"
 #include "tridlab/mpi_bench.h"
 #include "tridlab/verify.h"
@@ -108,34 +110,18 @@ int tl_mpi_bench_batch(MPI_Comm comm, size_t n, size_t nsys, const size_t *slice
 }
 
 /* ---------------------------------------------------------------- */
-/* Medians                                                             */
+/* Results                                                             */
 
-static int cmp_double(const void *x, const void *y)
+/* Fill the time fields of res from the driver's medians (slowest rank's). */
+static void summarise(tl_mpi_bench_result *res, const tl_bench_timing *tm)
 {
-  double u = *(const double *)x, v = *(const double *)y;
-  return (u > v) - (u < v);
-}
-
-static double median(double *v, int count)
-{
-  qsort(v, (size_t)count, sizeof *v, cmp_double);
-  return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
-}
-
-/* Fill the time fields of res from the runs' times (slowest rank's). */
-static void summarise(tl_mpi_bench_result *res, double *t, double *comm, double *lim, int reps)
-{
-  double *ratio = malloc((size_t)reps * sizeof *ratio);
-  for (int r = 0; r < reps; r++)
-    ratio[r] = t[r] > 0 ? lim[r] / t[r] : 0.0;
-  res->limit_ratio = ratio ? median(ratio, reps) : NAN;
-  free(ratio);
-  res->t_med = median(t, reps);
-  res->t_min = t[0];
-  res->t_max = t[reps - 1];
-  res->t_comm = median(comm, reps);
+  res->limit_ratio = tm->ratio;
+  res->t_med = tm->t;
+  res->t_min = tm->t_min;
+  res->t_max = tm->t_max;
+  res->t_comm = tm->t_part;
   res->t_compute = res->t_med - res->t_comm;
-  res->t_limit = median(lim, reps);
+  res->t_limit = tm->t_limit;
   double bytes = (double)TL_MPI_BENCH_WORDS * sizeof(double) * (double)res->n * (double)res->nsys;
   res->gbs = bytes / res->t_med * 1e-9;
   res->limit_gbs = bytes / res->t_limit * 1e-9;
@@ -184,6 +170,45 @@ static tl_ledger_totals busiest(MPI_Comm comm, const tl_ledger *mine, int rank)
   return (tl_ledger_totals){mx[0], mx[1], mx[2], mx[3]};
 }
 
+/* The steps of one timed MPI solve (tl_bench_time_steps). */
+typedef struct timed_solve {
+  MPI_Comm comm;
+  const tl_mpi_algorithm *algo;
+  const tl_mpi_batch *local;
+  double *x;
+  size_t cnt;
+  tl_options opt;
+  tl_info info;
+  int status;
+  double comm_s; /* this rank's time in communication, last solve */
+} timed_solve;
+
+static int solve_step(void *arg)
+{
+  timed_solve *ts = arg;
+  ts->status = tl_mpi_solve_timed(ts->algo, ts->comm, ts->local, ts->x, &ts->opt, &ts->info,
+                                  &ts->comm_s);
+  return ts->status;
+}
+
+static int stream_step(void *arg)
+{
+  timed_solve *ts = arg;
+  tl_cpu_stream_abcd_d(ts->cnt, ts->local->a, ts->local->b, ts->local->c, ts->x);
+  return TL_OK;
+}
+
+static void sync_step(void *arg)
+{
+  tl_mpi_quiet_barrier(((timed_solve *)arg)->comm);
+}
+
+/* Every rank reports the slowest rank's times. */
+static void slowest(void *arg, double t[3])
+{
+  MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_solve *)arg)->comm);
+}
+
 int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
                            const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
                            tl_info *info)
@@ -208,48 +233,41 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
     return st;
   size_t cnt = local.m * local.nsys;
   double *x = tl_alloc(cnt ? cnt : 1, sizeof *x);
-  double *t = calloc(3 * (size_t)reps, sizeof *t);
-  if (!x || !t) {
-    free(x);
-    free(t);
+  if (!x) {
     tl_mpi_batch_free(&local);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
   }
-  double *comm_t = t + reps, *lim = t + 2 * reps;
+  timed_solve ts = {.comm = comm, .algo = algo, .local = &local, .x = x, .cnt = cnt};
+  tl_options_init(&ts.opt);
+  tl_bench_steps steps = {.limit = stream_step, .run = solve_step, .sync = sync_step,
+                          .combine = slowest, .part = &ts.comm_s};
+  tl_bench_timing tm;
+  st = tl_bench_time_steps(&steps, &ts, reps, &tm, info);
+  if (st != TL_OK) { /* reps out of range: the same on every rank */
+    free(x);
+    tl_mpi_batch_free(&local);
+    return st;
+  }
+  summarise(res, &tm);
+  st = ts.status;
+  res->status = st;
+  if (st != TL_OK)
+    snprintf(res->msg, sizeof res->msg, "%s", ts.info.msg);
   tl_ledger ledger;
   tl_ledger_init(&ledger);
   tl_options opt;
   tl_options_init(&opt);
+  opt.ledger = &ledger;
   tl_info sinfo;
-  for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, not kept */
-    opt.ledger = r == reps - 1 ? &ledger : NULL;
-    tl_mpi_quiet_barrier(comm);
-    double t0 = MPI_Wtime(), cs = 0;
-    st = tl_mpi_solve_timed(algo, comm, &local, x, &opt, &sinfo, &cs);
-    double t1 = MPI_Wtime();
-    tl_mpi_quiet_barrier(comm);
-    double s0 = MPI_Wtime();
-    tl_cpu_stream_abcd_d(cnt, local.a, local.b, local.c, x);
-    double s1 = MPI_Wtime();
-    double mine[3] = {t1 - t0, cs, s1 - s0}, mx[3];
-    MPI_Allreduce(mine, mx, 3, MPI_DOUBLE, MPI_MAX, comm);
-    if (r >= 0)
-      t[r] = mx[0], comm_t[r] = mx[1], lim[r] = mx[2];
-  }
-  summarise(res, t, comm_t, lim, reps);
-  res->status = st;
-  if (st != TL_OK)
-    snprintf(res->msg, sizeof res->msg, "%s", sinfo.msg);
-  res->ledger = busiest(comm, &ledger, rank);
-  /* The last timed run wrote x, then the stream overwrote it: solve once
-   * more for the check. */
+  /* One more solve, untimed: its ledger, and its x for the check. */
   res->residual = NAN;
-  if (tl_status_has_solution(tl_mpi_solve(algo, comm, &local, x, NULL, &sinfo))) {
+  int again = tl_mpi_solve(algo, comm, &local, x, &opt, &sinfo);
+  res->ledger = busiest(comm, &ledger, rank);
+  if (tl_status_has_solution(again)) {
     size_t count = cfg->check_systems < res->nsys ? cfg->check_systems : res->nsys;
     res->residual = check_answer(comm, &local, x, count, cfg->seed);
   }
   tl_ledger_free(&ledger);
-  free(t);
   free(x);
   tl_mpi_batch_free(&local);
   return TL_OK;
@@ -257,6 +275,35 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
 
 /* ---------------------------------------------------------------- */
 /* The OpenMP packed kernel on rank 0                                  */
+
+/* The steps of the packed kernel's timing on rank 0. */
+typedef struct timed_packed {
+  size_t n, nsys, sz, pc;
+  double *pa, *pb, *pc_, *pd, *pd0;
+  int status;
+  tl_info info;
+} timed_packed;
+
+static int packed_restore(void *arg) /* d = d0, untimed */
+{
+  timed_packed *k = arg;
+  tl_cpu_stream_copy_d(k->pc, k->pd0, k->pd);
+  return TL_OK;
+}
+
+static int packed_run(void *arg)
+{
+  timed_packed *k = arg;
+  k->status = tl_cpu_thomas_sz_d(k->n, k->nsys, k->sz, k->pa, k->pb, k->pc_, k->pd, &k->info);
+  return k->status;
+}
+
+static int packed_stream(void *arg)
+{
+  timed_packed *k = arg;
+  tl_cpu_stream_abcd_d(k->pc, k->pa, k->pb, k->pc_, k->pd);
+  return TL_OK;
+}
 
 /* Rank 0's half: pack, then time the kernel and the stream in pairs. */
 static int packed_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
@@ -267,42 +314,34 @@ static int packed_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_be
   int reps = cfg->reps > 0 ? cfg->reps : 1;
   double *plain = tl_alloc(4 * cnt, sizeof(double));
   double *pk = tl_alloc(5 * pc, sizeof(double));
-  double *t = calloc(3 * (size_t)reps, sizeof *t); /* times, limits, zero comm */
   int st = TL_OK;
-  if (!plain || !pk || !t) {
+  if (!plain || !pk) {
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for the packed batch");
     goto out;
   }
   double *arr[4] = {plain, plain + cnt, plain + 2 * cnt, plain + 3 * cnt};
   tl_mpi_bench_fill(cfg->seed, n, nsys, 0, n, arr);
-  double *pa = pk, *pb = pk + pc, *pcc = pk + 2 * pc, *pd = pk + 3 * pc, *pd0 = pk + 4 * pc;
+  timed_packed k = {.n = n, .nsys = nsys, .sz = sz, .pc = pc, .pa = pk, .pb = pk + pc,
+                    .pc_ = pk + 2 * pc, .pd = pk + 3 * pc, .pd0 = pk + 4 * pc};
   const double pads[4] = {0.0, 1.0, 0.0, 0.0}; /* padding lanes solve 1 x = 0 */
-  double *dst[4] = {pa, pb, pcc, pd0};
-  for (int k = 0; k < 4 && st == TL_OK; k++)
-    st = tl_cpu_pack_batch_d(n, nsys, sz, arr[k], dst[k], pads[k], info);
+  double *dst[4] = {k.pa, k.pb, k.pc_, k.pd0};
+  for (int q = 0; q < 4 && st == TL_OK; q++)
+    st = tl_cpu_pack_batch_d(n, nsys, sz, arr[q], dst[q], pads[q], info);
   if (st != TL_OK)
     goto out;
   int before = tl_cpu_threads();
   tl_cpu_set_threads(threads);
-  double *lim = t + reps, *no_comm = t + 2 * reps;
-  for (int r = -1; r < reps && st == TL_OK; r++) {
-    tl_cpu_stream_copy_d(pc, pd0, pd); /* restore d, not timed */
-    double t0 = MPI_Wtime();
-    st = tl_cpu_thomas_sz_d(n, nsys, sz, pa, pb, pcc, pd, info);
-    double t1 = MPI_Wtime();
-    tl_cpu_stream_abcd_d(pc, pa, pb, pcc, pd);
-    double t2 = MPI_Wtime();
-    if (r >= 0)
-      t[r] = t1 - t0, lim[r] = t2 - t1;
-  }
+  tl_bench_timing tm;
+  st = tl_bench_time(packed_restore, packed_stream, packed_run, &k, reps, &tm, info);
   tl_cpu_set_threads(before);
+  if (st == TL_OK && k.status != TL_OK)
+    st = k.status, *info = k.info;
   if (st == TL_OK)
-    summarise(res, t, no_comm, lim, reps);
+    summarise(res, &tm);
   res->status = st;
 out:
   free(plain);
   free(pk);
-  free(t);
   return st;
 }
 
@@ -367,7 +406,7 @@ int tl_mpi_pingpong(MPI_Comm comm, const size_t *bytes, size_t nsizes, int reps,
         if (r >= 0)
           t[r] = MPI_Wtime() - t0;
       }
-      half_rtt[k] = 0.5 * median(t, reps);
+      half_rtt[k] = 0.5 * tl_bench_median(t, (size_t)reps);
     }
     tl_mpi_quiet_barrier(comm);
   }

@@ -49,6 +49,12 @@ static void bench_usage(FILE *out)
                "  --append           append to FILE (no header), e.g. for P = 1 then 2\n"
                "  --plot PREFIX      PREFIX.dat, PREFIX.gp and PREFIX.png (gnuplot): the time\n"
                "                     split per algorithm\n"
+               "  --compact          also the compact scheme: DistD2 across the ranks\n"
+               "                     (tl_mpi_distd2_compact_sz; one exchange for the batch,\n"
+               "                     then rounds of --rounds groups) against the fused\n"
+               "                     packed kernel with P threads on rank 0; 2 words per\n"
+               "                     unknown (read u, write du)\n"
+               "  --rounds R         groups per round for --compact (default 2)\n"
                "\n"
                "Bind no rank to a core (mpirun --bind-to none): the packed kernel runs P threads\n"
                "in rank 0. Exit status 0, 1 for bad options or when a solve fails.\n");
@@ -59,7 +65,8 @@ typedef struct bench_args {
   const char *algos[MAX_ALGOS];
   size_t nalgos;
   char *algo_list;
-  int packed, pingpong, append;
+  int packed, pingpong, append, compact;
+  size_t rounds;
   size_t pingpong_max;
   const char *csv, *plot;
 } bench_args;
@@ -127,6 +134,13 @@ static int parse(int argc, char **argv, bench_args *a)
       a->pingpong = 0;
     } else if (!strcmp(arg, "--append")) {
       a->append = 1;
+    } else if (!strcmp(arg, "--compact")) {
+      a->compact = 1;
+    } else if (cli_is(arg, "--rounds")) {
+      if (!(v = cli_value(argc, argv, &i, "--rounds")) ||
+          cli_parse_int(v, "--rounds", 1, 1L << 20, &k))
+        return 2;
+      a->rounds = (size_t)k;
     } else if ((k = mpi_batch_option(argc, argv, &i, &a->cfg)) != 0) {
       if (k < 0)
         return 2;
@@ -170,7 +184,7 @@ static void csv_row(FILE *f, const char *kind, const tl_mpi_bench_result *r, dou
   fprintf(f, "%s,%s,%d,%zu,%zu,%s", kind, r->name, r->ranks, r->n, r->nsys,
           tl_status_name(r->status));
   const double v[] = {r->t_med,       r->t_min,           r->t_max, r->t_comm,
-                      r->t_compute,   TL_MPI_BENCH_WORDS, r->gbs,   r->limit_gbs,
+                      r->t_compute,   r->words,           r->gbs,   r->limit_gbs,
                       r->limit_ratio, vs_pddtsv,          vs_packed};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
     fputc(',', f);
@@ -280,9 +294,49 @@ static void pingpong(FILE *csv, int P, size_t most)
   fprintf(csv, ",,,,,,,,,\n");
 }
 
+/* The compact scheme across the ranks (one exchange, then rounds)
+ * against the fused kernel on rank 0 with P threads. 1 if one failed. */
+static int compact(FILE *csv, const bench_args *a, int P)
+{
+  tl_mpi_bench_result r[3];
+  size_t rounds[2] = {0, a->rounds};
+  int failed = 0, ok[3];
+  tl_cpu_set_threads(1);
+  for (int k = 0; k < 2; k++) {
+    tl_info info;
+    ok[k] = tl_mpi_bench_compact(MPI_COMM_WORLD, rounds[k], &a->cfg, &r[k], &info) == TL_OK;
+    if (!ok[k] && mpi_rank() == 0)
+      cli_error("bench: the compact scheme: %s", info.msg);
+    failed |= !ok[k] || r[k].status != TL_OK;
+  }
+  tl_cpu_set_threads(0);
+  tl_info info;
+  ok[2] = tl_mpi_bench_compact_packed(MPI_COMM_WORLD, P, &a->cfg, &r[2], &info) == TL_OK;
+  if (!ok[2] && mpi_rank() == 0)
+    cli_error("bench: the fused compact kernel: %s", info.msg);
+  if (mpi_rank() != 0)
+    return failed;
+  double t_fused = ok[2] ? r[2].t_med : NAN;
+  printf("\ncompact scheme (6th order, periodic; one matrix, the stencil of u fused in), %zu "
+         "systems x %zu rows, 2 words per unknown:\n",
+         r[2].nsys ? r[2].nsys : r[0].nsys, a->cfg.n);
+  printf("%-18s %2s %9s %9s %8s %7s %6s %8s\n", "kernel", "P", "ms", "comm ms", "spread", "GB/s",
+         "limit", "/fused");
+  for (int k = 0; k < 3; k++)
+    if (ok[k]) {
+      printf("%-18s %2d %9.3f %9.3f %8.3f %7.2f %6.2f %8.2f %s\n", r[k].name, r[k].ranks,
+             1e3 * r[k].t_med, 1e3 * r[k].t_comm, 1e3 * (r[k].t_max - r[k].t_min), r[k].gbs,
+             r[k].limit_ratio, r[k].t_med / t_fused, r[k].status == TL_OK ? "" : r[k].msg);
+      if (csv)
+        csv_row(csv, k < 2 ? "mpi-compact" : "openmp-compact", &r[k], NAN, r[k].t_med / t_fused);
+    }
+  printf("(/fused: this time / the fused packed kernel's with %d thread(s) on one rank)\n", P);
+  return failed;
+}
+
 int cmd_mpi_bench(int argc, char **argv)
 {
-  bench_args a = {.packed = 1, .pingpong = 1, .pingpong_max = (size_t)1 << 24};
+  bench_args a = {.packed = 1, .pingpong = 1, .pingpong_max = (size_t)1 << 24, .rounds = 2};
   tl_mpi_bench_config_init(&a.cfg);
   int pr = parse(argc, argv, &a);
   if (pr) {
@@ -365,6 +419,8 @@ int cmd_mpi_bench(int argc, char **argv)
       write_plot(a.plot, res, nres + (packed.status == TL_OK), P);
     }
   }
+  if (a.compact)
+    failed |= compact(csv, &a, P);
   if (a.pingpong && P > 1)
     pingpong(csv, P, a.pingpong_max);
   if (csv && fclose(csv) != 0) {

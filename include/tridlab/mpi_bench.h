@@ -55,7 +55,8 @@ typedef struct tl_mpi_bench_result {
   double t_compute;  /* t_med - t_comm                                  */
   double t_limit;    /* median time of the same-traffic stream          */
   double limit_ratio;/* median over the runs of t_limit / t_solve       */
-  double gbs;        /* 5 words per unknown / t_med, GB/s (10^9 bytes)  */
+  double words;      /* the byte model: words per unknown (5; compact 2) */
+  double gbs;        /* words per unknown / t_med, GB/s (10^9 bytes)    */
   double limit_gbs;  /* the same bytes / t_limit                        */
   tl_ledger_totals ledger; /* the busiest rank's totals for one solve   */
   double residual;   /* LAPACK's residual ratio of the checked systems  */
@@ -82,6 +83,22 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
  * restored before each run. Collective. */
 int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,
                         tl_mpi_bench_result *res, tl_info *info);
+
+/* The compact scheme of paper 000 across ranks against the fused kernel
+ * on one rank (issue target: within 1.3x): the periodic sixth-order
+ * compact first derivative (matrix [1/3, 1, 1/3], 5-point stencil) of
+ * the bench batch's shape, every rank its even slice, solved by
+ * tl_mpi_distd2_compact_sz (round_groups as there: 0, one exchange for
+ * the batch; else rounds of that many groups), paired with a stream of
+ * the same 2 words per unknown (read u, write du). Name
+ * "distd2_compact" or "distd2_compact_rR". Collective. */
+#define TL_MPI_BENCH_COMPACT_WORDS 2
+int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_config *cfg,
+                         tl_mpi_bench_result *res, tl_info *info);
+/* The same derivative on rank 0 alone by the fused packed kernel
+ * (tl_cpu_compact_sz_d) with `threads` threads: "omp_compact". */
+int tl_mpi_bench_compact_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,
+                                tl_mpi_bench_result *res, tl_info *info);
 
 /* Ping-pong between ranks 0 and 1 (needs 2 ranks; the others wait):
  * half the median round trip of `reps` trips for each message size. Then

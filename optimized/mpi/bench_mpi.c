@@ -24,6 +24,7 @@
 #include "tridlab/bench.h"
 #include "tridlab/cpu.h"
 #include "tridlab/mpi_bench.h"
+#include "tridlab/part_distd2.h"
 #include "tridlab/verify.h"
 #include "mpi_internal.h"
 
@@ -113,7 +114,7 @@ int tl_mpi_bench_batch(MPI_Comm comm, size_t n, size_t nsys, const size_t *slice
 /* Results                                                             */
 
 /* Fill the time fields of res from the driver's medians (slowest rank's). */
-static void summarise(tl_mpi_bench_result *res, const tl_bench_timing *tm)
+static void summarise(tl_mpi_bench_result *res, const tl_bench_timing *tm, double words)
 {
   res->limit_ratio = tm->ratio;
   res->t_med = tm->t;
@@ -122,7 +123,8 @@ static void summarise(tl_mpi_bench_result *res, const tl_bench_timing *tm)
   res->t_comm = tm->t_part;
   res->t_compute = res->t_med - res->t_comm;
   res->t_limit = tm->t_limit;
-  double bytes = (double)TL_MPI_BENCH_WORDS * sizeof(double) * (double)res->n * (double)res->nsys;
+  res->words = words;
+  double bytes = words * sizeof(double) * (double)res->n * (double)res->nsys;
   res->gbs = bytes / res->t_med * 1e-9;
   res->limit_gbs = bytes / res->t_limit * 1e-9;
 }
@@ -248,7 +250,7 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
     tl_mpi_batch_free(&local);
     return st;
   }
-  summarise(res, &tm);
+  summarise(res, &tm, TL_MPI_BENCH_WORDS);
   st = ts.status;
   res->status = st;
   if (st != TL_OK)
@@ -337,7 +339,7 @@ static int packed_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_be
   if (st == TL_OK && k.status != TL_OK)
     st = k.status, *info = k.info;
   if (st == TL_OK)
-    summarise(res, &tm);
+    summarise(res, &tm, TL_MPI_BENCH_WORDS);
   res->status = st;
 out:
   free(plain);
@@ -345,13 +347,18 @@ out:
   return st;
 }
 
-int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,
-                        tl_mpi_bench_result *res, tl_info *info)
+/* A measurement made by rank 0 alone with `threads` threads while the
+ * other ranks wait in a quiet barrier; every rank gets its result. */
+typedef int (*on_root_fn)(int threads, const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
+                          tl_info *info);
+
+static int root_alone(MPI_Comm comm, const char *name, on_root_fn fn, int threads,
+                      const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res, tl_info *info)
 {
   int rank;
   MPI_Comm_rank(comm, &rank);
   memset(res, 0, sizeof *res);
-  snprintf(res->name, sizeof res->name, "omp_packed");
+  snprintf(res->name, sizeof res->name, "%s", name);
   res->ranks = threads;
   res->n = cfg->n;
   res->nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1;
@@ -359,12 +366,197 @@ int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *c
   int st = TL_OK;
   tl_mpi_quiet_barrier(comm);
   if (rank == 0)
-    st = packed_on_root(threads, cfg, res, info);
+    st = fn(threads, cfg, res, info);
   tl_mpi_quiet_barrier(comm);
   /* Everyone gets rank 0's numbers (the struct holds no pointers). */
   MPI_Bcast(res, (int)sizeof *res, MPI_BYTE, 0, comm);
   MPI_Bcast(&st, 1, MPI_INT, 0, comm);
   return st;
+}
+
+int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,
+                        tl_mpi_bench_result *res, tl_info *info)
+{
+  return root_alone(comm, "omp_packed", packed_on_root, threads, cfg, res, info);
+}
+
+/* ---------------------------------------------------------------- */
+/* The compact scheme: DistD2 across ranks against the fused kernel     */
+
+/* The sixth-order compact first derivative of paper 000 (Lele's
+ * tridiagonal scheme, alpha = 1/3), periodic, h = 1/n: the matrix
+ * [1/3, 1, 1/3] and the 5-point stencil of u on the right. */
+static void lele6(size_t n, double st[5])
+{
+  double h = 1.0 / (double)n, ca = 14.0 / 9.0, cb = 1.0 / 9.0;
+  st[0] = -cb / (4 * h), st[1] = -ca / (2 * h), st[2] = 0, st[3] = ca / (2 * h);
+  st[4] = cb / (4 * h);
+}
+
+/* A slice plan of rows [begin, begin + m) of that matrix, or (whole) the
+ * plan of one partition of all n rows. */
+static int lele6_plan(tl_distd2_plan *plan, size_t n, int whole, size_t begin, size_t m,
+                      tl_info *info)
+{
+  double *abc = tl_alloc(3 * m, sizeof *abc);
+  if (!abc)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for the plan");
+  for (size_t j = 0; j < m; j++)
+    abc[j] = 1.0 / 3, abc[m + j] = 1.0, abc[2 * m + j] = 1.0 / 3;
+  int st = whole ? tl_distd2_plan_create_d(plan, n, 1, 1, NULL, abc, abc + m, abc + 2 * m, info)
+               : tl_distd2_plan_slice_d(plan, n, 1, begin, m, abc, abc + m, abc + 2 * m, info);
+  free(abc);
+  return st;
+}
+
+/* u of system s at global row i: a smooth periodic field. */
+static double wave(size_t s, size_t i, size_t n)
+{
+  return sin(6.283185307179586 * (double)((s % 7 + 1) * i) / (double)n);
+}
+
+typedef struct timed_compact {
+  MPI_Comm comm;
+  const tl_distd2_plan *plan;
+  double st[5];
+  size_t nsys, sz, rounds, own;
+  double *u, *du; /* u: m + 4 rows per group (ghosts), du: m rows */
+  int status;
+  tl_info info;
+  double comm_s;
+} timed_compact;
+
+static int compact_mpi_step(void *arg)
+{
+  timed_compact *k = arg;
+  k->status = tl_mpi_distd2_compact_sz(k->comm, k->plan, k->st, k->nsys, k->sz, k->rounds, k->u,
+                                       k->du, TL_DISTD2_DEFAULT_TOL, NULL, &k->comm_s, &k->info);
+  return k->status;
+}
+
+static int compact_cpu_step(void *arg)
+{
+  timed_compact *k = arg;
+  k->status = tl_cpu_compact_sz_d(k->plan, k->st, k->nsys, k->sz, k->u, k->du, &k->info);
+  return k->status;
+}
+
+/* The compact kernels' limit: read u, write du (2 words per unknown). */
+static int compact_stream_step(void *arg)
+{
+  timed_compact *k = arg;
+  tl_cpu_stream_copy_d(k->own, k->u, k->du);
+  return TL_OK;
+}
+
+static void compact_sync(void *arg)
+{
+  tl_mpi_quiet_barrier(((timed_compact *)arg)->comm);
+}
+
+static void compact_slowest(void *arg, double t[3])
+{
+  MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_compact *)arg)->comm);
+}
+
+int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_config *cfg,
+                         tl_mpi_bench_result *res, tl_info *info)
+{
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  memset(res, 0, sizeof *res);
+  snprintf(res->name, sizeof res->name, round_groups ? "distd2_compact_r%zu" : "distd2_compact",
+           round_groups);
+  res->ranks = P;
+  res->n = cfg->n;
+  res->nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1;
+  res->residual = NAN;
+  size_t begin, m;
+  tl_mpi_even_slice(res->n, P, rank, &begin, &m);
+  timed_compact k = {.comm = comm, .nsys = res->nsys, .rounds = round_groups};
+  k.sz = tl_cpu_sz_default(m, sizeof(double));
+  lele6(res->n, k.st);
+  size_t groups = (k.nsys + k.sz - 1) / k.sz;
+  k.own = groups * k.sz * m;
+  tl_distd2_plan plan;
+  memset(&plan, 0, sizeof plan);
+  int st = m >= 2 ? lele6_plan(&plan, res->n, 0, begin, m, info)
+                  : TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "bench: fewer than 2 rows per rank");
+  k.plan = &plan;
+  k.u = st == TL_OK ? tl_alloc(groups * (m + 4) * k.sz, sizeof(double)) : NULL;
+  k.du = st == TL_OK ? tl_alloc(k.own, sizeof(double)) : NULL;
+  int ok = k.u && k.du, all;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (all) {
+    for (size_t s = 0; s < k.nsys; s++) /* own rows 2 .. m+1 of each group */
+      for (size_t j = 0; j < m; j++)
+        k.u[((s / k.sz) * (m + 4) + j + 2) * k.sz + s % k.sz] = wave(s, begin + j, res->n);
+    tl_bench_steps steps = {.limit = compact_stream_step, .run = compact_mpi_step,
+                            .sync = compact_sync, .combine = compact_slowest, .part = &k.comm_s};
+    tl_bench_timing tm;
+    st = tl_bench_time_steps(&steps, &k, cfg->reps > 0 ? cfg->reps : 1, &tm, info);
+    if (st == TL_OK) {
+      summarise(res, &tm, TL_MPI_BENCH_COMPACT_WORDS);
+      res->status = k.status;
+      if (k.status != TL_OK)
+        snprintf(res->msg, sizeof res->msg, "%s", k.info.msg);
+    }
+  } else if (st == TL_OK) {
+    st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for the compact batch");
+  }
+  int worst;
+  MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst != TL_OK && st == TL_OK)
+    st = TL_FAIL(info, worst, -1, -1, "", "bench: the compact batch failed on another rank");
+  tl_distd2_plan_destroy(&plan);
+  free(k.u);
+  free(k.du);
+  return st;
+}
+
+/* Rank 0's half of tl_mpi_bench_compact_packed. */
+static int compact_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
+                           tl_info *info)
+{
+  size_t n = res->n;
+  timed_compact k = {.nsys = res->nsys, .sz = tl_cpu_sz_default(n, sizeof(double))};
+  lele6(n, k.st);
+  k.own = tl_cpu_packed_count(n, k.nsys, k.sz);
+  tl_distd2_plan plan;
+  memset(&plan, 0, sizeof plan);
+  int st = lele6_plan(&plan, n, 1, 0, n, info);
+  k.plan = &plan;
+  k.u = st == TL_OK ? tl_alloc(k.own, sizeof(double)) : NULL;
+  k.du = st == TL_OK ? tl_alloc(k.own, sizeof(double)) : NULL;
+  if (st == TL_OK && (!k.u || !k.du))
+    st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for the compact batch");
+  if (st == TL_OK) {
+    for (size_t s = 0; s < k.nsys; s++)
+      for (size_t i = 0; i < n; i++)
+        k.u[((s / k.sz) * n + i) * k.sz + s % k.sz] = wave(s, i, n);
+    int before = tl_cpu_threads();
+    tl_cpu_set_threads(threads);
+    tl_bench_timing tm;
+    st = tl_bench_time(NULL, compact_stream_step, compact_cpu_step, &k,
+                       cfg->reps > 0 ? cfg->reps : 1, &tm, info);
+    tl_cpu_set_threads(before);
+    if (st == TL_OK && k.status != TL_OK)
+      st = k.status, *info = k.info;
+    if (st == TL_OK)
+      summarise(res, &tm, TL_MPI_BENCH_COMPACT_WORDS);
+  }
+  res->status = st;
+  tl_distd2_plan_destroy(&plan);
+  free(k.u);
+  free(k.du);
+  return st;
+}
+
+int tl_mpi_bench_compact_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,
+                                tl_mpi_bench_result *res, tl_info *info)
+{
+  return root_alone(comm, "omp_compact", compact_on_root, threads, cfg, res, info);
 }
 
 /* ---------------------------------------------------------------- */

@@ -199,6 +199,23 @@ int main(void)
   EXPECT(mpi_rows == (int)nalgo && ok_rows == mpi_rows && openmp_rows == 1 && model_rows == 1,
          "bench CSV: %d mpi rows (%d ok) of %zu algorithms, %d openmp, %d model", mpi_rows,
          ok_rows, nalgo, openmp_rows, model_rows);
+  /* --compact: DistD2's compact entry (two ways) and the fused kernel,
+   * rows with a status (128 rows per rank: DistD2 drops nothing). */
+  snprintf(args, sizeof args,
+           "bench --n 256 --unknowns 8192 --reps 1 --algo pdd --no-packed --no-pingpong --compact "
+           "--csv %s/compact.csv",
+           tmpdir);
+  rc = run(2, args, &lines, first, sizeof first);
+  EXPECT(rc == 0, "bench --compact: exit %d (%s)", rc, first);
+  snprintf(path, sizeof path, "%s/compact.csv", tmpdir);
+  int compact_ok = 0;
+  if ((csv = fopen(path, "r")) != NULL) {
+    while (fgets(row, sizeof row, csv))
+      compact_ok += (!strncmp(row, "mpi-compact,", 12) || !strncmp(row, "openmp-compact,", 15)) &&
+                    strstr(row, ",ok,") != NULL;
+    fclose(csv);
+  }
+  EXPECT(compact_ok == 3, "bench --compact: %d of 3 compact rows ok", compact_ok);
   rc = run(2, "bench --reps 0", &lines, first, sizeof first);
   EXPECT(rc == 1 && lines == 1 && strstr(first, "--reps"), "bench --reps 0: exit %d, %d lines",
          rc, lines);

@@ -860,15 +860,26 @@ static TL_CPU_INLINE void FN(rows_forward)(int reg, size_t n, size_t np, size_t 
   }
   if (reg)
     FN(dom_tile)(ta, tb, tc, i0, rows, n, &f->dom);
-  for (size_t r = 0; r < rows; r++) {
-    size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
-    if (i == 0)
-      FN(row_first)(tb, tc, td, cp + p * SZ, dp + p * SZ, f->chk[0]);
-    else
-      FN(row_next)
-    (ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ, cp + TL_CPU_POS(i - 1, f->rev, np) * SZ,
-     dp + TL_CPU_POS(i - 1, f->rev, np) * SZ, cp + p * SZ, dp + p * SZ, f->chk[0]);
+  /* The recurrence carries c' and d' of the previous row in locals
+   * (registers) rather than reading back what it just stored: the chain
+   * of dependent operations per row is then a multiply-add, a division
+   * and a multiplication, with no store-to-load delay. */
+  T pc[SZ], pd[SZ], chk[SZ];
+  size_t r0 = 0;
+  memcpy(chk, f->chk[0], sizeof chk);
+  if (i0 == 0) {
+    size_t p = TL_CPU_POS(0, f->rev, np);
+    FN(row_first)(tb, tc, td, cp + p * SZ, dp + p * SZ, chk);
+    r0 = 1;
   }
+  size_t pm = TL_CPU_POS(i0 + r0 - 1, f->rev, np);
+  memcpy(pc, cp + pm * SZ, sizeof pc), memcpy(pd, dp + pm * SZ, sizeof pd);
+  for (size_t r = r0; r < rows; r++) {
+    size_t p = TL_CPU_POS(i0 + r, f->rev, np);
+    FN(row_next)(ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ, pc, pd, pc, pd, chk);
+    memcpy(cp + p * SZ, pc, sizeof pc), memcpy(dp + p * SZ, pd, sizeof pd);
+  }
+  memcpy(f->chk[0], chk, sizeof chk);
 }
 
 /* Backward step k: tile nt-1-k, its rows from the last, then transposed out. */
@@ -876,16 +887,18 @@ static TL_CPU_INLINE void FN(rows_backward)(size_t n, size_t np, size_t k, FN(fl
                                             const T *cp, const T *dp)
 {
   size_t t = np / XT - 1 - k, i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT;
-  T tx[XT * SZ];
-  for (size_t r = rows; r-- > 0;) { /* x of row i + 1: the tile's next row, or the carry */
+  T tx[XT * SZ], xr[SZ], chk[SZ]; /* xr: x of row i + 1, in registers */
+  memcpy(xr, f->xr[0], sizeof xr), memcpy(chk, f->chk[0], sizeof chk);
+  for (size_t r = rows; r-- > 0;) {
     size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
-    const T *x1 = r + 1 < rows ? tx + (r + 1) * SZ : f->xr[0];
     if (i + 1 == n)
-      FN(row_copy_check)(dp + p * SZ, tx + r * SZ, f->chk[0]);
+      FN(row_copy_check)(dp + p * SZ, xr, chk);
     else
-      FN(row_back)(cp + p * SZ, dp + p * SZ, x1, tx + r * SZ, f->chk[0]);
+      FN(row_back)(cp + p * SZ, dp + p * SZ, xr, xr, chk);
+    memcpy(tx + r * SZ, xr, sizeof xr);
   }
-  memcpy(f->xr[0], tx, sizeof f->xr[0]); /* row i0 carries into the tile below */
+  memcpy(f->xr[0], xr, sizeof xr); /* row i0 carries into the tile below */
+  memcpy(f->chk[0], chk, sizeof chk);
   FN(tile_store)(tx, f->q[0].lane, f->q[0].valid, rows, f->x + f->q[0].off + i0);
 }
 

@@ -821,15 +821,18 @@ static TL_CPU_INLINE void FN(rows_prefetch)(size_t n, size_t np, size_t t, const
   size_t ln = f->q[0].lane, base = f->q[0].off, r0 = (k + 1) * xc;
   if (r0 >= n) /* the last chunk: the next group's first */
     base += SZ * ln, r0 = 0;
-  size_t per_line = xc / TILE, per_step = SZ * per_line / steps;
+  size_t per_line = xc / TILE, per_step = SZ * per_line / steps, q = j * per_step;
+  size_t line = q / per_line, e = q % per_line; /* this step's first cache line */
   const T *pa = f->a + base + r0, *pb = f->b + base + r0, *pc = f->c + base + r0;
   const T *pd = f->d + base + r0;
   for (size_t u = 0; u < per_step; u++) {
-    size_t q = j * per_step + u, o = (q / per_line) * ln + (q % per_line) * TILE;
+    size_t o = line * ln + e * TILE;
     TL_CPU_PREFETCH(pa + o, 0);
     TL_CPU_PREFETCH(pb + o, 0);
     TL_CPU_PREFETCH(pc + o, 0);
     TL_CPU_PREFETCH(pd + o, 1);
+    if (++e == per_line)
+      e = 0, line++;
   }
 }
 

@@ -10,7 +10,12 @@
  *  - DistD2's compact-scheme entry point on SZ-packed slices
  *    (tl_mpi_distd2_compact_sz) against the simulated fused solve
  *    (tl_distd2_solve_stencil_d) with the same slices, its ledger (the
- *    model plus the halo), and a bad argument on one rank only.
+ *    model plus the halo), and a bad argument on one rank only;
+ *  - a breakdown inside the reduced solve, which only the ranks' joint
+ *    rows meet: every algorithm with a reduced system (ptdma, nshaped,
+ *    hybrid_pcr, tridsolver's direct strategies) on a batch whose middle
+ *    system is singular, two rows per rank, reported as the simulated
+ *    reference reports it (status, system, row, message) on every rank.
  *
  * Run under mpirun with 1..7 ranks. */
 #include <math.h>
@@ -24,8 +29,14 @@
 #include "tridlab/part_distd2.h"
 #include "tridlab/tridlab.h"
 
-/* A strictly dominant batch on rank 0 (|b| >= 8 (|a| + |c|)). */
-static void *make_batch(tl_batch *sys, size_t n, size_t nsys, int periodic, uint64_t seed)
+/* A strictly dominant batch on rank 0 (|b| >= 8 (|a| + |c|)); with
+ * `singular`, its middle system is the Neumann Laplacian [-1, 2, -1]
+ * with b = 1 in the first and last rows (not periodic): singular, every
+ * proper principal block nonsingular, so with two rows per rank the
+ * local phases go through and the reduced system meets an exactly zero
+ * pivot. */
+static void *make_batch(tl_batch *sys, size_t n, size_t nsys, int periodic, uint64_t seed,
+                        int singular)
 {
   double *m = calloc(4 * n * nsys, sizeof *m);
   memset(sys, 0, sizeof *sys);
@@ -38,6 +49,11 @@ static void *make_batch(tl_batch *sys, size_t n, size_t nsys, int periodic, uint
     m[n * nsys + k] = 8 + tl_rng_uniform(&rng, 0, 1);
     m[2 * n * nsys + k] = (periodic || k % n + 1 < n) ? tl_rng_uniform(&rng, -1, 1) : 0.0;
     m[3 * n * nsys + k] = tl_rng_uniform(&rng, -1, 1);
+  }
+  for (size_t i = 0, o = nsys / 2 * n; singular && i < n; i++) {
+    m[o + i] = i ? -1 : 0;
+    m[n * nsys + o + i] = i == 0 || i + 1 == n ? 1 : 2;
+    m[2 * n * nsys + o + i] = i + 1 < n ? -1 : 0;
   }
   return m;
 }
@@ -56,20 +72,20 @@ static int close_to(const double *x, const double *y, size_t count)
 /* One algorithm with one parameter setting, across the ranks and
  * simulated with the same slices. */
 static void param_case(mpi_check *mc, const char *name, const char *param, int periodic,
-                       size_t nsys, const size_t *slices, size_t n)
+                       size_t nsys, const size_t *slices, size_t n, int singular)
 {
-  mc_case(mc, "%s %s P=%d n=%zu nsys=%zu%s", name, param, mc->size, n, nsys,
-          periodic ? " periodic" : "");
+  mc_case(mc, "%s %s P=%d n=%zu nsys=%zu%s%s", name, param ? param : "", mc->size, n, nsys,
+          periodic ? " periodic" : "", singular ? " middle system singular" : "");
   const tl_mpi_algorithm *algo = tl_mpi_find(name);
   tl_batch sys = {0};
-  void *mem = mc->rank == 0 ? make_batch(&sys, n, nsys, periodic, 77 + nsys) : NULL;
+  void *mem = mc->rank == 0 ? make_batch(&sys, n, nsys, periodic, 77 + nsys, singular) : NULL;
   tl_info info, sinfo;
   tl_mpi_batch local;
   MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &sys, slices, &local, &info) == TL_OK, "scatter");
   tl_options opt;
   tl_options_init(&opt);
-  MC_EXPECT(mc, tl_options_set_param_kv(&opt, algo->reference, param, &info) == TL_OK, "%s",
-            info.msg);
+  MC_EXPECT(mc, !param || tl_options_set_param_kv(&opt, algo->reference, param, &info) == TL_OK,
+            "%s", info.msg);
   tl_ledger mine, all, sim, model;
   tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&sim), tl_ledger_init(&model);
   opt.ledger = &mine;
@@ -83,6 +99,11 @@ static void param_case(mpi_check *mc, const char *name, const char *param, int p
     int sst = tl_solve(algo->reference, &sys, x_sim, &opt, &sinfo);
     MC_EXPECT(mc, sst == st && strcmp(sinfo.msg, info.msg) == 0, "%s '%s', simulated %s '%s'",
               tl_status_name(st), info.msg, tl_status_name(sst), sinfo.msg);
+    MC_EXPECT(mc, st == TL_OK || (info.system == sinfo.system && info.row == sinfo.row),
+              "system %ld row %ld, simulated %ld, %ld", info.system, info.row, sinfo.system,
+              sinfo.row);
+    MC_EXPECT(mc, !singular || (st == TL_ERR_BREAKDOWN && info.system == (long)(nsys / 2)),
+              "the singular system: %s in system %ld", tl_status_name(st), info.system);
     MC_EXPECT(mc, !tl_status_has_solution(st) || close_to(x_all, x_sim, n * nsys), "x differs");
     char why[512];
     if (st == TL_OK) {
@@ -236,7 +257,19 @@ int main(int argc, char **argv)
       {"ptdma", "flavour=combined"}, {"ptdma", "flavour=split"}, {"its", "J=24"}, {"its", "J=4"}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
     for (int periodic = 0; periodic < 2; periodic++)
-      param_case(&mc, cases[k][0], cases[k][1], periodic, periodic ? 1 : 5, uneven, n);
+      param_case(&mc, cases[k][0], cases[k][1], periodic, periodic ? 1 : 5, uneven, n, 0);
+  /* The reduced solve breaks down: two rows per rank. */
+  static const char *const reduced[][2] = {
+      {"ptdma", "flavour=split"},         {"ptdma", "flavour=combined"},
+      {"nshaped", "levels=1"},            {"hybrid_pcr", NULL},
+      {"tridsolver", "reduced=allgather"}, {"tridsolver", "reduced=gather_scatter"},
+      {"tridsolver", "reduced=pcr"}};
+  size_t *two = malloc((size_t)mc.size * sizeof *two);
+  for (int r = 0; r < mc.size; r++)
+    two[r] = 2;
+  for (size_t k = 0; k < sizeof reduced / sizeof reduced[0]; k++)
+    param_case(&mc, reduced[k][0], reduced[k][1], 0, 3, two, 2 * (size_t)mc.size, 1);
+  free(two);
   for (int periodic = 0; periodic < 2; periodic++)
     compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0);
   compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0); /* rounds of 2 groups: 3 rounds */

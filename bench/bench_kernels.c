@@ -122,6 +122,14 @@ static void limit_abcd(tl_bench_ctx *r)
     tl_cpu_stream_abcd_d(r->unknowns, m->a, m->b, m->c, m->d);
 }
 
+/* The registry backends read d0 and write x = d (tl_solve's x may not
+ * overlap its input): the stream of that pattern. */
+static void limit_abcdx(tl_bench_ctx *r)
+{
+  tl_bench_buffers *m = r->m;
+  tl_cpu_stream_abcdx_d(r->unknowns, m->a, m->b, m->c, m->d0, m->d);
+}
+
 static void limit_stencil(tl_bench_ctx *r)
 {
   size_t groups = r->nsys / r->sz;
@@ -280,6 +288,7 @@ static void run_registry_periodic(tl_bench_ctx *r)
 }
 
 #define ABCD "read a b c, read-write d (tl_cpu_stream_abcd)"
+#define ABCDX "read a b c d, write a separate x (tl_cpu_stream_abcdx)"
 static const tl_bench_kernel kernels[] = {
     {"thomas_sz", "SZ-packed in-place Thomas", "read a b c d, write d", 5, ABCD, 0, 1, 0,
      run_thomas_sz, limit_abcd, tl_bench_restore_d, 0},
@@ -300,9 +309,10 @@ static const tl_bench_kernel kernels[] = {
     {"gtsv_loop", "LAPACK DGTSV / SGTSV, one system after another (moves more)",
      "read a b c d, write d", 5, ABCD, 0, 0, 0, run_gtsv_loop, limit_abcd, restore_lapack, 1},
     {"thomas_cpu", "the registry backend through tl_solve: input and domain checks, solve",
-     "read a b c d, write x", 5, ABCD, 0, 0, 1, run_registry, limit_abcd, restore_registry, 0},
+     "read a b c d, write x", 5, ABCDX, 0, 0, 1, run_registry, limit_abcdx, restore_registry, 0},
     {"thomas_periodic_cpu", "the periodic registry backend through tl_solve",
-     "read a b c d, write x", 5, ABCD, 0, 0, 1, run_registry_periodic, limit_abcd, no_restore, 0},
+     "read a b c d, write x", 5, ABCDX, 0, 0, 1, run_registry_periodic, limit_abcdx, no_restore,
+     0},
 };
 
 const tl_bench_kernel *tl_bench_kernels(size_t *count)

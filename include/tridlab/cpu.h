@@ -248,6 +248,10 @@ void tl_cpu_stream_copy_f(size_t count, const float *src, float *dst);
 void tl_cpu_stream_abcd_d(size_t count, const double *a, const double *b, const double *c,
                           double *d);
 void tl_cpu_stream_abcd_f(size_t count, const float *a, const float *b, const float *c, float *d);
+/* The traffic of Thomas into a separate x, as tl_solve's backends
+ * write it: read a, b, c, d, write x (x may not overlap d). */
+void tl_cpu_stream_abcdx_d(size_t count, const double *a, const double *b, const double *c,
+                           const double *d, double *x);
 /* The traffic of the fused compact solve: read u, write du (a 5-point
  * stencil inside each group of rows of length n*sz, wrapping). */
 void tl_cpu_stream_stencil_d(size_t n, size_t ngroups, size_t sz, const double st[5],

@@ -57,6 +57,32 @@ void tl_cpu_stream_copy_f(size_t count, const float *src, float *dst)
 TL_CPU_STREAM_ABCD(tl_cpu_stream_abcd_d, double)
 TL_CPU_STREAM_ABCD(tl_cpu_stream_abcd_f, float)
 
+/* Thomas into a separate x (tl_solve's contract: x may not overlap d):
+ * read a, b, c, d, write x; the same blocks and prefetch. */
+void tl_cpu_stream_abcdx_d(size_t count, const double *a, const double *b, const double *c,
+                           const double *d, double *x)
+{
+#pragma omp parallel
+  {
+    size_t k0, k1, ahead = TL_CPU_STREAM_PF / sizeof(double);
+    tl_cpu_my_share(count, &k0, &k1);
+    for (size_t k = k0; k < k1; k += 64) {
+      size_t e = k1 - k < 64 ? k1 : k + 64;
+      if (k + ahead + 64 <= k1)
+        for (size_t q = 0; q < 64; q += 64 / sizeof(double)) {
+          TL_CPU_PREFETCH(a + k + ahead + q, 0);
+          TL_CPU_PREFETCH(b + k + ahead + q, 0);
+          TL_CPU_PREFETCH(c + k + ahead + q, 0);
+          TL_CPU_PREFETCH(d + k + ahead + q, 0);
+          TL_CPU_PREFETCH(x + k + ahead + q, 1);
+        }
+#pragma omp simd
+      for (size_t i = k; i < e; i++)
+        x[i] = (d[i] - a[i] * c[i]) * b[i];
+    }
+  }
+}
+
 /* The fused compact solve moves: read u, write du, one group of n rows
  * of sz values after another; the stencil wraps inside the group; the
  * same software prefetch as the kernel. Only the two rows at each end

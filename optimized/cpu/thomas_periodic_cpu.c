@@ -278,12 +278,34 @@ static int FN(periodic_packed)(size_t n, size_t nsys, const T *a, const T *b, co
 static void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
 {
   static const T pad[4] = {0, 1, 0, 0};
-  for (int k = 0; k < 4; k++)
-    for (size_t l = 0; l < SZ; l++) {
-      T *q = w + (size_t)k * n * SZ + l;
-      for (size_t i = 0; i < n; i++)
-        q[i * SZ] = l < valid ? src[k][l * n + i] : pad[k];
-    }
+  for (int k = 0; k < 4; k++) {
+    T *q = w + (size_t)k * n * SZ;
+    size_t i0 = 0;
+#ifdef TL_CPU_SHUFFLE
+    if (valid == SZ) /* a full group: 8 lines x 8 rows per register transpose */
+      for (; i0 + 8 <= n; i0 += 8)
+        for (size_t l = 0; l < SZ; l += 8)
+          tl_cpu_transpose8_d(src[k] + l * n + i0, n, q + i0 * SZ + l, SZ);
+#endif
+    for (size_t l = 0; l < SZ; l++)
+      for (size_t i = i0; i < n; i++)
+        q[i * SZ + l] = l < valid ? src[k][l * n + i] : pad[k];
+  }
+}
+
+/* The inverse for x: line l of the group, row i = pd[i SZ + l]. */
+static void FN(unpack_lines)(size_t n, size_t valid, const T *pd, T *x)
+{
+  size_t i0 = 0;
+#ifdef TL_CPU_SHUFFLE
+  if (valid == SZ)
+    for (; i0 + 8 <= n; i0 += 8)
+      for (size_t l = 0; l < SZ; l += 8)
+        tl_cpu_transpose8_d(pd + i0 * SZ + l, SZ, x + l * n + i0, n);
+#endif
+  for (size_t l = 0; l < valid; l++)
+    for (size_t i = i0; i < n; i++)
+      x[l * n + i] = pd[i * SZ + l];
 }
 
 /* 1 when every lane of a packed group (a, b, c at w) is strictly
@@ -317,6 +339,27 @@ static int FN(group_strict_dd)(size_t n, const T *w)
  * batch. TL_ERR_BREAKDOWN when any lane was flagged or a group is not
  * strictly dominant (the caller lets the reference decide), TL_ERR_NOMEM
  * without scratch. */
+/* A thread's groups g0 .. g1-1 through its scratch w (6 n SZ values);
+ * nonzero when one was flagged or is outside the kernel's domain. Built
+ * for each vector width (TL_CPU_CLONES), the transposes included. */
+TL_CPU_CLONES static uint64_t FN(periodic_share)(size_t n, size_t nsys, size_t g0, size_t g1,
+                                                 const T *a, const T *b, const T *c, const T *d,
+                                                 T *x, T *w)
+{
+  uint64_t bad = 0;
+  for (size_t g = g0; g < g1; g++) {
+    size_t o = g * SZ * n, valid = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
+    const T *src[4] = {a + o, b + o, c + o, d + o};
+    T *pd = w + 3 * n * SZ;
+    FN(pack_lines)(n, valid, src, w);
+    if (!FN(group_strict_dd)(n, w))
+      return 1; /* outside the kernel's domain: the reference decides */
+    bad |= FN(periodic_group)(n, w, w + n * SZ, w + 2 * n * SZ, pd, w + 4 * n * SZ, w + 5 * n * SZ);
+    FN(unpack_lines)(n, valid, pd, x + o);
+  }
+  return bad;
+}
+
 static int FN(periodic_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
                               T *x)
 {
@@ -328,21 +371,8 @@ static int FN(periodic_lines)(size_t n, size_t nsys, const T *a, const T *b, con
     uint64_t bad = 0;
     tl_cpu_my_share(groups, &g0, &g1);
     T *w = g0 < g1 ? tl_cpu_scratch(6 * n * SZ, sizeof(T)) : NULL;
-    for (size_t g = g0; w && g < g1; g++) {
-      size_t o = g * SZ * n, valid = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
-      const T *src[4] = {a + o, b + o, c + o, d + o};
-      T *pd = w + 3 * n * SZ;
-      FN(pack_lines)(n, valid, src, w);
-      if (!FN(group_strict_dd)(n, w)) {
-        bad = 1; /* outside the kernel's domain: the reference decides */
-        break;
-      }
-      bad |=
-          FN(periodic_group)(n, w, w + n * SZ, w + 2 * n * SZ, pd, w + 4 * n * SZ, w + 5 * n * SZ);
-      for (size_t l = 0; l < valid; l++)
-        for (size_t i = 0; i < n; i++)
-          x[o + l * n + i] = pd[i * SZ + l];
-    }
+    if (w)
+      bad = FN(periodic_share)(n, nsys, g0, g1, a, b, c, d, x, w);
     if ((g0 < g1 && !w) || bad) {
 #pragma omp critical(tl_cpu_periodic_lines)
       st = st == TL_ERR_NOMEM || !w ? TL_ERR_NOMEM : TL_ERR_BREAKDOWN;

@@ -152,21 +152,29 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * exactly zero only in the reference's rounding is not seen, as for the
  * registry's thomas_cpu. */
 
-/* One kernel solve of the slice's blocks (a, b, c), right-hand sides rhs
- * into sol (may be rhs); systems flagged 1 are marked in redo. 0 when
- * the kernel could not run. */
-static int lines(const tl_mpi_batch *sl, const double *a, const double *b, const double *c,
+/* One kernel solve of k systems of m rows (a, b, c), right-hand sides
+ * rhs into sol (may be rhs); systems flagged 1 are marked in redo. 0
+ * when the kernel could not run. */
+static int lines(size_t m, size_t k, const double *a, const double *b, const double *c,
                  const double *rhs, double *sol, unsigned char *flag, unsigned char *redo)
 {
   tl_info ti;
   tl_info_clear(&ti);
-  if (tl_cpu_thomas_lines_d(sl->m, sl->nsys, a, b, c, rhs, sol, flag, &ti) != TL_OK)
+  if (tl_cpu_thomas_lines_d(m, k, a, b, c, rhs, sol, flag, &ti) != TL_OK)
     return 0;
-  for (size_t s = 0; s < sl->nsys; s++)
+  for (size_t s = 0; s < k; s++)
     if (flag[s] == 1)
       redo[s] = 1;
   return 1;
 }
+
+/* The spikes go through a scratch of a few SIMD groups of systems at a
+ * time (about 2^15 entries per array), reused: the right-hand sides and
+ * the mirrored blocks stay in cache, and no batch-sized buffer is taken
+ * and touched anew on every solve (measured: its first touch cost more
+ * than the solves). */
+#define SPIKE_CHUNK_ENTRIES ((size_t)1 << 15)
+#define SPIKE_GROUP 16 /* the kernel's systems per SIMD group */
 
 /* y into x for every system; with spikes (PDD), v and w into each
  * system's pt. Marks in redo the systems for the reference (all of them
@@ -174,44 +182,49 @@ static int lines(const tl_mpi_batch *sl, const double *a, const double *b, const
 static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t m = sl->m, nsys = sl->nsys, cnt = m * nsys;
+  size_t m = sl->m, nsys = sl->nsys;
   const double *A = sl->a, *B = sl->b, *C = sl->c;
   int left = spikes && r->ex->rank > 0, right = spikes && r->ex->rank + 1 < r->ex->size;
+  size_t chunk = m ? SPIKE_CHUNK_ENTRIES / m / SPIKE_GROUP * SPIKE_GROUP : 0;
+  chunk = chunk < SPIKE_GROUP ? SPIKE_GROUP : chunk;
+  chunk = chunk > nsys ? nsys : chunk;
   unsigned char *flag = tl_alloc(nsys, 1);
-  double *buf = left || right ? tl_alloc(cnt, sizeof *buf) : NULL;
-  double *mir = right ? tl_alloc(3 * cnt, sizeof *mir) : NULL;
-  int ok = m > 0 && flag && (buf || !(left || right)) && (mir || !right);
-  ok = ok && lines(sl, A, B, C, sl->d, r->x, flag, redo);
-  if (ok && left) { /* v: the right-hand side a[0] e_0, solved in place */
-    for (size_t s = 0; s < nsys; s++)
-      buf[s * m] = A[s * m]; /* (the rest of buf is still 0 from tl_alloc) */
-    ok = lines(sl, A, B, C, buf, buf, flag, redo);
-    for (size_t s = 0; ok && s < nsys; s++)
-      if (!r->bad[s] && !redo[s])
-        memcpy(r->pt[s].v, buf + s * m, m * sizeof *buf);
-  }
-  if (ok && right) { /* w: the mirrored block, right-hand side c[m-1] e_0 */
-    double *ma = mir, *mb = mir + cnt, *mc = mir + 2 * cnt;
-    for (size_t s = 0; s < nsys; s++) {
-      size_t o = s * m, last = o + m - 1;
-      for (size_t t = 0; t < m; t++) {
-        ma[o + t] = C[last - t];
-        mb[o + t] = B[last - t];
-        mc[o + t] = A[last - t];
-        buf[o + t] = t ? 0.0 : C[last];
-      }
+  double *buf = left || right ? tl_alloc(4 * chunk * m, sizeof *buf) : NULL;
+  int ok = m > 0 && flag && (buf || !(left || right));
+  ok = ok && lines(m, nsys, A, B, C, sl->d, r->x, flag, redo);
+  for (size_t s0 = 0; ok && (left || right) && s0 < nsys; s0 += chunk) {
+    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m;
+    if (left) { /* v: the right-hand side a[0] e_0, solved in place */
+      memset(buf, 0, k * m * sizeof *buf);
+      for (size_t j = 0; j < k; j++)
+        buf[j * m] = A[o0 + j * m];
+      ok = lines(m, k, A + o0, B + o0, C + o0, buf, buf, flag, redo + s0);
+      for (size_t j = 0; ok && j < k; j++)
+        if (!r->bad[s0 + j] && !redo[s0 + j])
+          memcpy(r->pt[s0 + j].v, buf + j * m, m * sizeof *buf);
     }
-    ok = lines(sl, ma, mb, mc, buf, buf, flag, redo);
-    for (size_t s = 0; ok && s < nsys; s++)
-      if (!r->bad[s] && !redo[s])
-        for (size_t i = 0; i < m; i++)
-          r->pt[s].w[i] = buf[s * m + m - 1 - i];
+    if (ok && right) { /* w: the mirrored block, right-hand side c[m-1] e_0 */
+      double *ma = buf + chunk * m, *mb = ma + chunk * m, *mc = mb + chunk * m;
+      for (size_t j = 0; j < k; j++) {
+        size_t o = j * m, last = o0 + o + m - 1;
+        for (size_t t = 0; t < m; t++) {
+          ma[o + t] = C[last - t];
+          mb[o + t] = B[last - t];
+          mc[o + t] = A[last - t];
+          buf[o + t] = t ? 0.0 : C[last];
+        }
+      }
+      ok = lines(m, k, ma, mb, mc, buf, buf, flag, redo + s0);
+      for (size_t j = 0; ok && j < k; j++)
+        if (!r->bad[s0 + j] && !redo[s0 + j])
+          for (size_t i = 0; i < m; i++)
+            r->pt[s0 + j].w[i] = buf[j * m + m - 1 - i];
+    }
   }
   if (!ok)
     memset(redo, 1, nsys);
   free(flag);
   free(buf);
-  free(mir);
 }
 
 /* Phase 1 of PDD (rpdd = 0) or RPDD (rpdd = 1, with its J and tol) for

@@ -414,6 +414,12 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 33, 0, NULL, BREAKDOWN, 56 + k);
     case_param = NULL;
   }
+  /* 2048 rows per rank: PDD's spikes go 16 systems at a time (a scratch
+   * of 2^15 entries), so system 16 of 33 is in the second chunk. */
+  const tl_mpi_algorithm *pdd = tl_mpi_find("pdd");
+  static const twist chunked[] = {PLAIN, INNER, SPIKE};
+  for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)
+    run_case(&mc, pdd, TL_F64, 2048 * (size_t)P, 33, 0, NULL, chunked[k], 61 + k);
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_partition");
   MPI_Finalize();

@@ -420,6 +420,19 @@ int main(int argc, char **argv)
   static const twist chunked[] = {PLAIN, INNER, SPIKE};
   for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)
     run_case(&mc, pdd, TL_F64, 2048 * (size_t)P, 33, 0, NULL, chunked[k], 61 + k);
+  /* ITS's local solves go the same way (16-system chunks at 2048 rows
+   * per rank: system 16 of 33 in the second). On one rank the zero
+   * pivots reach the local solve, its fallback; on several, the window
+   * systems around the interfaces meet them first. */
+  const tl_mpi_algorithm *its = tl_mpi_find("its");
+  if (its) {
+    run_case(&mc, its, TL_F64, 40 * (size_t)P, 17, 0, NULL, PLAIN, 71);
+    run_case(&mc, its, TL_F64, 40 * (size_t)P, 17, 0, NULL, INNER, 72);
+    run_case(&mc, its, TL_F64, 2048 * (size_t)P, 33, 0, NULL, PLAIN, 73);
+    run_case(&mc, its, TL_F64, 2048 * (size_t)P, 33, 0, NULL, BREAKDOWN, 74);
+    run_case(&mc, its, TL_F64, 2048 * (size_t)P, 33, 0, NULL, INNER, 76);
+    run_case(&mc, its, TL_F64, n_uneven, 17, 0, uneven, INNER, 75);
+  }
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_partition");
   MPI_Finalize();

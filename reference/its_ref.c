@@ -398,23 +398,19 @@ void tl_its_exchange(tl_its_state *st)
 
 /* Alg. 1 steps 6-7: v~ (the identity row takes x~_{I_p}, the first row
  * moves a x~_{I_{p-1}} to the right), then N^p x^p = v~^p by Thomas. */
-int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,
-                       const double *c, const double *d, double *x, tl_info *info)
+void tl_its_local_system(const tl_its_state *st, int p, const double *a, const double *b,
+                         const double *c, const double *d, double *la, double *lb, double *lc,
+                         double *ld)
 {
-  size_t b0 = st->begin[p], m = st->begin[p + 1] - b0, P = (size_t)st->parts;
+  size_t m = st->begin[p + 1] - st->begin[p];
   int has_bottom = p < st->nif;
   int has_top = st->periodic ? (st->nif > 0) : p > 0;
-  double *w = tl_alloc(4 * m, sizeof(double));
-  if (!w)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory");
-  double *la = w, *lb = w + m, *lc = w + 2 * m, *ld = w + 3 * m;
   for (size_t r = 0; r < m; r++) { /* the partition's rows, from its first */
     la[r] = r > 0 ? a[r] : 0;
     lb[r] = b[r];
     lc[r] = r + 1 < m ? c[r] : 0;
     ld[r] = d[r];
   }
-  (void)P;
   if (has_top) /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
     ld[0] -= (st->at[p] + st->recv_b[p]) * a[0];
   if (has_bottom) { /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
@@ -424,6 +420,17 @@ int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const dou
   }
   if (m == 1 && !has_bottom && !has_top)
     lc[0] = 0;
+}
+
+int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,
+                       const double *c, const double *d, double *x, tl_info *info)
+{
+  size_t b0 = st->begin[p], m = st->begin[p + 1] - b0;
+  double *w = tl_alloc(4 * m, sizeof(double));
+  if (!w)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory");
+  double *la = w, *lb = w + m, *lc = w + 2 * m, *ld = w + 3 * m;
+  tl_its_local_system(st, p, a, b, c, d, la, lb, lc, ld);
   tl_info inner;
   tl_info_clear(&inner);
   int s = tl_thomas_ref_d(m, la, lb, lc, ld, x, &inner);

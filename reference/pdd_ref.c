@@ -223,6 +223,12 @@ int tl_pdd_ref_spike_breakdown_d(const tl_pdd_part_d *pt, long row, tl_info *inf
                  (long)pt->begin + row, pt->p);
 }
 
+void tl_pdd_ref_spike_lengths_d(tl_pdd_part_d *pt)
+{
+  pt->kv = pt->p > 0 ? pt->m : 0;             /* left spike from alpha = a[begin]  */
+  pt->kw = pt->p + 1 < pt->parts ? pt->m : 0; /* right spike from gamma = c[end-1] */
+}
+
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                        const double *d, double *x, tl_info *info)
 {
@@ -232,8 +238,7 @@ int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, cons
   if (st < 0)
     return st;
   long bad = -1;
-  pt->kv = pt->p > 0 ? m : 0;             /* left spike from alpha = a[begin]  */
-  pt->kw = pt->p + 1 < pt->parts ? m : 0; /* right spike from gamma = c[end-1] */
+  tl_pdd_ref_spike_lengths_d(pt);
   if (pt->kv)
     bad = whole_spike_first(m, a, b, c, pt->v, scratch);
   if (bad < 0 && pt->kw)

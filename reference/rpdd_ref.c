@@ -184,13 +184,21 @@ static void truncation_bound(tl_pdd_part_d *pt, const double *a, const double *c
 int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                         const double *d, double *x, size_t J, double tol, tl_info *info)
 {
-  size_t m = pt->m;
-  if (J > m)
+  if (J > pt->m)
     return j_too_large(info, J, pt);
   double *scratch;
   int st = tl_pdd_ref_local_y_d(pt, a, b, c, d, x, &scratch, info);
   if (st < 0)
     return st;
+  st = tl_rpdd_ref_spikes_d(pt, a, b, c, J, tol, scratch, info);
+  free(scratch);
+  return st;
+}
+
+int tl_rpdd_ref_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                         size_t J, double tol, double *scratch, tl_info *info)
+{
+  size_t m = pt->m;
   /* J = 0: grow each spike until its estimated tail is below tol. */
   size_t kmax = J ? J : m;
   double stop = J ? -1.0 : tol, eta_v = 0.0, eta_w = 0.0;
@@ -200,7 +208,6 @@ int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, con
     bad = tl_rpdd_ref_spike_first_d(m, a, b, c, kmax, stop, pt->v, &pt->kv, &eta_v, scratch);
   if (bad < 0 && pt->p + 1 < pt->parts)
     bad = tl_rpdd_ref_spike_last_d(m, a, b, c, kmax, stop, pt->w, &pt->kw, &eta_w, scratch);
-  free(scratch);
   if (bad >= 0)
     return tl_pdd_ref_spike_breakdown_d(pt, bad, info);
   tl_pdd_bound_local_d(pt, a, b, c);

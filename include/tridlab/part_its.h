@@ -119,6 +119,12 @@ void tl_its_partial(tl_its_state *st, int p, const double *d);
 void tl_its_exchange(tl_its_state *st);
 int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,
                        const double *c, const double *d, double *x, tl_info *info);
+/* The rows of N^p and its right-hand side v~^p (steps 6.1, 6.2), what
+ * tl_its_local_solve hands to Thomas, into la, lb, lc, ld (m entries
+ * each, m the partition's rows): for a caller that solves them itself. */
+void tl_its_local_system(const tl_its_state *st, int p, const double *a, const double *b,
+                         const double *c, const double *d, double *la, double *lb, double *lc,
+                         double *ld);
 
 /* The verdict from the numbers over all interfaces: the largest dropped
  * mass (at interface row drop_row), the largest bound and eps_c, whether

@@ -198,6 +198,10 @@ void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys);
 /* Phase 1: A_p [y v w] = [d_p, a[begin] e_0, c[end-1] e_{m-1}], full spikes. */
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                        const double *d, double *x, tl_info *info);
+/* The lengths of PDD's spikes that phase 1 computes: kv = m when p has a
+ * left neighbour, kw = m when it has a right one, else 0. (For a phase 1
+ * computed elsewhere: set these, the spikes and tl_pdd_bound_local_d.) */
+void tl_pdd_ref_spike_lengths_d(tl_pdd_part_d *pt);
 /* Phase 3 (p <= P-2): receive the first-row edge of p+1, solve interface
  * p|p+1, keep x[end] (pt->x_right), write the message to p+1. */
 int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,

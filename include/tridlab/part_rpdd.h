@@ -52,6 +52,11 @@ long tl_rpdd_ref_spike_last_d(size_t m, const double *a, const double *b, const 
  * first neglected entry is <= tol (at most m). */
 int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                         const double *d, double *x, size_t J, double tol, tl_info *info);
+/* Phase 1 after the local solve (tl_pdd_ref_local_y_d, or any solver of
+ * A_p y = d_p): the truncated spikes and the bookkeeping, as
+ * tl_rpdd_ref_local_d does them; J <= m; scratch: m doubles. */
+int tl_rpdd_ref_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
+                         size_t J, double tol, double *scratch, tl_info *info);
 
 /* Phase 2: the edges to send (either pointer may be NULL; to_prev is only
  * written when p >= 1, to_next when p <= P-2). */

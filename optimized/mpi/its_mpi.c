@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_its.h"
 
 /* Phases in the reference's order. */
@@ -289,12 +290,77 @@ static int sums(its_run *r)
   return rc;
 }
 
+/* ---- Step 7 for the whole slice --------------------------------------
+ *
+ * WHAT IT COMPUTES. Each system's local system N^p x^p = v~^p: the rank's
+ * block with its first right-hand side entry moved by the received sums
+ * and, above an interface, its last row replaced by the identity row
+ * (tl_its_local_system builds it, as tl_its_local_solve does). The
+ * reference then runs Thomas on it, one system after another.
+ * WHY THE KERNEL. N^p is a plain tridiagonal system, m rows per system,
+ * so tl_cpu_thomas_lines_d (tridlab/cpu.h) solves 16 systems per SIMD
+ * group at the memory bandwidth instead of the scalar recurrence; the
+ * same Thomas, to rounding (it multiplies by reciprocals).
+ * FALLBACK. A system the kernel flags 1 (a zero or non-finite pivot, a
+ * non-finite result) is solved again by tl_its_local_solve, which gives
+ * the reference's status, row and message; flags 2 and 3 (dominance,
+ * corners) do not matter for N^p. When memory is short, every system is.
+ * The N^p of a few SIMD groups at a time go through one reused scratch
+ * (about 2^15 entries per array), which stays in cache; nothing
+ * batch-sized is taken and touched anew on every solve. */
+#define LOCAL_CHUNK_ENTRIES ((size_t)1 << 15)
+#define LOCAL_GROUP 16 /* the kernel's systems per SIMD group */
+
+/* Returns redo (nsys bytes: 1 = solve with the reference), x written
+ * for the others; NULL when the kernel could not run (then all are). */
+static unsigned char *local_lines(its_run *r, double *x)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int p = r->ex->rank;
+  size_t m = sl->m, nsys = sl->nsys;
+  size_t chunk = m ? LOCAL_CHUNK_ENTRIES / m / LOCAL_GROUP * LOCAL_GROUP : 0;
+  chunk = chunk < LOCAL_GROUP ? LOCAL_GROUP : chunk > nsys ? nsys : chunk;
+  unsigned char *redo = tl_alloc(nsys, 1), *flag = tl_alloc(chunk, 1);
+  double *buf = tl_alloc(4 * chunk * m, sizeof *buf);
+  int ok = m > 0 && redo && flag && buf;
+  for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
+    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
+    double *la = buf, *lb = la + chunk * m, *lc = lb + chunk * m, *ld = lc + chunk * m;
+    for (size_t j = 0, s = s0; j < k; j++, s++) {
+      size_t o = j * m;
+      if (r->bad[s]) { /* no N^p: an identity block, never copied out */
+        for (size_t i = 0; i < m; i++)
+          la[o + i] = lc[o + i] = ld[o + i] = 0.0, lb[o + i] = 1.0;
+        continue;
+      }
+      tl_its_local_system(&r->st[s], p, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
+                          ROWS(sl->d, s), la + o, lb + o, lc + o, ld + o);
+    }
+    tl_info ti;
+    tl_info_clear(&ti);
+    ok = tl_cpu_thomas_lines_d(m, k, la, lb, lc, ld, ld, flag, &ti) == TL_OK;
+    for (size_t j = 0, s = s0; ok && j < k; j++, s++) {
+      redo[s] = flag[j] == 1;
+      if (!r->bad[s] && !redo[s])
+        memcpy(x + s * m, ld + j * m, m * sizeof *x);
+    }
+  }
+  free(flag);
+  free(buf);
+  if (!ok) {
+    free(redo);
+    return NULL;
+  }
+  return redo;
+}
+
 /* Steps 6-7 and this rank's numbers of the verdict. */
 static void local_solves(its_run *r, double *x, double *pairs)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank;
   size_t m = sl->m;
+  unsigned char *redo = local_lines(r, x); /* NULL: all by the reference */
   for (size_t s = 0; s < sl->nsys; s++) {
     tl_its_state *st = &r->st[s];
     double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
@@ -312,8 +378,9 @@ static void local_solves(its_run *r, double *x, double *pairs)
       continue;
     tl_info one;
     tl_info_clear(&one);
-    int rc = tl_its_local_solve(st, p, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                                ROWS(sl->d, s), x + s * m, &one);
+    int rc = redo && !redo[s] ? TL_OK
+                              : tl_its_local_solve(st, p, ROWS(sl->a, s), ROWS(sl->b, s),
+                                                   ROWS(sl->c, s), ROWS(sl->d, s), x + s * m, &one);
     tl_mpi_status_note(&r->status, s, PH_LOCAL, rc, &one);
     for (size_t i = 0; rc == TL_OK && i < m; i++)
       if (!isfinite(x[s * m + i])) {
@@ -324,6 +391,7 @@ static void local_solves(its_run *r, double *x, double *pairs)
         tl_mpi_status_note(&r->status, s, PH_FINITE, rc, &one);
       }
   }
+  free(redo);
 }
 
 /* System s's verdict from the reduced numbers, the reference's. */

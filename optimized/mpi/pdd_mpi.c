@@ -17,13 +17,21 @@
  *   RPDD: one "edges" exchange with both neighbours at once (3 words each
  *   way), then each rank solves both of its interfaces itself.
  *
- * Cost per rank: the reference's flops on m rows per system; messages: 2
- * (PDD, in two dependent steps) or 2 at once (RPDD), plus the verdict.
+ * Phase 1 runs for the whole slice through the x-line CPU kernel (below,
+ * "Phase 1 for the whole slice"); the later phases are the reference's,
+ * one system at a time.
+ *
+ * Cost per rank: phase 1 at the node's memory bandwidth (PDD: 5 words per
+ * unknown for y, about 8 more per spike), then the reference's flops for
+ * the interfaces, the correction (4m per system) and the verdict;
+ * messages: 2 (PDD, in two dependent steps) or 2 at once (RPDD), plus the
+ * verdict.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_pdd.h"
 #include "tridlab/part_rpdd.h"
 
@@ -102,6 +110,160 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
   tl_mpi_status_note(&r->st, s, phase, status, one);
 }
 
+/* ---- Phase 1 for the whole slice ------------------------------------
+ *
+ * WHAT IT COMPUTES. For every system of the slice, the local solution
+ * A_p y = d_p (into x) and, for PDD, the two spikes
+ *   A_p v = a[0] e_0        (only when p has a left neighbour: kv = m)
+ *   A_p w = c[m-1] e_{m-1}  (only when p has a right neighbour: kw = m)
+ * into the system's tl_pdd_part_d, then the reference's bookkeeping
+ * (tl_pdd_bound_local_d). RPDD takes y from here and computes its
+ * truncated spikes with the reference (tl_rpdd_ref_spikes_d: they stop
+ * after a few rows, y is the bulk of the work).
+ *
+ * WHY THE KERNEL. The reference solves one system after another with a
+ * scalar recurrence (about 17 ns per unknown for y alone). The slice is
+ * nsys contiguous systems of m rows, exactly what tl_cpu_thomas_lines_d
+ * takes: SZ systems per SIMD group, at the node's memory bandwidth (about
+ * 4 ns per unknown). So y is one kernel call on the whole slice, and
+ * v and w one call each per chunk of systems (below).
+ *
+ * WHY IT IS THE REFERENCE'S ANSWER (to rounding: the kernel multiplies
+ * by a reciprocal where the reference divides):
+ *   y  both are Thomas on the block; neither reads a[0] or c[m-1].
+ *   v  the reference's left spike is Thomas's recurrence with the
+ *      right-hand side a[0] e_0: the same pivots, forward values
+ *      a[0] / p_0 and -a[i] g_{i-1} / p_i, the same back substitution.
+ *   w  the reference eliminates the right spike BOTTOM-UP (pivots
+ *      b[i] - c[i] a[i+1] / p_{i+1}): it breaks down where a trailing
+ *      block is singular, not where a leading one is. Thomas on the
+ *      mirrored block (row t is row m-1-t, a and c swapped) with the
+ *      right-hand side c[m-1] e_0 is exactly that elimination, so w is
+ *      solved on a mirrored copy and mirrored back. (Thomas top-down would
+ *      give the same w, but miss those breakdowns.)
+ *
+ * FALLBACK. A system the kernel flags 1 in any of the solves (a pivot
+ * zero or not finite, or a result not finite) gets the reference's whole
+ * phase 1 instead (tl_pdd_ref_local_d, tl_rpdd_ref_local_d), which gives
+ * its exact status, row and message. Flags 2 and 3 do not matter here:
+ * the corners of a block are its couplings, and the verdict judges
+ * dominance. When scratch memory is short, every system falls back.
+ * The flag sees what the kernel's own rounding produces: a pivot that is
+ * exactly zero only in the reference's rounding is not seen, as for the
+ * registry's thomas_cpu. */
+
+/* One kernel solve of k systems of m rows (a, b, c), right-hand sides
+ * rhs into sol (may be rhs); systems flagged 1 are marked in redo. 0
+ * when the kernel could not run. */
+static int lines(size_t m, size_t k, const double *a, const double *b, const double *c,
+                 const double *rhs, double *sol, unsigned char *flag, unsigned char *redo)
+{
+  tl_info ti;
+  tl_info_clear(&ti);
+  if (tl_cpu_thomas_lines_d(m, k, a, b, c, rhs, sol, flag, &ti) != TL_OK)
+    return 0;
+  for (size_t s = 0; s < k; s++)
+    if (flag[s] == 1)
+      redo[s] = 1;
+  return 1;
+}
+
+/* The spikes go through a scratch of a few SIMD groups of systems at a
+ * time (about 2^15 entries per array), reused: the right-hand sides and
+ * the mirrored blocks stay in cache, and no batch-sized buffer is taken
+ * and touched anew on every solve (measured: its first touch cost more
+ * than the solves). */
+#define SPIKE_CHUNK_ENTRIES ((size_t)1 << 15)
+#define SPIKE_GROUP 16 /* the kernel's systems per SIMD group */
+
+/* y into x for every system; with spikes (PDD), v and w into each
+ * system's pt. Marks in redo the systems for the reference (all of them
+ * when memory is short). */
+static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m, nsys = sl->nsys;
+  const double *A = sl->a, *B = sl->b, *C = sl->c;
+  int left = spikes && r->ex->rank > 0, right = spikes && r->ex->rank + 1 < r->ex->size;
+  size_t chunk = m ? SPIKE_CHUNK_ENTRIES / m / SPIKE_GROUP * SPIKE_GROUP : 0;
+  chunk = chunk < SPIKE_GROUP ? SPIKE_GROUP : chunk;
+  chunk = chunk > nsys ? nsys : chunk;
+  unsigned char *flag = tl_alloc(nsys, 1);
+  double *buf = left || right ? tl_alloc(4 * chunk * m, sizeof *buf) : NULL;
+  int ok = m > 0 && flag && (buf || !(left || right));
+  ok = ok && lines(m, nsys, A, B, C, sl->d, r->x, flag, redo);
+  for (size_t s0 = 0; ok && (left || right) && s0 < nsys; s0 += chunk) {
+    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m;
+    if (left) { /* v: the right-hand side a[0] e_0, solved in place */
+      memset(buf, 0, k * m * sizeof *buf);
+      for (size_t j = 0; j < k; j++)
+        buf[j * m] = A[o0 + j * m];
+      ok = lines(m, k, A + o0, B + o0, C + o0, buf, buf, flag, redo + s0);
+      for (size_t j = 0; ok && j < k; j++)
+        if (!r->bad[s0 + j] && !redo[s0 + j])
+          memcpy(r->pt[s0 + j].v, buf + j * m, m * sizeof *buf);
+    }
+    if (ok && right) { /* w: the mirrored block, right-hand side c[m-1] e_0 */
+      double *ma = buf + chunk * m, *mb = ma + chunk * m, *mc = mb + chunk * m;
+      for (size_t j = 0; j < k; j++) {
+        size_t o = j * m, last = o0 + o + m - 1;
+        for (size_t t = 0; t < m; t++) {
+          ma[o + t] = C[last - t];
+          mb[o + t] = B[last - t];
+          mc[o + t] = A[last - t];
+          buf[o + t] = t ? 0.0 : C[last];
+        }
+      }
+      ok = lines(m, k, ma, mb, mc, buf, buf, flag, redo + s0);
+      for (size_t j = 0; ok && j < k; j++)
+        if (!r->bad[s0 + j] && !redo[s0 + j])
+          for (size_t i = 0; i < m; i++)
+            r->pt[s0 + j].w[i] = buf[j * m + m - 1 - i];
+    }
+  }
+  if (!ok)
+    memset(redo, 1, nsys);
+  free(flag);
+  free(buf);
+}
+
+/* Phase 1 of PDD (rpdd = 0) or RPDD (rpdd = 1, with its J and tol) for
+ * every system, each one's status noted. */
+static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t nsys = sl->nsys;
+  unsigned char *redo = tl_alloc(nsys, 1);
+  double *scratch = rpdd ? tl_alloc(sl->m, sizeof *scratch) : NULL;
+  int kernel = redo && (!rpdd || (scratch && J <= sl->m)); /* RPDD checks J first */
+  if (kernel)
+    local_lines(r, !rpdd, redo);
+  for (size_t s = 0; s < nsys; s++) {
+    if (r->bad[s])
+      continue;
+    const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+    double *x = r->x + s * sl->m;
+    tl_info one;
+    tl_info_clear(&one);
+    int st, phase = PH_LOCAL;
+    if (!kernel || redo[s]) { /* the reference's whole phase 1 */
+      st = rpdd ? tl_rpdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, J, tol, &one)
+                : tl_pdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, &one);
+      if (rpdd && st == TL_ERR_ARG)
+        phase = PH_CHECK;
+    } else if (rpdd) { /* y from the kernel; the truncated spikes */
+      st = tl_rpdd_ref_spikes_d(&r->pt[s], a, b, c, J, tol, scratch, &one);
+    } else { /* y, v and w from the kernel */
+      tl_pdd_ref_spike_lengths_d(&r->pt[s]);
+      tl_pdd_bound_local_d(&r->pt[s], a, b, c);
+      st = TL_OK;
+    }
+    note(r, s, phase, st, &one);
+  }
+  free(redo);
+  free(scratch);
+}
+
 /* The verdict (both rounds) and the batch's status. */
 static int verdict(pdd_run *r, double tol, tl_info *info)
 {
@@ -175,16 +337,7 @@ static int pdd_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   }
   tl_pdd_iface_d *down_in = down + nsys;
   int status = TL_OK;
-  for (size_t s = 0; s < nsys; s++) { /* phase 1: local solve and spikes */
-    if (r->bad[s])
-      continue;
-    tl_info one;
-    tl_info_clear(&one);
-    note(r, s, PH_LOCAL,
-         tl_pdd_ref_local_d(&r->pt[s], ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                            ROWS(sl->d, s), r->x + s * sl->m, &one),
-         &one);
-  }
+  local_phase(r, 0, 0, tol); /* phase 1: local solve and spikes */
   for (size_t s = 0; s < nsys && p > 0; s++) /* phase 2: first rows go up */
     if (!r->bad[s])
       tl_pdd_ref_send_first_d(&r->pt[s], ROWS(sl->a, s), r->x + s * sl->m, &r->to_prev[s]);
@@ -231,15 +384,7 @@ static int rpdd_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   TL_CALL(run_init(r, ex, sl, slices, x, "rpdd", info));
   size_t nsys = sl->nsys;
   int status = TL_OK;
-  for (size_t s = 0; s < nsys; s++) { /* phase 1 (J checked first) */
-    if (r->bad[s])
-      continue;
-    tl_info one;
-    tl_info_clear(&one);
-    int st = tl_rpdd_ref_local_d(&r->pt[s], ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                                 ROWS(sl->d, s), r->x + s * sl->m, J, tol, &one);
-    note(r, s, st == TL_ERR_ARG ? PH_CHECK : PH_LOCAL, st, &one);
-  }
+  local_phase(r, 1, J, tol); /* phase 1 (J checked first) */
   for (size_t s = 0; s < nsys; s++) /* phase 2: edges to both neighbours */
     if (!r->bad[s])
       tl_rpdd_ref_send_d(&r->pt[s], ROWS(sl->a, s), ROWS(sl->c, s), r->x + s * sl->m,

@@ -125,10 +125,15 @@ int main(void)
     opt.parts = 3;
     double *xs = malloc(360 * sizeof *xs);
     tl_solve(tl_find("pdd"), &sd.sys, xs, &opt, &info);
-    double diff = 0;
-    for (size_t k = 0; k < 360; k++)
+    /* Equal to rounding: the ranks' local phase runs through the CPU
+     * kernel, which multiplies by reciprocals where the reference divides. */
+    double diff = 0, scale = 0;
+    for (size_t k = 0; k < 360; k++) {
       diff = fmax(diff, fabs(xs[k] - ((double *)x.data)[k]));
-    EXPECT(diff == 0.0, "MPI and simulated pdd differ by %g", diff);
+      scale = fmax(scale, fabs(xs[k]));
+    }
+    EXPECT(diff <= 30 * TL_EPS * scale, "MPI and simulated pdd differ by %g (|x| %g)", diff,
+           scale);
     free(xs);
     tl_npy_free(&x);
     tl_system_dir_free(&sd);

@@ -87,8 +87,13 @@ static void set_case_param(tl_options *opt, const tl_algorithm *ref)
  * domain check also gets a row that is not dominant (WEAK: nor its
  * column, outside the domain), rows dominant only by columns (COL_DD:
  * in it, across a rank boundary) and the substitution near underflow
- * that fuzzing found (TINY, n = 3: the residual ratio decides). */
-typedef enum { PLAIN, BREAKDOWN, NONFINITE, WEAK, COL_DD, TINY } twist;
+ * that fuzzing found (TINY, n = 3: the residual ratio decides).
+ * The local phase of PDD and RPDD runs through a batched kernel and hands
+ * the systems it flags to the reference: INNER puts a zero pivot in the
+ * middle of the middle rank's rows (Thomas breaks down there), SPIKE a
+ * zero diagonal entry in the last row of rank 0, which only the right
+ * spike's bottom-up elimination meets (a breakdown when P > 1). */
+typedef enum { PLAIN, BREAKDOWN, NONFINITE, WEAK, COL_DD, TINY, INNER, SPIKE } twist;
 
 /* Rank 0's message, so every rank can compare its own with it. */
 static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
@@ -175,7 +180,7 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
       MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
   }
-  if (tw == BREAKDOWN)
+  if (tw == BREAKDOWN || tw == INNER || (tw == SPIKE && P > 1))
     MC_EXPECT(mc, st == TL_ERR_BREAKDOWN, "breakdown case gave %s", tl_status_name(st));
   if (tw == NONFINITE)
     MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
@@ -203,6 +208,8 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
           : tw == WEAK      ? " weak-row"
           : tw == COL_DD    ? " column-dominant"
           : tw == TINY      ? " near-underflow"
+          : tw == INNER     ? " inner-breakdown"
+          : tw == SPIKE     ? " spike-breakdown"
                             : "");
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
@@ -231,6 +238,15 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
       /* and in its second row, the first pivot of Tridsolver's sweep */
       set_entry(&pr, 0, s, last_begin + 1, 0.0);
       set_entry(&pr, 1, s, last_begin + 1, 0.0);
+    } else if (tw == INNER) { /* row a = b = 0: a zero pivot, however rounded */
+      size_t qb, qe;
+      tl_partition_bounds(n, P, slices, P / 2, &qb, &qe);
+      set_entry(&pr, 0, s, qb + (qe - qb) / 2, 0.0);
+      set_entry(&pr, 1, s, qb + (qe - qb) / 2, 0.0);
+    } else if (tw == SPIKE) {
+      size_t qb, qe;
+      tl_partition_bounds(n, P, slices, 0, &qb, &qe);
+      set_entry(&pr, 1, s, qe - 1, 0.0);
     } else if (tw == NONFINITE) {
       set_entry(&pr, 3, s, last_end - 1, NAN);
     } else if (tw == WEAK || tw == COL_DD) { /* a row on a rank boundary (P > 1) */
@@ -378,6 +394,44 @@ int main(int argc, char **argv)
     if (P <= 3)
       run_case(&mc, ns, TL_F64, 3, 1, 0, NULL, TINY, 49 + k);
     case_param = NULL;
+  }
+  /* PDD's and RPDD's batched local phase: a batch of 17 systems (a
+   * full SIMD group of 16 and one more), the systems it hands to the
+   * reference in its middle, RPDD with a fixed spike length too. */
+  static const struct {
+    const char *algo, *param;
+  } batched[] = {{"pdd", NULL}, {"rpdd", NULL}, {"rpdd", "J=3"}};
+  for (size_t k = 0; k < sizeof batched / sizeof batched[0]; k++) {
+    const tl_mpi_algorithm *algo = tl_mpi_find(batched[k].algo);
+    if (!algo)
+      continue;
+    case_param = batched[k].param;
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 17, 0, NULL, PLAIN, 51 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 17, 0, NULL, INNER, 52 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 17, 0, NULL, SPIKE, 53 + k);
+    run_case(&mc, algo, TL_F64, n_uneven, 17, 0, uneven, INNER, 54 + k);
+    run_case(&mc, algo, TL_F64, n_uneven, 17, 0, uneven, SPIKE, 55 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 33, 0, NULL, BREAKDOWN, 56 + k);
+    case_param = NULL;
+  }
+  /* 2048 rows per rank: PDD's spikes go 16 systems at a time (a scratch
+   * of 2^15 entries), so system 16 of 33 is in the second chunk. */
+  const tl_mpi_algorithm *pdd = tl_mpi_find("pdd");
+  static const twist chunked[] = {PLAIN, INNER, SPIKE};
+  for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)
+    run_case(&mc, pdd, TL_F64, 2048 * (size_t)P, 33, 0, NULL, chunked[k], 61 + k);
+  /* ITS's local solves go the same way (16-system chunks at 2048 rows
+   * per rank: system 16 of 33 in the second). On one rank the zero
+   * pivots reach the local solve, its fallback; on several, the window
+   * systems around the interfaces meet them first. */
+  const tl_mpi_algorithm *its = tl_mpi_find("its");
+  if (its) {
+    run_case(&mc, its, TL_F64, 40 * (size_t)P, 17, 0, NULL, PLAIN, 71);
+    run_case(&mc, its, TL_F64, 40 * (size_t)P, 17, 0, NULL, INNER, 72);
+    run_case(&mc, its, TL_F64, 2048 * (size_t)P, 33, 0, NULL, PLAIN, 73);
+    run_case(&mc, its, TL_F64, 2048 * (size_t)P, 33, 0, NULL, BREAKDOWN, 74);
+    run_case(&mc, its, TL_F64, 2048 * (size_t)P, 33, 0, NULL, INNER, 76);
+    run_case(&mc, its, TL_F64, n_uneven, 17, 0, uneven, INNER, 75);
   }
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_partition");

@@ -301,6 +301,7 @@ static int compact(FILE *csv, const bench_args *a, int P)
   tl_mpi_bench_result r[3];
   size_t rounds[2] = {0, a->rounds};
   int failed = 0, ok[3];
+  int threads = tl_cpu_threads();
   tl_cpu_set_threads(1);
   for (int k = 0; k < 2; k++) {
     tl_info info;
@@ -309,7 +310,7 @@ static int compact(FILE *csv, const bench_args *a, int P)
       cli_error("bench: the compact scheme: %s", info.msg);
     failed |= !ok[k] || r[k].status != TL_OK;
   }
-  tl_cpu_set_threads(0);
+  tl_cpu_set_threads(threads); /* as tl_mpi_share_cores left it */
   tl_info info;
   ok[2] = tl_mpi_bench_compact_packed(MPI_COMM_WORLD, P, &a->cfg, &r[2], &info) == TL_OK;
   if (!ok[2] && mpi_rank() == 0)
@@ -360,6 +361,7 @@ int cmd_mpi_bench(int argc, char **argv)
   }
   if (csv && !a.append)
     fputs(CSV_HEADER, csv);
+  int threads = tl_cpu_threads();
   tl_cpu_set_threads(1); /* one core per rank */
   size_t nres = 0;
   int failed = 0;
@@ -381,7 +383,7 @@ int cmd_mpi_bench(int argc, char **argv)
     failed |= res[nres].status != TL_OK;
     nres++;
   }
-  tl_cpu_set_threads(0);
+  tl_cpu_set_threads(threads); /* as tl_mpi_share_cores left it */
   if (rank == 0)
     progress_clear();
   tl_mpi_bench_result packed = {.status = TL_ERR_UNSUPPORTED};

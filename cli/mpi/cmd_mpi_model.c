@@ -182,12 +182,13 @@ static int run_measure(const model_args *a)
     free(rows);
     return EXIT_BAD_INPUT;
   }
+  int threads = tl_cpu_threads();
   tl_cpu_set_threads(1); /* one core per rank */
   size_t nrows = 0;
   double alpha, beta;
   tl_info info;
   int st = tl_model_measure(MPI_COMM_WORLD, &a->cfg, rows, MAX_ROWS, &nrows, &alpha, &beta, &info);
-  tl_cpu_set_threads(0);
+  tl_cpu_set_threads(threads); /* as tl_mpi_share_cores left it */
   int failed = st != TL_OK;
   if (mpi_rank() == 0) {
     if (failed)

@@ -53,6 +53,7 @@ static int cmd_list_mpi(int argc, char **argv)
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
+  tl_mpi_share_cores(MPI_COMM_WORLD);
   cli_program = "tridlab-mpi";
   cli_silent = mpi_rank() != 0;
   int rc;

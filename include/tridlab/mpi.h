@@ -96,6 +96,14 @@ void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t
  * the rest (possibly none). */
 void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
 
+/* The OpenMP threads of this rank's local kernels (the x-line Thomas of
+ * PDD, RPDD and ITS, DistD2's packed phases): the cores of its node
+ * shared between the node's ranks of comm, at least 1 -- unless the
+ * environment sets OMP_NUM_THREADS, which is then left as set. Without
+ * it every rank would start a thread per core of the node. Collective;
+ * returns this rank's thread count. tridlab-mpi calls it at start. */
+int tl_mpi_share_cores(MPI_Comm comm);
+
 /* Solve. Collective over comm: every rank calls it with its slice. opt
  * may be NULL; opt->parts and opt->part_sizes are ignored (the ranks and
  * their slices are the partitions); opt->ledger, when set, receives this

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 
 void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m)
 {
@@ -163,6 +164,22 @@ static int share_report(MPI_Comm comm, int rank, int owner, tl_info *info)
   if (rank != owner)
     info->file = NULL;
   return info->status;
+}
+
+int tl_mpi_share_cores(MPI_Comm comm)
+{
+  MPI_Comm node;
+  int local = 1;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+  }
+  if (!getenv("OMP_NUM_THREADS")) {
+    tl_cpu_set_threads(0); /* every core of the node */
+    int cores = tl_cpu_threads();
+    tl_cpu_set_threads(cores / local > 1 ? cores / local : 1);
+  }
+  return tl_cpu_threads();
 }
 
 int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,

@@ -14,6 +14,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "tridlab/mpi.h"
+
 typedef struct mpi_check {
   MPI_Comm comm;
   int rank, size;
@@ -24,6 +26,7 @@ typedef struct mpi_check {
 
 static inline void mc_init(mpi_check *mc, MPI_Comm comm)
 {
+  tl_mpi_share_cores(comm); /* not a thread per core in every rank */
   mc->comm = comm;
   MPI_Comm_rank(comm, &mc->rank);
   MPI_Comm_size(comm, &mc->size);

@@ -274,6 +274,19 @@ int main(int argc, char **argv)
     compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0);
   compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0); /* rounds of 2 groups: 3 rounds */
   compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1);
+  /* The local kernels' threads: the node's cores shared by its ranks. */
+  mc_case(&mc, "tl_mpi_share_cores P=%d", mc.size);
+  MPI_Comm node;
+  int local;
+  MPI_Comm_split_type(mc.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  tl_cpu_set_threads(0);
+  int cores = tl_cpu_threads(), t = tl_mpi_share_cores(mc.comm);
+  MC_EXPECT(&mc, t >= 1 && t == tl_cpu_threads(), "%d threads", t);
+  MC_EXPECT(&mc, getenv("OMP_NUM_THREADS") || t == (cores / local > 1 ? cores / local : 1),
+            "%d threads for %d ranks on %d cores", t, local, cores);
+  mc_end(&mc);
   free(uneven);
   int rc = mc_finish(&mc, "test_mpi_distd2_ptdma_its");
   MPI_Finalize();

@@ -275,7 +275,7 @@ static int FN(periodic_packed)(size_t n, size_t nsys, const T *a, const T *b, co
 #if !TL_CPU_FLOAT /* the registry backend solves float64 only */
 /* Systems s0 .. s0+SZ-1 of a batch (lines of n values) to one packed
  * group in w (a, b, c, d: n SZ values each), padding lanes as identity. */
-static void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
+static TL_CPU_INLINE void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
 {
   static const T pad[4] = {0, 1, 0, 0};
   for (int k = 0; k < 4; k++) {
@@ -294,7 +294,7 @@ static void FN(pack_lines)(size_t n, size_t valid, const T *const src[4], T *w)
 }
 
 /* The inverse for x: line l of the group, row i = pd[i SZ + l]. */
-static void FN(unpack_lines)(size_t n, size_t valid, const T *pd, T *x)
+static TL_CPU_INLINE void FN(unpack_lines)(size_t n, size_t valid, const T *pd, T *x)
 {
   size_t i0 = 0;
 #ifdef TL_CPU_SHUFFLE
@@ -315,7 +315,7 @@ static void FN(unpack_lines)(size_t n, size_t valid, const T *pd, T *x)
  * (|B[n-1][n-1]| >= |b[n-1]| - |a[0] c[n-1] / b[0]| > |a[n-1]|), and the
  * reference returns TL_OK unless it breaks down. A NaN fails the test;
  * padding lanes (b = 1, a = c = 0) pass. */
-static int FN(group_strict_dd)(size_t n, const T *w)
+static TL_CPU_INLINE int FN(group_strict_dd)(size_t n, const T *w)
 {
   const T *a = w, *b = w + n * SZ, *c = w + 2 * n * SZ;
   T fail[SZ] = {0};

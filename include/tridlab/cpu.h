@@ -125,8 +125,8 @@ int tl_cpu_thomas_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const f
 
 /* Along direction dir of Cartesian arrays, without a separate reordering
  * pass: lines along y and z are read SZ adjacent systems at a time; lines
- * along x are transposed through a small tile in cache, 256 bytes of each
- * of SZ lines at a time. x may be d (in place) but must not overlap a, b,
+ * along x are transposed through a small tile in cache, one 64-byte cache
+ * line of each of SZ lines at a time (use SZ = tl_cpu_sz_lines(n) there). x may be d (in place) but must not overlap a, b,
  * c. Reads a, b, c, d and writes x: 5 words per unknown. */
 int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *a,
                        const double *b, const double *c, const double *d, double *x, tl_info *info);

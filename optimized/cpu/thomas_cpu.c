@@ -32,7 +32,7 @@
  *   lanes    y and z lines of a Cartesian array: the SZ systems of a
  *            group are adjacent in x, row i is a + base + i stride
  *   rows     x lines (and tridlab's batch layout): each system is a
- *            contiguous line; XT rows (256 bytes) of the SZ lines are
+ *            contiguous line; XT rows (64 bytes) of the SZ lines are
  *            transposed into a small tile in L1 before the forward pass
  *            and back after the backward pass
  *
@@ -40,7 +40,8 @@
  * forward pass of group g+1 (memory) runs in the same loop as the
  * backward pass of group g (cache), one row (or tile) of each per step,
  * and both share one scratch (packed_pipeline, cart_pipeline). Software
- * prefetch runs 16 rows ahead of the forward pass. The functions that
+ * prefetch runs 16 rows ahead of the forward pass (packed, lanes) or one
+ * chunk of 256 rows ahead (rows, rows_prefetch). The functions that
  * hold the loops are built for SSE2, AVX2 and AVX-512 (TL_CPU_CLONES).
  *
  * Breakdown: every lane adds up its pivots and its results, one add per

@@ -3,7 +3,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 } else {
   set terminal png enhanced size 900,500
 }
-set output 'mpi-bench-p2.png'
+set output 'mpi-bench-s3-p2.png'
 set datafile missing '?'
 set grid
 set title 'tridlab-mpi bench: time per solve, 2 rank(s), 4096 x 4096' noenhanced
@@ -14,4 +14,4 @@ set boxwidth 0.7
 set ylabel 'ms per solve (slowest rank)'
 set xtics rotate by -30 noenhanced
 set key top left
-plot 'mpi-bench-p2.dat' using 2:xtic(1) title 'compute', '' using 3 title 'communication'
+plot 'mpi-bench-s3-p2.dat' using 2:xtic(1) title 'compute', '' using 3 title 'communication'

@@ -78,6 +78,22 @@ Test(metrics, residual_ratio_does_not_overflow)
   cr_expect(fabs(rs - r) <= 1e-12 * r, "scaled system: %.17g vs %.17g", rs, r);
 }
 
+/* A periodic system of one row is the 1x1 matrix [a + b + c]: when the
+ * parts cancel (found by fuzzing: a = -1e16, b = 1e16, c = 7.5e-308),
+ * the exact answer d / (a + b + c) must pass, and a wrong one fail. */
+Test(metrics, periodic_one_row_is_judged_on_its_folded_matrix)
+{
+  double a[1] = {-1e16}, b[1] = {1e16}, c[1] = {7.5104985461888423e-308}, d[1] = {-4};
+  double x[1] = {d[0] / (a[0] + b[0] + c[0])};
+  tl_batch sys = {.dtype = TL_F64, .n = 1, .nsys = 1, .periodic = 1, .a = a, .b = b, .c = c,
+                  .d = d};
+  double r = tl_residual_ratio(&sys, x);
+  cr_expect(r < TL_THRESH, "the exact answer: ratio %g", r);
+  x[0] *= 1 + 1e-9;
+  r = tl_residual_ratio(&sys, x);
+  cr_expect(r >= TL_THRESH, "a wrong answer: ratio %g", r);
+}
+
 Test(metrics, complex_residual_ratio_does_not_overflow)
 {
   double complex a[3] = {0, 1, 1}, b[3] = {3, 3 * I, 3}, c[3] = {1, 1, 0}, d[3], x[3];

@@ -29,6 +29,10 @@
  *    what floating point allows, so x = 0 for an answer that underflows
  *    (b = 1e300, d = 1e-300) passes instead of getting LAPACK's 1/eps.
  *
+ * A periodic system of 1 or 2 rows wraps onto itself: its matrix is the
+ * folded one (n = 1: [a + b + c]; n = 2: [b0, a0 + c0; a1 + c1, b1]),
+ * as tl_solve solves it, and the residual ratio judges that matrix.
+ *
  * Periodic systems are not tridiagonal for LAPACK, but reordering the
  * unknowns as 0, n-1, 1, n-2, 2, ... puts every cyclic neighbour pair
  * within distance 2, so the cyclic matrix becomes a band matrix with two
@@ -105,9 +109,18 @@ double tl_residual_ratio(const tl_batch *sys, const void *x)
   size_t es = tl_dtype_size(sys->dtype);
   double worst = 0.0;
   for (size_t s = 0; s < sys->nsys; s++) {
-    tl_batch one = tl_batch_system(sys, s);
+    tl_batch one = tl_batch_system(sys, s), folded;
     const void *xs = (const char *)x + s * sys->n * es;
+    /* A periodic system of 1 or 2 rows wraps onto itself: its matrix is
+     * the folded one (n = 1: [a + b + c]), as tl_solve and the domain
+     * classes take it; A x from the three parts apart would lose what
+     * their sum keeps when they cancel. An entry that overflows when
+     * folded leaves the parts as they are (tl_solve rejects it). */
+    void *storage = NULL;
+    if (tl_batch_fold_periodic(&one, &folded, &storage, NULL) == TL_OK)
+      one = folded;
     double r = sys->dtype == TL_F64 ? residual_ratio_one_d(&one, xs) : residual_ratio_one_z(&one, xs);
+    free(storage);
     if (!(r <= worst)) /* NaN propagates as a failure */
       worst = isnan(r) ? INFINITY : r;
   }

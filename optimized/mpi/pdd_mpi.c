@@ -174,7 +174,7 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
  * and touched anew on every solve (measured: its first touch cost more
  * than the solves). */
 #define SPIKE_CHUNK_ENTRIES ((size_t)1 << 15)
-#define SPIKE_GROUP 16 /* the kernel's systems per SIMD group */
+#define SPIKE_GROUP 16 /* a multiple of the kernel's SIMD group (8 or 16 systems) */
 
 /* y into x for every system; with spikes (PDD), v and w into each
  * system's pt. Marks in redo the systems for the reference (all of them

@@ -298,18 +298,16 @@ static int sums(its_run *r)
  * (tl_its_local_system builds it, as tl_its_local_solve does). The
  * reference then runs Thomas on it, one system after another.
  * WHY THE KERNEL. N^p is a plain tridiagonal system, m rows per system,
- * so tl_cpu_thomas_lines_d (tridlab/cpu.h) solves 16 systems per SIMD
- * group at the memory bandwidth instead of the scalar recurrence; the
+ * so tl_cpu_thomas_lines_d (tridlab/cpu.h) solves 8 or 16 systems per
+ * SIMD group at the memory bandwidth instead of the scalar recurrence; the
  * same Thomas, to rounding (it multiplies by reciprocals).
  * FALLBACK. A system the kernel flags 1 (a zero or non-finite pivot, a
  * non-finite result) is solved again by tl_its_local_solve, which gives
  * the reference's status, row and message; flags 2 and 3 (dominance,
  * corners) do not matter for N^p. When memory is short, every system is.
  * The N^p of a few SIMD groups at a time go through one reused scratch
- * (about 2^15 entries per array), which stays in cache; nothing
+ * (tl_mpi_kernel_chunk systems), which stays in cache; nothing
  * batch-sized is taken and touched anew on every solve. */
-#define LOCAL_CHUNK_ENTRIES ((size_t)1 << 15)
-#define LOCAL_GROUP 16 /* the kernel's systems per SIMD group */
 
 /* Returns redo (nsys bytes: 1 = solve with the reference), x written
  * for the others; NULL when the kernel could not run (then all are). */
@@ -318,8 +316,7 @@ static unsigned char *local_lines(its_run *r, double *x)
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank;
   size_t m = sl->m, nsys = sl->nsys;
-  size_t chunk = m ? LOCAL_CHUNK_ENTRIES / m / LOCAL_GROUP * LOCAL_GROUP : 0;
-  chunk = chunk < LOCAL_GROUP ? LOCAL_GROUP : chunk > nsys ? nsys : chunk;
+  size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *redo = tl_alloc(nsys, 1), *flag = tl_alloc(chunk, 1);
   double *buf = tl_alloc(4 * chunk * m, sizeof *buf);
   int ok = m > 0 && redo && flag && buf;

@@ -186,4 +186,18 @@ extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 void tl_mpi_bench_fill(uint64_t seed, size_t n, size_t nsys, size_t begin, size_t m,
                        double *const arr[4]);
 
+/* ---- chunks for the x-line kernel (pdd_mpi.c, its_mpi.c) ---------- */
+
+/* Systems of m rows per chunk when a rank feeds its slice to
+ * tl_cpu_thomas_lines_d through a reused scratch: about 2^15 entries per
+ * array (it stays in cache; nothing batch-sized is taken and first-touched
+ * on every solve), a multiple of 16 systems (the kernel's SIMD groups are
+ * 8 or 16), at least 16, at most nsys. */
+static inline size_t tl_mpi_kernel_chunk(size_t m, size_t nsys)
+{
+  size_t chunk = m ? ((size_t)1 << 15) / m / 16 * 16 : 0;
+  chunk = chunk < 16 ? 16 : chunk;
+  return chunk > nsys ? nsys : chunk;
+}
+
 #endif

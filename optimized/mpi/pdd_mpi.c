@@ -169,12 +169,10 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
 }
 
 /* The spikes go through a scratch of a few SIMD groups of systems at a
- * time (about 2^15 entries per array), reused: the right-hand sides and
- * the mirrored blocks stay in cache, and no batch-sized buffer is taken
- * and touched anew on every solve (measured: its first touch cost more
- * than the solves). */
-#define SPIKE_CHUNK_ENTRIES ((size_t)1 << 15)
-#define SPIKE_GROUP 16 /* a multiple of the kernel's SIMD group (8 or 16 systems) */
+ * time (tl_mpi_kernel_chunk), reused: the right-hand sides and the
+ * mirrored blocks stay in cache, and no batch-sized buffer is taken and
+ * touched anew on every solve (measured: its first touch cost more than
+ * the solves). */
 
 /* y into x for every system; with spikes (PDD), v and w into each
  * system's pt. Marks in redo the systems for the reference (all of them
@@ -185,9 +183,7 @@ static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
   size_t m = sl->m, nsys = sl->nsys;
   const double *A = sl->a, *B = sl->b, *C = sl->c;
   int left = spikes && r->ex->rank > 0, right = spikes && r->ex->rank + 1 < r->ex->size;
-  size_t chunk = m ? SPIKE_CHUNK_ENTRIES / m / SPIKE_GROUP * SPIKE_GROUP : 0;
-  chunk = chunk < SPIKE_GROUP ? SPIKE_GROUP : chunk;
-  chunk = chunk > nsys ? nsys : chunk;
+  size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *flag = tl_alloc(nsys, 1);
   double *buf = left || right ? tl_alloc(4 * chunk * m, sizeof *buf) : NULL;
   int ok = m > 0 && flag && (buf || !(left || right));

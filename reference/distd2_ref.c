@@ -102,11 +102,13 @@ void tl_distd2_plan_destroy(tl_distd2_plan *plan)
   if (!plan)
     return;
   free(plan->begin);
-  free(plan->sa);
-  free(plan->sc);
-  free(plan->fwd_scale);
-  free(plan->fwd_mul);
-  free(plan->bwd_mul);
+  if (!plan->rows_lent) {
+    free(plan->sa);
+    free(plan->sc);
+    free(plan->fwd_scale);
+    free(plan->fwd_mul);
+    free(plan->bwd_mul);
+  }
   free(plan->fix_scale);
   memset(plan, 0, sizeof *plan);
 }
@@ -263,6 +265,13 @@ int tl_distd2_plan_slice_d(tl_distd2_plan *plan, size_t n_total, int periodic, s
                            size_t m, const double *a, const double *b, const double *c,
                            tl_info *info)
 {
+  return tl_distd2_plan_slice_in_d(plan, n_total, periodic, row0, m, a, b, c, NULL, info);
+}
+
+int tl_distd2_plan_slice_in_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
+                              size_t m, const double *a, const double *b, const double *c,
+                              double *rows, tl_info *info)
+{
   /* One partition of m rows, alone: a whole plan of m rows with one
    * partition, except that it knows where its rows sit (row0, n_total),
    * so Algorithm 5 keeps the couplings to the neighbours' rows. */
@@ -277,11 +286,12 @@ int tl_distd2_plan_slice_d(tl_distd2_plan *plan, size_t n_total, int periodic, s
   plan->parts = 1;
   plan->periodic = periodic ? 1 : 0;
   plan->begin = tl_alloc(2, sizeof *plan->begin);
-  plan->sa = tl_alloc(m, sizeof(double));
-  plan->sc = tl_alloc(m, sizeof(double));
-  plan->fwd_scale = tl_alloc(m, sizeof(double));
-  plan->fwd_mul = tl_alloc(m, sizeof(double));
-  plan->bwd_mul = tl_alloc(m, sizeof(double));
+  plan->rows_lent = rows != NULL;
+  plan->sa = rows ? rows : tl_alloc(m, sizeof(double));
+  plan->sc = rows ? rows + m : tl_alloc(m, sizeof(double));
+  plan->fwd_scale = rows ? rows + 2 * m : tl_alloc(m, sizeof(double));
+  plan->fwd_mul = rows ? rows + 3 * m : tl_alloc(m, sizeof(double));
+  plan->bwd_mul = rows ? rows + 4 * m : tl_alloc(m, sizeof(double));
   plan->fix_scale = tl_alloc(1, sizeof(double));
   if (!plan->begin || !plan->sa || !plan->sc || !plan->fwd_scale || !plan->fwd_mul ||
       !plan->bwd_mul || !plan->fix_scale) {

@@ -267,7 +267,8 @@ void FN(tl_nshaped_free)(ST *st)
     return;
   free(st->begin);
   free(st->joint);
-  free(st->left);
+  if (!st->rows_lent)
+    free(st->left);
   free(st->msg);
   free(st->msg_empty);
   free(st->ra);
@@ -275,9 +276,10 @@ void FN(tl_nshaped_free)(ST *st)
 }
 
 /* The partitions and joint lines (§4.1.1), and room for the block rows
- * of partition `held` (-1: all of them). */
+ * of partition `held` (-1: all of them): `rows` when given (zeroed, 4
+ * held values), else allocated. */
 static int FN(init_held)(ST *st, size_t n, int periodic, int parts, const size_t *part_sizes,
-                         int held, tl_info *info)
+                         int held, S *rows, tl_info *info)
 {
   memset(st, 0, sizeof *st);
   if (n == 0 || parts < 1 || (size_t)parts > n)
@@ -316,7 +318,8 @@ static int FN(init_held)(ST *st, size_t n, int periodic, int parts, const size_t
   }
   st->row0 = held < 0 ? 0 : st->begin[held];
   st->held = held < 0 ? n : st->begin[held + 1] - st->begin[held];
-  st->left = tl_alloc(4 * st->held, sizeof(S));
+  st->rows_lent = rows != NULL;
+  st->left = rows ? rows : tl_alloc(4 * st->held, sizeof(S));
   if (!st->left)
     goto nomem;
   st->diag = st->left + st->held;
@@ -335,7 +338,7 @@ nomem:
 int FN(tl_nshaped_init)(ST *st, size_t n, int periodic, int parts, const size_t *part_sizes,
                         tl_info *info)
 {
-  return FN(init_held)(st, n, periodic, parts, part_sizes, -1, info);
+  return FN(init_held)(st, n, periodic, parts, part_sizes, -1, NULL, info);
 }
 
 int FN(tl_nshaped_init_rank)(ST *st, size_t n, int periodic, int parts, const size_t *part_sizes,
@@ -344,7 +347,16 @@ int FN(tl_nshaped_init_rank)(ST *st, size_t n, int periodic, int parts, const si
   if (p < 0 || p >= parts)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts", "nshaped: rank %d of %d partitions", p,
                    parts);
-  return FN(init_held)(st, n, periodic, parts, part_sizes, p, info);
+  return FN(init_held)(st, n, periodic, parts, part_sizes, p, NULL, info);
+}
+
+int FN(tl_nshaped_init_rank_in)(ST *st, size_t n, int periodic, int parts, const size_t *part_sizes,
+                                int p, S *rows, tl_info *info)
+{
+  if (p < 0 || p >= parts || !rows)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts", "nshaped: rank %d of %d partitions, rows %s",
+                   p, parts, rows ? "given" : "missing");
+  return FN(init_held)(st, n, periodic, parts, part_sizes, p, rows, info);
 }
 
 /* The block rows of partition p, indexed like its a, b, c, d: row i of

@@ -214,6 +214,7 @@ int main(int argc, char **argv)
     double err;
     rc = a.study ? study(&a, rank) : run(&a, a.n, 1, &err) < 0;
   }
+  tl_mpi_scratch_release(); /* the line solves' scratch, kept between solves */
   MPI_Finalize();
   return rc;
 }

@@ -83,6 +83,7 @@ int main(int argc, char **argv)
   /* One exit status for all: the largest any rank chose. */
   int all;
   MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  tl_mpi_scratch_release(); /* the solvers' scratch, kept between solves */
   MPI_Finalize();
   return all;
 }

@@ -104,6 +104,14 @@ void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
  * returns this rank's thread count. tridlab-mpi calls it at start. */
 int tl_mpi_share_cores(MPI_Comm comm);
 
+/* The partition algorithms keep their largest per-solve arrays (the
+ * modified coefficients or plans of a slice, 3 to 5 words per unknown) from one
+ * solve to the next, per thread, so that repeated solves do not fault in
+ * fresh pages each time. This frees them (e.g. before MPI_Finalize, or
+ * between phases of a program that needs the memory back); the next
+ * solve allocates again. Not collective. */
+void tl_mpi_scratch_release(void);
+
 /* Solve. Collective over comm: every rank calls it with its slice. opt
  * may be NULL; opt->parts and opt->part_sizes are ignored (the ranks and
  * their slices are the partitions); opt->ledger, when set, receives this

@@ -75,6 +75,7 @@ typedef struct tl_distd2_plan {
   double worst_rel; /* slice plans: the smallest margin / |b| of its rows
                        (classes: TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD of
                        its rows only; a distributed verdict reduces them) */
+  int rows_lent;    /* 1: sa .. bwd_mul are the caller's memory (plan_slice_in) */
 } tl_distd2_plan;
 
 /* Words per system of DistD2's messages (docs/ledger.md): a boundary row
@@ -113,6 +114,14 @@ void tl_distd2_plan_destroy(tl_distd2_plan *plan);
 int tl_distd2_plan_slice_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
                            size_t m, const double *a, const double *b, const double *c,
                            tl_info *info);
+
+/* The same with the five arrays of m rows (sa, sc, fwd_scale, fwd_mul,
+ * bwd_mul) in the caller's memory `rows` (5 m values), which
+ * tl_distd2_plan_destroy leaves alone: a rank keeps one block for the
+ * plans of a whole batch from one solve to the next. */
+int tl_distd2_plan_slice_in_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
+                              size_t m, const double *a, const double *b, const double *c,
+                              double *rows, tl_info *info);
 
 /* Algorithm 5 on partition p of an allocated plan (begin[] filled). */
 int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const double *b,

@@ -81,6 +81,7 @@ size_t tl_nshaped_optimal_blocks_nested(size_t n, int levels);
     unsigned char *msg_empty;     /* 1 per block: the block has no row (from the sizes)  */        \
     S *ra, *rb, *rc, *rd, *rx;    /* nj each: the reduced system and its solution      */          \
     int tiny;                     /* a nested solve (RS, levels > 1) substituted near underflow */ \
+    int rows_lent;                /* 1: left..rhs are the caller's (init_rank_in), not freed    */ \
   } tl_nshaped_state_##SUFFIX;
 
 TL_NSHAPED_STATE(double, d)
@@ -94,6 +95,11 @@ TL_NSHAPED_STATE(double complex, z)
   /* The same holding partition p's rows only (an MPI rank). */                                    \
   int tl_nshaped_init_rank_##SUFFIX(tl_nshaped_state_##SUFFIX *st, size_t n, int periodic,         \
                                     int parts, const size_t *part_sizes, int p, tl_info *info);    \
+  /* The same with the block rows in the caller's zeroed memory `rows`: 4 x     */                 \
+  /* partition p's rows, kept by the caller (a rank's scratch for a batch).    */                  \
+  int tl_nshaped_init_rank_in_##SUFFIX(tl_nshaped_state_##SUFFIX *st, size_t n, int periodic,      \
+                                       int parts, const size_t *part_sizes, int p, S *rows,        \
+                                       tl_info *info);                                             \
   void tl_nshaped_free_##SUFFIX(tl_nshaped_state_##SUFFIX *st);                                    \
   /* RD: eliminate the lower diagonal of block p downwards (fill: column J_p). */                  \
   int tl_nshaped_rd_##SUFFIX(tl_nshaped_state_##SUFFIX *st, int p, const S *a, const S *b,         \

@@ -131,7 +131,8 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   size_t nsys = sl->nsys, m = sl->m;
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
-  S *as = tl_alloc(3 * m * nsys + 8 * nsys, sizeof(S)); /* zeros: a failed system sends them */
+  /* zeros: a failed system sends them; the rank's scratch, kept for the next solve */
+  S *as = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 3 * m * nsys + 8 * nsys, sizeof(S));
   unsigned char *bad = tl_alloc(nsys, 1);
   int status = TL_OK;
   if (!as || !bad) {
@@ -168,7 +169,6 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   }
   status = tl_mpi_residual_verdict(&st, sl, x, "hybrid_pcr", DD_WHY, RESIDUAL_WHY, NULL, info);
 cleanup:
-  free(as);
   free(bad);
   tl_mpi_status_free(&st);
   return status;

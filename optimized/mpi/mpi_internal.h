@@ -70,6 +70,16 @@ int tl_mpi_sparse(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt
 /* Time a local step (not communication) without recording anything. */
 double tl_mpi_now(void);
 
+/* ---- scratch kept between solves (scratch_mpi.c) ------------------ */
+
+/* n elements of size bytes, zero-filled, from this thread's buffer for
+ * slot `which`: the same memory as the last solve's when it is large
+ * enough (no fresh pages to fault in), else a larger one. Valid until the
+ * next request for the same slot or tl_mpi_scratch_release (tridlab/mpi.h);
+ * never free it. NULL when memory runs out. */
+enum { TL_MPI_SCRATCH_STATE, TL_MPI_SCRATCH_SLOTS };
+void *tl_mpi_scratch(int which, size_t n, size_t size);
+
 /* ---- the status of a distributed batch (status_mpi.c) ------------- */
 
 /* A rank notes the status of every phase for every system; the first

@@ -384,8 +384,11 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
   r->st = tl_alloc(nsys, sizeof(ST));
   r->bad = tl_alloc(2 * nsys, 1);
   r->buf = tl_alloc(10 * nsys, sizeof(S));
+  /* Every system's block rows (4 per own row), in the rank's scratch kept
+   * from one solve to the next rather than fresh pages per system. */
+  S *rows = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 4 * sl->m * nsys, sizeof(S));
   int status = TL_OK;
-  if (!r->st || !r->bad || !r->buf) {
+  if (!r->st || !r->bad || !r->buf || !rows) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "nshaped: no memory for %zu systems", nsys);
     goto cleanup;
   }
@@ -394,7 +397,9 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
     tl_info one;
     tl_info_clear(&one);
     FN(ns_note)
-    (r, s, PH_RD, FN(tl_nshaped_init_rank)(&r->st[s], sl->n, sl->periodic, P, pl->slices, p, &one),
+    (r, s, PH_RD,
+     FN(tl_nshaped_init_rank_in)(&r->st[s], sl->n, sl->periodic, P, pl->slices, p,
+                                 rows + 4 * sl->m * s, &one),
      &one);
   }
   FN(ns_local)(r);

@@ -319,6 +319,61 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
   tl_ledger_free(&all);
   mc_end(mc);
 }
+/* The scratch a rank keeps from one solve to the next (tl_mpi_scratch,
+ * tl_mpi_scratch_release): a batch solved first on fresh memory, then
+ * again after a larger batch with a breakdown has left its numbers in the
+ * scratch, then again after the scratch is released, gives the same
+ * status and the same bits each time. */
+static void scratch_case(mpi_check *mc, const tl_mpi_algorithm *algo, uint64_t seed)
+{
+  int P = mc->size;
+  mc_case(mc, "%s P=%d: the same bits on fresh, reused and released scratch", algo->name, P);
+  size_t n = 40 * (size_t)P, nsys = 5, *own = NULL;
+  if (algo->slices) {
+    own = malloc((size_t)P * sizeof *own);
+    tl_mpi_default_slices(algo, n, P, own);
+  }
+  problem pr = {{0}, NULL}, big = {{0}, NULL};
+  if (mc->rank == 0) {
+    make_problem(&pr, TL_F64, n, nsys, 0, seed);
+    make_problem(&big, TL_F64, n, 3 * nsys, 0, seed + 1);
+    set_entry(&big, 1, nsys, n / 2, 0.0); /* a zero row: a breakdown */
+    set_entry(&big, 0, nsys, n / 2, 0.0);
+  }
+  tl_mpi_batch local, lbig;
+  tl_info info;
+  MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, own, &local, &info) == TL_OK,
+            "scatter: %s", info.msg);
+  MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &big.sys, own, &lbig, &info) == TL_OK,
+            "scatter: %s", info.msg);
+  size_t cnt = local.m * nsys;
+  double *x[3], *xb = calloc(lbig.m * lbig.nsys + 1, sizeof *xb);
+  int st[3];
+  tl_mpi_scratch_release(); /* fresh */
+  for (int k = 0; k < 3; k++) {
+    x[k] = calloc(cnt + 1, sizeof *x[k]);
+    if (k == 1) /* after a larger batch that broke down */
+      tl_mpi_solve(algo, mc->comm, &lbig, xb, NULL, &info);
+    if (k == 2)
+      tl_mpi_scratch_release();
+    st[k] = tl_mpi_solve(algo, mc->comm, &local, x[k], NULL, &info);
+  }
+  for (int k = 1; k < 3; k++) {
+    MC_EXPECT(mc, st[k] == st[0], "solve %d: status %s, first %s", k, tl_status_name(st[k]),
+              tl_status_name(st[0]));
+    MC_EXPECT(mc, memcmp(x[k], x[0], cnt * sizeof *x[0]) == 0, "solve %d: other bits", k);
+  }
+  for (int k = 0; k < 3; k++)
+    free(x[k]);
+  free(xb);
+  tl_mpi_batch_free(&local);
+  tl_mpi_batch_free(&lbig);
+  free(pr.mem);
+  free(big.mem);
+  free(own);
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -347,6 +402,7 @@ int main(int argc, char **argv)
       run_case(&mc, algo, TL_C128, n_uneven, 3, 0, uneven, PLAIN, 17 + k);
     if (ref->layouts & TL_PERIODIC)
       run_case(&mc, algo, TL_F64, n_uneven, 3, 1, uneven, PLAIN, 18 + k);
+    scratch_case(&mc, algo, 19 + k);
   }
   /* The other variants of the algorithms with a choice (the loop above
    * ran their defaults): fewer cases each. */

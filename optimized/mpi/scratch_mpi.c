@@ -1,0 +1,55 @@
+/* optimized/mpi/scratch_mpi.c -- a rank's large scratch arrays, kept
+ * from one solve to the next.
+ *
+ * Between their forward and backward phases the partition algorithms
+ * hold a few words per unknown of the whole slice: the modified
+ * coefficients of Tridsolver and the hybrid Thomas-PCR (3 words), of
+ * PTDMA (4), N-shaped's block rows (4), DistD2's plans of a batch whose
+ * systems each have their own matrix (5). Taken fresh from the system
+ * for every solve, those pages
+ * are mapped and zeroed by the kernel on first touch, and on this
+ * project's machine that cost four times the solve itself
+ * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer per
+ * slot, grown when a solve needs more, zero-filled on every request (the
+ * algorithms send zeros for a failed system), freed by
+ * tl_mpi_scratch_release. Per thread, so two threads solving at once do
+ * not share one. Growth goes through tl_alloc: memory that runs out is
+ * reported as before (tests/mpi/oom_mpi.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+typedef struct slot {
+  void *p;
+  size_t bytes;
+} slot;
+
+static _Thread_local slot slots[TL_MPI_SCRATCH_SLOTS];
+
+void *tl_mpi_scratch(int which, size_t n, size_t size)
+{
+  if (which < 0 || which >= TL_MPI_SCRATCH_SLOTS || (size && n > SIZE_MAX / size))
+    return NULL;
+  size_t bytes = n && size ? n * size : 1;
+  slot *s = &slots[which];
+  if (bytes > s->bytes) {
+    void *p = tl_alloc(bytes, 1); /* calloc: the pages come zeroed */
+    if (!p)
+      return NULL;
+    free(s->p);
+    s->p = p, s->bytes = bytes;
+    return p;
+  }
+  memset(s->p, 0, bytes);
+  return s->p;
+}
+
+void tl_mpi_scratch_release(void)
+{
+  for (int i = 0; i < TL_MPI_SCRATCH_SLOTS; i++) {
+    free(slots[i].p);
+    slots[i] = (slot){NULL, 0};
+  }
+}

@@ -93,6 +93,12 @@
 int tl_pdd_part_init_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *part_sizes, int p,
                        tl_info *info)
 {
+  return tl_pdd_part_init_in_d(pt, n, parts, part_sizes, p, NULL, info);
+}
+
+int tl_pdd_part_init_in_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *part_sizes, int p,
+                          double *spikes, tl_info *info)
+{
   *pt = (tl_pdd_part_d){0};
   pt->p = p;
   pt->parts = parts;
@@ -100,8 +106,9 @@ int tl_pdd_part_init_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *par
   tl_partition_bounds(n, parts, part_sizes, p, &pt->begin, &pt->end);
   pt->m = pt->end - pt->begin;
   pt->margin_row = -1;
-  pt->v = tl_alloc(pt->m, sizeof(double));
-  pt->w = tl_alloc(pt->m, sizeof(double));
+  pt->spikes_lent = spikes != NULL;
+  pt->v = spikes ? spikes : tl_alloc(pt->m, sizeof(double));
+  pt->w = spikes ? spikes + pt->m : tl_alloc(pt->m, sizeof(double));
   if (!pt->v || !pt->w) {
     tl_pdd_part_free_d(pt);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for the spikes of partition %d",
@@ -112,8 +119,10 @@ int tl_pdd_part_init_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *par
 
 void tl_pdd_part_free_d(tl_pdd_part_d *pt)
 {
-  free(pt->v);
-  free(pt->w);
+  if (!pt->spikes_lent) {
+    free(pt->v);
+    free(pt->w);
+  }
   pt->v = pt->w = NULL;
 }
 

@@ -75,6 +75,7 @@ typedef struct tl_pdd_part_d {
   double tail_coef_w;    /* |c[end-1-kw]|, or |c[begin-1]| when kw = m  */
   double margin;         /* min over own rows of |b| - |a| - |c|        */
   long margin_row;       /* global row of that minimum                  */
+  int spikes_lent;       /* 1: v, w are the caller's memory (init_in)   */
 } tl_pdd_part_d;
 
 /* What a rank sends to a neighbour about the boundary row next to it. */
@@ -94,6 +95,11 @@ typedef struct tl_pdd_iface_d {
  * be NULL (even split, tl_partition_bounds). TL_ERR_NOMEM on failure. */
 int tl_pdd_part_init_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *part_sizes, int p,
                        tl_info *info);
+/* The same with the spikes v, w in the caller's memory `spikes` (2 m
+ * values: v, then w), which tl_pdd_part_free_d leaves alone: an MPI rank
+ * keeps one block for the spikes of a whole batch between solves. */
+int tl_pdd_part_init_in_d(tl_pdd_part_d *pt, size_t n, int parts, const size_t *part_sizes, int p,
+                          double *spikes, tl_info *info);
 void tl_pdd_part_free_d(tl_pdd_part_d *pt);
 
 /* ---- building blocks (shared with RPDD) ---------------------------- */

@@ -79,8 +79,11 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
   r->pt = tl_alloc(nsys, sizeof *r->pt);
   r->to_prev = tl_alloc(4 * nsys, sizeof *r->to_prev);
   r->bad = tl_alloc(nsys, 1);
+  /* Every system's spikes v, w (2 words per own row), in the rank's
+   * scratch kept from one solve to the next, not fresh per system. */
+  double *spikes = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 2 * sl->m * nsys, sizeof(double));
   int status = tl_mpi_status_init(&r->st, ex, nsys, info);
-  if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad))
+  if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad || !spikes))
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %zu systems", name, nsys);
   if (status < 0) {
     run_free(r);
@@ -92,7 +95,8 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
   for (size_t s = 0; s < nsys; s++) {
     tl_info one;
     tl_info_clear(&one);
-    int st = tl_pdd_part_init_d(&r->pt[s], sl->n, ex->size, slices, ex->rank, &one);
+    int st = tl_pdd_part_init_in_d(&r->pt[s], sl->n, ex->size, slices, ex->rank,
+                                   spikes + 2 * sl->m * s, &one);
     if (st < 0) { /* no spikes for this system: note it, skip its phases */
       r->bad[s] = 1;
       tl_mpi_status_note(&r->st, s, PH_LOCAL, st, &one);

@@ -124,6 +124,7 @@ void tl_pdd_part_free_d(tl_pdd_part_d *pt)
     free(pt->w);
   }
   pt->v = pt->w = NULL;
+  pt->spikes_lent = 0;
 }
 
 /* ---------------------------------------------------------------- */

@@ -105,11 +105,13 @@ void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
 int tl_mpi_share_cores(MPI_Comm comm);
 
 /* The partition algorithms keep their largest per-solve arrays (the
- * modified coefficients or plans of a slice, 3 to 5 words per unknown) from one
- * solve to the next, per thread, so that repeated solves do not fault in
- * fresh pages each time. This frees them (e.g. before MPI_Finalize, or
- * between phases of a program that needs the memory back); the next
- * solve allocates again. Not collective. */
+ * modified coefficients, spikes or plans of a slice, 2 to 5 words per
+ * unknown) from one solve to the next, per thread, so that repeated
+ * solves do not fault in fresh pages each time. This frees the calling
+ * thread's (e.g. before MPI_Finalize, or between phases of a program that
+ * needs the memory back); the next solve allocates again. Not collective.
+ * A program that solves from several threads calls it in each of them
+ * before the thread ends: nothing frees a thread's scratch at its exit. */
 void tl_mpi_scratch_release(void);
 
 /* Solve. Collective over comm: every rank calls it with its slice. opt

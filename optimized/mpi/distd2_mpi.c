@@ -208,26 +208,12 @@ static int judge(void *ctx, size_t s, const double *q, tl_info *one)
                            *tol, one);
 }
 
-/* What the verdict needs of a slice plan (Algorithm 5's numbers), kept
- * after the plan itself is gone. */
-typedef struct plan_facts {
-  int ok; /* the plan was made */
-  unsigned classes;
-  double spike, worst_rel;
-  long worst_row;
-} plan_facts;
-
-static plan_facts facts_of(const tl_distd2_plan *pl)
-{
-  return (plan_facts){pl->begin != NULL, pl->classes, pl->spike, pl->worst_rel, pl->worst_row};
-}
-
 /* The verdict: one allreduce, then each slot's status from the combined
  * numbers, with the reference's own tl_distd2_verdict. System s's plan is
- * described by facts[s * stride] (stride 0: one plan for all). By batch,
- * the one slot takes the largest over the systems (the matrix's numbers). */
-static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const plan_facts *facts,
-                   size_t stride, double tol, tl_info *info)
+ * plans[s * plan_stride] (stride 0: one plan for all). By batch, the one
+ * slot takes the largest over the systems (the matrix's numbers). */
+static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const tl_distd2_plan *plans,
+                   size_t plan_stride, double tol, tl_info *info)
 {
   size_t slots = nt->st->nsys;
   double *pairs = tl_alloc(V_PAIRS * slots, 2 * sizeof(double));
@@ -240,9 +226,9 @@ static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const plan
     q[2 * V_KAPPA] = 1.0, q[2 * V_KAPPA + 1] = -1.0;
   }
   for (size_t s = 0; s < nsys; s++) {
-    const plan_facts *pl = &facts[s * stride];
+    const tl_distd2_plan *pl = &plans[s * plan_stride];
     double *q = pairs + 2 * V_PAIRS * (nt->by_batch ? 0 : s);
-    int ok = pl->ok; /* a plan that failed holds nothing */
+    int ok = pl->begin != NULL; /* a plan that failed holds nothing */
     long row = (long)q[2 * V_DROPPED + 1];
     tl_pair_max(&q[2 * V_DROPPED], &row, ss[s].dropped, ss[s].drop_row);
     q[2 * V_DROPPED + 1] = (double)row;
@@ -284,11 +270,10 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
   notes nt = {&st, 0};
   tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
-  plan_facts *facts = tl_alloc(nsys, sizeof *facts);
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
   double *rows = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 5 * m * nsys, sizeof(double));
   int status = TL_OK;
-  if (!plans || !facts || !ss || !rows) {
+  if (!plans || !ss || !rows) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);
     goto cleanup;
   }
@@ -298,7 +283,6 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
     int rc = tl_distd2_plan_slice_in_d(&plans[s], sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s),
                                        ROWS(sl->b, s), ROWS(sl->c, s), rows + 5 * m * s, &one);
     note(&nt, s, PH_PLAN, rc, &one);
-    facts[s] = facts_of(&plans[s]);
     ss[s].bad = rc < 0;
   }
   for (size_t s = 0; s < nsys; s++) { /* phase 2: Algorithm 6; d' is kept in x */
@@ -324,12 +308,11 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
                                     &one);
     note(&nt, s, PH_SUBSTITUTE, rc, &one);
   }
-  status = verdict(&nt, ss, nsys, facts, 1, tol, info);
+  status = verdict(&nt, ss, nsys, plans, 1, tol, info);
 cleanup:
   for (size_t s = 0; plans && s < nsys; s++)
     tl_distd2_plan_destroy(&plans[s]);
   free(plans);
-  free(facts);
   free(ss);
   tl_mpi_status_free(&st);
   return status;
@@ -470,8 +453,7 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
     status = TL_FAIL(info, status, -1, -1, "", "distd2 compact: the exchange failed");
     goto cleanup;
   }
-  plan_facts pf = facts_of(plan);
-  status = verdict(&nt, ss, nsys, &pf, 0, tol, info);
+  status = verdict(&nt, ss, nsys, plan, 0, tol, info);
 cleanup:
   if (comm_seconds)
     *comm_seconds = ex.seconds;

@@ -2,19 +2,20 @@
  * from one solve to the next.
  *
  * Between their forward and backward phases the partition algorithms
- * hold a few words per unknown of the whole slice: the modified
- * coefficients of Tridsolver and the hybrid Thomas-PCR (3 words), of
- * PTDMA (4), N-shaped's block rows (4), DistD2's plans of a batch whose
- * systems each have their own matrix (5). Taken fresh from the system
- * for every solve, those pages
- * are mapped and zeroed by the kernel on first touch, and on this
- * project's machine that cost four times the solve itself
+ * hold a few words per unknown of the whole slice: PDD's and RPDD's
+ * spikes (2 words), the modified coefficients of Tridsolver and the
+ * hybrid Thomas-PCR (3) and of PTDMA (4), N-shaped's block rows (4),
+ * DistD2's plans of a batch whose systems each have their own matrix
+ * (5). Taken fresh from the system for every solve, those pages are
+ * mapped and zeroed by the kernel on first touch, and on this project's
+ * machine that cost three to four times the solve itself
  * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer per
  * slot, grown when a solve needs more, zero-filled on every request (the
  * algorithms send zeros for a failed system), freed by
  * tl_mpi_scratch_release. Per thread, so two threads solving at once do
- * not share one. Growth goes through tl_alloc: memory that runs out is
- * reported as before (tests/mpi/oom_mpi.c).
+ * not share one (and each thread releases its own). Growth goes through
+ * tl_alloc: memory that runs out is reported as before
+ * (tests/mpi/oom_mpi.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -271,7 +271,7 @@ static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   notes nt = {&st, 0};
   tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
-  double *rows = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 5 * m * nsys, sizeof(double));
+  double *rows = tl_mpi_scratch(5 * m * nsys, sizeof(double));
   int status = TL_OK;
   if (!plans || !ss || !rows) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);

@@ -132,7 +132,7 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
   /* zeros: a failed system sends them; the rank's scratch, kept for the next solve */
-  S *as = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 3 * m * nsys + 8 * nsys, sizeof(S));
+  S *as = tl_mpi_scratch(3 * m * nsys + 8 * nsys, sizeof(S));
   unsigned char *bad = tl_alloc(nsys, 1);
   int status = TL_OK;
   if (!as || !bad) {

@@ -72,13 +72,12 @@ double tl_mpi_now(void);
 
 /* ---- scratch kept between solves (scratch_mpi.c) ------------------ */
 
-/* n elements of size bytes, zero-filled, from this thread's buffer for
- * slot `which`: the same memory as the last solve's when it is large
- * enough (no fresh pages to fault in), else a larger one. Valid until the
- * next request for the same slot or tl_mpi_scratch_release (tridlab/mpi.h);
- * never free it. NULL when memory runs out. */
-enum { TL_MPI_SCRATCH_STATE, TL_MPI_SCRATCH_SLOTS };
-void *tl_mpi_scratch(int which, size_t n, size_t size);
+/* n elements of size bytes, zero-filled, from this thread's scratch
+ * buffer: the same memory as the last solve's when it is large enough (no
+ * fresh pages to fault in), else a larger one. Valid until the next
+ * request or tl_mpi_scratch_release (tridlab/mpi.h); never free it. One
+ * per solve (a solve calls no other). NULL when memory runs out. */
+void *tl_mpi_scratch(size_t n, size_t size);
 
 /* ---- the status of a distributed batch (status_mpi.c) ------------- */
 

@@ -386,7 +386,7 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
   r->buf = tl_alloc(10 * nsys, sizeof(S));
   /* Every system's block rows (4 per own row), in the rank's scratch kept
    * from one solve to the next rather than fresh pages per system. */
-  S *rows = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 4 * sl->m * nsys, sizeof(S));
+  S *rows = tl_mpi_scratch(4 * sl->m * nsys, sizeof(S));
   int status = TL_OK;
   if (!r->st || !r->bad || !r->buf || !rows) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "nshaped: no memory for %zu systems", nsys);

@@ -81,7 +81,7 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
   r->bad = tl_alloc(nsys, 1);
   /* Every system's spikes v, w (2 words per own row), in the rank's
    * scratch kept from one solve to the next, not fresh per system. */
-  double *spikes = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 2 * sl->m * nsys, sizeof(double));
+  double *spikes = tl_mpi_scratch(2 * sl->m * nsys, sizeof(double));
   int status = tl_mpi_status_init(&r->st, ex, nsys, info);
   if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad || !spikes))
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %zu systems", name, nsys);

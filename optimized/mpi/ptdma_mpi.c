@@ -219,7 +219,7 @@ static int ptdma_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   r->combined = (int)tl_param_value(self->reference, opt, "flavour") == TL_PTDMA_COMBINED;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   size_t w = send_words(r), all = root ? (size_t)P * nsys : 0;
-  r->a = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 4 * m * nsys, sizeof(double));
+  r->a = tl_mpi_scratch(4 * m * nsys, sizeof(double));
   r->bad = tl_alloc(nsys, 1);
   /* mine: the rows this rank sends and the 2 values it gets back; at rank
    * 0 also everyone's, the bounds and one reduced system. */

@@ -9,8 +9,8 @@
  * (5). Taken fresh from the system for every solve, those pages are
  * mapped and zeroed by the kernel on first touch, and on this project's
  * machine that cost three to four times the solve itself
- * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer per
- * slot, grown when a solve needs more, zero-filled on every request (the
+ * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer,
+ * grown when a solve needs more, zero-filled on every request (the
  * algorithms send zeros for a failed system), freed by
  * tl_mpi_scratch_release. Per thread, so two threads solving at once do
  * not share one (and each thread releases its own). Growth goes through
@@ -22,35 +22,28 @@
 
 #include "mpi_internal.h"
 
-typedef struct slot {
-  void *p;
-  size_t bytes;
-} slot;
+static _Thread_local void *kept;
+static _Thread_local size_t kept_bytes;
 
-static _Thread_local slot slots[TL_MPI_SCRATCH_SLOTS];
-
-void *tl_mpi_scratch(int which, size_t n, size_t size)
+void *tl_mpi_scratch(size_t n, size_t size)
 {
-  if (which < 0 || which >= TL_MPI_SCRATCH_SLOTS || (size && n > SIZE_MAX / size))
+  if (size && n > SIZE_MAX / size)
     return NULL;
   size_t bytes = n && size ? n * size : 1;
-  slot *s = &slots[which];
-  if (bytes > s->bytes) {
+  if (bytes > kept_bytes) {
     void *p = tl_alloc(bytes, 1); /* calloc: the pages come zeroed */
     if (!p)
       return NULL;
-    free(s->p);
-    s->p = p, s->bytes = bytes;
+    free(kept);
+    kept = p, kept_bytes = bytes;
     return p;
   }
-  memset(s->p, 0, bytes);
-  return s->p;
+  memset(kept, 0, bytes);
+  return kept;
 }
 
 void tl_mpi_scratch_release(void)
 {
-  for (int i = 0; i < TL_MPI_SCRATCH_SLOTS; i++) {
-    free(slots[i].p);
-    slots[i] = (slot){NULL, 0};
-  }
+  free(kept);
+  kept = NULL, kept_bytes = 0;
 }

@@ -504,13 +504,14 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   size_t nsys = sl->nsys, m = sl->m;
   FN(ts_run) run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
-  r->as = tl_mpi_scratch(TL_MPI_SCRATCH_STATE, 3 * m * nsys + 12 * nsys, sizeof(S));
+  r->as = tl_mpi_scratch(3 * m * nsys + 12 * nsys, sizeof(S));
   r->bad = tl_alloc(nsys, 1);
   tl_info *fields = par->strategy == TL_TRIDSOLVER_JACOBI ? tl_alloc(nsys, sizeof *fields) : NULL;
   int status = TL_OK;
   if (r->as && r->bad &&
       (fields || par->strategy != TL_TRIDSOLVER_JACOBI)) { /* a failed system sends zeros */
-    memset(r->bad, 0, nsys);                               /* tl_mpi_scratch zero-fills r->as */
+    /* r->as comes zero-filled from tl_mpi_scratch */
+    memset(r->bad, 0, nsys);
   } else {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "tridsolver: no memory for %zu systems", nsys);
     goto cleanup;

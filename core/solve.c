@@ -97,8 +97,8 @@ static int overlaps(const void *p, const void *q, size_t bytes)
   return a < b + bytes && b < a + bytes;
 }
 
-static int check_partitions(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
-                            tl_info *info)
+int tl_check_partitions(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
+                        tl_info *info)
 {
   int P = opt ? opt->parts : 1;
   if (P < 1 || P > TL_MAX_PARTS)
@@ -112,13 +112,26 @@ static int check_partitions(const tl_algorithm *algo, const tl_batch *sys, const
   }
   size_t minrows = algo->min_rows_per_part ? algo->min_rows_per_part : 1;
   if (opt && opt->part_sizes) {
+    /* Each size on its own first, then the running sum against n: a sum
+     * of size_t values may wrap around to n (SIZE_MAX + 21 = 20), and a
+     * partition that passed a wrapped sum would index past every array. */
     size_t total = 0;
     for (int p = 0; p < P; p++) {
-      if (opt->part_sizes[p] < minrows)
+      size_t rows = opt->part_sizes[p];
+      if (rows < minrows)
         return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
                        "partition %d has %zu rows; %s needs at least %zu per partition", p,
-                       opt->part_sizes[p], algo->name, minrows);
-      total += opt->part_sizes[p];
+                       rows, algo->name, minrows);
+      if (rows > sys->n - total) {
+        if (p == 0)
+          return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                         "partition 0 has %zu rows, more than the system's %zu", rows, sys->n);
+        return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                       "partition %d has %zu rows, but only %zu of the system's %zu rows are "
+                       "left after the partitions before it",
+                       p, rows, sys->n - total, sys->n);
+      }
+      total += rows;
     }
     if (total != sys->n)
       return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
@@ -170,7 +183,7 @@ int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_op
   for (int k = 0; k < 4; k++)
     if (overlaps(x, ins[k], bytes))
       return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output x overlaps input array %c", "abcd"[k]);
-  TL_CALL(check_partitions(algo, sys, opt, info));
+  TL_CALL(tl_check_partitions(algo, sys, opt, info));
   TL_CALL(tl_check_params(algo, opt, info));
   tl_options defaults;
   if (!opt) {

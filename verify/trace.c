@@ -450,10 +450,8 @@ int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options
                    algo->name, periodic_only ? "periodic" : "non-periodic");
   TL_CALL(tl_check_entries(sys, 0, sys->n, info));
   int parts = algo->partitioned ? opt->parts : 1;
-  size_t min_rows = algo->min_rows_per_part ? algo->min_rows_per_part : 1;
-  if (algo->partitioned && (parts < 1 || (size_t)parts * min_rows > sys->n))
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "trace: %s needs at least %zu rows per partition", algo->name, min_rows);
+  if (algo->partitioned) /* the others ignore parts, as the CLI's default of 3 */
+    TL_CALL(tl_check_partitions(algo, sys, opt, info));
   tracer tr;
   int status = tl_tr_init(&tr, sys, parts, opt->part_sizes, fn, ctx, ledger);
   if (status == TL_OK) {

@@ -101,6 +101,14 @@ void tl_note_caller_tolerance(const tl_algorithm *algo, const tl_options *opt, i
  * rows. TL_ERR_ARG with the array in info->arg, the system and the row. */
 int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info);
 
+/* tl_solve's checks of opt->parts and opt->part_sizes for algo on sys:
+ * 1 <= parts <= TL_MAX_PARTS; none but a partitioned algorithm takes
+ * them; every size is checked on its own (at least the algorithm's
+ * min_rows_per_part, at most the rows still left) and the sizes add up to
+ * sys->n without wrapping around. TL_ERR_ARG naming the partition. */
+int tl_check_partitions(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
+                        tl_info *info);
+
 /* Matrix classes (tl_class bits) of one system, measured on its entries:
  * TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD, TL_CLASS_STRONG_DD, TL_CLASS_COL_DD. For periodic
  * systems the corners count as off-diagonal entries. *worst_row (may be

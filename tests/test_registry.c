@@ -5,6 +5,7 @@
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,48 @@ Test(registry, bad_arguments_name_the_argument)
     tl_options_init(&opt);
     cr_expect_eq(tl_options_set_param(&opt, al, "no_such_key", "1", &info), TL_ERR_ARG);
     cr_expect_str_eq(info.arg, "param");
+  }
+}
+
+/* Partition sizes whose sum wraps around to n (SIZE_MAX + 5 = 4 rows):
+ * each size is checked on its own, so every partitioned backend refuses
+ * them before it indexes a row (they once overflowed ptdma, distd2,
+ * tridsolver and hybrid_pcr). The message names the partition. */
+Test(registry, partition_sizes_that_wrap_around_are_bad_arguments)
+{
+  const size_t bad[][3] = {{SIZE_MAX, 5, 0},
+                           {1, SIZE_MAX, 4},
+                           {SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, 4},
+                           {2, 2, SIZE_MAX},
+                           {(size_t)1 << 63, (size_t)1 << 63, 4},
+                           {5, 0, 0},
+                           {4, 0, 0}};
+  const char *const names[] = {"partition 0", "partition 1", "partition 0", "partition 2",
+                               "partition 0", "partition 0", "partition 1"};
+  size_t count;
+  const tl_algorithm *const *reg = tl_registry(&count);
+  for (size_t k = 0; k < count; k++) {
+    const tl_algorithm *al = reg[k];
+    if (!al->partitioned)
+      continue;
+    for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
+      small_sys s;
+      make_small(&s);
+      s.sys.periodic = !(al->layouts & TL_NONPERIODIC);
+      size_t sizes[3];
+      memcpy(sizes, bad[t], sizeof sizes);
+      tl_options opt;
+      tl_options_init(&opt);
+      opt.parts = bad[t][2] == 0 ? 2 : 3;
+      opt.part_sizes = sizes;
+      tl_info info;
+      int st = tl_solve(al, &s.sys, s.x, &opt, &info);
+      cr_expect_eq(st, TL_ERR_ARG, "%s, case %zu: %s", al->name, t, info.msg);
+      cr_expect_str_eq(info.arg, "parts", "%s, case %zu", al->name, t);
+      if (al->min_rows_per_part <= 1)
+        cr_expect(strstr(info.msg, names[t]) != NULL, "%s, case %zu: %s", al->name, t, info.msg);
+      cr_expect(memcmp(sizes, bad[t], sizeof sizes) == 0, "%s: sizes changed", al->name);
+    }
   }
 }
 

@@ -26,7 +26,9 @@
  *            out of range), or a number from a table of in- and
  *            out-of-range values (param_value); sweep limits (maxit,
  *            iters) at most 2e6 / (n nsys) (WORK)
- *   then     with bit 2: P bytes of partition sizes (partition_sizes)
+ *   then     with bit 2: P bytes of partition sizes (partition_sizes; a
+ *            byte from 0xf0 on is any size_t a hostile caller may pass:
+ *            0, SIZE_MAX, sizes whose sum wraps around to n, ...)
  *   then     the entries a, b, c, d of system 0, then of system 1, ...
  *            (complex: real part, then imaginary part), one byte each:
  *            0..127 the value (byte - 64) / 16; 128..191 special[byte -
@@ -45,10 +47,15 @@
  *    names the argument, breakdown names a row of the system, outside-
  *    domain says why;
  *  - the batch, the options and the partition sizes are unchanged;
+ *  - partition sizes that break the rule (each at least the algorithm's
+ *    minimum and at most n, their exact sum n: sizes_are_valid) are a
+ *    bad argument (or the batch is unsupported before they are read);
  *  - ok means a finite x whose residual ratio (tl_residual_ratio, safe
- *    from overflow) is below 30 -- unless the caller loosened the
- *    algorithm's tolerance and the status message says so ("chosen by
- *    the caller", see tl_solve in tridlab/registry.h).
+ *    from overflow) is below 30, and whose forward-error ratio against
+ *    LAPACK's pivoted solve is below 2 x 30 (check_forward_error) --
+ *    unless the caller loosened the algorithm's tolerance and the status
+ *    message says so ("chosen by the caller", see tl_solve in
+ *    tridlab/registry.h).
  * tl_options_set_param rejecting a value is checked too: bad-argument
  * naming "param", the option left unset.
  */
@@ -196,17 +203,60 @@ static void set_params(reader *r, const tl_algorithm *algo, unsigned mode, doubl
   }
 }
 
-/* P sizes of at least 1; they add up to n unless the input says not. */
+/* A partition size no caller should pass, as any size_t may be: zero,
+ * past n, near SIZE_MAX, halves of 2^64 that add up to 0, and sizes that
+ * make the running sum wrap around to exactly n (SIZE_MAX + 21 = 20). */
+static size_t hostile_size(unsigned v, size_t n, size_t used, int P)
+{
+  switch (v % 16) {
+  case 0: return 0;
+  case 1: return SIZE_MAX;
+  case 2: return n - used; /* wraps around when the sizes before overshoot n */
+  case 3: return SIZE_MAX / 2 + 1;
+  case 4: return (size_t)1 << 63;
+  case 5: return n + 1;
+  case 6: return n;
+  case 7: return SIZE_MAX - n;
+  case 8: return n - used + 1;
+  case 9: return n - used - 1;
+  case 10: return (size_t)UINT32_MAX + 1;
+  case 11: return (size_t)INT32_MAX + 1;
+  case 12: return SIZE_MAX / (size_t)P + 1;
+  case 13: return SIZE_MAX - used + 1; /* the sum so far wraps to 0 */
+  case 14: return SIZE_MAX - used + 1 + n; /* ... and to n */
+  default: return 2;
+  }
+}
+
+/* P sizes of at least 1; they add up to n unless the input says not. A
+ * size byte from 0xf0 on is a hostile size (hostile_size). */
 static void partition_sizes(reader *r, size_t n, int P, size_t *sizes)
 {
   size_t used = 0, span = 2 * n / (size_t)P;
   for (int p = 0; p < P; p++) {
-    size_t s = 1 + byte_or_random(r) % (span ? span : 1);
+    unsigned v = byte_or_random(r);
+    size_t s = 1 + v % (span ? span : 1);
     if (p == P - 1 && used < n)
       s = n - used; /* a sum other than n only when the others overshoot */
+    if (v >= 0xf0)
+      s = hostile_size(v, n, used, P);
     sizes[p] = s;
-    used += s;
+    used += s; /* may wrap around: that is the point */
   }
+}
+
+/* The rule tl_solve must enforce, computed here on its own: every size
+ * at least the algorithm's minimum and at most n, and their exact sum
+ * (no wrap-around) n. */
+static int sizes_are_valid(const tl_algorithm *algo, size_t n, int P, const size_t *sizes)
+{
+  size_t minrows = algo->min_rows_per_part ? algo->min_rows_per_part : 1, left = n;
+  for (int p = 0; p < P; p++) {
+    if (sizes[p] < minrows || sizes[p] > left)
+      return 0;
+    left -= sizes[p];
+  }
+  return left == 0;
 }
 
 /* b_i += 2 (|a_i| + |c_i|) b_i / |b_i| over the entries the system uses. */
@@ -265,6 +315,32 @@ static int all_finite(const double *v, size_t count)
     if (!isfinite(v[k]))
       return 0;
   return 1;
+}
+
+/* The forward error of an ok answer, judged against LAPACK's pivoted
+ * solve xl (DGTSV, or DGBTRF/DGBTRS for a periodic system) with DGTCON's
+ * rcond, as DGET04 judges it: ratio(x, xl) <= ratio(x, xtrue) +
+ * ratio(xl, xtrue), so a ratio above 2 THRESH means x's own forward-error
+ * ratio is above THRESH wherever LAPACK's is below it (a pivoted
+ * tridiagonal solve is backward stable: its growth is at most 2). xl is
+ * the reference only where its own residual ratio passes: near overflow
+ * the reference BLAS divides complex numbers naively and LAPACK's answer
+ * can be the wrong one (1e308 (1 + i) x = 3.7 (1 + i) gave x = 0). Where
+ * LAPACK breaks down or the estimate is not a number there is no ratio. */
+static void check_forward_error(const tl_batch *sys, const double *x, size_t count)
+{
+  double *xl = calloc(count, sizeof(double));
+  double rcond[MAX_NSYS];
+  CHECK(xl);
+  tl_info info;
+  if (tl_lapack_solve(sys, xl, &info) == TL_OK && tl_rcond(sys, rcond, &info) == TL_OK &&
+      all_finite(xl, count) && tl_residual_ratio(sys, xl) < TL_THRESH) {
+    double ratio = tl_forward_ratio(sys, x, xl, rcond);
+    snprintf(context + strlen(context), sizeof context - strlen(context),
+             "; forward-error ratio %g against LAPACK's solve", ratio);
+    CHECK(isnan(ratio) || ratio < 2 * TL_THRESH);
+  }
+  free(xl);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -350,14 +426,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(info.row >= 0 && (size_t)info.row < n && info.system < (long)nsys);
   if (st == TL_OUTSIDE_DOMAIN)
     CHECK(info.msg[0] != '\0');
+  if (opt.part_sizes && !sizes_are_valid(algo, n, P, sizes))
+    CHECK(st == TL_ERR_ARG || st == TL_ERR_UNSUPPORTED);
   if (st == TL_OK) {
     CHECK(all_finite(x, count));
+    int loosened = strstr(info.msg, "chosen by the caller") != NULL;
     double ratio = tl_residual_ratio(&sys, x);
     if (!(ratio < TL_THRESH)) {
       snprintf(context + strlen(context), sizeof context - strlen(context), "; residual ratio %g",
                ratio);
-      CHECK(strstr(info.msg, "chosen by the caller") != NULL);
+      CHECK(loosened);
     }
+    if (!loosened)
+      check_forward_error(&sys, x, count);
   }
   free(x);
   for (int k = 0; k < 4; k++) {

@@ -60,7 +60,8 @@ def int_param(v):
 def solve_input(algo, n, flags=0, nsys=1, parts=1, eA=0, ex=0, params=None, sizes=None,
                 systems=()):
     """systems: for each system, its (a, b, c, d) lists (complex: parts
-    interleaved); missing values are random, from the input's hash."""
+    interleaved); missing values are random, from the input's hash.
+    sizes: the partition size bytes (with UNEQUAL; 0xf0.. hostile sizes)."""
     params = params if params is not None else bytes(NPARAMS[algo])
     assert len(params) == NPARAMS[algo], algo
     out = b"\xff" + algo.encode() + b"\0"
@@ -125,6 +126,16 @@ def solve_corpus():
     write("solve", "issue9-5-tridsolver-jacobi-iters-1e9", solve_input(
         "tridsolver", 50, flags=PARAM_TEXT | DOMINANT, parts=25,
         params=bytes([4]) + int_param(1e9) + bytes([0, 0])))
+    # Issue 22 item 1: partition sizes SIZE_MAX and 21 on n = 20 add up to
+    # 20 when the sum wraps around (size bytes 0xf1: SIZE_MAX; 0xf2: n minus
+    # the sizes before, here 21); ptdma, distd2, tridsolver, hybrid_pcr
+    # indexed past their arrays. Also SIZE_MAX + 1 + n in the middle.
+    for algo in ("ptdma", "distd2", "tridsolver", "hybrid_pcr", "pdd", "rpdd", "its",
+                 "nshaped"):
+        write("solve", "issue22-1-wrapping-sizes-" + algo, solve_input(
+            algo, 20, flags=UNEQUAL | DOMINANT, parts=2, sizes=[0xf1, 0xf2]))
+        write("solve", "issue22-1-wrapping-sizes-mid-" + algo, solve_input(
+            algo, 20, flags=UNEQUAL | DOMINANT, parts=3, sizes=[10, 0xfe, 0xf2]))
 
 
 def npy(descr, shape, payload, version=1, fortran=False):

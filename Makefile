@@ -79,6 +79,9 @@ endif
 MPI_TESTS = $(MPI_TEST_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
 # A plain program that runs tridlab-mpi under mpirun, as a user does.
 MPI_CLI_TEST = $(BUILD)/tests/mpi/cli_mpi
+# The same, given every kind of bad argument, on each of MPI_ARGS_RANKS.
+MPI_ARGS_TEST = $(BUILD)/tests/mpi/cli_args_mpi
+MPI_ARGS_RANKS ?= 1 2 3 7
 # Memory running out on one rank: the job must end, never hang.
 MPI_OOM_TEST = $(BUILD)/tests/mpi/oom_mpi
 # Every MPI test runs on each of these rank counts (oversubscribed).
@@ -92,7 +95,7 @@ MPI_ENV  = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 POISSON  = $(BUILD)/poisson
 POISSON_OBJ = $(BUILD)/obj/apps/poisson/poisson.o
 ifneq ($(MPICC),)
-MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST) $(MPI_OOM_TEST)
+MPI_ALL  = $(MPI_LIB_A) $(MPI_CLI) $(MPI_TESTS) $(MPI_CLI_TEST) $(MPI_ARGS_TEST) $(MPI_OOM_TEST)
 ifneq ($(FFTW_LIB),)
 MPI_ALL += $(POISSON)
 endif
@@ -179,6 +182,10 @@ $(MPI_LIB_A): $(MPI_OBJ)
 	ar rcs $@ $^
 
 $(MPI_CLI_TEST): tests/mpi/cli_mpi.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
+
+$(MPI_ARGS_TEST): tests/mpi/cli_args_mpi.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
@@ -330,7 +337,8 @@ check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-tutorials check-mpi
 
 # The MPI test programs on 1..7 ranks; a failing or hanging rank fails the
 # run (timeout -k: nothing may hang). Skipped, and said, without mpicc.
-# The command's own behaviour (cli_mpi: one message, one exit status) is
+# The command's own behaviour (cli_mpi: one message, one exit status;
+# cli_args_mpi: the same for every kind of bad argument, on 1, 2, 3, 7 ranks) is
 # checked in the plain run; its library code runs sanitized above.
 check-mpi: $(MPI_ALL)
 ifneq ($(MPICC),)
@@ -348,6 +356,10 @@ ifneq ($(MPICC),)
 	done
 ifneq ($(SANITIZE),1)
 	@$(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_CLI_TEST)
+	@for P in $(MPI_ARGS_RANKS); do \
+	  $(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_ARGS_TEST) $$P || \
+	    { echo "FAILED: cli_args_mpi on $$P ranks"; exit 1; }; \
+	done
 endif
 else
 	@echo "check-mpi: mpicc not found, MPI tests skipped"

@@ -1,5 +1,6 @@
 /* cli/common.c -- option parsing helpers of the tridlab command, and the
  * progress line and plot notes of the studies it runs. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,8 +89,12 @@ int cli_parse_sizes(const char *s, const char *what, size_t *out, size_t cap, si
       cli_error("%s: sizes must be positive, got '%s'", what, s);
       return -1;
     }
+    /* strtoull skips blanks and takes a sign: " -10" would come back as
+     * 2^64 - 10, so every value must start with a digit; and a comma
+     * must be followed by one ("10," is not a list of one). */
     unsigned long long v = strtoull(p, &end, 10);
-    if (end == p || errno == ERANGE || v == 0 || (*end != ',' && *end != '\0')) {
+    if (!isdigit((unsigned char)*p) || end == p || errno == ERANGE || v == 0 ||
+        (*end != ',' && *end != '\0') || (*end == ',' && end[1] == '\0')) {
       cli_error("%s must be a comma-separated list of positive integers, got '%s'", what, s);
       return -1;
     }

@@ -51,7 +51,9 @@ static void solve_usage(FILE *out)
           "  --system DIR          directory with a.npy b.npy c.npy d.npy\n"
           "  --out FILE            where to write x (.npy)\n"
           "  --periodic            the system is cyclic (also: a file DIR/periodic exists)\n"
-          "  --slices n1,..,nP     rows of each rank (default: as even as possible)\n"
+          "  --slices n1,..,nP     rows of each rank: P positive sizes adding up to n, each at\n"
+          "                        least the algorithm's smallest slice (default: the\n"
+          "                        algorithm's layout, as even as possible)\n"
           "  --param key=value     algorithm parameter (repeatable)\n"
           "  --ledger              print every ledger entry, not only the totals\n"
           "  --quiet               print nothing on success\n"
@@ -217,9 +219,18 @@ int cmd_mpi_solve(int argc, char **argv)
    * ScaLAPACK's blocks); rank 0 knows n. */
   unsigned long long n_all = mpi_rank() == 0 ? sd.sys.n : 0;
   MPI_Bcast(&n_all, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-  if (!a.nslices && (size_t)mpi_size() <= MAX_SLICES && n_all >= (size_t)mpi_size()) {
+  int asked = a.nslices > 0;
+  if (!asked && (size_t)mpi_size() <= MAX_SLICES) {
     tl_mpi_default_slices(algo, (size_t)n_all, mpi_size(), a.slices);
     a.nslices = (size_t)mpi_size();
+  }
+  /* Before any row moves: a slice past n would send rows past rank 0's
+   * arrays. Every rank checks (the same arguments and n give the same
+   * verdict); rank 0's is everybody's. */
+  st = tl_mpi_check_slices(algo, (size_t)n_all, mpi_size(), a.nslices ? a.slices : NULL, &info);
+  if (mpi_agree(st) != TL_OK) {
+    cli_error("solve: %s%s", asked ? "--slices: " : "", info.msg);
+    goto done;
   }
   if (tl_mpi_scatter_batch(MPI_COMM_WORLD, 0, &sd.sys, a.nslices ? a.slices : NULL, &local,
                            &info) != TL_OK) {

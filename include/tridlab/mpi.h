@@ -92,6 +92,17 @@ void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m);
 /* The rows of every rank (P sizes) an algorithm is run with when the
  * caller does not choose: its own layout, or as even as possible. */
 void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t *sizes);
+/* The checks of P slices of n rows for algo, the ones tl_solve makes of
+ * its partitions (tl_check_partitions on algo's reference; partition r is
+ * rank r's slice): n is large enough for P ranks, every slice has at
+ * least the algorithm's smallest number of rows and at most the rows
+ * still left, and they add up to n without wrapping around. slices NULL:
+ * only the even split is checked. No communication: every rank that
+ * passes the same arguments gets the same verdict, so a program checks
+ * before it moves any rows (tl_mpi_scatter_batch does not check).
+ * TL_ERR_ARG (arg "parts") naming the slice. */
+int tl_mpi_check_slices(const tl_mpi_algorithm *algo, size_t n, int P, const size_t *slices,
+                        tl_info *info);
 /* ScaLAPACK's 1-D block layout: ceil(n / P) rows per rank, the last ones
  * the rest (possibly none). */
 void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
@@ -136,9 +147,11 @@ int tl_mpi_ledger_gather(MPI_Comm comm, const tl_ledger *mine, int root, tl_ledg
 
 /* Distribute a whole batch held on `root` (sys significant there only;
  * n, nsys, dtype, periodic are broadcast) into slices with the given
- * sizes (slices NULL: even), and gather a solution back. The I/O of
- * `tridlab-mpi solve` and of the tests; not recorded. `local` owns its
- * arrays: free them with tl_mpi_batch_free. */
+ * sizes (slices NULL: even; else the same P sizes on every rank, adding
+ * up to n -- unchecked: a slice that reaches past n reads past the
+ * arrays, so check them first with tl_mpi_check_slices), and gather a
+ * solution back. The I/O of `tridlab-mpi solve` and of the tests; not
+ * recorded. `local` owns its arrays: free them with tl_mpi_batch_free. */
 int tl_mpi_scatter_batch(MPI_Comm comm, int root, const tl_batch *sys, const size_t *slices,
                          tl_mpi_batch *local, tl_info *info);
 void tl_mpi_batch_free(tl_mpi_batch *local);

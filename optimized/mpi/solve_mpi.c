@@ -3,8 +3,9 @@
  * batches (the I/O of the command and the tests).
  *
  * The checks are tl_solve's (core/solve.c), made by each rank on its own
- * rows, plus the slices: contiguous, adding up to n, each at least the
- * algorithm's smallest partition. One allgather of (begin, m, status)
+ * rows, plus the slices: each at least the algorithm's smallest partition
+ * and adding up to n (tl_check_partitions, the check tl_solve makes of
+ * its partitions), and contiguous. One allgather of (begin, m, status)
  * lets every rank see every rank's verdict; the lowest rank that found a
  * problem broadcasts its report, so all return the same one-line error.
  * These collectives are not part of any algorithm and are not recorded
@@ -64,34 +65,45 @@ static int check_local(const tl_mpi_algorithm *algo, const tl_mpi_batch *sl, con
   return tl_check_entries(&mine, sl->begin, sl->n, info);
 }
 
+int tl_mpi_check_slices(const tl_mpi_algorithm *algo, size_t n, int P, const size_t *slices,
+                        tl_info *info)
+{
+  if (!algo)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "no algorithm given");
+  tl_batch sys = {.n = n};
+  tl_options o;
+  tl_options_init(&o);
+  o.parts = P;
+  /* The even split first: when n is too small for P ranks that says so
+   * once, instead of naming the first slice that came out too small. Any
+   * slices that pass the second check pass the first. */
+  TL_CALL(tl_check_partitions(algo->reference, &sys, &o, info));
+  if (!slices)
+    return TL_OK;
+  o.part_sizes = slices;
+  return tl_check_partitions(algo->reference, &sys, &o, info);
+}
+
 /* Every rank's (begin, m) against n and the algorithm's smallest slice;
- * the same verdict on every rank (they all see the same table). */
+ * the same verdict on every rank (they all see the same table). The
+ * sizes first, by tl_solve's own check (no sum that wraps around), so
+ * the running begin below cannot wrap either. */
 static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *table, int P,
                         size_t n, size_t *slices, tl_info *info)
 {
-  size_t minrows = algo->reference->min_rows_per_part ? algo->reference->min_rows_per_part : 1;
-  if ((size_t)P > n || n / (size_t)P < minrows)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "n = %zu is too small for %d ranks: %s needs at least %zu rows per rank", n,
-                   P, algo->name, minrows);
+  for (int r = 0; r < P; r++)
+    slices[r] = (size_t)table[3 * r + 1];
+  TL_CALL(tl_mpi_check_slices(algo, n, P, slices, info));
   size_t next = 0;
   for (int r = 0; r < P; r++) {
-    size_t begin = (size_t)table[3 * r], m = (size_t)table[3 * r + 1];
+    size_t begin = (size_t)table[3 * r];
     if (begin != next)
       return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
                      "rank %d holds rows from %zu, but rank %d ends at row %zu: slices must be "
                      "contiguous, in rank order",
                      r, begin, r - 1, next);
-    if (m < minrows)
-      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                     "rank %d has %zu rows; %s needs at least %zu per rank", r, m, algo->name,
-                     minrows);
-    slices[r] = m;
-    next = begin + m;
+    next += slices[r];
   }
-  if (next != n)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "the slices add up to %zu rows, the systems have %zu", next, n);
   return TL_OK;
 }
 

@@ -14,12 +14,14 @@
  * same column add up). Singular types have no xtrue; their d is uniform.
  *
  * The first twelve types follow LAPACK's GT test matrices (DCHKGT with
- * DLATB4's constants); the rest cover dominance margins, compact-scheme
+ * DLATB4's constants); the rest cover dominance margins (MATLAB's Dorr
+ * matrices among them: weakly dominant and nearly singular), compact-scheme
  * matrices with their boundary closures, the matrix of paper 003 (ITS), pivot
  * breakdowns, periodic variants and complex Crank-Nicolson systems.
  */
 #include <complex.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -380,6 +382,39 @@ static void gen_mmatrix_random(tl_rng *r, const gen_ctx *g, double *a, double *b
   }
 }
 
+/* v rounded to `bits` significant bits: an entry with a short
+ * significand leaves room for d = A xtrue to be exact (exact_xbits). */
+static double round_bits(double v, int bits)
+{
+  int e;
+  frexp(v, &e);
+  return ldexp(round(ldexp(v, bits - e)), e - bits);
+}
+
+/* MATLAB's gallery('dorr', n, theta), theta = p: upwind differences for
+ * -theta u'' + (x - 1/2) u' on n interior points of [0, 1], h = 1/(n+1).
+ * Row i (1-based) has the couplings -theta/h^2 on the upwind side and
+ * -theta/h^2 - |1/2 - i h|/h on the other (the convection points to the
+ * middle from both ends), and b_i = |a_i| + |c_i| in floating point: zero
+ * margin, exactly, in every row but 0 and n-1, which keep theta/h^2 from
+ * the dropped corner. (1/2 - i h)/h = (n+1)/2 - i is exact; theta/h^2 is
+ * rounded to 20 significant bits, so that d = A xtrue can be exact: the
+ * matrix is so close to singular that a rounded d would have an exact
+ * solution nothing like xtrue (docs/gallery.md, "Nearly singular"). */
+static void gen_dorr(tl_rng *r, const gen_ctx *g, double *a, double *b, double *c)
+{
+  (void)r;
+  size_t n = g->n, half = (n + 1) / 2;
+  double np1 = (double)(n + 1), term = round_bits(g->p * np1 * np1, 20);
+  for (size_t k = 0; k < n; k++) {
+    double i = (double)(k + 1), drift = 0.5 * np1 - i; /* (1/2 - i h)/h */
+    a[k] = k < half ? -term : -term + drift;
+    c[k] = k < half ? -term - drift : -term;
+    b[k] = -(a[k] + c[k]); /* MATLAB: d = -(c + e), before the corners go */
+  }
+  corners_d(g, a, c);
+}
+
 static void gen_zero_diag(tl_rng *r, const gen_ctx *g, double *a, double *b, double *c)
 {
   gen_ctx unit = {g->n, g->periodic, 1.0};
@@ -478,7 +513,8 @@ typedef struct gallery_entry {
   tl_gallery_type type;
   gen_d_fn gen_d; /* exactly one of gen_d / gen_z is set, by dtype */
   gen_z_fn gen_z;
-  double p; /* the generator's parameter */
+  double p;     /* the generator's parameter */
+  int exact_d;  /* 1: xtrue is rounded so that d = A xtrue is exact */
 } gallery_entry;
 
 enum {
@@ -493,11 +529,15 @@ enum {
 
 #define REAL(id, name, desc, per, cls, sing, minn, fn, p)                                          \
   {                                                                                                \
-    {id, name, desc, TL_F64, per, cls, sing, minn}, fn, NULL, p                                    \
+    {id, name, desc, TL_F64, per, cls, sing, minn}, fn, NULL, p, 0                                  \
+  }
+#define REAL_EXACT_D(id, name, desc, per, cls, sing, minn, fn, p)                                  \
+  {                                                                                                \
+    {id, name, desc, TL_F64, per, cls, sing, minn}, fn, NULL, p, 1                                 \
   }
 #define CPLX(id, name, desc, per, cls, sing, minn, fn)                                             \
   {                                                                                                \
-    {id, name, desc, TL_C128, per, cls, sing, minn}, NULL, fn, 0.0                                 \
+    {id, name, desc, TL_C128, per, cls, sing, minn}, NULL, fn, 0.0, 0                                \
   }
 
 static const gallery_entry gallery[] = {
@@ -553,6 +593,10 @@ static const gallery_entry gallery[] = {
     REAL(40, "lele6-alpha3-closure",
          "Lele [1/3, 1, 1/3] up to row 1, closure [1, 3]: singular leading 2x2 block", 0, NS, 0, 6,
          gen_lele6_alpha3, 0.0),
+    REAL_EXACT_D(41, "dorr-1e-2", "MATLAB gallery('dorr', n, 0.01): zero margin inside, ill-conditioned",
+                 0, ROW | NS, 0, 1, gen_dorr, 1e-2),
+    REAL_EXACT_D(42, "dorr-5e-3", "MATLAB gallery('dorr', n, 0.005): zero margin inside, cond to 2e16",
+                 0, ROW | NS, 0, 1, gen_dorr, 5e-3),
     REAL(50, "sdd-random-periodic", "sdd-random with random corners", 1, ROW | STR | NS, 0, 1,
          gen_sdd, 0.0),
     REAL(51, "toeplitz-2.5-periodic", "cyclic tridiag(1, 2.5, 1)", 1, DOM | SPD, 0, 1, gen_toeplitz,
@@ -677,6 +721,41 @@ static void matvec_z(size_t n, const double complex *a, const double complex *b,
   }
 }
 
+/* The exponent of the lowest set bit of v (v != 0): v is an integer
+ * multiple of 2^lowest_bit(v). */
+static int lowest_bit(double v)
+{
+  int e;
+  double m = ldexp(frexp(fabs(v), &e), 53); /* the significand, an integer */
+  int k = e - 53;
+  while (fmod(m, 2.0) == 0.0) {
+    m *= 0.5;
+    k++;
+  }
+  return k;
+}
+
+/* Fraction bits xtrue (|x| < 1) may keep so that every product and
+ * partial sum of d = A xtrue is exact: all of them are multiples of
+ * 2^(low - bits), where 2^low divides every entry, and smaller than
+ * 2^high, a bound on |A| |x| in every row; 53 bits hold them. */
+static int exact_xbits(size_t n, const double *a, const double *b, const double *c)
+{
+  int low = INT_MAX, high = INT_MIN;
+  for (size_t i = 0; i < n; i++) {
+    const double row[3] = {a[i], b[i], c[i]};
+    int e;
+    for (int k = 0; k < 3; k++)
+      if (row[k] != 0.0 && lowest_bit(row[k]) < low)
+        low = lowest_bit(row[k]);
+    frexp(fabs(a[i]) + fabs(b[i]) + fabs(c[i]), &e);
+    if (e + 1 > high)
+      high = e + 1;
+  }
+  int bits = 53 - high + low;
+  return bits < 52 ? bits : 52;
+}
+
 /* System s: matrix, corners, then xtrue and d (or a random d). */
 static void make_system(const gallery_entry *e, tl_rng *r, size_t n, size_t s, tl_problem *p)
 {
@@ -688,6 +767,11 @@ static void make_system(const gallery_entry *e, tl_rng *r, size_t n, size_t s, t
     e->gen_d(r, &g, a, b, c);
     corners_d(&g, a, c);
     fill_d(r, n, x ? x : d, -1.0, 1.0);
+    if (x && e->exact_d) {
+      int bits = exact_xbits(n, a, b, c);
+      for (size_t i = 0; i < n; i++)
+        x[i] = ldexp(round(ldexp(x[i], bits)), -bits); /* |x| <= 1 still */
+    }
     if (x)
       matvec_d(n, a, b, c, x, d);
   } else {

@@ -148,7 +148,7 @@ static void solve_reduced(ptdma_run *r, const size_t *begins, const double *coef
     tl_info one;
     tl_info_clear(&one);
     int st = tl_ptdma_reduced_solve_d(rows, r->sl->periodic, ra, rb, rc, rd, rx, &one);
-    if (st < 0) {
+    if (st != TL_OK) { /* an error, or the reduced rows' own verdict: rx is not written */
       one.row = tl_ptdma_global_row(begins, one.row);
       memset(rx, 0, rows * sizeof *rx);
     }
@@ -189,8 +189,11 @@ static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs
 /* After the allreduce: system s's domain verdict, as the reference's. */
 static int judge(void *ctx, size_t s, const double *q, tl_info *one)
 {
-  (void)s;
-  const ptdma_run *r = ctx;
+  ptdma_run *r = ctx;
+  /* The reduced solve's own verdict (its rows not dominant as computed),
+   * noted at rank 0 as the reference returns it. */
+  if (tl_mpi_status_warned(q, V_PAIRS, 0))
+    return tl_mpi_status_warning(&r->st, q - 2 * V_PAIRS * s, V_PAIRS, s, one);
   unsigned cls = (q[2 * V_NOTROW] > 0 ? 0u : TL_CLASS_ROW_DD) |
                  (q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD);
   int sst = tl_ptdma_domain_verdict(cls, (long)q[2 * V_MARGIN + 1], r->sl->periodic, one);

@@ -377,3 +377,116 @@ Test(port, commands_exit_statuses_and_one_line_errors)
            dir, dir);
   cr_expect_eq(run_err(args, err, sizeof err), 2, "UNEXPECTED: the contract promises a pass");
 }
+
+/* ------------------------------------------------------------------ */
+/* Hostile ports (tests/ports/): each breaks the interface one way     */
+
+/* build/tests/ports/NAME, or skip the test. */
+static const char *hostile_path(const char *name)
+{
+  static char path[1024];
+  char cli[1024];
+  snprintf(cli, sizeof cli, "%s", cli_path());
+  snprintf(path, sizeof path, "%s/tests/ports/%s", dirname(cli), name);
+  if (access(path, R_OK) != 0)
+    cr_skip_test("%s is not built", path);
+  return path;
+}
+
+/* Verdict counts and the first UNEXPECTED note. */
+typedef struct verdict_log {
+  long count[TL_VERDICT_SKIPPED + 1];
+  char note[256];
+} verdict_log;
+
+static void log_verdict(const tl_verify_result *port, const tl_verify_result *ref, void *ctx)
+{
+  (void)ref;
+  verdict_log *log = ctx;
+  log->count[port->verdict]++;
+  if (port->verdict == TL_VERDICT_UNEXPECTED && !log->note[0])
+    snprintf(log->note, sizeof log->note, "%s", port->note);
+}
+
+/* A port declared pivoting over one gallery type. */
+static verdict_log validate_type(tl_port *port, int type, size_t nsys)
+{
+  static const size_t sizes[] = {5, 17};
+  verdict_log log = {0};
+  tl_validate_config cfg = {.solver = &port->algo,
+                            .ref = tl_find("gtsv"),
+                            .sizes = sizes,
+                            .nsizes = 2,
+                            .nsys = nsys,
+                            .seed = 2026,
+                            .type_id = type,
+                            .on_result = log_verdict,
+                            .ctx = &log};
+  tl_verify_summary sum;
+  tl_info info;
+  cr_assert_eq(tl_validate_run(&cfg, &sum, &info), TL_OK, "%s", info.msg);
+  cr_expect_eq(sum.unexpected, log.count[TL_VERDICT_UNEXPECTED]);
+  return log;
+}
+
+/* verify --plugin on one hostile algorithm: every cell it does not skip
+ * is UNEXPECTED with a note that holds `why`. */
+static void expect_plugin_unexpected(const char *algo, const char *why)
+{
+  static const size_t sizes[] = {1, 5, 17};
+  tl_verify_config cfg = {.sizes = sizes, .nsizes = 3, .nsys = 2, .seed = 2026, .algo = algo};
+  tl_verify_summary sum;
+  tl_info info;
+  cr_assert_eq(tl_verify_run(&cfg, &sum, &info), TL_OK, "%s", info.msg);
+  cr_expect_eq(sum.passed + sum.reported + sum.silent, 0, "%s: %ld passed, %ld reported", algo,
+               sum.passed, sum.reported);
+  cr_expect_gt(sum.unexpected, 50, "%s", algo);
+  /* The note of one cell, through the pair judge the runner uses. */
+  tl_problem p;
+  cr_assert_eq(tl_gallery_make(20, 5, 1, 2026, &p, &info), TL_OK);
+  tl_verify_result r;
+  tl_verify_pair(tl_find(algo), &p, NULL, &r);
+  cr_expect_eq(r.verdict, TL_VERDICT_UNEXPECTED);
+  cr_expect_not_null(strstr(r.note, why), "%s: %s", algo, r.note);
+  tl_problem_free(&p);
+}
+
+Test(port, plugin_writing_outside_x_is_unexpected)
+{
+  tl_info info;
+  cr_assert_eq(tl_plugin_load(hostile_path("hostile_plugin.so"), &info), TL_OK, "%s", info.msg);
+  expect_plugin_unexpected("hostile_overrun", "hostile_overrun wrote past the end of x");
+  expect_plugin_unexpected("hostile_underrun", "hostile_underrun wrote before the start of x");
+}
+
+Test(port, plugin_invalid_status_is_unexpected)
+{
+  tl_info info;
+  cr_assert_eq(tl_plugin_load(hostile_path("hostile_plugin.so"), &info), TL_OK, "%s", info.msg);
+  expect_plugin_unexpected("hostile_status_42", "invalid status 42");
+  expect_plugin_unexpected("hostile_status_m99", "invalid status -99");
+  expect_plugin_unexpected("hostile_status_2", "invalid status 2");
+}
+
+/* validate --lib on one hostile entry point, over type 20. */
+static void expect_lib_unexpected(const char *symbol, const char *why)
+{
+  char spec[1200];
+  snprintf(spec, sizeof spec, "%s:%s", hostile_path("hostile_plugin.so"), symbol);
+  tl_port port;
+  tl_info info;
+  cr_assert_eq(tl_port_open_lib(&port, spec, tl_contract_find("pivoting"), &info), TL_OK, "%s",
+               info.msg);
+  verdict_log log = validate_type(&port, 20, 2);
+  cr_expect_eq(log.count[TL_VERDICT_UNEXPECTED], 2, "%s", symbol);
+  cr_expect_not_null(strstr(log.note, why), "%s: %s", symbol, log.note);
+  tl_port_close(&port);
+}
+
+Test(port, library_port_writing_outside_x_or_invalid_status_is_unexpected)
+{
+  expect_lib_unexpected("port_overrun", "port_overrun wrote past the end of x");
+  expect_lib_unexpected("port_status_42", "invalid status 42");
+  expect_lib_unexpected("port_status_m99", "invalid status -99");
+  expect_lib_unexpected("port_status_2", "invalid status 2");
+}

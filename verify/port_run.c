@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "answer_internal.h"
 #include "tridlab/backend.h"
 #include "tridlab/npy.h"
 #include "tridlab/port.h"
@@ -188,11 +189,16 @@ static int lib_solve(const tl_algorithm *self, const tl_batch *sys, void *x, con
                        sys->b, sys->c, sys->d, x);
   if (st == TL_OK)
     return TL_OK;
-  if (st > 0)
+  if (st == TL_OUTSIDE_DOMAIN)
     return TL_WARN(info, -1, "port: outside its domain (returned %d)", st);
   if (st == TL_ERR_UNSUPPORTED)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "", "port: does not handle this case");
-  return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, -1, "", "port: no solution (returned %d)", st);
+  if (st < 0 && st >= TL_ERR_IO)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, -1, "", "port: no solution (returned %d)", st);
+  /* Not a status at all (42, -99, 2): passed on as it is, so the judge
+   * calls it what it is, an invalid status, on every matrix. */
+  snprintf(info->msg, sizeof info->msg, "port: returned %d", st);
+  return st;
 }
 
 int tl_port_open_lib(tl_port *port, const char *spec, const tl_algorithm *like, tl_info *info)
@@ -243,7 +249,8 @@ void tl_port_close(tl_port *port)
 
 /* One algorithm on one problem, judged. no_status: the solver's status
  * means nothing, so only a pass-or-not question is asked, and only where
- * a pass is expected. */
+ * a pass is expected. A write outside x is UNEXPECTED whatever the
+ * status and the matrix. */
 static void judge_one(const tl_algorithm *algo, const tl_problem *p, const double *rcond,
                       int no_status, tl_verify_result *r)
 {
@@ -251,7 +258,8 @@ static void judge_one(const tl_algorithm *algo, const tl_problem *p, const doubl
   tl_options_init(&opt);
   tl_info info;
   tl_info_clear(&info);
-  void *x = tl_alloc(p->sys.n * p->sys.nsys, tl_dtype_size(p->sys.dtype));
+  size_t count = p->sys.n * p->sys.nsys, es = tl_dtype_size(p->sys.dtype);
+  void *x = tl_answer_alloc(count, es);
   int status = x ? tl_solve(algo, &p->sys, x, &opt, &info) : TL_ERR_NOMEM;
   if (no_status && status == TL_OUTSIDE_DOMAIN)
     status = TL_OK;
@@ -260,7 +268,9 @@ static void judge_one(const tl_algorithm *algo, const tl_problem *p, const doubl
     r->verdict = TL_VERDICT_SKIPPED;
     snprintf(r->note, sizeof r->note, "no status: judged only where a pass is expected");
   }
-  free(x);
+  if (x)
+    tl_answer_check_guards(algo, x, count, es, r);
+  tl_answer_free(x);
 }
 
 static int validate_problem(const tl_validate_config *cfg, const tl_problem *p,

@@ -131,6 +131,10 @@ PORTS    = $(PORT_BUILD)/libthomas_port.so $(PORT_BUILD)/thomas_port $(PORT_BUIL
 ifneq ($(GFORTRAN),)
 PORTS   += $(PORT_BUILD)/libthomas_port_f.so
 endif
+# Ports that break the rules one way at a time (tests/ports/), for the
+# tests only: found beside the command, as the example ports are.
+TEST_PORT_BUILD = $(BUILD)/tests/ports
+TEST_PORTS = $(TEST_PORT_BUILD)/hostile_port $(TEST_PORT_BUILD)/hostile_plugin.so
 
 LIB_A    = $(BUILD)/libtridlab.a
 LIB_SO   = $(BUILD)/libtridlab.so
@@ -142,7 +146,7 @@ BENCH    = $(BUILD)/tridlab-bench-ref
   check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
-all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(PORTS) $(MPI_ALL)
+all: $(LIB_A) $(LIB_SO) $(CLI) $(TESTS) $(BENCH) $(EXAMPLES) $(PORTS) $(TEST_PORTS) $(MPI_ALL)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -328,10 +332,18 @@ $(PORT_BUILD)/libthomas_port_f.so: examples/ports/thomas_port.f90
 	@mkdir -p $(dir $@)
 	$(GFORTRAN) -O2 -g -fPIC -shared -J $(dir $@) $(SAN_LDFLAGS) -o $@ $<
 
+$(TEST_PORT_BUILD)/hostile_port: tests/ports/hostile_port.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
+
+$(TEST_PORT_BUILD)/hostile_plugin.so: tests/ports/hostile_plugin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(SAN_LDFLAGS) -o $@ $<
+
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check: check-plain check-sanitize check-fuzz check-gpu
 
-check-plain: $(TESTS) $(CLI) $(PORTS) check-examples check-tutorials check-mpi
+check-plain: $(TESTS) $(CLI) $(PORTS) $(TEST_PORTS) check-examples check-tutorials check-mpi
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  $(TESTS) $(TEST_ARGS)
 

@@ -2,6 +2,7 @@
  * a shared library entry point) over the whole gallery, judged as
  * `verify` judges, beside a reference algorithm (tl_validate_run,
  * verify/port_run.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ static void validate_usage(FILE *out)
           "usage: tridlab validate (--exec 'CMD {system} {out}' | --lib PATH.so:SYMBOL)\n"
           "                        [--like ALGO | --contract NAME] [--ref ALGO] [--no-status]\n"
           "                        [--sizes N,...] [--nsys K] [--seed S] [--type ID] [--quiet]\n"
+          "                        [--timeout SECONDS]\n"
           "\n"
           "Runs your solver on every gallery system and judges each answer as 'tridlab verify'\n"
           "does, beside a reference algorithm of the registry (docs/ports.md).\n"
@@ -25,13 +27,17 @@ static void validate_usage(FILE *out)
           "               (a.npy b.npy c.npy d.npy, `periodic` marker), {out} by the .npy file\n"
           "               to write x to. Exit code: 0 solved; 3 solved outside its domain;\n"
           "               2 no solution (breakdown); 4 does not handle this case (skipped);\n"
-          "               any other: the program failed (reported).\n"
+          "               any other: the program failed (reported). It runs in a process\n"
+          "               group of its own, in a temporary directory emptied before each\n"
+          "               system and removed at the end (also on Ctrl-C or SIGTERM).\n"
           "  --lib SO:SYM a shared library exporting\n"
           "                 int SYM(int dtype, int periodic, int64_t n, int64_t nsys,\n"
           "                         const double *a, const double *b, const double *c,\n"
           "                         const double *d, double *x)\n"
           "               (dtype 1 real, 2 complex as pairs of doubles); it returns 0 solved,\n"
-          "               1 solved outside its domain, -2 breakdown, -4 unsupported.\n"
+          "               1 solved outside its domain, -2 breakdown, -4 unsupported\n"
+          "               (-1, -3, -5, -6 also count as breakdown; any other value is an\n"
+          "               invalid status).\n"
           "\n"
           "options:\n"
           "  --like ALGO      the solver makes the promises of this registry algorithm (its\n"
@@ -46,7 +52,14 @@ static void validate_usage(FILE *out)
           "  --seed S         gallery seed (default 2026)\n"
           "  --type ID        only this gallery type\n"
           "  --quiet          only the failures and the summary line\n"
+          "  --timeout S      --exec: seconds the program may take on one system (default\n"
+          "                   60; 0: no limit); then its process group gets SIGTERM, and\n"
+          "                   SIGKILL half a second later, and the cell is a timeout\n"
           "\n"
+          "UNEXPECTED, whatever the matrix: a timeout; a program that removed its input;\n"
+          "an x of another shape or dtype than d's (\"x has shape (10, 1), expected (2, 5)\");\n"
+          "a status outside the convention (\"invalid status 42\"); a write outside x (x\n"
+          "lies between guard regions, checked after every call).\n"
           "Exits 1 on bad input or when any answer is SILENT or UNEXPECTED, else 0.\n");
 }
 
@@ -105,9 +118,22 @@ static void print_table(const validate_ctx *vc, const tl_algorithm *port, const 
 typedef struct validate_args {
   const char *exec, *lib, *like, *contract, *ref;
   int quiet;
+  double timeout; /* --timeout; NAN: not given */
   tl_validate_config cfg;
   size_t sizes[MAX_SIZES];
 } validate_args;
+
+static int parse_timeout(const char *s, double *out)
+{
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0' || !isfinite(v) || v < 0.0) {
+    cli_error("--timeout must be a number of seconds >= 0 (0: no limit), got '%s'", s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
 
 /* 0 to go on, else the exit status + 1 (so --help's 0 is distinct). */
 static int parse_args(int argc, char **argv, validate_args *va)
@@ -142,6 +168,9 @@ static int parse_args(int argc, char **argv, validate_args *va)
     } else if (cli_is(arg, "--seed")) {
       if (!(v = cli_value(argc, argv, &i, "--seed")) || cli_parse_u64(v, "--seed", &va->cfg.seed))
         return EXIT_BAD_INPUT + 1;
+    } else if (cli_is(arg, "--timeout")) {
+      if (!(v = cli_value(argc, argv, &i, "--timeout")) || parse_timeout(v, &va->timeout))
+        return EXIT_BAD_INPUT + 1;
     } else if (cli_is(arg, "--type")) {
       if (!(v = cli_value(argc, argv, &i, "--type")) || cli_parse_int(v, "--type", 1, 100000, &lv))
         return EXIT_BAD_INPUT + 1;
@@ -155,12 +184,18 @@ static int parse_args(int argc, char **argv, validate_args *va)
     cli_error("validate: give exactly one of --exec and --lib (try --help)");
     return EXIT_BAD_INPUT + 1;
   }
+  /* A library runs inside this process: nothing can stop it safely. */
+  if (va->lib && !isnan(va->timeout)) {
+    cli_error("validate: --timeout applies to --exec only (a --lib entry point runs inside "
+              "validate)");
+    return EXIT_BAD_INPUT + 1;
+  }
   return 0;
 }
 
 int cmd_validate(int argc, char **argv)
 {
-  validate_args va = {.cfg = {.nsys = 1, .seed = 2026}};
+  validate_args va = {.timeout = NAN, .cfg = {.nsys = 1, .seed = 2026}};
   va.cfg.nsizes = sizeof default_sizes / sizeof default_sizes[0];
   memcpy(va.sizes, default_sizes, sizeof default_sizes);
   int rc = parse_args(argc, argv, &va);
@@ -184,6 +219,8 @@ int cmd_validate(int argc, char **argv)
     cli_error("%s", info.msg);
     return EXIT_BAD_INPUT;
   }
+  if (!isnan(va.timeout))
+    port.timeout = va.timeout;
   validate_ctx vc = {calloc(tl_gallery_count(), sizeof(cli_cell)),
                      calloc(tl_gallery_count(), sizeof(cli_cell)), tmpfile()};
   va.cfg.solver = &port.algo;
@@ -200,11 +237,14 @@ int cmd_validate(int argc, char **argv)
       putchar(ch);
     fclose(vc.failures);
   }
-  if (st == TL_OK)
-    printf("validate: %ld passed, %ld reported, %ld unexpected, %ld silent failures (%ld "
+  if (st == TL_OK) {
+    char timeouts[48] = ""; /* said only when there were any */
+    if (port.timeouts)
+      snprintf(timeouts, sizeof timeouts, " (%ld timed out)", port.timeouts);
+    printf("validate: %ld passed, %ld reported, %ld unexpected%s, %ld silent failures (%ld "
            "skipped)\n",
-           sum.passed, sum.reported, sum.unexpected, sum.silent, sum.skipped);
-  else
+           sum.passed, sum.reported, sum.unexpected, timeouts, sum.silent, sum.skipped);
+  } else
     cli_error("validate: %s", st == TL_ERR_NOMEM ? "out of memory" : info.msg);
   tl_port_close(&port);
   free(vc.port);

@@ -5,12 +5,18 @@
  * command (TRIDLAB_CLI's build directory); without them these tests are
  * skipped. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli_helpers.h"
 #include "tridlab/tridlab.h"
@@ -376,4 +382,339 @@ Test(port, commands_exit_statuses_and_one_line_errors)
            "--status breakdown",
            dir, dir);
   cr_expect_eq(run_err(args, err, sizeof err), 2, "UNEXPECTED: the contract promises a pass");
+}
+
+/* ------------------------------------------------------------------ */
+/* Hostile ports (tests/ports/): each breaks the interface one way     */
+
+/* build/tests/ports/NAME, or skip the test. */
+static const char *hostile_path(const char *name)
+{
+  static char path[1024];
+  char cli[1024];
+  snprintf(cli, sizeof cli, "%s", cli_path());
+  snprintf(path, sizeof path, "%s/tests/ports/%s", dirname(cli), name);
+  if (access(path, R_OK) != 0)
+    cr_skip_test("%s is not built", path);
+  return path;
+}
+
+/* The port's temporary directories go to DIR/tmp, where the tests can
+ * see what is left. */
+static const char *private_tmpdir(void)
+{
+  static char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+  cr_assert_eq(mkdir(tmp, 0700), 0);
+  cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+  return tmp;
+}
+
+/* Entries left in a directory. */
+static int entries_left(const char *path)
+{
+  DIR *d = opendir(path);
+  cr_assert_not_null(d, "%s", path);
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return count;
+}
+
+/* Verdict counts and the first UNEXPECTED note. */
+typedef struct verdict_log {
+  long count[TL_VERDICT_SKIPPED + 1];
+  char note[256];
+} verdict_log;
+
+static void log_verdict(const tl_verify_result *port, const tl_verify_result *ref, void *ctx)
+{
+  (void)ref;
+  verdict_log *log = ctx;
+  log->count[port->verdict]++;
+  if (port->verdict == TL_VERDICT_UNEXPECTED && !log->note[0])
+    snprintf(log->note, sizeof log->note, "%s", port->note);
+}
+
+/* A port declared pivoting over one gallery type. */
+static verdict_log validate_type(tl_port *port, int type, size_t nsys)
+{
+  static const size_t sizes[] = {5, 17};
+  verdict_log log = {0};
+  tl_validate_config cfg = {.solver = &port->algo,
+                            .ref = tl_find("gtsv"),
+                            .sizes = sizes,
+                            .nsizes = 2,
+                            .nsys = nsys,
+                            .seed = 2026,
+                            .type_id = type,
+                            .on_result = log_verdict,
+                            .ctx = &log};
+  tl_verify_summary sum;
+  tl_info info;
+  cr_assert_eq(tl_validate_run(&cfg, &sum, &info), TL_OK, "%s", info.msg);
+  cr_expect_eq(sum.unexpected, log.count[TL_VERDICT_UNEXPECTED]);
+  return log;
+}
+
+/* hostile_port MODE over type `type`: its verdicts. */
+static verdict_log validate_hostile(const char *mode, int type, size_t nsys, double timeout)
+{
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "%s %s {system} {out}", hostile_path("hostile_port"), mode);
+  tl_port port;
+  tl_info info;
+  cr_assert_eq(tl_port_open_exec(&port, cmd, tl_contract_find("pivoting"), &info), TL_OK, "%s",
+               info.msg);
+  port.timeout = timeout;
+  verdict_log log = validate_type(&port, type, nsys);
+  if (timeout > 0)
+    cr_expect_eq(port.timeouts, log.count[TL_VERDICT_UNEXPECTED]);
+  tl_port_close(&port);
+  return log;
+}
+
+Test(port, hostile_right_answer_passes)
+{
+  private_tmpdir();
+  verdict_log log = validate_hostile("ok", 62, 2, 0);
+  cr_expect_eq(log.count[TL_VERDICT_PASSED], 2, "%s", log.note);
+}
+
+Test(port, timeout_is_unexpected_and_validate_moves_on, .timeout = 30)
+{
+  private_tmpdir();
+  verdict_log log = validate_hostile("hang", 20, 1, 0.3);
+  cr_expect_eq(log.count[TL_VERDICT_UNEXPECTED], 2, "both sizes time out");
+  cr_expect_not_null(strstr(log.note, "port: timeout: no answer within 0.3 s"), "%s", log.note);
+}
+
+static void nap_ms(long ms)
+{
+  struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+/* Whether pid is gone (a zombie waiting for init to reap it counts as
+ * gone: it runs nothing). */
+static int process_gone(long pid)
+{
+  for (int k = 0; k < 100; k++) {
+    if (kill((pid_t)pid, 0) != 0)
+      return 1;
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+      size_t len = fread(stat, 1, sizeof stat - 1, f);
+      fclose(f);
+      stat[len] = '\0';
+      const char *paren = strrchr(stat, ')');
+      if (paren && paren[1] == ' ' && paren[2] == 'Z')
+        return 1;
+    }
+    nap_ms(20);
+  }
+  return 0;
+}
+
+/* Both processes the hanging port started (it and its child). */
+static void expect_port_processes_gone(const char *pidfile)
+{
+  FILE *f = fopen(pidfile, "r");
+  cr_assert_not_null(f, "the port wrote no %s", pidfile);
+  long pid = 0, child = 0;
+  cr_assert_eq(fscanf(f, "%ld %ld", &pid, &child), 2);
+  fclose(f);
+  cr_expect(process_gone(pid), "the port (pid %ld) outlived validate", pid);
+  cr_expect(process_gone(child), "the port's child (pid %ld) outlived validate", child);
+}
+
+Test(port, validate_timeout_option_kills_the_port_group, .timeout = 30)
+{
+  const char *tmp = private_tmpdir();
+  char args[1200], out[700], pids[700];
+  snprintf(pids, sizeof pids, "%s/pids", dir);
+  snprintf(out, sizeof out, ">%s/out 2>&1", dir);
+  snprintf(args, sizeof args,
+           "validate --exec '%s hang {system} {out} %s' --contract pivoting --type 20 "
+           "--sizes 5 --timeout 1",
+           hostile_path("hostile_port"), pids);
+  cr_expect_eq(cli_run(args, out), 1);
+  char path[700], text[4096] = "";
+  snprintf(path, sizeof path, "%s/out", dir);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  text[fread(text, 1, sizeof text - 1, f)] = '\0';
+  fclose(f);
+  cr_expect_not_null(strstr(text, "port: timeout: no answer within 1 s"), "%s", text);
+  cr_expect_not_null(strstr(text, "validate: 0 passed, 0 reported, 1 unexpected (1 timed out), "
+                                  "0 silent failures (0 skipped)"),
+                     "%s", text);
+  cr_expect_eq(entries_left(tmp), 0, "the port's directory is left behind");
+  expect_port_processes_gone(pids);
+}
+
+Test(port, validate_timeout_is_for_exec_only)
+{
+  char args[1600], err[2048];
+  snprintf(args, sizeof args, "validate --lib %s:port_thomas --timeout 1",
+           port_path("libthomas_port.so"));
+  cr_expect_eq(run_err(args, err, sizeof err), 1);
+  cr_expect_not_null(strstr(err, "--timeout applies to --exec only"), "%s", err);
+  cr_expect_eq(run_err("validate --exec 'x {system} {out}' --timeout -1", err, sizeof err), 1);
+  cr_expect_not_null(strstr(err, "--timeout must be a number of seconds"), "%s", err);
+}
+
+Test(port, validate_removes_whatever_the_port_wrote)
+{
+  const char *tmp = private_tmpdir();
+  char args[1600];
+  snprintf(args, sizeof args,
+           "validate --exec '%s litter {system} {out}' --contract pivoting --type 20 --sizes 5,17 "
+           "--quiet",
+           hostile_path("hostile_port"));
+  cr_expect_eq(cli_run(args, ">/dev/null 2>&1"), 0, "litter is not a fault");
+  cr_expect_eq(entries_left(tmp), 0, "the port's directory is left behind");
+}
+
+/* validate on the hanging port, stopped by `sig` while the port runs:
+ * it must end the port, remove its directory and die of the signal. */
+static void expect_clean_stop(int sig)
+{
+  const char *tmp = private_tmpdir();
+  char cmd[1200], pids[700];
+  snprintf(pids, sizeof pids, "%s/pids", dir);
+  snprintf(cmd, sizeof cmd, "%s hang {system} {out} %s", hostile_path("hostile_port"), pids);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    signal(sig, SIG_DFL); /* as from a terminal, whatever the test runner set */
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(cli_path(), "tridlab", "validate", "--exec", cmd, "--type", "20", "--sizes", "5",
+          (char *)NULL);
+    _exit(127);
+  }
+  for (int k = 0; k < 500 && access(pids, R_OK) != 0; k++)
+    nap_ms(10);
+  nap_ms(100); /* the file is there; let the port write it whole */
+  cr_assert_eq(kill(pid, sig), 0);
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == sig, "validate did not die of signal %d (%#x)", sig,
+            st);
+  cr_expect_eq(entries_left(tmp), 0, "the port's directory is left behind");
+  expect_port_processes_gone(pids);
+}
+
+Test(port, sigterm_stops_validate_cleanly, .timeout = 30)
+{
+  expect_clean_stop(SIGTERM);
+}
+
+Test(port, sigint_stops_validate_cleanly, .timeout = 30)
+{
+  expect_clean_stop(SIGINT);
+}
+
+Test(port, port_that_removes_its_input_is_unexpected)
+{
+  private_tmpdir();
+  static const char *const modes[] = {"remove-input", "remove-parent"};
+  for (int k = 0; k < 2; k++) {
+    verdict_log log = validate_hostile(modes[k], 20, 1, 0);
+    cr_expect_eq(log.count[TL_VERDICT_UNEXPECTED], 2, "%s", modes[k]);
+    cr_expect_str_eq(log.note, "port: the program removed its input directory {system}", "%s",
+                     modes[k]);
+  }
+}
+
+Test(port, answer_of_the_wrong_shape_or_dtype_is_refused)
+{
+  private_tmpdir();
+  static const struct {
+    const char *mode;
+    int type;
+    size_t nsys;
+    const char *why;
+  } cases[] = {
+      {"flat", 62, 2, "port: x has shape (10, 1), expected (2, 5)"},
+      {"flat", 20, 1, "port: x has shape (5, 1), expected (5)"},
+      {"float32", 20, 1, "port: x has dtype float32, expected float64"},
+      {"float32", 62, 2, "port: x has dtype float32, expected complex128"},
+      {"real", 62, 2, "port: x has dtype float64, expected complex128"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    verdict_log log = validate_hostile(cases[k].mode, cases[k].type, cases[k].nsys, 0);
+    cr_expect_eq(log.count[TL_VERDICT_UNEXPECTED], 2, "%s on type %d", cases[k].mode,
+                 cases[k].type);
+    cr_expect_eq(log.count[TL_VERDICT_SILENT] + log.count[TL_VERDICT_PASSED], 0);
+    cr_expect_str_eq(log.note, cases[k].why);
+  }
+}
+
+/* verify --plugin on one hostile algorithm: every cell it does not skip
+ * is UNEXPECTED with a note that holds `why`. */
+static void expect_plugin_unexpected(const char *algo, const char *why)
+{
+  static const size_t sizes[] = {1, 5, 17};
+  tl_verify_config cfg = {.sizes = sizes, .nsizes = 3, .nsys = 2, .seed = 2026, .algo = algo};
+  tl_verify_summary sum;
+  tl_info info;
+  cr_assert_eq(tl_verify_run(&cfg, &sum, &info), TL_OK, "%s", info.msg);
+  cr_expect_eq(sum.passed + sum.reported + sum.silent, 0, "%s: %ld passed, %ld reported", algo,
+               sum.passed, sum.reported);
+  cr_expect_gt(sum.unexpected, 50, "%s", algo);
+  /* The note of one cell, through the pair judge the runner uses. */
+  tl_problem p;
+  cr_assert_eq(tl_gallery_make(20, 5, 1, 2026, &p, &info), TL_OK);
+  tl_verify_result r;
+  tl_verify_pair(tl_find(algo), &p, NULL, &r);
+  cr_expect_eq(r.verdict, TL_VERDICT_UNEXPECTED);
+  cr_expect_not_null(strstr(r.note, why), "%s: %s", algo, r.note);
+  tl_problem_free(&p);
+}
+
+Test(port, plugin_writing_outside_x_is_unexpected)
+{
+  tl_info info;
+  cr_assert_eq(tl_plugin_load(hostile_path("hostile_plugin.so"), &info), TL_OK, "%s", info.msg);
+  expect_plugin_unexpected("hostile_overrun", "hostile_overrun wrote past the end of x");
+  expect_plugin_unexpected("hostile_underrun", "hostile_underrun wrote before the start of x");
+}
+
+Test(port, plugin_invalid_status_is_unexpected)
+{
+  tl_info info;
+  cr_assert_eq(tl_plugin_load(hostile_path("hostile_plugin.so"), &info), TL_OK, "%s", info.msg);
+  expect_plugin_unexpected("hostile_status_42", "invalid status 42");
+  expect_plugin_unexpected("hostile_status_m99", "invalid status -99");
+  expect_plugin_unexpected("hostile_status_2", "invalid status 2");
+}
+
+/* validate --lib on one hostile entry point, over type 20. */
+static void expect_lib_unexpected(const char *symbol, const char *why)
+{
+  char spec[1200];
+  snprintf(spec, sizeof spec, "%s:%s", hostile_path("hostile_plugin.so"), symbol);
+  tl_port port;
+  tl_info info;
+  cr_assert_eq(tl_port_open_lib(&port, spec, tl_contract_find("pivoting"), &info), TL_OK, "%s",
+               info.msg);
+  verdict_log log = validate_type(&port, 20, 2);
+  cr_expect_eq(log.count[TL_VERDICT_UNEXPECTED], 2, "%s", symbol);
+  cr_expect_not_null(strstr(log.note, why), "%s: %s", symbol, log.note);
+  tl_port_close(&port);
+}
+
+Test(port, library_port_writing_outside_x_or_invalid_status_is_unexpected)
+{
+  expect_lib_unexpected("port_overrun", "port_overrun wrote past the end of x");
+  expect_lib_unexpected("port_status_42", "invalid status 42");
+  expect_lib_unexpected("port_status_m99", "invalid status -99");
+  expect_lib_unexpected("port_status_2", "invalid status 2");
 }

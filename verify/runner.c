@@ -5,7 +5,10 @@
  *   reported    the solver returned a failure or outside-domain status;
  *   unexpected  reported, although the gallery says it should pass
  *               (an approximate algorithm that dropped more than its
- *               tolerance and says so is reported, not unexpected);
+ *               tolerance and says so is reported, not unexpected); and,
+ *               whatever the gallery says, a status that is not a
+ *               tl_status or a write outside x (x lies between guard
+ *               regions checked after every call: answer_internal.h);
  *   SILENT      status ok but a ratio >= THRESH or not finite: a wrong
  *               answer nobody was warned about. The promise is zero.
  *   skipped     the algorithm does not take this dtype, layout or size.
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer_internal.h"
 #include "tridlab/backend.h"
 #include "tridlab/verify.h"
 
@@ -48,6 +52,14 @@ static int is_truncation_report(int status, const tl_info *info)
   return status == TL_OUTSIDE_DOMAIN && info->dropped > info->tol;
 }
 
+/* The values of enum tl_status (tridlab/status.h). A solver that returns
+ * anything else (a plug-in's or a port's own numbers) has said nothing
+ * the judge can read: not a report, a bug. */
+static int is_status(int status)
+{
+  return status >= TL_ERR_IO && status <= TL_OUTSIDE_DOMAIN;
+}
+
 static tl_verdict classify(int status, double resid, double ferr, int expected)
 {
   if (status == TL_OK) {
@@ -74,6 +86,13 @@ void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_opt
   r->expected = p->type ? tl_gallery_expects_pass(p->type, algo) : 0;
   r->status = status;
   snprintf(r->note, sizeof r->note, "%s", info->msg);
+  if (!is_status(status)) {
+    char why[sizeof r->note];
+    snprintf(why, sizeof why, "invalid status %d (a solver returns 1, 0 or -1 to -6)%s%.160s",
+             status, info->msg[0] ? ": " : "", info->msg);
+    tl_answer_fault(r, why);
+    return;
+  }
   if (is_skip(status, info)) {
     r->verdict = TL_VERDICT_SKIPPED;
     return;
@@ -90,8 +109,8 @@ void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_opt
 static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                               const double *rcond, tl_verify_result *r)
 {
-  size_t es = tl_dtype_size(p->sys.dtype);
-  void *x = tl_alloc(p->sys.n * p->sys.nsys, es);
+  size_t es = tl_dtype_size(p->sys.dtype), count = p->sys.n * p->sys.nsys;
+  void *x = tl_answer_alloc(count, es);
   tl_info info;
   tl_info_clear(&info);
   if (!x) {
@@ -105,7 +124,8 @@ static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, con
   }
   int status = tl_solve(algo, &p->sys, x, opt, &info);
   tl_verify_judge(algo, p, opt, status, &info, x, rcond, r);
-  free(x);
+  tl_answer_check_guards(algo, x, count, es, r);
+  tl_answer_free(x);
 }
 
 void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,

@@ -112,13 +112,19 @@ typedef int (*tl_port_entry)(int dtype, int periodic, int64_t n, int64_t nsys, c
 /* Exit codes of an external program run by --exec (`tridlab solve`'s):
  * 0 solved and x written; 3 solved outside its domain, x written; 2 no
  * solution (breakdown); 4 does not handle this case (skipped); any other
- * is a failure of the program (reported, with the code). */
+ * is a failure of the program (reported, with the code). Whatever the
+ * code, UNEXPECTED when the program ran out of time, removed its input,
+ * or wrote an x of another shape or dtype than d's. */
 enum {
   TL_PORT_EXIT_OK = 0,
   TL_PORT_EXIT_BREAKDOWN = 2,
   TL_PORT_EXIT_OUTSIDE = 3,
   TL_PORT_EXIT_UNSUPPORTED = 4
 };
+
+/* Seconds an --exec program may take on one system before it is
+ * stopped (`validate --timeout`). */
+#define TL_PORT_TIMEOUT 60.0
 
 /* A port as an algorithm: `algo` first, so a tl_algorithm pointer to it
  * is a pointer to the port. Its classes, dtypes, layouts and exactness
@@ -131,13 +137,31 @@ typedef struct tl_port {
   tl_port_entry entry; /* --lib: the entry point                       */
   void *handle;        /* dlopen handle                                */
   char workdir[256];   /* --exec: a private temporary directory        */
+  double timeout;      /* --exec: seconds per system (0: no limit);
+                          TL_PORT_TIMEOUT unless changed after opening */
+  long timeouts;       /* --exec: systems that ran out of time         */
+  char fault[256];     /* --exec: what the last system's run holds
+                          against the program ("" when nothing)        */
 } tl_port;
 
 /* Wrap `cmd` (must contain {system} and {out}) / the symbol of a shared
  * library ("PATH.so:SYMBOL"). One-line errors: a bad path, a missing
- * symbol, a command without its placeholders. */
+ * symbol, a command without its placeholders.
+ *
+ * An --exec program runs per system with `sh -c`, in a process group of
+ * its own, stdin from /dev/null, stdout and stderr to a log whose first
+ * line is quoted in a failure's note. When it runs past port->timeout,
+ * its group gets SIGTERM, then SIGKILL half a second later (the group
+ * always gets SIGKILL once its leader exited: nothing it started
+ * outlives its system). Each system starts in an emptied directory.
+ * While an --exec port is open, SIGINT, SIGTERM and SIGHUP (unless
+ * ignored) are held: the running program is ended, tl_validate_run
+ * stops, and tl_port_close removes the directory with everything in
+ * it and then raises the signal again. */
 int tl_port_open_exec(tl_port *port, const char *cmd, const tl_algorithm *like, tl_info *info);
 int tl_port_open_lib(tl_port *port, const char *spec, const tl_algorithm *like, tl_info *info);
+/* Unload the library / remove the port's directory and everything the
+ * program wrote into it; then deliver a held stop signal. */
 void tl_port_close(tl_port *port);
 
 /* ------------------------------------------------------------------ */
@@ -159,6 +183,10 @@ typedef struct tl_validate_config {
   void *ctx;
 } tl_validate_config;
 
+/* Every selected gallery system through the solver and the reference.
+ * x lies between guard regions: a solver that writes outside it is
+ * UNEXPECTED, as is a port's fault (tl_port.fault). Stops with an error
+ * when an --exec port holds a stop signal. */
 int tl_validate_run(const tl_validate_config *cfg, tl_verify_summary *summary, tl_info *info);
 
 /* ------------------------------------------------------------------ */

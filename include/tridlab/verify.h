@@ -128,7 +128,11 @@ int tl_lapack_solve(const tl_batch *sys, void *x, tl_info *info);
 typedef enum tl_verdict {
   TL_VERDICT_PASSED,      /* status fine, ratios < THRESH                      */
   TL_VERDICT_REPORTED,    /* a failure or outside-domain status was returned   */
-  TL_VERDICT_UNEXPECTED,  /* reported, but the gallery says it should pass     */
+  TL_VERDICT_UNEXPECTED,  /* reported, but the gallery says it should pass; or,
+                             on any matrix, a status outside enum tl_status, or
+                             a solver that broke its interface (wrote outside
+                             x; a port: no answer in time, x of the wrong
+                             shape or dtype, its input removed)               */
   TL_VERDICT_SILENT,      /* status fine, ratio >= THRESH or non-finite        */
   TL_VERDICT_SKIPPED      /* the algorithm does not take this dtype or layout  */
 } tl_verdict;
@@ -173,8 +177,10 @@ typedef struct tl_verify_summary {
 /* The verdict on one answer, as the runner gives it: x is what `algo`
  * returned with `status` and `info` on problem p (x may be NULL when the
  * status carries no solution); rcond holds the problem's per-system
- * reciprocal condition numbers (NULL: no forward-error ratio). For
- * drivers that solve their own way (MPI ranks, external programs). */
+ * reciprocal condition numbers (NULL: no forward-error ratio). A status
+ * that is not an enum tl_status value is UNEXPECTED ("invalid status
+ * N"). For drivers that solve their own way (MPI ranks, external
+ * programs). */
 void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                      int status, const tl_info *info, const void *x, const double *rcond,
                      tl_verify_result *r);

@@ -81,9 +81,14 @@
  * than TL_PTDMA_REDUCED_SLACK = 1e-8 relative; rounding alone stays far
  * below that on the well-posed weakly dominant types (measured at most
  * 7.7e-12 on mmatrix-weak-random and 2.7e-13 on the Dorr matrix with
- * theta = 2e-3, n <= 4096, P <= 16). Outside row
- * dominance (periodic: strict dominance, which periodic Thomas needs) the
- * solve returns TL_OUTSIDE_DOMAIN. A zero or non-finite pivot is
+ * theta = 2e-3, n <= 4096, P <= 16). Since a weakly dominant matrix can
+ * be refused this way, the class the registry promises is STRICT_DD (as
+ * for the other partition algorithms): there every reduced row keeps a
+ * margin that rounding cannot take away unless the margin is itself near
+ * eps. A weakly dominant matrix is still solved (tridiag(-1, 2, -1) and
+ * the gallery's weak types pass); a refusal there is reported, not a
+ * broken promise. Outside row dominance (periodic: strict dominance,
+ * which periodic Thomas needs) the solve returns TL_OUTSIDE_DOMAIN. A zero or non-finite pivot is
  * TL_ERR_BREAKDOWN at its global row. Every partition needs m >= 2 rows:
  * with m = 1 its first and last unknown coincide. Algorithm 1 and 2 as
  * printed need m >= 3 (the absorption of row 1 by row 0); with m = 2
@@ -694,7 +699,7 @@ const tl_algorithm tl_algo_ptdma_ref = {
     .family = "partition",
     .backend = "reference",
     .exact = 1,
-    .classes = TL_CLASS_ROW_DD,
+    .classes = TL_CLASS_STRICT_DD, /* weakly dominant: tried, see "Stability" above */
     .dtypes = TL_DTYPE_BIT(TL_F64),
     .layouts = TL_NONPERIODIC | TL_PERIODIC,
     .partitioned = 1,

@@ -36,7 +36,9 @@ void th_sys_assert_accurate(const th_sys *s, const char *what, int P);
 
 /* LAPACK's residual ratio (DGTT02) of x for a batch, and its forward-error
  * ratio (DGET04) against a pivoted LAPACK solve; 0, or -1 with
- * *ferr = NaN when LAPACK cannot solve it (exactly singular). */
+ * *ferr = NaN when LAPACK cannot solve it (exactly singular). A batch
+ * singular to working precision (an rcond below eps, as the verification
+ * judges it) has no forward error to judge: *ferr = 0 there. */
 int th_ratios(const tl_batch *sys, const void *x, double *resid, double *ferr);
 
 /* Solve p with algo and opt: the status, and the two ratios when there is

@@ -61,6 +61,42 @@ Test(registry, gallery_has_no_silent_or_unexpected_failure, .timeout = 600)
   cr_expect_gt(sum.reported, 10, "the hostile types must be reported");
 }
 
+/* Dorr with theta = 1e-4 (type 43) is singular to working precision from
+ * n = 16 on (DGTCON's estimate saturates near 1e19; the true condition
+ * number is about 1e543): the judge follows LAPACK's rule there -- an ok
+ * answer is judged by its residual alone, a report is no broken promise --
+ * while at n = 8 (cond 7e10) both ratios are judged and thomas, whose
+ * class the type is in, must pass. */
+Test(registry, singular_to_working_precision_is_judged_by_the_residual)
+{
+  const tl_algorithm *thomas = tl_find("thomas");
+  const size_t sizes[] = {8, 64, 512};
+  for (size_t k = 0; k < 3; k++) {
+    tl_problem p;
+    tl_info info;
+    cr_assert_eq(tl_gallery_make(43, sizes[k], 1, 2026, &p, &info), TL_OK, "%s", info.msg);
+    double rcond;
+    cr_assert_eq(tl_rcond(&p.sys, &rcond, &info), TL_OK);
+    int singular = rcond < TL_EPS;
+    cr_expect_eq(singular, sizes[k] > 8, "n = %zu: rcond %g", sizes[k], rcond);
+    tl_verify_result r;
+    tl_verify_pair(thomas, &p, NULL, &r);
+    cr_expect_eq(r.verdict, TL_VERDICT_PASSED, "n = %zu: %s (%s)", sizes[k],
+                 tl_verdict_name(r.verdict), r.note);
+    cr_expect_eq(isnan(r.ferr), singular, "n = %zu: ferr %g", sizes[k], r.ferr);
+    cr_expect_eq(r.expected, !singular, "n = %zu", sizes[k]);
+    /* The same problem reported: an expected type is UNEXPECTED, one
+     * singular to working precision is only reported. */
+    tl_info said;
+    tl_info_clear(&said);
+    tl_verify_judge(thomas, &p, NULL, TL_OUTSIDE_DOMAIN, &said, NULL, &rcond, &r);
+    cr_expect_eq(r.verdict, singular ? TL_VERDICT_REPORTED : TL_VERDICT_UNEXPECTED, "n = %zu",
+                 sizes[k]);
+    cr_expect_eq(strstr(r.note, "singular to working precision") != NULL, singular);
+    tl_problem_free(&p);
+  }
+}
+
 /* n = 1, 2, 3 on a strictly dominant system: every non-periodic algorithm
  * agrees with DGTSV to a few eps (the matrix is well conditioned). */
 Test(registry, tiny_systems_match_gtsv)

@@ -18,6 +18,17 @@ enum {
 int cmd_list(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+struct tl_verify_config;
+struct tl_verify_summary;
+/* `tridlab verify`'s defaults (sizes, quick sizes, partition counts, nsys,
+ * seed) in *cfg. */
+void cli_verify_defaults(struct tl_verify_config *cfg, int quick);
+/* The verification as `tridlab verify` runs and prints it: the table
+ * (unless quiet), the failures and the summary line on stdout, every pair
+ * to csv_path and the table to md_path where they are not NULL; the counts
+ * from the library's runner in *sum. 0, or EXIT_BAD_INPUT (said). */
+int cli_verify_run(struct tl_verify_config *cfg, const char *csv_path, const char *md_path,
+                   int quiet, struct tl_verify_summary *sum);
 int cmd_converge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -106,36 +106,18 @@ static void add_figure(text *t, const char *dir, const char *png, const char *ca
 /* ---------------------------------------------------------------- */
 /* 1. Verification: exactly `tridlab verify`, in process             */
 
-typedef struct verify_outcome {
-  long passed, reported, unexpected, silent, skipped;
-  int parsed, rc;
-} verify_outcome;
-
-static int run_verification(const char *dir, int quick, verify_outcome *vo)
+/* The counts come from the library's runner (tl_verify_run), through the
+ * same function `tridlab verify` prints with. */
+static int run_verification(const char *dir, int quick, tl_verify_summary *vo)
 {
   char md[4096], csv[4096];
   snprintf(md, sizeof md, "%s/verification.md", dir);
   snprintf(csv, sizeof csv, "%s/verification.csv", dir);
-  char *argv[8] = {"verify", "--markdown", md, "--csv", csv, "--quiet", NULL, NULL};
-  int argc = 6;
-  if (quick)
-    argv[argc++] = "--quick";
-  memset(vo, 0, sizeof *vo);
-  vo->rc = cmd_verify(argc, argv);
+  tl_verify_config cfg;
+  cli_verify_defaults(&cfg, quick);
+  int rc = cli_verify_run(&cfg, csv, md, 1, vo);
   fflush(stdout);
-  /* The summary line verify writes into verification.md. */
-  FILE *f = fopen(md, "r");
-  if (!f)
-    return -1;
-  char line[1024];
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "**%ld passed, %ld reported, %ld unexpected, %ld silent failures** (%ld",
-               &vo->passed, &vo->reported, &vo->unexpected, &vo->silent, &vo->skipped) == 5) {
-      vo->parsed = 1;
-      break;
-    }
-  fclose(f);
-  return vo->parsed ? 0 : -1;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- */
@@ -303,11 +285,9 @@ int cmd_report(int argc, char **argv)
   /* 1. Verification. */
   printf("report: verification (tridlab verify%s)\n", q);
   fflush(stdout);
-  verify_outcome vo;
-  if (run_verification(dir, quick, &vo)) {
-    cli_error("report: the verification did not write its summary into %s/verification.md", dir);
-    goto done;
-  }
+  tl_verify_summary vo;
+  if (run_verification(dir, quick, &vo))
+    goto done; /* said */
   int verified = !vo.silent && !vo.unexpected;
 
   /* 2. Convergence, 3. Sweeps. */

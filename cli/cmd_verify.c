@@ -215,14 +215,13 @@ static void write_markdown(const char *path, const verify_ctx *vc, const tl_veri
 
 int cmd_verify(int argc, char **argv)
 {
-  size_t sizes[MAX_SIZES];
-  size_t nsizes = sizeof default_sizes / sizeof default_sizes[0];
-  memcpy(sizes, default_sizes, sizeof default_sizes);
-  tl_verify_config cfg = {.nsys = 2, .seed = 2026, .parts = 1};
-  static const size_t default_parts[] = {1, 2, 3, 4, 7, 16};
-  size_t parts_sz[MAX_SIZES];
-  size_t nparts = sizeof default_parts / sizeof default_parts[0];
-  memcpy(parts_sz, default_parts, sizeof default_parts);
+  tl_verify_config cfg;
+  cli_verify_defaults(&cfg, 0);
+  size_t sizes[MAX_SIZES], nsizes = cfg.nsizes;
+  memcpy(sizes, cfg.sizes, nsizes * sizeof sizes[0]);
+  size_t parts_sz[MAX_SIZES], nparts = cfg.nparts;
+  for (size_t k = 0; k < nparts; k++)
+    parts_sz[k] = (size_t)cfg.parts_list[k];
   int parts[MAX_SIZES];
   const char *csv_path = NULL, *md_path = NULL;
   int quiet = 0;
@@ -286,7 +285,33 @@ int cmd_verify(int argc, char **argv)
   }
   cfg.parts_list = parts;
   cfg.nparts = nparts;
+  tl_verify_summary sum;
+  int rc = cli_verify_run(&cfg, csv_path, md_path, quiet, &sum);
+  if (rc)
+    return rc;
+  return (sum.silent || sum.unexpected) ? 1 : 0;
+}
 
+void cli_verify_defaults(tl_verify_config *cfg, int quick)
+{
+  static const int default_parts[] = {1, 2, 3, 4, 7, 16};
+  memset(cfg, 0, sizeof *cfg);
+  cfg->nsys = 2;
+  cfg->seed = 2026;
+  cfg->parts = 1;
+  cfg->sizes = quick ? quick_sizes : default_sizes;
+  cfg->nsizes = quick ? sizeof quick_sizes / sizeof quick_sizes[0]
+                      : sizeof default_sizes / sizeof default_sizes[0];
+  cfg->parts_list = default_parts;
+  cfg->nparts = sizeof default_parts / sizeof default_parts[0];
+}
+
+int cli_verify_run(tl_verify_config *cfg_in, const char *csv_path, const char *md_path, int quiet,
+                   tl_verify_summary *out)
+{
+  tl_verify_config cfg = *cfg_in;
+  size_t nsizes = cfg.nsizes, nparts = cfg.nparts ? cfg.nparts : 1;
+  memset(out, 0, sizeof *out);
   verify_ctx vc;
   memset(&vc, 0, sizeof vc);
   tl_registry(&vc.nalg);
@@ -336,5 +361,6 @@ int cmd_verify(int argc, char **argv)
     write_markdown(md_path, &vc, &sum, &cfg);
   free(vc.cells);
   free(vc.failures);
-  return (sum.silent || sum.unexpected) ? 1 : 0;
+  *out = sum;
+  return 0;
 }

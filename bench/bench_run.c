@@ -190,17 +190,23 @@ static void shape_for(size_t n, size_t nsys, tl_dir dir, size_t dims[3])
   }
 }
 
-/* Lele's 6th-order first derivative, periodic (paper 000 eq. (2)). */
+/* Lele's 6th-order first derivative, periodic (paper 000 eq. (2)): its
+ * row [1/3, 1, 1/3] and its 5-point right-hand side divided by h, from
+ * the scheme table of the convergence room (tl_compact_find("lele6")). */
 static int make_plan(tl_distd2_plan *plan, size_t n, double st[5])
 {
+  const tl_compact_scheme *lele6 = tl_compact_find("lele6");
+  if (!lele6 || lele6->derivative != 1 || lele6->interior.first != -2 ||
+      lele6->interior.width != 5)
+    return -1;
   double *a = malloc(3 * n * sizeof *a);
   if (!a)
     return -1;
   for (size_t i = 0; i < 3 * n; i++)
-    a[i] = (i / n == 1) ? 1.0 : 1.0 / 3.0;
-  double h = 1.0 / (double)n, ca = 14.0 / 9.0, cb = 1.0 / 9.0;
-  st[0] = -cb / (4 * h), st[1] = -ca / (2 * h), st[2] = 0, st[3] = ca / (2 * h);
-  st[4] = cb / (4 * h);
+    a[i] = lele6->interior.lhs[i / n];
+  double h = 1.0 / (double)n;
+  for (int k = 0; k < 5; k++)
+    st[k] = lele6->interior.rhs[k] / h; /* the same bits as b/(4h), a/(2h): 4, 2 are exact */
   tl_info info;
   int s = tl_distd2_plan_create_d(plan, n, 1, 1, NULL, a, a + n, a + 2 * n, &info);
   free(a);

@@ -447,6 +447,27 @@ static void gen_zero_pivot(tl_rng *r, const gen_ctx *g, double *a, double *b, do
   a[1] = b[1] = 1.0;
 }
 
+/* 58, 59: the cyclic Toeplitz rows [p a, a (1 + 2^-52), c_i] with a
+ * near 1e300 and |c_i| < 1. The row margin |b| - |a| is one or two units
+ * in the last place of a, so the matrix is strictly dominant by rows and
+ * columns, yet (c being negligible beside a) it is within a relative
+ * 2^-52 of a (I + p P), P the cyclic shift: singular for p = -1 (the
+ * constant vector) and, for p = +1, at even n (the alternating vector).
+ * a has a random mantissa (a power of two would make 1 / b exact, and the
+ * SIMD kernel that multiplied by that reciprocal, wrong on this matrix,
+ * exact); b = a (1 + 2^-52) is rounded once by the fma. */
+static void gen_eps_margin(tl_rng *r, const gen_ctx *g, double *a, double *b, double *c)
+{
+  double big = tl_rng_uniform(r, 0.5, 1.0) * 0x1p997; /* in [6.7e299, 1.3e300) */
+  double diag = fma(big, 0x1p-52, big);
+  for (size_t i = 0; i < g->n; i++) {
+    a[i] = g->p * big;
+    b[i] = diag;
+    c[i] = tl_rng_uniform(r, -1.0, 1.0);
+  }
+  corners_d(g, a, c);
+}
+
 /* ------------------------------------------------------------------ */
 /* Complex generators                                                  */
 
@@ -615,6 +636,12 @@ static const gallery_entry gallery[] = {
          gen_mmatrix, 0.0),
     REAL(57, "random-periodic", "every entry uniform(-1, 1), corners too", 1, NS, 0, 1, gen_random,
          1.0),
+    REAL(58, "eps-margin-periodic-alt",
+         "cyclic [a, a(1 + 2^-52), c], a ~ 1e300, |c| < 1: nearly singular at even n", 1, DOM, 0,
+         1, gen_eps_margin, 1.0),
+    REAL(59, "eps-margin-periodic-const",
+         "cyclic [-a, a(1 + 2^-52), c], a ~ 1e300, |c| < 1: nearly singular at every n", 1, DOM, 0,
+         1, gen_eps_margin, -1.0),
     CPLX(60, "tdse-cn", "Crank-Nicolson TDSE, harmonic potential, dt/dx^2 = 10", 0, DOM, 0, 1,
          gen_tdse),
     CPLX(61, "tdse-cn-periodic", "Crank-Nicolson TDSE on a ring, V = 0, dt/dx^2 = 10", 1, DOM, 0, 1,

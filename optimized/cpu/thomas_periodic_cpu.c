@@ -11,17 +11,19 @@
  *   x = y - (v.y) / (1 + v.z) z,   v = (1, 0, ..., 0, a[0] / gamma).
  *
  * Per group of SZ systems the two solves share one forward pass (one
- * pivot, one reciprocal per row: B is the same matrix); y overwrites d,
- * c' and z live in a per-thread scratch of 2 n SZ values, and the
- * correction is a third pass over the group while it is in cache:
+ * pivot per row: B is the same matrix); y overwrites d, c' and z live in
+ * a per-thread scratch of 2 n SZ values, and the correction is a third
+ * pass over the group while it is in cache:
  *
  *   forward  (memory -> cache): p, c', y' into d, z'
  *   backward (cache):           y, z
  *   correct  (cache -> memory): x = y - f z
  *
  * Traffic: a, b, c, d read once, d written once: 5 words per unknown,
- * as for plain Thomas. About 20 flops per unknown. n >= 3 (the 1x1 and
- * 2x2 cases of the reference are not vectorised).
+ * as for plain Thomas. About 20 flops per unknown, three of them
+ * divisions: the reference's operations in the reference's order (see
+ * periodic_group for why). n >= 3 (the 1x1 and 2x2 cases of the
+ * reference are not vectorised).
  */
 #ifndef TL_CPU_PASS
 #include <math.h>
@@ -75,8 +77,9 @@ extern const tl_algorithm tl_algo_thomas_periodic_ref;
  * (n >= 3, and the dominance test made on each packed group);
  * otherwise -- or if the kernel reports a breakdown -- the reference
  * solves the batch, so statuses, rows and messages are the reference's.
- * Results agree with thomas_periodic within eps-scaled ratios (the
- * kernel multiplies by one reciprocal per row; not bit for bit). */
+ * The kernel makes thomas_periodic's operations in its order, so the
+ * results are the reference's (bit for bit where the compiler contracts
+ * neither into fused multiply-adds). */
 static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
                                      const tl_options *opt, tl_info *info)
 {
@@ -129,7 +132,21 @@ const tl_algorithm tl_algo_thomas_periodic_cpu = {
 
 #else /* ---- one (precision, SZ) pass ---- */
 
-/* One group in place. Returns the lanes whose check sum is not finite. */
+/* One group in place. Returns the lanes whose check sum is not finite.
+ *
+ * The forward pass divides by the pivot, as the reference does, where
+ * thomas_cpu.c multiplies by one reciprocal. On a Toeplitz system every
+ * middle row has the same pivot, so a reciprocal rounds the same way in
+ * every row and z[n-1] drifts by n eps (relative) instead of about eps;
+ * y likewise. Sherman-Morrison's 1 + v.z and v.y cancel down to about
+ * n eps when the cyclic matrix is nearly singular (cyclic [a, a (1 +
+ * 2^-52), -0.089], a = 1e300, even n: cond 1.8e16), so that drift was
+ * the whole denominator: with status ok, the forward-error ratio against
+ * LAPACK reached 5.5 at n = 100 and 142 at n = 1750, where the
+ * reference's stays below 1 (tests/test_forward.c). Row n-1's pivot takes
+ * the reference's expression too, so the kernel computes what
+ * thomas_periodic computes. The pivot's division was already on the
+ * recurrence (as 1 / p); the other two are off it. */
 TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *b, const T *c, T *d,
                                                  T *cp, T *z)
 {
@@ -140,10 +157,10 @@ TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *
   for (int l = 0; l < SZ; l++) {
     g[l] = b[l] != 0 ? -b[l] : (T)-1;
     ag[l] = a[l] / g[l];
-    T p = b[l] - g[l], r = (T)1 / p;
-    cp[l] = c[l] * r;
-    d[l] = d[l] * r;
-    z[l] = g[l] * r;
+    T p = b[l] - g[l];
+    cp[l] = c[l] / p;
+    d[l] = d[l] / p;
+    z[l] = g[l] / p;
     chk[l] = p;
   }
   /* Rows 1 .. n-2: u is zero there. */
@@ -154,22 +171,22 @@ TL_CPU_CLONES static uint64_t FN(periodic_group)(size_t n, const T *a, const T *
       TL_CPU_PREFETCH_ROW(a, b, c, d, i + TL_CPU_PF_NEAR, SZ);
 #pragma omp simd
     for (int l = 0; l < SZ; l++) {
-      T p = bi[l] - ai[l] * cpi[l - SZ], r = (T)1 / p;
-      cpi[l] = ci[l] * r;
-      di[l] = (di[l] - ai[l] * di[l - SZ]) * r;
-      zi[l] = -ai[l] * zi[l - SZ] * r;
+      T p = bi[l] - ai[l] * cpi[l - SZ];
+      cpi[l] = ci[l] / p;
+      di[l] = (di[l] - ai[l] * di[l - SZ]) / p;
+      zi[l] = -ai[l] * zi[l - SZ] / p;
       chk[l] += p;
     }
   }
-  /* Row n-1: diagonal b - a0 c[n-1] / gamma, u = c[n-1]; no c'. */
+  /* Row n-1: B's diagonal b - a0 (c[n-1] / gamma), u = c[n-1]; no c'. */
   {
     T *dl = d + (n - 1) * SZ, *zl = z + (n - 1) * SZ;
     const T *cpm = cp + (n - 2) * SZ;
 #pragma omp simd
     for (int l = 0; l < SZ; l++) {
-      T p = bl[l] - ag[l] * cl[l] - al[l] * cpm[l], r = (T)1 / p;
-      dl[l] = (dl[l] - al[l] * dl[l - SZ]) * r;
-      zl[l] = (cl[l] - al[l] * zl[l - SZ]) * r;
+      T p = (bl[l] - a[l] * (cl[l] / g[l])) - al[l] * cpm[l];
+      dl[l] = (dl[l] - al[l] * dl[l - SZ]) / p;
+      zl[l] = (cl[l] - al[l] * zl[l - SZ]) / p;
       chk[l] += p;
     }
   }

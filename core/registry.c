@@ -21,6 +21,48 @@ extern const size_t tl_built_room_count;
 
 static const tl_algorithm *table[TL_REGISTRY_MAX];
 static size_t table_count;
+/* The entries with a reference, resolved: table[] points at these. */
+static tl_algorithm resolved[TL_REGISTRY_MAX];
+
+#define INHERIT(field)                                                                             \
+  do {                                                                                             \
+    if (!view->field)                                                                              \
+      view->field = ref->field;                                                                    \
+  } while (0)
+
+const tl_algorithm *tl_algorithm_resolve(const tl_algorithm *algo, tl_algorithm *view)
+{
+  if (!algo || !algo->reference)
+    return algo;
+  tl_algorithm base;
+  const tl_algorithm *ref = tl_algorithm_resolve(algo->reference, &base); /* a chain */
+  *view = *algo;
+  INHERIT(family);
+  INHERIT(exact);
+  INHERIT(classes);
+  INHERIT(dtypes);
+  INHERIT(layouts);
+  INHERIT(partitioned);
+  INHERIT(min_rows_per_part);
+  if (!view->params && !view->nparams) {
+    view->params = ref->params;
+    view->nparams = ref->nparams;
+  }
+  INHERIT(summary);
+  INHERIT(source);
+  INHERIT(ledger_model);
+  INHERIT(dropped_means);
+  INHERIT(bound_means);
+  return view;
+}
+
+#undef INHERIT
+
+/* The table's entry for algo: itself, or its resolved copy in slot k. */
+static const tl_algorithm *entry(const tl_algorithm *algo, size_t k)
+{
+  return tl_algorithm_resolve(algo, &resolved[k]);
+}
 static pthread_once_t assembled = PTHREAD_ONCE_INIT;
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -28,8 +70,8 @@ static void assemble(void)
 {
   for (size_t r = 0; r < tl_built_room_count; r++) {
     const tl_room *room = tl_built_rooms[r];
-    for (size_t k = 0; k < room->count && table_count < TL_REGISTRY_MAX; k++)
-      table[table_count++] = room->algorithms[k];
+    for (size_t k = 0; k < room->count && table_count < TL_REGISTRY_MAX; k++, table_count++)
+      table[table_count] = entry(room->algorithms[k], table_count);
   }
 }
 
@@ -61,8 +103,8 @@ const char *tl_algorithm_room(const tl_algorithm *algo)
   for (size_t r = 0; r < tl_built_room_count; r++) {
     const tl_room *room = tl_built_rooms[r];
     for (size_t k = 0; k < room->count; k++)
-      if (room->algorithms[k] == algo)
-        return room->name;
+      if (room->algorithms[k] == algo || (algo && !strcmp(room->algorithms[k]->name, algo->name)))
+        return room->name; /* the descriptor, or the registry's resolved copy */
   }
   return "registered";
 }
@@ -97,7 +139,9 @@ static int check_descriptor(const tl_algorithm *algo, tl_info *info)
 int tl_register(const tl_algorithm *algo, tl_info *info)
 {
   tl_info_clear(info);
-  TL_CALL(check_descriptor(algo, info));
+  tl_algorithm view;
+  const tl_algorithm *full = tl_algorithm_resolve(algo, &view);
+  TL_CALL(check_descriptor(full, info));
   pthread_once(&assembled, assemble);
   pthread_mutex_lock(&register_lock);
   int status = TL_OK;
@@ -110,8 +154,10 @@ int tl_register(const tl_algorithm *algo, tl_info *info)
   if (status == TL_OK && table_count >= TL_REGISTRY_MAX)
     status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo",
                      "tl_register: the registry is full (%d algorithms)", TL_REGISTRY_MAX);
-  if (status == TL_OK)
-    table[table_count++] = algo;
+  if (status == TL_OK) {
+    table[table_count] = entry(algo, table_count);
+    table_count++;
+  }
   pthread_mutex_unlock(&register_lock);
   return status;
 }

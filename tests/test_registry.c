@@ -191,6 +191,52 @@ Test(registry, bad_arguments_name_the_argument)
   }
 }
 
+/* A backend that states only where it differs from its reference: its
+ * name, backend and solve; it takes n <= 4 and says unsupported beyond. */
+static int small_only_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                            const tl_options *opt, tl_info *info)
+{
+  if (sys->n > 4)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "n", "%s takes n <= 4", self->name);
+  return self->reference->solve(self->reference, sys, x, opt, info);
+}
+
+Test(registry, a_backend_inherits_from_its_reference_and_falls_back_to_it)
+{
+  const tl_algorithm *thomas = tl_find("thomas");
+  static tl_algorithm backend = {.name = "thomas_small_only", .backend = "test",
+                                 .solve = small_only_solve};
+  backend.reference = thomas;
+  tl_info info;
+  cr_assert_eq(tl_register(&backend, &info), TL_OK, "%s", info.msg);
+  const tl_algorithm *b = tl_find("thomas_small_only");
+  cr_assert_not_null(b);
+  cr_expect_eq(b->classes, thomas->classes);
+  cr_expect_eq(b->dtypes, thomas->dtypes);
+  cr_expect_eq(b->layouts, thomas->layouts);
+  cr_expect_eq(b->exact, thomas->exact);
+  cr_expect_str_eq(b->source, thomas->source);
+  cr_expect_str_eq(b->family, thomas->family);
+  cr_expect_str_eq(b->backend, "test");
+  cr_expect_str_eq(tl_algorithm_room(b), "registered");
+  cr_expect_str_eq(tl_algorithm_room(thomas), "reference");
+  /* n = 4: its own answer; n = 8: unsupported, so the reference answers. */
+  for (size_t n = 4; n <= 8; n += 4) {
+    tl_problem p;
+    cr_assert_eq(tl_gallery_make(2, n, 1, 5, &p, &info), TL_OK);
+    double x[8], xr[8];
+    int st = tl_solve(&backend, &p.sys, x, NULL, &info); /* the descriptor, unresolved */
+    cr_expect_eq(st, TL_OK, "n = %zu: %s", n, info.msg);
+    cr_expect_eq(strstr(info.msg, "answered by the reference thomas") != NULL, n > 4,
+                 "n = %zu: %s", n, info.msg);
+    if (n > 4)
+      cr_expect(strstr(info.msg, "takes n <= 4") != NULL, "%s", info.msg);
+    cr_assert_eq(tl_solve(thomas, &p.sys, xr, NULL, &info), TL_OK);
+    cr_expect(memcmp(x, xr, n * sizeof x[0]) == 0, "n = %zu: not the reference's bits", n);
+    tl_problem_free(&p);
+  }
+}
+
 /* Partition sizes whose sum wraps around to n (SIZE_MAX + 5 = 4 rows):
  * each size is checked on its own, so every partitioned backend refuses
  * them before it indexes a row (they once overflowed ptdma, distd2,

@@ -115,6 +115,15 @@ typedef struct tl_algorithm {
                               itself, inside its own pass over the data,
                               and reports what it finds as tl_check_entries
                               does; tl_solve then skips them              */
+  /* The reference this backend runs the phases of (NULL: it is a
+   * reference, or stands alone). A backend inherits from it every field
+   * it leaves unset -- 0 or NULL: family, exact, classes, dtypes, layouts,
+   * partitioned, min_rows_per_part, params (with nparams), summary,
+   * source, ledger_model, dropped_means, bound_means -- so it states only
+   * where it differs (its name, backend, solve; a narrower dtype, ...);
+   * and where its solve returns TL_ERR_UNSUPPORTED, tl_solve answers with
+   * the reference and says so in info->msg (design.md §3). */
+  const struct tl_algorithm *reference;
 } tl_algorithm;
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))
@@ -135,6 +144,11 @@ const tl_algorithm *tl_find(const char *name);
  * summary or source, a dtype or a layout, declares more than
  * TL_MAX_PARAMS parameters, or its name is taken. */
 int tl_register(const tl_algorithm *algo, tl_info *info);
+/* algo with what it inherits from algo->reference filled in (see
+ * tl_algorithm.reference): algo itself when it has no reference, else
+ * *view, a copy. tl_registry() and tl_find() hand out such copies, and
+ * tl_solve makes one for a descriptor it is given directly. */
+const tl_algorithm *tl_algorithm_resolve(const tl_algorithm *algo, tl_algorithm *view);
 /* The room an algorithm comes from ("reference", "cpu", ...), or
  * "registered" for one added by tl_register(). */
 const char *tl_algorithm_room(const tl_algorithm *algo);

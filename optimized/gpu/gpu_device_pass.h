@@ -83,7 +83,7 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
   return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);
 }
 
-/* DistD2 on packed batches (gpu_emulate.c, distd2_run, flattens the plan
+/* DistD2 on packed batches (gpu_entry.c, distd2_run, flattens the plan
  * into begin and coef); stat: 3 ints per (system, partition). */
 extern "C" int KF(tl_gpu_dev_distd2)(size_t n, int periodic, size_t nsys, int parts,
                                      const long *begin, const T *coef, int stencil, const T *in,

@@ -1,7 +1,8 @@
 /* optimized/gpu/gpu_kernels.h -- the GPU kernels, written once (docs/gpu.md).
  *
- * Included once per precision by the host emulator (gpu_emulate.c, a C11
- * file) and by the device build (gpu_device.cu, nvcc or hipcc), with
+ * Included once per precision by the host entry points (gpu_entry.c, a
+ * C11 file, which run them on the emulator of gpu_emulator.h) and by the
+ * device build (gpu_device.cu, nvcc or hipcc), with
  *   T      the scalar (double or float)
  *   KF(x)  the name of x in this precision (x_d or x_f)
  * and tl_gpu_port.h giving TL_KERNEL, TL_REGION, TL_BARRIER, ...

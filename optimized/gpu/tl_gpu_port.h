@@ -41,7 +41,8 @@
 #include <stddef.h>
 
 /* Shared memory a block may use: the 48 KiB every CUDA and HIP device
- * gives without opting in (the emulator allows the same). */
+ * gives without opting in. The launches keep under it (tl_gpu_pcr_launch);
+ * the emulator does not check it: it allocates what a launch asks for. */
 #define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
 
 /* PCR's launch (pcr_kernel), the same for the emulator, the device

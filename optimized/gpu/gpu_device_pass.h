@@ -1,8 +1,10 @@
 /* optimized/gpu/gpu_device_pass.h -- the device wrappers of one
  * precision (T, KF), included twice by gpu_device.cu. Arguments as the
  * host entry points of tridlab/gpu.h, every array on the host. Device
- * arrays: 0-3 a, b, c, d; 4 the answer or scratch; 5 the status words;
- * 6 PCR's work systems when they do not fit in shared memory. */
+ * arrays: 0-3 a, b, c, d (packed Thomas: d becomes x); 4 the answer, or
+ * packed Thomas's scratch; 5 the status words; 6 PCR's work systems when
+ * they do not fit in shared memory, or the hybrid's offsets, and 7 its
+ * scratch. DistD2 and PDD's local phase: above each. */
 
 #define TL_DEV_ARGS(m) (const T *)m.p[0], (const T *)m.p[1], (const T *)m.p[2]
 
@@ -83,8 +85,9 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
   return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);
 }
 
-/* DistD2 on packed batches (gpu_emulate.c, distd2_run, flattens the plan
- * into begin and coef); stat: 3 ints per (system, partition). */
+/* DistD2 on packed batches (gpu_entry.c, distd2_run, flattens the plan
+ * into begin and coef); stat: 3 ints per (system, partition). Device
+ * arrays: 0 in, 1 x, 2 the decoupled d', 3 stat, 4 begin, 5 coef. */
 extern "C" int KF(tl_gpu_dev_distd2)(size_t n, int periodic, size_t nsys, int parts,
                                      const long *begin, const T *coef, int stencil, const T *in,
                                      T *x, int *stat, char *err, size_t len)

@@ -1,18 +1,23 @@
 /* optimized/gpu/gpu_kernels.h -- the GPU kernels, written once (docs/gpu.md).
  *
- * Included once per precision by the host emulator (gpu_emulate.c, a C11
- * file) and by the device build (gpu_device.cu, nvcc or hipcc), with
+ * Included once per precision by the host entry points (gpu_entry.c, a
+ * C11 file, which run them on the emulator of gpu_emulator.h) and by the
+ * device build (gpu_device.cu, nvcc or hipcc), with
  *   T      the scalar (double or float)
  *   KF(x)  the name of x in this precision (x_d or x_f)
  * and tl_gpu_port.h giving TL_KERNEL, TL_REGION, TL_BARRIER, ...
  *
  * Every kernel does the very operations of its reference
- * (reference/thomas_ref.c, pcr_ref.c, thomas_periodic_ref.c), in the same
- * order, so that without contraction of a * b + c into one rounding
- * (host: ISO C's default; nvcc: -fmad=false) the double kernels give
- * the reference's answers and breakdown rows bit for bit.
+ * (reference/thomas_ref.c, pcr_ref.c, thomas_periodic_ref.c,
+ * hybrid_pcr_ref.c, distd2_ref.c, pdd_ref.c: each kernel names its own),
+ * in the same order, so that without contraction of a * b + c into one
+ * rounding (host: ISO C's default; nvcc: -fmad=false; hipcc:
+ * -ffp-contract=off) the double kernels give the reference's answers and
+ * breakdown rows bit for bit.
  *
- * Status words per system (tridlab/gpu.h): kind, row, flags.
+ * Status words per system (tridlab/gpu.h): kind, row, flags; the DistD2
+ * and PDD kernels write 3 ints per (system, partition), described above
+ * each.
  */
 
 /* ------------------------------------------------------------------ */
@@ -237,9 +242,9 @@ TL_DEVICE_FN long KF(pcr_row_update)(long n, long s, long i, const T *a, const T
 /* Row i of one PCR step at stride s (reference/pcr_ref.c, pcr_step):
  * reads the current system, writes row i of the next. Returns the row of
  * a zero or non-finite divisor, or -1; the row is then written as NaN, so
- * that no later step reads memory nobody wrote (the host zeroes shared
- * memory, a device does not: a broken system's answer would otherwise
- * depend on what the memory held). */
+ * that no later step reads memory nobody wrote (a device leaves shared
+ * memory unset and the emulator fills it with bytes 0x7f: a broken
+ * system's answer would otherwise depend on what the memory held). */
 TL_DEVICE_FN long KF(pcr_row)(long n, long s, long i, const T *a, const T *b, const T *c,
                               const T *d, T *na, T *nb, T *nc, T *nd)
 {

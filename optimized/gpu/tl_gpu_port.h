@@ -17,9 +17,9 @@
  * Under nvcc or hipcc a region is a block of code run by every thread
  * (t = threadIdx.x) and a barrier is __syncthreads(). Under a C compiler
  * a region is a loop over the block's threads in an order chosen by the
- * emulator (forward, reverse, shuffled), and the barrier is the end of
- * that loop: loop fission at barriers, the MCUDA technique (Stratton,
- * Stone and Hwu 2008). A value that must survive a barrier is declared
+ * emulator (gpu_emulator.h: forward, reverse, shuffled), and the
+ * barrier is the end of that loop: loop fission at barriers, the MCUDA
+ * technique (Stratton, Stone and Hwu 2008). A value that must survive a barrier is declared
  * per thread (an array of one value per thread on the host, a register
  * on the device) and read as TL_MY(name, t).
  *
@@ -41,7 +41,8 @@
 #include <stddef.h>
 
 /* Shared memory a block may use: the 48 KiB every CUDA and HIP device
- * gives without opting in (the emulator allows the same). */
+ * gives without opting in. The launches keep under it (tl_gpu_pcr_launch);
+ * the emulator does not check it: it allocates what a launch asks for. */
 #define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
 
 /* PCR's launch (pcr_kernel), the same for the emulator, the device
@@ -114,26 +115,8 @@ extern __shared__ double tl_gpu_shared_[];
 /* Host build: the block's threads are loops                           */
 #define TL_GPU_DEVICE 0
 
-/* Most threads in a block the emulator runs (the GPUs' limit). */
-#define TL_GPU_MAX_THREADS 1024
-
-/* What the emulator tells one block: its index, its threads, the order
- * in which regions visit them, its shared memory, and the check that
- * every region is closed by a barrier. */
-typedef struct tl_gpu_block {
-  long block;         /* blockIdx.x                                   */
-  int threads;        /* blockDim.x                                   */
-  int *order;         /* a permutation of 0..threads-1 per region     */
-  void *shared;       /* the dynamic shared memory of the block       */
-  int open;           /* 1 inside a region not yet closed by TL_BARRIER */
-  int unclosed;       /* set when a region began while one was open   */
-  unsigned regions;   /* regions run so far (seeds the shuffles)      */
-  unsigned long seed; /* 0: the order is fixed, else shuffled per region */
-} tl_gpu_block;
-
-/* Start a region: count it, reshuffle the order, note a missing barrier.
- * Returns 0, the first value of the thread loop. */
-int tl_gpu_region_begin(tl_gpu_block *blk);
+/* The host grid the macros below run on: blocks, threads, orders. */
+#include "gpu_emulator.h"
 
 #define TL_KERNEL(name, ...) static void name(tl_gpu_block *tl_blk_, __VA_ARGS__)
 #define TL_DEVICE_FN static inline
@@ -148,18 +131,7 @@ int tl_gpu_region_begin(tl_gpu_block *blk);
 #define TL_MY(name, t) ((name)[t])
 #define TL_SHARED_MEM(type) ((type *)tl_blk_->shared)
 
-/* A launch on the host: the blocks one after the other, each with its
- * own shared memory, poisoned (bytes 0x7f). tl_gpu_launch_next sets up the next block and
- * returns 0 after the last; a missing barrier or no memory is recorded
- * for tl_gpu_launch_status(). */
-typedef struct tl_gpu_launch {
-  tl_gpu_block blk;
-  long grid, next;
-  size_t shared_bytes;
-  int order[TL_GPU_MAX_THREADS];
-} tl_gpu_launch;
-void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared_bytes);
-int tl_gpu_launch_next(tl_gpu_launch *l);
+/* Every block of the grid in turn (gpu_emulator.h). */
 #define TL_LAUNCH(kernel, grid, threads, shared_bytes, ...)                                        \
   do {                                                                                             \
     tl_gpu_launch tl_l_;                                                                           \

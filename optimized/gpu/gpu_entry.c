@@ -1,19 +1,13 @@
-/* optimized/gpu/gpu_emulate.c -- the GPU kernels run on the host
- * (docs/gpu.md, "Emulation").
+/* optimized/gpu/gpu_entry.c -- the entry points of tridlab/gpu.h: the
+ * GPU kernels (gpu_kernels.h) for double and for float, each wrapped in
+ * a function that checks its arguments, runs the kernel through
+ * dispatch -- on the device a device build installed, else on the host
+ * grid of gpu_emulator.h -- and turns the status words into the batch
+ * status (docs/gpu.md).
  *
- * tl_gpu_port.h turns each region of a kernel into a loop over the
- * block's threads; this file supplies that loop's order and the launch
- * (the blocks one after the other, each with its shared memory filled
- * with a poison pattern, as a device leaves it unset), then
- * compiles gpu_kernels.h for double and for float and wraps each kernel
- * in the entry points of tridlab/gpu.h.
- *
- * Orders: forward (0..T-1), reverse, or shuffled -- a permutation drawn
- * afresh for every region of every block from a seed, so that any
- * thread may run first. A kernel whose answer depends on the order has a
- * race (a missing barrier, or a thread writing what another reads in the
- * same region); the tests run every kernel in all three orders and
- * require the same bits.
+ * The part before TL_GPU_PASS is compiled once; the entry points after
+ * it are written once for a scalar T and compiled for double and float
+ * (gpu_each_precision.h includes this file again for each).
  */
 #ifndef TL_GPU_PASS
 #include <math.h>
@@ -27,19 +21,6 @@
 #include "tridlab/backend.h"
 #include "tridlab/gpu.h"
 #include "tridlab/part_distd2.h"
-
-/* The calling thread's order, seed, and the first launch error. */
-static _Thread_local tl_gpu_order emul_order = TL_GPU_SHUFFLE;
-static _Thread_local unsigned long emul_seed = 1;
-/* The first launch error: 0, TL_ERR_NOMEM, or one of these kernel bugs. */
-enum { EMUL_NO_BARRIER = 1, EMUL_BAD_THREADS = 2 };
-static _Thread_local int emul_error;
-
-void tl_gpu_set_order(tl_gpu_order order, unsigned long seed)
-{
-  emul_order = order;
-  emul_seed = seed ? seed : 1;
-}
 
 /* The device installed by a device build, or NULL: emulate. */
 static const tl_gpu_device_ops *device;
@@ -63,97 +44,6 @@ static int device_result(int rc, const char *who, const char *err, tl_info *info
     return TL_OK;
   return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "device", "%s on the %s device: %s", who,
                  device->name, err);
-}
-
-int tl_gpu_launch_status(tl_info *info)
-{
-  int e = emul_error;
-  emul_error = 0;
-  if (e == TL_ERR_NOMEM)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "gpu emulation: no memory for shared memory");
-  if (e == EMUL_BAD_THREADS)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "threads",
-                   "gpu emulation: a launch asked for a block of threads outside 1 .. %d",
-                   TL_GPU_MAX_THREADS);
-  if (e)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "kernel",
-                   "gpu emulation: a region was not closed by TL_BARRIER before the next region "
-                   "or the end of the kernel (a kernel bug: on a GPU the regions would overlap)");
-  return TL_OK;
-}
-
-/* splitmix64: the shuffles are the same on every machine. */
-static uint64_t mix(uint64_t *state)
-{
-  uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-int tl_gpu_region_begin(tl_gpu_block *blk)
-{
-  if (blk->open)
-    blk->unclosed = 1;
-  blk->open = 1;
-  blk->regions++;
-  if (blk->seed) { /* Fisher-Yates, seeded by (seed, block, region) */
-    uint64_t st = blk->seed * 0x100000001b3u ^ (uint64_t)blk->block << 20 ^ blk->regions;
-    for (int k = blk->threads - 1; k > 0; k--) {
-      int j = (int)(mix(&st) % (uint64_t)(k + 1)), v = blk->order[k];
-      blk->order[k] = blk->order[j];
-      blk->order[j] = v;
-    }
-  }
-  return 0;
-}
-
-void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared_bytes)
-{
-  memset(&l->blk, 0, sizeof l->blk);
-  l->grid = grid;
-  l->next = 0;
-  l->shared_bytes = shared_bytes;
-  if (threads < 1 || threads > TL_GPU_MAX_THREADS) {
-    emul_error = EMUL_BAD_THREADS;
-    l->grid = 0;
-    return;
-  }
-  l->blk.threads = threads;
-  l->blk.order = l->order;
-  l->blk.seed = emul_order == TL_GPU_SHUFFLE ? emul_seed : 0;
-  l->blk.shared = shared_bytes ? malloc(shared_bytes) : NULL;
-  if (shared_bytes && !l->blk.shared) {
-    emul_error = TL_ERR_NOMEM;
-    l->grid = 0;
-  }
-}
-
-/* Close the block just run (its last region must have met a barrier),
- * then set up the next one; 0 when the grid is done. */
-int tl_gpu_launch_next(tl_gpu_launch *l)
-{
-  if (l->next > 0 && (l->blk.open || l->blk.unclosed) && !emul_error)
-    emul_error = EMUL_NO_BARRIER;
-  if (l->next >= l->grid) {
-    free(l->blk.shared);
-    l->blk.shared = NULL;
-    return 0;
-  }
-  tl_gpu_block *b = &l->blk;
-  b->block = l->next++;
-  b->open = b->unclosed = 0;
-  b->regions = 0;
-  for (int k = 0; k < b->threads; k++)
-    b->order[k] = emul_order == TL_GPU_REVERSE ? b->threads - 1 - k : k;
-  /* A device leaves shared memory as the last block left it: fill it
-   * with bytes 0x7f (doubles near 1.4e306, floats near 3.4e38, ints
-   * 2139062143), so that a kernel reading what it never wrote gives a
-   * wrong, visibly odd answer here too, instead of a zero that happens
-   * to be right. */
-  if (b->shared)
-    memset(b->shared, 0x7f, l->shared_bytes);
-  return 1;
 }
 
 int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *info)
@@ -263,9 +153,6 @@ static int pdd_local_status(size_t nsys, int parts, const int *stat, tl_info *in
   return TL_OK;
 }
 
-/* Only the double kernels have a device path (the registry's). */
-#define TL_GPU_DEVICE_CALLS TL_GPU_DOUBLE
-#define TL_GPU_PASS 1
 void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], double *coef,
                            long *begin)
 {
@@ -280,29 +167,180 @@ void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], doubl
     begin[p] = (long)plan->begin[p];
 }
 
-#define TL_GPU_EACH "gpu_emulate.c"
+/* Only the double kernels have a device path (the registry's). */
+#define TL_GPU_DEVICE_CALLS TL_GPU_DOUBLE
+#define TL_GPU_PASS 1
+#define TL_GPU_EACH "gpu_entry.c"
 #include "gpu_each_precision.h"
 #undef TL_GPU_PASS
 
 #else /* ---- the entry points, once per precision ---- */
 
+/* One kernel call of an entry point: its arguments, as its device path
+ * and its emulated path both take them (each kernel reads its own). */
+typedef struct KF(gpu_call) {
+  const char *who;        /* the entry point, for messages               */
+  size_t n, nsys;         /* rows per system, systems                    */
+  int parts;              /* hybrid_pcr, pdd_local, distd2: partitions   */
+  const long *off;        /* their first rows, then n (distd2: begin)    */
+  const T *a, *b, *c, *d; /* the batch (distd2: d, or u with a stencil)  */
+  T *x;                   /* the answer (packed Thomas: d, in place)     */
+  T *w;                   /* scratch c' (packed), d' (distd2); pdd's w   */
+  T *y, *v, *part;        /* pdd_local: y, v and what PDD drops          */
+  int *stat;              /* the status words                            */
+  int periodic, stencil;  /* distd2: a periodic plan; d holds u          */
+  const T *coef;          /* distd2: the plan, flattened                 */
+} KF(gpu_call);
+
+typedef int (*KF(gpu_on_device))(const KF(gpu_call) *k, char *err, size_t len);
+typedef int (*KF(gpu_emulated))(const KF(gpu_call) *k, tl_info *info);
+
+/* Where a kernel call runs -- the one place that chooses (docs/gpu.md,
+ * "Device or emulator"): on the device a device build installed
+ * (tl_gpu_use_device), when there is one and the entry point has a
+ * device path (on_device; NULL in float: the device table is double's),
+ * else on the host grid of gpu_emulator.h (emulate launches the kernels).
+ * Returns TL_OK, a device error as unsupported with the runtime's
+ * message, or the emulation's error (no memory; a kernel bug, from
+ * tl_gpu_launch_status). The caller then reads the status words. */
+static int KF(dispatch)(const KF(gpu_call) *k, KF(gpu_on_device) on_device,
+                        KF(gpu_emulated) emulate, tl_info *info)
+{
+  if (device && on_device) {
+    char err[200] = "";
+    return device_result(on_device(k, err, sizeof err), k->who, err, info);
+  }
+  TL_CALL(emulate(k, info));
+  return tl_gpu_launch_status(info);
+}
+
+/* The device paths: the device table's functions (tridlab/gpu.h,
+ * tl_gpu_device_ops), which copy the arrays there and back. */
+#if TL_GPU_DEVICE_CALLS
+static int KF(thomas_sz_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->thomas_sz(k->n, k->nsys, k->a, k->b, k->c, k->x, k->stat, err, len);
+}
+
+static int KF(thomas_periodic_sz_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->thomas_periodic_sz(k->n, k->nsys, k->a, k->b, k->c, k->x, k->stat, err, len);
+}
+
+static int KF(pcr_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->pcr(k->n, k->nsys, k->a, k->b, k->c, k->d, k->x, k->stat, err, len);
+}
+
+static int KF(hybrid_pcr_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->hybrid_pcr(k->n, k->nsys, k->parts, k->off, k->a, k->b, k->c, k->d, k->x, k->stat,
+                            err, len);
+}
+
+static int KF(distd2_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->distd2(k->n, k->periodic, k->nsys, k->parts, k->off, k->coef, k->stencil, k->d,
+                        k->x, k->stat, err, len);
+}
+
+static int KF(pdd_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->pdd_local(k->n, k->nsys, k->parts, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
+                           k->w, k->part, k->stat, err, len);
+}
+#define ON_DEVICE(f) f
+#else
+#define ON_DEVICE(f) NULL
+#endif
+
+/* The emulated paths: scratch the device path allocates for itself,
+ * then the launches. */
+static int KF(thomas_sz_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  (void)info;
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(thomas_sz_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->a, k->b, k->c,
+            k->x, k->w, k->stat);
+  return TL_OK;
+}
+
+static int KF(thomas_periodic_sz_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  (void)info;
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(periodic_sz_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->a, k->b,
+            k->c, k->x, k->w, k->stat);
+  return TL_OK;
+}
+
+static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  size_t shared;
+  int global, threads = tl_gpu_pcr_launch(k->n, sizeof(T), &shared, &global);
+  T *gbuf = NULL; /* the work systems: shared memory when they fit */
+  if (global && !(gbuf = tl_alloc(8 * k->n * k->nsys, sizeof(T))))
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
+  TL_LAUNCH(KF(pcr_kernel), (long)k->nsys, threads, shared, (long)k->n, k->a, k->b, k->c, k->d,
+            k->x, gbuf, k->stat);
+  free(gbuf);
+  return TL_OK;
+}
+
+static int KF(hybrid_pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  T *work = tl_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T));
+  if (!work)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
+  TL_LAUNCH(KF(hybrid_kernel), (long)k->nsys, k->parts, 4 * (size_t)k->parts * sizeof(long long),
+            (long)k->n, k->parts, k->off, k->a, k->b, k->c, k->d, k->x, work, k->stat);
+  free(work);
+  return TL_OK;
+}
+
+static int KF(distd2_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  (void)info;
+  size_t n = k->n, P = (size_t)k->parts, groups = (k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  const T *cf = k->coef, *fix = cf + 5 * n, *st = fix + P;
+  KF(distd2_coef) q = {k->off, cf, cf + n, cf + 2 * n, cf + 3 * n, cf + 4 * n, fix};
+  TL_LAUNCH(KF(distd2_decouple_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, k->periodic,
+            (long)k->nsys, (int)P, q, k->stencil ? st : NULL, k->d, k->w, k->stat);
+  TL_LAUNCH(KF(distd2_finish_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, (long)k->nsys,
+            (int)P, q, k->w, k->x, k->stat);
+  return TL_OK;
+}
+
+static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  T *scratch = tl_alloc(k->n * k->nsys, sizeof(T));
+  if (!scratch)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
+  TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->off, k->a,
+            k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part, k->stat);
+  free(scratch);
+  return TL_OK;
+}
+
+/* The entry points of tridlab/gpu.h: check, run the kernel where the
+ * kernels run (dispatch), read the status words. */
 int KF(tl_gpu_thomas_sz)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d, T *w,
                          int *stat, tl_info *info)
 {
   TL_CALL(check_sizes("thomas_sz", n, nsys, 1, info));
   if (!a || !b || !c || !d || !w || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_sz: no array may be NULL");
-  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-#if TL_GPU_DEVICE_CALLS
-  char err[200] = "";
-  if (device) {
-    TL_CALL(device_result(device->thomas_sz(n, nsys, a, b, c, d, stat, err, sizeof err),
-                          "thomas_sz", err, info));
-    return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
-  }
-#endif
-  TL_LAUNCH(KF(thomas_sz_kernel), groups, TL_GPU_SZ, 0, (long)n, (long)nsys, a, b, c, d, w, stat);
-  TL_CALL(tl_gpu_launch_status(info));
+  KF(gpu_call) call = {.who = "thomas_sz",
+                       .n = n,
+                       .nsys = nsys,
+                       .a = a,
+                       .b = b,
+                       .c = c,
+                       .d = d,
+                       .x = d,
+                       .w = w,
+                       .stat = stat};
+  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(thomas_sz_on_device)), KF(thomas_sz_emulated), info));
   return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
 }
 
@@ -312,17 +350,18 @@ int KF(tl_gpu_thomas_periodic_sz)(size_t n, size_t nsys, const T *a, const T *b,
   TL_CALL(check_sizes("thomas_periodic_sz", n, nsys, 3, info));
   if (!a || !b || !c || !d || !w || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_periodic_sz: no array may be NULL");
-  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-#if TL_GPU_DEVICE_CALLS
-  char err[200] = "";
-  if (device) {
-    TL_CALL(device_result(device->thomas_periodic_sz(n, nsys, a, b, c, d, stat, err, sizeof err),
-                          "thomas_periodic_sz", err, info));
-    return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
-  }
-#endif
-  TL_LAUNCH(KF(periodic_sz_kernel), groups, TL_GPU_SZ, 0, (long)n, (long)nsys, a, b, c, d, w, stat);
-  TL_CALL(tl_gpu_launch_status(info));
+  KF(gpu_call) call = {.who = "thomas_periodic_sz",
+                       .n = n,
+                       .nsys = nsys,
+                       .a = a,
+                       .b = b,
+                       .c = c,
+                       .d = d,
+                       .x = d,
+                       .w = w,
+                       .stat = stat};
+  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(thomas_periodic_sz_on_device)),
+                       KF(thomas_periodic_sz_emulated), info));
   return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
 }
 
@@ -332,22 +371,9 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
   TL_CALL(check_sizes("pcr", n, nsys, 1, info));
   if (!a || !b || !c || !d || !x || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pcr: no array may be NULL");
-#if TL_GPU_DEVICE_CALLS
-  char err[200] = "";
-  if (device) {
-    TL_CALL(device_result(device->pcr(n, nsys, a, b, c, d, x, stat, err, sizeof err), "pcr", err,
-                          info));
-    return tl_gpu_batch_status("pcr", nsys, stat, info);
-  }
-#endif
-  size_t shared;
-  int global, threads = tl_gpu_pcr_launch(n, sizeof(T), &shared, &global);
-  T *gbuf = NULL; /* the work systems: shared memory when they fit */
-  if (global && !(gbuf = tl_alloc(8 * n * nsys, sizeof(T))))
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
-  TL_LAUNCH(KF(pcr_kernel), (long)nsys, threads, shared, (long)n, a, b, c, d, x, gbuf, stat);
-  free(gbuf);
-  TL_CALL(tl_gpu_launch_status(info));
+  KF(gpu_call) call = {
+      .who = "pcr", .n = n, .nsys = nsys, .a = a, .b = b, .c = c, .d = d, .x = x, .stat = stat};
+  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(pcr_on_device)), KF(pcr_emulated), info));
   return tl_gpu_batch_status("pcr", nsys, stat, info);
 }
 
@@ -364,25 +390,21 @@ int KF(tl_gpu_hybrid_pcr)(size_t n, size_t nsys, int parts, const size_t *part_s
   long *off = partition_offsets(n, parts, part_sizes);
   if (!off)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory");
-#if TL_GPU_DEVICE_CALLS
-  char err[200] = "";
-  if (device) {
-    int rc = device->hybrid_pcr(n, nsys, parts, off, a, b, c, d, x, stat, err, sizeof err);
-    free(off);
-    TL_CALL(device_result(rc, "hybrid_pcr", err, info));
-    return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
-  }
-#endif
-  T *work = tl_alloc(nsys, TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T));
-  if (!work) {
-    free(off);
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
-  }
-  TL_LAUNCH(KF(hybrid_kernel), (long)nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n,
-            parts, off, a, b, c, d, x, work, stat);
+  KF(gpu_call) call = {.who = "hybrid_pcr",
+                       .n = n,
+                       .nsys = nsys,
+                       .parts = parts,
+                       .off = off,
+                       .a = a,
+                       .b = b,
+                       .c = c,
+                       .d = d,
+                       .x = x,
+                       .stat = stat};
+  int status =
+      KF(dispatch)(&call, ON_DEVICE(KF(hybrid_pcr_on_device)), KF(hybrid_pcr_emulated), info);
   free(off);
-  free(work);
-  TL_CALL(tl_gpu_launch_status(info));
+  TL_CALL(status);
   return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
 }
 
@@ -408,24 +430,19 @@ static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, siz
   tl_gpu_distd2_flatten(plan, stencil, cd, begin);
   for (size_t k = 0; k < 5 * n + P + 5; k++) /* the plan in the kernel's precision */
     cf[k] = (T)cd[k];
-  T *fix = cf + 5 * n, *st = fix + P;
-#if TL_GPU_DEVICE_CALLS
-  char err[200] = "";
-  if (device) {
-    int rc = device->distd2(n, plan->periodic, nsys, (int)P, begin, cf, stencil != NULL, in, x,
-                            stat, err, sizeof err);
-    status = device_result(rc, "distd2", err, info);
-    if (status == TL_OK)
-      status = distd2_batch_status(plan, nsys, stat, tol, info);
-    goto cleanup;
-  }
-#endif
-  KF(distd2_coef) q = {begin, cf, cf + n, cf + 2 * n, cf + 3 * n, cf + 4 * n, fix};
-  TL_LAUNCH(KF(distd2_decouple_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, plan->periodic,
-            (long)nsys, (int)P, q, stencil ? st : NULL, in, dt, stat);
-  TL_LAUNCH(KF(distd2_finish_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, (long)nsys, (int)P,
-            q, dt, x, stat);
-  status = tl_gpu_launch_status(info);
+  KF(gpu_call) call = {.who = "distd2",
+                       .n = n,
+                       .nsys = nsys,
+                       .parts = (int)P,
+                       .off = begin,
+                       .d = in,
+                       .x = x,
+                       .w = dt,
+                       .stat = stat,
+                       .periodic = plan->periodic,
+                       .stencil = stencil != NULL,
+                       .coef = cf};
+  status = KF(dispatch)(&call, ON_DEVICE(KF(distd2_on_device)), KF(distd2_emulated), info);
   if (status == TL_OK)
     status = distd2_batch_status(plan, nsys, stat, tol, info);
 cleanup:
@@ -465,27 +482,26 @@ int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_si
   long *off = partition_offsets(n, parts, part_sizes);
   if (!off)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
-#if TL_GPU_DEVICE_CALLS
-  char err[200] = "";
-  if (device) {
-    int rc =
-        device->pdd_local(n, nsys, parts, off, a, b, c, d, y, v, w, part, stat, err, sizeof err);
-    free(off);
-    TL_CALL(device_result(rc, "pdd_local", err, info));
-    return pdd_local_status(nsys, parts, stat, info);
-  }
-#endif
-  T *scratch = tl_alloc(n * nsys, sizeof(T));
-  if (!scratch) {
-    free(off);
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
-  }
-  TL_LAUNCH(KF(pdd_local_kernel), (long)nsys, parts, 0, (long)n, parts, off, a, b, c, d, y, v, w,
-            scratch, part, stat);
+  KF(gpu_call) call = {.who = "pdd_local",
+                       .n = n,
+                       .nsys = nsys,
+                       .parts = parts,
+                       .off = off,
+                       .a = a,
+                       .b = b,
+                       .c = c,
+                       .d = d,
+                       .y = y,
+                       .v = v,
+                       .w = w,
+                       .part = part,
+                       .stat = stat};
+  int status =
+      KF(dispatch)(&call, ON_DEVICE(KF(pdd_local_on_device)), KF(pdd_local_emulated), info);
   free(off);
-  free(scratch);
-  TL_CALL(tl_gpu_launch_status(info));
+  TL_CALL(status);
   return pdd_local_status(nsys, parts, stat, info);
 }
 
+#undef ON_DEVICE
 #endif

@@ -291,20 +291,25 @@ static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *s
 /* ---------------------------------------------------------------- */
 /* The table                                                         */
 
-/* What every backend of the room shares: run by emulation unless a device
- * build is linked in (tl_gpu_room_backend then names the device), exact,
- * double, one system per thread or block (no partitions). The
- * descriptors are not const for that one change of name. */
-#define TL_GPU_COMMON                                                                              \
-  .backend = "gpu-emulated", .exact = 1, .dtypes = TL_DTYPE_BIT(TL_F64), .partitioned = 0,         \
-  .min_rows_per_part = 1
+/* Each backend names the reference whose algorithm its kernel runs and
+ * inherits from it what it does not state (family, classes, layouts,
+ * partitioning, exactness; registry.h): a backend says only where it
+ * differs -- double only, its own summary and source. Run by emulation
+ * unless a device build is linked in (tl_gpu_room_backend then names the
+ * device, from a static constructor, before the registry is first read).
+ * The descriptors are not const for that one change of name. Where a
+ * kernel cannot take a case (more than 1024 partitions, a device call
+ * that fails) it says unsupported and tl_solve answers with the
+ * reference. */
+extern const tl_algorithm tl_algo_thomas_ref, tl_algo_pcr_ref, tl_algo_thomas_periodic_ref,
+    tl_algo_hybrid_pcr_ref;
+
+#define TL_GPU_COMMON .backend = "gpu-emulated", .dtypes = TL_DTYPE_BIT(TL_F64)
 
 static tl_algorithm tl_algo_thomas_gpu = {
     .name = "thomas_gpu",
-    .family = "direct",
+    .reference = &tl_algo_thomas_ref,
     TL_GPU_COMMON,
-    .classes = TL_CLASS_ROW_DD | TL_CLASS_COL_DD | TL_CLASS_SPD,
-    .layouts = TL_NONPERIODIC,
     .summary = "Thomas kernel, one GPU thread per system of a 32-system packed group, in place",
     .source = "paper 000 (DistD2-TDS) §2.1 Algorithm 1, §4.1 (SZ-packed groups)",
     .solve = thomas_gpu_solve,
@@ -312,10 +317,8 @@ static tl_algorithm tl_algo_thomas_gpu = {
 
 static tl_algorithm tl_algo_pcr_gpu = {
     .name = "pcr_gpu",
-    .family = "cyclic-reduction",
+    .reference = &tl_algo_pcr_ref,
     TL_GPU_COMMON,
-    .classes = TL_CLASS_STRICT_DD,
-    .layouts = TL_NONPERIODIC,
     .summary = "PCR kernel, one GPU thread block per system in shared memory, any n",
     .source = "Hockney & Jesshope 1981; paper 002 (Tridsolver) distributed algorithms",
     .solve = pcr_gpu_solve,
@@ -323,10 +326,8 @@ static tl_algorithm tl_algo_pcr_gpu = {
 
 static tl_algorithm tl_algo_thomas_periodic_gpu = {
     .name = "thomas_periodic_gpu",
-    .family = "direct",
+    .reference = &tl_algo_thomas_periodic_ref,
     TL_GPU_COMMON,
-    .classes = TL_CLASS_STRICT_DD,
-    .layouts = TL_PERIODIC,
     .summary = "periodic Thomas kernel (Sherman-Morrison), one GPU thread per system",
     .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas); Sherman-Morrison 1950",
     .solve = thomas_periodic_gpu_solve,
@@ -334,14 +335,8 @@ static tl_algorithm tl_algo_thomas_periodic_gpu = {
 
 static tl_algorithm tl_algo_hybrid_pcr_gpu = {
     .name = "hybrid_pcr_gpu",
-    .family = "partition",
-    .backend = "gpu-emulated",
-    .exact = 1,
-    .classes = TL_CLASS_STRICT_DD,
-    .dtypes = TL_DTYPE_BIT(TL_F64),
-    .layouts = TL_NONPERIODIC,
-    .partitioned = 1,
-    .min_rows_per_part = 2,
+    .reference = &tl_algo_hybrid_pcr_ref,
+    TL_GPU_COMMON,
     .summary = "hybrid Thomas-PCR kernel: a GPU thread per partition, the reduced system by PCR "
                "in the block",
     .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1",

@@ -549,8 +549,8 @@ int tl_its_finish(const tl_its_state *st, int status, const double *a, const dou
   /* One allreduce, and the residual ratio's halo and two more. */
   tl_its_ledger_verdict(st, checked, ledger);
   if (checked)
-    status = tl_residual_check("its", TL_F64, n, st->periodic, a, b, c, d, x, TL_ITS_RESIDUAL_WHY,
-                               info);
+    status =
+        tl_residual_check("its", TL_F64, n, st->periodic, a, b, c, d, x, TL_ITS_RESIDUAL_WHY, info);
   return status;
 }
 

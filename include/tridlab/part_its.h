@@ -60,8 +60,8 @@ extern "C" {
  * (relative to |z_I|; the default tol, eps) is not yet ok -- the solve
  * measures LAPACK's residual ratio of its answer (tl_its_checks_residual). */
 #define TL_ITS_CHECK_DROPPED 0x1p-53
-#define TL_ITS_RESIDUAL_WHY                                                                       \
-  "the interface values are rows of A^-1 times d, accurate only to cond(A) eps on this "         \
+#define TL_ITS_RESIDUAL_WHY                                                                        \
+  "the interface values are rows of A^-1 times d, accurate only to cond(A) eps on this "           \
   "ill-conditioned matrix"
 
 typedef struct tl_its_state {

@@ -402,8 +402,8 @@ static void local_solves(its_run *r, double *x, double *pairs)
         tl_mpi_status_note(&r->status, s, PH_FINITE, rc, &one);
       }
     double max[2]; /* what the residual ratio scales by */
-    tl_residual_slice_max(TL_F64, sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s),
-                          ROWS(sl->b, s), ROWS(sl->c, s), x + s * m, max);
+    tl_residual_slice_max(TL_F64, sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s), ROWS(sl->b, s),
+                          ROWS(sl->c, s), x + s * m, max);
     q[2 * V_XMAX] = max[0], q[2 * V_AMAX] = max[1];
   }
   free(redo);

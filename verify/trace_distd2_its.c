@@ -83,19 +83,25 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
                    "a_b = s . (last J of d), a_t = t . (first J of d); partition p sends a_b to "
                    "p+1 and a_t to p-1: one word each way per interface",
                    "a_b per partition", st->ab, "a_t per partition", st->at);
-  for (int p = 0; p < P; p++)
-    TL_CALL(tl_its_local_solve(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p],
-                               d + st->begin[p], x + st->begin[p], info));
-  sg = tl_tr_stage_new(tr, "local solves with the interface values known");
-  snprintf(sg.note, sizeof sg.note,
-           "x[I] = a_b + a_t of each interface; every partition solves its own rows");
-  tl_tr_draw_solved(tr, &sg, x);
-  tl_tr_emit(tr, &sg, 1);
-  return TL_OK;
+  int status = TL_OK;
+  for (int p = 0; p < P && status >= 0; p++)
+    status = tl_its_local_solve(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p],
+                                d + st->begin[p], x + st->begin[p], info);
+  if (status >= 0) {
+    sg = tl_tr_stage_new(tr, "local solves with the interface values known");
+    snprintf(sg.note, sizeof sg.note,
+             "x[I] = a_b + a_t of each interface; every partition solves its own rows");
+    tl_tr_draw_solved(tr, &sg, x);
+    tl_tr_emit(tr, &sg, 1);
+  }
+  /* The verdict as the solve ends (the truncation's when x overflowed;
+   * dropped against tol, the class check, the residual self-check), and
+   * its messages. */
+  return tl_its_finish(st, status, a, b, c, d, x, tol, tr->ledger, info);
 }
 
-/* The phases drawn, then the verdict (dropped against tol, the class
- * check) from the one-call solve, whose x must be the phases' x. */
+/* The phases drawn and judged, then the one-call solve, whose status and
+ * x must be the phases'. */
 int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)
 {
   double *xs = tl_alloc(tr->n, sizeof *xs);
@@ -107,15 +113,19 @@ int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, doubl
     status = its_phases(tr, &st, algo, opt, x, info);
     tl_its_free(&st);
   }
-  if (status >= 0)
-    status =
+  if (status >= 0) {
+    tl_info one;
+    int sst =
         tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, xs, tr->parts, opt->part_sizes,
                      (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
-                     tl_param_value(algo, opt, "tol"), info);
-  if (status >= 0) { /* (x overflowed: the solve stops before its verdict's allreduce) */
-    tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
-                             TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
-    status = tl_tr_solve_verdict(tr, x, xs, status, "verdict", "", info);
+                     tl_param_value(algo, opt, "tol"), &one);
+    if (sst != status)
+      status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, -1, "",
+                       "trace: the phases' status %s differs from the one-call solve's %s (a "
+                       "tracer bug)",
+                       tl_status_name(status), tl_status_name(sst));
+    else
+      status = tl_tr_solve_verdict(tr, x, xs, status, "verdict", "halo", info);
   }
   free(xs);
   return status;

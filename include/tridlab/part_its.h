@@ -32,7 +32,10 @@
  * words per window row from the partition that holds it to the one that
  * owns the interface (a neighbour, or further when J + L exceeds a
  * partition); "spike", t^{k+1} (jr words) from k to k+1; "sums", a_b^k
- * down and a_t^{k+1} up (1 word each); "verdict", 6 (value, row) pairs.
+ * down and a_t^{k+1} up (1 word each); "verdict", 8 (value, row) pairs;
+ * and when the solve measures its residual ratio (an ok verdict that
+ * dropped at most eps), "halo", 2 words to each neighbour and back, and
+ * "verdict" rounds 1 and 2, allreduces of 2 words and 1.
  */
 #ifndef TRIDLAB_PART_ITS_H
 #define TRIDLAB_PART_ITS_H
@@ -49,7 +52,17 @@ extern "C" {
 #define TL_ITS_RATE_WORDS 1
 #define TL_ITS_ROW_WORDS 3
 #define TL_ITS_SUM_WORDS 1
-#define TL_ITS_VERDICT_WORDS 12
+/* The verdict: 8 (value, row) pairs per system -- the status, the
+ * dropped mass, the bound, eps_c, the worst margin, strictness, and the
+ * largest |x| and |A| entry that the residual ratio needs. */
+#define TL_ITS_VERDICT_WORDS 16
+/* The residual self-check: an ok verdict that dropped at most this
+ * (relative to |z_I|; the default tol, eps) is not yet ok -- the solve
+ * measures LAPACK's residual ratio of its answer (tl_its_checks_residual). */
+#define TL_ITS_CHECK_DROPPED 0x1p-53
+#define TL_ITS_RESIDUAL_WHY                                                                        \
+  "the interface values are rows of A^-1 times d, accurate only to cond(A) eps on this "           \
+  "ill-conditioned matrix"
 
 typedef struct tl_its_state {
   size_t n;
@@ -132,6 +145,33 @@ void tl_its_local_system(const tl_its_state *st, int p, const double *a, const d
  * Sets info->dropped, bound, tol; TL_OK or TL_OUTSIDE_DOMAIN. */
 int tl_its_verdict(const tl_its_state *st, double dropped, long drop_row, double bound, double epsc,
                    int strict, long worst, double tol, tl_info *info);
+/* The truncation's verdict when the local solves overflowed (x not
+ * finite, a breakdown) after it dropped more than tol: what failed
+ * first, not the overflow it caused. TL_OUTSIDE_DOMAIN at drop_row; sets
+ * info->dropped, bound, tol. */
+int tl_its_overflow_verdict(const tl_its_state *st, double dropped, long drop_row, double bound,
+                            double tol, tl_info *info);
+/* 1 when a system with this verdict (tl_its_verdict's status) and this
+ * dropped mass measures its residual ratio before it says ok. */
+int tl_its_checks_residual(int verdict, double dropped);
+/* The verdict's messages of one system (a ledger may be NULL): the
+ * allreduce of TL_ITS_VERDICT_WORDS ("verdict" round 0); with checked,
+ * the residual ratio across the partitions: x and the coupling entry at
+ * each end of a partition to that neighbour ("halo", 2 words each way,
+ * around the ring when periodic), then the sums of ||x||_1 and
+ * ||d - A x||_1 ("verdict" round 1, 2 words) and the largest column sum
+ * (round 2, 1 word), as tl_ledger_residual_verdict counts them. */
+void tl_its_ledger_verdict(const tl_its_state *st, int checked, tl_ledger *ledger);
+/* The end of the solve, after the local solves of every partition
+ * (status: TL_OK or the first of their failures; x written where they
+ * ran; a, b, c, d, x the whole system): x not finite is a breakdown --
+ * or, when the truncation dropped more than tol, its outside-domain
+ * (tl_its_overflow_verdict); else tl_its_verdict over all interfaces
+ * with the class check, and the residual self-check where
+ * tl_its_checks_residual says so. Records the verdict's messages. */
+int tl_its_finish(const tl_its_state *st, int status, const double *a, const double *b,
+                  const double *c, const double *d, const double *x, double tol, tl_ledger *ledger,
+                  tl_info *info);
 
 /* The one-call solve. J = 0: chosen from eps_c. tol: the largest
  * dropped (normalised as in tl_its_state.dropped) accepted for TL_OK.

@@ -118,6 +118,12 @@ int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t str
  * (as above); else the first system with a warning noted by some rank,
  * whose report that rank broadcasts; else TL_OK. */
 int tl_mpi_status_outcome(tl_mpi_status *st, const double *pairs, size_t stride, tl_info *info);
+/* The report of the failure noted for system s (the winning key of its
+ * pair, an error or a warning), broadcast by the rank that noted it:
+ * *one gets it, one->status its status. TL_OK, or the broadcast's
+ * failure. For an algorithm that judges a failure by its kind. */
+int tl_mpi_status_report(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
+                         tl_info *one);
 /* The report of the first warning noted by some rank for system s (the
  * same broadcast, when an algorithm's warning comes from one rank's rows). */
 int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
@@ -158,6 +164,11 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
  * which[0..k) (NULL: 0..k-1), given each one's global max |x| and max
  * |A| (max, 2 per listed system), into ratio[0..k). */
 int tl_mpi_residual_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, void *halo);
+/* The same for the k systems which[0..k) only (2 k scalars each way;
+ * NULL: 0..k-1): halo + 4 s for each listed s, the others untouched. A
+ * verdict that measures the residual of some systems (its_mpi.c). */
+int tl_mpi_residual_halo_of(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                            const size_t *which, size_t k, void *halo);
 int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
                            const void *halo, const size_t *which, size_t k, double *max,
                            double *ratio);

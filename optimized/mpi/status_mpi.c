@@ -91,8 +91,8 @@ int tl_mpi_status_warned(const double *pairs, size_t stride, size_t s)
 /* The report of system s from the rank that noted its winning key. A
  * tl_info travels as bytes inside doubles; its `file` pointer only means
  * something on the rank that set it. */
-static int fetch_report(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
-                        tl_info *one)
+int tl_mpi_status_report(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
+                         tl_info *one)
 {
   double key = pairs[2 * s * stride];
   double code = (key > ERR_BASE / 2 ? ERR_BASE : WARN_BASE) - key;
@@ -119,7 +119,7 @@ int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t str
     if (!tl_mpi_status_failed(pairs, stride, s))
       continue;
     tl_info one;
-    TL_CALL(fetch_report(st, pairs, stride, s, &one));
+    TL_CALL(tl_mpi_status_report(st, pairs, stride, s, &one));
     tl_outcome out;
     tl_outcome_init(&out, st->nsys);
     tl_outcome_add(&out, s, one.status, &one);
@@ -131,7 +131,7 @@ int tl_mpi_status_first_error(tl_mpi_status *st, const double *pairs, size_t str
 int tl_mpi_status_warning(tl_mpi_status *st, const double *pairs, size_t stride, size_t s,
                           tl_info *one)
 {
-  TL_CALL(fetch_report(st, pairs, stride, s, one));
+  TL_CALL(tl_mpi_status_report(st, pairs, stride, s, one));
   return TL_OUTSIDE_DOMAIN;
 }
 

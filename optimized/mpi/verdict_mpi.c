@@ -63,31 +63,38 @@ static void weakest_row(const tl_mpi_batch *sl, size_t s, double *neg, long *row
  * is then x[begin-1], x[end], c[begin-1], a[end]. */
 int tl_mpi_residual_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, void *halo_out)
 {
+  return tl_mpi_residual_halo_of(ex, sl, x, NULL, sl->nsys, halo_out);
+}
+
+int tl_mpi_residual_halo_of(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                            const size_t *which, size_t k, void *halo_out)
+{
   char *halo = halo_out;
-  size_t es = tl_dtype_size(sl->dtype), nsys = sl->nsys, m = sl->m;
+  size_t es = tl_dtype_size(sl->dtype), m = sl->m;
   int p = ex->rank, P = ex->size;
   int prev = p > 0 ? p - 1 : (sl->periodic ? P - 1 : -1);
   int next = p + 1 < P ? p + 1 : (sl->periodic ? 0 : -1);
-  char *buf = tl_alloc(8 * nsys, es);
+  char *buf = tl_alloc(8 * k + 1, es);
   if (!buf)
     return TL_ERR_NOMEM;
-  char *to_prev = buf, *to_next = buf + 2 * nsys * es;
-  char *from_prev = buf + 4 * nsys * es, *from_next = buf + 6 * nsys * es;
-  for (size_t s = 0; s < nsys; s++) {
-    memcpy(to_prev + 2 * s * es, (const char *)x + s * m * es, es);
-    memcpy(to_prev + (2 * s + 1) * es, AT(sl->a, s, 0), es);
-    memcpy(to_next + 2 * s * es, (const char *)x + (s * m + m - 1) * es, es);
-    memcpy(to_next + (2 * s + 1) * es, AT(sl->c, s, m - 1), es);
+  char *to_prev = buf, *to_next = buf + 2 * k * es;
+  char *from_prev = buf + 4 * k * es, *from_next = buf + 6 * k * es;
+  for (size_t j = 0; j < k; j++) {
+    size_t s = which ? which[j] : j;
+    memcpy(to_prev + 2 * j * es, (const char *)x + s * m * es, es);
+    memcpy(to_prev + (2 * j + 1) * es, AT(sl->a, s, 0), es);
+    memcpy(to_next + 2 * j * es, (const char *)x + (s * m + m - 1) * es, es);
+    memcpy(to_next + (2 * j + 1) * es, AT(sl->c, s, m - 1), es);
   }
-  memset(from_prev, 0, 4 * nsys * es);
-  int status = tl_mpi_neighbours(ex, "halo", 0, sl->dtype, prev, next, to_prev, 2 * nsys, to_next,
-                                 2 * nsys, from_prev, 2 * nsys, from_next, 2 * nsys);
-  for (size_t s = 0; s < nsys; s++) {
-    char *h = halo + 4 * s * es;
-    memcpy(h, from_prev + 2 * s * es, es);
-    memcpy(h + es, from_next + 2 * s * es, es);
-    memcpy(h + 2 * es, from_prev + (2 * s + 1) * es, es);
-    memcpy(h + 3 * es, from_next + (2 * s + 1) * es, es);
+  memset(from_prev, 0, 4 * k * es);
+  int status = tl_mpi_neighbours(ex, "halo", 0, sl->dtype, prev, next, to_prev, 2 * k, to_next,
+                                 2 * k, from_prev, 2 * k, from_next, 2 * k);
+  for (size_t j = 0; j < k; j++) {
+    char *h = halo + 4 * (which ? which[j] : j) * es;
+    memcpy(h, from_prev + 2 * j * es, es);
+    memcpy(h + es, from_next + 2 * j * es, es);
+    memcpy(h + 2 * es, from_prev + (2 * j + 1) * es, es);
+    memcpy(h + 3 * es, from_next + (2 * j + 1) * es, es);
   }
   free(buf);
   return status;

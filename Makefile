@@ -34,7 +34,11 @@ endif
 ifeq ($(NATIVE),1)
 OPT     += -march=native
 endif
-CPPFLAGS += -Iinclude
+# Public headers as "tridlab/NAME.h" (include/); a room's private header,
+# where a room above reaches it, from the repository root as
+# "core/template.h" (docs/design.md §1; scripts/check-rooms.sh). Every
+# build uses these flags: plain, SANITIZE=1, fuzz, MPI, nvcc and hipcc.
+CPPFLAGS += -Iinclude -I.
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -fPIC -MMD -MP $(CFLAGS)
 LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -ldl -pthread

@@ -88,11 +88,11 @@ static const char *const jacobi_reasons[] = {
 enum { JACOBI_LIMIT, JACOBI_STAGNATION, JACOBI_DIVERGENCE, JACOBI_CONVERGED };
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "jacobi_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "jacobi_ref.c"
 #undef TL_TEMPLATE_PASS
 

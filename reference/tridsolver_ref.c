@@ -113,11 +113,11 @@
 #include "tridlab/verify.h"
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "tridsolver_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "tridsolver_ref.c"
 #undef TL_TEMPLATE_PASS
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../optimized/gpu/tl_gpu_port.h"
+#include "optimized/gpu/tl_gpu_port.h"
 #include "cli_helpers.h"
 #include "helpers.h"
 #include "tridlab/backend.h"

@@ -97,11 +97,11 @@ static size_t interleaved_pos(size_t i, size_t n)
 }
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "metrics.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "metrics.c"
 #undef TL_TEMPLATE_PASS
 

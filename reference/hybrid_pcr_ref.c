@@ -100,7 +100,7 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/part_hybrid_pcr.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 #define TL_TEMPLATE_PASS 1
 #include "core/template.h"

@@ -54,6 +54,9 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
+# The SZ-packed layout (optimized/layout/, tridlab/layout.h): below the CPU
+# and the GPU rooms, built like the CPU kernels.
+LAYOUT_SRC = $(wildcard optimized/layout/*.c)
 # The GPU room (optimized/gpu/, docs/gpu.md): its kernels are one source
 # that nvcc and hipcc compile for a device and the C compiler for the
 # host, where the registry backends run them by emulation ("gpu-emulated").
@@ -114,7 +117,7 @@ ROOMS_C  = $(BUILD)/gen/rooms.c
 BENCH_MAIN = $(wildcard bench/*_main.c)
 BENCH_LIB_SRC = $(filter-out $(BENCH_MAIN),$(wildcard bench/*.c))
 LIB_SRC  = $(wildcard core/*.c) $(wildcard reference/*.c) $(wildcard verify/*.c) \
-           $(wildcard convergence/*.c) $(CPU_SRC) $(GPU_SRC) $(BENCH_LIB_SRC)
+           $(wildcard convergence/*.c) $(LAYOUT_SRC) $(CPU_SRC) $(GPU_SRC) $(BENCH_LIB_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(BENCH_MAIN)
@@ -170,6 +173,10 @@ $(BUILD)/obj/gen/rooms.o: $(ROOMS_C)
 FORCE:
 
 $(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/optimized/layout/%.o: optimized/layout/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
 

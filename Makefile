@@ -66,6 +66,9 @@ GPU_SRC  = $(wildcard optimized/gpu/*.c)
 # programs: built when mpicc is found.
 MPICC   ?= $(shell command -v mpicc 2>/dev/null)
 MPI_SRC  = $(wildcard optimized/mpi/*.c)
+# The MPI benchmark and cost model (bench/mpi/, tridlab/mpi_bench.h and
+# tridlab/mpi_model.h): in the bench room, built into libtridlab_mpi.
+MPI_SRC += $(wildcard bench/mpi/*.c)
 # ScaLAPACK (the distributed LAPACK baseline, PDDTSV), when installed.
 SCALAPACK_LIB ?= $(firstword $(wildcard /usr/lib/*/libscalapack-openmpi.so /usr/lib/libscalapack-openmpi.so))
 ifneq ($(SCALAPACK_LIB),)
@@ -181,6 +184,10 @@ $(BUILD)/obj/optimized/layout/%.o: optimized/layout/%.c
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/optimized/mpi/%.o: optimized/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/bench/mpi/%.o: bench/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 

@@ -152,8 +152,8 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE gpu check-gpu all check check-quick check-plain check-unit check-mpi check-examples \
-  check-tutorials \
+.PHONY: FORCE gpu check-gpu all check check-quick check-rooms check-plain check-unit check-mpi \
+  check-examples check-tutorials \
   check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
@@ -362,16 +362,22 @@ $(TEST_PORT_BUILD)/hostile_plugin.so: tests/ports/hostile_plugin.c
 # make check runs its stages one after another (scripts/check-stages.sh),
 # each with make's job slots, and prints every stage's wall time at the
 # end (also when one fails). check-quick is the edit-build-test loop: the
-# plain build, the Criterion tests, the MPI tests on 3 ranks, the examples
-# and the tutorials; no sanitizers, fuzzing or GPU compilers.
-CHECK_STAGES = build=all unit=check-unit mpi=check-mpi examples=check-examples \
-  tutorials=check-tutorials sanitize=check-sanitize fuzz=check-fuzz gpu=check-gpu
+# rooms, the plain build, the Criterion tests, the MPI tests on 3 ranks,
+# the examples and the tutorials; no sanitizers, fuzzing or GPU compilers.
+CHECK_STAGES = rooms=check-rooms build=all unit=check-unit mpi=check-mpi \
+  examples=check-examples tutorials=check-tutorials sanitize=check-sanitize fuzz=check-fuzz \
+  gpu=check-gpu
 check:
 	@sh scripts/check-stages.sh "$(MAKE)" $(CHECK_STAGES)
 
 check-quick:
-	@sh scripts/check-stages.sh "$(MAKE)" build=all unit=check-unit \
+	@sh scripts/check-stages.sh "$(MAKE)" rooms=check-rooms build=all unit=check-unit \
 	  "mpi=check-mpi MPI_RANKS=3 MPI_ARGS_RANKS=3" examples=check-examples tutorials=check-tutorials
+
+# Every room includes only its own headers and those of the rooms below it
+# (docs/design.md §1), and no include climbs out of its directory.
+check-rooms:
+	@sh scripts/check-rooms.sh
 
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check-plain: check-unit check-examples check-tutorials check-mpi

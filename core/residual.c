@@ -35,7 +35,6 @@ static double tl_ratio_residual(double rnorm, double anorm, double xden, double 
   return tl_finite_ratio((rnorm / (anorm * xden + dden)) / TL_EPS);
 }
 
-
 /* fmax(v, w), inlined: the larger, and the other when one is a NaN
  * (the compiler calls the library's fmax out of line, which took a fifth
  * of the MPI verdict's time in the row loops below). */

@@ -34,7 +34,11 @@ endif
 ifeq ($(NATIVE),1)
 OPT     += -march=native
 endif
-CPPFLAGS += -Iinclude
+# Public headers as "tridlab/NAME.h" (include/); a room's private header,
+# where a room above reaches it, from the repository root as
+# "core/template.h" (docs/design.md §1; scripts/check-rooms.sh). Every
+# build uses these flags: plain, SANITIZE=1, fuzz, MPI, nvcc and hipcc.
+CPPFLAGS += -Iinclude -I.
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -fPIC -MMD -MP $(CFLAGS)
 LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -ldl -pthread
@@ -50,6 +54,9 @@ SAN_LDFLAGS = -fsanitize=address,undefined
 endif
 
 CPU_SRC  = $(wildcard optimized/cpu/*.c)
+# The SZ-packed layout (optimized/layout/, tridlab/layout.h): below the CPU
+# and the GPU rooms, built like the CPU kernels.
+LAYOUT_SRC = $(wildcard optimized/layout/*.c)
 # The GPU room (optimized/gpu/, docs/gpu.md): its kernels are one source
 # that nvcc and hipcc compile for a device and the C compiler for the
 # host, where the registry backends run them by emulation ("gpu-emulated").
@@ -59,6 +66,9 @@ GPU_SRC  = $(wildcard optimized/gpu/*.c)
 # programs: built when mpicc is found.
 MPICC   ?= $(shell command -v mpicc 2>/dev/null)
 MPI_SRC  = $(wildcard optimized/mpi/*.c)
+# The MPI benchmark and cost model (bench/mpi/, tridlab/mpi_bench.h and
+# tridlab/mpi_model.h): in the bench room, built into libtridlab_mpi.
+MPI_SRC += $(wildcard bench/mpi/*.c)
 # ScaLAPACK (the distributed LAPACK baseline, PDDTSV), when installed.
 SCALAPACK_LIB ?= $(firstword $(wildcard /usr/lib/*/libscalapack-openmpi.so /usr/lib/libscalapack-openmpi.so))
 ifneq ($(SCALAPACK_LIB),)
@@ -110,7 +120,7 @@ ROOMS_C  = $(BUILD)/gen/rooms.c
 BENCH_MAIN = $(wildcard bench/*_main.c)
 BENCH_LIB_SRC = $(filter-out $(BENCH_MAIN),$(wildcard bench/*.c))
 LIB_SRC  = $(wildcard core/*.c) $(wildcard reference/*.c) $(wildcard verify/*.c) \
-           $(wildcard convergence/*.c) $(CPU_SRC) $(GPU_SRC) $(BENCH_LIB_SRC)
+           $(wildcard convergence/*.c) $(LAYOUT_SRC) $(CPU_SRC) $(GPU_SRC) $(BENCH_LIB_SRC)
 CLI_SRC  = $(wildcard cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 BENCH_SRC = $(BENCH_MAIN)
@@ -142,8 +152,8 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE gpu check-gpu all check check-quick check-plain check-unit check-mpi check-examples \
-  check-tutorials \
+.PHONY: FORCE gpu check-gpu all check check-quick check-rooms check-plain check-unit check-mpi \
+  check-examples check-tutorials \
   check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
@@ -169,7 +179,15 @@ $(BUILD)/obj/optimized/cpu/%.o: optimized/cpu/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
 
+$(BUILD)/obj/optimized/layout/%.o: optimized/layout/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) $(OPT) $(OPT_CPU) $(OMP) -fPIC -MMD -MP $(CFLAGS) -c $< -o $@
+
 $(BUILD)/obj/optimized/mpi/%.o: optimized/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/bench/mpi/%.o: bench/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CPPFLAGS) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
 
@@ -344,16 +362,22 @@ $(TEST_PORT_BUILD)/hostile_plugin.so: tests/ports/hostile_plugin.c
 # make check runs its stages one after another (scripts/check-stages.sh),
 # each with make's job slots, and prints every stage's wall time at the
 # end (also when one fails). check-quick is the edit-build-test loop: the
-# plain build, the Criterion tests, the MPI tests on 3 ranks, the examples
-# and the tutorials; no sanitizers, fuzzing or GPU compilers.
-CHECK_STAGES = build=all unit=check-unit mpi=check-mpi examples=check-examples \
-  tutorials=check-tutorials sanitize=check-sanitize fuzz=check-fuzz gpu=check-gpu
+# rooms, the plain build, the Criterion tests, the MPI tests on 3 ranks,
+# the examples and the tutorials; no sanitizers, fuzzing or GPU compilers.
+CHECK_STAGES = rooms=check-rooms build=all unit=check-unit mpi=check-mpi \
+  examples=check-examples tutorials=check-tutorials sanitize=check-sanitize fuzz=check-fuzz \
+  gpu=check-gpu
 check:
 	@sh scripts/check-stages.sh "$(MAKE)" $(CHECK_STAGES)
 
 check-quick:
-	@sh scripts/check-stages.sh "$(MAKE)" build=all unit=check-unit \
+	@sh scripts/check-stages.sh "$(MAKE)" rooms=check-rooms build=all unit=check-unit \
 	  "mpi=check-mpi MPI_RANKS=3 MPI_ARGS_RANKS=3" examples=check-examples tutorials=check-tutorials
+
+# Every room includes only its own headers and those of the rooms below it
+# (docs/design.md §1), and no include climbs out of its directory.
+check-rooms:
+	@sh scripts/check-rooms.sh
 
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check-plain: check-unit check-examples check-tutorials check-mpi

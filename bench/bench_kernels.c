@@ -16,7 +16,9 @@
 #include <sys/mman.h>
 
 #include "bench_internal.h"
-#include "tridlab/tridlab.h"
+#include "tridlab/algorithms.h"
+#include "tridlab/registry.h"
+#include "tridlab/system.h"
 
 /* ---------------------------------------------------------------- */
 /* Data                                                               */

@@ -20,7 +20,7 @@
 
 #include "tridlab/backend.h"
 #include "tridlab/bench.h"
-#include "tridlab/tridlab.h"
+#include "tridlab/verify.h"
 
 #define REPS 7
 #define UNKNOWNS (1u << 21) /* per batch: 2M unknowns, 80 MB moved per solve */

@@ -10,7 +10,6 @@
 
 #include "bench_internal.h"
 #include "tridlab/backend.h"
-#include "tridlab/tridlab.h"
 
 /* ---------------------------------------------------------------- */
 /* The configuration                                                  */

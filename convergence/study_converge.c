@@ -12,7 +12,6 @@
 
 #include "study_internal.h"
 #include "tridlab/backend.h"
-#include "tridlab/tridlab.h"
 
 #define MAX_SERIES 6
 

@@ -9,7 +9,7 @@
 
 #include "study_internal.h"
 #include "tridlab/backend.h"
-#include "tridlab/tridlab.h"
+#include "tridlab/part_its.h"
 
 /* ---------------------------------------------------------------- */
 /* ITS against J: paper 003 Tables 2 and 3                           */

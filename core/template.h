@@ -6,7 +6,7 @@
  *   #ifndef TL_TEMPLATE_PASS            -- the part compiled once
  *   ...
  *   #define TL_TEMPLATE_PASS 1           -- real pass
- *   #include "../core/template.h"
+ *   #include "core/template.h"
  *   #include "thomas_ref.c"
  *   #define TL_TEMPLATE_PASS 2           -- complex pass
  *   ...

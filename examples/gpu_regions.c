@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../optimized/gpu/tl_gpu_port.h"
+#include "optimized/gpu/tl_gpu_port.h"
 #include "tridlab/tridlab.h"
 
 #define T_BLOCK 64

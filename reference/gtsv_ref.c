@@ -52,11 +52,11 @@ static lapack_int lapack_gtsv_z(lapack_int n, double complex *dl, double complex
 }
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "gtsv_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "gtsv_ref.c"
 #undef TL_TEMPLATE_PASS
 

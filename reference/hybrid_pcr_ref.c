@@ -100,14 +100,14 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/part_hybrid_pcr.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "hybrid_pcr_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "hybrid_pcr_ref.c"
 #undef TL_TEMPLATE_PASS
 

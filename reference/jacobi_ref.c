@@ -74,7 +74,7 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 /* Iterations without a new smallest eta that count as stagnation. */
 #define JACOBI_STALL 200
@@ -88,11 +88,11 @@ static const char *const jacobi_reasons[] = {
 enum { JACOBI_LIMIT, JACOBI_STAGNATION, JACOBI_DIVERGENCE, JACOBI_CONVERGED };
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "jacobi_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "jacobi_ref.c"
 #undef TL_TEMPLATE_PASS
 
@@ -213,7 +213,7 @@ static double FN(jacobi_offdiag_abs)(size_t n, int periodic, const S *a, const S
 
 /* omega = max_i |d - A x|_i / (|A| (|x| + DBL_MIN) + |d| + DBL_MIN)_i,
  * the componentwise backward error with the allowance for underflow of
- * tridlab/verify.h (the closest double to the exact answer is off by up
+ * tridlab/residual.h (the closest double to the exact answer is off by up
  * to eps DBL_MIN per entry, a product by as much: x = 0 for an answer
  * that underflows is converged); 0 for a zero residual. */
 double FN(tl_jacobi_backward_error)(size_t n, int periodic, const S *a, const S *b, const S *c,

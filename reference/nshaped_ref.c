@@ -166,11 +166,11 @@ void tl_nshaped_ledger_verdict(tl_ledger *ledger, int parts, int periodic, size_
 }
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "nshaped_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "nshaped_ref.c"
 #undef TL_TEMPLATE_PASS
 

@@ -64,14 +64,14 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "pcr_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "pcr_ref.c"
 #undef TL_TEMPLATE_PASS
 

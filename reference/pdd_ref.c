@@ -85,7 +85,7 @@
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/part_pdd.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 /* ---------------------------------------------------------------- */
 /* Partition state                                                    */

@@ -76,7 +76,7 @@
 #include "tridlab/backend.h"
 #include "tridlab/part_pdd.h"
 #include "tridlab/part_rpdd.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 static int j_too_large(tl_info *info, size_t J, const tl_pdd_part_d *pt)
 {

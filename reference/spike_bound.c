@@ -31,7 +31,7 @@
 
 #include "tridlab/backend.h"
 #include "tridlab/part_pdd.h"
-#include "tridlab/verify.h"
+#include "tridlab/residual.h"
 
 /* ---------------------------------------------------------------- */
 /* Per partition, during the solve                                     */

@@ -49,11 +49,11 @@
 #include "tridlab/backend.h"
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "thomas_periodic_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "thomas_periodic_ref.c"
 #undef TL_TEMPLATE_PASS
 

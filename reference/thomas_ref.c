@@ -48,11 +48,11 @@ static int symmetric_d(size_t n, const double *a, const double *c)
 }
 
 #define TL_TEMPLATE_PASS 1
-#include "../core/template.h"
+#include "core/template.h"
 #include "thomas_ref.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../core/template.h"
+#include "core/template.h"
 #include "thomas_ref.c"
 #undef TL_TEMPLATE_PASS
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../optimized/gpu/tl_gpu_port.h"
+#include "optimized/gpu/tl_gpu_port.h"
 #include "cli_helpers.h"
 #include "helpers.h"
 #include "tridlab/backend.h"
@@ -449,11 +449,11 @@ Test(gpu_race, state_across_a_barrier_must_be_per_thread)
   fclose(f);
   const char *cc = getenv("CC") ? getenv("CC") : "cc";
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "%s -std=c11 -Iinclude -fsyntax-only tests/gpu/scope_ok.c 2>/dev/null",
-           cc);
+  snprintf(cmd, sizeof cmd,
+           "%s -std=c11 -Iinclude -I. -fsyntax-only tests/gpu/scope_ok.c 2>/dev/null", cc);
   cr_assert_eq(system(cmd), 0, "tests/gpu/scope_ok.c should compile: %s", cmd);
   snprintf(cmd, sizeof cmd,
-           "%s -std=c11 -Iinclude -fsyntax-only tests/gpu/scope_error.c 2>/dev/null", cc);
+           "%s -std=c11 -Iinclude -I. -fsyntax-only tests/gpu/scope_error.c 2>/dev/null", cc);
   cr_expect_neq(system(cmd), 0, "tests/gpu/scope_error.c compiled: a region's state escaped");
 }
 

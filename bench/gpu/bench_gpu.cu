@@ -36,7 +36,7 @@
 #include <string.h>
 #include <vector>
 
-#include "../../optimized/gpu/tl_gpu_port.h"
+#include "optimized/gpu/tl_gpu_port.h"
 #include "tridlab/gpu.h"
 #include "tridlab/part_distd2.h"
 
@@ -66,12 +66,12 @@
 
 #define T double
 #define KF(x) x##_d
-#include "../../optimized/gpu/gpu_kernels.h"
+#include "optimized/gpu/gpu_kernels.h"
 #undef T
 #undef KF
 #define T float
 #define KF(x) x##_f
-#include "../../optimized/gpu/gpu_kernels.h"
+#include "optimized/gpu/gpu_kernels.h"
 #undef T
 #undef KF
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
+#include "cli/cli.h"
 #include "mpi_cli.h"
 #include "tridlab/bench.h"
 #include "tridlab/mpi.h"

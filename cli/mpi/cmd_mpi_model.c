@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
+#include "cli/cli.h"
 #include "mpi_cli.h"
 #include "tridlab/mpi.h"
 #include "tridlab/mpi_model.h"

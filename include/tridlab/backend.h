@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "tridlab/registry.h"
+#include "tridlab/residual.h"
 #include "tridlab/status.h"
 #include "tridlab/system.h"
 
@@ -177,7 +178,8 @@ int tl_batch_fold_periodic(const tl_batch *sys, tl_batch *folded, void **storage
  * (PCR and the partition solvers that use it on their reduced system):
  * LAPACK's residual ratio of x for one system of dtype (the corners of a
  * plain system are not read). TL_OK below TL_THRESH, else TL_OUTSIDE_DOMAIN
- * with "<name>: residual ratio R >= 30: <why>". */
+ * with "<name>: residual ratio R >= 30: <why>". In the core
+ * (core/residual.c), with eps, THRESH and the ratio (tridlab/residual.h). */
 int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, const void *a,
                       const void *b, const void *c, const void *d, const void *x, const char *why,
                       tl_info *info);

@@ -50,7 +50,7 @@ const char *tl_gpu_backend_name(void);
  * left open without a barrier (a kernel bug), no memory. Clears it. */
 int tl_gpu_launch_status(tl_info *info);
 
-/* Thomas on the SZ-packed layout (tridlab/cpu.h with SZ = TL_GPU_SZ), one
+/* Thomas on the SZ-packed layout (tridlab/layout.h with SZ = TL_GPU_SZ), one
  * thread per system, in place: d becomes x, w (same size, may be c)
  * receives c'. stat: TL_GPU_STAT_WORDS per system. */
 int tl_gpu_thomas_sz_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,

@@ -1,4 +1,4 @@
-/* tridlab/mpi_bench.h -- timing the MPI algorithms (optimized/mpi/,
+/* tridlab/mpi_bench.h -- timing the MPI algorithms (bench/mpi/,
  * `tridlab-mpi bench`, docs/performance.md "MPI").
  *
  * Each rank makes its own slice of one seeded, diagonally dominant batch

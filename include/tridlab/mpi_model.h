@@ -1,5 +1,5 @@
 /* tridlab/mpi_model.h -- the alpha-beta-gamma cost model of the MPI
- * algorithms (optimized/mpi/model_mpi.c, `tridlab-mpi model`,
+ * algorithms (bench/mpi/model_mpi.c, `tridlab-mpi model`,
  * docs/model.md).
  *
  * Time per solve = compute + communication, on the critical path:

@@ -55,8 +55,8 @@ typedef struct coef_f {
   float fix;
 } coef_f;
 
-#define TL_CPU_SELF "compact_cpu.c"
-#include "cpu_passes.h"
+#define TL_CPU_SELF "optimized/cpu/compact_cpu.c"
+#include "optimized/layout/sz_passes.h"
 
 static int check_plan(const tl_distd2_plan *plan, int p, size_t sz, const void *in, const void *out,
                       const char *who, tl_info *info)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "optimized/layout/layout_internal.h"
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 
@@ -134,26 +135,6 @@ static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, 
   memcpy(q3, &r, sizeof r);
 }
 #endif
-
-/* out = name_d8 ... name_d64 (or _f)(...), chosen by the run-time sz. */
-#define TL_CPU_DISPATCH_TO(out, sz, name, sfx, ...)                                                \
-  switch (sz) {                                                                                    \
-  case 8: out = name##_##sfx##8(__VA_ARGS__); break;                                               \
-  case 16: out = name##_##sfx##16(__VA_ARGS__); break;                                             \
-  case 32: out = name##_##sfx##32(__VA_ARGS__); break;                                             \
-  default: out = name##_##sfx##64(__VA_ARGS__); break;                                             \
-  }
-
-/* The same, returning what it returns. */
-#define TL_CPU_DISPATCH(sz, name, sfx, ...)                                                        \
-  do {                                                                                             \
-    int r_;                                                                                        \
-    TL_CPU_DISPATCH_TO(r_, sz, name, sfx, __VA_ARGS__);                                            \
-    return r_;                                                                                     \
-  } while (0)
-
-/* TL_ERR_ARG unless sz is 8, 16, 32 or 64. */
-int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info);
 
 /* 64-byte aligned scratch of count elements of `size` bytes, NULL on
  * overflow or when memory is short; release with free(). */

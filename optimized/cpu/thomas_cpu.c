@@ -67,8 +67,8 @@
 #include "cpu_internal.h"
 #include "tridlab/algorithms.h"
 
-#define TL_CPU_SELF "thomas_cpu.c"
-#include "cpu_passes.h"
+#define TL_CPU_SELF "optimized/cpu/thomas_cpu.c"
+#include "optimized/layout/sz_passes.h"
 
 /* ---------------------------------------------------------------- */
 /* Public entry points                                               */

@@ -32,8 +32,8 @@
 #include "cpu_internal.h"
 #include "tridlab/registry.h"
 
-#define TL_CPU_SELF "thomas_periodic_cpu.c"
-#include "cpu_passes.h"
+#define TL_CPU_SELF "optimized/cpu/thomas_periodic_cpu.c"
+#include "optimized/layout/sz_passes.h"
 
 static int check(size_t n, size_t nsys, size_t sz, const void *a, const void *b, const void *c,
                  const void *d, tl_info *info)

@@ -18,8 +18,8 @@
 #include "gpu_internal.h"
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
-#include "tridlab/cpu.h"
 #include "tridlab/gpu.h"
+#include "tridlab/layout.h"
 
 /* ---------------------------------------------------------------- */
 /* Shared by the backends                                            */

@@ -68,11 +68,11 @@ const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr = {
 };
 
 #define TL_TEMPLATE_PASS 1
-#include "../../core/template.h"
+#include "core/template.h"
 #include "hybrid_pcr_mpi.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../../core/template.h"
+#include "core/template.h"
 #include "hybrid_pcr_mpi.c"
 #undef TL_TEMPLATE_PASS
 

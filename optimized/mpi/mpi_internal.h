@@ -198,14 +198,6 @@ extern const tl_mpi_algorithm tl_mpi_algo_nshaped;    /* nshaped_mpi.c */
 extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
 #endif
 
-/* ---- the bench batch (bench_mpi.c) ---------------------------------- */
-
-/* Rows [begin, begin + m) of systems 0..nsys-1 of the seeded bench batch
- * (tl_mpi_bench_batch's entries) into arr = {a, b, c, d}, system s at
- * [s m, (s+1) m): the model (model_mpi.c) rebuilds the matrix from it. */
-void tl_mpi_bench_fill(uint64_t seed, size_t n, size_t nsys, size_t begin, size_t m,
-                       double *const arr[4]);
-
 /* ---- chunks for the x-line kernel (pdd_mpi.c, its_mpi.c) ---------- */
 
 /* Systems of m rows per chunk when a rank feeds its slice to

@@ -57,11 +57,11 @@ typedef struct ts_params {
 #define RESIDUAL_WHY "the reduced solve is not backward stable on this ill-conditioned matrix"
 
 #define TL_TEMPLATE_PASS 1
-#include "../../core/template.h"
+#include "core/template.h"
 #include "tridsolver_mpi.c"
 #undef TL_TEMPLATE_PASS
 #define TL_TEMPLATE_PASS 2
-#include "../../core/template.h"
+#include "core/template.h"
 #include "tridsolver_mpi.c"
 #undef TL_TEMPLATE_PASS
 

@@ -2,7 +2,7 @@
  * the first region and read after the barrier. tl_gpu_port.h makes each
  * region a scope, so the compiler rejects it, in the host build as in
  * the device build (tests/test_gpu.c checks the failure). */
-#include "../../optimized/gpu/tl_gpu_port.h"
+#include "optimized/gpu/tl_gpu_port.h"
 
 TL_KERNEL(carry, double *v)
 {

@@ -1,7 +1,7 @@
 /* tests/gpu/scope_ok.c -- a kernel that carries a value across a barrier
  * the right way, as a per-thread value (tests/test_gpu.c compiles it;
  * its twin scope_error.c must not compile). */
-#include "../../optimized/gpu/tl_gpu_port.h"
+#include "optimized/gpu/tl_gpu_port.h"
 
 TL_KERNEL(carry, double *v)
 {

@@ -1,15 +1,16 @@
-/* optimized/cpu/cpu_template.h -- write a kernel once, build it for every
- * (precision, SZ) pair.
+/* optimized/layout/sz_template.h -- write a kernel once, build it for every
+ * (precision, SZ) pair (the SZ-packed kernels of optimized/layout/ and
+ * optimized/cpu/).
  *
  * SIMD code wants the group size SZ as a compile-time constant: then the
  * loop over the SZ systems of a group becomes SZ / width vector
  * instructions with no remainder. A kernel file includes itself through
- * cpu_passes.h, once per pair, with TL_CPU_PASS set:
+ * sz_passes.h, once per pair, with TL_CPU_PASS set:
  *
  *   #ifndef TL_CPU_PASS                 -- compiled once
  *   ...shared helpers...
- *   #define TL_CPU_SELF "thomas_cpu.c"
- *   #include "cpu_passes.h"             -- the 8 passes below
+ *   #define TL_CPU_SELF "optimized/cpu/thomas_cpu.c"
+ *   #include "optimized/layout/sz_passes.h"  -- the 8 passes below
  *   ...public functions: switch (sz) to FN_D(name) / FN_F(name)...
  *   #else                               -- the kernel, written once
  *   static int FN(thomas_sz)(...)       -- thomas_sz_d8 ... thomas_sz_f64

@@ -1,4 +1,4 @@
-/* optimized/mpi/model_mpi.c -- the alpha-beta-gamma cost model
+/* bench/mpi/model_mpi.c -- the alpha-beta-gamma cost model
  * (tridlab/mpi_model.h, `tridlab-mpi model`, docs/model.md).
  *
  * The model never lists the algorithms: it asks each registry entry for
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_internal.h"
+#include "bench_mpi_internal.h"
 #include "tridlab/mpi_model.h"
 
 /* ---------------------------------------------------------------- */

@@ -1,6 +1,8 @@
-/* optimized/cpu/layout_cpu.c -- the SZ-packed layout of paper 000
- * (DistD2-TDS) §4.1, Figures 6 and 7: reordering to and from tridlab's
- * batch layout and Cartesian 3-D arrays.
+/* optimized/layout/layout.c -- the SZ-packed layout of paper 000
+ * (DistD2-TDS) §4.1, Figures 6 and 7: the group size SZ, and reordering
+ * to and from tridlab's batch layout and Cartesian 3-D arrays. Below the
+ * CPU kernels (optimized/cpu/) and the GPU backends (optimized/gpu/),
+ * which both work on packed batches.
  *
  * Entry (system s, row i) of a packed batch is at
  *   ((s / SZ) * n + i) * SZ + s % SZ,
@@ -19,9 +21,71 @@
  * one write (plus write-allocate) per entry; threads over groups.
  */
 #ifndef TL_CPU_PASS
+#include <stdint.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "layout_internal.h"
+
+int tl_cpu_sz_supported(size_t sz)
+{
+  return sz == 8 || sz == 16 || sz == 32 || sz == 64;
+}
+
+int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info)
+{
+  if (!tl_cpu_sz_supported(sz))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "sz",
+                   "%s: sz = %zu; the group size must be 8, 16, "
+                   "32 or 64",
+                   who, sz);
+  return TL_OK;
+}
+
+size_t tl_cpu_sz_default(size_t n, size_t elem_size)
+{
+  if (elem_size == 0)
+    elem_size = sizeof(double);
+  size_t sz = 16;
+  if (sz > TL_CPU_SZ_MAX)
+    sz = TL_CPU_SZ_MAX;
+  if (sz < TL_CPU_SZ_MIN)
+    sz = TL_CPU_SZ_MIN;
+  /* Keep c' and d' of one group (2 n sz elements) within 512 KiB. */
+  while (sz > TL_CPU_SZ_MIN && n > (512u * 1024u) / (2u * sz * elem_size))
+    sz /= 2;
+  return sz;
+}
+
+size_t tl_cpu_sz_lines(size_t n, size_t elem_size)
+{
+  size_t sz = tl_cpu_sz_default(n, elem_size), one = 64 / (elem_size ? elem_size : sizeof(double));
+  if (one < TL_CPU_SZ_MIN)
+    one = TL_CPU_SZ_MIN;
+  return sz < one ? sz : one;
+}
+
+size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz)
+{
+  if (!n || !nsys || !sz)
+    return 0;
+  size_t groups = nsys / sz + (nsys % sz != 0);
+  if (groups > SIZE_MAX / sz || groups * sz > SIZE_MAX / n)
+    return 0;
+  return groups * sz * n;
+}
+
+int tl_cpu_lines(const size_t dims[3], tl_dir dir, size_t *n, size_t *nsys, tl_info *info)
+{
+  if (!dims || !dims[0] || !dims[1] || !dims[2])
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dims", "every dimension must be >= 1");
+  if (dir != TL_DIR_X && dir != TL_DIR_Y && dir != TL_DIR_Z)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dir", "direction %d is not x, y or z", (int)dir);
+  if (dims[0] > SIZE_MAX / dims[1] || dims[0] * dims[1] > SIZE_MAX / dims[2] / sizeof(double))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dims", "nx * ny * nz overflows");
+  *n = dims[dir];
+  *nsys = dims[0] * dims[1] * dims[2] / dims[dir];
+  return TL_OK;
+}
 
 /* Start and row stride of system s of a solve along dir (dims NULL: a
  * batch of lines of n rows). */
@@ -42,8 +106,8 @@ static void line_of(const size_t *dims, size_t n, size_t s, tl_dir dir, size_t *
   }
 }
 
-#define TL_CPU_SELF "layout_cpu.c"
-#include "cpu_passes.h"
+#define TL_CPU_SELF "optimized/layout/layout.c"
+#include "sz_passes.h"
 
 static int check_args(size_t n, size_t nsys, size_t sz, const void *src, const void *dst,
                       tl_info *info)

@@ -1,4 +1,4 @@
-/* optimized/mpi/bench_mpi.c -- timing the MPI algorithms against the
+/* bench/mpi/bench_mpi.c -- timing the MPI algorithms against the
  * memory limit of the machine, the OpenMP packed kernel, and the network
  * (tridlab/mpi_bench.h; `tridlab-mpi bench`; docs/performance.md "MPI").
  *
@@ -26,7 +26,7 @@
 #include "tridlab/mpi_bench.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/verify.h"
-#include "mpi_internal.h"
+#include "bench_mpi_internal.h"
 
 void tl_mpi_bench_config_init(tl_mpi_bench_config *cfg)
 {

@@ -10,6 +10,7 @@
 
 #include "bench_internal.h"
 #include "tridlab/backend.h"
+#include "tridlab/convergence.h"
 
 /* ---------------------------------------------------------------- */
 /* The configuration                                                  */

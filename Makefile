@@ -342,10 +342,15 @@ $(PORT_BUILD)/thomas_port: examples/ports/thomas_port_main.c examples/ports/thom
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $(filter %.c,$^) $(LIB_A) \
 	  $(LDLIBS_LAPACK)
 
-# A plug-in is not linked against tridlab: it calls the program's own.
-$(PORT_BUILD)/plugin_thomas.so: examples/ports/plugin_thomas.c examples/ports/thomas_port.c
+# A plug-in is not linked against tridlab: it calls the program's own, and
+# shares its descriptors (tl_algorithm): it is rebuilt when a public
+# header changes, since a plug-in built against other headers is another
+# ABI (docs/ports.md).
+PUBLIC_H = $(wildcard include/tridlab/*.h)
+$(PORT_BUILD)/plugin_thomas.so: examples/ports/plugin_thomas.c examples/ports/thomas_port.c \
+  $(PUBLIC_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(SAN_LDFLAGS) -o $@ $^ -lm
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(SAN_LDFLAGS) -o $@ $(filter %.c,$^) -lm
 
 $(PORT_BUILD)/libthomas_port_f.so: examples/ports/thomas_port.f90
 	@mkdir -p $(dir $@)
@@ -355,7 +360,7 @@ $(TEST_PORT_BUILD)/hostile_port: tests/ports/hostile_port.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
-$(TEST_PORT_BUILD)/hostile_plugin.so: tests/ports/hostile_plugin.c
+$(TEST_PORT_BUILD)/hostile_plugin.so: tests/ports/hostile_plugin.c $(PUBLIC_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(SAN_LDFLAGS) -o $@ $<
 

@@ -30,6 +30,9 @@ static tl_algorithm resolved[TL_REGISTRY_MAX];
       view->field = ref->field;                                                                    \
   } while (0)
 
+/* Not inherited: the ledger model, since what a backend sends is its own
+ * (a GPU kernel's partitions exchange nothing; an MPI rank program
+ * records its real messages against the reference's model itself). */
 const tl_algorithm *tl_algorithm_resolve(const tl_algorithm *algo, tl_algorithm *view)
 {
   if (!algo || !algo->reference)
@@ -50,7 +53,6 @@ const tl_algorithm *tl_algorithm_resolve(const tl_algorithm *algo, tl_algorithm 
   }
   INHERIT(summary);
   INHERIT(source);
-  INHERIT(ledger_model);
   INHERIT(dropped_means);
   INHERIT(bound_means);
   return view;

@@ -119,7 +119,8 @@ typedef struct tl_algorithm {
    * reference, or stands alone). A backend inherits from it every field
    * it leaves unset -- 0 or NULL: family, exact, classes, dtypes, layouts,
    * partitioned, min_rows_per_part, params (with nparams), summary,
-   * source, ledger_model, dropped_means, bound_means -- so it states only
+   * source, dropped_means, bound_means (not its ledger model: what it
+   * sends is its own) -- so it states only
    * where it differs (its name, backend, solve; a narrower dtype, ...);
    * and where its solve returns TL_ERR_UNSUPPORTED, tl_solve answers with
    * the reference and says so in info->msg (design.md §3). */

@@ -1,4 +1,4 @@
-/* optimized/cpu/cpu_common.c -- threads, the group size SZ, scratch
+/* optimized/cpu/cpu_common.c -- threads, the group size SZ, argument checks, scratch
  * memory and breakdown reports shared by the optimized CPU kernels. */
 #include <math.h>
 #include <stdint.h>
@@ -40,6 +40,14 @@ int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info)
                    "%s: sz = %zu; the group size must be 8, 16, "
                    "32 or 64",
                    who, sz);
+  return TL_OK;
+}
+
+int tl_cpu_check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
+                        const char *who, tl_info *info)
+{
+  if (!a || !b || !c || !d || !x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: no array may be NULL", who);
   return TL_OK;
 }
 

@@ -155,6 +155,10 @@ static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, 
 /* TL_ERR_ARG unless sz is 8, 16, 32 or 64. */
 int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info);
 
+/* TL_ERR_ARG (argument "array") when a, b, c, d or x is NULL. */
+int tl_cpu_check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
+                        const char *who, tl_info *info);
+
 /* 64-byte aligned scratch of count elements of `size` bytes, NULL on
  * overflow or when memory is short; release with free(). */
 void *tl_cpu_scratch(size_t count, size_t size);

@@ -73,19 +73,11 @@
 /* ---------------------------------------------------------------- */
 /* Public entry points                                               */
 
-static int check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
-                        const char *who, tl_info *info)
-{
-  if (!a || !b || !c || !d || !x)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: no array may be NULL", who);
-  return TL_OK;
-}
-
 int tl_cpu_thomas_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
                        const double *c, double *d, tl_info *info)
 {
   TL_CALL(tl_cpu_check_sz(sz, "thomas_sz", info));
-  TL_CALL(check_arrays(a, b, c, d, d, "thomas_sz", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, d, "thomas_sz", info));
   if (!tl_cpu_packed_count(n, nsys, sz))
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "thomas_sz: n = %zu, nsys = %zu", n, nsys);
   TL_CPU_DISPATCH(sz, thomas_packed, d, n, nsys, a, b, c, d, info);
@@ -95,7 +87,7 @@ int tl_cpu_thomas_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const f
                        const float *c, float *d, tl_info *info)
 {
   TL_CALL(tl_cpu_check_sz(sz, "thomas_sz", info));
-  TL_CALL(check_arrays(a, b, c, d, d, "thomas_sz", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, d, "thomas_sz", info));
   if (!tl_cpu_packed_count(n, nsys, sz))
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "thomas_sz: n = %zu, nsys = %zu", n, nsys);
   TL_CPU_DISPATCH(sz, thomas_packed, f, n, nsys, a, b, c, d, info);
@@ -106,7 +98,7 @@ int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_check_sz(sz, "thomas_3d", info));
-  TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_3d", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
   TL_CPU_DISPATCH(sz, thomas_cart, d, dims, dir, a, b, c, d, x, NULL, info);
 }
@@ -116,7 +108,7 @@ int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float 
 {
   size_t n, nsys;
   TL_CALL(tl_cpu_check_sz(sz, "thomas_3d", info));
-  TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_3d", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
   TL_CPU_DISPATCH(sz, thomas_cart, f, dims, dir, a, b, c, d, x, NULL, info);
 }
@@ -125,7 +117,7 @@ int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a, 
                              const double *c, const double *d, double *x, tl_info *info)
 {
   size_t n, nsys;
-  TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d_naive", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_3d_naive", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
   return thomas_naive_d8(dims, dir, a, b, c, d, x, info);
 }
@@ -134,7 +126,7 @@ int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, c
                              const float *c, const float *d, float *x, tl_info *info)
 {
   size_t n, nsys;
-  TL_CALL(check_arrays(a, b, c, d, x, "thomas_3d_naive", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_3d_naive", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
   return thomas_naive_f8(dims, dir, a, b, c, d, x, info);
 }
@@ -161,7 +153,7 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
   size_t dims[3] = {n, nsys, 1};
   if (!n || !nsys)
     return TL_OK;
-  TL_CALL(check_arrays(a, b, c, d, x, "thomas_lines", info));
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
   int st;

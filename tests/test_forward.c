@@ -30,21 +30,15 @@
  * solve), the backend's may be at most this many times larger. */
 #define FACTOR 4.0
 
-/* The reference a backend is named after: its name less "_cpu" / "_gpu";
- * NULL when the algorithm is not an optimized backend. */
+/* The reference an optimized backend names in its descriptor; NULL when
+ * the algorithm is not one of the cpu or gpu rooms' backends. */
 static const tl_algorithm *reference_of(const tl_algorithm *opt)
 {
   const char *room = tl_algorithm_room(opt);
   if (strcmp(room, "cpu") != 0 && strcmp(room, "gpu") != 0)
     return NULL;
-  char name[64];
-  size_t len = strlen(opt->name);
-  cr_assert(len > 4 && len < sizeof name, "%s: not named <reference>_<room>", opt->name);
-  memcpy(name, opt->name, len - 4);
-  name[len - 4] = '\0';
-  const tl_algorithm *ref = tl_find(name);
-  cr_assert_not_null(ref, "%s: no reference named %s", opt->name, name);
-  return ref;
+  cr_assert_not_null(opt->reference, "%s names no reference", opt->name);
+  return tl_find(opt->reference->name);
 }
 
 /* Largest |entry| of the matrix of a batch. */

@@ -44,6 +44,8 @@ static void expect_same(const char *gpu, const char *ref, const tl_problem *p, i
                         const char *order, const tl_options *opt)
 {
   const tl_algorithm *ga = tl_find(gpu), *ra = tl_find(ref);
+  cr_assert(ga && ra && ga->reference && !strcmp(ga->reference->name, ra->name),
+            "%s names %s as its reference", gpu, ref);
   size_t cnt = p->sys.n * p->sys.nsys;
   double *xg = calloc(cnt, sizeof *xg), *xr = calloc(cnt, sizeof *xr);
   tl_info gi, ri;

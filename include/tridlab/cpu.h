@@ -67,14 +67,17 @@ int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float 
 
 /* A batch of nsys contiguous systems of n rows (system s at s n, the
  * layout of tl_batch and of a rank's slice in the MPI room), through the
- * x-line kernel with SZ = 16, checks fused into its pass. a[0] and c[n-1]
- * of each system are not used by the solve. Nothing is reported per
+ * x-line kernel, checks fused into its pass: SZ = 16 for a batch whose
+ * five arrays fit in 2 MiB together (cache), tl_cpu_sz_lines(n) (8
+ * doubles) beyond. a[0] and c[n-1] of each system are not used by the
+ * solve. Nothing is reported per
  * system: flag[s] (nsys bytes) receives 1 when system s may have broken
  * down or holds a non-finite entry (its x is then not to be trusted:
  * solve it again with the reference, which gives the row), 2 when it is
  * outside Thomas's dominance classes (neither by rows nor by columns),
  * 3 when a corner a[0] or c[n-1] is not zero, else 0. x may be d.
- * Returns TL_OK, or TL_ERR_NOMEM with nothing solved. */
+ * Returns TL_OK (also for n or nsys 0), TL_ERR_ARG for a NULL array or
+ * flag, or TL_ERR_NOMEM (then x is not to be trusted). */
 int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b,
                           const double *c, const double *d, double *x, unsigned char *flag,
                           tl_info *info);

@@ -26,7 +26,7 @@
  *
  * Traffic: read u, write du: 2 words per unknown (paper 000 Table 3,
  * "DistD2 decoupling phase", cached). About 21 flops per unknown. As for
- * Thomas (thomas_cpu.c), a thread pipelines its groups: the backward
+ * Thomas (thomas_packed_cpu.c), a thread pipelines its groups: the backward
  * pass, 2x2 and substitution of group g (cache) run two rows per forward
  * row of group g+1 (memory).
  *
@@ -560,7 +560,7 @@ static TL_CPU_INLINE void FN(compact_unit)(size_t n, const COEF *k, size_t unit,
 }
 
 /* A thread's groups g0..g1-1 as a software pipeline, as for Thomas
- * (thomas_cpu.c): while the forward pass of group g+1 streams its u from
+ * (thomas_packed_cpu.c): while the forward pass of group g+1 streams its u from
  * memory, the backward pass, the 2x2 and the substitution of group g run
  * on data in cache, two units per forward row. */
 TL_CPU_CLONES static void FN(compact_pipeline)(size_t n, int periodic, const COEF *k, const T *s,

@@ -1,6 +1,6 @@
-/* optimized/cpu/cpu_common.c -- threads, scratch memory and breakdown
- * reports shared by the optimized CPU kernels (the group size SZ and the
- * layout: optimized/layout/layout.c). */
+/* optimized/cpu/cpu_common.c -- threads, argument checks, scratch memory
+ * and breakdown reports shared by the optimized CPU kernels (the group
+ * size SZ and the layout: optimized/layout/layout.c). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +27,14 @@ void tl_cpu_set_threads(int threads)
 #else
   (void)threads;
 #endif
+}
+
+int tl_cpu_check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
+                        const char *who, tl_info *info)
+{
+  if (!a || !b || !c || !d || !x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: no array may be NULL", who);
+  return TL_OK;
 }
 
 void tl_cpu_my_share(size_t count, size_t *first, size_t *end)

@@ -136,6 +136,23 @@ static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, 
 }
 #endif
 
+/* TL_ERR_ARG (argument "array") when a, b, c, d or x is NULL. */
+int tl_cpu_check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
+                        const char *who, tl_info *info);
+
+/* The x-line kernel (thomas_lines_cpu.c) at group size sz (8, 16, 32 or
+ * 64, not checked): nsys contiguous lines of n >= 1 rows, system s at
+ * s n, into x (x may be d). Without redo (NULL) the first breakdown is
+ * reported as thomas_3d reports it (tl_cpu_thomas_3d_* along x). With
+ * redo (nsys bytes, double only) nothing is reported: redo[s] receives
+ * what tl_cpu_thomas_lines_d's flag does (tridlab/cpu.h). */
+int tl_cpu_thomas_lines_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
+                             const double *c, const double *d, double *x, unsigned char *redo,
+                             tl_info *info);
+int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
+                             const float *c, const float *d, float *x, unsigned char *redo,
+                             tl_info *info);
+
 /* 64-byte aligned scratch of count elements of `size` bytes, NULL on
  * overflow or when memory is short; release with free(). */
 void *tl_cpu_scratch(size_t count, size_t size);

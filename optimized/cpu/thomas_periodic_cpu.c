@@ -113,16 +113,9 @@ static int thomas_periodic_cpu_solve(const tl_algorithm *self, const tl_batch *s
 
 const tl_algorithm tl_algo_thomas_periodic_cpu = {
     .name = "thomas_periodic_cpu",
-    .family = "direct",
+    .reference = &tl_algo_thomas_periodic_ref, /* inherits family, classes, layouts, ... */
     .backend = "cpu",
-    .exact = 1,
-    .classes = TL_CLASS_STRICT_DD,
     .dtypes = TL_DTYPE_BIT(TL_F64),
-    .layouts = TL_PERIODIC,
-    .partitioned = 0,
-    .min_rows_per_part = 1,
-    .params = NULL,
-    .nparams = 0,
     .summary = "periodic Thomas on SZ-packed groups, OpenMP threads; as thomas_periodic within "
                "eps-scaled ratios",
     .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas), §4.1 (SZ-packed groups)",

@@ -9,11 +9,13 @@
  *
  *   #ifndef TL_CPU_PASS                 -- compiled once
  *   ...shared helpers...
- *   #define TL_CPU_SELF "optimized/cpu/thomas_cpu.c"
+ *   #define TL_CPU_SELF "optimized/cpu/thomas_packed_cpu.c"
  *   #include "optimized/layout/sz_passes.h"  -- the 8 passes below
- *   ...public functions: switch (sz) to FN_D(name) / FN_F(name)...
+ *   ...public functions: TL_CPU_DISPATCH (layout_internal.h) picks the
+ *      pass by sz: thomas_packed_d8 ... thomas_packed_f64...
  *   #else                               -- the kernel, written once
- *   static int FN(thomas_sz)(...)       -- thomas_sz_d8 ... thomas_sz_f64
+ *   #include "optimized/cpu/thomas_group.h"  -- per-pass code several files share
+ *   static int FN(thomas_packed)(...)   -- thomas_packed_d8 ... _f64
  *   #endif
  *
  * Inside a pass: T is the scalar (double or float), SZ the group size,

@@ -1,0 +1,554 @@
+/* optimized/cpu/thomas_lines_cpu.c -- Thomas on contiguous lines, the
+ * x-line kernel: a batch of nsys systems stored one after the other (the
+ * layout of tl_batch, and of the x lines of a Cartesian array), solved
+ * SZ lines at a time without a separate reordering pass.
+ * tl_cpu_thomas_lines_d (the registry backend "thomas_cpu", thomas_cpu.c,
+ * and the MPI room call it) and tl_cpu_thomas_lines_sz_* (thomas_3d along
+ * x, thomas_3d_cpu.c).
+ *
+ * Source: paper 000 (DistD2-TDS) §2.1 Algorithm 1 (Thomas), §4.1 (SZ
+ * systems per group), §5.1 and Table 3 (data movement of a cached
+ * implementation). reference/thomas_ref.c is the readable version of the
+ * recurrence on one system; thomas_group.h runs it on one row of a group
+ * (the symbols are the same: cp = c', dp = d'). The teaching explanation
+ * is docs/algorithms/thomas_cpu.md ("Along x, y and z without a separate
+ * reordering pass", "Errors, and what thomas_cpu promises").
+ *
+ * A GROUP is SZ lines solved together, one lane each, so that the
+ * recurrence of a row runs on SZ systems at once (the inner, vectorised
+ * loop). But the lines are contiguous: row i of the SZ lines is SZ values
+ * n apart, not SZ adjacent values as the vectors want. So the kernel
+ * reads a TILE at a time -- XT rows (one 64-byte cache line) of each of
+ * the SZ lines -- and transposes it in registers into a small tile in
+ * L1 whose row r holds entry r of the SZ lines (tile_from_lines, 8x8
+ * blocks of doubles, 4x4 of floats), runs those XT rows of the forward
+ * recurrence, and in the backward pass transposes the results back into
+ * the lines the same way:
+ *
+ *   line 0:  r0 .. r7 | r8 .. r15 | ...        tile t = 0: row 0: l0 .. l7
+ *   line 1:  r0 .. r7 | r8 .. r15 | ...   ->               row 1: l0 .. l7
+ *   ...                                                    ...
+ *   line 7:  r0 .. r7 | r8 .. r15 | ...                    row 7: l0 .. l7
+ *
+ * Traffic (the byte model of docs/performance.md): a, b, c and d are read
+ * once and x written once, 5 words per unknown. cp and dp live in a
+ * per-thread scratch of 2 np SZ values (np: n rounded up to a tile) that
+ * stays in the core's L2 cache between the forward and the backward
+ * pass, so the transposes cost instructions in cache, not memory traffic.
+ *
+ * A software pipeline over the groups of a thread keeps memory busy: the
+ * forward tiles of group g+1 (memory) run in the same loop as the
+ * backward tiles of group g (cache), one tile of each per step, and both
+ * share one scratch (lines_pipeline). Software prefetch runs one chunk of
+ * 256 rows ahead (chunk_prefetch). The pipeline is built for SSE2, AVX2
+ * and AVX-512 (TL_CPU_CLONES), and written once for every (precision, SZ)
+ * pair: this file includes itself through optimized/layout/sz_passes.h (optimized/layout/sz_template.h
+ * explains how).
+ *
+ * The group size: tl_cpu_thomas_lines_d takes lines_sz below (8 doubles
+ * out of cache, 16 in cache); thomas_3d takes what its caller gives,
+ * tl_cpu_sz_lines(n) by default.
+ *
+ * Checks fused into the solve: the registry backend "thomas_cpu" needs
+ * what tl_solve would have checked in passes of its own. This kernel
+ * records it in the tiles it reads anyway, while they are in L1
+ * (reg = 1, double only): non-zero corners and each lane's dominance
+ * margins (FN(dom) below). It reports nothing itself: redo[s] says which
+ * systems the caller must hand to tl_check_entries and the reference.
+ */
+#ifndef TL_CPU_PASS
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+#define TL_CPU_SELF "optimized/cpu/thomas_lines_cpu.c"
+#include "optimized/layout/sz_passes.h"
+
+int tl_cpu_thomas_lines_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
+                             const double *c, const double *d, double *x, unsigned char *redo,
+                             tl_info *info)
+{
+  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, info);
+}
+
+int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
+                             const float *c, const float *d, float *x, unsigned char *redo,
+                             tl_info *info)
+{
+  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, info);
+}
+
+/* The group size of tl_cpu_thomas_lines_d: tl_cpu_sz_lines (one 64-byte
+ * vector of each row, 8 doubles: the fewest lines read at once, best when
+ * the batch streams from memory), but 16 for a batch that fits in cache
+ * (5 arrays of at most 2 MiB together), where two chains of dependent
+ * divisions per row hide each other's latency (docs/performance.md). */
+static size_t lines_sz(size_t n, size_t nsys)
+{
+  if (nsys <= ((size_t)2 << 20) / (5 * sizeof(double)) / n)
+    return 16;
+  return tl_cpu_sz_lines(n, sizeof(double));
+}
+
+int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b,
+                          const double *c, const double *d, double *x, unsigned char *flag,
+                          tl_info *info)
+{
+  if (!n || !nsys)
+    return TL_OK;
+  TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
+  if (!flag)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
+  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, info);
+}
+
+#else /* ---- one (precision, SZ) pass ---- */
+
+#include "optimized/cpu/thomas_group.h"
+
+/* XT: rows per tile, TL_CPU_XT_LINES cache lines of each line (1: one
+ * 64-byte line of each of the SZ lines per step, one 8x8 or 4x4 block
+ * per array). Larger tiles were slower out of cache (0.27 of the limit
+ * at 4 lines against 0.40 at 1, docs/performance.md). Memory is fetched
+ * ahead by software prefetch in CHUNKS of XC rows of the group's SZ
+ * lines (chunk_prefetch). Both can be set at build time (-D) to measure
+ * other shapes. */
+#ifndef TL_CPU_XT_LINES
+#define TL_CPU_XT_LINES 1
+#endif
+#ifndef TL_CPU_XC
+#define TL_CPU_XC 256
+#endif
+#undef XT
+#define XT (TILE * TL_CPU_XT_LINES)
+
+/* ---- tiles: XT rows of the SZ lines, transposed in registers ---- */
+
+/* A full tile: tile[r][l] = line l entry r (lines `lane` apart), for
+ * l < SZ, r < XT, by 8x8 (double) or 4x4 (float) register transposes:
+ *
+ *   lines in memory (SZ = 8)           the tile (row r = 8 lanes)
+ *   line 0: r0 r1 r2 .. r7 | r8 ..     row 0: l0 l1 l2 .. l7
+ *   line 1: r0 r1 r2 .. r7 | r8 ..  -> row 1: l0 l1 l2 .. l7
+ *   ...                                ...
+ *   line 7: r0 r1 r2 .. r7 | r8 ..     row 7: l0 l1 l2 .. l7   (then rows 8..15, ...)
+ */
+static TL_CPU_INLINE void FN(tile_from_lines)(const T *in, size_t lane, T *tile)
+{
+#if defined(TL_CPU_SHUFFLE) && TL_CPU_FLOAT
+  for (size_t l = 0; l < SZ; l += 4)
+    for (size_t r = 0; r < XT; r += 4)
+      tl_cpu_transpose4_f(in + l * lane + r, in + (l + 1) * lane + r, in + (l + 2) * lane + r,
+                          in + (l + 3) * lane + r, tile + r * SZ + l, tile + (r + 1) * SZ + l,
+                          tile + (r + 2) * SZ + l, tile + (r + 3) * SZ + l);
+#elif defined(TL_CPU_SHUFFLE)
+  for (size_t l = 0; l < SZ; l += 8) /* 8 lines x 8 rows at a time */
+    for (size_t r = 0; r < XT; r += 8)
+      tl_cpu_transpose8_d(in + l * lane + r, lane, tile + r * SZ + l, SZ);
+#else
+  for (size_t l = 0; l < SZ; l++)
+    for (size_t r = 0; r < XT; r++)
+      tile[r * SZ + l] = in[l * lane + r];
+#endif
+}
+
+/* The inverse: line l entry r = tile[r][l]. */
+static TL_CPU_INLINE void FN(lines_from_tile)(const T *tile, size_t lane, T *out)
+{
+#if defined(TL_CPU_SHUFFLE) && TL_CPU_FLOAT
+  for (size_t r = 0; r < XT; r += 4)
+    for (size_t l = 0; l < SZ; l += 4)
+      tl_cpu_transpose4_f(tile + r * SZ + l, tile + (r + 1) * SZ + l, tile + (r + 2) * SZ + l,
+                          tile + (r + 3) * SZ + l, out + l * lane + r, out + (l + 1) * lane + r,
+                          out + (l + 2) * lane + r, out + (l + 3) * lane + r);
+#elif defined(TL_CPU_SHUFFLE)
+  for (size_t r = 0; r < XT; r += 8)
+    for (size_t l = 0; l < SZ; l += 8)
+      tl_cpu_transpose8_d(tile + r * SZ + l, SZ, out + l * lane + r, lane);
+#else
+  for (size_t r = 0; r < XT; r++)
+    for (size_t l = 0; l < SZ; l++)
+      out[l * lane + r] = tile[r * SZ + l];
+#endif
+}
+
+/* Transpose `rows` rows of `valid` lines into tile[r][l]. */
+static TL_CPU_INLINE void FN(tile_load)(const T *src, size_t lane, size_t valid, size_t rows,
+                                        T fill, T *tile)
+{
+  if (valid == SZ && rows == XT) { /* the common case: block transposes */
+    FN(tile_from_lines)(src, lane, tile);
+    return;
+  }
+  for (size_t l = 0; l < SZ; l++) {
+    if (l < valid) {
+      const T *q = src + l * lane;
+      for (size_t r = 0; r < rows; r++)
+        tile[r * SZ + l] = q[r];
+    } else {
+      for (size_t r = 0; r < rows; r++)
+        tile[r * SZ + l] = fill;
+    }
+  }
+}
+
+static TL_CPU_INLINE void FN(tile_store)(const T *tile, size_t lane, size_t valid, size_t rows,
+                                         T *dst)
+{
+  if (valid == SZ && rows == XT) {
+    FN(lines_from_tile)(tile, lane, dst);
+    return;
+  }
+  for (size_t l = 0; l < valid; l++) {
+    T *q = dst + l * lane;
+    for (size_t r = 0; r < rows; r++)
+      q[r] = tile[r * SZ + l];
+  }
+}
+
+/* ---- the registry backend's checks, in the tiles ---- */
+
+/* What the registry backend learns about each lane from the tiles the
+ * solve reads anyway (no extra pass over memory): a non-zero corner, and
+ * the least margins of diagonal dominance by rows and by columns, as
+ * tl_classes_d computes them (same operations, same bits):
+ *   row i:     |b_i| - (|a_i| + |c_i|)          (a_0, c_{n-1} count as 0)
+ *   column i:  |b_i| - (|c_{i-1}| + |a_{i+1}|)  (checked at row i + 1)  */
+typedef struct FN(dom) {
+  T corner[SZ];             /* |a_0| + |c_{n-1}|: 0 unless a corner is set */
+  T rmin[SZ], cmin[SZ];     /* least row and column margins so far         */
+  T b1[SZ], c1[SZ], c2[SZ]; /* |b_{i-1}|, |c_{i-1}|, |c_{i-2}|          */
+} FN(dom);
+
+#undef TABS
+#if TL_CPU_FLOAT
+#define TABS(v) fabsf(v)
+#else
+#define TABS(v) fabs(v)
+#endif
+
+static TL_CPU_INLINE void FN(dom_start)(FN(dom) * m)
+{
+  for (int l = 0; l < SZ; l++)
+    m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0;
+}
+
+/* Rows i0 .. i0+rows-1 of a tile (tile[r][l]); c of row n-1 already 0.
+ * The running state is copied to locals (registers) for the tile, and
+ * row 0 of a line (no a, no column to check) is peeled off, so that the
+ * loop over the rows has no branch. */
+static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, size_t i0,
+                                       size_t rows, size_t n, FN(dom) * m)
+{
+  T rmin[SZ], cmin[SZ], b1[SZ], c1[SZ], c2[SZ];
+  memcpy(rmin, m->rmin, sizeof rmin), memcpy(cmin, m->cmin, sizeof cmin);
+  memcpy(b1, m->b1, sizeof b1), memcpy(c1, m->c1, sizeof c1), memcpy(c2, m->c2, sizeof c2);
+  size_t r0 = 0;
+  if (i0 == 0) { /* row 0: |b_0| - |c_0|, a_0 counts as 0 */
+    for (int l = 0; l < SZ; l++) {
+      T ab = TABS(tb[l]), ac = TABS(tc[l]), mr = ab - ac;
+      rmin[l] = mr < rmin[l] ? mr : rmin[l];
+      c2[l] = c1[l], c1[l] = ac, b1[l] = ab;
+    }
+    r0 = 1;
+  }
+  for (size_t r = r0; r < rows; r++) {
+    const T *a = ta + r * SZ, *b = tb + r * SZ, *c = tc + r * SZ;
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      T ab = TABS(b[l]), aa = TABS(a[l]), ac = TABS(c[l]);
+      T mr = ab - (aa + ac), mc = b1[l] - (c2[l] + aa);
+      rmin[l] = mr < rmin[l] ? mr : rmin[l];
+      cmin[l] = mc < cmin[l] ? mc : cmin[l];
+      c2[l] = c1[l], c1[l] = ac, b1[l] = ab;
+    }
+  }
+  if (i0 + rows == n) /* the last column: |b_{n-1}| - |c_{n-2}| */
+    for (int l = 0; l < SZ; l++) {
+      T mc = b1[l] - c2[l];
+      cmin[l] = mc < cmin[l] ? mc : cmin[l];
+    }
+  memcpy(m->rmin, rmin, sizeof rmin), memcpy(m->cmin, cmin, sizeof cmin);
+  memcpy(m->b1, b1, sizeof b1), memcpy(m->c1, c1, sizeof c1), memcpy(m->c2, c2, sizeof c2);
+}
+
+/* Lanes outside Thomas's dominance classes (neither by rows nor by
+ * columns), and lanes with a non-zero corner. */
+static void FN(dom_masks)(const FN(dom) * m, uint64_t *outside, uint64_t *corner)
+{
+  uint64_t o = 0, k = 0;
+  for (int l = 0; l < SZ; l++) {
+    if (!(m->rmin[l] >= 0) && !(m->cmin[l] >= 0))
+      o |= (uint64_t)1 << l;
+    if (m->corner[l] != 0)
+      k |= (uint64_t)1 << l;
+  }
+  *outside = o;
+  *corner = k;
+}
+
+/* ---- one group in flight: a tile of it per step ---- */
+
+/* The state of one group in flight: where its lines are, its check
+ * sums, the row of x the backward pass carries into the tile below, and
+ * (registry backend) its corners and dominance margins. */
+typedef struct FN(flight) {
+  const T *a, *b, *c, *d;
+  T *x;
+  size_t off;   /* entry (lane 0, row 0): line g SZ                 */
+  size_t lane;  /* distance between lanes (lines): n                */
+  size_t valid; /* real lines in the group (<= SZ)                  */
+  int rev;      /* scratch rows stored upside down (TL_CPU_POS)     */
+  T chk[SZ], xr[SZ];
+  FN(dom) dom;
+} FN(flight);
+
+/* Group g of nsys lines of n rows, its scratch rows upside down if rev. */
+static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys, size_t g, int rev,
+                                           const T *a, const T *b, const T *c, const T *d, T *x)
+{
+  f->off = g * SZ * n;
+  f->lane = n;
+  f->valid = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
+  f->a = a;
+  f->b = b;
+  f->c = c;
+  f->d = d;
+  f->x = x;
+  f->rev = rev;
+  FN(dom_start)(&f->dom);
+}
+
+/* Software prefetch one chunk ahead. A chunk is XC rows (all np rows
+ * when fewer) of the group's SZ lines; while the tiles of chunk k are
+ * solved, each step prefetches its share of chunk k + 1 -- or of the
+ * next group's first chunk -- in memory order, line after line:
+ *
+ *   line 0: [chunk k | chunk k+1 ->->->]     the tiles read one cache
+ *   line 1: [chunk k | chunk k+1 ->->->]     line of every line per step
+ *   ...                                      (SZ places); the prefetches
+ *   line SZ-1: ...                           run along one line at a time
+ *
+ * so memory sees runs of XC values rather than SZ scattered lines per
+ * step, and the chunk waits in L2 (4 arrays x SZ x XC values: 64 KiB
+ * for doubles, SZ = 8) before its tiles are read. A prefetch past the
+ * end of an array is harmless (it never faults). */
+static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, const FN(flight) * f)
+{
+  size_t xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / XT, k = t / steps, j = t % steps;
+  size_t ln = f->lane, base = f->off, r0 = (k + 1) * xc;
+  if (r0 >= n) /* the last chunk: the next group's first */
+    base += SZ * ln, r0 = 0;
+  size_t per_line = xc / TILE, per_step = SZ * per_line / steps, q = j * per_step;
+  size_t line = q / per_line, e = q % per_line; /* this step's first cache line */
+  const T *pa = f->a + base + r0, *pb = f->b + base + r0, *pc = f->c + base + r0;
+  const T *pd = f->d + base + r0;
+  for (size_t u = 0; u < per_step; u++) {
+    size_t o = line * ln + e * TILE;
+    TL_CPU_PREFETCH(pa + o, 0);
+    TL_CPU_PREFETCH(pb + o, 0);
+    TL_CPU_PREFETCH(pc + o, 0);
+    TL_CPU_PREFETCH(pd + o, 1);
+    if (++e == per_line)
+      e = 0, line++;
+  }
+}
+
+/* Forward tile t (rows t XT ...) of a group; np = rows of the scratch.
+ * reg (the registry backend): the tile's corners and dominance margins
+ * go into f->dom while the tile is in L1. */
+static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t t, FN(flight) * f,
+                                           T *cp, T *dp)
+{
+  size_t i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT, ln = f->lane;
+  size_t valid = f->valid;
+  const T *fa = f->a + f->off, *fb = f->b + f->off, *fc = f->c + f->off;
+  const T *fd = f->d + f->off;
+  FN(chunk_prefetch)(n, np, t, f);
+  T ta[XT * SZ], tb[XT * SZ], tc[XT * SZ], td[XT * SZ];
+  FN(tile_load)(fa + i0, ln, valid, rows, 0, ta);
+  FN(tile_load)(fb + i0, ln, valid, rows, 1, tb);
+  FN(tile_load)(fc + i0, ln, valid, rows, 0, tc);
+  FN(tile_load)(fd + i0, ln, valid, rows, 0, td);
+  if (reg && i0 == 0)
+    for (int l = 0; l < SZ; l++)
+      f->dom.corner[l] += TABS(ta[l]);
+  if (i0 + rows == n) { /* the corner c[n-1] is not part of the system */
+    if (reg)
+      for (int l = 0; l < SZ; l++)
+        f->dom.corner[l] += TABS(tc[(rows - 1) * SZ + l]);
+    memset(tc + (rows - 1) * SZ, 0, SZ * sizeof(T));
+  }
+  if (reg)
+    FN(dom_tile)(ta, tb, tc, i0, rows, n, &f->dom);
+  /* The recurrence carries c' and d' of the previous row in locals
+   * (registers) rather than reading back what it just stored: the chain
+   * of dependent operations per row is then a multiply-add, a division
+   * and a multiplication, with no store-to-load delay. */
+  T pc[SZ], pd[SZ], chk[SZ];
+  size_t r0 = 0;
+  memcpy(chk, f->chk, sizeof chk);
+  if (i0 == 0) {
+    size_t p = TL_CPU_POS(0, f->rev, np);
+    FN(row_first)(tb, tc, td, cp + p * SZ, dp + p * SZ, chk);
+    r0 = 1;
+  }
+  size_t pm = TL_CPU_POS(i0 + r0 - 1, f->rev, np);
+  memcpy(pc, cp + pm * SZ, sizeof pc), memcpy(pd, dp + pm * SZ, sizeof pd);
+  for (size_t r = r0; r < rows; r++) {
+    size_t p = TL_CPU_POS(i0 + r, f->rev, np);
+    FN(row_next)(ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ, pc, pd, pc, pd, chk);
+    memcpy(cp + p * SZ, pc, sizeof pc), memcpy(dp + p * SZ, pd, sizeof pd);
+  }
+  memcpy(f->chk, chk, sizeof chk);
+}
+
+/* Backward step k: tile nt-1-k, its rows from the last, then transposed out. */
+static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(flight) * f,
+                                            const T *cp, const T *dp)
+{
+  size_t t = np / XT - 1 - k, i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT;
+  T tx[XT * SZ], xr[SZ], chk[SZ]; /* xr: x of row i + 1, in registers */
+  memcpy(xr, f->xr, sizeof xr), memcpy(chk, f->chk, sizeof chk);
+  for (size_t r = rows; r-- > 0;) {
+    size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
+    if (i + 1 == n)
+      FN(row_copy_check)(dp + p * SZ, xr, chk);
+    else
+      FN(row_back)(cp + p * SZ, dp + p * SZ, xr, xr, chk);
+    memcpy(tx + r * SZ, xr, sizeof xr);
+  }
+  memcpy(f->xr, xr, sizeof xr); /* row i0 carries into the tile below */
+  memcpy(f->chk, chk, sizeof chk);
+  FN(tile_store)(tx, f->lane, f->valid, rows, f->x + f->off + i0);
+}
+
+/* A thread's groups g0..g1-1 as a software pipeline: step k runs the
+ * backward tile k of group g (from the last tile up, in cache) and the
+ * forward tile k of group g+1 (from memory):
+ *
+ *   step k:   forward tile k of group g+1       (reads a, b, c, d)
+ *             backward tile nt-1-k of group g   (reads c', d' from cache, writes x)
+ *
+ * One scratch pair (c', d') of np SZ values each serves both groups:
+ * every other group stores its rows upside down (rev), so group g+1
+ * writes its tile k where group g has just read its tile nt-1-k. */
+static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
+                                             const T *a, const T *b, const T *c, const T *d, T *x,
+                                             T *cp, T *dp, uint64_t *bad, uint64_t *outside,
+                                             uint64_t *corner)
+{
+  size_t np = (n + XT - 1) / XT * XT, steps = np / XT;
+  FN(flight) fl[2];
+  if (g0 >= g1)
+    return;
+  FN(flight_start)(&fl[0], n, nsys, g0, 0, a, b, c, d, x);
+  for (size_t k = 0; k < steps; k++)
+    FN(tile_forward)(reg, n, np, k, &fl[0], cp, dp);
+  for (size_t g = g0; g < g1; g++) {
+    FN(flight) *cur = &fl[(g - g0) & 1u], *nxt = &fl[1 - ((g - g0) & 1u)];
+    int more = g + 1 < g1;
+    if (more)
+      FN(flight_start)(nxt, n, nsys, g + 1, !cur->rev, a, b, c, d, x);
+    for (size_t k = 0; k < steps; k++) {
+      FN(tile_backward)(n, np, k, cur, cp, dp);
+      if (more)
+        FN(tile_forward)(reg, n, np, k, nxt, cp, dp);
+    }
+    TL_CPU_BAD_MASK(cur->chk, SZ, bad[g]);
+    if (reg)
+      FN(dom_masks)(&cur->dom, &outside[g], &corner[g]);
+  }
+}
+
+/* The specialisations: with the registry's checks only where the
+ * registry backend uses them (double), which keeps the build time down. */
+TL_CPU_CLONES static void FN(lines_run)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
+                                        const T *a, const T *b, const T *c, const T *d, T *x, T *cp,
+                                        T *dp, uint64_t *bad, uint64_t *outside, uint64_t *corner)
+{
+#if !TL_CPU_FLOAT
+  if (reg)
+    FN(lines_pipeline)(1, n, nsys, g0, g1, a, b, c, d, x, cp, dp, bad, outside, corner);
+  else
+#endif
+    FN(lines_pipeline)(0, n, nsys, g0, g1, a, b, c, d, x, cp, dp, bad, outside, corner);
+  (void)reg;
+}
+
+/* The first lane of the groups that broke down, reported as thomas_3d
+ * reports it; TL_OK when every flagged lane was only an overflow of its
+ * check sum. */
+static int FN(lines_report)(size_t n, size_t nsys, const uint64_t *bad, const T *a, const T *b,
+                            const T *c, const T *x, tl_info *info)
+{
+  size_t groups = (nsys + SZ - 1) / SZ;
+  for (size_t g = 0; g < groups; g++) {
+    if (!bad[g])
+      continue;
+    size_t s0 = g * SZ, off = s0 * n, valid = nsys - s0 < SZ ? nsys - s0 : SZ;
+    long row;
+    int piv;
+    int l = FN(confirm)(bad[g], valid, n, a + off, b + off, c + off, x + off, n, 1, &row, &piv);
+    if (l >= 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(s0 + (size_t)l), row, "",
+                     "thomas_3d: %s at row %ld of line %zu",
+                     piv ? "zero or non-finite pivot" : "overflow", row, s0 + (size_t)l);
+  }
+  return TL_OK;
+}
+
+/* Solve nsys lines of n rows. Without redo, the first breakdown is
+ * reported. With redo (nsys bytes; the registry backend, double only)
+ * nothing is reported: redo[s] receives 1 for a system that may have
+ * broken down (or holds a non-finite entry), 2 for one outside the
+ * dominance classes, 3 for one with a non-zero corner, else 0. */
+static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
+                            T *x, unsigned char *redo, tl_info *info)
+{
+  int reg = redo != NULL;
+  if (reg && TL_CPU_FLOAT) /* not built: see lines_run */
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
+                   "thomas_3d: the registry's checks are built for double lines along x only");
+  size_t groups = (nsys + SZ - 1) / SZ, np = (n + XT - 1) / XT * XT;
+  uint64_t *bad = tl_alloc(3 * groups, sizeof *bad);
+  if (!bad)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
+  uint64_t *outside = bad + groups, *corner = bad + 2 * groups;
+  int nomem = 0;
+#pragma omp parallel
+  {
+    size_t g0, g1;
+    tl_cpu_my_share(groups, &g0, &g1);
+    T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
+    if (cp) {
+      FN(lines_run)
+      (reg, n, nsys, g0, g1, a, b, c, d, x, cp, cp + np * SZ, bad, outside, corner);
+    } else if (g0 < g1) {
+#pragma omp atomic write
+      nomem = 1;
+    }
+    free(cp);
+  }
+  int st = TL_OK;
+  if (nomem)
+    st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory for %zu scratch values",
+                 2 * np * SZ);
+  else if (reg)
+    for (size_t g = 0; g < groups; g++) {
+      size_t s0 = g * SZ, valid = nsys - s0 < SZ ? nsys - s0 : SZ;
+      for (size_t l = 0; l < valid; l++)
+        redo[s0 + l] = (bad[g] >> l & 1u)       ? 1
+                       : (corner[g] >> l & 1u)  ? 3
+                       : (outside[g] >> l & 1u) ? 2
+                                                : 0;
+    }
+  else
+    st = FN(lines_report)(n, nsys, bad, a, b, c, x, info);
+  free(bad);
+  return st;
+}
+
+#endif

@@ -300,14 +300,6 @@ static double reduced_excess(size_t rows, int periodic, const double *ra, const 
 int tl_ptdma_reduced_solve_d(size_t rows, int periodic, const double *ra, const double *rb,
                              const double *rc, const double *rd, double *rx, tl_info *info)
 {
-  long row;
-  double excess = reduced_excess(rows, periodic, ra, rb, rc, &row);
-  if (!(excess <= TL_PTDMA_REDUCED_SLACK))
-    return TL_WARN(info, row,
-                   "ptdma: reduced row %ld is not diagonally dominant as computed ((|a| + |c|) / "
-                   "|b| - 1 = %.2g): rounding broke the maximum principle of the local "
-                   "reduction, the matrix is too close to singular for it",
-                   row, excess);
   tl_info inner;
   tl_info_clear(&inner);
   int st = periodic ? tl_thomas_periodic_ref_d(rows, ra, rb, rc, rd, rx, &inner)
@@ -316,8 +308,17 @@ int tl_ptdma_reduced_solve_d(size_t rows, int periodic, const double *ra, const 
     return TL_FAIL(info, st, -1, inner.row, "",
                    "ptdma: the reduced system of %zu rows fails at its row %ld: %.150s", rows,
                    inner.row, inner.msg);
-  /* Its own domain verdict is not passed on: the check above is the
-   * reduced system's dominance, with the allowance for rounding. */
+  /* Thomas's own domain verdict is not passed on: this is the reduced
+   * system's dominance, with the allowance for rounding. The values are
+   * written either way (an outside-domain answer is an answer). */
+  long row;
+  double excess = reduced_excess(rows, periodic, ra, rb, rc, &row);
+  if (!(excess <= TL_PTDMA_REDUCED_SLACK))
+    return TL_WARN(info, row,
+                   "ptdma: reduced row %ld is not diagonally dominant as computed ((|a| + |c|) / "
+                   "|b| - 1 = %.2g): rounding broke the maximum principle of the local "
+                   "reduction, the matrix is too close to singular for it",
+                   row, excess);
   return TL_OK;
 }
 
@@ -507,6 +508,25 @@ void tl_ptdma_ledger_scatter(tl_ledger *ledger, const char *phase, int P, size_t
                          p ? words : 0);
 }
 
+/* The reduced solve's warning, kept while the solve goes on to write x
+ * (the domain verdict below reuses info); given back at the end, unless
+ * the matrix's own verdict says more. */
+static int keep_warning(int status, const tl_info *info, tl_info *kept)
+{
+  if (info)
+    *kept = *info;
+  else
+    tl_info_clear(kept);
+  return status;
+}
+
+static int give_warning(int status, const tl_info *kept, tl_info *info)
+{
+  if (info)
+    *info = *kept;
+  return status;
+}
+
 static int plan_solve(const tl_ptdma_plan *plan, const double *d, double *x, tl_ledger *ledger,
                       tl_info *info)
 {
@@ -532,11 +552,12 @@ static int plan_solve(const tl_ptdma_plan *plan, const double *d, double *x, tl_
   tl_ptdma_ledger_gather(ledger, "rhs-rows", P, TL_PTDMA_RHS_WORDS);
   status = tl_ptdma_reduced_solve_d(rows, plan->periodic, plan->ra, plan->rb, plan->rc, rd, rx,
                                     info); /* step 3 */
-  if (status != TL_OK) { /* an error, or no guarantee for the reduced solve */
-    if (info)
-      info->row = tl_ptdma_global_row(plan->begin, info->row);
+  if (status != TL_OK && info) /* an error, or no guarantee for the reduced solve */
+    info->row = tl_ptdma_global_row(plan->begin, info->row);
+  if (status < 0)
     goto cleanup;
-  }
+  tl_info reduced; /* the reduced rows' own warning, given after x is written */
+  int reduced_status = keep_warning(status, info, &reduced);
   tl_ptdma_ledger_scatter(ledger, "solution", P, TL_PTDMA_X_WORDS);
   for (int p = 0; p < P; p++) { /* step 4 */
     size_t b0 = plan->begin[p], b1 = plan->begin[p + 1];
@@ -546,6 +567,8 @@ static int plan_solve(const tl_ptdma_plan *plan, const double *d, double *x, tl_
   tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_PTDMA_VERDICT_WORDS,
                            TL_PTDMA_VERDICT_WORDS);
   status = tl_ptdma_domain_verdict(plan->classes, plan->worst_row, plan->periodic, info);
+  if (status == TL_OK && reduced_status != TL_OK)
+    status = give_warning(reduced_status, &reduced, info);
   if (status == TL_OK && reconstruct_tiny(plan, dw, rx))
     status = tl_residual_check("ptdma", TL_F64, plan->n, plan->periodic, plan->A, plan->B,
                                plan->C, d, x,
@@ -600,11 +623,12 @@ static int solve_combined(size_t n, int periodic, int parts, const size_t *part_
   }
   tl_ptdma_ledger_gather(ledger, "rows", parts, TL_PTDMA_ROW_WORDS);
   status = tl_ptdma_reduced_solve_d(rows, periodic, ra, rb, rc, rd, rx, info); /* step 2 */
-  if (status != TL_OK) { /* an error, or no guarantee for the reduced solve */
-    if (info)
-      info->row = tl_ptdma_global_row(begin, info->row);
+  if (status != TL_OK && info) /* an error, or no guarantee for the reduced solve */
+    info->row = tl_ptdma_global_row(begin, info->row);
+  if (status < 0)
     goto cleanup;
-  }
+  tl_info reduced; /* the reduced rows' own warning, given after x is written */
+  int reduced_status = keep_warning(status, info, &reduced);
   tl_ptdma_ledger_scatter(ledger, "solution", parts, TL_PTDMA_X_WORDS);
   for (int p = 0; p < parts; p++) /* step 3 */
     TL_CHECK(tl_ptdma_reconstruct_d(begin[p], begin[p + 1], a + begin[p], NULL, c + begin[p],
@@ -614,6 +638,8 @@ static int solve_combined(size_t n, int periodic, int parts, const size_t *part_
   long worst = -1;
   unsigned classes = tl_classes_d(n, A, B, C, periodic, &worst);
   status = tl_ptdma_domain_verdict(classes, worst, periodic, info);
+  if (status == TL_OK && reduced_status != TL_OK)
+    status = give_warning(reduced_status, &reduced, info);
 cleanup:
   free(begin);
   free(a);

@@ -98,7 +98,7 @@ void tl_ptdma_pack_d(size_t begin, size_t end, int p, const double *a, const dou
 /* The reduced system of rows = 2P rows: Thomas (paper 001 §2.2.4), or
  * periodic Thomas (Sherman-Morrison) for a periodic system. Row 2p is
  * partition p's first unknown, row 2p+1 its last. TL_OUTSIDE_DOMAIN
- * (rx not written) when a reduced row, as computed, misses diagonal
+ * (rx written all the same) when a reduced row, as computed, misses diagonal
  * dominance by more than TL_PTDMA_REDUCED_SLACK relative to its |b|:
  * the local reductions then lost the maximum principle the stability
  * argument rests on (ptdma_ref.c, "Stability"). */

@@ -148,10 +148,10 @@ static void solve_reduced(ptdma_run *r, const size_t *begins, const double *coef
     tl_info one;
     tl_info_clear(&one);
     int st = tl_ptdma_reduced_solve_d(rows, r->sl->periodic, ra, rb, rc, rd, rx, &one);
-    if (st != TL_OK) { /* an error, or the reduced rows' own verdict: rx is not written */
+    if (st != TL_OK) /* an error, or the reduced rows' own verdict (rx written then) */
       one.row = tl_ptdma_global_row(begins, one.row);
+    if (st < 0)
       memset(rx, 0, rows * sizeof *rx);
-    }
     tl_mpi_status_note(&r->st, s, PH_REDUCED, st, &one);
     for (int q = 0; q < P; q++)
       memcpy(out + ((size_t)q * nsys + s) * 2, rx + 2 * q, 2 * sizeof *rx);

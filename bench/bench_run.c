@@ -190,23 +190,32 @@ static void shape_for(size_t n, size_t nsys, tl_dir dir, size_t dims[3])
   }
 }
 
-/* Lele's 6th-order first derivative, periodic (paper 000 eq. (2)): its
- * row [1/3, 1, 1/3] and its 5-point right-hand side divided by h, from
- * the scheme table of the convergence room (tl_compact_find("lele6")). */
-static int make_plan(tl_distd2_plan *plan, size_t n, double st[5])
+int tl_bench_compact_row(size_t n, double lhs[3], double st[5], tl_info *info)
 {
   const tl_compact_scheme *lele6 = tl_compact_find("lele6");
   if (!lele6 || lele6->derivative != 1 || lele6->interior.first != -2 ||
       lele6->interior.width != 5)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "scheme", "bench: no 5-point lele6 scheme");
+  double h = 1.0 / (double)n;
+  for (int k = 0; k < 3; k++)
+    lhs[k] = lele6->interior.lhs[k];
+  for (int k = 0; k < 5; k++)
+    st[k] = lele6->interior.rhs[k] / h; /* the same bits as b/(4h), a/(2h): 4, 2 are exact */
+  return TL_OK;
+}
+
+/* The plan of the compact kernel's matrix, the periodic [1/3, 1, 1/3]
+ * (paper 000 eq. (2)), and its stencil (tl_bench_compact_row). */
+static int make_plan(tl_distd2_plan *plan, size_t n, double st[5])
+{
+  double lhs[3];
+  if (tl_bench_compact_row(n, lhs, st, NULL) != TL_OK)
     return -1;
   double *a = malloc(3 * n * sizeof *a);
   if (!a)
     return -1;
   for (size_t i = 0; i < 3 * n; i++)
-    a[i] = lele6->interior.lhs[i / n];
-  double h = 1.0 / (double)n;
-  for (int k = 0; k < 5; k++)
-    st[k] = lele6->interior.rhs[k] / h; /* the same bits as b/(4h), a/(2h): 4, 2 are exact */
+    a[i] = lhs[i / n];
   tl_info info;
   int s = tl_distd2_plan_create_d(plan, n, 1, 1, NULL, a, a + n, a + 2 * n, &info);
   free(a);

@@ -385,24 +385,20 @@ int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *c
 
 /* The sixth-order compact first derivative of paper 000 (Lele's
  * tridiagonal scheme, alpha = 1/3), periodic, h = 1/n: the matrix
- * [1/3, 1, 1/3] and the 5-point stencil of u on the right. */
-static void lele6(size_t n, double st[5])
-{
-  double h = 1.0 / (double)n, ca = 14.0 / 9.0, cb = 1.0 / 9.0;
-  st[0] = -cb / (4 * h), st[1] = -ca / (2 * h), st[2] = 0, st[3] = ca / (2 * h);
-  st[4] = cb / (4 * h);
-}
-
-/* A slice plan of rows [begin, begin + m) of that matrix, or (whole) the
+ * [1/3, 1, 1/3] and the 5-point stencil of u on the right, as the bench
+ * library takes them from the scheme table (tl_bench_compact_row). A
+ * slice plan of rows [begin, begin + m) of that matrix, or (whole) the
  * plan of one partition of all n rows. */
 static int lele6_plan(tl_distd2_plan *plan, size_t n, int whole, size_t begin, size_t m,
                       tl_info *info)
 {
+  double lhs[3], st5[5];
+  TL_CALL(tl_bench_compact_row(n, lhs, st5, info));
   double *abc = tl_alloc(3 * m, sizeof *abc);
   if (!abc)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for the plan");
   for (size_t j = 0; j < m; j++)
-    abc[j] = 1.0 / 3, abc[m + j] = 1.0, abc[2 * m + j] = 1.0 / 3;
+    abc[j] = lhs[0], abc[m + j] = lhs[1], abc[2 * m + j] = lhs[2];
   int st = whole ? tl_distd2_plan_create_d(plan, n, 1, 1, NULL, abc, abc + m, abc + 2 * m, info)
                : tl_distd2_plan_slice_d(plan, n, 1, begin, m, abc, abc + m, abc + 2 * m, info);
   free(abc);
@@ -476,7 +472,8 @@ int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_
   tl_mpi_even_slice(res->n, P, rank, &begin, &m);
   timed_compact k = {.comm = comm, .nsys = res->nsys, .rounds = round_groups};
   k.sz = tl_cpu_sz_default(m, sizeof(double));
-  lele6(res->n, k.st);
+  double lhs[3];
+  TL_CALL(tl_bench_compact_row(res->n, lhs, k.st, info));
   size_t groups = (k.nsys + k.sz - 1) / k.sz;
   k.own = groups * k.sz * m;
   tl_distd2_plan plan;
@@ -521,7 +518,8 @@ static int compact_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_b
 {
   size_t n = res->n;
   timed_compact k = {.nsys = res->nsys, .sz = tl_cpu_sz_default(n, sizeof(double))};
-  lele6(n, k.st);
+  double lhs[3];
+  TL_CALL(tl_bench_compact_row(n, lhs, k.st, info));
   k.own = tl_cpu_packed_count(n, k.nsys, k.sz);
   tl_distd2_plan plan;
   memset(&plan, 0, sizeof plan);

@@ -90,6 +90,13 @@ int tl_bench_time_steps(const tl_bench_steps *steps, void *arg, long reps, tl_be
  * k <= 4 * TL_BENCH_MAX_REPS; v is not modified. NaN when k is 0. */
 double tl_bench_median(const double *v, size_t k);
 
+/* The compact derivative the benchmarks time (the fused kernel, DistD2's
+ * compact entry across ranks): Lele's 6th-order first derivative on a
+ * periodic grid of n points, h = 1/n, from the convergence room's scheme
+ * table -- its row lhs = [1/3, 1, 1/3] and its 5-point right-hand side
+ * st (divided by h). TL_ERR_ARG if the table has no such scheme. */
+int tl_bench_compact_row(size_t n, double lhs[3], double st[5], tl_info *info);
+
 /* Seconds on a monotonic clock. */
 double tl_bench_now(void);
 

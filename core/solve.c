@@ -291,8 +291,29 @@ int tl_outcome_finish(const tl_outcome *o, tl_info *info)
   return o->status;
 }
 
-int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
-                       const tl_options *opt, tl_info *info, tl_system_fn fn)
+/* What solves one system: an algorithm's tl_system_fn, or a pair of
+ * reference kernels (tl_solve_each). */
+typedef struct one_solver {
+  const tl_algorithm *self;
+  const tl_options *opt;
+  tl_system_fn fn;
+  tl_kernel_d_fn kd;
+  tl_kernel_z_fn kz;
+} one_solver;
+
+static int solve_one(const one_solver *o, const tl_batch *one, void *x, tl_info *info)
+{
+  if (o->fn)
+    return o->fn(o->self, one, x, o->opt, info);
+  if (one->dtype == TL_F64)
+    return o->kd(one->n, one->a, one->b, one->c, one->d, x, info);
+  if (!o->kz)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "no complex kernel");
+  return o->kz(one->n, one->a, one->b, one->c, one->d, x, info);
+}
+
+/* The batch, system by system; the first error stops it (tl_outcome). */
+static int each_system(const one_solver *o, const tl_batch *sys, void *x, tl_info *info)
 {
   size_t es = tl_dtype_size(sys->dtype);
   tl_outcome out;
@@ -301,8 +322,22 @@ int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
     tl_batch one = tl_batch_system(sys, s);
     tl_info one_info;
     tl_info_clear(&one_info);
-    int st = fn(self, &one, (char *)x + s * sys->n * es, opt, &one_info);
+    int st = solve_one(o, &one, (char *)x + s * sys->n * es, &one_info);
     tl_outcome_add(&out, s, st, &one_info);
   }
   return tl_outcome_finish(&out, info);
+}
+
+int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
+                       const tl_options *opt, tl_info *info, tl_system_fn fn)
+{
+  one_solver o = {.self = self, .opt = opt, .fn = fn};
+  return each_system(&o, sys, x, info);
+}
+
+int tl_solve_each(const tl_batch *sys, void *x, tl_info *info, tl_kernel_d_fn kd,
+                  tl_kernel_z_fn kz)
+{
+  one_solver o = {.kd = kd, .kz = kz};
+  return each_system(&o, sys, x, info);
 }

@@ -90,20 +90,12 @@
 #include "cr_ref.c"
 #undef TL_TEMPLATE_PASS
 
-static int cr_system(const tl_algorithm *self, const tl_batch *one, void *x, const tl_options *opt,
-                     tl_info *info)
-{
-  (void)self;
-  (void)opt;
-  if (one->dtype == TL_F64)
-    return tl_cr_ref_d(one->n, one->a, one->b, one->c, one->d, x, info);
-  return tl_cr_ref_z(one->n, one->a, one->b, one->c, one->d, x, info);
-}
-
 static int cr_solve(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
                     tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, cr_system);
+  (void)self;
+  (void)opt;
+  return tl_solve_each(sys, x, info, tl_cr_ref_d, tl_cr_ref_z);
 }
 
 const tl_algorithm tl_algo_cr_ref = {

@@ -60,20 +60,12 @@ static lapack_int lapack_gtsv_z(lapack_int n, double complex *dl, double complex
 #include "gtsv_ref.c"
 #undef TL_TEMPLATE_PASS
 
-static int gtsv_system(const tl_algorithm *self, const tl_batch *one, void *x,
-                       const tl_options *opt, tl_info *info)
-{
-  (void)self;
-  (void)opt;
-  if (one->dtype == TL_F64)
-    return tl_gtsv_ref_d(one->n, one->a, one->b, one->c, one->d, x, info);
-  return tl_gtsv_ref_z(one->n, one->a, one->b, one->c, one->d, x, info);
-}
-
 static int gtsv_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
                       const tl_options *opt, tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, gtsv_system);
+  (void)self;
+  (void)opt;
+  return tl_solve_each(sys, x, info, tl_gtsv_ref_d, tl_gtsv_ref_z);
 }
 
 const tl_algorithm tl_algo_gtsv_ref = {

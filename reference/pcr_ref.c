@@ -75,20 +75,12 @@
 #include "pcr_ref.c"
 #undef TL_TEMPLATE_PASS
 
-static int pcr_system(const tl_algorithm *self, const tl_batch *one, void *x, const tl_options *opt,
-                      tl_info *info)
-{
-  (void)self;
-  (void)opt;
-  if (one->dtype == TL_F64)
-    return tl_pcr_ref_d(one->n, one->a, one->b, one->c, one->d, x, info);
-  return tl_pcr_ref_z(one->n, one->a, one->b, one->c, one->d, x, info);
-}
-
 static int pcr_solve(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
                      tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, pcr_system);
+  (void)self;
+  (void)opt;
+  return tl_solve_each(sys, x, info, tl_pcr_ref_d, tl_pcr_ref_z);
 }
 
 const tl_algorithm tl_algo_pcr_ref = {

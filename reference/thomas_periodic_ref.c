@@ -57,20 +57,12 @@
 #include "thomas_periodic_ref.c"
 #undef TL_TEMPLATE_PASS
 
-static int thomas_periodic_system(const tl_algorithm *self, const tl_batch *one, void *x,
-                                  const tl_options *opt, tl_info *info)
-{
-  (void)self;
-  (void)opt;
-  if (one->dtype == TL_F64)
-    return tl_thomas_periodic_ref_d(one->n, one->a, one->b, one->c, one->d, x, info);
-  return tl_thomas_periodic_ref_z(one->n, one->a, one->b, one->c, one->d, x, info);
-}
-
 static int thomas_periodic_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
                                  const tl_options *opt, tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, thomas_periodic_system);
+  (void)self;
+  (void)opt;
+  return tl_solve_each(sys, x, info, tl_thomas_periodic_ref_d, tl_thomas_periodic_ref_z);
 }
 
 const tl_algorithm tl_algo_thomas_periodic_ref = {

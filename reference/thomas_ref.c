@@ -56,20 +56,12 @@ static int symmetric_d(size_t n, const double *a, const double *c)
 #include "thomas_ref.c"
 #undef TL_TEMPLATE_PASS
 
-static int thomas_system(const tl_algorithm *self, const tl_batch *one, void *x,
-                         const tl_options *opt, tl_info *info)
-{
-  (void)self;
-  (void)opt;
-  if (one->dtype == TL_F64)
-    return tl_thomas_ref_d(one->n, one->a, one->b, one->c, one->d, x, info);
-  return tl_thomas_ref_z(one->n, one->a, one->b, one->c, one->d, x, info);
-}
-
 static int thomas_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
                         const tl_options *opt, tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, thomas_system);
+  (void)self;
+  (void)opt;
+  return tl_solve_each(sys, x, info, tl_thomas_ref_d, tl_thomas_ref_z);
 }
 
 const tl_algorithm tl_algo_thomas_ref = {

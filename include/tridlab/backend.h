@@ -84,6 +84,20 @@ int tl_outcome_finish(const tl_outcome *o, tl_info *info);
 int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info, tl_system_fn fn);
 
+/* A reference kernel for one system in the project's notation (rows a, b,
+ * c, d of n entries, the answer in x), in double and in double complex. */
+typedef int (*tl_kernel_d_fn)(size_t n, const double *a, const double *b, const double *c,
+                              const double *d, double *x, tl_info *info);
+typedef int (*tl_kernel_z_fn)(size_t n, const double complex *a, const double complex *b,
+                              const double complex *c, const double complex *d,
+                              double complex *x, tl_info *info);
+/* The solve of a reference that is a kernel per system and takes no
+ * options: the batch system by system (tl_for_each_system's rule), each
+ * by kd or kz as its dtype says (kz NULL: complex is unsupported). The
+ * one adapter of thomas, thomas_periodic, cr, pcr and gtsv. */
+int tl_solve_each(const tl_batch *sys, void *x, tl_info *info, tl_kernel_d_fn kd,
+                  tl_kernel_z_fn kz);
+
 /* tl_solve's checks of parameter values (also those written into
  * tl_options directly) against the algorithm's table: TL_ERR_ARG naming
  * the parameter. */

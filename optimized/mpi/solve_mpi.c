@@ -5,8 +5,9 @@
  * The checks are tl_solve's (core/solve.c), made by each rank on its own
  * rows, plus the slices: each at least the algorithm's smallest partition
  * and adding up to n (tl_check_partitions, the check tl_solve makes of
- * its partitions), and contiguous. One allgather of (begin, m, status)
- * lets every rank see every rank's verdict; the lowest rank that found a
+ * its partitions), and contiguous; and every rank's batch has rank 0's
+ * shape (n, nsys, dtype, layout). One allgather of (begin, m, status,
+ * shape) lets every rank see every rank's verdict; the lowest rank that found a
  * problem broadcasts its report, so all return the same one-line error.
  * These collectives are not part of any algorithm and are not recorded
  * in the ledger.
@@ -84,6 +85,27 @@ int tl_mpi_check_slices(const tl_mpi_algorithm *algo, size_t n, int P, const siz
   return tl_check_partitions(algo->reference, &sys, &o, info);
 }
 
+/* The allgather's words per rank: begin, m, failed, n, nsys, and dtype
+ * and layout (2 dtype + periodic). */
+#define SLOT_WORDS 6
+
+/* Every rank must hold a slice of the same batch: the same n, nsys, dtype
+ * and layout as rank 0 (a rank given another batch would run a different
+ * number of rounds and leave the others waiting). The same verdict on
+ * every rank: they all see the same table. */
+static int check_shapes(const unsigned long long *table, int P, tl_info *info)
+{
+  static const char *const what[3] = {"n", "nsys", "dtype or layout"};
+  for (int r = 1; r < P; r++)
+    for (int k = 0; k < 3; k++)
+      if (table[SLOT_WORDS * r + 3 + k] != table[3 + k])
+        return TL_FAIL(info, TL_ERR_ARG, -1, -1, k == 0 ? "n" : k == 1 ? "nsys" : "dtype",
+                       "rank %d holds a batch with another %s than rank 0's (%llu, rank 0: "
+                       "%llu): every rank must pass a slice of the same batch",
+                       r, what[k], table[SLOT_WORDS * r + 3 + k], table[3 + k]);
+  return TL_OK;
+}
+
 /* Every rank's (begin, m) against n and the algorithm's smallest slice;
  * the same verdict on every rank (they all see the same table). The
  * sizes first, by tl_solve's own check (no sum that wraps around), so
@@ -92,11 +114,11 @@ static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *
                         size_t n, size_t *slices, tl_info *info)
 {
   for (int r = 0; r < P; r++)
-    slices[r] = (size_t)table[3 * r + 1];
+    slices[r] = (size_t)table[SLOT_WORDS * r + 1];
   TL_CALL(tl_mpi_check_slices(algo, n, P, slices, info));
   size_t next = 0;
   for (int r = 0; r < P; r++) {
-    size_t begin = (size_t)table[3 * r];
+    size_t begin = (size_t)table[SLOT_WORDS * r];
     if (begin != next)
       return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
                      "rank %d holds rows from %zu, but rank %d ends at row %zu: slices must be "
@@ -222,10 +244,13 @@ int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi
   else
     status = check_local(algo, local, x, info);
 
-  /* One allgather: every rank's slice and whether its checks passed. */
-  unsigned long long mine[3] = {local ? local->begin : 0, local ? local->m : 0,
-                                (unsigned long long)(status < 0)};
-  unsigned long long *table = malloc(3 * (size_t)P * sizeof *table);
+  /* One allgather: every rank's slice, whether its checks passed, and
+   * the shape of the batch it was given (n, nsys, dtype, layout). */
+  unsigned long long mine[SLOT_WORDS] = {
+      local ? local->begin : 0, local ? local->m : 0, (unsigned long long)(status < 0),
+      local ? local->n : 0, local ? local->nsys : 0,
+      local ? (unsigned long long)local->dtype * 2 + (local->periodic != 0) : 0};
+  unsigned long long *table = malloc(SLOT_WORDS * (size_t)P * sizeof *table);
   size_t *slices = malloc((size_t)P * sizeof *slices);
   if (!table || !slices) {
     free(table);
@@ -234,15 +259,18 @@ int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi
         comm, rank, P, TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "mpi: no memory for %d slices", P),
         info);
   }
-  MPI_Allgather(mine, 3, MPI_UNSIGNED_LONG_LONG, table, 3, MPI_UNSIGNED_LONG_LONG, comm);
+  MPI_Allgather(mine, SLOT_WORDS, MPI_UNSIGNED_LONG_LONG, table, SLOT_WORDS,
+                MPI_UNSIGNED_LONG_LONG, comm);
   int owner = -1;
   for (int r = 0; r < P && owner < 0; r++)
-    if (table[3 * r + 2])
+    if (table[SLOT_WORDS * r + 2])
       owner = r;
   if (owner >= 0) {
     status = share_report(comm, rank, owner, info);
   } else {
-    status = check_slices(algo, table, P, local->n, slices, info);
+    status = check_shapes(table, P, info);
+    if (status == TL_OK)
+      status = check_slices(algo, table, P, local->n, slices, info);
     if (status == TL_OK)
       status = tl_check_params(algo->reference, opt, info);
     if (status == TL_OK)

@@ -374,6 +374,36 @@ static void scratch_case(mpi_check *mc, const tl_mpi_algorithm *algo, uint64_t s
   mc_end(mc);
 }
 
+/* Every rank must pass a slice of the same batch: rank P-1 given another
+ * n (then another nsys) is a bad argument, the same on every rank, before
+ * any algorithm runs (a rank with another batch would run other rounds
+ * and leave the rest waiting). Issue 22. */
+static void shape_mismatch_case(mpi_check *mc, const tl_mpi_algorithm *algo)
+{
+  int rank = mc->rank, P = mc->size;
+  if (P < 2)
+    return;
+  for (int k = 0; k < 2; k++) {
+    size_t m = 4, nsys = (k == 1 && rank == P - 1) ? 2 : 1;
+    double *arr = calloc(5 * m * nsys, sizeof *arr);
+    for (size_t i = 0; i < m * nsys; i++)
+      arr[m * nsys + i] = 4.0, arr[3 * m * nsys + i] = 1.0; /* b = 4, d = 1 */
+    tl_mpi_batch local = {.dtype = TL_F64, .n = 4 * (size_t)P, .nsys = nsys, .periodic = 0,
+                          .begin = 4 * (size_t)rank, .m = m, .a = arr, .b = arr + m * nsys,
+                          .c = arr + 2 * m * nsys, .d = arr + 3 * m * nsys};
+    if (k == 0 && rank == P - 1)
+      local.n += 1;
+    tl_info info;
+    int st = tl_mpi_solve(algo, mc->comm, &local, arr + 4 * m * nsys, NULL, &info);
+    same_on_all_ranks(mc, &info, st);
+    const char *want = k == 0 ? "n" : "nsys";
+    MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info.arg, want) == 0,
+              "%s: rank %d with another %s gave %s (%s): %s", algo->name, P - 1, want,
+              tl_status_name(st), info.arg, info.msg);
+    free(arr);
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -404,6 +434,7 @@ int main(int argc, char **argv)
       run_case(&mc, algo, TL_F64, n_uneven, 3, 1, uneven, PLAIN, 18 + k);
     scratch_case(&mc, algo, 19 + k);
   }
+  shape_mismatch_case(&mc, tl_mpi_find("pdd"));
   /* The other variants of the algorithms with a choice (the loop above
    * ran their defaults): fewer cases each. */
   static const struct {

@@ -241,6 +241,14 @@ int cmd_mpi_solve(int argc, char **argv)
   x = calloc(local.m * local.nsys + 1, es);
   if (mpi_rank() == 0)
     x_all = calloc(local.n * local.nsys + 1, es);
+  /* A rank without memory for its answer: every rank ends, with one message. */
+  int mem = (!x || (mpi_rank() == 0 && !x_all)) ? TL_ERR_NOMEM : TL_OK, any_failed;
+  MPI_Allreduce(&mem, &any_failed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (any_failed != TL_OK) {
+    cli_error("solve: no memory for the answer (%zu rows of %zu systems)", local.n, local.nsys);
+    tl_mpi_batch_free(&local);
+    goto done;
+  }
   opt.ledger = &mine;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();

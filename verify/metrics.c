@@ -111,6 +111,20 @@ int tl_rcond(const tl_batch *sys, double *rcond, tl_info *info)
   return TL_OK;
 }
 
+int tl_singular_to_working_precision(const double *rcond, size_t nsys, double *smallest)
+{
+  double worst = INFINITY;
+  int singular = 0;
+  for (size_t s = 0; rcond && s < nsys; s++)
+    if (rcond[s] < TL_EPS && rcond[s] < worst) {
+      worst = rcond[s];
+      singular = 1;
+    }
+  if (smallest)
+    *smallest = singular ? worst : 0.0;
+  return singular;
+}
+
 int tl_lapack_solve(const tl_batch *sys, void *x, tl_info *info)
 {
   size_t es = tl_dtype_size(sys->dtype);

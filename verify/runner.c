@@ -76,25 +76,6 @@ static tl_verdict classify(int status, double resid, double ferr, int expected)
   return expected ? TL_VERDICT_UNEXPECTED : TL_VERDICT_REPORTED;
 }
 
-/* The smallest rcond of the batch when it is below eps (LAPACK's xGESVX
- * rule: the matrix is singular to working precision), else 0 with
- * *singular = 0. There the 1-norm condition number exceeds 1/eps, so the
- * perturbation bound cond eps allows any forward error, and DGTCON's
- * estimate itself saturates (near 1e19 on Dorr matrices whose true
- * condition number is 1e543): no forward-error ratio can be judged, and no
- * solver is promised a pass -- only the residual still tells. */
-static double singular_to_working_precision(const double *rcond, size_t nsys, int *singular)
-{
-  double worst = INFINITY;
-  *singular = 0;
-  for (size_t s = 0; rcond && s < nsys; s++)
-    if (rcond[s] < TL_EPS && rcond[s] < worst) { /* NaN: no estimate, not singular */
-      worst = rcond[s];
-      *singular = 1;
-    }
-  return *singular ? worst : 0.0;
-}
-
 void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                      int status, const tl_info *info, const void *x, const double *rcond,
                      tl_verify_result *r)
@@ -121,8 +102,8 @@ void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_opt
     r->verdict = TL_VERDICT_SKIPPED;
     return;
   }
-  int singular;
-  double worst = singular_to_working_precision(rcond, p->sys.nsys, &singular);
+  double worst; /* LAPACK's rule for a matrix singular to working precision */
+  int singular = tl_singular_to_working_precision(rcond, p->sys.nsys, &worst);
   if (singular) {
     r->expected = 0;
     char msg[sizeof r->note];

@@ -82,6 +82,15 @@ double tl_rng_uniform(tl_rng *rng, double lo, double hi);  /* [lo, hi) */
  * n-1, 1, n-2, ...). 0 for a singular system. */
 int tl_rcond(const tl_batch *sys, double *rcond, tl_info *info);
 
+/* 1 when some system's rcond (nsys values from tl_rcond) is below eps:
+ * the matrix is singular to working precision, as LAPACK's xGESVX says
+ * (INFO = N+1). There cond eps allows any forward error and DGTCON's
+ * estimate itself saturates (near 1e19 on Dorr matrices whose true
+ * condition number is 1e543): the verification judges no forward error
+ * and promises no solver a pass. *smallest (may be NULL) gets the
+ * smallest such rcond. A NaN (no estimate) is not singular. */
+int tl_singular_to_working_precision(const double *rcond, size_t nsys, double *smallest);
+
 /* DGET04 with the same allowance: max over systems of
  *     ||x - xref||_inf / (||xref||_inf + DBL_MIN + n DBL_MIN / ||A||_1)
  *     * rcond / eps

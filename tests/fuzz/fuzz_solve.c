@@ -317,17 +317,6 @@ static int all_finite(const double *v, size_t count)
   return 1;
 }
 
-/* LAPACK's rule, as the verification applies it: an rcond below eps
- * leaves no forward error to judge (any answer with a small residual is
- * as good as another). */
-static int singular_to_working_precision(const double *rcond, size_t nsys)
-{
-  for (size_t s = 0; s < nsys; s++)
-    if (rcond[s] < TL_EPS)
-      return 1;
-  return 0;
-}
-
 /* The forward error of an ok answer, judged against LAPACK's pivoted
  * solve xl (DGTSV, or DGBTRF/DGBTRS for a periodic system) with DGTCON's
  * rcond, as DGET04 judges it: ratio(x, xl) <= ratio(x, xtrue) +
@@ -347,7 +336,7 @@ static void check_forward_error(const tl_batch *sys, const double *x, size_t cou
   tl_info info;
   if (tl_lapack_solve(sys, xl, &info) == TL_OK && tl_rcond(sys, rcond, &info) == TL_OK &&
       all_finite(xl, count) && tl_residual_ratio(sys, xl) < TL_THRESH &&
-      !singular_to_working_precision(rcond, sys->nsys)) {
+      !tl_singular_to_working_precision(rcond, sys->nsys, NULL)) {
     double ratio = tl_forward_ratio(sys, x, xl, rcond);
     snprintf(context + strlen(context), sizeof context - strlen(context),
              "; forward-error ratio %g against LAPACK's solve", ratio);

@@ -80,7 +80,7 @@ FFTW_LIB ?= $(firstword $(wildcard /usr/lib/*/libfftw3.so /usr/lib/libfftw3.so))
 MPI_OBJ  = $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
 MPI_LIB_A = $(BUILD)/libtridlab_mpi.a
 MPI_CLI_SRC = $(wildcard cli/mpi/*.c)
-MPI_CLI_OBJ = $(MPI_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cli/common.o
+MPI_CLI_OBJ = $(MPI_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/cli/common.o $(BUILD)/obj/cli/cmd_list.o
 MPI_CLI  = $(BUILD)/tridlab-mpi
 MPI_TEST_SRC = $(wildcard tests/mpi/test_*.c)
 ifeq ($(FFTW_LIB),)

@@ -100,15 +100,31 @@ const tl_algorithm *tl_find(const char *name)
   return NULL;
 }
 
+/* The rooms added at run time (tl_register_room). */
+#define MAX_ADDED_ROOMS 8
+static const tl_room *added_rooms[MAX_ADDED_ROOMS];
+static size_t added_room_count;
+
+static int room_holds(const tl_room *room, const tl_algorithm *algo)
+{
+  for (size_t k = 0; k < room->count; k++)
+    if (room->algorithms[k] == algo || (algo && !strcmp(room->algorithms[k]->name, algo->name)))
+      return 1; /* the descriptor, or the registry's resolved copy */
+  return 0;
+}
+
 const char *tl_algorithm_room(const tl_algorithm *algo)
 {
-  for (size_t r = 0; r < tl_built_room_count; r++) {
-    const tl_room *room = tl_built_rooms[r];
-    for (size_t k = 0; k < room->count; k++)
-      if (room->algorithms[k] == algo || (algo && !strcmp(room->algorithms[k]->name, algo->name)))
-        return room->name; /* the descriptor, or the registry's resolved copy */
-  }
-  return "registered";
+  for (size_t r = 0; r < tl_built_room_count; r++)
+    if (room_holds(tl_built_rooms[r], algo))
+      return tl_built_rooms[r]->name;
+  pthread_mutex_lock(&register_lock);
+  const char *name = "registered";
+  for (size_t r = 0; r < added_room_count; r++)
+    if (room_holds(added_rooms[r], algo))
+      name = added_rooms[r]->name;
+  pthread_mutex_unlock(&register_lock);
+  return name;
 }
 
 /* What every entry must have before the drivers may call it. */
@@ -162,4 +178,27 @@ int tl_register(const tl_algorithm *algo, tl_info *info)
   }
   pthread_mutex_unlock(&register_lock);
   return status;
+}
+
+int tl_register_room(const tl_room *room, tl_info *info)
+{
+  tl_info_clear(info);
+  if (!room || !room->name || (room->count && !room->algorithms))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "room", "tl_register_room: no room given");
+  pthread_mutex_lock(&register_lock);
+  int known = 0;
+  for (size_t r = 0; r < added_room_count; r++)
+    known |= added_rooms[r] == room;
+  int full = !known && added_room_count >= MAX_ADDED_ROOMS;
+  if (!known && !full)
+    added_rooms[added_room_count++] = room;
+  pthread_mutex_unlock(&register_lock);
+  if (known)
+    return TL_OK;
+  if (full)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "room", "tl_register_room: more than %d rooms",
+                   MAX_ADDED_ROOMS);
+  for (size_t k = 0; k < room->count; k++)
+    TL_CALL(tl_register(room->algorithms[k], info));
+  return TL_OK;
 }

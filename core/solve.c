@@ -97,6 +97,42 @@ static int overlaps(const void *p, const void *q, size_t bytes)
   return a < b + bytes && b < a + bytes;
 }
 
+int tl_check_batch(const tl_algorithm *algo, const tl_batch *sys, size_t row0, size_t n_total,
+                   const void *x, int entries, tl_info *info)
+{
+  size_t es = tl_dtype_size(sys->dtype);
+  if (!es)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dtype", "unknown dtype %d", (int)sys->dtype);
+  if (!(algo->dtypes & TL_DTYPE_BIT(sys->dtype)))
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s does not solve %s systems",
+                   algo->name, tl_dtype_name(sys->dtype));
+  if (n_total < 1)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "n = 0: a system needs at least one row");
+  if (sys->nsys < 1)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nsys", "nsys = 0: the batch is empty");
+  if (n_total > SIZE_MAX / sys->nsys / es)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "n * nsys overflows");
+  unsigned layout = sys->periodic ? TL_PERIODIC : TL_NONPERIODIC;
+  if (!(algo->layouts & layout))
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "periodic", "%s does not solve %s systems%s",
+                   algo->name, sys->periodic ? "periodic" : "non-periodic",
+                   sys->periodic ? " (try thomas_periodic)" : "");
+  if (!x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output array x is NULL");
+  if (sys->n == 0)
+    return TL_OK; /* a slice without rows: nothing of its own to check */
+  if (entries)
+    TL_CALL(tl_check_entries(sys, row0, n_total, info));
+  else
+    TL_CALL(check_present(sys, info));
+  size_t bytes = sys->n * sys->nsys * es;
+  const void *ins[4] = {sys->a, sys->b, sys->c, sys->d};
+  for (int k = 0; k < 4; k++)
+    if (overlaps(x, ins[k], bytes))
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output x overlaps input array %c", "abcd"[k]);
+  return TL_OK;
+}
+
 int tl_check_partitions(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
                         tl_info *info)
 {
@@ -181,36 +217,10 @@ int tl_solve(const tl_algorithm *algo, const tl_batch *sys, void *x, const tl_op
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "no algorithm given");
   if (!sys)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "sys", "no system given");
-  size_t es = tl_dtype_size(sys->dtype);
-  if (!es)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dtype", "unknown dtype %d", (int)sys->dtype);
-  if (!(algo->dtypes & TL_DTYPE_BIT(sys->dtype)))
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s does not solve %s systems",
-                   algo->name, tl_dtype_name(sys->dtype));
-  if (sys->n < 1)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "n = 0: a system needs at least one row");
-  if (sys->nsys < 1)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nsys", "nsys = 0: the batch is empty");
-  if (sys->n > SIZE_MAX / sys->nsys / es)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "n * nsys overflows");
-  unsigned layout = sys->periodic ? TL_PERIODIC : TL_NONPERIODIC;
-  if (!(algo->layouts & layout))
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "periodic", "%s does not solve %s systems%s",
-                   algo->name, sys->periodic ? "periodic" : "non-periodic",
-                   sys->periodic ? " (try thomas_periodic)" : "");
-  if (!x)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output array x is NULL");
   /* A backend that checks the entries inside its solve saves a pass over
    * the whole batch: the check would cost as much time as the solve. */
-  if (algo->checks_entries && !(sys->periodic && sys->n <= 2)) /* folded below: check first */
-    TL_CALL(check_present(sys, info));
-  else
-    TL_CALL(tl_check_entries(sys, 0, sys->n, info));
-  size_t bytes = sys->n * sys->nsys * es;
-  const void *ins[4] = {sys->a, sys->b, sys->c, sys->d};
-  for (int k = 0; k < 4; k++)
-    if (overlaps(x, ins[k], bytes))
-      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output x overlaps input array %c", "abcd"[k]);
+  int entries = !(algo->checks_entries && !(sys->periodic && sys->n <= 2)); /* folded: first */
+  TL_CALL(tl_check_batch(algo, sys, 0, sys->n, x, entries, info));
   TL_CALL(tl_check_partitions(algo, sys, opt, info));
   TL_CALL(tl_check_params(algo, opt, info));
   tl_options defaults;

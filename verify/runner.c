@@ -82,6 +82,7 @@ void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_opt
 {
   memset(r, 0, sizeof *r);
   r->algo = algo;
+  r->ledger_model = -1;
   r->type = p->type;
   r->n = p->sys.n;
   r->nsys = p->sys.nsys;
@@ -120,6 +121,24 @@ void tl_verify_judge(const tl_algorithm *algo, const tl_problem *p, const tl_opt
       classify(status, r->resid, r->ferr, r->expected && !is_truncation_report(algo, status, info));
 }
 
+/* The recorded ledger of an ok solve against the algorithm's model. */
+static void compare_ledger(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
+                           const tl_info *info, tl_verify_result *r)
+{
+  r->ledger = opt->ledger;
+  if (r->status != TL_OK || !algo->ledger_model)
+    return;
+  tl_ledger model;
+  tl_ledger_init(&model);
+  tl_options mo = *opt;
+  mo.ledger = NULL;
+  if (algo->ledger_model(algo, &p->sys, &mo, info, &model) == TL_OK)
+    r->ledger_model = tl_ledger_equal(opt->ledger, &model, r->ledger_why, sizeof r->ledger_why);
+  else
+    snprintf(r->ledger_why, sizeof r->ledger_why, "the model could not be evaluated");
+  tl_ledger_free(&model);
+}
+
 static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                               const double *rcond, tl_verify_result *r)
 {
@@ -133,18 +152,28 @@ static void verify_pair_rcond(const tl_algorithm *algo, const tl_problem *p, con
     r->type = p->type;
     r->status = TL_ERR_NOMEM;
     r->verdict = TL_VERDICT_SKIPPED;
+    r->ledger_model = -1;
     snprintf(r->note, sizeof r->note, "no memory");
     return;
   }
+  if (opt->ledger)
+    tl_ledger_reset(opt->ledger);
   int status = tl_solve(algo, &p->sys, x, opt, &info);
   tl_verify_judge(algo, p, opt, status, &info, x, rcond, r);
   tl_answer_check_guards(algo, x, count, es, r);
+  if (opt->ledger)
+    compare_ledger(algo, p, opt, &info, r);
   tl_answer_free(x);
 }
 
 void tl_verify_pair(const tl_algorithm *algo, const tl_problem *p, const tl_options *opt,
                     tl_verify_result *r)
 {
+  tl_options defaults;
+  if (!opt) {
+    tl_options_init(&defaults);
+    opt = &defaults;
+  }
   double *rcond = p->xtrue ? tl_alloc(p->sys.nsys, sizeof(double)) : NULL;
   if (rcond && tl_rcond(&p->sys, rcond, NULL) < 0) {
     free(rcond);
@@ -178,16 +207,24 @@ static int run_problem(const tl_verify_config *cfg, const tl_problem *p, tl_veri
   int one_count = cfg->parts > 0 ? cfg->parts : 1;
   const int *parts = cfg->nparts ? cfg->parts_list : &one_count;
   size_t nparts = cfg->nparts ? cfg->nparts : 1;
+  tl_ledger ledger;
+  tl_ledger_init(&ledger);
   for (size_t k = 0; k < nalg; k++) {
     const tl_algorithm *algo = reg[k];
     if (cfg->algo && strcmp(cfg->algo, algo->name) != 0)
       continue;
+    if (cfg->room && strcmp(cfg->room, tl_algorithm_room(algo)) != 0)
+      continue;
     /* Partitioned algorithms once per partition count, the others once. */
     for (size_t q = 0; q < (algo->partitioned ? nparts : 1); q++) {
       tl_options opt;
-      tl_options_init(&opt);
+      if (cfg->options && cfg->algo)
+        opt = *cfg->options;
+      else
+        tl_options_init(&opt);
       if (algo->partitioned)
         opt.parts = parts[q];
+      opt.ledger = cfg->ledgers && algo->partitioned ? &ledger : NULL;
       tl_verify_result r;
       verify_pair_rcond(algo, p, &opt, have_rcond ? rcond : NULL, &r);
       tl_verify_summary_add(sum, r.verdict);
@@ -195,6 +232,7 @@ static int run_problem(const tl_verify_config *cfg, const tl_problem *p, tl_veri
         cfg->on_result(&r, cfg->ctx);
     }
   }
+  tl_ledger_free(&ledger);
   free(rcond);
   return TL_OK;
 }

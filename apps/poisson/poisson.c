@@ -14,21 +14,21 @@ static double now(void)
   return MPI_Wtime();
 }
 
-const tl_mpi_algorithm *ps_default_algo(void)
+const tl_algorithm *ps_default_algo(void)
 {
   /* CaNS's own (paper 001) when the registry has it; else an exact
    * algorithm (the modes near p = q = 0 are only weakly dominant, where
    * a truncating algorithm is outside its domain). */
-  const tl_mpi_algorithm *pt = tl_mpi_find("ptdma");
+  const tl_algorithm *pt = tl_mpi_find("ptdma");
   if (pt)
     return pt;
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   for (size_t k = 0; k < count; k++)
-    if (!reg[k]->baseline && reg[k]->reference && reg[k]->reference->exact)
+    if (!reg[k]->mpi->baseline && reg[k]->exact)
       return reg[k];
   for (size_t k = 0; k < count; k++)
-    if (reg[k]->baseline)
+    if (reg[k]->mpi->baseline)
       return reg[k];
   return count ? reg[0] : NULL;
 }
@@ -182,7 +182,7 @@ static int make_z_pencils(ps_solver *s, tl_info *info)
   return tl_grid_agree(s->gx.cart, st, info);
 }
 
-int ps_create(MPI_Comm comm, int Py, int Pz, const ps_problem *pb, const tl_mpi_algorithm *algo,
+int ps_create(MPI_Comm comm, int Py, int Pz, const ps_problem *pb, const tl_algorithm *algo,
               int transpose_route, ps_solver *s, tl_info *info)
 {
   memset(s, 0, sizeof *s);

@@ -49,7 +49,7 @@ typedef struct ps_times {
 
 typedef struct ps_solver {
   ps_problem pb;
-  const tl_mpi_algorithm *algo; /* across the z grid line (route 0)     */
+  const tl_algorithm *algo; /* across the z grid line (route 0)     */
   int transpose_route;          /* 1: z made whole by a transpose (the
                                    systems are made there once; only the
                                    right-hand side and x travel)        */
@@ -71,7 +71,7 @@ typedef struct ps_solver {
 
 /* Collective over comm (Py * Pz ranks). algo NULL: the registry's ptdma
  * when it has it, else its first exact algorithm (see poisson.c). */
-int ps_create(MPI_Comm comm, int Py, int Pz, const ps_problem *pb, const tl_mpi_algorithm *algo,
+int ps_create(MPI_Comm comm, int Py, int Pz, const ps_problem *pb, const tl_algorithm *algo,
               int transpose_route, ps_solver *s, tl_info *info);
 void ps_free(ps_solver *s);
 /* f and u in gx's box (may be the same array). Returns the status of the
@@ -86,6 +86,6 @@ void ps_fill_forcing(const ps_solver *s, double *f);
 double ps_max_error(const ps_solver *s, const double *u);
 
 /* The default algorithm for the z systems (see ps_create). */
-const tl_mpi_algorithm *ps_default_algo(void);
+const tl_algorithm *ps_default_algo(void);
 
 #endif

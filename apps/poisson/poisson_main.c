@@ -73,7 +73,7 @@ static int parse(int argc, char **argv, int size, int rank, args *a)
   if (a->algo && !tl_mpi_find(a->algo)) {
     if (rank == 0) {
       size_t count;
-      const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+      const tl_algorithm *const *reg = tl_mpi_registry(&count);
       fprintf(stderr, "poisson: unknown algorithm '%s'; the MPI registry has:", a->algo);
       for (size_t k = 0; k < count; k++)
         fprintf(stderr, " %s", reg[k]->name);

@@ -175,7 +175,7 @@ static tl_ledger_totals busiest(MPI_Comm comm, const tl_ledger *mine, int rank)
 /* The steps of one timed MPI solve (tl_bench_time_steps). */
 typedef struct timed_solve {
   MPI_Comm comm;
-  const tl_mpi_algorithm *algo;
+  const tl_algorithm *algo;
   const tl_mpi_batch *local;
   double *x;
   size_t cnt;
@@ -211,7 +211,7 @@ static void slowest(void *arg, double t[3])
   MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_solve *)arg)->comm);
 }
 
-int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
+int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
                            const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
                            tl_info *info)
 {

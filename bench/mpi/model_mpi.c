@@ -82,12 +82,11 @@ int tl_model_counts_of(tl_ledger *ledger, int P, tl_model_counts *out, tl_info *
   return TL_OK;
 }
 
-int tl_model_counts_algorithm(const tl_mpi_algorithm *algo, const tl_batch *shape, int P,
+int tl_model_counts_algorithm(const tl_algorithm *algo, const tl_batch *shape, int P,
                               const size_t *slices, const tl_info *solved, tl_model_counts *out,
                               tl_info *info)
 {
-  const tl_algorithm *ref = algo->reference;
-  if (!ref || !ref->ledger_model)
+  if (!algo->ledger_model)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "algo", "model: %s has no ledger model",
                    algo->name);
   size_t *sizes = malloc((size_t)P * sizeof *sizes);
@@ -103,7 +102,7 @@ int tl_model_counts_algorithm(const tl_mpi_algorithm *algo, const tl_batch *shap
   opt.part_sizes = sizes;
   tl_ledger ledger;
   tl_ledger_init(&ledger);
-  int st = ref->ledger_model(ref, shape, &opt, solved, &ledger);
+  int st = algo->ledger_model(algo, shape, &opt, solved, &ledger);
   if (st != TL_OK)
     st = TL_FAIL(info, st, -1, -1, "", "model: %s's ledger model failed (%s)", algo->name,
                  tl_status_name(st));
@@ -223,7 +222,7 @@ double tl_model_time(const tl_model_counts *c, const tl_model_machine *mach, siz
 /* The counts of a bench batch of nsys systems over P ranks: the ledger
  * model of its first few systems (the matrix rebuilt from the seed: ITS
  * reads it), the words scaled to the whole batch. */
-static int bench_counts(const tl_mpi_algorithm *algo, const tl_mpi_bench_config *cfg, size_t nsys,
+static int bench_counts(const tl_algorithm *algo, const tl_mpi_bench_config *cfg, size_t nsys,
                         int P, tl_model_counts *out, tl_info *info)
 {
   size_t n = cfg->n, k = nsys < SAMPLE_SYSTEMS ? nsys : SAMPLE_SYSTEMS;
@@ -243,7 +242,7 @@ static int bench_counts(const tl_mpi_algorithm *algo, const tl_mpi_bench_config 
 
 /* The bench of algo on the first `ranks` ranks of comm (the others wait
  * quietly); the result on every rank of comm. */
-static int bench_on(MPI_Comm comm, int ranks, const tl_mpi_algorithm *algo,
+static int bench_on(MPI_Comm comm, int ranks, const tl_algorithm *algo,
                     const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res, tl_info *info)
 {
   int rank;
@@ -288,7 +287,7 @@ static int measure_network(MPI_Comm comm, double *alpha, double *beta, tl_info *
 /* One row: the bench at `ranks` against the model with gamma. The
  * measured machine is one rank's: the ping-pong's alpha and beta, the
  * memory bandwidth of the same-traffic stream timed beside the solve. */
-static int model_row(MPI_Comm comm, const tl_mpi_algorithm *algo, const tl_mpi_bench_config *cfg,
+static int model_row(MPI_Comm comm, const tl_algorithm *algo, const tl_mpi_bench_config *cfg,
                      int ranks, double gamma, double alpha, double beta, tl_model_row *row,
                      tl_info *info)
 {
@@ -333,10 +332,10 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
   *nrows = 0;
   int st = measure_network(comm, alpha, beta, info);
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   for (size_t k = 0; k < count && st == TL_OK; k++) {
-    const tl_mpi_algorithm *algo = reg[k];
-    if (!algo->reference || !algo->reference->ledger_model)
+    const tl_algorithm *algo = reg[k];
+    if (!algo->ledger_model)
       continue; /* a baseline with no ledger: nothing to model */
     /* gamma: the algorithm alone on one rank, on 1/P of the batch -- the
      * unknowns each of P ranks holds, so that the rate is measured at the
@@ -405,11 +404,11 @@ const tl_model_paper *tl_model_paper_find(const char *id)
   return NULL;
 }
 
-int tl_model_project(const tl_mpi_algorithm *algo, const tl_model_paper *paper,
+int tl_model_project(const tl_algorithm *algo, const tl_model_paper *paper,
                      const tl_model_machine *mach, int P, double *seconds, tl_info *info)
 {
   size_t n = paper->weak ? paper->n * (size_t)P : paper->n;
-  size_t least = algo->reference ? algo->reference->min_rows_per_part : 1;
+  size_t least = algo->min_rows_per_part ? algo->min_rows_per_part : 1;
   if (n < (size_t)P * (least ? least : 1))
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "P",
                    "model: %d ranks cannot hold %zu rows (%s needs %zu each)", P, n, algo->name,

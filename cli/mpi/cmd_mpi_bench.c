@@ -346,7 +346,7 @@ int cmd_mpi_bench(int argc, char **argv)
   }
   int P = mpi_size(), rank = mpi_rank();
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   tl_mpi_bench_result *res = calloc(count + 1, sizeof *res);
   FILE *csv = NULL;
   int bad = 0;

@@ -255,7 +255,7 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
 {
   int p_last = max_ranks && max_ranks < pp->p_last ? max_ranks : pp->p_last;
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   char dir[1024], base[512], name[700], png[700], dat[700], pts[700];
   const char *slash = strrchr(prefix, '/');
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - prefix) : 1, slash ? prefix : ".");
@@ -284,8 +284,8 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
   double times[64][MAX_P];
   size_t nalgo = 0;
   for (size_t k = 0; k < count && nalgo < 64; k++) {
-    const tl_mpi_algorithm *algo = reg[k];
-    if (!algo->reference || !algo->reference->ledger_model)
+    const tl_algorithm *algo = reg[k];
+    if (!algo->ledger_model)
       continue;
     names[nalgo] = algo->name;
     double *t = times[nalgo];

@@ -15,26 +15,6 @@
 #define MAX_PARAMS 16
 #define MAX_SLICES 4096
 
-int mpi_rank(void)
-{
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int mpi_size(void)
-{
-  int p;
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  return p;
-}
-
-int mpi_agree(int value)
-{
-  MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return value;
-}
-
 static void solve_usage(FILE *out)
 {
   fprintf(out,
@@ -133,7 +113,7 @@ static int exit_for(int status)
 }
 
 /* Rank 0: the report of a solved batch; the exit status. */
-static int report(const mpi_solve_args *a, const tl_mpi_algorithm *algo, const tl_system_dir *sd,
+static int report(const mpi_solve_args *a, const tl_algorithm *algo, const tl_system_dir *sd,
                   int status, const tl_info *info, const void *x, const tl_ledger *ledger,
                   double seconds)
 {
@@ -159,8 +139,8 @@ static int report(const mpi_solve_args *a, const tl_mpi_algorithm *algo, const t
          sys->n, sys->nsys, tl_dtype_name(sys->dtype), sys->periodic ? "   periodic" : "");
   printf("status: %s\n", tl_status_name(status));
   printf("residual ratio: %.3g   (THRESH %g)\n", ratio, TL_THRESH);
-  if (!algo->reference->exact || info->tol > 0 || info->dropped > 0)
-    cli_print_dropped(algo->reference, info);
+  if (!algo->exact || info->tol > 0 || info->dropped > 0)
+    cli_print_dropped(algo, info);
   printf("time: %.3g s (solve, all ranks, slowest)\n", seconds);
   printf("ledger (words of 8 bytes):\n");
   if (a->full_ledger) {
@@ -183,7 +163,7 @@ int cmd_mpi_solve(int argc, char **argv)
   int pa = parse(argc, argv, &a);
   if (pa)
     return pa - 1;
-  const tl_mpi_algorithm *algo = tl_mpi_find(a.algo);
+  const tl_algorithm *algo = tl_mpi_find(a.algo);
   if (!algo) {
     cli_error("solve: no MPI algorithm named '%s' (see 'tridlab-mpi list')", a.algo);
     return EXIT_BAD_INPUT;
@@ -192,7 +172,7 @@ int cmd_mpi_solve(int argc, char **argv)
   tl_options_init(&opt);
   for (int k = 0; k < a.nparams; k++) {
     tl_info pinfo;
-    if (tl_options_set_param_kv(&opt, algo->reference, a.params[k], &pinfo) != TL_OK) {
+    if (tl_options_set_param_kv(&opt, algo, a.params[k], &pinfo) != TL_OK) {
       cli_error("%s", pinfo.msg);
       return EXIT_BAD_INPUT;
     }

@@ -1,8 +1,11 @@
-/* cli/mpi/cmd_mpi_verify.c -- `tridlab-mpi verify`: every MPI algorithm
- * over the gallery, judged against LAPACK on the whole system exactly as
- * `tridlab verify` judges the simulated ones (tl_verify_judge), with the
- * ledger of a solved batch beside each algorithm and its agreement with
- * the algorithm's ledger model. */
+/* cli/mpi/cmd_mpi_verify.c -- `tridlab-mpi verify`: the MPI room's
+ * algorithms through the verification runner of `tridlab verify`
+ * (tl_verify_run): every rank makes the same gallery batch, tl_solve
+ * hands it to the ranks (tl_mpi_solve_batch) and gathers x, and the
+ * runner judges it against LAPACK. This file only parses the options and
+ * prints, on rank 0: per algorithm its counts, and the ledger of its
+ * largest solved batch with the runner's comparison against the
+ * algorithm's ledger model. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -22,9 +25,10 @@ static void verify_usage(FILE *out)
   fprintf(out, "usage: mpirun -n P tridlab-mpi verify [options]\n"
                "\n"
                "Every MPI algorithm on every gallery type it takes (dtype, layout), at several\n"
-               "sizes and batch sizes: rank 0 makes the batch, every rank solves its slice, and\n"
-               "the answer is judged on the whole system with LAPACK's ratios, as 'tridlab\n"
-               "verify' does (passed, reported, UNEXPECTED, SILENT, skipped). Beside each\n"
+               "sizes and batch sizes, through the runner of 'tridlab verify': every rank makes\n"
+               "the batch, each solves its slice, x is gathered, and the answer is judged on\n"
+               "the whole system with LAPACK's ratios (passed, reported, UNEXPECTED, SILENT,\n"
+               "skipped; a size too small for P ranks is skipped). Beside each\n"
                "algorithm: the ledger of its largest solved batch, per rank, and whether it\n"
                "equals the algorithm's ledger model.\n"
                "\n"
@@ -63,7 +67,7 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
       if (!(a->algo = cli_value(argc, argv, &i, "--algo")))
         return 2;
     } else if (cli_is(arg, "--param")) {
-      const tl_mpi_algorithm *algo = a->algo ? tl_mpi_find(a->algo) : NULL;
+      const tl_algorithm *algo = a->algo ? tl_mpi_find(a->algo) : NULL;
       if (!(v = cli_value(argc, argv, &i, "--param")))
         return 2;
       if (!algo) {
@@ -71,7 +75,7 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
         return 2;
       }
       tl_info info;
-      if (tl_options_set_param_kv(&a->opt, algo->reference, v, &info) != TL_OK) {
+      if (tl_options_set_param_kv(&a->opt, algo, v, &info) != TL_OK) {
         cli_error("verify: %s", info.msg);
         return 2;
       }
@@ -106,123 +110,67 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
   return 0;
 }
 
+/* What rank 0 prints per algorithm: its counts, and the ledger of its
+ * largest batch solved with status ok, as the runner compared it. */
 typedef struct tally {
+  const tl_algorithm *algo;
   tl_verify_summary sum;
-  tl_ledger ledger;    /* of the largest solved batch so far */
+  tl_ledger ledger;
   size_t ledger_n, ledger_nsys;
-  int ledger_model_ok; /* 1 equal, 0 differs, -1 no model    */
+  int ledger_model_ok; /* 1 equal, 0 differs, -1 no model */
   char model_why[256];
 } tally;
 
-/* Keep the ledger of a solved batch (the largest) and compare it with the
- * model. Rank 0. */
-static void keep_ledger(tally *t, const tl_mpi_algorithm *algo, const tl_ledger *all,
-                        const tl_problem *p, const tl_options *base, const tl_info *info)
+typedef struct verify_ctx {
+  tally *t;
+  size_t count;
+} verify_ctx;
+
+static void on_result(const tl_verify_result *r, void *ctx)
 {
-  size_t size = p->sys.n * p->sys.nsys;
-  if (size < t->ledger_n * t->ledger_nsys)
+  verify_ctx *vc = ctx;
+  tally *t = NULL;
+  for (size_t k = 0; k < vc->count && !t; k++)
+    if (!strcmp(vc->t[k].algo->name, r->algo->name))
+      t = &vc->t[k];
+  if (!t)
+    return;
+  tl_verify_summary_add(&t->sum, r->verdict);
+  if ((r->verdict == TL_VERDICT_SILENT || r->verdict == TL_VERDICT_UNEXPECTED) && mpi_rank() == 0)
+    printf("  %s: %s type %d (%s) n=%zu nsys=%zu status=%s resid=%.3g ferr=%.3g: %s\n",
+           tl_verdict_name(r->verdict), r->algo->name, r->type->id, r->type->name, r->n, r->nsys,
+           tl_status_name(r->status), r->resid, r->ferr, r->note);
+  if (r->status != TL_OK || !r->ledger || r->n * r->nsys < t->ledger_n * t->ledger_nsys)
     return;
   tl_ledger_reset(&t->ledger);
-  tl_ledger_merge(&t->ledger, all);
-  t->ledger_n = p->sys.n;
-  t->ledger_nsys = p->sys.nsys;
-  t->ledger_model_ok = -1;
-  if (!algo->reference->ledger_model)
-    return;
-  tl_ledger model;
-  tl_ledger_init(&model);
-  tl_options opt = *base;
-  opt.parts = mpi_size();
-  opt.ledger = NULL;
-  algo->reference->ledger_model(algo->reference, &p->sys, &opt, info, &model);
-  t->ledger_model_ok = tl_ledger_equal(all, &model, t->model_why, sizeof t->model_why);
-  tl_ledger_free(&model);
+  tl_ledger_merge(&t->ledger, r->ledger);
+  t->ledger_n = r->n;
+  t->ledger_nsys = r->nsys;
+  t->ledger_model_ok = r->ledger_model;
+  snprintf(t->model_why, sizeof t->model_why, "%s", r->ledger_why);
 }
 
-/* One (algorithm, type, n, nsys): made on rank 0, solved by all, judged
- * on rank 0. Returns the verdict (on rank 0). */
-static tl_verdict run_one(const tl_mpi_algorithm *algo, const tl_gallery_type *type, size_t n,
-                          size_t nsys, uint64_t seed, const tl_options *base, tally *t)
-{
-  tl_problem p;
-  memset(&p, 0, sizeof p);
-  tl_info info;
-  int made = TL_OK;
-  if (mpi_rank() == 0)
-    made = tl_gallery_make(type->id, n, nsys, seed, &p, &info);
-  if (mpi_agree(made) != TL_OK)
-    return TL_VERDICT_SKIPPED;
-  tl_mpi_batch local;
-  size_t *slices = malloc((size_t)mpi_size() * sizeof *slices);
-  tl_mpi_default_slices(algo, n, mpi_size(), slices);
-  int scattered = tl_mpi_scatter_batch(MPI_COMM_WORLD, 0, &p.sys, slices, &local, &info);
-  free(slices);
-  if (scattered != TL_OK) {
-    if (mpi_rank() == 0)
-      tl_problem_free(&p);
-    return TL_VERDICT_SKIPPED;
-  }
-  size_t es = tl_dtype_size(local.dtype);
-  void *x = calloc(local.m * nsys + 1, es);
-  void *x_all = mpi_rank() == 0 ? calloc(n * nsys, es) : NULL;
-  tl_ledger mine, all;
-  tl_ledger_init(&mine);
-  tl_ledger_init(&all);
-  tl_options opt = *base;
-  opt.ledger = &mine;
-  int status = tl_mpi_solve(algo, MPI_COMM_WORLD, &local, x, &opt, &info);
-  int solved = tl_status_has_solution(status);
-  if (solved) {
-    tl_mpi_gather_x(MPI_COMM_WORLD, 0, &local, x, x_all, &info);
-    tl_mpi_ledger_gather(MPI_COMM_WORLD, &mine, 0, &all);
-  }
-  tl_verify_result r;
-  r.verdict = TL_VERDICT_SKIPPED;
-  if (mpi_rank() == 0) {
-    double *rcond = p.xtrue ? tl_alloc(nsys, sizeof(double)) : NULL;
-    if (rcond && tl_rcond(&p.sys, rcond, NULL) < 0) {
-      free(rcond);
-      rcond = NULL;
-    }
-    opt.parts = mpi_size();
-    tl_verify_judge(algo->reference, &p, &opt, status, &info, solved ? x_all : NULL, rcond, &r);
-    if (r.verdict == TL_VERDICT_SILENT || r.verdict == TL_VERDICT_UNEXPECTED)
-      printf("  %s: %s type %d (%s) n=%zu nsys=%zu status=%s resid=%.3g ferr=%.3g: %s\n",
-             tl_verdict_name(r.verdict), algo->name, type->id, type->name, n, nsys,
-             tl_status_name(status), r.resid, r.ferr, r.note);
-    if (status == TL_OK)
-      keep_ledger(t, algo, &all, &p, base, &info);
-    free(rcond);
-    tl_problem_free(&p);
-  }
-  free(x);
-  free(x_all);
-  tl_ledger_free(&mine);
-  tl_ledger_free(&all);
-  tl_mpi_batch_free(&local);
-  return r.verdict;
-}
-
-static void print_tally(const tl_mpi_algorithm *algo, const tally *t, int full)
+static void print_tally(const tally *t, int full)
 {
   const tl_verify_summary *s = &t->sum;
-  printf("%-12s %6ld passed %6ld reported %4ld unexpected %4ld silent %6ld skipped\n", algo->name,
-         s->passed, s->reported, s->unexpected, s->silent, s->skipped);
+  printf("%-16s %6ld passed %6ld reported %4ld unexpected %4ld silent %6ld skipped\n",
+         t->algo->name, s->passed, s->reported, s->unexpected, s->silent, s->skipped);
   if (!t->ledger_n) {
-    printf("             ledger: no batch solved with status ok\n");
+    printf("                 ledger: no batch solved with status ok\n");
     return;
   }
-  printf("             ledger of n = %zu, nsys = %zu (words of 8 bytes); model: %s%s%s\n",
+  printf("                 ledger of n = %zu, nsys = %zu (words of 8 bytes); model: %s%s%s\n",
          t->ledger_n, t->ledger_nsys,
          t->ledger_model_ok < 0 ? "none" : t->ledger_model_ok ? "equal" : "DIFFERS",
          t->ledger_model_ok == 0 ? " -- " : "", t->ledger_model_ok == 0 ? t->model_why : "");
   if (full) {
-    tl_ledger_print(stdout, &t->ledger, "             ");
+    tl_ledger_print(stdout, &t->ledger, "                 ");
     return;
   }
   for (int r = 0; r < tl_ledger_ranks(&t->ledger); r++) {
     tl_ledger_totals tt = tl_ledger_rank_totals(&t->ledger, r, NULL);
-    printf("             rank %d: %ld messages, %ld words sent, %ld received, %ld collectives\n",
+    printf("                 rank %d: %ld messages, %ld words sent, %ld received, %ld "
+           "collectives\n",
            r, tt.messages, tt.words_sent, tt.words_recv, tt.collectives);
   }
 }
@@ -248,41 +196,45 @@ int cmd_mpi_verify(int argc, char **argv)
     a.nnsys = 2;
   }
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
+  verify_ctx vc = {.t = calloc(count, sizeof(tally)), .count = count};
+  if (!vc.t) {
+    cli_error("verify: no memory");
+    return mpi_agree(EXIT_FAILURE);
+  }
+  for (size_t k = 0; k < count; k++) {
+    vc.t[k].algo = reg[k];
+    tl_ledger_init(&vc.t[k].ledger);
+  }
+  tl_verify_config cfg = {.sizes = a.sizes, .nsizes = a.nsizes, .seed = a.seed,
+                          .algo = a.algo ? tl_mpi_find(a.algo)->name : NULL,
+                          .type_id = (int)a.type, .parts = (int)P, .room = "mpi",
+                          .options = &a.opt, .ledgers = 1, .on_result = on_result, .ctx = &vc};
+  int status = TL_OK;
+  tl_info info;
+  for (size_t j = 0; j < a.nnsys && status == TL_OK; j++) {
+    cfg.nsys = a.nsys[j];
+    status = tl_verify_run(&cfg, NULL, &info);
+  }
   tl_verify_summary total = {0};
   for (size_t k = 0; k < count; k++) {
-    const tl_mpi_algorithm *algo = reg[k];
-    if (a.algo && strcmp(a.algo, algo->name) != 0)
+    const tally *t = &vc.t[k];
+    if (a.algo && t->algo->name != cfg.algo)
       continue;
-    tally t;
-    memset(&t, 0, sizeof t);
-    tl_ledger_init(&t.ledger);
-    const tl_algorithm *ref = algo->reference;
-    for (size_t g = 0; g < tl_gallery_count(); g++) {
-      const tl_gallery_type *type = tl_gallery_get(g);
-      if (a.type && type->id != a.type)
-        continue;
-      unsigned layout = type->periodic ? TL_PERIODIC : TL_NONPERIODIC;
-      int takes = (ref->dtypes & TL_DTYPE_BIT(type->dtype)) && (ref->layouts & layout);
-      for (size_t i = 0; i < a.nsizes; i++)
-        for (size_t j = 0; j < a.nnsys; j++) {
-          size_t minrows = ref->min_rows_per_part ? ref->min_rows_per_part : 1;
-          if (!takes || a.sizes[i] < type->min_n || a.sizes[i] < P * minrows) {
-            t.sum.skipped++;
-            continue;
-          }
-          tl_verify_summary_add(&t.sum,
-                                run_one(algo, type, a.sizes[i], a.nsys[j], a.seed, &a.opt, &t));
-        }
-    }
     if (mpi_rank() == 0)
-      print_tally(algo, &t, a.full_ledger);
-    total.passed += t.sum.passed;
-    total.reported += t.sum.reported;
-    total.unexpected += t.sum.unexpected;
-    total.silent += t.sum.silent;
-    total.skipped += t.sum.skipped;
-    tl_ledger_free(&t.ledger);
+      print_tally(t, a.full_ledger);
+    total.passed += t->sum.passed;
+    total.reported += t->sum.reported;
+    total.unexpected += t->sum.unexpected;
+    total.silent += t->sum.silent;
+    total.skipped += t->sum.skipped;
+  }
+  for (size_t k = 0; k < count; k++)
+    tl_ledger_free(&vc.t[k].ledger);
+  free(vc.t);
+  if (status != TL_OK) {
+    cli_error("verify: %s", info.msg);
+    return mpi_agree(EXIT_FAILURE);
   }
   if (mpi_rank() == 0)
     printf("verify on %zu ranks: %ld passed, %ld reported, %ld unexpected, %ld silent failures "

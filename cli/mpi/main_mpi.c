@@ -16,6 +16,27 @@
 #include "tridlab/mpi.h"
 #include "tridlab/tridlab.h"
 
+/* The helpers every command of this driver uses (cli/mpi/mpi_cli.h). */
+int mpi_rank(void)
+{
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int mpi_size(void)
+{
+  int p;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+
+int mpi_agree(int value)
+{
+  MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return value;
+}
+
 static void usage(FILE *out)
 {
   fprintf(out,
@@ -25,7 +46,7 @@ static void usage(FILE *out)
           "contiguous slice of the rows of every system of the batch.\n"
           "\n"
           "commands:\n"
-          "  list     the MPI algorithms and what crosses the ranks\n"
+          "  list     the registry with the MPI algorithms, and what crosses the ranks\n"
           "  solve    solve a system directory (.npy) across the ranks\n"
           "  verify   every MPI algorithm on the gallery against LAPACK, with its ledger\n"
           "  bench    time per solve, compute and communication, against the packed kernel\n"
@@ -35,18 +56,24 @@ static void usage(FILE *out)
           TRIDLAB_VERSION);
 }
 
+/* The registry, as `tridlab list` shows it, with the MPI room joined
+ * (backend "mpi"); then what each MPI algorithm sends across the ranks. */
 static int cmd_list_mpi(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
   if (mpi_rank() != 0)
     return 0;
+  int rc = cmd_list(argc, argv);
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--csv"))
+      return rc;
+  if (rc)
+    return rc;
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
-  printf("%-12s %-8s %s\n", "name", "ledger", "what crosses the ranks");
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
+  printf("\n%-19s %-8s %s\n", "MPI algorithm", "ledger", "what crosses the ranks");
   for (size_t k = 0; k < count; k++)
-    printf("%-12s %-8s %s\n", reg[k]->name,
-           reg[k]->reference->ledger_model ? "model" : "-", reg[k]->summary);
+    printf("%-19s %-8s %s\n", reg[k]->name, reg[k]->ledger_model ? "model" : "-",
+           reg[k]->mpi->crosses);
   return 0;
 }
 
@@ -54,6 +81,7 @@ int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   tl_mpi_share_cores(MPI_COMM_WORLD);
+  tl_mpi_registry(NULL); /* the MPI room joins the registry */
   cli_program = "tridlab-mpi";
   cli_silent = mpi_rank() != 0;
   int rc;

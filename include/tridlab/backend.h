@@ -29,6 +29,14 @@ typedef struct tl_room {
   size_t count;
 } tl_room;
 
+/* Add a room at run time: a backend library that a program links beside
+ * libtridlab (the MPI room: tl_mpi_registry, tridlab/mpi.h). Its
+ * algorithms join the registry after the built rooms, each checked as
+ * tl_register checks one, and tl_algorithm_room names the room. Adding
+ * the same room again does nothing. TL_ERR_ARG (info says why) as
+ * tl_register. */
+int tl_register_room(const tl_room *room, tl_info *info);
+
 /* Set a status in `info` (may be NULL) with this file and line; evaluates
  * to the status. Use TL_FAIL for errors and TL_WARN for TL_OUTSIDE_DOMAIN. */
 #define TL_FAIL(info, status, system, row, arg, ...) \
@@ -115,6 +123,19 @@ void tl_note_caller_tolerance(const tl_algorithm *algo, const tl_options *opt, i
  * corners are checked where the slice holds them; reports name global
  * rows. TL_ERR_ARG with the array in info->arg, the system and the row. */
 int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info);
+
+/* tl_solve's checks of a batch for algo, in tl_solve's order: a dtype and
+ * a layout algo solves (the periodic hint), n_total >= 1 and nsys >= 1,
+ * n_total * nsys entries addressable, x not NULL; then, when sys holds
+ * rows (sys->n > 0), the entries (entries = 1: tl_check_entries, finite
+ * and zero corners; 0: only that no array is NULL) and that x (sys->n *
+ * nsys entries) overlaps none of a, b, c, d. For a whole batch row0 = 0
+ * and n_total = sys->n; for one rank's slice (tl_mpi_solve) sys holds its
+ * m rows of each system, from global row row0 of n_total. TL_ERR_ARG or
+ * TL_ERR_UNSUPPORTED naming the argument. The one copy of these checks:
+ * every entry point calls it. */
+int tl_check_batch(const tl_algorithm *algo, const tl_batch *sys, size_t row0, size_t n_total,
+                   const void *x, int entries, tl_info *info);
 
 /* tl_solve's checks of opt->parts and opt->part_sizes for algo on sys:
  * 1 <= parts <= TL_MAX_PARTS; none but a partitioned algorithm takes

@@ -58,42 +58,67 @@ typedef struct tl_mpi_exchange {
   double seconds;    /* time spent inside communication calls            */
 } tl_mpi_exchange;
 
-struct tl_mpi_algorithm;
-
 /* An algorithm's rank program. tl_mpi_solve() has checked the arguments
  * on every rank and agreed on them; `slices` holds every rank's m (P
- * entries). It returns this rank's status after the verdict (the same on
- * every rank). */
-typedef int (*tl_mpi_solve_fn)(const struct tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+ * entries); self is the algorithm's registry descriptor (its reference's
+ * parameters inherited). It returns this rank's status after the verdict
+ * (the same on every rank). */
+typedef int (*tl_mpi_solve_fn)(const tl_algorithm *self, tl_mpi_exchange *ex,
                                const tl_mpi_batch *local, const size_t *slices, void *x,
                                const tl_options *opt, tl_info *info);
 
-typedef struct tl_mpi_algorithm {
-  const char *name;              /* the reference's name: "pdd", ...     */
-  const tl_algorithm *reference; /* its simulated reference: classes,
-                                    dtypes, layouts, parameters, smallest
-                                    slice, and the ledger model           */
-  const char *summary;           /* one line: what crosses the ranks      */
+/* What makes a registry algorithm an MPI one (tl_algorithm.mpi). The rest
+ * of its descriptor is the registry's: its name ("pdd_mpi"), backend
+ * "mpi", its simulated reference (classes, dtypes, layouts, parameters,
+ * smallest slice are inherited from it) and a ledger model, the
+ * reference's: the messages the ranks record are the ones the simulated
+ * partitions record. */
+typedef struct tl_mpi_program {
+  const char *crosses;  /* one line: what crosses the ranks             */
   tl_mpi_solve_fn solve;
-  int baseline;                  /* 1: a library baseline (ScaLAPACK) with
-                                    no simulated twin; checked against
-                                    LAPACK only, no ledger model          */
+  int baseline;         /* 1: a library baseline (ScaLAPACK) with no
+                           simulated twin; checked against LAPACK only,
+                           no ledger model                              */
   void (*slices)(size_t n, int P, size_t *sizes); /* the layout it needs;
-                                    NULL: any slices, even by default    */
-} tl_mpi_algorithm;
+                           NULL: any slices, even by default            */
+} tl_mpi_program;
 
-/* The MPI room's algorithms, in the order of the registry. */
-const tl_mpi_algorithm *const *tl_mpi_registry(size_t *count);
-const tl_mpi_algorithm *tl_mpi_find(const char *name);
+/* The MPI room's algorithms, in the order of the registry. The first
+ * call adds the room to the registry (tl_register_room, under the name
+ * "mpi"), so that from then on tl_registry(), tl_find(), `list` and the
+ * verification runner hold them beside the serial ones. */
+const tl_algorithm *const *tl_mpi_registry(size_t *count);
+/* An MPI algorithm by its name ("pdd_mpi") or by its reference's name
+ * ("pdd"); NULL when there is none. */
+const tl_algorithm *tl_mpi_find(const char *name);
+
+/* The communicator the MPI algorithms run on when they are called through
+ * tl_solve (whole batches, below): MPI_COMM_WORLD unless set here. */
+void tl_mpi_set_comm(MPI_Comm comm);
+MPI_Comm tl_mpi_comm(void);
+
+/* An MPI algorithm through tl_solve (its tl_algorithm.solve): the whole
+ * batch on every rank. Collective over tl_mpi_comm(): every rank calls
+ * tl_solve with the same batch and options -- so tl_solve's checks give
+ * the same verdict on every rank before any message. Rank r takes its
+ * slice of rows (opt->part_sizes, else the algorithm's default slices),
+ * the ranks solve with tl_mpi_solve, and every rank receives the whole x;
+ * opt->ledger, when set, receives every rank's entries. The ranks are the
+ * partitions: opt->parts is 1 (the default) or the communicator's size.
+ * Without MPI (not initialised, or finalised) it is unsupported, and
+ * tl_solve answers with the reference. This is how the verification
+ * runner drives the MPI algorithms under mpirun. */
+int tl_mpi_solve_batch(const tl_algorithm *self, const tl_batch *sys, void *x,
+                       const tl_options *opt, tl_info *info);
 
 /* Rows of rank `rank` when n rows are split over P ranks as evenly as
  * possible (the first n % P ranks get one more): as tl_partition_bounds. */
 void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m);
 /* The rows of every rank (P sizes) an algorithm is run with when the
  * caller does not choose: its own layout, or as even as possible. */
-void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t *sizes);
+void tl_mpi_default_slices(const tl_algorithm *algo, size_t n, int P, size_t *sizes);
 /* The checks of P slices of n rows for algo, the ones tl_solve makes of
- * its partitions (tl_check_partitions on algo's reference; partition r is
+ * its partitions (tl_check_partitions on algo; partition r is
  * rank r's slice): n is large enough for P ranks, every slice has at
  * least the algorithm's smallest number of rows and at most the rows
  * still left, and they add up to n without wrapping around. slices NULL:
@@ -101,7 +126,7 @@ void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t
  * passes the same arguments gets the same verdict, so a program checks
  * before it moves any rows (tl_mpi_scatter_batch does not check).
  * TL_ERR_ARG (arg "parts") naming the slice. */
-int tl_mpi_check_slices(const tl_mpi_algorithm *algo, size_t n, int P, const size_t *slices,
+int tl_mpi_check_slices(const tl_algorithm *algo, size_t n, int P, const size_t *slices,
                         tl_info *info);
 /* ScaLAPACK's 1-D block layout: ceil(n / P) rows per rank, the last ones
  * the rest (possibly none). */
@@ -128,18 +153,21 @@ void tl_mpi_scratch_release(void);
 /* Solve. Collective over comm: every rank calls it with its slice. opt
  * may be NULL; opt->parts and opt->part_sizes are ignored (the ranks and
  * their slices are the partitions); opt->ledger, when set, receives this
- * rank's entries. Checks on every rank (dtype, layout, sizes, slices
- * contiguous and adding up to n, at least the algorithm's rows per
- * partition, finite entries, zero corners of plain systems), agreed by
- * one collective that the ledger does not count (it is not part of the
+ * rank's entries. algo: an MPI algorithm (tl_mpi_registry, tl_mpi_find).
+ * Checks on every rank: tl_solve's own (tl_check_batch) on the rank's
+ * rows (dtype, layout, sizes, n * nsys addressable, finite entries, zero
+ * corners of plain systems, x overlapping no input), every rank's batch
+ * of the same shape, the slices contiguous and each at least the
+ * algorithm's rows (tl_check_partitions), the parameters -- agreed by one
+ * collective that the ledger does not count (it is not part of the
  * algorithm); then the algorithm; then the verdict. */
-int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
+int tl_mpi_solve(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info);
 
 /* tl_mpi_solve, also saying how long this rank spent inside the
  * algorithm's communication calls (the exchange layer's clock: waiting for
  * a slower rank counts as communication). comm_seconds may be NULL. */
-int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+int tl_mpi_solve_timed(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
                        void *x, const tl_options *opt, tl_info *info, double *comm_seconds);
 /* Collect every rank's ledger entries on `root` (into *all, reset first,
  * significant on root only). Collective; not recorded. */

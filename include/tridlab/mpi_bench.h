@@ -72,7 +72,7 @@ int tl_mpi_bench_batch(MPI_Comm comm, size_t n, size_t nsys, const size_t *slice
 /* Time one MPI algorithm (its default slices and parameters) on the
  * bench batch. Collective; the result is significant on every rank. A
  * solve that fails is reported in res->status, not retried. */
-int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_mpi_algorithm *algo,
+int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
                            const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
                            tl_info *info);
 

@@ -136,7 +136,7 @@ int tl_grid_transpose_run(const tl_grid_transpose *plan, int backward, int nfiel
  * fast path (P[d] = 1: OpenMP kernel, algo not used, may be NULL) or algo
  * across g->line[d] (opt as tl_mpi_solve's; opt->ledger gets this rank's
  * entries). Collective over g->cart. */
-int tl_grid_solve_d(const tl_grid *g, tl_dir d, const tl_mpi_algorithm *algo, const double *a,
+int tl_grid_solve_d(const tl_grid *g, tl_dir d, const tl_algorithm *algo, const double *a,
                     const double *b, const double *c, const double *d_, double *x,
                     const tl_options *opt, tl_info *info);
 

@@ -64,7 +64,7 @@ int tl_model_counts_of(tl_ledger *ledger, int P, tl_model_counts *out, tl_info *
  * algorithm's default). shape holds the matrix when the model reads it
  * (ITS). solved: the solve's report, where the counts depend on it (may
  * be NULL). TL_ERR_UNSUPPORTED for an algorithm with no ledger model. */
-int tl_model_counts_algorithm(const tl_mpi_algorithm *algo, const tl_batch *shape, int P,
+int tl_model_counts_algorithm(const tl_algorithm *algo, const tl_batch *shape, int P,
                               const size_t *slices, const tl_info *solved, tl_model_counts *out,
                               tl_info *info);
 
@@ -159,7 +159,7 @@ const tl_model_paper *tl_model_paper_find(const char *id);
  * the models that read it) and its words scaled to nsys. TL_ERR_ARG (in
  * info) when P ranks cannot hold the rows (fewer than the algorithm's
  * smallest slice each). */
-int tl_model_project(const tl_mpi_algorithm *algo, const tl_model_paper *paper,
+int tl_model_project(const tl_algorithm *algo, const tl_model_paper *paper,
                      const tl_model_machine *mach, int P, double *seconds, tl_info *info);
 
 #ifdef __cplusplus

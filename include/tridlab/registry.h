@@ -125,6 +125,11 @@ typedef struct tl_algorithm {
    * and where its solve returns TL_ERR_UNSUPPORTED, tl_solve answers with
    * the reference and says so in info->msg (design.md §3). */
   const struct tl_algorithm *reference;
+  /* The MPI room's algorithms (tridlab/mpi.h): the program every rank
+   * runs on its own slice of rows, and how the rows are laid out over
+   * the ranks. NULL for every other backend (the core never reads it;
+   * not inherited). */
+  const struct tl_mpi_program *mpi;
 } tl_algorithm;
 
 #define TL_DTYPE_BIT(dt) (1u << (unsigned)(dt))

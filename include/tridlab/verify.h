@@ -134,6 +134,13 @@ typedef struct tl_verify_result {
   int expected;           /* tl_gallery_expects_pass                          */
   tl_verdict verdict;
   char note[256];         /* the solver's message                              */
+  /* With cfg->ledgers, for a partitioned algorithm: what the solve
+   * recorded (valid during on_result), and for an ok solve whether it
+   * equals the algorithm's ledger model: 1 equal, 0 differs (why in
+   * ledger_why), -1 no model. Else ledger NULL, ledger_model -1. */
+  const tl_ledger *ledger;
+  int ledger_model;
+  char ledger_why[256];
 } tl_verify_result;
 
 typedef struct tl_verify_config {
@@ -149,6 +156,11 @@ typedef struct tl_verify_config {
                              algorithm runs once per count (non-partitioned
                              ones once)                                       */
   size_t nparts;
+  const char *room;       /* only the algorithms of this room (tl_algorithm_room:
+                             "reference", "cpu", "mpi", ...; NULL: every room) */
+  const tl_options *options; /* the parameters of cfg->algo (NULL: defaults)  */
+  int ledgers;            /* 1: record each partitioned solve's ledger and
+                             compare it with the algorithm's ledger model      */
   /* Called for every pair (may be NULL). */
   void (*on_result)(const tl_verify_result *r, void *ctx);
   void *ctx;

@@ -258,12 +258,12 @@ static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const tl_d
  * from one solve to the next (tl_mpi_scratch), not in fresh memory per
  * system and solve, whose first touch cost more than the solve itself
  * (docs/algorithms/distd2.md, "MPI"). */
-static int distd2_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                             const tl_mpi_batch *sl, const size_t *slices, void *x_out,
                             const tl_options *opt, tl_info *info)
 {
   (void)slices;
-  double tol = tl_param_value(self->reference, opt, "tol");
+  double tol = tl_param_value(self, opt, "tol");
   size_t nsys = sl->nsys, m = sl->m;
   double *x = x_out;
   tl_mpi_status st;
@@ -466,10 +466,18 @@ cleanup:
 
 extern const tl_algorithm tl_algo_distd2_ref;
 
-const tl_mpi_algorithm tl_mpi_algo_distd2 = {
-    .name = "distd2",
-    .reference = &tl_algo_distd2_ref,
-    .summary = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
+static const tl_mpi_program distd2_program = {
+    .crosses = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
                "verdict",
     .solve = distd2_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_distd2 = {
+    .name = "distd2_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_distd2_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &distd2_program,
 };

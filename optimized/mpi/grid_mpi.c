@@ -288,7 +288,7 @@ static int solve_local(const tl_grid *g, tl_dir d, const double *a, const double
 }
 
 /* The distributed path: this rank's slice of the grid line's batch. */
-static int solve_across(const tl_grid *g, tl_dir d, const tl_mpi_algorithm *algo, const double *a,
+static int solve_across(const tl_grid *g, tl_dir d, const tl_algorithm *algo, const double *a,
                         const double *b, const double *c, const double *d_, double *x,
                         const tl_options *opt, tl_info *info)
 {
@@ -334,7 +334,7 @@ static int solve_across(const tl_grid *g, tl_dir d, const tl_mpi_algorithm *algo
   return st;
 }
 
-int tl_grid_solve_d(const tl_grid *g, tl_dir d, const tl_mpi_algorithm *algo, const double *a,
+int tl_grid_solve_d(const tl_grid *g, tl_dir d, const tl_algorithm *algo, const double *a,
                     const double *b, const double *c, const double *d_, double *x,
                     const tl_options *opt, tl_info *info)
 {

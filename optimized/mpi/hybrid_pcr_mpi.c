@@ -48,7 +48,7 @@ static int hp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *
 static int hp_rank_z(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
                      double complex *x, tl_info *info);
 
-static int hybrid_pcr_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int hybrid_pcr_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                                 const tl_mpi_batch *sl, const size_t *slices, void *x,
                                 const tl_options *opt, tl_info *info)
 {
@@ -59,12 +59,20 @@ static int hybrid_pcr_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *e
   return hp_rank_z(ex, sl, slices, x, info);
 }
 
-const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr = {
-    .name = "hybrid_pcr",
-    .reference = &tl_algo_hybrid_pcr_ref,
-    .summary = "two boundary rows to rank 0, PCR on the 2P-row reduced system there, two "
+static const tl_mpi_program hybrid_pcr_program = {
+    .crosses = "two boundary rows to rank 0, PCR on the 2P-row reduced system there, two "
                "unknowns back, verdict",
     .solve = hybrid_pcr_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_hybrid_pcr = {
+    .name = "hybrid_pcr_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_hybrid_pcr_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &hybrid_pcr_program,
 };
 
 #define TL_TEMPLATE_PASS 1

@@ -480,12 +480,12 @@ cleanup:
   return status;
 }
 
-static int its_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
                          const size_t *slices, void *x, const tl_options *opt, tl_info *info)
 {
-  size_t J = (size_t)tl_param_value(self->reference, opt, "J"), nsys = sl->nsys;
-  double eps_c = tl_param_value(self->reference, opt, "eps_c");
-  double tol = tl_param_value(self->reference, opt, "tol");
+  size_t J = (size_t)tl_param_value(self, opt, "J"), nsys = sl->nsys;
+  double eps_c = tl_param_value(self, opt, "eps_c");
+  double tol = tl_param_value(self, opt, "tol");
   its_run run = {.ex = ex, .sl = sl}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->status, ex, nsys, info));
   r->st = tl_alloc(nsys, sizeof *r->st);
@@ -527,10 +527,18 @@ cleanup:
 /* The registry entry: the reference it runs the phases of, and what
  * crosses the ranks. */
 extern const tl_algorithm tl_algo_its_ref;
-const tl_mpi_algorithm tl_mpi_algo_its = {
-    .solve = its_mpi_solve,
-    .name = "its",
-    .summary = "setup: window rows to each interface's rank, t to the next; then the single "
+static const tl_mpi_program its_program = {
+    .crosses = "setup: window rows to each interface's rank, t to the next; then the single "
                "exchange of one word each way per interface, verdict",
+    .solve = its_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_its = {
+    .name = "its_mpi",
+    .backend = "mpi",
     .reference = &tl_algo_its_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &its_program,
 };

@@ -183,19 +183,33 @@ void tl_grid_copy_box(const double *src, const size_t sb[3], const size_t sm[3],
                       const size_t db[3], const size_t dm[3], const size_t rb[3],
                       const size_t rm[3], size_t words);
 
+/* ---- the agreed solve (solve_mpi.c) -------------------------------- */
+
+/* tl_mpi_solve_timed, for a caller that has already checked something on
+ * this rank: found < 0 (its report in info) counts as this rank's failed
+ * check, so every rank agrees on it in the same collective instead of
+ * this rank leaving the others waiting. */
+int tl_mpi_solve_agreed(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+                        void *x, const tl_options *opt, tl_info *info, double *comm_seconds,
+                        int found);
+
 /* ---- the rank programs (one file each) ----------------------------- */
 
-extern const tl_mpi_algorithm tl_mpi_algo_pdd;
-extern const tl_mpi_algorithm tl_mpi_algo_rpdd;
+/* Every MPI descriptor's ledger model: its reference's (registry_mpi.c). */
+int tl_mpi_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
+                        const tl_info *solved, tl_ledger *out);
+
+extern const tl_algorithm tl_mpi_algo_pdd;
+extern const tl_algorithm tl_mpi_algo_rpdd;
 /* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
-extern const tl_mpi_algorithm tl_mpi_algo_distd2;
-extern const tl_mpi_algorithm tl_mpi_algo_ptdma;
-extern const tl_mpi_algorithm tl_mpi_algo_its;
-extern const tl_mpi_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
-extern const tl_mpi_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
-extern const tl_mpi_algorithm tl_mpi_algo_nshaped;    /* nshaped_mpi.c */
+extern const tl_algorithm tl_mpi_algo_distd2;
+extern const tl_algorithm tl_mpi_algo_ptdma;
+extern const tl_algorithm tl_mpi_algo_its;
+extern const tl_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */
+extern const tl_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
+extern const tl_algorithm tl_mpi_algo_nshaped;    /* nshaped_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
-extern const tl_mpi_algorithm tl_mpi_algo_pddtsv;
+extern const tl_algorithm tl_mpi_algo_pddtsv;
 #endif
 
 /* ---- chunks for the x-line kernel (pdd_mpi.c, its_mpi.c) ---------- */

@@ -64,13 +64,13 @@ typedef struct ns_plan {
 static int ns_rank_d(ns_plan *pl, double *x, tl_info *info);
 static int ns_rank_z(ns_plan *pl, double complex *x, tl_info *info);
 
-static int nshaped_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int nshaped_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                              const tl_mpi_batch *sl, const size_t *slices, void *x,
                              const tl_options *opt, tl_info *info)
 {
   int P = ex->size, p = ex->rank;
   ns_plan pl = {.ex = ex, .sl = sl, .slices = slices};
-  pl.levels = (int)tl_param_value(self->reference, opt, "levels");
+  pl.levels = (int)tl_param_value(self, opt, "levels");
   pl.begin = tl_alloc((size_t)P + 1, sizeof(size_t));
   if (!pl.begin)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "nshaped: no memory for %d ranks", P);
@@ -87,12 +87,20 @@ static int nshaped_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   return status;
 }
 
-const tl_mpi_algorithm tl_mpi_algo_nshaped = {
-    .name = "nshaped",
-    .reference = &tl_algo_nshaped_ref,
-    .summary = "last block row to the next rank, joint rows gathered on the last rank, its "
+static const tl_mpi_program nshaped_program = {
+    .crosses = "last block row to the next rank, joint rows gathered on the last rank, its "
                "reduced solve, two support values back, verdict",
     .solve = nshaped_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_nshaped = {
+    .name = "nshaped_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_nshaped_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &nshaped_program,
 };
 
 #define TL_TEMPLATE_PASS 1

@@ -321,12 +321,12 @@ cleanup:
   return status;
 }
 
-static int pdd_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int pdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                          const tl_mpi_batch *sl, const size_t *slices, void *x,
                          const tl_options *opt, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
-  double tol = tl_param_value(self->reference, opt, "tol");
+  double tol = tl_param_value(self, opt, "tol");
   pdd_run run, *r = &run;
   TL_CALL(run_init(r, ex, sl, slices, x, "pdd", info));
   size_t nsys = sl->nsys;
@@ -373,13 +373,13 @@ cleanup:
   return status;
 }
 
-static int rpdd_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int rpdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                           const tl_mpi_batch *sl, const size_t *slices, void *x,
                           const tl_options *opt, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
-  double tol = tl_param_value(self->reference, opt, "tol");
-  size_t J = (size_t)tl_param_value(self->reference, opt, "J");
+  double tol = tl_param_value(self, opt, "tol");
+  size_t J = (size_t)tl_param_value(self, opt, "J");
   pdd_run run, *r = &run;
   TL_CALL(run_init(r, ex, sl, slices, x, "rpdd", info));
   size_t nsys = sl->nsys;
@@ -417,16 +417,32 @@ cleanup:
 extern const tl_algorithm tl_algo_pdd_ref;
 extern const tl_algorithm tl_algo_rpdd_ref;
 
-const tl_mpi_algorithm tl_mpi_algo_pdd = {
-    .name = "pdd",
-    .reference = &tl_algo_pdd_ref,
-    .summary = "first rows up, solved interfaces down (2 dependent messages), verdict",
+static const tl_mpi_program pdd_program = {
+    .crosses = "first rows up, solved interfaces down (2 dependent messages), verdict",
     .solve = pdd_mpi_solve,
 };
 
-const tl_mpi_algorithm tl_mpi_algo_rpdd = {
-    .name = "rpdd",
-    .reference = &tl_algo_rpdd_ref,
-    .summary = "one exchange of edges with both neighbours, verdict",
+const tl_algorithm tl_mpi_algo_pdd = {
+    .name = "pdd_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_pdd_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &pdd_program,
+};
+
+static const tl_mpi_program rpdd_program = {
+    .crosses = "one exchange of edges with both neighbours, verdict",
     .solve = rpdd_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_rpdd = {
+    .name = "rpdd_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_rpdd_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &rpdd_program,
 };

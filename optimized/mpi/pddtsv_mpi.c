@@ -152,7 +152,7 @@ static int check_layout(const tl_mpi_batch *sl, const size_t *slices, int P, tl_
   return TL_OK;
 }
 
-static int pddtsv_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int pddtsv_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                             const tl_mpi_batch *sl, const size_t *slices, void *xv,
                             const tl_options *opt, tl_info *info)
 {
@@ -231,21 +231,19 @@ static int pddtsv_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
   return status;
 }
 
-static int pddtsv_serial(const tl_algorithm *self, const tl_batch *sys, void *x,
-                         const tl_options *opt, tl_info *info)
-{
-  (void)self;
-  (void)sys;
-  (void)x;
-  (void)opt;
-  return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "", "pddtsv runs only across MPI ranks");
-}
+static const tl_mpi_program pddtsv_program = {
+    .crosses = "ScaLAPACK's own messages (not in the ledger), then the verdict",
+    .solve = pddtsv_mpi_solve,
+    .baseline = 1,
+    .slices = tl_mpi_pddtsv_slices,
+};
 
-/* What PDDTSV promises, for the verdicts of `tridlab-mpi verify`. */
-static const tl_algorithm pddtsv_descriptor = {
+/* A baseline with no simulated twin: what PDDTSV promises is stated here,
+ * for the verdicts of the verification runner. */
+const tl_algorithm tl_mpi_algo_pddtsv = {
     .name = "pddtsv",
     .family = "partition",
-    .backend = "scalapack",
+    .backend = "mpi",
     .exact = 1,
     .classes = TL_CLASS_STRICT_DD,
     .dtypes = TL_DTYPE_BIT(TL_F64),
@@ -254,16 +252,9 @@ static const tl_algorithm pddtsv_descriptor = {
     .min_rows_per_part = 1,
     .summary = "ScaLAPACK PDDTSV: divide and conquer without pivoting, 1-D block layout",
     .source = "ScaLAPACK 2.x SRC/pddtsv.f (PDDTTRF, PDDTTRS)",
-    .solve = pddtsv_serial,
-};
-
-const tl_mpi_algorithm tl_mpi_algo_pddtsv = {
-    .name = "pddtsv",
-    .reference = &pddtsv_descriptor,
-    .summary = "ScaLAPACK's own messages (not in the ledger), then the verdict",
-    .solve = pddtsv_mpi_solve,
-    .baseline = 1,
-    .slices = tl_mpi_pddtsv_slices,
+    .solve = tl_mpi_solve_batch,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &pddtsv_program,
 };
 
 #endif

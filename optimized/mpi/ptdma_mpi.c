@@ -212,14 +212,14 @@ static void run_free(ptdma_run *r)
   tl_mpi_status_free(&r->st);
 }
 
-static int ptdma_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                            const tl_mpi_batch *sl, const size_t *slices, void *x,
                            const tl_options *opt, tl_info *info)
 {
   int P = ex->size, root = ex->rank == 0;
   size_t nsys = sl->nsys, m = sl->m, rows = 2 * (size_t)P;
   ptdma_run run = {.ex = ex, .sl = sl}, *r = &run;
-  r->combined = (int)tl_param_value(self->reference, opt, "flavour") == TL_PTDMA_COMBINED;
+  r->combined = (int)tl_param_value(self, opt, "flavour") == TL_PTDMA_COMBINED;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   size_t w = send_words(r), all = root ? (size_t)P * nsys : 0;
   r->a = tl_mpi_scratch(4 * m * nsys, sizeof(double));
@@ -274,10 +274,18 @@ cleanup:
 /* The registry entry: the reference it runs the phases of, and what
  * crosses the ranks. */
 extern const tl_algorithm tl_algo_ptdma_ref;
-const tl_mpi_algorithm tl_mpi_algo_ptdma = {
-    .name = "ptdma",
-    .solve = ptdma_mpi_solve,
-    .reference = &tl_algo_ptdma_ref,
-    .summary = "2 boundary rows per system gathered on rank 0 (plan once, d' per solve), reduced "
+static const tl_mpi_program ptdma_program = {
+    .crosses = "2 boundary rows per system gathered on rank 0 (plan once, d' per solve), reduced "
                "systems solved there, x of the 2 rows scattered back, verdict",
+    .solve = ptdma_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_ptdma = {
+    .name = "ptdma_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_ptdma_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &ptdma_program,
 };

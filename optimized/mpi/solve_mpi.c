@@ -27,10 +27,10 @@ void tl_mpi_even_slice(size_t n, int P, int rank, size_t *begin, size_t *m)
   *m = end - *begin;
 }
 
-void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t *sizes)
+void tl_mpi_default_slices(const tl_algorithm *algo, size_t n, int P, size_t *sizes)
 {
-  if (algo && algo->slices) {
-    algo->slices(n, P, sizes);
+  if (algo && algo->mpi && algo->mpi->slices) {
+    algo->mpi->slices(n, P, sizes);
     return;
   }
   for (int r = 0; r < P; r++) {
@@ -39,38 +39,23 @@ void tl_mpi_default_slices(const tl_mpi_algorithm *algo, size_t n, int P, size_t
   }
 }
 
-/* The checks of one rank on its own slice (no communication). */
-static int check_local(const tl_mpi_algorithm *algo, const tl_mpi_batch *sl, const void *x,
+/* The checks of one rank on its own slice (no communication): tl_solve's
+ * own (tl_check_batch), on the rows this rank holds. */
+static int check_local(const tl_algorithm *algo, const tl_mpi_batch *sl, const void *x,
                        tl_info *info)
 {
-  const tl_algorithm *ref = algo->reference;
-  if (!tl_dtype_size(sl->dtype))
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "dtype", "unknown dtype %d", (int)sl->dtype);
-  if (!(ref->dtypes & TL_DTYPE_BIT(sl->dtype)))
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s does not solve %s systems",
-                   algo->name, tl_dtype_name(sl->dtype));
-  if (sl->n < 1)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "n", "n = 0: a system needs at least one row");
-  if (sl->nsys < 1)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "nsys", "nsys = 0: the batch is empty");
-  unsigned layout = sl->periodic ? TL_PERIODIC : TL_NONPERIODIC;
-  if (!(ref->layouts & layout))
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "periodic", "%s does not solve %s systems",
-                   algo->name, sl->periodic ? "periodic" : "non-periodic");
-  if (!x)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "x", "output array x is NULL");
-  if (sl->m == 0)
-    return TL_OK; /* the slice check below says what is wrong */
   tl_batch mine = {.dtype = sl->dtype, .n = sl->m, .nsys = sl->nsys, .periodic = sl->periodic,
                    .a = sl->a, .b = sl->b, .c = sl->c, .d = sl->d};
-  return tl_check_entries(&mine, sl->begin, sl->n, info);
+  return tl_check_batch(algo, &mine, sl->begin, sl->n, x, 1, info);
 }
 
-int tl_mpi_check_slices(const tl_mpi_algorithm *algo, size_t n, int P, const size_t *slices,
+int tl_mpi_check_slices(const tl_algorithm *algo, size_t n, int P, const size_t *slices,
                         tl_info *info)
 {
   if (!algo)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "no algorithm given");
+  tl_algorithm view;
+  algo = tl_algorithm_resolve(algo, &view);
   tl_batch sys = {.n = n};
   tl_options o;
   tl_options_init(&o);
@@ -78,11 +63,11 @@ int tl_mpi_check_slices(const tl_mpi_algorithm *algo, size_t n, int P, const siz
   /* The even split first: when n is too small for P ranks that says so
    * once, instead of naming the first slice that came out too small. Any
    * slices that pass the second check pass the first. */
-  TL_CALL(tl_check_partitions(algo->reference, &sys, &o, info));
+  TL_CALL(tl_check_partitions(algo, &sys, &o, info));
   if (!slices)
     return TL_OK;
   o.part_sizes = slices;
-  return tl_check_partitions(algo->reference, &sys, &o, info);
+  return tl_check_partitions(algo, &sys, &o, info);
 }
 
 /* The allgather's words per rank: begin, m, failed, n, nsys, and dtype
@@ -110,7 +95,7 @@ static int check_shapes(const unsigned long long *table, int P, tl_info *info)
  * the same verdict on every rank (they all see the same table). The
  * sizes first, by tl_solve's own check (no sum that wraps around), so
  * the running begin below cannot wrap either. */
-static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *table, int P,
+static int check_slices(const tl_algorithm *algo, const unsigned long long *table, int P,
                         size_t n, size_t *slices, tl_info *info)
 {
   for (int r = 0; r < P; r++)
@@ -134,7 +119,7 @@ static int check_slices(const tl_mpi_algorithm *algo, const unsigned long long *
  * tl_solve folds it, so every backend solves the same matrix; across
  * ranks it would be split inside a row's own wrap-around, and is refused
  * (the same verdict on every rank: they all see n and P). */
-static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, int P,
+static int run_algorithm(const tl_algorithm *algo, MPI_Comm comm, int rank, int P,
                          const tl_mpi_batch *local, const size_t *slices, void *x,
                          const tl_options *opt, tl_info *info, double *comm_seconds)
 {
@@ -147,7 +132,7 @@ static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, 
   o.part_sizes = slices;
   tl_mpi_exchange ex = {.comm = comm, .rank = rank, .size = P, .ledger = o.ledger};
   if (!local->periodic || local->n > 2) {
-    int status = algo->solve(algo, &ex, local, slices, x, &o, info);
+    int status = algo->mpi->solve(algo, &ex, local, slices, x, &o, info);
     *comm_seconds = ex.seconds;
     return status;
   }
@@ -162,7 +147,7 @@ static int run_algorithm(const tl_mpi_algorithm *algo, MPI_Comm comm, int rank, 
   TL_CALL(tl_batch_fold_periodic(&whole, &folded, &storage, info));
   tl_mpi_batch mine = *local;
   mine.a = folded.a, mine.b = folded.b, mine.c = folded.c;
-  int status = algo->solve(algo, &ex, &mine, slices, x, &o, info);
+  int status = algo->mpi->solve(algo, &ex, &mine, slices, x, &o, info);
   *comm_seconds = ex.seconds;
   free(storage);
   return status;
@@ -216,31 +201,48 @@ int tl_mpi_share_cores(MPI_Comm comm)
   return tl_cpu_threads();
 }
 
-int tl_mpi_solve(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
+int tl_mpi_solve(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info)
 {
   return tl_mpi_solve_timed(algo, comm, local, x, opt, info, NULL);
 }
 
-int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+int tl_mpi_solve_timed(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
                        void *x, const tl_options *opt, tl_info *info, double *comm_seconds)
+{
+  return tl_mpi_solve_agreed(algo, comm, local, x, opt, info, comm_seconds, TL_OK);
+}
+
+int tl_mpi_solve_agreed(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local,
+                        void *x, const tl_options *opt, tl_info *info, double *comm_seconds,
+                        int found)
 {
   double comm_scratch = 0;
   if (!comm_seconds)
     comm_seconds = &comm_scratch;
   *comm_seconds = 0;
-  tl_info_clear(info);
   tl_info scratch;
-  if (!info)
+  if (!info) {
     info = &scratch;
+    found = found < 0 ? TL_FAIL(info, found, -1, -1, "", "this rank's own check failed") : found;
+  }
+  if (found >= 0)
+    tl_info_clear(info);
   int rank, P;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   int status;
+  tl_algorithm view; /* a descriptor given directly: what it inherits filled in */
+  algo = tl_algorithm_resolve(algo, &view);
   if (!algo)
     status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo", "no algorithm given");
+  else if (!algo->mpi)
+    status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "algo",
+                     "%s is not an MPI algorithm (see tl_mpi_registry)", algo->name);
   else if (!local)
     status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "sys", "no slice given");
+  else if (found < 0)
+    status = found; /* the caller's report is in info */
   else
     status = check_local(algo, local, x, info);
 
@@ -272,7 +274,7 @@ int tl_mpi_solve_timed(const tl_mpi_algorithm *algo, MPI_Comm comm, const tl_mpi
     if (status == TL_OK)
       status = check_slices(algo, table, P, local->n, slices, info);
     if (status == TL_OK)
-      status = tl_check_params(algo->reference, opt, info);
+      status = tl_check_params(algo, opt, info);
     if (status == TL_OK)
       status = end_the_job_on_nomem(
           comm, rank, P,

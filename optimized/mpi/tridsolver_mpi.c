@@ -65,16 +65,16 @@ typedef struct ts_params {
 #include "tridsolver_mpi.c"
 #undef TL_TEMPLATE_PASS
 
-static int tridsolver_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *ex,
+static int tridsolver_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                                 const tl_mpi_batch *sl, const size_t *slices, void *x,
                                 const tl_options *opt, tl_info *info)
 {
-  int strategy = (int)tl_param_value(self->reference, opt, "reduced");
+  int strategy = (int)tl_param_value(self, opt, "reduced");
   ts_params par = {.strategy = strategy,
-                   .minibatch = (size_t)tl_param_value(self->reference, opt, "minibatch"),
-                   .iters = (long)tl_param_value(self->reference, opt, "iters"),
-                   .tol = tl_param_value(self->reference, opt, "tol"),
-                   .maxit = (long)tl_param_value(self->reference, opt, "maxit")};
+                   .minibatch = (size_t)tl_param_value(self, opt, "minibatch"),
+                   .iters = (long)tl_param_value(self, opt, "iters"),
+                   .tol = tl_param_value(self, opt, "tol"),
+                   .maxit = (long)tl_param_value(self, opt, "maxit")};
   if (sl->dtype == TL_F64)
     return ts_rank_d(ex, sl, slices, x, &par, info);
   return ts_rank_z(ex, sl, slices, x, &par, info);
@@ -82,12 +82,20 @@ static int tridsolver_mpi_solve(const tl_mpi_algorithm *self, tl_mpi_exchange *e
 
 extern const tl_algorithm tl_algo_tridsolver_ref;
 
-const tl_mpi_algorithm tl_mpi_algo_tridsolver = {
-    .name = "tridsolver",
-    .reference = &tl_algo_tridsolver_ref,
-    .summary = "last row to the right, the P reduced rows by allgather, gather-scatter or PCR "
+static const tl_mpi_program tridsolver_program = {
+    .crosses = "last row to the right, the P reduced rows by allgather, gather-scatter or PCR "
                "over ranks, verdict",
     .solve = tridsolver_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_tridsolver = {
+    .name = "tridsolver_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_tridsolver_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &tridsolver_program,
 };
 
 #else /* ---- the rank program, once for S = double and S = double complex ---- */

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
   const char *name = argc > 1 ? argv[1] : "tridsolver";
   const char *param = argc > 2 ? argv[2] : "reduced=gather_scatter";
   long k = argc > 3 ? atol(argv[3]) : 2;
-  const tl_mpi_algorithm *algo = tl_mpi_find(name);
+  const tl_algorithm *algo = tl_mpi_find(name);
   if (!algo) {
     if (rank == 0)
       fprintf(stderr, "oom_mpi: no MPI algorithm '%s'\n", name);
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
   }
   tl_options opt;
   tl_options_init(&opt);
-  if (*param && tl_options_set_param_kv(&opt, algo->reference, param, &info) != TL_OK) {
+  if (*param && tl_options_set_param_kv(&opt, algo, param, &info) != TL_OK) {
     if (rank == 0)
       fprintf(stderr, "oom_mpi: %s\n", info.msg);
     MPI_Abort(MPI_COMM_WORLD, 2);

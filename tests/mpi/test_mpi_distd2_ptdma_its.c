@@ -80,7 +80,7 @@ static void param_case(mpi_check *mc, const char *name, const char *param, int p
 {
   mc_case(mc, "%s %s P=%d n=%zu nsys=%zu%s%s", name, param ? param : "", mc->size, n, nsys,
           periodic ? " periodic" : "", singular ? " middle system singular" : "");
-  const tl_mpi_algorithm *algo = tl_mpi_find(name);
+  const tl_algorithm *algo = tl_mpi_find(name);
   tl_batch sys = {0};
   void *mem = mc->rank == 0 ? make_batch(&sys, n, nsys, periodic, 77 + nsys, singular) : NULL;
   tl_info info, sinfo;
@@ -88,7 +88,7 @@ static void param_case(mpi_check *mc, const char *name, const char *param, int p
   MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &sys, slices, &local, &info) == TL_OK, "scatter");
   tl_options opt;
   tl_options_init(&opt);
-  MC_EXPECT(mc, !param || tl_options_set_param_kv(&opt, algo->reference, param, &info) == TL_OK,
+  MC_EXPECT(mc, !param || tl_options_set_param_kv(&opt, algo, param, &info) == TL_OK,
             "%s", info.msg);
   tl_ledger mine, all, sim, model;
   tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&sim), tl_ledger_init(&model);
@@ -113,7 +113,7 @@ static void param_case(mpi_check *mc, const char *name, const char *param, int p
     if (st == TL_OK) {
       MC_EXPECT(mc, tl_residual_ratio(&sys, x_all) < TL_THRESH, "residual ratio");
       MC_EXPECT(mc, tl_ledger_equal(&all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
-      algo->reference->ledger_model(algo->reference, &sys, &opt, &info, &model);
+      algo->ledger_model(algo, &sys, &opt, &info, &model);
       MC_EXPECT(mc, tl_ledger_equal(&all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
     free(x_sim);
@@ -157,7 +157,7 @@ static void dorr_case(mpi_check *mc, const char *param)
 {
   size_t n = 85 * (size_t)mc->size;
   mc_case(mc, "ptdma %s on Dorr 1e-4 P=%d n=%zu", param, mc->size, n);
-  const tl_mpi_algorithm *algo = tl_mpi_find("ptdma");
+  const tl_algorithm *algo = tl_mpi_find("ptdma");
   size_t *slices = malloc((size_t)mc->size * sizeof *slices);
   for (int r = 0; r < mc->size; r++)
     slices[r] = 85;
@@ -173,7 +173,7 @@ static void dorr_case(mpi_check *mc, const char *param)
   MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &sys, slices, &local, &info) == TL_OK, "scatter");
   tl_options opt;
   tl_options_init(&opt);
-  MC_EXPECT(mc, tl_options_set_param_kv(&opt, algo->reference, param, &info) == TL_OK, "%s",
+  MC_EXPECT(mc, tl_options_set_param_kv(&opt, algo, param, &info) == TL_OK, "%s",
             info.msg);
   double *x = calloc(local.m + 1, sizeof *x), *x_all = calloc(n, sizeof *x_all);
   int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
@@ -224,7 +224,7 @@ static int same_kind(const char *x, const char *y)
 static void near_overflow_case(mpi_check *mc, int type, size_t n, size_t nsys)
 {
   mc_case(mc, "its on gallery %d P=%d n=%zu nsys=%zu", type, mc->size, n, nsys);
-  const tl_mpi_algorithm *algo = tl_mpi_find("its");
+  const tl_algorithm *algo = tl_mpi_find("its");
   size_t *slices = malloc((size_t)mc->size * sizeof *slices);
   tl_mpi_default_slices(algo, n, mc->size, slices);
   tl_problem pr;

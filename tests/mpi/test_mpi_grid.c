@@ -100,7 +100,7 @@ static double *make_box(const tl_grid *g, double *arr[4], double **x)
 
 typedef struct route {
   const char *name;
-  const tl_mpi_algorithm *algo; /* NULL: fast path or transpose  */
+  const tl_algorithm *algo; /* NULL: fast path or transpose  */
   int transpose;                /* 1: the transpose route         */
   tl_dir e;                     /* the direction it splits further */
 } route;
@@ -109,10 +109,9 @@ typedef struct route {
  * first rank) equals the algorithm's model for that line's batch: P[d]
  * ranks with the grid's slices, one system per line of the box. */
 static void line_ledger_vs_model(mpi_check *mc, const tl_grid *g, tl_dir d,
-                                 const tl_mpi_algorithm *algo, int st, const tl_ledger *mine)
+                                 const tl_algorithm *algo, int st, const tl_ledger *mine)
 {
-  const tl_algorithm *ref = algo->reference;
-  if (st != TL_OK || algo->baseline || !ref || !ref->ledger_model)
+  if (st != TL_OK || algo->mpi->baseline || !algo->ledger_model)
     return; /* a library baseline has no model (it is not ours to count) */
   tl_ledger line, model;
   tl_ledger_init(&line);
@@ -134,7 +133,7 @@ static void line_ledger_vs_model(mpi_check *mc, const tl_grid *g, tl_dir d,
      * line holds whole; it says so (TL_ERR_ARG for a shape without
      * arrays), and its model is checked line for line against the
      * recorded ledger in test_mpi_partition instead. */
-    if (ref->ledger_model(ref, &shape, &mo, &minfo, &model) == TL_ERR_ARG) {
+    if (algo->ledger_model(algo, &shape, &mo, &minfo, &model) == TL_ERR_ARG) {
       MC_EXPECT(mc, line.count > 0, "empty ledger (%s)", algo->name);
       tl_ledger_free(&line);
       tl_ledger_free(&model);
@@ -249,7 +248,7 @@ static void direction(mpi_check *mc, const int P[3], tl_dir d)
   if (first)
     first[0] = NAN;
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   if (P[d] == 1) {
     route fast = {"fast path (OpenMP kernel)", NULL, 0, 0};
     run_case(mc, P, sl, d, &fast, first);
@@ -258,7 +257,7 @@ static void direction(mpi_check *mc, const int P[3], tl_dir d)
       route r = {reg[a]->name, reg[a], 0, 0};
       size_t own[8];
       const size_t *keep = sl[d];
-      if (reg[a]->slices) { /* the layout the algorithm needs (ScaLAPACK's) */
+      if (reg[a]->mpi->slices) { /* the layout the algorithm needs (ScaLAPACK's) */
         tl_mpi_default_slices(reg[a], nd, P[d], own);
         sl[d] = own;
       }
@@ -339,12 +338,12 @@ int main(int argc, char **argv)
   {
     int P[3] = {1, 1, size};
     size_t count;
-    const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+    const tl_algorithm *const *reg = tl_mpi_registry(&count);
     route fast = {size > 1 ? "transpose" : "fast path", NULL, 1, TL_DIR_Y};
     breakdown(&mc, P, TL_DIR_Z, &fast);
     for (size_t a = 0; a < count && size > 1; a++) {
       route r = {reg[a]->name, reg[a], 0, 0};
-      if (!reg[a]->slices) /* the grid's even slices; not ScaLAPACK's layout */
+      if (!reg[a]->mpi->slices) /* the grid's even slices; not ScaLAPACK's layout */
         breakdown(&mc, P, TL_DIR_Z, &r);
     }
   }

@@ -27,7 +27,7 @@ static const tl_model_phase *find_phase(const tl_model_counts *c, const tl_model
 }
 
 /* Rank 0: the counts of the recorded ledger against the model's. */
-static void compare_counts(mpi_check *mc, const tl_mpi_algorithm *algo, tl_ledger *all, size_t n,
+static void compare_counts(mpi_check *mc, const tl_algorithm *algo, tl_ledger *all, size_t n,
                            size_t nsys, const tl_info *solved)
 {
   tl_mpi_batch whole; /* the same seeded batch, every row: the model reads the matrix */
@@ -74,7 +74,7 @@ static void compare_counts(mpi_check *mc, const tl_mpi_algorithm *algo, tl_ledge
   tl_mpi_batch_free(&whole);
 }
 
-static void one_case(mpi_check *mc, const tl_mpi_algorithm *algo, size_t n, size_t nsys)
+static void one_case(mpi_check *mc, const tl_algorithm *algo, size_t n, size_t nsys)
 {
   mc_case(mc, "%s, n = %zu, nsys = %zu", algo->name, n, nsys);
   size_t *slices = malloc((size_t)mc->size * sizeof *slices);
@@ -130,9 +130,9 @@ int main(int argc, char **argv)
   mpi_check mc;
   mc_init(&mc, MPI_COMM_WORLD);
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   for (size_t k = 0; k < count; k++) {
-    if (!reg[k]->reference || !reg[k]->reference->ledger_model)
+    if (!reg[k]->ledger_model)
       continue; /* a baseline: no ledger, nothing to model */
     one_case(&mc, reg[k], 512, 1);
     one_case(&mc, reg[k], 509, 4); /* uneven slices */

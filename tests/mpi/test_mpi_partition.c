@@ -111,14 +111,14 @@ static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
 
 /* Rank 0: the MPI answer, report and ledger against the simulated
  * reference with the same partitions, and the ledger against the model. */
-static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, const problem *pr,
+static void compare_with_reference(mpi_check *mc, const tl_algorithm *algo, const problem *pr,
                                    const size_t *slices, int st, const tl_info *info,
                                    const void *x_all, const tl_ledger *all, twist tw)
 {
   int P = mc->size;
   size_t n = pr->sys.n, nsys = pr->sys.nsys, es = tl_dtype_size(pr->sys.dtype);
   tl_dtype dt = pr->sys.dtype;
-  if (algo->baseline) { /* a library baseline: LAPACK's ratio only */
+  if (algo->mpi->baseline) { /* a library baseline: LAPACK's ratio only */
     if (st == TL_OK) {
       double ratio = tl_residual_ratio(&pr->sys, x_all);
       MC_EXPECT(mc, ratio < TL_THRESH, "status ok, residual ratio %g", ratio);
@@ -172,11 +172,11 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
   if (st == TL_OK) {
     char why[512];
     MC_EXPECT(mc, tl_ledger_equal(all, &sim, why, sizeof why), "ledger vs simulated: %s", why);
-    MC_EXPECT(mc, algo->reference->ledger_model, "no ledger model");
+    MC_EXPECT(mc, algo->ledger_model, "no ledger model");
     /* (a substitution near underflow adds the residual ratio's rounds,
      * which the model of the usual solve leaves out) */
-    if (algo->reference->ledger_model && tw != TINY) {
-      algo->reference->ledger_model(algo->reference, &pr->sys, &ref_opt, info, &model);
+    if (algo->ledger_model && tw != TINY) {
+      algo->ledger_model(algo, &pr->sys, &ref_opt, info, &model);
       MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
   }
@@ -196,7 +196,7 @@ static void compare_with_reference(mpi_check *mc, const tl_mpi_algorithm *algo, 
   tl_ledger_free(&model);
 }
 
-static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, size_t n,
+static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_t n,
                      size_t nsys, int periodic, const size_t *slices, twist tw, uint64_t seed)
 {
   int rank = mc->rank, P = mc->size;
@@ -214,7 +214,7 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
   size_t *own = NULL;
-  if (algo->slices) {
+  if (algo->mpi->slices) {
     if (slices)
       return; /* not counted: every rank skips it alike */
     if (n >= (size_t)P) {
@@ -324,12 +324,12 @@ static void run_case(mpi_check *mc, const tl_mpi_algorithm *algo, tl_dtype dt, s
  * again after a larger batch with a breakdown has left its numbers in the
  * scratch, then again after the scratch is released, gives the same
  * status and the same bits each time. */
-static void scratch_case(mpi_check *mc, const tl_mpi_algorithm *algo, uint64_t seed)
+static void scratch_case(mpi_check *mc, const tl_algorithm *algo, uint64_t seed)
 {
   int P = mc->size;
   mc_case(mc, "%s P=%d: the same bits on fresh, reused and released scratch", algo->name, P);
   size_t n = 40 * (size_t)P, nsys = 5, *own = NULL;
-  if (algo->slices) {
+  if (algo->mpi->slices) {
     own = malloc((size_t)P * sizeof *own);
     tl_mpi_default_slices(algo, n, P, own);
   }
@@ -378,11 +378,12 @@ static void scratch_case(mpi_check *mc, const tl_mpi_algorithm *algo, uint64_t s
  * n (then another nsys) is a bad argument, the same on every rank, before
  * any algorithm runs (a rank with another batch would run other rounds
  * and leave the rest waiting). Issue 22. */
-static void shape_mismatch_case(mpi_check *mc, const tl_mpi_algorithm *algo)
+static void shape_mismatch_case(mpi_check *mc, const tl_algorithm *algo)
 {
   int rank = mc->rank, P = mc->size;
   if (P < 2)
     return;
+  mc_case(mc, "%s: a rank with another shape", algo->name);
   for (int k = 0; k < 2; k++) {
     size_t m = 4, nsys = (k == 1 && rank == P - 1) ? 2 : 1;
     double *arr = calloc(5 * m * nsys, sizeof *arr);
@@ -402,6 +403,98 @@ static void shape_mismatch_case(mpi_check *mc, const tl_mpi_algorithm *algo)
               tl_status_name(st), info.arg, info.msg);
     free(arr);
   }
+  mc_end(mc);
+}
+
+/* tl_solve's checks, made by every rank on its own slice (tl_check_batch):
+ * an x that overlaps an input, and an n * nsys that does not fit in
+ * memory, are refused on every rank with tl_solve's report. `who`: the
+ * rank whose slice is wrong (-1: every rank's). */
+static void solve_checks_case(mpi_check *mc, const tl_algorithm *algo, int who)
+{
+  int rank = mc->rank, P = mc->size;
+  size_t m = 4, nsys = 2;
+  mc_case(mc, "%s: tl_solve's checks on rank %d's slice", algo->name, who);
+  for (int k = 0; k < 2; k++) {
+    double *arr = calloc(5 * m * nsys, sizeof *arr);
+    for (size_t i = 0; i < m * nsys; i++)
+      arr[m * nsys + i] = 4.0, arr[3 * m * nsys + i] = 1.0;
+    tl_mpi_batch local = {.dtype = TL_F64, .n = m * (size_t)P, .nsys = nsys, .begin = m * rank,
+                          .m = m, .a = arr, .b = arr + m * nsys, .c = arr + 2 * m * nsys,
+                          .d = arr + 3 * m * nsys};
+    int mine = who < 0 || rank == who;
+    void *x = arr + 4 * m * nsys;
+    if (k == 0 && mine)
+      x = arr + 3 * m * nsys + 1; /* x overlaps d */
+    if (k == 1)
+      local.n = SIZE_MAX / 4 + 1, local.nsys = mine ? 4 : nsys;
+    if (k == 1 && !mine)
+      local.n = m * (size_t)P; /* the others: their own shape check then says who differs */
+    tl_info info;
+    int st = tl_mpi_solve(algo, mc->comm, &local, x, NULL, &info);
+    same_on_all_ranks(mc, &info, st);
+    const char *want = k == 0 ? "overlaps input array d" : "n * nsys overflows";
+    MC_EXPECT(mc, st == TL_ERR_ARG && strstr(info.msg, want),
+              "%s: rank %d's %s gave %s: %s", algo->name, who, k ? "n * nsys" : "overlapping x",
+              tl_status_name(st), info.msg);
+    free(arr);
+  }
+  mc_end(mc);
+}
+
+/* An MPI algorithm is a registry algorithm: found by tl_find in room
+ * "mpi", and solved through tl_solve with the whole batch on every rank
+ * (tl_mpi_solve_batch): x gathered on every rank, the same as the
+ * simulated reference's within LAPACK's ratio, the ledger the model's;
+ * a partition count other than the ranks' is refused. */
+static void registry_case(mpi_check *mc, const tl_algorithm *algo, int seed)
+{
+  int P = mc->size;
+  mc_case(mc, "%s through tl_solve", algo->name);
+  MC_EXPECT(mc, tl_find(algo->name) == algo, "%s: tl_find gives another descriptor", algo->name);
+  MC_EXPECT(mc, !strcmp(tl_algorithm_room(algo), "mpi"), "%s: room %s", algo->name,
+            tl_algorithm_room(algo));
+  size_t n = 40 * (size_t)P, nsys = 3;
+  tl_problem p;
+  tl_info info;
+  MC_EXPECT(mc, tl_gallery_make(2, n, nsys, (uint64_t)seed, &p, &info) == TL_OK, "%s", info.msg);
+  double *x = calloc(n * nsys, sizeof *x), *x0 = calloc(n * nsys, sizeof *x0);
+  tl_ledger ledger, model;
+  tl_ledger_init(&ledger);
+  tl_ledger_init(&model);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.ledger = &ledger;
+  int st = tl_solve(algo, &p.sys, x, &opt, &info);
+  same_on_all_ranks(mc, &info, st);
+  MC_EXPECT(mc, st == TL_OK, "%s: %s (%s)", algo->name, tl_status_name(st), info.msg);
+  if (st == TL_OK) {
+    memcpy(x0, x, n * nsys * sizeof *x);
+    MPI_Bcast(x0, (int)(n * nsys), MPI_DOUBLE, 0, mc->comm);
+    MC_EXPECT(mc, !memcmp(x0, x, n * nsys * sizeof *x), "%s: x differs from rank 0's",
+              algo->name);
+    double ratio = tl_residual_ratio(&p.sys, x);
+    MC_EXPECT(mc, ratio < TL_THRESH, "%s: residual ratio %g", algo->name, ratio);
+    if (algo->ledger_model) {
+      opt.parts = P;
+      opt.ledger = NULL;
+      char why[256] = "";
+      MC_EXPECT(mc, algo->ledger_model(algo, &p.sys, &opt, &info, &model) == TL_OK &&
+                        tl_ledger_equal(&ledger, &model, why, sizeof why),
+                "%s: the ledger is not the model's: %s", algo->name, why);
+    }
+  }
+  tl_options_init(&opt);
+  opt.parts = P + 1;
+  st = tl_solve(algo, &p.sys, x, &opt, &info);
+  MC_EXPECT(mc, st == TL_ERR_ARG && !strcmp(info.arg, "parts"), "%s: parts = P + 1 gave %s: %s",
+            algo->name, tl_status_name(st), info.msg);
+  tl_ledger_free(&ledger);
+  tl_ledger_free(&model);
+  free(x);
+  free(x0);
+  tl_problem_free(&p);
+  mc_end(mc);
 }
 
 int main(int argc, char **argv)
@@ -416,10 +509,10 @@ int main(int argc, char **argv)
     n_uneven += uneven[r];
   }
   size_t count;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&count);
+  const tl_algorithm *const *reg = tl_mpi_registry(&count);
   for (size_t k = 0; k < count; k++) {
-    const tl_mpi_algorithm *algo = reg[k];
-    const tl_algorithm *ref = algo->reference;
+    const tl_algorithm *algo = reg[k];
+    const tl_algorithm *ref = algo; /* the registry's copy: its reference's classes */
     size_t minrows = ref->min_rows_per_part ? ref->min_rows_per_part : 1;
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 1, 0, NULL, PLAIN, 11 + k);
     run_case(&mc, algo, TL_F64, n_uneven, 5, 0, uneven, PLAIN, 12 + k);
@@ -435,6 +528,10 @@ int main(int argc, char **argv)
     scratch_case(&mc, algo, 19 + k);
   }
   shape_mismatch_case(&mc, tl_mpi_find("pdd"));
+  solve_checks_case(&mc, tl_mpi_find("pdd"), -1);
+  solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
+  for (size_t k = 0; k < count; k++)
+    registry_case(&mc, reg[k], 40 + (int)k);
   /* The other variants of the algorithms with a choice (the loop above
    * ran their defaults): fewer cases each. */
   static const struct {
@@ -448,10 +545,10 @@ int main(int argc, char **argv)
       {"tridsolver", "reduced=gather_scatter,minibatch=4"},
   };
   for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
-    const tl_mpi_algorithm *algo = tl_mpi_find(variants[k].algo);
+    const tl_algorithm *algo = tl_mpi_find(variants[k].algo);
     if (!algo)
       continue;
-    const tl_algorithm *ref = algo->reference;
+    const tl_algorithm *ref = algo; /* the registry's copy: its reference's classes */
     size_t minrows = ref->min_rows_per_part ? ref->min_rows_per_part : 1;
     case_param = variants[k].param;
     run_case(&mc, algo, TL_F64, n_uneven, 5, 0, uneven, PLAIN, 31 + k);
@@ -466,7 +563,7 @@ int main(int argc, char **argv)
   /* N-shaped's own cases: its levels, a batch that is no multiple of 8
    * or 16, two-row slices (empty blocks), complex periodic, and its
    * domain check (weak row, dominance by columns only, near underflow). */
-  const tl_mpi_algorithm *ns = tl_mpi_find("nshaped");
+  const tl_algorithm *ns = tl_mpi_find("nshaped");
   static const char *const ns_params[] = {NULL, "levels=2", "levels=3"};
   for (size_t k = 0; ns && k < sizeof ns_params / sizeof ns_params[0]; k++) {
     case_param = ns_params[k];
@@ -489,7 +586,7 @@ int main(int argc, char **argv)
     const char *algo, *param;
   } batched[] = {{"pdd", NULL}, {"rpdd", NULL}, {"rpdd", "J=3"}};
   for (size_t k = 0; k < sizeof batched / sizeof batched[0]; k++) {
-    const tl_mpi_algorithm *algo = tl_mpi_find(batched[k].algo);
+    const tl_algorithm *algo = tl_mpi_find(batched[k].algo);
     if (!algo)
       continue;
     case_param = batched[k].param;
@@ -503,7 +600,7 @@ int main(int argc, char **argv)
   }
   /* 2048 rows per rank: PDD's spikes go 16 systems at a time (a scratch
    * of 2^15 entries), so system 16 of 33 is in the second chunk. */
-  const tl_mpi_algorithm *pdd = tl_mpi_find("pdd");
+  const tl_algorithm *pdd = tl_mpi_find("pdd");
   static const twist chunked[] = {PLAIN, INNER, SPIKE};
   for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)
     run_case(&mc, pdd, TL_F64, 2048 * (size_t)P, 33, 0, NULL, chunked[k], 61 + k);
@@ -511,7 +608,7 @@ int main(int argc, char **argv)
    * per rank: system 16 of 33 in the second). On one rank the zero
    * pivots reach the local solve, its fallback; on several, the window
    * systems around the interfaces meet them first. */
-  const tl_mpi_algorithm *its = tl_mpi_find("its");
+  const tl_algorithm *its = tl_mpi_find("its");
   if (its) {
     run_case(&mc, its, TL_F64, 40 * (size_t)P, 17, 0, NULL, PLAIN, 71);
     run_case(&mc, its, TL_F64, 40 * (size_t)P, 17, 0, NULL, INNER, 72);

@@ -16,7 +16,7 @@
 /* Solve on the first Py Pz ranks of the world; the whole u gathered on
  * world rank 0 (into whole, when `gather`). Returns the status (agreed
  * over the world; ranks outside the grid say TL_OK), *err the error. */
-static int solve_on(int Py, int Pz, const ps_problem *pb, const tl_mpi_algorithm *algo,
+static int solve_on(int Py, int Pz, const ps_problem *pb, const tl_algorithm *algo,
                     int transpose, int gather, double *whole, double *err, tl_info *info)
 {
   int rank;
@@ -98,7 +98,7 @@ static void grids(mpi_check *mc, ps_mode mode, double alpha)
   /* The reference: one rank, the OpenMP kernel along z. */
   solve_on(1, 1, &pb, NULL, 0, 1, ref, &err, &info);
   size_t nalg;
-  const tl_mpi_algorithm *const *reg = tl_mpi_registry(&nalg);
+  const tl_algorithm *const *reg = tl_mpi_registry(&nalg);
   for (size_t g = 0; g < sizeof shapes / sizeof shapes[0]; g++) {
     int Py = shapes[g][0], Pz = shapes[g][1];
     if (Py * Pz > mc->size)
@@ -107,7 +107,7 @@ static void grids(mpi_check *mc, ps_mode mode, double alpha)
     for (long k = -2; k < (long)nalg; k++) {
       if (k >= 0 && mode == PS_POISSON)
         continue; /* every algorithm on the dominant Helmholtz systems only */
-      const tl_mpi_algorithm *algo = k >= 0 ? reg[k] : NULL;
+      const tl_algorithm *algo = k >= 0 ? reg[k] : NULL;
       const char *name = k == -2 ? "transpose route" : algo ? algo->name : "default algorithm";
       mc_case(mc, "%s on %dx%d, %s", mname, Py, Pz, name);
       tl_info_clear(&info);

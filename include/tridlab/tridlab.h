@@ -1,4 +1,8 @@
-/* tridlab.h -- the umbrella header users include.
+/* tridlab.h -- the umbrella header users include: the registry and
+ * tl_solve, the reference kernels, the kernels of the CPU and GPU rooms,
+ * verification, convergence studies and benchmarks. The phase functions
+ * of the partition algorithms (for tracing and teaching, and for the
+ * backends that run them) are in tridlab/phases.h.
  *
  * tridlab: a teaching reference and verification framework for (parallel)
  * tridiagonal solvers. See README.md and docs/.
@@ -16,14 +20,6 @@
 #include "tridlab/layout.h"
 #include "tridlab/ledger.h"
 #include "tridlab/npy.h"
-#include "tridlab/part_distd2.h"
-#include "tridlab/part_hybrid_pcr.h"
-#include "tridlab/part_its.h"
-#include "tridlab/part_nshaped.h"
-#include "tridlab/part_pdd.h"
-#include "tridlab/part_rpdd.h"
-#include "tridlab/part_ptdma.h"
-#include "tridlab/part_tridsolver.h"
 #include "tridlab/port.h"
 #include "tridlab/registry.h"
 #include "tridlab/residual.h"

@@ -377,34 +377,40 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
   return tl_gpu_batch_status("pcr", nsys, stat, info);
 }
 
+/* What the partitioned entry points share: the partition count (1 to
+ * TL_GPU_MAX_THREADS, even partitions of at least min_rows rows; given
+ * sizes were checked by the caller), the partitions' first rows
+ * (call->off, one thread each), and the dispatch. */
+static int KF(dispatch_parts)(KF(gpu_call) *call, const size_t *part_sizes, size_t min_rows,
+                              KF(gpu_on_device) on_device, KF(gpu_emulated) emulate,
+                              tl_info *info)
+{
+  int parts = call->parts;
+  int too_small = !part_sizes && parts >= 1 && call->n / (size_t)parts < min_rows;
+  if (parts < 1 || parts > TL_GPU_MAX_THREADS || too_small)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "%s: %d partitions of %zu rows: 1 to %d partitions of >= %zu row%s", call->who,
+                   parts, call->n, TL_GPU_MAX_THREADS, min_rows, min_rows > 1 ? "s" : "");
+  long *off = partition_offsets(call->n, parts, part_sizes);
+  if (!off)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", call->who);
+  call->off = off;
+  int status = KF(dispatch)(call, on_device, emulate, info);
+  free(off);
+  call->off = NULL;
+  return status;
+}
+
 int KF(tl_gpu_hybrid_pcr)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
                           const T *b, const T *c, const T *d, T *x, int *stat, tl_info *info)
 {
   TL_CALL(check_sizes("hybrid_pcr", n, nsys, 2, info));
   if (!a || !b || !c || !d || !x || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "hybrid_pcr: no array may be NULL");
-  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 2))
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "hybrid_pcr: %d partitions of %zu rows: 1 to %d partitions of >= 2 rows", parts,
-                   n, TL_GPU_MAX_THREADS);
-  long *off = partition_offsets(n, parts, part_sizes);
-  if (!off)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory");
-  KF(gpu_call) call = {.who = "hybrid_pcr",
-                       .n = n,
-                       .nsys = nsys,
-                       .parts = parts,
-                       .off = off,
-                       .a = a,
-                       .b = b,
-                       .c = c,
-                       .d = d,
-                       .x = x,
-                       .stat = stat};
-  int status =
-      KF(dispatch)(&call, ON_DEVICE(KF(hybrid_pcr_on_device)), KF(hybrid_pcr_emulated), info);
-  free(off);
-  TL_CALL(status);
+  KF(gpu_call) call = {.who = "hybrid_pcr", .n = n, .nsys = nsys, .parts = parts,
+                       .a = a, .b = b, .c = c, .d = d, .x = x, .stat = stat};
+  TL_CALL(KF(dispatch_parts)(&call, part_sizes, 2, ON_DEVICE(KF(hybrid_pcr_on_device)),
+                             KF(hybrid_pcr_emulated), info));
   return tl_gpu_batch_status("hybrid_pcr", nsys, stat, info);
 }
 
@@ -475,31 +481,10 @@ int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_si
   TL_CALL(check_sizes("pdd_local", n, nsys, 1, info));
   if (!a || !b || !c || !d || !y || !v || !w || !part || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pdd_local: no array may be NULL");
-  if (parts < 1 || parts > TL_GPU_MAX_THREADS || (!part_sizes && n / (size_t)parts < 1))
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "pdd_local: %d partitions of %zu rows: 1 to %d partitions of >= 1 row", parts, n,
-                   TL_GPU_MAX_THREADS);
-  long *off = partition_offsets(n, parts, part_sizes);
-  if (!off)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
-  KF(gpu_call) call = {.who = "pdd_local",
-                       .n = n,
-                       .nsys = nsys,
-                       .parts = parts,
-                       .off = off,
-                       .a = a,
-                       .b = b,
-                       .c = c,
-                       .d = d,
-                       .y = y,
-                       .v = v,
-                       .w = w,
-                       .part = part,
-                       .stat = stat};
-  int status =
-      KF(dispatch)(&call, ON_DEVICE(KF(pdd_local_on_device)), KF(pdd_local_emulated), info);
-  free(off);
-  TL_CALL(status);
+  KF(gpu_call) call = {.who = "pdd_local", .n = n, .nsys = nsys, .parts = parts, .a = a, .b = b,
+                       .c = c, .d = d, .y = y, .v = v, .w = w, .part = part, .stat = stat};
+  TL_CALL(KF(dispatch_parts)(&call, part_sizes, 1, ON_DEVICE(KF(pdd_local_on_device)),
+                             KF(pdd_local_emulated), info));
   return pdd_local_status(nsys, parts, stat, info);
 }
 

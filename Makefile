@@ -204,11 +204,11 @@ $(MPI_LIB_A): $(MPI_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(MPI_CLI_TEST): tests/mpi/cli_mpi.c $(LIB_A)
+$(MPI_CLI_TEST): tests/mpi/cli_mpi.c tests/mpi/system_dir.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 
-$(MPI_ARGS_TEST): tests/mpi/cli_args_mpi.c $(LIB_A)
+$(MPI_ARGS_TEST): tests/mpi/cli_args_mpi.c tests/mpi/system_dir.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN_LDFLAGS) $(OMP) -o $@ $< $(LIB_A) $(LDLIBS_LAPACK)
 

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "system_dir.h"
 #include "tridlab/tridlab.h"
 
 #define N 20 /* rows of the test system */
@@ -152,28 +153,9 @@ static void expect_good(int P, const char *label, const char *args)
 /* A strictly dominant batch of nsys systems of n rows in tmpdir/name. */
 static void write_system(const char *name, size_t n, size_t nsys)
 {
-  char dir[512], path[600];
+  char dir[512];
   snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
-  mkdir(dir, 0700);
-  size_t cnt = n * nsys, shape[2] = {nsys, n};
-  double *v = malloc(4 * cnt * sizeof *v);
-  tl_rng rng;
-  tl_rng_seed(&rng, 7);
-  for (size_t k = 0; k < cnt; k++) {
-    size_t i = k % n;
-    v[k] = i ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-    v[cnt + k] = 8 + tl_rng_uniform(&rng, 0, 1);
-    v[2 * cnt + k] = i + 1 < n ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
-  }
-  const char *names[4] = {"a", "b", "c", "d"};
-  for (int k = 0; k < 4; k++) {
-    snprintf(path, sizeof path, "%s/%s.npy", dir, names[k]);
-    tl_info info;
-    if (tl_npy_write(path, TL_F64, 2, shape, v + (size_t)k * cnt, &info) != TL_OK)
-      fprintf(stderr, "cannot write %s: %s\n", path, info.msg);
-  }
-  free(v);
+  write_system_dir(dir, n, nsys, 7, 2, 0);
 }
 
 /* A copy of tmpdir/sys whose a.npy is not an .npy file. */

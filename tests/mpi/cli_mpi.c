@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "system_dir.h"
 #include "tridlab/tridlab.h"
 
 static long passed, failed;
@@ -64,31 +65,9 @@ static int run(int P, const char *args, int *lines, char *first, size_t first_si
 /* A dominant system of n rows in tmpdir/name (b[0] = 0 when broken). */
 static void write_system(const char *name, size_t n, size_t nsys, int broken)
 {
-  char dir[512], path[600];
+  char dir[512];
   snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
-  mkdir(dir, 0700);
-  size_t cnt = n * nsys, shape[2] = {nsys, n};
-  double *v = malloc(4 * cnt * sizeof *v);
-  tl_rng rng;
-  tl_rng_seed(&rng, 5);
-  for (size_t k = 0; k < cnt; k++) {
-    size_t i = k % n;
-    v[k] = i ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-    v[cnt + k] = 8 + tl_rng_uniform(&rng, 0, 1);
-    v[2 * cnt + k] = i + 1 < n ? tl_rng_uniform(&rng, -1, 1) : 0.0;
-    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
-  }
-  if (broken)
-    v[cnt] = 0.0, v[2 * cnt] = 0.0;
-  const char *names[4] = {"a", "b", "c", "d"};
-  for (int k = 0; k < 4; k++) {
-    snprintf(path, sizeof path, "%s/%s.npy", dir, names[k]);
-    tl_info info;
-    if (tl_npy_write(path, TL_F64, nsys > 1 ? 2 : 1, nsys > 1 ? shape : shape + 1,
-                     v + (size_t)k * cnt, &info) != TL_OK)
-      fprintf(stderr, "cannot write %s: %s\n", path, info.msg);
-  }
-  free(v);
+  write_system_dir(dir, n, nsys, 5, nsys > 1 ? 2 : 1, broken);
 }
 
 int main(void)

@@ -327,29 +327,6 @@ Test(ptdma, outside_the_domain_is_reported)
   }
 }
 
-/* MATLAB's gallery('dorr', n, 1e-4) as the gallery's gen_dorr builds it
- * (theta/h^2 rounded to 20 significant bits), with d = A x for
- * x_i = 1 - i/n. */
-static void dorr_1e4(size_t n, double *a, double *b, double *c, double *d)
-{
-  int e;
-  double np1 = (double)(n + 1), term = 1e-4 * np1 * np1;
-  frexp(term, &e);
-  term = ldexp(round(ldexp(term, 20 - e)), e - 20);
-  for (size_t k = 0; k < n; k++) {
-    double drift = 0.5 * np1 - (double)(k + 1);
-    a[k] = k < (n + 1) / 2 ? -term : -term + drift;
-    c[k] = k < (n + 1) / 2 ? -term - drift : -term;
-    b[k] = -(a[k] + c[k]);
-  }
-  a[0] = c[n - 1] = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    double x0 = 1.0 - (double)k / (double)n, xl = 1.0 - (double)(k - (k > 0)) / (double)n;
-    double xr = 1.0 - (double)(k + (k + 1 < n)) / (double)n;
-    d[k] = a[k] * xl + b[k] * x0 + c[k] * xr;
-  }
-}
-
 /* Issue 22: on the Dorr matrix (theta = 1e-4, row dominant with zero
  * margin inside, singular to working precision) the local reductions'
  * boundary weights lose the maximum principle (|a| + |c| up to 14 |b|
@@ -359,10 +336,11 @@ static void dorr_1e4(size_t n, double *a, double *b, double *c, double *d)
 Test(ptdma, dorr_reduced_rows_lose_dominance)
 {
   enum { N = 255 };
-  double a[N], b[N], c[N], d[N], x[N];
-  dorr_1e4(N, a, b, c, d);
-  tl_batch sys = {TL_F64, N, 1, 0, a, b, c, d};
-  tl_problem p = {.sys = sys};
+  double x[N];
+  tl_problem p; /* gallery type 43: MATLAB's gallery('dorr', n, 1e-4) */
+  tl_info made;
+  cr_assert_eq(tl_gallery_make(43, N, 1, 1, &p, &made), TL_OK, "%s", made.msg);
+  const tl_batch sys = p.sys;
   for (int f = 0; f < 2; f++) {
     tl_info info;
     int st = solve_reg(&p, 3, NULL, flavours[f], x, &info);
@@ -374,6 +352,7 @@ Test(ptdma, dorr_reduced_rows_lose_dominance)
         cr_expect_lt(tl_residual_ratio(&sys, x), TL_THRESH, "P=%d %s", P, flavours[f]);
     }
   }
+  tl_problem_free(&p);
 }
 
 /* Found by fuzzing: Algorithm 2 (split, the default) reconstructs the

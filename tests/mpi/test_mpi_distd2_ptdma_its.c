@@ -128,28 +128,6 @@ static void param_case(mpi_check *mc, const char *name, const char *param, int p
 
 /* ---- ptdma on the Dorr matrix (issue 22) --------------------------- */
 
-/* MATLAB's gallery('dorr', n, 1e-4) as the gallery's gen_dorr builds it
- * (theta/h^2 to 20 significant bits), d = A x for x_i = 1 - i/n. */
-static void dorr_1e4(size_t n, double *a, double *b, double *c, double *d)
-{
-  int e;
-  double np1 = (double)(n + 1), term = 1e-4 * np1 * np1;
-  frexp(term, &e);
-  term = ldexp(round(ldexp(term, 20 - e)), e - 20);
-  for (size_t k = 0; k < n; k++) {
-    double drift = 0.5 * np1 - (double)(k + 1);
-    a[k] = k < (n + 1) / 2 ? -term : -term + drift;
-    c[k] = k < (n + 1) / 2 ? -term - drift : -term;
-    b[k] = -(a[k] + c[k]);
-  }
-  a[0] = c[n - 1] = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    double xl = k > 0 ? 1.0 - (double)(k - 1) / (double)n : 0.0;
-    double xr = k + 1 < n ? 1.0 - (double)(k + 1) / (double)n : 0.0;
-    d[k] = a[k] * xl + b[k] * (1.0 - (double)k / (double)n) + c[k] * xr;
-  }
-}
-
 /* 85 rows per rank (n = 255 at P = 3): the reference's reduced rows lose
  * dominance and it says outside-domain; the ranks must say the same,
  * with the same row and message, or both solve it to a passing residual. */
@@ -161,14 +139,11 @@ static void dorr_case(mpi_check *mc, const char *param)
   size_t *slices = malloc((size_t)mc->size * sizeof *slices);
   for (int r = 0; r < mc->size; r++)
     slices[r] = 85;
-  tl_batch sys = {0};
-  double *mem = NULL;
-  if (mc->rank == 0) {
-    mem = malloc(4 * n * sizeof *mem);
-    dorr_1e4(n, mem, mem + n, mem + 2 * n, mem + 3 * n);
-    sys = (tl_batch){TL_F64, n, 1, 0, mem, mem + n, mem + 2 * n, mem + 3 * n};
-  }
+  tl_problem p = {0}; /* gallery type 43: MATLAB's gallery('dorr', n, 1e-4) */
   tl_info info, sinfo;
+  if (mc->rank == 0)
+    MC_EXPECT(mc, tl_gallery_make(43, n, 1, 1, &p, &info) == TL_OK, "%s", info.msg);
+  tl_batch sys = p.sys;
   tl_mpi_batch local;
   MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &sys, slices, &local, &info) == TL_OK, "scatter");
   tl_options opt;
@@ -191,7 +166,8 @@ static void dorr_case(mpi_check *mc, const char *param)
   }
   free(x);
   free(x_all);
-  free(mem);
+  if (mc->rank == 0)
+    tl_problem_free(&p);
   free(slices);
   tl_mpi_batch_free(&local);
   mc_end(mc);

@@ -198,7 +198,7 @@ static void csv_row(FILE *f, const char *kind, const tl_mpi_bench_result *r, dou
 
 static void print_row(const tl_mpi_bench_result *r, double vs_pddtsv, double vs_packed)
 {
-  printf("%-12s %2d %9.3f %9.3f %8.3f %7.2f %6.2f %8.2f %8.2f %6ld %9ld %8.2g %s\n", r->name,
+  printf("%-16s %2d %9.3f %9.3f %8.3f %7.2f %6.2f %8.2f %8.2f %6ld %9ld %8.2g %s\n", r->name,
          r->ranks, 1e3 * r->t_med, 1e3 * r->t_comm, 1e3 * (r->t_max - r->t_min), r->gbs,
          r->limit_ratio, vs_pddtsv, vs_packed, r->ledger.messages, r->ledger.words_sent,
          r->residual, r->status == TL_OK ? "" : r->msg);
@@ -368,7 +368,7 @@ int cmd_mpi_bench(int argc, char **argv)
   for (size_t k = 0; k < count; k++) {
     int wanted = a.nalgos == 0;
     for (size_t j = 0; j < a.nalgos; j++)
-      wanted |= !strcmp(a.algos[j], reg[k]->name);
+      wanted |= tl_mpi_find(a.algos[j]) == reg[k];
     if (!wanted)
       continue;
     if (rank == 0)
@@ -400,7 +400,7 @@ int cmd_mpi_bench(int argc, char **argv)
   if (rank == 0) {
     printf("tridlab-mpi bench: %d rank(s), %zu systems x %zu rows, %d runs (medians)\n", P,
            res[0].nsys ? res[0].nsys : packed.nsys, a.cfg.n, a.cfg.reps);
-    printf("%-12s %2s %9s %9s %8s %7s %6s %8s %8s %6s %9s %8s\n", "algorithm", "P", "ms", "comm ms",
+    printf("%-16s %2s %9s %9s %8s %7s %6s %8s %8s %6s %9s %8s\n", "algorithm", "P", "ms", "comm ms",
            "spread", "GB/s", "limit", "/pddtsv", "/packed", "msgs", "words", "residual");
     for (size_t k = 0; k < nres; k++)
       print_row(&res[k], t_pddtsv / res[k].t_med, res[k].t_med / t_packed);

@@ -128,7 +128,7 @@ static void print_rows(const tl_model_row *rows, size_t nrows, double alpha, dou
   else
     printf("measured: alpha = %.3f us, beta = %.3f GB/s (ping-pong, this run)\n", 1e6 * alpha,
            beta * 1e-9);
-  printf("%-12s %2s %10s %10s %10s %10s %10s %7s %7s %s\n", "algorithm", "P", "gamma ns",
+  printf("%-16s %2s %10s %10s %10s %10s %10s %7s %7s %s\n", "algorithm", "P", "gamma ns",
          "model ms", "comm ms", "bytes ms", "measured", "ratio", "30%?", "(comm measured ms)");
   if (csv)
     fprintf(csv, "name,ranks,status,gamma_s_per_unknown,t_model_s,t_comm_model_s,"
@@ -137,7 +137,7 @@ static void print_rows(const tl_model_row *rows, size_t nrows, double alpha, dou
   for (size_t k = 0; k < nrows; k++) {
     const tl_model_row *r = &rows[k];
     int ok = r->status == TL_OK && fabs(r->ratio - 1.0) <= 0.30;
-    printf("%-12s %2d %10.3f %10.3f %10.4f %10.3f %10.3f %7.3f %7s (%.3f)\n", r->name, r->ranks,
+    printf("%-16s %2d %10.3f %10.3f %10.4f %10.3f %10.3f %7.3f %7s (%.3f)\n", r->name, r->ranks,
            1e9 * r->gamma, 1e3 * r->t_model, 1e3 * r->t_comm_model, 1e3 * r->t_bytes_model,
            1e3 * r->t_measured, r->ratio,
            r->status != TL_OK ? tl_status_name(r->status)

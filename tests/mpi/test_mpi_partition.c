@@ -598,6 +598,19 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 33, 0, NULL, BREAKDOWN, 56 + k);
     case_param = NULL;
   }
+  /* Tridsolver's batched sweeps (eight systems at once): 19 systems (two
+   * groups and three more), a breakdown and a zero row in the middle of
+   * a group, and mini-batches that cut the groups. */
+  static const char *const sweeps[] = {NULL, "reduced=pcr,minibatch=9", "reduced=gather_scatter"};
+  for (size_t k = 0; k < sizeof sweeps / sizeof sweeps[0]; k++) {
+    const tl_algorithm *algo = tl_mpi_find("tridsolver");
+    case_param = sweeps[k];
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, PLAIN, 61 + k);
+    run_case(&mc, algo, TL_F64, n_uneven, 19, 0, uneven, PLAIN, 62 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, BREAKDOWN, 63 + k);
+    run_case(&mc, algo, TL_F64, n_uneven, 17, 0, uneven, INNER, 64 + k);
+    case_param = NULL;
+  }
   /* 2048 rows per rank: PDD's spikes go 16 systems at a time (a scratch
    * of 2^15 entries), so system 16 of 33 is in the second chunk. */
   const tl_algorithm *pdd = tl_mpi_find("pdd");

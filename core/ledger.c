@@ -99,6 +99,18 @@ void tl_ledger_collective_all(tl_ledger *ledger, const char *phase, int round,
     record(ledger, phase, round, kind, p, root, (long)words_sent, (long)words_recv);
 }
 
+void tl_ledger_root_trip(tl_ledger *ledger, const char *phase, int P, int p, size_t words,
+                         int back)
+{
+  size_t others = (size_t)P - 1;
+  if (!back) /* rank p's words to rank 0 */
+    tl_ledger_collective(ledger, phase, 0, TL_LEDGER_GATHER, p, 0, p ? words : 0,
+                         p ? 0 : words * others);
+  else /* and rank 0's answer back to it */
+    tl_ledger_collective(ledger, phase, 0, TL_LEDGER_SCATTER, p, 0, p ? 0 : words * others,
+                         p ? words : 0);
+}
+
 void tl_ledger_merge(tl_ledger *dst, const tl_ledger *src)
 {
   if (src->failed)

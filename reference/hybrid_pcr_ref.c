@@ -137,13 +137,10 @@ int tl_hybrid_pcr_reduced_failure(tl_info *info, int status, size_t n, int parts
 
 void tl_hybrid_pcr_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int solved)
 {
-  size_t others = (size_t)P - 1;
   if (!solved) /* rank p's two rows to rank 0 */
-    tl_ledger_collective(ledger, "reduced", 0, TL_LEDGER_GATHER, p, 0,
-                         p ? TL_HYBRID_PCR_SEND * w : 0, p ? 0 : TL_HYBRID_PCR_SEND * w * others);
+    tl_ledger_root_trip(ledger, "reduced", P, p, TL_HYBRID_PCR_SEND * w, 0);
   else /* its two unknowns back */
-    tl_ledger_collective(ledger, "solution", 0, TL_LEDGER_SCATTER, p, 0, p ? 0 : 2 * w * others,
-                         p ? 2 * w : 0);
+    tl_ledger_root_trip(ledger, "solution", P, p, 2 * w, 1);
 }
 
 /* docs/algorithms/hybrid_pcr.md, "MPI": per system 6 scalars from every

@@ -17,6 +17,7 @@ extern const tl_algorithm tl_algo_its_ref;
 extern const tl_algorithm tl_algo_nshaped_ref;
 extern const tl_algorithm tl_algo_pdd_ref;
 extern const tl_algorithm tl_algo_rpdd_ref;
+extern const tl_algorithm tl_algo_spike_ref;
 
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_ref, &tl_algo_thomas_periodic_ref, &tl_algo_cr_ref,
@@ -24,6 +25,8 @@ static const tl_algorithm *const algorithms[] = {
     /* partition algorithms, simulated over P partitions */
     &tl_algo_hybrid_pcr_ref, &tl_algo_tridsolver_ref, &tl_algo_distd2_ref, &tl_algo_ptdma_ref,
     &tl_algo_pdd_ref,        &tl_algo_rpdd_ref,       &tl_algo_its_ref,    &tl_algo_nshaped_ref,
+    /* a partition algorithm that pivots */
+    &tl_algo_spike_ref,
 };
 
 const tl_room tl_room_reference = {

@@ -107,6 +107,12 @@ void tl_ledger_collective_all(tl_ledger *ledger, const char *phase, int round,
                               tl_ledger_kind kind, int parts, int root, size_t words_sent,
                               size_t words_recv);
 
+/* Rank p's part in a reduced system solved on rank 0 (hybrid_pcr, spike):
+ * back = 0, a gather of `words` from every rank to rank 0; back = 1, a
+ * scatter of `words` from rank 0 to every rank. Phase named `phase`. */
+void tl_ledger_root_trip(tl_ledger *ledger, const char *phase, int P, int p, size_t words,
+                         int back);
+
 /* The verdict of an exact partition solver that ends with "strictly
  * dominant by rows, and LAPACK's residual ratio < 30" (tridsolver,
  * hybrid_pcr), across P ranks, for nsys systems of w words per scalar:

@@ -18,6 +18,7 @@
 #include "tridlab/part_pdd.h"
 #include "tridlab/part_ptdma.h"
 #include "tridlab/part_rpdd.h"
+#include "tridlab/part_spike.h"
 #include "tridlab/part_tridsolver.h"
 
 #endif

@@ -1,0 +1,127 @@
+/* tridlab/part_spike.h -- the phases of SPIKE with partially pivoted
+ * local factorizations (registry name "spike"), one partition at a time.
+ *
+ * Source: E. Polizzi and A. H. Sameh, "A parallel hybrid banded system
+ * solver: the SPIKE algorithm", Parallel Computing 32 (2006) 177-194 (A =
+ * D S, the spikes, the reduced system of the block boundaries), with the
+ * diagonal blocks factored by Gaussian elimination with partial pivoting
+ * (LAPACK DGTTRF / DGTTRS). reference/spike_ref.c explains the
+ * method (docs/algorithms/spike.md).
+ *
+ * Partition p owns m >= 1 rows [begin, begin + m). Phases, in order:
+ *   1. tl_spike_factor      local: the block A_p = L U with row swaps
+ *   2. tl_spike_local       local: g = A_p^-1 d_p and the spikes
+ *                           V = A_p^-1 (c_last e_m), W = A_p^-1 (a_first e_1)
+ *   3. tl_spike_tips        local: the 6 words this partition sends for the
+ *                           reduced system (tips of g, V and W)
+ *   4. tl_spike_reduced     on one partition: the 2(P-1) boundary unknowns
+ *                           from every partition's tips
+ *   5. tl_spike_retrieve    local, with the two boundary unknowns it gets
+ *                           back: x = g - V x_next_top - W x_prev_bottom
+ * Local pointers point at the partition's first row; begin labels global
+ * rows in messages. has_left / has_right: whether a neighbour exists
+ * (without one, a[begin] / c[begin+m-1] are corners, never read).
+ */
+#ifndef TRIDLAB_PART_SPIKE_H
+#define TRIDLAB_PART_SPIKE_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "tridlab/ledger.h"
+#include "tridlab/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Words (scalars) a partition sends for the reduced system: the top and
+ * bottom entries of g, V and W. */
+#define TL_SPIKE_SEND 6
+
+/* Phase 1: the LU factorization with partial pivoting of the block
+ * (rows begin .. begin+m-1; its own a[1..m-1], b, c[0..m-2]), as LAPACK's
+ * DGTTRF: l[i] the multiplier of step i, u0 the diagonal of U, u1 and u2
+ * its first and second superdiagonals (u2: fill-in of the row swaps),
+ * swap[i] = 1 when rows i and i+1 were swapped. m entries each. A zero
+ * diagonal of U (the block is singular) is TL_ERR_BREAKDOWN naming the
+ * global row and the partition (`part`). */
+int tl_spike_factor_d(size_t begin, size_t m, int part, const double *a, const double *b,
+                      const double *c, double *l, double *u0, double *u1, double *u2,
+                      unsigned char *swap, tl_info *info);
+int tl_spike_factor_z(size_t begin, size_t m, int part, const double complex *a,
+                      const double complex *b, const double complex *c, double complex *l,
+                      double complex *u0, double complex *u1, double complex *u2,
+                      unsigned char *swap, tl_info *info);
+
+/* Solve A_p y = y in place with the factors (DGTTRS, one right-hand side). */
+void tl_spike_solve_block_d(size_t m, const double *l, const double *u0, const double *u1,
+                            const double *u2, const unsigned char *swap, double *y);
+void tl_spike_solve_block_z(size_t m, const double complex *l, const double complex *u0,
+                            const double complex *u1, const double complex *u2,
+                            const unsigned char *swap, double complex *y);
+
+/* Phase 2: g = A_p^-1 d (m entries), v = A_p^-1 (c[m-1] e_{m-1}) when
+ * has_right, w = A_p^-1 (a[0] e_0) when has_left (else left untouched).
+ * TL_ERR_BREAKDOWN (global row) when a result is not finite. */
+int tl_spike_local_d(size_t begin, size_t m, int has_left, int has_right, const double *a,
+                     const double *c, const double *d, const double *l, const double *u0,
+                     const double *u1, const double *u2, const unsigned char *swap, double *g,
+                     double *v, double *w, tl_info *info);
+int tl_spike_local_z(size_t begin, size_t m, int has_left, int has_right,
+                     const double complex *a, const double complex *c, const double complex *d,
+                     const double complex *l, const double complex *u0,
+                     const double complex *u1, const double complex *u2,
+                     const unsigned char *swap, double complex *g, double complex *v,
+                     double complex *w, tl_info *info);
+
+/* Phase 3: send = {g top, g bottom, v top, v bottom, w top, w bottom}
+ * (0 for a spike the partition does not have). */
+void tl_spike_tips_d(size_t m, int has_left, int has_right, const double *g, const double *v,
+                     const double *w, double send[TL_SPIKE_SEND]);
+void tl_spike_tips_z(size_t m, int has_left, int has_right, const double complex *g,
+                     const double complex *v, const double complex *w,
+                     double complex send[TL_SPIKE_SEND]);
+
+/* Phase 4: from every partition's tips (TL_SPIKE_SEND P words, partition
+ * after partition), the 2(P-1) boundary unknowns y: y[2j] = x of the last
+ * row of partition j, y[2j+1] = x of the first row of partition j+1, for
+ * j = 0 .. P-2. The reduced system is banded (2 below, 2 above the
+ * diagonal) and solved by LAPACK's pivoted band solver (DGBSV / ZGBSV).
+ * P = 1: nothing. TL_ERR_BREAKDOWN (info->row = the reduced row) when it
+ * is singular; TL_ERR_NOMEM. */
+int tl_spike_reduced_d(int parts, const double *tips, double *y, tl_info *info);
+int tl_spike_reduced_z(int parts, const double complex *tips, double complex *y, tl_info *info);
+
+/* Phase 5: x = g - v x_next_top - w x_prev_bottom (the terms a partition
+ * has), x_prev_bottom = y[2p-2], x_next_top = y[2p+1]. TL_ERR_BREAKDOWN
+ * (global row) for a result that is not finite. */
+int tl_spike_retrieve_d(size_t begin, size_t m, int has_left, int has_right, const double *g,
+                        const double *v, const double *w, double prev_bottom, double next_top,
+                        double *x, tl_info *info);
+int tl_spike_retrieve_z(size_t begin, size_t m, int has_left, int has_right,
+                        const double complex *g, const double complex *v,
+                        const double complex *w, double complex prev_bottom,
+                        double complex next_top, double complex *x, tl_info *info);
+
+/* What partition p sends and receives (w words per scalar, for nsys
+ * systems at once): its tips to partition 0 ("tips", a gather), then its
+ * two boundary unknowns back ("boundary", a scatter). */
+void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back);
+
+/* The whole solve, simulated partition by partition (the registry's
+ * "spike"): the phases above, the messages recorded in `ledger` (may be
+ * NULL), then the verdict: LAPACK's residual ratio of x, >= 30 is
+ * outside-domain (an ill-conditioned block or reduced system). */
+int tl_spike_ref_ledger_d(size_t n, int parts, const size_t *part_sizes, const double *a,
+                          const double *b, const double *c, const double *d, double *x,
+                          tl_ledger *ledger, tl_info *info);
+int tl_spike_ref_ledger_z(size_t n, int parts, const size_t *part_sizes, const double complex *a,
+                          const double complex *b, const double complex *c,
+                          const double complex *d, double complex *x, tl_ledger *ledger,
+                          tl_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,423 @@
+/* reference/spike_ref.c -- SPIKE with partially pivoted local
+ * factorizations on P partitions, simulated serially phase by phase: the
+ * first partition algorithm of tridlab that pivots, so it solves what
+ * the others refuse (a matrix that is not diagonally dominant).
+ *
+ * Source: E. Polizzi and A. H. Sameh, "A parallel hybrid banded system
+ * solver: the SPIKE algorithm", Parallel Computing 32 (2006) 177-194:
+ * the DS factorization A = D S, the spikes V_j, W_j and their top and
+ * bottom tips, the reduced system of the block boundaries (there for a
+ * band of any width; here the width is one). The tridiagonal case goes
+ * back to A. Sameh and D. Kuck, "On stable parallel linear system
+ * solvers", J. ACM 25 (1978) 81-91. The blocks are factored as LAPACK's
+ * DGTTRF and solved as DGTTRS (Anderson et al., LAPACK Users' Guide,
+ * 1999).
+ * docs/algorithms/spike.md is the teaching page.
+ *
+ * Split A into P diagonal blocks A_p (rows [begin_p, begin_p + m_p)) and
+ * the couplings between them: the last row of block p reaches the first
+ * unknown of block p+1 with c, the first row of block p+1 the last unknown
+ * of block p with a. Multiply by D^-1 = diag(A_p^-1) and A becomes S, the
+ * identity with two SPIKES per block (P = 3):
+ *
+ *        A = D S                         S
+ *   | A0  c       |          | I    V0          |   V_p = A_p^-1 (c e_last)
+ *   | a  A1  c    |   ->     |   W1  I    V1    |   W_p = A_p^-1 (a e_first)
+ *   |    a   A2   |          |          W2  I   |   (columns of m_p entries)
+ *
+ * S x = g, g = D^-1 d, says for block p:
+ *   x_p = g_p - V_p x_{p+1}[top] - W_p x_{p-1}[bottom]        (*)
+ * Its top and bottom rows involve only boundary unknowns: the REDUCED
+ * SYSTEM, 2(P-1) unknowns y (the last unknown of block j and the first of
+ * block j+1, j = 0..P-2), banded with two diagonals below and two above:
+ *   row 2j   (bottom of block j):  y[2j]   + V_j[bot] y[2j+1] + W_j[bot] y[2j-2]   = g_j[bot]
+ *   row 2j+1 (top of block j+1):   y[2j+1] + W_{j+1}[top] y[2j] + V_{j+1}[top] y[2j+3] = g_{j+1}[top]
+ * Then (*) gives every other unknown.
+ *
+ * The blocks are factored WITH PARTIAL PIVOTING (the difference from the
+ * partition algorithms without it, and the reason SPIKE does not need
+ * diagonal dominance): at step i the row with the larger entry in column
+ * i becomes the pivot row. A swap brings row i+1's c into row i, so U
+ * gains a second superdiagonal (u2, the fill-in +):
+ *
+ *   | b0 c0       |       | * * +    |     L: unit lower bidiagonal,
+ *   | a1 b1 c1    |  ->   |   * * +  |        l[i] the multiplier of
+ *   |    a2 b2 c2 |       |     * *  |        step i, swap[i] the swap
+ *   |       a3 b3 |       |       *  |
+ *
+ * The growth of partial pivoting on a tridiagonal matrix is at most 2
+ * (Higham, Accuracy and Stability of Numerical Algorithms, §9.5), so each
+ * local solve is backward stable whenever its block is nonsingular. The
+ * reduced system is solved by LAPACK's pivoted band solver (DGBSV), on
+ * one partition (a gather of 6 words from each, 2 words back).
+ *
+ * Where SPIKE is guaranteed: every block nonsingular, and the blocks and
+ * the reduced system not much worse conditioned than A. Strictly
+ * row-dominant matrices and symmetric positive definite ones give that
+ * for any partition (their blocks inherit the property). Elsewhere a
+ * block can be singular for one partition and not another: that is
+ * reported as a breakdown naming the partition, and an answer the
+ * conditioning spoiled is caught by LAPACK's residual ratio of x, which
+ * the solve measures (>= 30: outside-domain), as pcr does.
+ *
+ * Cost per partition of m rows: factorization about 5m flops and m
+ * comparisons, three solves of about 5m each (g, V, W), retrieval 4m:
+ * about 24m (Thomas: 8m). Memory: 7m words of factors and spikes.
+ * Communication: 6 words per partition to one, 2 back; the reduced solve
+ * about 2(P-1) x 25 flops; two synchronisations and the verdict.
+ */
+#ifndef TL_TEMPLATE_PASS
+#include <complex.h>
+#include <lapacke.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/algorithms.h"
+#include "tridlab/backend.h"
+#include "tridlab/part_spike.h"
+#include "tridlab/residual.h"
+
+#define RESIDUAL_WHY "a diagonal block or the reduced system is ill-conditioned for this partition"
+
+/* The reduced system's band: kl = ku = 2, stored as LAPACK's band
+ * format wants it (2 kl + ku + 1 rows; the top kl rows are room for the
+ * fill-in of the pivoting). */
+enum { KL = 2, KU = 2, LDAB = 2 * KL + KU + 1 };
+
+static lapack_int lapack_gbsv_d(lapack_int n, double *ab, lapack_int *ipiv, double *y)
+{
+  return LAPACKE_dgbsv(LAPACK_COL_MAJOR, n, KL, KU, 1, ab, LDAB, ipiv, y, n);
+}
+
+static lapack_int lapack_gbsv_z(lapack_int n, double complex *ab, lapack_int *ipiv,
+                                double complex *y)
+{
+  return LAPACKE_zgbsv(LAPACK_COL_MAJOR, n, KL, KU, 1, ab, LDAB, ipiv, y, n);
+}
+
+#define TL_TEMPLATE_PASS 1
+#include "core/template.h"
+#include "spike_ref.c"
+#undef TL_TEMPLATE_PASS
+#define TL_TEMPLATE_PASS 2
+#include "core/template.h"
+#include "spike_ref.c"
+#undef TL_TEMPLATE_PASS
+
+void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back)
+{
+  if (!back) /* partition p's tips to partition 0 */
+    tl_ledger_root_trip(ledger, "tips", P, p, TL_SPIKE_SEND * w, 0);
+  else /* its two boundary unknowns back */
+    tl_ledger_root_trip(ledger, "boundary", P, p, 2 * w, 1);
+}
+
+/* docs/algorithms/spike.md, "Cost and communication": per system 6 scalars from
+ * every partition to partition 0, 2 back, and the verdict. */
+static int spike_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                              const tl_options *opt, const tl_info *solved, tl_ledger *out)
+{
+  (void)self;
+  (void)solved;
+  size_t w = shape->dtype == TL_C128 ? 2 : 1;
+  tl_ledger_reset(out);
+  for (int p = 0; p < opt->parts; p++) {
+    tl_spike_ledger_reduced(out, opt->parts, p, w * shape->nsys, 0);
+    tl_spike_ledger_reduced(out, opt->parts, p, w * shape->nsys, 1);
+  }
+  tl_ledger_residual_verdict(out, opt->parts, 0, shape->nsys, w);
+  return TL_OK;
+}
+
+static int spike_system(const tl_algorithm *self, const tl_batch *one, void *x,
+                        const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  if (one->dtype == TL_F64)
+    return tl_spike_ref_ledger_d(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
+                                 one->d, x, opt->ledger, info);
+  return tl_spike_ref_ledger_z(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
+                               one->d, x, opt->ledger, info);
+}
+
+static int spike_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                       const tl_options *opt, tl_info *info)
+{
+  return tl_for_each_system(self, sys, x, opt, info, spike_system);
+}
+
+const tl_algorithm tl_algo_spike_ref = {
+    .name = "spike",
+    .family = "partition",
+    .backend = "reference",
+    .exact = 1,
+    .classes = TL_CLASS_STRICT_DD | TL_CLASS_SPD,
+    .dtypes = TL_DTYPE_BIT(TL_F64) | TL_DTYPE_BIT(TL_C128),
+    .layouts = TL_NONPERIODIC,
+    .partitioned = 1,
+    .min_rows_per_part = 1,
+    .params = NULL,
+    .nparams = 0,
+    .summary = "SPIKE: blocks factored with partial pivoting, spikes, 2(P-1)-unknown reduced "
+               "system by a pivoted band solve, retrieval",
+    .source = "Polizzi and Sameh 2006 (SPIKE: the DS factorization, spikes, reduced system); "
+              "Sameh and Kuck 1978; LAPACK DGTTRF/DGTTRS, DGBSV",
+    .solve = spike_solve,
+    .ledger_model = spike_ledger_model,
+};
+
+#else /* ---- the algorithm, once for S = double and S = double complex ---- */
+
+#undef WORDS
+#define WORDS (TL_IS_COMPLEX ? 2u : 1u) /* 8-byte words per scalar */
+
+/* The size LAPACK's complex routines compare pivots by (CABS1: |re| +
+ * |im|), and |v| in double. */
+static double FN(mag)(S v)
+{
+#if TL_IS_COMPLEX
+  return fabs(creal(v)) + fabs(cimag(v));
+#else
+  return fabs(v);
+#endif
+}
+
+int FN(tl_spike_factor)(size_t begin, size_t m, int part, const S *a, const S *b, const S *c,
+                        S *l, S *u0, S *u1, S *u2, unsigned char *swap, tl_info *info)
+{
+  for (size_t i = 0; i < m; i++) {
+    u0[i] = b[i];
+    u1[i] = i + 1 < m ? c[i] : 0;
+    l[i] = i + 1 < m ? a[i + 1] : 0; /* the entry below the diagonal in column i */
+    u2[i] = 0;
+    swap[i] = 0;
+  }
+  for (size_t i = 0; i + 1 < m; i++) {
+    if (FN(mag)(u0[i]) >= FN(mag)(l[i])) { /* row i is the pivot row */
+      if (u0[i] != 0) {
+        S fact = l[i] / u0[i];
+        l[i] = fact;
+        u0[i + 1] = u0[i + 1] - fact * u1[i];
+      }
+    } else { /* swap rows i and i+1: row i+1 is the pivot row */
+      S fact = u0[i] / l[i];
+      u0[i] = l[i];
+      l[i] = fact;
+      S temp = u1[i];
+      u1[i] = u0[i + 1];
+      u0[i + 1] = temp - fact * u0[i + 1];
+      if (i + 2 < m) { /* row i+1's c moves up: the fill-in */
+        u2[i] = u1[i + 1];
+        u1[i + 1] = -fact * u1[i + 1];
+      }
+      swap[i] = 1;
+    }
+  }
+  for (size_t i = 0; i < m; i++)
+    if (u0[i] == 0 || !ISFINITE(u0[i]))
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(begin + i), "",
+                     "spike: the diagonal block of partition %d (rows %zu..%zu) is singular: "
+                     "U(%zu,%zu) is %s; other partition sizes may avoid it (gtsv solves the "
+                     "whole matrix)",
+                     part, begin, begin + m - 1, i, i, u0[i] == 0 ? "zero" : "not finite");
+  return TL_OK;
+}
+
+void FN(tl_spike_solve_block)(size_t m, const S *l, const S *u0, const S *u1, const S *u2,
+                              const unsigned char *swap, S *y)
+{
+  for (size_t i = 0; i + 1 < m; i++) { /* L: the swaps and multipliers, in order */
+    if (!swap[i]) {
+      y[i + 1] = y[i + 1] - l[i] * y[i];
+    } else {
+      S temp = y[i];
+      y[i] = y[i + 1];
+      y[i + 1] = temp - l[i] * y[i];
+    }
+  }
+  y[m - 1] = y[m - 1] / u0[m - 1]; /* U: back substitution, three diagonals */
+  if (m > 1)
+    y[m - 2] = (y[m - 2] - u1[m - 2] * y[m - 1]) / u0[m - 2];
+  for (size_t i = m >= 2 ? m - 2 : 0; i-- > 0;)
+    y[i] = (y[i] - u1[i] * y[i + 1] - u2[i] * y[i + 2]) / u0[i];
+}
+
+/* The first row of y that is not finite, or m. */
+static size_t FN(first_nonfinite)(size_t m, const S *y)
+{
+  for (size_t i = 0; i < m; i++)
+    if (!ISFINITE(y[i]))
+      return i;
+  return m;
+}
+
+int FN(tl_spike_local)(size_t begin, size_t m, int has_left, int has_right, const S *a,
+                       const S *c, const S *d, const S *l, const S *u0, const S *u1, const S *u2,
+                       const unsigned char *swap, S *g, S *v, S *w, tl_info *info)
+{
+  memcpy(g, d, m * sizeof *g);
+  FN(tl_spike_solve_block)(m, l, u0, u1, u2, swap, g);
+  size_t bad = FN(first_nonfinite)(m, g);
+  if (has_right) { /* V = A_p^-1 (c of the last row) e_last */
+    memset(v, 0, m * sizeof *v);
+    v[m - 1] = c[m - 1];
+    FN(tl_spike_solve_block)(m, l, u0, u1, u2, swap, v);
+    size_t k = FN(first_nonfinite)(m, v);
+    bad = k < bad ? k : bad;
+  }
+  if (has_left) { /* W = A_p^-1 (a of the first row) e_first */
+    memset(w, 0, m * sizeof *w);
+    w[0] = a[0];
+    FN(tl_spike_solve_block)(m, l, u0, u1, u2, swap, w);
+    size_t k = FN(first_nonfinite)(m, w);
+    bad = k < bad ? k : bad;
+  }
+  if (bad < m)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(begin + bad), "",
+                   "spike: non-finite local solution or spike at row %zu", begin + bad);
+  return TL_OK;
+}
+
+void FN(tl_spike_tips)(size_t m, int has_left, int has_right, const S *g, const S *v, const S *w,
+                       S send[TL_SPIKE_SEND])
+{
+  send[0] = g[0];
+  send[1] = g[m - 1];
+  send[2] = has_right ? v[0] : 0;
+  send[3] = has_right ? v[m - 1] : 0;
+  send[4] = has_left ? w[0] : 0;
+  send[5] = has_left ? w[m - 1] : 0;
+}
+
+/* Entry (i, j) of the reduced matrix in the band storage. */
+#define AB(i, j) ab[(size_t)(KL + KU + (i) - (j)) + (size_t)(j)*LDAB]
+
+int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
+{
+  if (parts < 2)
+    return TL_OK;
+  size_t N = 2 * ((size_t)parts - 1);
+  if (N > (size_t)INT_MAX / LDAB)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "spike: %d partitions exceed LAPACK's integer range", parts);
+  S *ab = tl_alloc(LDAB * N, sizeof(S));
+  lapack_int *ipiv = tl_alloc(N, sizeof *ipiv);
+  if (!ab || !ipiv) {
+    free(ab);
+    free(ipiv);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike: no memory for the reduced system");
+  }
+  for (size_t j = 0; j + 1 < (size_t)parts; j++) {
+    const S *lo = tips + TL_SPIKE_SEND * j, *hi = tips + TL_SPIKE_SEND * (j + 1);
+    size_t r = 2 * j; /* bottom row of block j */
+    AB(r, r) = 1;
+    AB(r, r + 1) = lo[3]; /* V_j[bottom] x_{j+1}[top] */
+    if (j > 0)
+      AB(r, r - 2) = lo[5]; /* W_j[bottom] x_{j-1}[bottom] */
+    y[r] = lo[1];
+    r = 2 * j + 1; /* top row of block j+1 */
+    AB(r, r) = 1;
+    AB(r, r - 1) = hi[4]; /* W_{j+1}[top] x_j[bottom] */
+    if (j + 2 < (size_t)parts)
+      AB(r, r + 2) = hi[2]; /* V_{j+1}[top] x_{j+2}[top] */
+    y[r] = hi[0];
+  }
+  lapack_int linfo = FN(lapack_gbsv)((lapack_int)N, ab, ipiv, y);
+  free(ab);
+  free(ipiv);
+  if (linfo > 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)linfo - 1, "",
+                   "spike: the reduced system is singular (U(%ld,%ld) = 0)", (long)linfo - 1,
+                   (long)linfo - 1);
+  if (linfo < 0)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "lapack", "spike: LAPACK rejected argument %d",
+                   (int)-linfo);
+  for (size_t k = 0; k < N; k++)
+    if (!ISFINITE(y[k]))
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
+                     "spike: the reduced solution is not finite at reduced row %zu", k);
+  return TL_OK;
+}
+
+#undef AB
+
+int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, const S *g,
+                          const S *v, const S *w, S prev_bottom, S next_top, S *x, tl_info *info)
+{
+  for (size_t i = 0; i < m; i++) {
+    S xi = g[i];
+    if (has_right)
+      xi = xi - v[i] * next_top;
+    if (has_left)
+      xi = xi - w[i] * prev_bottom;
+    x[i] = xi;
+  }
+  size_t bad = FN(first_nonfinite)(m, x);
+  if (bad < m)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(begin + bad), "",
+                   "spike: non-finite result at row %zu (retrieval)", begin + bad);
+  return TL_OK;
+}
+
+int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const S *a, const S *b,
+                            const S *c, const S *d, S *x, tl_ledger *ledger, tl_info *info)
+{
+  if (n == 0 || !a || !b || !c || !d || !x)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
+                   "spike: n must be >= 1 and no array may be NULL");
+  if (parts < 1 || parts > TL_MAX_PARTS || (!part_sizes && n / (size_t)parts < 1))
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
+                   "spike: %d partitions of %zu rows: every partition needs >= 1 row", parts, n);
+  size_t P = (size_t)parts;
+  /* Scratch: the factors l, u0, u1, u2 (4n), g, V, W (3n), the tips (6P),
+   * the reduced solution (2P), the swaps (n bytes). */
+  S *mem = tl_alloc(7 * n + 8 * P, sizeof(S));
+  unsigned char *swap = tl_alloc(n, 1);
+  if (!mem || !swap) {
+    free(mem);
+    free(swap);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike: no memory for scratch");
+  }
+  S *l = mem, *u0 = l + n, *u1 = u0 + n, *u2 = u1 + n, *g = u2 + n, *v = g + n, *w = v + n;
+  S *tips = w + n, *y = tips + TL_SPIKE_SEND * P;
+  int status = TL_OK;
+
+  /* Phases 1-3 on every partition: local, no communication. */
+  for (int p = 0; p < parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    int left = p > 0, right = p + 1 < parts;
+    size_t m = hi - lo;
+    TL_CHECK(FN(tl_spike_factor)(lo, m, p, a + lo, b + lo, c + lo, l + lo, u0 + lo, u1 + lo,
+                                 u2 + lo, swap + lo, info));
+    TL_CHECK(FN(tl_spike_local)(lo, m, left, right, a + lo, c + lo, d + lo, l + lo, u0 + lo,
+                                u1 + lo, u2 + lo, swap + lo, g + lo, v + lo, w + lo, info));
+    FN(tl_spike_tips)(m, left, right, g + lo, v + lo, w + lo, tips + TL_SPIKE_SEND * p);
+    tl_spike_ledger_reduced(ledger, parts, p, WORDS, 0); /* the tips go to partition 0 */
+  }
+  /* Phase 4 on partition 0: the reduced system. */
+  TL_CHECK(FN(tl_spike_reduced)(parts, tips, y, info));
+  /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */
+  for (int p = 0; p < parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    int left = p > 0, right = p + 1 < parts;
+    tl_spike_ledger_reduced(ledger, parts, p, WORDS, 1);
+    TL_CHECK(FN(tl_spike_retrieve)(lo, hi - lo, left, right, g + lo, v + lo, w + lo,
+                                   left ? y[2 * p - 2] : 0, right ? y[2 * p + 1] : 0, x + lo,
+                                   info));
+  }
+  /* The verdict: LAPACK's residual ratio of x (under MPI, a halo
+   * exchange and three reductions). */
+  tl_ledger_residual_verdict(ledger, parts, 0, 1, WORDS);
+  status = tl_residual_check("spike", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
+                             RESIDUAL_WHY, info);
+cleanup:
+  free(mem);
+  free(swap);
+  return status;
+}
+
+#endif

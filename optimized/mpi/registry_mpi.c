@@ -17,6 +17,7 @@ static const tl_algorithm *const algorithms[] = {
     &tl_mpi_algo_tridsolver, /* tridsolver_mpi.c */
     &tl_mpi_algo_hybrid_pcr, /* hybrid_pcr_mpi.c */
     &tl_mpi_algo_nshaped,    /* nshaped_mpi.c */
+    &tl_mpi_algo_spike,      /* spike_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

@@ -284,8 +284,10 @@ static void direction(mpi_check *mc, const int P[3], tl_dir d)
   }
 }
 
-/* A zero pivot at the global first row of one line (on one rank only):
- * every rank returns the same error, by every route, and nothing waits. */
+/* A zero first column in one line (b at its global first row and a at
+ * the second, on one rank only): a zero first pivot for the algorithms
+ * without pivoting and a singular block for spike, which pivots. Every
+ * rank returns the same error, by every route, and nothing waits. */
 static void breakdown(mpi_check *mc, const int P[3], tl_dir d, const route *rt)
 {
   size_t n[3];
@@ -302,8 +304,11 @@ static void breakdown(mpi_check *mc, const int P[3], tl_dir d, const route *rt)
     return;
   }
   double *arr[4], *x, *mem = make_box(&g, arr, &x);
-  if (g.begin[0] == 0 && g.begin[1] == 0 && g.begin[2] == 0)
-    arr[1][0] = 0; /* b at global (0, 0, 0): the first pivot of its line */
+  if (g.begin[0] == 0 && g.begin[1] == 0 && g.begin[2] == 0) {
+    size_t next = d == TL_DIR_X ? 1 : d == TL_DIR_Y ? g.m[0] : g.m[0] * g.m[1];
+    arr[1][0] = 0;    /* b at global (0, 0, 0): the first pivot of its line */
+    arr[0][next] = 0; /* and a below it: nothing to swap up */
+  }
   int st = rt->transpose
                ? tl_grid_solve_transpose_d(&g, d, rt->e, arr[0], arr[1], arr[2], arr[3], x, NULL,
                                            &info, NULL)

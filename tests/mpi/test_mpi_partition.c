@@ -497,6 +497,47 @@ static void registry_case(mpi_check *mc, const tl_algorithm *algo, int seed)
   mc_end(mc);
 }
 
+/* SPIKE pivots: on matrices without dominance (the indefinite
+ * tridiag(1, 1.5, 1), gallery 25; random ones, 7) the ranks solve what
+ * the simulated reference solves, with its status and report, x within
+ * LAPACK's tolerance of it, and the residual test passed where it says
+ * ok. */
+static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed)
+{
+  int P = mc->size;
+  const tl_algorithm *algo = tl_mpi_find("spike");
+  if (!algo || n < (size_t)P)
+    return;
+  mc_case(mc, "spike_mpi on gallery %d n=%zu P=%d", type, n, P);
+  tl_problem p;
+  tl_info info, rinfo;
+  MC_EXPECT(mc, tl_gallery_make(type, n, 3, seed, &p, &info) == TL_OK, "%s", info.msg);
+  double *x = calloc(3 * n, sizeof *x), *xr = calloc(3 * n, sizeof *xr);
+  int st = tl_solve(algo, &p.sys, x, NULL, &info);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = P;
+  int rst = tl_solve(algo->reference, &p.sys, xr, &opt, &rinfo);
+  MC_EXPECT(mc, st == rst && !strcmp(info.msg, rinfo.msg), "status %s '%s', simulated %s '%s'",
+            tl_status_name(st), info.msg, tl_status_name(rst), rinfo.msg);
+  if (st == TL_OK) {
+    double diff = 0, scale = 0;
+    for (size_t k = 0; k < 3 * n; k++) {
+      diff = fmax(diff, fabs(x[k] - xr[k]));
+      scale = fmax(scale, fabs(xr[k]));
+    }
+    MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
+    MC_EXPECT(mc, tl_residual_ratio(&p.sys, x) < TL_THRESH, "residual ratio %g",
+              tl_residual_ratio(&p.sys, x));
+  }
+  if (type == 25)
+    MC_EXPECT(mc, st == TL_OK, "the indefinite Toeplitz matrix: %s", info.msg);
+  free(x);
+  free(xr);
+  tl_problem_free(&p);
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -528,6 +569,9 @@ int main(int argc, char **argv)
     scratch_case(&mc, algo, 19 + k);
   }
   shape_mismatch_case(&mc, tl_mpi_find("pdd"));
+  spike_pivoting_case(&mc, 25, 40 * (size_t)P + 3, 81);
+  spike_pivoting_case(&mc, 25, 1000, 82);
+  spike_pivoting_case(&mc, 7, 64 * (size_t)P, 83);
   solve_checks_case(&mc, tl_mpi_find("pdd"), -1);
   solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
   for (size_t k = 0; k < count; k++)

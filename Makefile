@@ -438,6 +438,7 @@ check-tutorials: $(CLI) $(PORTS) $(EXAMPLES) $(MPI_ALL)
 ifneq ($(SANITIZE),1)
 	@$(if $(MPICC),$(if $(FFTW_LIB),,echo "check-tutorials: FFTW3 not found (build/poisson), tutorial 09 left out";),echo "check-tutorials: mpicc not found, tutorial 09 left out";)
 	@sh scripts/check-tutorials.sh $(TUTORIAL_PAGES)
+	@sh scripts/check-links.sh
 endif
 
 check-sanitize:

@@ -608,8 +608,8 @@ static int dom_plots(const study_ctx *c, const dom_view *v)
     return TL_ERR_IO;
   fprintf(g,
           "set multiplot layout 2,2 title \"tridiag(1, lambda, 1), P = %d: error against rows "
-          "per partition m (dashed: predicted sigma^{-m})\"\n"
-          "set logscale xy\nset format y '10^{%%L}'\nset xlabel 'm (rows per partition)'\n"
+          "per partition m (dashed: predicted sigma^{-m}, a straight line on these axes)\"\n"
+          "set logscale y\nset format y '10^{%%L}'\nset xlabel 'm (rows per partition)'\n"
           "set ylabel '||x - x_{exact}||_{/Symbol \\245} / ||x_{exact}||_{/Symbol \\245}'\n"
           "set yrange [1e-17:10]\nset key bottom left font ',9'\n",
           v->rows[0].parts);

@@ -153,7 +153,7 @@ TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
 .PHONY: FORCE gpu check-gpu all check check-quick check-rooms check-plain check-unit check-mpi \
-  check-examples check-tutorials \
+  check-examples check-tutorials tutorial-figures \
   check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
 
@@ -434,8 +434,14 @@ TUTORIAL_PAGES = $(sort $(wildcard tutorials/[0-9]*.md))
 ifeq ($(if $(MPICC),$(FFTW_LIB)),)
 TUTORIAL_PAGES := $(filter-out tutorials/09-%,$(TUTORIAL_PAGES))
 endif
+# The tutorials' figures (tutorials/figures/), made by the commands the
+# pages show; check-tutorials makes them, failing if one cannot be made.
+tutorial-figures: $(CLI)
+	@sh scripts/tutorial-figures.sh
+
 check-tutorials: $(CLI) $(PORTS) $(EXAMPLES) $(MPI_ALL)
 ifneq ($(SANITIZE),1)
+	@sh scripts/tutorial-figures.sh
 	@$(if $(MPICC),$(if $(FFTW_LIB),,echo "check-tutorials: FFTW3 not found (build/poisson), tutorial 09 left out";),echo "check-tutorials: mpicc not found, tutorial 09 left out";)
 	@sh scripts/check-tutorials.sh $(TUTORIAL_PAGES)
 	@sh scripts/check-links.sh

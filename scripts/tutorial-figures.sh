@@ -1,0 +1,39 @@
+#!/bin/sh
+# scripts/tutorial-figures.sh -- the pictures the tutorials show, made by
+# the commands the pages show (gnuplot draws them), into
+# tutorials/figures/. `make tutorial-figures` runs it, and so does `make
+# check-tutorials`: it fails when a figure cannot be made. The committed
+# PNGs are this script's output. Run from the repository root after
+# `make`.
+set -eu
+out=tutorials/figures
+work=$(mktemp -d "${TMPDIR:-/tmp}/tridlab-figures-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+cli=build/tridlab
+
+# fig SOURCE NAME: copy a figure a command made, failing if it did not.
+fig() {
+  if [ ! -s "$1" ]; then
+    echo "tutorial-figures: $2: no figure made (is gnuplot installed?)" >&2
+    exit 1
+  fi
+  cp "$1" "$out/$2"
+  echo "tutorial-figures: $out/$2"
+}
+
+# 03: PDD's spikes on a dominant matrix, the dropped entries circled.
+$cli trace --algo pdd --n 24 --parts 3 --type 23 --png "$work/pdd" > /dev/null
+fig "$work/pdd-01.png" 03-pdd-spikes.png
+# 03: the error against the rows per partition: sigma^-m, a straight line.
+$cli sweep dominance --quick --out "$work/sw" --lambda 2.5,4 > /dev/null
+fig "$work/sw/dominance_m.png" 03-pdd-decay.png
+# 03b: the same spikes on the indefinite tridiag(1, 1.5, 1): no decay.
+$cli trace --algo pdd --n 24 --parts 3 --type 25 --png "$work/pdd25" > /dev/null
+fig "$work/pdd25-01.png" 03b-spikes-no-decay.png
+# 04: DistD2's order study on 8 partitions.
+$cli converge --algo distd2 --parts 8 --nmin 16 --nmax 512 --plot "$work/conv.png" > /dev/null
+fig "$work/conv.png" 04-distd2-order.png
+# 05: ITS's error against the truncation J, beside paper 003's Table 3.
+$cli sweep its-nonconst --out "$work/its" > /dev/null
+fig "$work/its/its_nonconst.png" 05-its-error.png

@@ -165,7 +165,7 @@ static void add_sweep(text *t, const char *dir, int plot, const tl_study *s,
   add(t, "### %s\n\n%s.\n\n", s->name, s->summary);
   for (size_t p = 0; p < res->npng; p++)
     add_figure(t, dir, res->png[p], res->caption[p], plot);
-  add(t, "Measured: %s\n\nData:", res->findings);
+  add(t, "Measured:\n\n%s\n\nData:", res->findings);
   for (size_t c = 0; c < res->ncsv; c++)
     add(t, " [%s](%s)", res->csv[c], res->csv[c]);
   add(t, ". Reproduce: `build/%s` (docs/sweeps.md explains the study).\n\n", res->command);

@@ -728,9 +728,13 @@ static int dom_plots(const study_ctx *c, const dom_view *v)
   return TL_OK;
 }
 
+/* The findings as a short table, one row per series (indented: a code
+ * block where the report embeds it in Markdown), then what it means. */
 static void dom_findings(const dom_view *v, tl_study_result *res)
 {
   char label[32];
+  study_findings(res, "    %-10s %12s %20s %4s %14s\n", "series", "within bound",
+                 "error / prediction", "ok", "worst ok error");
   for (size_t s = 0; s < v->ns; s++) {
     double lo = INFINITY, hi = 0.0, worst_ok = 0.0;
     size_t solved = 0, ok = 0, within = 0;
@@ -754,22 +758,27 @@ static void dom_findings(const dom_view *v, tl_study_result *res)
         }
       }
     tl_sweep_series_label((tl_sweep_series)v->series[s], v->rpdd_J, label, sizeof label);
-    study_findings(
-        res,
-        "%s: error within the reported bound (info.bound, plus 64 eps cond) in %zu of %zu "
-        "solves; error / prediction between %.2g and %.2g where both exceed 1e3 eps; %zu "
-        "returned ok",
-        label, within, solved, lo, hi, ok);
+    char within_s[32], ratio_s[48], worst_s[24];
+    snprintf(within_s, sizeof within_s, "%zu of %zu", within, solved);
+    if (hi > 0.0)
+      snprintf(ratio_s, sizeof ratio_s, "%.2g .. %.2g", lo, hi);
+    else
+      snprintf(ratio_s, sizeof ratio_s, "-");
     if (ok)
-      study_findings(res, ", the largest error among them %.1e", worst_ok);
-    study_findings(res, ". ");
+      snprintf(worst_s, sizeof worst_s, "%.1e", worst_ok);
+    else
+      snprintf(worst_s, sizeof worst_s, "-");
+    study_findings(res, "    %-10s %12s %20s %4zu %14s\n", label, within_s, ratio_s, ok, worst_s);
   }
   study_findings(res,
-                 "Every solve writes its answer; the status is outside-domain exactly when the "
-                 "dropped coupling (info.dropped, in the CSV) exceeds the algorithm's default "
-                 "tolerance (2 eps), so ok means an error at round-off level.");
+                 "\nWithin bound: the error is at most the bound the solve reported\n"
+                 "(info.bound) plus 64 eps cond(A). Error / prediction: the error over\n"
+                 "sigma^-m, where both exceed 1e3 eps. Every solve writes its answer; the\n"
+                 "status is outside-domain exactly when the dropped coupling (info.dropped,\n"
+                 "in the CSV) exceeds the algorithm's default tolerance (2 eps), so ok\n"
+                 "means an error at round-off level.");
   if (v->rpdd_J)
-    study_findings(res, " RPDD with J = %zu stops improving once m > J, at about sigma^-%zu.",
+    study_findings(res, "\nRPDD with J = %zu stops improving once m > J, at about sigma^-%zu.",
                    v->rpdd_J, v->rpdd_J);
 }
 

@@ -152,3 +152,32 @@ Test(trace, printed_trace_of_each_family_is_the_stored_text)
   expect_text("trace --algo tridsolver --n 9 --parts 3 --type 23",
               "tests/trace/tridsolver-n9-p3.txt");
 }
+
+/* The whole text of a file (at most size - 1 bytes). */
+static void read_text(const char *path, char *buf, size_t size)
+{
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s", path);
+  size_t got = fread(buf, 1, size - 1, f);
+  buf[got] = '\0';
+  fclose(f);
+}
+
+/* A solve refused before it ran (5 partitions of 4 rows) prints its
+ * error and nothing after it: no header, no stage, no summary. */
+Test(trace, a_refused_solve_prints_only_its_error)
+{
+  char dir[256], out[300], err[300], cmd[700], text[1024];
+  cli_tmpdir(dir, sizeof dir, "trace");
+  snprintf(out, sizeof out, "%s/out.txt", dir);
+  snprintf(err, sizeof err, "%s/err.txt", dir);
+  snprintf(cmd, sizeof cmd, ">%s 2>%s", out, err);
+  cr_expect_eq(cli_run("trace --algo pdd --n 4 --parts 5", cmd), 1, "exit status");
+  read_text(out, text, sizeof text);
+  cr_expect_str_empty(text, "stdout: %s", text);
+  read_text(err, text, sizeof text);
+  cr_expect_str_eq(text,
+                   "tridlab: n = 4 is too small for 5 partitions: pdd needs at least 1 rows per "
+                   "partition\n");
+  cli_rmdir(dir);
+}

@@ -181,3 +181,20 @@ Test(trace, a_refused_solve_prints_only_its_error)
                    "partition\n");
   cli_rmdir(dir);
 }
+
+/* PDD's bound holds for a strictly row-dominant A only: on toeplitz-1.5
+ * the verdict says there is none, and why, rather than "bound 0". */
+Test(trace, pdd_on_a_non_dominant_matrix_states_no_bound)
+{
+  char dir[256], out[300], cmd[700], text[16384];
+  cli_tmpdir(dir, sizeof dir, "trace");
+  snprintf(out, sizeof out, "%s/out.txt", dir);
+  snprintf(cmd, sizeof cmd, ">%s 2>&1", out);
+  cr_expect_eq(cli_run("trace --algo pdd --type 25 --n 12 --seed 7", cmd), 0);
+  read_text(out, text, sizeof text);
+  cr_expect_not_null(strstr(text, "  dropped 1.45 against tol 2.22e-16, no bound (A is not "
+                                  "strictly row-dominant: row 1): outside-domain\n"),
+                     "%s", text);
+  cr_expect_null(strstr(text, "bound 0"), "%s", text);
+  cli_rmdir(dir);
+}

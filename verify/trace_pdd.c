@@ -123,6 +123,21 @@ static void reduced_stage(tracer *tr, const pdd_trace *pd, double tol, const cha
   tl_tr_emit(tr, &st, 0);
 }
 
+/* The verdict's stage: the one-call solve's, whose error bound needs a
+ * strictly row-dominant A (spike_bound.c); on any other A it states
+ * none, and the stage says so rather than print a bound of 0. The
+ * smallest margin is the verdict's first reduction over the partitions. */
+static void pdd_verdict_stage(tracer *tr, const tl_pdd_part_d *pt, const char *title)
+{
+  tl_pdd_verdict_d v;
+  tl_pdd_verdict_init_d(&v);
+  for (int p = 0; p < tr->parts; p++)
+    tl_pdd_ref_verdict_part0_d(&pt[p], &v);
+  char why[96];
+  snprintf(why, sizeof why, "A is not strictly row-dominant: row %ld", v.mu_row);
+  tl_tr_verdict(tr, title, "verdict", "", -v.neg_mu > 0.0 ? NULL : why);
+}
+
 static int pdd_phases(tracer *tr, const tl_algorithm *algo, const tl_options *opt,
                       const pdd_trace *pd, double *x, tl_info *info)
 {
@@ -159,7 +174,7 @@ static int pdd_phases(tracer *tr, const tl_algorithm *algo, const tl_options *op
   snprintf(st.note, sizeof st.note, "no messages; every partition corrects its own rows");
   tl_tr_draw_solved(tr, &st, x);
   tl_tr_emit(tr, &st, 1);
-  tl_tr_verdict(tr, "phase 6: the verdict", "verdict", "", NULL);
+  pdd_verdict_stage(tr, pt, "phase 6: the verdict");
   return TL_OK;
 }
 
@@ -255,7 +270,7 @@ static int rpdd_phases(tracer *tr, const tl_algorithm *algo, const tl_options *o
            "no messages; x = y - v x[begin-1] - w x[end] where v, w were computed");
   tl_tr_draw_solved(tr, &st, x);
   tl_tr_emit(tr, &st, 1);
-  tl_tr_verdict(tr, "phase 5: the verdict", "verdict", "", NULL);
+  pdd_verdict_stage(tr, pt, "phase 5: the verdict");
   return TL_OK;
 }
 

@@ -149,6 +149,8 @@ static int split_run(tracer *tr, const tl_algorithm *algo, const tl_options *opt
 
 static const char *const strategy_name[] = {"allgather", "gather_scatter", "pcr", "jacobi"};
 static const char *const strategy_phase[] = {"reduced", "reduced", "pcr", "jacobi"};
+/* The second phase each strategy sends (allgather: none; it sends once). */
+static const char *const strategy_phase2[] = {"", "solution", "next-first", "jacobi-test"};
 static const char *const strategy_how[] = {
     "every partition receives all P rows (an allgather) and solves the same system by Thomas",
     "partition 0 gathers the P rows, solves them by Thomas and scatters F[p], F[p+1] back",
@@ -186,9 +188,7 @@ static void tridsolver_reduced_stage(tracer *tr, int strategy, const double *F,
              strategy_name[strategy]);
   tl_tr_add_vec(&st, "F = x[begin] of each partition", -1, 0, (size_t)tr->parts, F);
   st.ledger_phase[0] = strategy_phase[strategy];
-  st.ledger_phase[1] = strategy == TL_TRIDSOLVER_GATHER_SCATTER ? "solution"
-                       : strategy == TL_TRIDSOLVER_JACOBI       ? "jacobi-test"
-                                                                : "next-first";
+  st.ledger_phase[1] = strategy_phase2[strategy];
   tl_tr_emit(tr, &st, 0);
 }
 

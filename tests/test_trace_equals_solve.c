@@ -55,6 +55,36 @@ static void expect_same_info(const tl_info *t, const tl_info *s, const char *wha
   cr_expect_eq(t->iterations, s->iterations, "%s: iterations", what);
 }
 
+/* What the stages showed: how many, and the ledger phases they name. */
+typedef struct seen {
+  int stages, nphase;
+  const char *phase[32];
+} seen;
+
+static void see_stage(const tl_trace_stage *st, void *ctx)
+{
+  seen *sn = ctx;
+  cr_expect_eq(st->index, sn->stages++, "stages come in order");
+  for (int k = 0; k < 2; k++)
+    if (st->ledger_phase[k][0] && sn->nphase < 32)
+      sn->phase[sn->nphase++] = st->ledger_phase[k];
+}
+
+/* A stage prints the messages of the phases it names from the solve's
+ * ledger: with partitions to talk to, each name must be one the solve
+ * records, or the stage prints nothing. Except "halo": ITS sends its
+ * residual self-check's halo only when it makes the check. */
+static void expect_phases_recorded(const seen *sn, const tl_ledger *l, const char *what)
+{
+  for (int k = 0; k < sn->nphase; k++) {
+    int found = !strcmp(sn->phase[k], "halo");
+    for (size_t e = 0; e < l->count && !found; e++)
+      found = !strcmp(l->entries[e].phase, sn->phase[k]);
+    cr_expect(found, "%s: a stage names ledger phase '%s', which the solve does not record", what,
+              sn->phase[k]);
+  }
+}
+
 /* Trace and solve one case; 1 when the trace took it. */
 static int expect_same(const tl_algorithm *algo, const tl_options *base, const tl_problem *p,
                        int parts, const char *what)
@@ -66,7 +96,8 @@ static int expect_same(const tl_algorithm *algo, const tl_options *base, const t
   cr_assert(t.x && s.x);
   tl_ledger_init(&t.ledger);
   tl_ledger_init(&s.ledger);
-  t.status = tl_trace_run(algo, &p->sys, &opt, NULL, NULL, &t.ledger, t.x, &t.info);
+  seen sn = {0};
+  t.status = tl_trace_run(algo, &p->sys, &opt, see_stage, &sn, &t.ledger, t.x, &t.info);
   int took = t.status != TL_ERR_UNSUPPORTED;
   if (took) {
     opt.ledger = &s.ledger;
@@ -77,6 +108,8 @@ static int expect_same(const tl_algorithm *algo, const tl_options *base, const t
     cr_expect_eq(memcmp(t.x, s.x, n * sizeof(double)), 0, "%s: x differs", what);
     char why[256];
     cr_expect(tl_ledger_equal(&t.ledger, &s.ledger, why, sizeof why), "%s: ledger: %s", what, why);
+    if (parts > 1 && tl_status_has_solution(s.status))
+      expect_phases_recorded(&sn, &t.ledger, what);
   }
   run_free(&t);
   run_free(&s);

@@ -41,6 +41,9 @@ typedef struct trace_ctx {
   const tl_ledger *ledger;
   const char *png;
   int plots;
+  const tl_algorithm *algo;
+  size_t n;
+  int parts;
 } trace_ctx;
 
 /* 1 when (i, j) is an entry the stage says is dropped. */
@@ -187,9 +190,22 @@ static void print_messages(const tl_ledger *L, const char *phase)
   }
 }
 
+/* The first line, with the first stage: a solve refused before it ran
+ * (bad partitions, parameters, entries) prints its error and nothing
+ * else. */
+static void print_header(const trace_ctx *tc)
+{
+  printf("trace: %s on n = %zu", tc->algo->name, tc->n);
+  if (tc->algo->partitioned)
+    printf(", P = %d", tc->parts);
+  printf("\n\n");
+}
+
 static void on_stage(const tl_trace_stage *st, void *ctx)
 {
   trace_ctx *tc = ctx;
+  if (st->index == 0)
+    print_header(tc);
   printf("== stage %d: %s ==\n  %s\n", st->index, st->title, st->note);
   if (st->dense)
     print_matrix(st);
@@ -325,11 +341,7 @@ int cmd_trace(int argc, char **argv)
   double *x = calloc(sys.n ? sys.n : 1, sizeof *x);
   tl_ledger ledger;
   tl_ledger_init(&ledger);
-  trace_ctx tc = {&ledger, ta.png, 0};
-  printf("trace: %s on n = %zu", algo->name, sys.n);
-  if (algo->partitioned)
-    printf(", P = %d", opt.parts);
-  printf("\n\n");
+  trace_ctx tc = {&ledger, ta.png, 0, algo, sys.n, opt.parts};
   int st = x ? tl_trace_run(algo, &sys, &opt, on_stage, &tc, &ledger, x, &info) : TL_ERR_NOMEM;
   rc = 0;
   if (st == TL_ERR_UNSUPPORTED || st == TL_ERR_ARG || st == TL_ERR_NOMEM) {

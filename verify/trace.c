@@ -2,10 +2,13 @@
  * the picture every tracer draws, the dispatch, and the serial
  * algorithms (the partition ones: trace_*.c, trace_internal.h).
  *
- * Each tracer is a second driver of an algorithm's public phase
- * functions, beside the one-call solve: it calls them in the same order,
- * so its x is the solve's x bit for bit (tests/test_trace.c holds it to
- * that), and after each stage it draws the system as it stands as a dense
+ * The trace's answer -- x, status, message, the verdict's numbers, the
+ * ledger -- is the one-call solve's: tl_trace_run calls tl_solve first,
+ * so a tracer has no verdict of its own to drift from it
+ * (tests/test_trace_equals_solve.c). Each tracer is a second driver of
+ * an algorithm's public phase functions, in the solve's order, so the x
+ * it draws is the solve's x bit for bit (checked here after every
+ * trace); after each stage it draws the system as it stands as a dense
  * n x n matrix -- the pictures the reference files draw in their opening
  * comments, with the numbers of this system in them.
  */
@@ -20,7 +23,7 @@
 #include "trace_internal.h"
 
 int tl_tr_init(tracer *tr, const tl_batch *sys, int parts, const size_t *part_sizes, tl_trace_fn fn,
-               void *ctx, tl_ledger *ledger)
+               void *ctx, tl_tr_solved solved)
 {
   memset(tr, 0, sizeof *tr);
   tr->n = sys->n;
@@ -31,7 +34,7 @@ int tl_tr_init(tracer *tr, const tl_batch *sys, int parts, const size_t *part_si
   tr->fn = fn;
   tr->ctx = ctx;
   tr->parts = parts;
-  tr->ledger = ledger;
+  tr->solved = solved;
   tr->periodic = sys->periodic;
   tr->dense = tl_alloc(tr->n * tr->n, sizeof(double));
   tr->rhs = tl_alloc(tr->n, sizeof(double));
@@ -160,38 +163,19 @@ void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const ch
   tl_tr_emit(tr, &st, 0);
 }
 
-int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status, const tl_info *info)
+void tl_tr_verdict(tracer *tr, const char *title, const char *phase0, const char *phase1,
+                   const char *no_bound)
 {
-  tl_tr_note_stage(tr, title, phase, "", "dropped %.3g against tol %.3g, bound %.3g: %s",
-                   info->dropped, info->tol, info->bound, tl_status_name(status));
-  return status;
-}
-
-int tl_tr_same_x(const tracer *tr, const double *x, const double *xs, int status, tl_info *info)
-{
-  for (size_t i = 0; tl_status_has_solution(status) && i < tr->n; i++)
-    if (memcmp(&x[i], &xs[i], sizeof *x) != 0)
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)i, "",
-                     "trace: the phases' x differs from the one-call solve's at row %zu (a "
-                     "tracer bug)",
-                     i);
-  return status;
-}
-
-int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int status,
-                        const char *phase0, const char *phase1, tl_info *info)
-{
-  status = tl_tr_same_x(tr, x, xs, status, info);
-  if (status < 0)
-    return status;
-  if (info->tol > 0) /* an approximate step: what it dropped */
-    tl_tr_note_stage(tr, "the verdict", phase0, phase1,
-                     "dropped %.3g against tol %.3g, bound %.3g: %s", info->dropped, info->tol,
-                     info->bound, tl_status_name(status));
+  const tl_info *in = tr->solved.info;
+  const char *status = tl_status_name(tr->solved.status);
+  if (in->tol > 0 && no_bound)
+    tl_tr_note_stage(tr, title, phase0, phase1, "dropped %.3g against tol %.3g, no bound (%s): %s",
+                     in->dropped, in->tol, no_bound, status);
+  else if (in->tol > 0) /* an approximate step: what it dropped */
+    tl_tr_note_stage(tr, title, phase0, phase1, "dropped %.3g against tol %.3g, bound %.3g: %s",
+                     in->dropped, in->tol, in->bound, status);
   else
-    tl_tr_note_stage(tr, "the verdict", phase0, phase1, "%s%s%s", tl_status_name(status),
-                     info->msg[0] ? ": " : "", info->msg);
-  return status;
+    tl_tr_note_stage(tr, title, phase0, phase1, "%s%s%s", status, in->msg[0] ? ": " : "", in->msg);
 }
 
 int tl_tr_nomem(tl_info *info)
@@ -367,19 +351,13 @@ static int cr_levels(tracer *tr, double *w, size_t *stride, double *x, tl_info *
   return TL_OK;
 }
 
-/* The levels drawn; the verdict (the class check) from the one-call
- * solve, whose x must be the levels' x. */
 int tl_tr_cr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)
 {
   (void)algo;
   (void)opt;
-  double *w = tl_alloc(tr->n, 5 * sizeof(double)), *xs = w + 4 * tr->n;
+  double *w = tl_alloc(tr->n, 4 * sizeof(double));
   size_t *stride = tl_alloc(tr->n, sizeof *stride);
   int status = (w && stride) ? cr_levels(tr, w, stride, x, info) : tl_tr_nomem(info);
-  if (status >= 0) {
-    status = tl_cr_ref_d(tr->n, tr->a, tr->b, tr->c, tr->d, xs, info);
-    status = tl_tr_same_x(tr, x, xs, status, info);
-  }
   free(w);
   free(stride);
   return status;
@@ -432,6 +410,61 @@ int tl_trace_supported(const char *algo)
   return tracer_of(algo) != NULL;
 }
 
+/* The options of the one-call solve, which the tracer gets too: a
+ * partitioned algorithm opt's partitions, the others none (the command's
+ * default of 3 partitions means nothing to them). */
+static tl_options solve_options(const tl_algorithm *algo, const tl_options *opt, tl_ledger *ledger)
+{
+  tl_options one = *opt;
+  if (!algo->partitioned) {
+    one.parts = 1;
+    one.part_sizes = NULL;
+  }
+  one.ledger = ledger;
+  return one;
+}
+
+/* Where the solve has an x, the phases drawn must have reached it, bit
+ * for bit: else a tracer bug, said loudly instead of the solve's status. */
+static int phases_agree(size_t n, int drawn, const double *xt, const double *x, int status,
+                        tl_info *info)
+{
+  if (!tl_status_has_solution(status))
+    return status;
+  if (drawn < 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, -1, "",
+                   "trace: a phase failed where the one-call solve did not (a tracer bug)");
+  for (size_t i = 0; i < n; i++)
+    if (memcmp(&xt[i], &x[i], sizeof *x) != 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)i, "",
+                     "trace: the phases' x differs from the one-call solve's at row %zu (a "
+                     "tracer bug)",
+                     i);
+  return status;
+}
+
+/* The phases drawn, after the solve: a tracer reads its answer (status,
+ * info, x) and writes its own x, which must be the solve's. */
+static int draw_phases(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
+                       tl_trace_fn fn, void *ctx, const double *x, int status, tl_info *info)
+{
+  size_t n = sys->n;
+  double *xt = tl_alloc(n, sizeof *xt);
+  tl_info scratch; /* a failing phase's report: the solve's info has it already */
+  tl_info_clear(&scratch);
+  tracer tr;
+  tl_tr_solved solved = {status, info, x};
+  if (tl_tr_init(&tr, sys, opt->parts, opt->part_sizes, fn, ctx, solved) == TL_OK && xt) {
+    int drawn = tracer_of(algo->name)(&tr, algo, opt, xt, &scratch);
+    status = phases_agree(n, drawn, xt, x, status, info);
+  } else {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory for n = %zu", n);
+  }
+  tl_tr_free(&tr);
+  free(xt);
+  return status;
+}
+
 int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
                  tl_trace_fn fn, void *ctx, tl_ledger *ledger, double *x, tl_info *info)
 {
@@ -448,17 +481,13 @@ int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "system",
                    "trace: %s traces one real, %s system only (see 'tridlab gallery list')",
                    algo->name, periodic_only ? "periodic" : "non-periodic");
-  TL_CALL(tl_check_entries(sys, 0, sys->n, info));
-  int parts = algo->partitioned ? opt->parts : 1;
-  if (algo->partitioned) /* the others ignore parts, as the CLI's default of 3 */
-    TL_CALL(tl_check_partitions(algo, sys, opt, info));
-  tracer tr;
-  int status = tl_tr_init(&tr, sys, parts, opt->part_sizes, fn, ctx, ledger);
-  if (status == TL_OK) {
-    status = tracer_of(algo->name)(&tr, algo, opt, x, info);
-  } else {
-    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "trace: no memory for n = %zu", sys->n);
-  }
-  tl_tr_free(&tr);
+  tl_options one = solve_options(algo, opt, ledger);
+  tl_info answer; /* the caller's info may be NULL; the tracer reads this one */
+  int status = tl_solve(algo, sys, x, &one, &answer);
+  if (status != TL_ERR_ARG && status != TL_ERR_UNSUPPORTED && status != TL_ERR_NOMEM)
+    status = draw_phases(algo, sys, &one, fn, ctx, x, status, &answer);
+  /* else refused before it ran: nothing to watch */
+  if (info)
+    *info = answer;
   return status;
 }

@@ -1,8 +1,8 @@
 /* verify/trace_distd2_its.c -- DistD2 and ITS watched stage by stage
  * (verify/trace_internal.h): two partition algorithms with one exchange
- * between neighbours, each dropping what it neglects against tol.
+ * between neighbours, each dropping what it neglects against tol. Their
+ * verdicts and messages are the one-call solve's.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +52,8 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
                     "its coefficients decay away from the row, so J terms on each side suffice");
   for (int p = 0; p < P; p++)
     tl_its_rate(st, p, a + st->begin[p], b + st->begin[p], c + st->begin[p]);
-  tl_ledger_collective_all(tr->ledger, "rate", 0, TL_LEDGER_ALLREDUCE, P, -1, TL_ITS_RATE_WORDS,
-                           TL_ITS_RATE_WORDS);
   TL_CALL(tl_its_truncation(st, (size_t)tl_param_value(algo, opt, "J"),
                             tl_param_value(algo, opt, "eps_c"), info));
-  tl_its_ledger_setup(st, tr->ledger);
   tl_trace_stage sg = tl_tr_stage_new(tr, "decay rates and the truncation J (eq 18)");
   snprintf(sg.note, sizeof sg.note,
            "largest decay rate %.3g per row: J = %zu terms kept each side, L = %zu rows of "
@@ -78,7 +75,6 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
   for (int p = 0; p < P; p++)
     tl_its_partial(st, p, d + st->begin[p]);
   tl_its_exchange(st);
-  tl_its_ledger_sums(st, tr->ledger);
   tl_tr_pair_stage(tr, "partial sums and the one exchange", "sums",
                    "a_b = s . (last J of d), a_t = t . (first J of d); partition p sends a_b to "
                    "p+1 and a_t to p-1: one word each way per interface",
@@ -94,40 +90,22 @@ static int its_phases(tracer *tr, tl_its_state *st, const tl_algorithm *algo, co
     tl_tr_draw_solved(tr, &sg, x);
     tl_tr_emit(tr, &sg, 1);
   }
-  /* The verdict as the solve ends (the truncation's when x overflowed;
-   * dropped against tol, the class check, the residual self-check), and
-   * its messages. */
-  return tl_its_finish(st, status, a, b, c, d, x, tol, tr->ledger, info);
+  /* The verdict as the solve ended it: the truncation's when a local
+   * solve broke down or x overflowed (x is then what the local solves
+   * left, as the solve's), else dropped against tol, the class check,
+   * the residual self-check; and its messages. */
+  tl_tr_verdict(tr, "the verdict", "verdict", "halo", NULL);
+  return TL_OK;
 }
 
-/* The phases drawn and judged, then the one-call solve, whose status and
- * x must be the phases'. */
 int tl_tr_its(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x, tl_info *info)
 {
-  double *xs = tl_alloc(tr->n, sizeof *xs);
-  if (!xs)
-    return tl_tr_nomem(info);
   tl_its_state st;
   int status = tl_its_init(&st, tr->n, 0, tr->parts, opt->part_sizes, info);
   if (status >= 0) {
     status = its_phases(tr, &st, algo, opt, x, info);
     tl_its_free(&st);
   }
-  if (status >= 0) {
-    tl_info one;
-    int sst =
-        tl_its_ref_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, xs, tr->parts, opt->part_sizes,
-                     (size_t)tl_param_value(algo, opt, "J"), tl_param_value(algo, opt, "eps_c"),
-                     tl_param_value(algo, opt, "tol"), &one);
-    if (sst != status)
-      status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, -1, "",
-                       "trace: the phases' status %s differs from the one-call solve's %s (a "
-                       "tracer bug)",
-                       tl_status_name(status), tl_status_name(sst));
-    else
-      status = tl_tr_solve_verdict(tr, x, xs, status, "verdict", "halo", info);
-  }
-  free(xs);
   return status;
 }
 
@@ -188,12 +166,6 @@ static int distd2_phases(tracer *tr, distd2_trace *dd, double tol, double *x, tl
   for (int p = 0; p < P; p++) {
     TL_CALL(tl_distd2_decouple_d(&dd->plan, p, tr->d, dd->dt, info));
     tl_distd2_pack_d(&dd->plan, p, dd->dt, &dd->edge[p]);
-    int prev, next; /* the boundary rows the neighbours need, 3 words each */
-    tl_distd2_neighbours(P, 0, p, &prev, &next);
-    if (prev >= 0)
-      tl_ledger_message(tr->ledger, "edges", 0, p, prev, TL_DISTD2_EDGE_WORDS);
-    if (next >= 0)
-      tl_ledger_message(tr->ledger, "edges", 0, p, next, TL_DISTD2_EDGE_WORDS);
   }
   tl_trace_stage st = tl_tr_stage_new(tr, "decoupled: Algorithms 5 and 6 on every partition");
   snprintf(st.note, sizeof st.note,
@@ -203,19 +175,12 @@ static int distd2_phases(tracer *tr, distd2_trace *dd, double tol, double *x, tl
   if (P > 1)
     distd2_drops(tr, &dd->plan, dd->edge, &st, tol);
   tl_tr_emit(tr, &st, 1);
-  double dropped = 0, kappa = 1;
-  long drop_row = -1;
   for (int p = 0; p < P; p++) { /* p = P-1: the corner (zero when not periodic) */
     int q = (p + 1) % P;
-    double dp, kp;
+    double dropped, kappa; /* what the verdict reads: the solve's verdict is printed */
     long row = (long)dd->plan.begin[p + 1] - 1;
-    TL_CALL(tl_distd2_interface_d(&dd->edge[p], &dd->edge[q], P == 1, &dd->xe[p], &dd->xs[q], &dp,
-                                  &kp, row, info));
-    if (drop_row < 0 || dp > dropped) {
-      dropped = dp;
-      drop_row = row;
-    }
-    kappa = fmax(kappa, kp);
+    TL_CALL(tl_distd2_interface_d(&dd->edge[p], &dd->edge[q], P == 1, &dd->xe[p], &dd->xs[q],
+                                  &dropped, &kappa, row, info));
   }
   tl_tr_pair_stage(tr, "one exchange, 2x2 interface systems", "edges",
                    "partition p sends its first row (3 words) to p-1 and its last row (3 words) "
@@ -228,10 +193,8 @@ static int distd2_phases(tracer *tr, distd2_trace *dd, double tol, double *x, tl
            "no messages; x[k] = dt[k] - s^a[k] x[left] - s^c[k] x[right] on every row");
   tl_tr_draw_solved(tr, &st, x);
   tl_tr_emit(tr, &st, 1);
-  tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1,
-                           TL_DISTD2_VERDICT_WORDS, TL_DISTD2_VERDICT_WORDS);
-  int status = tl_distd2_verdict(&dd->plan, dropped, drop_row, kappa, tol, info);
-  return tl_tr_verdict(tr, "the verdict", "verdict", status, info);
+  tl_tr_verdict(tr, "the verdict", "verdict", "", NULL);
+  return TL_OK;
 }
 
 int tl_tr_distd2(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,

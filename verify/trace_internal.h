@@ -6,9 +6,13 @@
  * trace_pdd.c (pdd, rpdd), trace_distd2_its.c, trace_reduced.c
  * (tridsolver, hybrid_pcr, ptdma), trace_nshaped.c, trace_whole.c
  * (thomas_periodic, jacobi).
- * Every tracer is a second driver of its algorithm's public phase
- * functions: it calls them in the one-call solve's order, records the
- * same ledger entries, and emits a stage after each step.
+ * The answer is the one-call solve's: tl_trace_run solves first (x,
+ * status, info, ledger) and hands the result to the tracer, which only
+ * draws. A tracer is a second driver of its algorithm's public phase
+ * functions, in the solve's order, emitting a stage after each step;
+ * its verdict stage prints the solve's verdict, and the stages read
+ * their messages from the solve's ledger. Where the solve has an x, the
+ * phases' x must be it bit for bit (else a tracer bug, said loudly).
  */
 #ifndef TRIDLAB_TRACE_INTERNAL_H
 #define TRIDLAB_TRACE_INTERNAL_H
@@ -18,8 +22,16 @@
 #include "tridlab/registry.h"
 #include "tridlab/trace.h"
 
+/* The one-call solve's answer, which the trace gives (a tracer reads
+ * it, never changes it). */
+typedef struct tl_tr_solved {
+  int status;
+  const tl_info *info;
+  const double *x; /* its x (meaningful when the status has a solution) */
+} tl_tr_solved;
+
 /* What every tracer shares: the system, the picture being drawn, the
- * hook, and the partition offsets. */
+ * hook, the partition offsets, and the solve's answer. */
 typedef struct tracer {
   size_t n;
   const double *a, *b, *c, *d;
@@ -29,15 +41,15 @@ typedef struct tracer {
   int index;
   int parts;
   size_t *begin; /* parts + 1 */
-  tl_ledger *ledger;
-  int periodic; /* a cyclic system (thomas_periodic): corners in the input */
+  int periodic;  /* a cyclic system (thomas_periodic): corners in the input */
+  tl_tr_solved solved;
 } tracer;
 
 /* Entry (i, j) of the picture. */
 #define AT(tr, i, j) ((tr)->dense[(i) * (tr)->n + (j)])
 
 int tl_tr_init(tracer *tr, const tl_batch *sys, int parts, const size_t *part_sizes, tl_trace_fn fn,
-               void *ctx, tl_ledger *ledger);
+               void *ctx, tl_tr_solved solved);
 void tl_tr_free(tracer *tr);
 
 /* A fresh stage with the tracer's geometry; the caller fills the rest. */
@@ -64,25 +76,19 @@ void tl_tr_x_stage(tracer *tr, const char *title, const double *x, const char *f
 /* A stage showing two vectors of one entry per partition. */
 void tl_tr_pair_stage(tracer *tr, const char *title, const char *phase, const char *note,
                       const char *name0, const double *v0, const char *name1, const double *v1);
-/* The verdict's stage: dropped against tol, the bound, the status (which
- * it returns). */
-int tl_tr_verdict(tracer *tr, const char *title, const char *phase, int status,
-                  const tl_info *info);
-/* `status` (the one-call solve's), or TL_ERR_BREAKDOWN when it has a
- * solution xs that is not the phases' x bit for bit (a tracer bug). */
-int tl_tr_same_x(const tracer *tr, const double *x, const double *xs, int status, tl_info *info);
-/* The verdict stage of a tracer whose verdict is the one-call solve's
- * (`status`, info; the caller records its ledger, phases phase0, phase1):
- * the solve's x (xs) must be the phases' x bit for bit, else
- * TL_ERR_BREAKDOWN (a tracer bug, never a silent difference). Returns
- * the status. */
-int tl_tr_solve_verdict(tracer *tr, const double *x, const double *xs, int status,
-                        const char *phase0, const char *phase1, tl_info *info);
+/* The verdict's stage: the one-call solve's status, and what it
+ * dropped against tol with its bound (an approximate step), or its
+ * message; the messages of ledger phases phase0, phase1 ("" for none).
+ * no_bound (NULL when the algorithm states a bound here) says why it
+ * states none, in place of a bound of 0. */
+void tl_tr_verdict(tracer *tr, const char *title, const char *phase0, const char *phase1,
+                   const char *no_bound);
 /* "trace: no memory" as a status. */
 int tl_tr_nomem(tl_info *info);
 
-/* One algorithm's tracer: calls the hook after every stage, records
- * the messages in tr->ledger, writes x; returns the solve's status. */
+/* One algorithm's tracer: calls the hook after every stage and writes
+ * the phases' x; TL_OK when every phase ran, else the failing phase's
+ * status (info: scratch, the answer's info is tr->solved's). */
 typedef int (*tl_tr_fn)(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                         tl_info *info);
 

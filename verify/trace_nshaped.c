@@ -3,12 +3,8 @@
  * tridlab/part_nshaped.h: RD and RU reduce every block to its two joint
  * lines, JU and JD fold the block rows next to each joint line into it
  * (JD with the last row of the block above, received from the partition
- * above), RS solves the joint lines, SS substitutes. The verdict is the
- * one-call solve's, whose x must be the stages' x.
- *
- * The reference records no ledger (its MPI version is not there yet); the
- * notes say what a rank would send, the ledger stays empty like the
- * solve's.
+ * above), RS solves the joint lines, SS substitutes. The verdict and the
+ * messages are the one-call solve's, whose x must be the stages' x.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +76,6 @@ static int nshaped_stages(tracer *tr, tl_nshaped_state_d *st, int levels, size_t
   tl_tr_emit(tr, &sg, 1);
   for (int p = 0; p < P; p++)
     TL_CALL(tl_nshaped_ju_d(st, p, a + o[p], b + o[p], c + o[p], d + o[p], info));
-  /* The exchange, as the solve records it: block rows to the next joint
-   * line's owner, the joint rows to the last rank, the support values back. */
-  tl_nshaped_ledger_exchange(tr->ledger, tr->n, 0, P, st->begin, 1, 1);
   for (int p = 0; p < P; p++)
     TL_CALL(tl_nshaped_jd_d(st, p, a + o[p], info));
   sg = tl_tr_stage_new(tr, "JU and JD: the joint lines absorb the block rows next to them");
@@ -110,17 +103,6 @@ static int nshaped_stages(tracer *tr, tl_nshaped_state_d *st, int levels, size_t
   return TL_OK;
 }
 
-/* Of a solve's ledger, only the domain check's entries ("halo",
- * "verdict"): the trace records the exchange itself, stage by stage. */
-static void keep_verdict_entries(tl_ledger *l)
-{
-  size_t kept = 0;
-  for (size_t k = 0; k < l->count; k++)
-    if (!strcmp(l->entries[k].phase, "halo") || !strcmp(l->entries[k].phase, "verdict"))
-      l->entries[kept++] = l->entries[k];
-  l->count = kept;
-}
-
 int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                   tl_info *info)
 {
@@ -128,22 +110,12 @@ int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, d
   tl_nshaped_state_d st;
   TL_CALL(tl_nshaped_init_d(&st, tr->n, 0, tr->parts, opt->part_sizes, info));
   size_t *rows = tl_alloc(st.nj, sizeof *rows);
-  double *rd = tl_alloc(st.nj * st.nj, sizeof(double)), *xs = tl_alloc(tr->n, sizeof(double));
-  int status =
-      rows && rd && xs ? nshaped_stages(tr, &st, levels, rows, rd, x, info) : tl_tr_nomem(info);
-  if (status == TL_OK) { /* the verdict is the solve's, its messages too */
-    tl_ledger solved;
-    tl_ledger_init(&solved);
-    status = tl_nshaped_ref_ledger_d(tr->n, 0, tr->a, tr->b, tr->c, tr->d, xs, tr->parts,
-                                     opt->part_sizes, levels, &solved, info);
-    keep_verdict_entries(&solved);
-    tl_ledger_merge(tr->ledger, &solved);
-    tl_ledger_free(&solved);
-    status = tl_tr_solve_verdict(tr, x, xs, status, "halo", "verdict", info);
-  }
+  double *rd = tl_alloc(st.nj * st.nj, sizeof(double));
+  int status = rows && rd ? nshaped_stages(tr, &st, levels, rows, rd, x, info) : tl_tr_nomem(info);
+  if (status == TL_OK)
+    tl_tr_verdict(tr, "the verdict", "halo", "verdict", NULL);
   tl_nshaped_free_d(&st);
   free(rows);
   free(rd);
-  free(xs);
   return status;
 }

@@ -4,8 +4,8 @@
  * row coupled to the partition's boundary unknowns), solve a small reduced
  * system on the boundary rows, and substitute back; they differ in how
  * many rows each partition gives the reduced system (one: tridsolver;
- * two: hybrid_pcr, ptdma) and in how it is solved. The verdict is the
- * one-call solve's, whose x must be the phases' x.
+ * two: hybrid_pcr, ptdma) and in how it is solved. The verdict and the
+ * messages are the one-call solve's, whose x must be the phases' x.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +18,11 @@
 #include "tridlab/part_tridsolver.h"
 #include "trace_internal.h"
 
-/* The scratch of both: the modified rows (as, cs, ds: n each), the
- * messages and the reduced system (buf), the one-call solve's x (xs),
- * and the reduced system's picture (rows, rd, rr). */
+/* The scratch of all three: the modified rows (as, cs, ds: n each), the
+ * messages and the reduced system (buf), and the reduced system's
+ * picture (rows, rd, rr). */
 typedef struct split_trace {
-  double *as, *cs, *ds, *xs;
+  double *as, *cs, *ds;
   double *buf;
   size_t *rows;
   double *rd, *rr;
@@ -31,7 +31,7 @@ typedef struct split_trace {
 
 static int split_alloc(split_trace *sp, size_t n, size_t nbuf, size_t nr, tl_info *info)
 {
-  sp->as = tl_alloc(4 * n, sizeof(double));
+  sp->as = tl_alloc(3 * n, sizeof(double));
   sp->buf = tl_alloc(nbuf, sizeof(double));
   sp->rows = tl_alloc(nr, sizeof(size_t));
   sp->rd = tl_alloc(nr * nr + nr, sizeof(double));
@@ -39,7 +39,6 @@ static int split_alloc(split_trace *sp, size_t n, size_t nbuf, size_t nr, tl_inf
     return tl_tr_nomem(info);
   sp->cs = sp->as + n;
   sp->ds = sp->cs + n;
-  sp->xs = sp->ds + n;
   sp->rr = sp->rd + nr * nr;
   return TL_OK;
 }
@@ -121,35 +120,26 @@ static void backward_stage(tracer *tr, const char *title, const char *phase, con
 
 typedef int (*split_phases_fn)(tracer *tr, split_trace *sp, const tl_algorithm *algo,
                                const tl_options *opt, double *x, tl_info *info);
-typedef int (*split_solve_fn)(tracer *tr, split_trace *sp, const tl_algorithm *algo,
-                              const tl_options *opt, double *xs, tl_info *info);
 /* Scratch words of the messages, reduced rows per partition, and the
- * verdict: 0 the residual check of tridsolver and hybrid_pcr, 1 P-TDMA's
- * one allreduce. */
+ * verdict's messages: 0 the residual check of tridsolver and hybrid_pcr,
+ * 1 P-TDMA's one allreduce. */
 typedef struct split_sizes {
   size_t buf, rows_per_part;
   int ptdma;
 } split_sizes;
 
-/* The phases, then the verdict from the one-call solve (into sp.xs). */
+/* The phases, then the one-call solve's verdict. */
 static int split_run(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
-                     tl_info *info, split_sizes size, split_phases_fn phases, split_solve_fn solve)
+                     tl_info *info, split_sizes size, split_phases_fn phases)
 {
   split_trace sp = {0};
   int status = split_alloc(&sp, tr->n, size.buf, size.rows_per_part * (size_t)tr->parts, info);
   if (status == TL_OK)
     status = phases(tr, &sp, algo, opt, x, info);
-  if (status == TL_OK) {
-    status = solve(tr, &sp, algo, opt, sp.xs, info);
-    if (size.ptdma) {
-      tl_ledger_collective_all(tr->ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, tr->parts, -1,
-                               TL_PTDMA_VERDICT_WORDS, TL_PTDMA_VERDICT_WORDS);
-      status = tl_tr_solve_verdict(tr, x, sp.xs, status, "verdict", "", info);
-    } else {
-      tl_ledger_residual_verdict(tr->ledger, tr->parts, 0, 1, 1);
-      status = tl_tr_solve_verdict(tr, x, sp.xs, status, "halo", "verdict", info);
-    }
-  }
+  if (status == TL_OK && size.ptdma)
+    tl_tr_verdict(tr, "the verdict", "verdict", "", NULL);
+  else if (status == TL_OK)
+    tl_tr_verdict(tr, "the verdict", "halo", "verdict", NULL);
   split_free(&sp);
   return status;
 }
@@ -159,6 +149,8 @@ static int split_run(tracer *tr, const tl_algorithm *algo, const tl_options *opt
 
 static const char *const strategy_name[] = {"allgather", "gather_scatter", "pcr", "jacobi"};
 static const char *const strategy_phase[] = {"reduced", "reduced", "pcr", "jacobi"};
+/* The second phase each strategy sends (allgather: none; it sends once). */
+static const char *const strategy_phase2[] = {"", "solution", "next-first", "jacobi-test"};
 static const char *const strategy_how[] = {
     "every partition receives all P rows (an allgather) and solves the same system by Thomas",
     "partition 0 gathers the P rows, solves them by Thomas and scatters F[p], F[p+1] back",
@@ -196,20 +188,8 @@ static void tridsolver_reduced_stage(tracer *tr, int strategy, const double *F,
              strategy_name[strategy]);
   tl_tr_add_vec(&st, "F = x[begin] of each partition", -1, 0, (size_t)tr->parts, F);
   st.ledger_phase[0] = strategy_phase[strategy];
-  st.ledger_phase[1] = strategy == TL_TRIDSOLVER_GATHER_SCATTER ? "solution"
-                       : strategy == TL_TRIDSOLVER_JACOBI       ? "jacobi-test"
-                                                                : "next-first";
+  st.ledger_phase[1] = strategy_phase2[strategy];
   tl_tr_emit(tr, &st, 0);
-}
-
-static int tridsolver_solve(tracer *tr, split_trace *sp, const tl_algorithm *algo,
-                            const tl_options *opt, double *xs, tl_info *info)
-{
-  (void)sp;
-  return tl_tridsolver_ref_d(
-      tr->n, tr->parts, opt->part_sizes, (int)tl_param_value(algo, opt, "reduced"),
-      (long)tl_param_value(algo, opt, "iters"), tl_param_value(algo, opt, "tol"),
-      (long)tl_param_value(algo, opt, "maxit"), tr->a, tr->b, tr->c, tr->d, xs, info);
 }
 
 static int tridsolver_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
@@ -224,8 +204,6 @@ static int tridsolver_phases(tracer *tr, split_trace *sp, const tl_algorithm *al
     TL_CALL(tl_tridsolver_forward_d(lo, m, p > 0, p + 1 < P, tr->a + lo, tr->b + lo, tr->c + lo,
                                     tr->d + lo, sp->as + lo, sp->cs + lo, sp->ds + lo, info));
     tl_tridsolver_last_row_d(m, sp->as + lo, sp->cs + lo, sp->ds + lo, last + 3 * p);
-    if (p + 1 < P)
-      tl_ledger_message(tr->ledger, "last-row", 0, p, p + 1, 3);
   }
   forward_stage(tr, sp, NULL, 0, "phase 1: forward sweep (Algorithm 6) on every partition",
                 "no messages; row 0 couples x[begin-1], x[begin], x[end-1]; every other row "
@@ -245,29 +223,13 @@ static int tridsolver_phases(tracer *tr, split_trace *sp, const tl_algorithm *al
   tl_tr_emit(tr, &st, 0);
   tl_info jinfo;
   tl_info_clear(&jinfo);
-  int status = tridsolver_reduced(tr, strategy, algo, opt, rows, work, F, &jinfo);
-  if (status < 0 && info) { /* the solve's report: the reduced row's matrix row */
-    *info = jinfo;
-    tl_tridsolver_name_row(info, tr->n, P, opt->part_sizes);
-  }
-  if (status < 0)
-    return status;
-  /* Jacobi's sweeps are recorded by the solve only once it has an
-   * answer (tridsolver_solve, for the whole batch); they are shown here,
-   * and taken back below if the backward sweep fails. */
-  size_t before = tr->ledger ? tr->ledger->count : 0;
-  tl_tridsolver_ledger_reduced(tr->ledger, strategy, P, 1, 1, jinfo.iterations, 0);
+  TL_CALL(tridsolver_reduced(tr, strategy, algo, opt, rows, work, F, &jinfo));
   tridsolver_reduced_stage(tr, strategy, F, &jinfo);
   F[P] = 0; /* no partition after the last */
-  for (int p = 0; p < P && status >= 0; p++) {
+  for (int p = 0; p < P; p++) {
     size_t lo = tr->begin[p];
-    status = tl_tridsolver_backward_d(lo, tr->begin[p + 1] - lo, sp->as + lo, sp->cs + lo,
-                                      sp->ds + lo, F[p], F[p + 1], x + lo, info);
-  }
-  if (status < 0) {
-    if (strategy == TL_TRIDSOLVER_JACOBI && tr->ledger) /* its entries are new keys: the last */
-      tr->ledger->count = before;
-    return status;
+    TL_CALL(tl_tridsolver_backward_d(lo, tr->begin[p + 1] - lo, sp->as + lo, sp->cs + lo,
+                                     sp->ds + lo, F[p], F[p + 1], x + lo, info));
   }
   backward_stage(
       tr, "phase 5: backward sweep", "",
@@ -280,19 +242,11 @@ static int tridsolver_phases(tracer *tr, split_trace *sp, const tl_algorithm *al
 /* ------------------------------------------------------------------ */
 /* Hybrid Thomas-PCR: two reduced rows per partition, PCR on them       */
 
-static int hybrid_solve(tracer *tr, split_trace *sp, const tl_algorithm *algo,
-                        const tl_options *opt, double *xs, tl_info *info)
-{
-  (void)sp;
-  (void)algo;
-  return tl_hybrid_pcr_ref_d(tr->n, tr->parts, opt->part_sizes, tr->a, tr->b, tr->c, tr->d, xs,
-                             info);
-}
-
 static int hybrid_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
                          const tl_options *opt, double *x, tl_info *info)
 {
   (void)algo;
+  (void)opt;
   int P = tr->parts;
   size_t R = 2 * (size_t)P;
   double *send = sp->buf, *ra = send + 6 * P, *rb = ra + R, *rc = rb + R, *rd = rc + R;
@@ -305,7 +259,6 @@ static int hybrid_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
     TL_CALL(tl_hybrid_pcr_forward_d(lo, m, p > 0, p + 1 < P, tr->a + lo, tr->b + lo, tr->c + lo,
                                     tr->d + lo, sp->as + lo, sp->cs + lo, sp->ds + lo, info));
     tl_hybrid_pcr_pack_d(m, sp->as + lo, sp->cs + lo, sp->ds + lo, send + TL_HYBRID_PCR_SEND * p);
-    tl_hybrid_pcr_ledger_reduced(tr->ledger, P, p, 1, 0);
     sp->rows[2 * p] = lo;
     sp->rows[2 * p + 1] = tr->begin[p + 1] - 1;
   }
@@ -320,17 +273,13 @@ static int hybrid_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
   reduced_picture(&st, sp, R, ra, rb, rc, rd, 1);
   st.ledger_phase[0] = "reduced";
   tl_tr_emit(tr, &st, 0);
-  int status = tl_pcr_ref_d(R, ra, rb, rc, rd, y, info);
-  if (status < 0)
-    return tl_hybrid_pcr_reduced_failure(info, status, tr->n, P, opt->part_sizes);
-  tl_info_clear(info); /* the domain is decided on A, by the verdict */
+  TL_CALL(tl_pcr_ref_d(R, ra, rb, rc, rd, y, info)); /* its domain: the solve's verdict, on A */
   st = tl_tr_stage_new(tr, "phase 4: PCR on the reduced system");
   snprintf(st.note, sizeof st.note, "y = x[begin], x[end-1] of every partition, in order");
   tl_tr_add_vec(&st, "y", -1, 0, R, y);
   tl_tr_emit(tr, &st, 0);
   for (int p = 0; p < P; p++) {
     size_t lo = tr->begin[p];
-    tl_hybrid_pcr_ledger_reduced(tr->ledger, P, p, 1, 1);
     TL_CALL(tl_hybrid_pcr_backward_d(lo, tr->begin[p + 1] - lo, sp->as + lo, sp->cs + lo,
                                      sp->ds + lo, y[2 * p], y[2 * p + 1], x + lo, info));
   }
@@ -343,15 +292,6 @@ static int hybrid_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
 
 /* ------------------------------------------------------------------ */
 /* P-TDMA: Algorithm 2 (plan, runtime step) or Algorithm 1 (one pass)    */
-
-static int ptdma_solve(tracer *tr, split_trace *sp, const tl_algorithm *algo, const tl_options *opt,
-                       double *xs, tl_info *info)
-{
-  if ((int)tl_param_value(algo, opt, "flavour") == TL_PTDMA_SPLIT)
-    return tl_ptdma_plan_solve_d(&sp->plan, tr->d, xs, info);
-  return tl_ptdma_solve_d(tr->n, 0, tr->parts, opt->part_sizes, tr->a, tr->b, tr->c, tr->d, xs,
-                          info);
-}
 
 /* Step 1 (and 2): every partition's rows reduced; its two boundary rows
  * packed into rows 2p, 2p+1 of the reduced system (ra..rd). */
@@ -415,12 +355,6 @@ static int ptdma_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
                         "pivots, not normalised); the plan depends on A only and is reused"
                       : "no messages; the inner rows couple x[begin] and x[end-1] only, on a "
                         "unit diagonal");
-  if (split) {
-    tl_ptdma_ledger_gather(tr->ledger, "plan-rows", P, TL_PTDMA_COEF_WORDS);
-    tl_ptdma_ledger_gather(tr->ledger, "rhs-rows", P, TL_PTDMA_RHS_WORDS);
-  } else {
-    tl_ptdma_ledger_gather(tr->ledger, "rows", P, TL_PTDMA_ROW_WORDS);
-  }
   tl_trace_stage st = tl_tr_stage_new(tr, "the boundary rows gathered: the reduced system");
   snprintf(st.note, sizeof st.note, "%s",
            split ? "partition 0 gathers a, b, c of the 2 rows of every partition once (the plan) "
@@ -430,13 +364,7 @@ static int ptdma_phases(tracer *tr, split_trace *sp, const tl_algorithm *algo,
   st.ledger_phase[0] = split ? "plan-rows" : "rows";
   st.ledger_phase[1] = split ? "rhs-rows" : "";
   tl_tr_emit(tr, &st, 0);
-  int status = tl_ptdma_reduced_solve_d(R, 0, ra, rb, rc, rd, rx, info);
-  if (status < 0) {
-    if (info)
-      info->row = tl_ptdma_global_row(tr->begin, info->row);
-    return status;
-  }
-  tl_ptdma_ledger_scatter(tr->ledger, "solution", P, TL_PTDMA_X_WORDS);
+  TL_CALL(tl_ptdma_reduced_solve_d(R, 0, ra, rb, rc, rd, rx, info));
   TL_CALL(ptdma_reconstruct(tr, sp, split, rx, x, info));
   backward_stage(tr, "Thomas on the reduced system; x scattered back; the interior", "solution",
                  "partition 0 sends every partition its x[begin], x[end-1] (2 words); x[k] = "
@@ -452,19 +380,19 @@ int tl_tr_tridsolver(tracer *tr, const tl_algorithm *algo, const tl_options *opt
                      tl_info *info)
 {
   return split_run(tr, algo, opt, x, info, (split_sizes){16 * (size_t)tr->parts + 1, 1, 0},
-                   tridsolver_phases, tridsolver_solve);
+                   tridsolver_phases);
 }
 
 int tl_tr_hybrid_pcr(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                      tl_info *info)
 {
   return split_run(tr, algo, opt, x, info, (split_sizes){16 * (size_t)tr->parts, 2, 0},
-                   hybrid_phases, hybrid_solve);
+                   hybrid_phases);
 }
 
 int tl_tr_ptdma(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                 tl_info *info)
 {
   return split_run(tr, algo, opt, x, info, (split_sizes){10 * (size_t)tr->parts, 2, 1},
-                   ptdma_phases, ptdma_solve);
+                   ptdma_phases);
 }

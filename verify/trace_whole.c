@@ -2,7 +2,8 @@
  * stage (verify/trace_internal.h): two algorithms on the whole system,
  * from the steps tridlab/algorithms.h exposes (the Sherman-Morrison split
  * and correction; one Jacobi sweep and its backward error). Their
- * verdicts are the one-call solve's, whose x must be the steps' x.
+ * verdicts are the one-call solve's (tr->solved), whose x must be the
+ * steps' x.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,9 +17,9 @@
 /* ------------------------------------------------------------------ */
 /* Periodic Thomas: A = B + u v^T, two Thomas solves, Sherman-Morrison   */
 
-/* The steps for n >= 3 (w: bmod, u, z, 3n); a failure is left to the
- * one-call solve, which fails the same way and says why. */
-static void periodic_steps(tracer *tr, double *w, double *x)
+/* The steps for n >= 3 (w: bmod, u, z, 3n); a failure is the one-call
+ * solve's too, which says why. */
+static int periodic_steps(tracer *tr, double *w, double *x)
 {
   size_t n = tr->n;
   const double *a = tr->a, *b = tr->b, *c = tr->c, *d = tr->d;
@@ -36,18 +37,19 @@ static void periodic_steps(tracer *tr, double *w, double *x)
   tl_info inner;
   if (tl_thomas_ref_d(n, a, bmod, c, d, x, &inner) < 0 ||
       tl_thomas_ref_d(n, a, bmod, c, u, z, &inner) < 0)
-    return;
+    return TL_ERR_BREAKDOWN;
   st = tl_tr_stage_new(tr, "two Thomas solves with B: B y = d, B z = u");
   snprintf(st.note, sizeof st.note, "the same tridiagonal matrix, two right-hand sides");
   tl_tr_add_vec(&st, "y", -1, 0, n, x);
   tl_tr_add_vec(&st, "z", -1, 0, n, z);
   tl_tr_emit(tr, &st, 0);
   if (tl_thomas_periodic_correct_d(n, a[0], g, z, x, &inner) < 0)
-    return;
+    return TL_ERR_BREAKDOWN;
   st = tl_tr_stage_new(tr, "Sherman-Morrison: x = y - (v.y) / (1 + v.z) z");
   snprintf(st.note, sizeof st.note, "one dot product of two entries, one update of every row");
   tl_tr_draw_solved(tr, &st, x);
   tl_tr_emit(tr, &st, 1);
+  return TL_OK;
 }
 
 int tl_tr_thomas_periodic(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
@@ -58,18 +60,19 @@ int tl_tr_thomas_periodic(tracer *tr, const tl_algorithm *algo, const tl_options
   size_t n = tr->n;
   tl_tr_stage_input(tr, "periodic Thomas: the corners make A a tridiagonal B plus a rank-one "
                         "u v^T; two Thomas solves with B and the Sherman-Morrison formula");
-  double *w = tl_alloc(4 * n, sizeof(double));
+  double *w = tl_alloc(3 * n, sizeof(double));
   if (!w)
     return tl_tr_nomem(info);
-  if (n >= 3)
-    periodic_steps(tr, w, x);
-  else
+  int status = TL_OK;
+  if (n >= 3) {
+    status = periodic_steps(tr, w, x);
+  } else {
     tl_tr_note_stage(tr, "n <= 2: solved directly", "", "",
                      "the corners fold onto the row (tridlab/system.h): a 1x1 or 2x2 system");
-  int status = tl_thomas_periodic_ref_d(n, tr->a, tr->b, tr->c, tr->d, w + 3 * n, info);
-  if (n <= 2 && tl_status_has_solution(status))
-    memcpy(x, w + 3 * n, n * sizeof *x); /* no steps of its own to compare */
-  status = tl_tr_solve_verdict(tr, x, w + 3 * n, status, "", "", info);
+    memcpy(x, tr->solved.x, n * sizeof *x); /* no steps of its own to compare */
+  }
+  if (status == TL_OK)
+    tl_tr_verdict(tr, "the verdict", "", "", NULL);
   free(w);
   return status;
 }
@@ -119,20 +122,18 @@ int tl_tr_jacobi(tracer *tr, const tl_algorithm *algo, const tl_options *opt, do
   tl_tr_stage_input(tr, "Jacobi: keep the diagonal, move the rest to the right-hand side with "
                         "the previous iterate, from x = D^-1 d; stop when the componentwise "
                         "backward error eta <= tol");
-  double *w = tl_alloc(3 * n, sizeof(double));
+  double *w = tl_alloc(2 * n, sizeof(double));
   if (!w)
     return tl_tr_nomem(info);
   long shown = jacobi_sweeps(tr, tol, maxit, w, x);
-  double *xs = w + 2 * n;
-  int status = tl_jacobi_ref_d(n, 0, tr->a, tr->b, tr->c, tr->d, xs, tol, maxit, info);
-  if (info->iterations > shown) { /* the solve went on: its iterate is the answer */
+  const tl_tr_solved *sv = &tr->solved;
+  if (sv->info->iterations > shown) { /* the solve went on: its iterate is the answer */
     tl_tr_note_stage(tr, "the sweeps not drawn", "", "",
                      "the solve went on to sweep %d (eta %.3g); its iterate is the answer",
-                     info->iterations, info->dropped);
-    if (tl_status_has_solution(status))
-      memcpy(x, xs, n * sizeof *x);
+                     sv->info->iterations, sv->info->dropped);
+    memcpy(x, sv->x, n * sizeof *x);
   }
-  status = tl_tr_solve_verdict(tr, x, xs, status, "", "", info);
+  tl_tr_verdict(tr, "the verdict", "", "", NULL);
   free(w);
-  return status;
+  return TL_OK;
 }

@@ -1,14 +1,16 @@
 /* tridlab/trace.h -- an algorithm watched stage by stage (`tridlab trace`,
  * docs/trace.md).
  *
- * A tracer runs one small real system through an algorithm's public
- * phase functions (the same ones the one-call solve and the MPI version
- * call) and, after every stage, hands a picture of it to a hook: the
- * system as it stands (dense, n x n: what elimination has made of A), the
+ * The answer of a trace is the one-call solve's: x, status, message, the
+ * verdict's numbers and the ledger all come from tl_solve. A tracer then
+ * runs the same small real system through the algorithm's public phase
+ * functions (the same ones the one-call solve and the MPI version call)
+ * and, after every stage, hands a picture of it to a hook: the system as
+ * it stands (dense, n x n: what elimination has made of A), the
  * right-hand side, the vectors of every partition, the reduced system,
  * the entries an approximate algorithm dropped against its tolerance, and
  * the ledger phases whose messages this stage sent. The hook prints or
- * draws; the library prints nothing. The final x is the solve's x.
+ * draws; the library prints nothing.
  */
 #ifndef TRIDLAB_TRACE_H
 #define TRIDLAB_TRACE_H
@@ -69,11 +71,17 @@ int tl_trace_supported(const char *algo);
 /* The names it can trace, space-separated. */
 const char *tl_trace_algorithms(void);
 
-/* Trace one real, plain system (sys->nsys = 1) through `algo` with
- * opt's partitions and parameters. Calls fn after every stage; records
- * the messages in ledger (may be NULL); writes x. The status is the
- * solve's (TL_ERR_UNSUPPORTED for an algorithm it cannot trace, a
- * complex, periodic or batched system). */
+/* Trace one real, plain system (sys->nsys = 1; periodic for
+ * thomas_periodic) through `algo` with opt's partitions and parameters
+ * (a non-partitioned algorithm ignores opt->parts). Solves it first with
+ * tl_solve, recording its messages in ledger (may be NULL), x and info:
+ * the trace's answer, and its status. Then calls fn after every stage;
+ * the stages read their messages from that ledger. A solve refused
+ * before it ran (TL_ERR_ARG, TL_ERR_UNSUPPORTED, TL_ERR_NOMEM) has no
+ * stages. TL_ERR_UNSUPPORTED for an algorithm it cannot trace, a
+ * complex, batched or (but thomas_periodic) periodic system;
+ * TL_ERR_BREAKDOWN, "a tracer bug", when the solve has an x the phases
+ * did not reach bit for bit. */
 int tl_trace_run(const tl_algorithm *algo, const tl_batch *sys, const tl_options *opt,
                  tl_trace_fn fn, void *ctx, tl_ledger *ledger, double *x, tl_info *info);
 

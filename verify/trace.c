@@ -384,6 +384,7 @@ static const struct {
     {"hybrid_pcr", tl_tr_hybrid_pcr},
     {"ptdma", tl_tr_ptdma},
     {"nshaped", tl_tr_nshaped},
+    {"spike", tl_tr_spike},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

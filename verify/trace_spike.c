@@ -1,0 +1,160 @@
+/* verify/trace_spike.c -- SPIKE watched stage by stage
+ * (verify/trace_internal.h): each block factored with its row swaps, S =
+ * D^-1 A with its spikes, the tips gathered and the reduced system of the
+ * boundary unknowns, the boundary unknowns sent back, the retrieval and
+ * the verdict (the one-call solve's, as are the messages the stages
+ * print). The phase functions are reference/spike_ref.c's, in its order,
+ * so the x drawn is the solve's bit for bit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/part_spike.h"
+#include "trace_internal.h"
+
+/* The scratch of the simulated partitions: the factors of every block,
+ * g and the spikes, the tips, the boundary unknowns. */
+typedef struct spike_trace {
+  double *l, *u0, *u1, *u2, *g, *v, *w, *tips, *y;
+  unsigned char *swap;
+  size_t *rows;   /* 2(P-1) interface rows */
+  double *rd, *rr; /* the reduced system's picture */
+} spike_trace;
+
+/* After phase 1: S = D^-1 A, the identity with the spikes V (the column
+ * of the next block's first unknown) and W (the previous block's last
+ * unknown), g on the right. */
+static void draw_s(tracer *tr, const spike_trace *sp)
+{
+  memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
+  for (int p = 0; p < tr->parts; p++)
+    for (size_t i = tr->begin[p]; i < tr->begin[p + 1]; i++) {
+      AT(tr, i, i) = 1;
+      if (p + 1 < tr->parts)
+        AT(tr, i, tr->begin[p + 1]) = sp->v[i];
+      if (p > 0)
+        AT(tr, i, tr->begin[p] - 1) = sp->w[i];
+      tr->rhs[i] = sp->g[i];
+    }
+}
+
+/* Which rows of each block were swapped, as a note. */
+static void swaps_note(const tracer *tr, const spike_trace *sp, char *note, size_t size)
+{
+  size_t len = (size_t)snprintf(note, size,
+                                "each block factored with partial pivoting; rows i, i+1 "
+                                "swapped at i =");
+  for (int p = 0; p < tr->parts && len < size; p++) {
+    int any = 0;
+    len += (size_t)snprintf(note + len, size - len, " partition %d:", p);
+    for (size_t i = tr->begin[p]; i + 1 < tr->begin[p + 1] && len < size; i++)
+      if (sp->swap[i]) {
+        len += (size_t)snprintf(note + len, size - len, " %zu", i);
+        any = 1;
+      }
+    if (!any && len < size)
+      len += (size_t)snprintf(note + len, size - len, " none");
+  }
+}
+
+/* The reduced system on the interface rows (the last row of each block,
+ * the first of the next), drawn from S. */
+static void reduced_picture(tracer *tr, const spike_trace *sp, tl_trace_stage *st)
+{
+  size_t nr = 0;
+  for (int p = 0; p + 1 < tr->parts; p++) {
+    sp->rows[nr++] = tr->begin[p + 1] - 1;
+    sp->rows[nr++] = tr->begin[p + 1];
+  }
+  for (size_t i = 0; i < nr; i++) {
+    for (size_t j = 0; j < nr; j++)
+      sp->rd[i * nr + j] = AT(tr, sp->rows[i], sp->rows[j]);
+    sp->rr[i] = tr->rhs[sp->rows[i]];
+  }
+  st->nr = nr;
+  st->rows = sp->rows;
+  st->rdense = sp->rd;
+  st->rrhs = sp->rr;
+}
+
+static int spike_phases(tracer *tr, const spike_trace *sp, double *x, tl_info *info)
+{
+  int P = tr->parts;
+  const double *a = tr->a, *b = tr->b, *c = tr->c, *d = tr->d;
+  tl_tr_stage_input(tr, "SPIKE: each partition factors its block with partial pivoting and "
+                        "solves for g = A_p^-1 d_p and its two spikes; one small system of the "
+                        "boundary unknowns couples the partitions");
+  for (int p = 0; p < P; p++) {
+    size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+    int left = p > 0, right = p + 1 < P;
+    TL_CALL(tl_spike_factor_d(lo, m, p, a + lo, b + lo, c + lo, sp->l + lo, sp->u0 + lo,
+                              sp->u1 + lo, sp->u2 + lo, sp->swap + lo, info));
+    TL_CALL(tl_spike_local_d(lo, m, left, right, a + lo, c + lo, d + lo, sp->l + lo, sp->u0 + lo,
+                             sp->u1 + lo, sp->u2 + lo, sp->swap + lo, sp->g + lo, sp->v + lo,
+                             sp->w + lo, info));
+    tl_spike_tips_d(m, left, right, sp->g + lo, sp->v + lo, sp->w + lo,
+                    sp->tips + TL_SPIKE_SEND * p);
+  }
+  tl_trace_stage st = tl_tr_stage_new(tr, "phase 1: factor A_p = L U with row swaps; g, V, W");
+  swaps_note(tr, sp, st.note, sizeof st.note);
+  draw_s(tr, sp);
+  for (int p = 0; p < P && st.nvec + 2 <= TL_TRACE_VECS; p++) {
+    size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+    if (p + 1 < P)
+      tl_tr_add_vec(&st, "V", p, lo, m, sp->v + lo);
+    if (p > 0)
+      tl_tr_add_vec(&st, "W", p, lo, m, sp->w + lo);
+  }
+  tl_tr_emit(tr, &st, 1);
+  TL_CALL(tl_spike_reduced_d(P, sp->tips, sp->y, info));
+  st = tl_tr_stage_new(tr, "phase 2: the tips go to partition 0; the reduced system");
+  snprintf(st.note, sizeof st.note,
+           "every partition sends the top and bottom entries of g, V and W; partition 0 solves "
+           "the %d boundary unknowns with a pivoted band solve (nothing is dropped)",
+           2 * (P - 1));
+  reduced_picture(tr, sp, &st);
+  st.ledger_phase[0] = "tips";
+  tl_tr_emit(tr, &st, 0);
+  for (int p = 0; p < P; p++) {
+    size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+    int left = p > 0, right = p + 1 < P;
+    TL_CALL(tl_spike_retrieve_d(lo, m, left, right, sp->g + lo, sp->v + lo, sp->w + lo,
+                                left ? sp->y[2 * p - 2] : 0, right ? sp->y[2 * p + 1] : 0, x + lo,
+                                info));
+  }
+  st = tl_tr_stage_new(tr, "phases 3-4: the boundary unknowns go back; x = g - V x_next - W x_prev");
+  snprintf(st.note, sizeof st.note,
+           "partition 0 sends each partition its two boundary unknowns; every partition "
+           "retrieves its rows");
+  st.ledger_phase[0] = "boundary";
+  tl_tr_draw_solved(tr, &st, x);
+  tl_tr_emit(tr, &st, 1);
+  tl_tr_verdict(tr, "phase 5: the verdict", "verdict", "", NULL);
+  return TL_OK;
+}
+
+int tl_tr_spike(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                tl_info *info)
+{
+  (void)algo;
+  (void)opt;
+  size_t n = tr->n, P = (size_t)tr->parts, R = P > 1 ? 2 * (P - 1) : 1;
+  spike_trace sp = {.l = tl_alloc(7 * n + 8 * P + R * R + R, sizeof(double)),
+                    .swap = tl_alloc(n, 1),
+                    .rows = tl_alloc(R, sizeof(size_t))};
+  int status;
+  if (!sp.l || !sp.swap || !sp.rows) {
+    status = tl_tr_nomem(info);
+  } else {
+    sp.u0 = sp.l + n, sp.u1 = sp.u0 + n, sp.u2 = sp.u1 + n, sp.g = sp.u2 + n;
+    sp.v = sp.g + n, sp.w = sp.v + n, sp.tips = sp.w + n, sp.y = sp.tips + TL_SPIKE_SEND * P;
+    sp.rd = sp.y + 2 * P, sp.rr = sp.rd + R * R;
+    status = spike_phases(tr, &sp, x, info);
+  }
+  free(sp.l);
+  free(sp.swap);
+  free(sp.rows);
+  return status;
+}

@@ -304,10 +304,16 @@ static void print_summary(const tl_batch *sys, const double *x, int st, const tl
   printf("status: %s%s%s\n", tl_status_name(st), info->msg[0] ? ": " : "", info->msg);
   if (tl_status_has_solution(st))
     printf("residual ratio: %.3g   (THRESH 30)\n", tl_residual_ratio(sys, x));
-  tl_ledger_totals t = tl_ledger_rank_totals(ledger, -1, NULL);
-  if (ledger->count)
-    printf("messages: %ld, words sent: %ld, collective calls: %ld (all partitions)\n", t.messages,
-           t.words_sent, t.collectives);
+  tl_ledger_totals t, v;
+  tl_ledger_split_totals(ledger, -1, &t, &v);
+  if (!ledger->count)
+    return;
+  printf("the algorithm: %ld messages, %ld words sent, %ld collective calls (all partitions)\n",
+         t.messages, t.words_sent, t.collectives);
+  if (v.messages || v.collectives)
+    printf("the verdict, checking the answer: %ld messages, %ld words sent, %ld collective "
+           "calls\n",
+           v.messages, v.words_sent, v.collectives);
 }
 
 int cmd_trace(int argc, char **argv)

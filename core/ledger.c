@@ -229,6 +229,39 @@ const char *tl_ledger_kind_name(tl_ledger_kind kind)
   return (unsigned)kind < TL_LEDGER_KINDS ? names[kind] : "?";
 }
 
+int tl_ledger_is_verdict(const char *phase)
+{
+  return phase && (!strcmp(phase, "verdict") || !strcmp(phase, "halo"));
+}
+
+void tl_ledger_split_totals(const tl_ledger *ledger, int rank, tl_ledger_totals *algorithm,
+                            tl_ledger_totals *verdict)
+{
+  tl_ledger_totals all = tl_ledger_rank_totals(ledger, rank, NULL);
+  tl_ledger_totals v = tl_ledger_rank_totals(ledger, rank, "verdict");
+  tl_ledger_totals h = tl_ledger_rank_totals(ledger, rank, "halo");
+  verdict->messages = v.messages + h.messages;
+  verdict->words_sent = v.words_sent + h.words_sent;
+  verdict->words_recv = v.words_recv + h.words_recv;
+  verdict->collectives = v.collectives + h.collectives;
+  algorithm->messages = all.messages - verdict->messages;
+  algorithm->words_sent = all.words_sent - verdict->words_sent;
+  algorithm->words_recv = all.words_recv - verdict->words_recv;
+  algorithm->collectives = all.collectives - verdict->collectives;
+}
+
+void tl_ledger_print_rank(FILE *f, const tl_ledger *ledger, int rank, const char *indent)
+{
+  tl_ledger_totals t, v;
+  tl_ledger_split_totals(ledger, rank, &t, &v);
+  fprintf(f, "%srank %d: algorithm %ld messages, %ld words sent, %ld received, %ld collectives",
+          indent ? indent : "", rank, t.messages, t.words_sent, t.words_recv, t.collectives);
+  if (v.messages || v.collectives)
+    fprintf(f, "; verdict %ld messages, %ld words sent, %ld received, %ld collectives",
+            v.messages, v.words_sent, v.words_recv, v.collectives);
+  fputc('\n', f);
+}
+
 void tl_ledger_print(FILE *f, const tl_ledger *ledger, const char *indent)
 {
   if (!indent)
@@ -246,13 +279,14 @@ void tl_ledger_print(FILE *f, const tl_ledger *ledger, const char *indent)
             tl_ledger_kind_name(e->kind), peer, e->words_sent, e->words_recv);
   }
   int ranks = tl_ledger_ranks(ledger);
-  fprintf(f, "%stotals per rank: messages sent, words sent, words received, collective calls\n",
-          indent);
-  for (int r = 0; r < ranks; r++) {
-    tl_ledger_totals t = tl_ledger_rank_totals(ledger, r, NULL);
-    fprintf(f, "%s  rank %d: %ld messages, %ld words sent, %ld received, %ld collectives\n",
-            indent, r, t.messages, t.words_sent, t.words_recv, t.collectives);
-  }
+  fprintf(f, "%stotals per rank: messages sent, words sent, words received, collective calls;\n"
+             "%s  the algorithm's apart from the verdict's (phases verdict and halo: checking the "
+             "answer)\n",
+          indent, indent);
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s  ", indent);
+  for (int r = 0; r < ranks; r++)
+    tl_ledger_print_rank(f, ledger, r, sub);
   if (ledger->failed)
     fprintf(f, "%s(incomplete: an entry could not be recorded for lack of memory)\n", indent);
 }

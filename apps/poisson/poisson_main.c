@@ -139,11 +139,12 @@ static int run(const args *a, size_t n, int print, double *err)
            1e3 * best.other);
   }
   if (print && rank == 0) { /* the ledger's totals always; every entry on request */
-    tl_ledger_totals t = tl_ledger_rank_totals(&s.ledger, -1, NULL);
-    printf("  ledger of rank 0: %ld messages, %ld words sent, %ld received, %ld collectives"
-           "%s\n",
-           t.messages, t.words_sent, t.words_recv, t.collectives,
-           a->ledger ? "" : " (--ledger: every entry)");
+    tl_ledger_totals t, v;
+    tl_ledger_split_totals(&s.ledger, -1, &t, &v);
+    printf("  ledger of rank 0: algorithm %ld messages, %ld words sent, %ld received, %ld "
+           "collectives; verdict %ld messages, %ld words sent, %ld received, %ld collectives%s\n",
+           t.messages, t.words_sent, t.words_recv, t.collectives, v.messages, v.words_sent,
+           v.words_recv, v.collectives, a->ledger ? "" : " (--ledger: every entry)");
   }
   if (print && a->ledger && rank == 0) {
     printf("  ledger of rank 0 (ranks numbered in its grid lines):\n");

@@ -146,11 +146,8 @@ static int report(const mpi_solve_args *a, const tl_algorithm *algo, const tl_sy
   if (a->full_ledger) {
     tl_ledger_print(stdout, ledger, "  ");
   } else {
-    for (int r = 0; r < tl_ledger_ranks(ledger); r++) {
-      tl_ledger_totals t = tl_ledger_rank_totals(ledger, r, NULL);
-      printf("  rank %d: %ld messages, %ld words sent, %ld received, %ld collectives\n", r,
-             t.messages, t.words_sent, t.words_recv, t.collectives);
-    }
+    for (int r = 0; r < tl_ledger_ranks(ledger); r++)
+      tl_ledger_print_rank(stdout, ledger, r, "  ");
   }
   printf("wrote %s\n", a->out);
   return rc;

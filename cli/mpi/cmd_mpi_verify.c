@@ -167,12 +167,8 @@ static void print_tally(const tally *t, int full)
     tl_ledger_print(stdout, &t->ledger, "                 ");
     return;
   }
-  for (int r = 0; r < tl_ledger_ranks(&t->ledger); r++) {
-    tl_ledger_totals tt = tl_ledger_rank_totals(&t->ledger, r, NULL);
-    printf("                 rank %d: %ld messages, %ld words sent, %ld received, %ld "
-           "collectives\n",
-           r, tt.messages, tt.words_sent, tt.words_recv, tt.collectives);
-  }
+  for (int r = 0; r < tl_ledger_ranks(&t->ledger); r++)
+    tl_ledger_print_rank(stdout, &t->ledger, r, "                 ");
 }
 
 int cmd_mpi_verify(int argc, char **argv)

@@ -133,6 +133,18 @@ void tl_ledger_merge(tl_ledger *dst, const tl_ledger *src);
 /* Totals of one rank (rank < 0: the sum over all ranks). phase NULL: all
  * phases; else only that phase. */
 tl_ledger_totals tl_ledger_rank_totals(const tl_ledger *ledger, int rank, const char *phase);
+/* The verification's own traffic, apart from the algorithm's: phases
+ * "verdict" (the reductions of a distributed verdict) and "halo" (the
+ * neighbours' x its residual needs). They check the answer; an
+ * algorithm run without the checks would not send them. */
+int tl_ledger_is_verdict(const char *phase);
+/* A rank's totals (rank < 0: all ranks), the algorithm's and the
+ * verdict's apart. */
+void tl_ledger_split_totals(const tl_ledger *ledger, int rank, tl_ledger_totals *algorithm,
+                            tl_ledger_totals *verdict);
+/* One line: "rank R: algorithm ... ; verdict ..." (the verdict part only
+ * when it sent anything), after `indent`. */
+void tl_ledger_print_rank(FILE *f, const tl_ledger *ledger, int rank, const char *indent);
 /* The largest rank that appears, plus one (0 for an empty ledger). */
 int tl_ledger_ranks(const tl_ledger *ledger);
 

@@ -196,7 +196,7 @@ int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const vo
  * j) at ((s / SZ) (m + 4) + j + 2) SZ + s % SZ; the function fills the
  * ghost rows 0, 1 and m+2, m+3 of every group from the neighbours. du:
  * the answer, SZ-packed with m rows per group (tridlab/cpu.h, n = m).
- * Phases: "halo" (2 rows per group to each neighbour), the packed
+ * Phases: "ghost-rows" (2 rows per group to each neighbour), the packed
  * decoupling, "edges" (3 words per system each way), the 2x2 systems,
  * the packed substitution, "verdict". round_groups: 0, one exchange of
  * "edges" for the whole batch; else rounds of that many groups each

@@ -345,7 +345,8 @@ static void two_rows(size_t groups, size_t rows, size_t sz, size_t r, double *ar
 /* The halo of u, in place: u holds m + 4 rows per group, its own rows at
  * 2 .. m+1; rows 0, 1 come from prev (its last two), rows m+2, m+3 from
  * next (its first two), zero beyond a plain system's ends. One exchange
- * of 2 rows per group with each neighbour: phase "halo". */
+ * of 2 rows per group with each neighbour: phase "ghost-rows" (the
+ * algorithm's data; "halo" is the verdict's). */
 static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t groups, size_t sz,
                          double *u)
 {
@@ -360,8 +361,8 @@ static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t gro
   memset(from_prev, 0, 2 * rows2 * sizeof(double));
   two_rows(groups, hm, sz, 2, u, to_prev, 1); /* own first two rows */
   two_rows(groups, hm, sz, m, u, to_next, 1); /* own last two rows  */
-  int rc = tl_mpi_neighbours(ex, "halo", 0, TL_F64, prev, next, to_prev, rows2, to_next, rows2,
-                             from_prev, rows2, from_next, rows2);
+  int rc = tl_mpi_neighbours(ex, "ghost-rows", 0, TL_F64, prev, next, to_prev, rows2, to_next,
+                             rows2, from_prev, rows2, from_next, rows2);
   two_rows(groups, hm, sz, 0, u, from_prev, 0);
   two_rows(groups, hm, sz, m + 2, u, from_next, 0);
   free(buf);

@@ -269,7 +269,7 @@ static void compact_expected(int P, int periodic, size_t nsys, size_t sz, size_t
     for (int k = 0; k < 2; k++) {
       if (to[k] < 0)
         continue;
-      tl_ledger_message(out, "halo", 0, p, to[k], halo);
+      tl_ledger_message(out, "ghost-rows", 0, p, to[k], halo);
       for (size_t g0 = 0; g0 < groups; g0 += per) { /* round g0 / per */
         size_t ns = (g0 + per < groups ? (g0 + per) * sz : nsys) - g0 * sz;
         tl_ledger_message(out, "edges", (int)(g0 / per), p, to[k], 3 * ns);

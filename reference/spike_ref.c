@@ -71,6 +71,7 @@
 #include <lapacke.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,19 @@ void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back
     tl_ledger_root_trip(ledger, "tips", P, p, TL_SPIKE_SEND * w, 0);
   else /* its two boundary unknowns back */
     tl_ledger_root_trip(ledger, "boundary", P, p, 2 * w, 1);
+}
+
+int tl_spike_reduced_failure(tl_info *info, int status, size_t n, int parts,
+                             const size_t *part_sizes)
+{
+  size_t k = info && info->row >= 0 ? (size_t)info->row : 0, lo, hi;
+  int j = (int)(k / 2) + (int)(k % 2); /* the partition whose row it is */
+  tl_partition_bounds(n, parts, part_sizes, j, &lo, &hi);
+  size_t row = k % 2 ? lo : hi - 1;
+  char why[160];
+  snprintf(why, sizeof why, "%.150s", info ? info->msg : "");
+  return TL_FAIL(info, status, -1, (long)row, "", "%s, at reduced row %zu (matrix row %zu)", why,
+                 k, row);
 }
 
 /* docs/algorithms/spike.md, "Cost and communication": per system 6 scalars from
@@ -398,7 +412,11 @@ int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const
     tl_spike_ledger_reduced(ledger, parts, p, WORDS, 0); /* the tips go to partition 0 */
   }
   /* Phase 4 on partition 0: the reduced system. */
-  TL_CHECK(FN(tl_spike_reduced)(parts, tips, y, info));
+  status = FN(tl_spike_reduced)(parts, tips, y, info);
+  if (status == TL_ERR_BREAKDOWN)
+    status = tl_spike_reduced_failure(info, status, n, parts, part_sizes);
+  if (status < 0)
+    goto cleanup;
   /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */
   for (int p = 0; p < parts; p++) {
     size_t lo, hi;

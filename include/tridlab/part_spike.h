@@ -93,6 +93,13 @@ void tl_spike_tips_z(size_t m, int has_left, int has_right, const double complex
 int tl_spike_reduced_d(int parts, const double *tips, double *y, tl_info *info);
 int tl_spike_reduced_z(int parts, const double complex *tips, double complex *y, tl_info *info);
 
+/* A breakdown of phase 4 (info->row: the reduced row k) restated with the
+ * matrix row it stands for -- reduced row 2j is the last row of partition
+ * j, 2j+1 the first of partition j+1 -- so that every report names a row
+ * of A. Returns status. */
+int tl_spike_reduced_failure(tl_info *info, int status, size_t n, int parts,
+                             const size_t *part_sizes);
+
 /* Phase 5: x = g - v x_next_top - w x_prev_bottom (the terms a partition
  * has), x_prev_bottom = y[2p-2], x_next_top = y[2p+1]. TL_ERR_BREAKDOWN
  * (global row) for a result that is not finite. */

@@ -39,19 +39,19 @@ enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
 #define RESIDUAL_WHY "a diagonal block or the reduced system is ill-conditioned for this partition"
 
-static int sp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, double *x, tl_info *info);
-static int sp_rank_z(tl_mpi_exchange *ex, const tl_mpi_batch *sl, double complex *x,
-                     tl_info *info);
+static int sp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
+                     double *x, tl_info *info);
+static int sp_rank_z(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
+                     double complex *x, tl_info *info);
 
 static int spike_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
                            const size_t *slices, void *x, const tl_options *opt, tl_info *info)
 {
   (void)self;
-  (void)slices;
   (void)opt;
   if (sl->dtype == TL_F64)
-    return sp_rank_d(ex, sl, x, info);
-  return sp_rank_z(ex, sl, x, info);
+    return sp_rank_d(ex, sl, slices, x, info);
+  return sp_rank_z(ex, sl, slices, x, info);
 }
 
 static const tl_mpi_program spike_program = {
@@ -85,9 +85,10 @@ const tl_algorithm tl_mpi_algo_spike = {
  * 6 nsys scalars, system after system), and every rank's two boundary
  * unknowns into `pairs` (rank-major, 2 per system). tips, y: 6P and 2P
  * scratch. */
-static void FN(sp_root_solve)(tl_mpi_status *st, size_t nsys, const S *all, size_t s, S *tips,
-                              S *y, S *pairs)
+static void FN(sp_root_solve)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_t *slices,
+                              const S *all, size_t s, S *tips, S *y, S *pairs)
 {
+  size_t nsys = sl->nsys;
   size_t P = (size_t)st->ex->size;
   for (size_t q = 0; q < P; q++)
     memcpy(tips + TL_SPIKE_SEND * q, all + (q * nsys + s) * TL_SPIKE_SEND,
@@ -95,6 +96,8 @@ static void FN(sp_root_solve)(tl_mpi_status *st, size_t nsys, const S *all, size
   tl_info one;
   tl_info_clear(&one);
   int status = FN(tl_spike_reduced)((int)P, tips, y, &one);
+  if (status == TL_ERR_BREAKDOWN) /* name the matrix row, as the reference does */
+    status = tl_spike_reduced_failure(&one, status, sl->n, (int)P, slices);
   if (status < 0) {
     tl_mpi_status_note(st, s, PH_REDUCED, status, &one);
     return;
@@ -107,7 +110,8 @@ static void FN(sp_root_solve)(tl_mpi_status *st, size_t nsys, const S *all, size
 
 /* Phases 2-4: the gather, rank 0's reduced solves, the scatter into mine
  * (2 nsys: each system's x_prev_bottom, x_next_top). */
-static int FN(sp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const S *send, S *mine)
+static int FN(sp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_t *slices,
+                          const S *send, S *mine)
 {
   tl_mpi_exchange *ex = st->ex;
   size_t P = (size_t)ex->size, nsys = sl->nsys;
@@ -119,7 +123,7 @@ static int FN(sp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const S *se
   S *tips = root ? pairs + 2 * nsys * P : NULL, *y = root ? tips + TL_SPIKE_SEND * P : NULL;
   int status = tl_mpi_gather(ex, "tips", 0, sl->dtype, send, TL_SPIKE_SEND * nsys, all, 0);
   for (size_t s = 0; root && status == TL_OK && s < nsys; s++)
-    FN(sp_root_solve)(st, nsys, all, s, tips, y, pairs);
+    FN(sp_root_solve)(st, sl, slices, all, s, tips, y, pairs);
   if (status == TL_OK)
     status = tl_mpi_scatter(ex, "boundary", 0, sl->dtype, pairs, 2 * nsys, mine, 0);
   free(all);
@@ -143,7 +147,8 @@ static int FN(sp_local)(const tl_mpi_exchange *ex, const tl_mpi_batch *sl, size_
   return TL_OK;
 }
 
-static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, S *x, tl_info *info)
+static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
+                       tl_info *info)
 {
   int p = ex->rank, P = ex->size;
   size_t nsys = sl->nsys, m = sl->m;
@@ -168,7 +173,7 @@ static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, S *x, tl_inf
     tl_mpi_status_note(&st, s, PH_LOCAL, lst, &one);
     bad[s] = lst < 0;
   }
-  status = FN(sp_reduced)(&st, sl, send, mine);
+  status = FN(sp_reduced)(&st, sl, slices, send, mine);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "spike: the reduced exchange failed");
     goto cleanup;

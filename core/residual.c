@@ -43,6 +43,19 @@ static inline double max_num(double v, double w)
   return (w > v || v != v) ? w : v;
 }
 
+/* A row's dominance from |b| and the moduli of its coupling entries (0
+ * where a plain system has none): (|b| - left - right) / |b|, > 0 when
+ * strict (DBL_MIN when the quotient underflowed), -inf when b = 0; the
+ * weakest row has the smallest (tl_slice_weakest_row). */
+static inline double row_margin(double b, double left, double right)
+{
+  double margin = b - (left + right);
+  double rel = b > 0.0 ? margin / b : -INFINITY;
+  if (margin > 0.0 && !(rel > 0.0))
+    rel = DBL_MIN; /* strict, though the quotient underflowed */
+  return rel;
+}
+
 #define TL_TEMPLATE_PASS 1
 #include "core/template.h"
 #include "residual.c"
@@ -128,6 +141,15 @@ double tl_residual_slice_ratio(size_t n, const double max[2], const double norms
   double fx = tl_pow2_scale(max[0], &ex), fa = tl_pow2_scale(max[1], &ea);
   double nmin = (double)n * DBL_MIN;
   return tl_ratio_residual(norms[1], norms[2], norms[0] + nmin * fx, nmin * fa * fx);
+}
+
+void tl_slice_weakest_row(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                          const void *a, const void *b, const void *c, double *neg, long *row)
+{
+  if (dtype == TL_F64)
+    rows_weakest_d(n, periodic, begin, m, a, b, c, neg, row);
+  else
+    rows_weakest_z(n, periodic, begin, m, a, b, c, neg, row);
 }
 
 void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
@@ -243,6 +265,21 @@ static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S 
     return c0 > c1 ? c0 : c1;
   }
   return FN(rows_norm1)(n, periodic, 0, n, a, b, c, c[n - 1], a[0], fa);
+}
+
+/* tl_slice_weakest_row: the pair (-rel, row) of the smallest
+ * row_margin in rows [begin, begin + m) (a, b, c point at row begin). */
+static void FN(rows_weakest)(size_t n, int periodic, size_t begin, size_t m, const S *a,
+                             const S *b, const S *c, double *neg, long *row)
+{
+  *neg = -INFINITY;
+  *row = -1;
+  for (size_t i = 0; i < m; i++) {
+    size_t g = begin + i;
+    double left = (g > 0 || periodic) ? ABS(a[i]) : 0.0;
+    double right = (g + 1 < n || periodic) ? ABS(c[i]) : 0.0;
+    tl_pair_max(neg, row, -row_margin(ABS(b[i]), left, right), (long)g);
+  }
 }
 
 /* The residual ratio of a system in slices (tl_residual_slice_*): the

@@ -244,6 +244,15 @@ void tl_residual_slice_norms(tl_dtype dtype, size_t n, int periodic, size_t begi
                              const void *a, const void *b, const void *c, const void *d,
                              const void *x, const void *halo, const double max[2], double norms[3]);
 double tl_residual_slice_ratio(size_t n, const double max[2], const double norms[3]);
+/* The weakest row of the slice, which the exact partition solvers'
+ * verdicts name when a matrix is not strictly dominant by rows: the pair
+ * (-rel, global row) of the smallest rel = (|b| - left - right) / |b|
+ * (left, right: the moduli of the row's coupling entries, 0 where a plain
+ * system has none; rel = -inf when b = 0, DBL_MIN when the margin is
+ * positive but the quotient underflowed), the first on a tie, as
+ * tl_pair_max combines it; (-inf, -1) for no rows. */
+void tl_slice_weakest_row(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                          const void *a, const void *b, const void *c, double *neg, long *row);
 
 /* Combine (cand, cand_row) into (*value, *row) by "the largest value; on
  * a tie, the smallest row; NaN beats any number": a total order, so a

@@ -19,7 +19,6 @@
  * partial sums in MPI's order, so a ratio may differ from the serial one
  * in its last bits (a verdict can differ only at a ratio of 30 exactly).
  */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,35 +27,6 @@
 
 /* Elements of the batch: system s, local row i. */
 #define AT(arr, s, i) ((const char *)(arr) + ((s)*sl->m + (i)) * es)
-
-/* Modulus of element k of an array of dtype dt. */
-static double modulus(tl_dtype dt, const void *arr, size_t k)
-{
-  if (dt == TL_F64)
-    return fabs(((const double *)arr)[k]);
-  return cabs(((const double complex *)arr)[k]);
-}
-
-/* The weakest row of the slice for system s: the smallest
- * (|b| - |a| - |c|) / |b|, the first on a tie, as tl_classes finds it for
- * the whole matrix (strict dominance: it is > 0). Returned as the pair
- * (-ratio, row) that the reduction combines by "largest". */
-static void weakest_row(const tl_mpi_batch *sl, size_t s, double *neg, long *row)
-{
-  size_t base = s * sl->m;
-  *neg = -INFINITY;
-  *row = -1;
-  for (size_t i = 0; i < sl->m; i++) {
-    size_t g = sl->begin + i;
-    double left = (g > 0 || sl->periodic) ? modulus(sl->dtype, sl->a, base + i) : 0.0;
-    double right = (g + 1 < sl->n || sl->periodic) ? modulus(sl->dtype, sl->c, base + i) : 0.0;
-    double b = modulus(sl->dtype, sl->b, base + i), margin = b - (left + right);
-    double rel = b > 0.0 ? margin / b : -INFINITY;
-    if (margin > 0.0 && !(rel > 0.0))
-      rel = DBL_MIN; /* strict, though the quotient underflowed */
-    tl_pair_max(neg, row, -rel, (long)g);
-  }
-}
 
 /* Both ends of the slice to the neighbours: (x, a) of the first row to
  * the previous rank, (x, c) of the last to the next; the halo of system s
@@ -186,7 +156,8 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
   for (size_t s = 0; s < nsys; s++) {
     double *q = pairs + 8 * s, max[2];
     long row;
-    weakest_row(sl, s, &q[2], &row);
+    tl_slice_weakest_row(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
+                         AT(sl->b, s, 0), AT(sl->c, s, 0), &q[2], &row);
     q[3] = (double)row;
     tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
                           AT(sl->b, s, 0), AT(sl->c, s, 0), (const char *)x + s * m * es, max);

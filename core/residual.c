@@ -43,6 +43,19 @@ static inline double max_num(double v, double w)
   return (w > v || v != v) ? w : v;
 }
 
+/* A row's dominance from |b| and the moduli of its coupling entries (0
+ * where a plain system has none): (|b| - left - right) / |b|, > 0 when
+ * strict (DBL_MIN when the quotient underflowed), -inf when b = 0; the
+ * weakest row has the smallest (tl_slice_weakest_row). */
+static inline double row_margin(double b, double left, double right)
+{
+  double margin = b - (left + right);
+  double rel = b > 0.0 ? margin / b : -INFINITY;
+  if (margin > 0.0 && !(rel > 0.0))
+    rel = DBL_MIN; /* strict, though the quotient underflowed */
+  return rel;
+}
+
 #define TL_TEMPLATE_PASS 1
 #include "core/template.h"
 #include "residual.c"
@@ -128,6 +141,183 @@ double tl_residual_slice_ratio(size_t n, const double max[2], const double norms
   double fx = tl_pow2_scale(max[0], &ex), fa = tl_pow2_scale(max[1], &ea);
   double nmin = (double)n * DBL_MIN;
   return tl_ratio_residual(norms[1], norms[2], norms[0] + nmin * fx, nmin * fa * fx);
+}
+
+void tl_slice_weakest_row(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
+                          const void *a, const void *b, const void *c, double *neg, long *row)
+{
+  if (dtype == TL_F64)
+    rows_weakest_d(n, periodic, begin, m, a, b, c, neg, row);
+  else
+    rows_weakest_z(n, periodic, begin, m, a, b, c, neg, row);
+}
+
+/* ---- a double slice in one pass ------------------------------------
+ *
+ * tl_residual_slice_norms scales A and x by powers of two near the
+ * global maxima, which a rank knows only after the reduction of
+ * tl_residual_slice_max's numbers: a second pass over the slice. The
+ * pass below computes the norms unscaled, together with the maxima and
+ * the weakest row, and tl_residual_slice_rescale multiplies them by those
+ * powers afterwards.
+ *
+ * Why that gives the same bits: a product or sum of doubles scaled by
+ * 2^k rounds to 2^k times the rounded unscaled result, as long as both
+ * results are normal doubles (or zero). Every value the two computations
+ * meet is built from the entries by products and sums; when every
+ * nonzero operand (an entry of A, x or d, scaled or not) lies in
+ * [2^-400, 2^400], every value is a multiple of 2^-904 (an ulp of the
+ * smallest operand, squared) and below 2^835 (m < 2^32 rows): normal.
+ * The pass records what that check needs (the smallest nonzero entries,
+ * the largest |d|); the largest |A| and |x| are the global maxima.
+ *
+ * The row loop is written for finite values (plain maxima, no NaN
+ * rules). A value that is not finite, or a sum that overflows, shows in
+ * the sums; then the maxima and the weakest row are measured again by
+ * the general loops, and the norms are left to tl_residual_slice_norms. */
+#define SAFE_LO 0x1p-400
+#define SAFE_HI 0x1p400
+
+/* The smallest nonzero of lo and v >= 0: zeros scale exactly, whatever
+ * their size. */
+static inline double min_nonzero(double lo, double v)
+{
+  return (v < lo && v > 0.0) ? v : lo;
+}
+
+/* What the pass sums up, row after row. */
+typedef struct pass_acc {
+  double amax, xmax, alo, xlo, dlo, dmax; /* see tl_residual_pass             */
+  double xnorm, rnorm, col;               /* ||x||_1, ||d - A x||_1, max col sum */
+  double weak;                            /* -rel of the weakest row           */
+  long weak_row;
+} pass_acc;
+
+/* Row g: its entries a, b, c, d and unknown x; xm, xp the unknowns beside
+ * it and cu, ad the entries above and below b in its column (c[g-1],
+ * a[g+1]); an entry the row does not have (at an end of a plain system)
+ * is passed as 0, which every sum and maximum below takes as absent. The
+ * arithmetic, in its order, of rows_weakest, rows_entry_max, slice_max's
+ * x loop, rows_residual and rows_norm1 with fa = fx = 1 on finite values:
+ * the bits those give. */
+static inline void pass_row(pass_acc *p, double a, double b, double c, double d, double x,
+                            double xm, double xp, double cu, double ad, long g)
+{
+  double ma = fabs(a), mb = fabs(b), mc = fabs(c), mx = fabs(x), md = fabs(d);
+  double big = mb > ma ? mb : ma;
+  big = big > mc ? big : mc;
+  p->amax = big > p->amax ? big : p->amax;
+  p->alo = min_nonzero(min_nonzero(min_nonzero(p->alo, ma), mb), mc);
+  p->xmax = mx > p->xmax ? mx : p->xmax;
+  p->xlo = min_nonzero(p->xlo, mx);
+  p->xnorm += mx;
+  p->rnorm += fabs(d - ((b * x + a * xm) + c * xp));
+  double col = (mb + fabs(cu)) + fabs(ad);
+  p->col = col > p->col ? col : p->col;
+  p->dlo = min_nonzero(p->dlo, md);
+  p->dmax = md > p->dmax ? md : p->dmax;
+  double neg = -row_margin(mb, ma, mc);
+  if (neg > p->weak) { /* on a tie the first row stays */
+    p->weak = neg;
+    p->weak_row = g;
+  }
+}
+
+/* A row at an end of the slice: the entries it does not have (left,
+ * right: it has them) as 0; those it reads from the halo (xm and cu,
+ * xp and ad) enter the smallest entries too (their largest are within
+ * the global maxima). */
+static pass_acc pass_end_row(pass_acc p, double a, double b, double c, double d, double x,
+                             double xm, double xp, double cu, double ad, int left, int right,
+                             long g)
+{
+  if (left) {
+    p.xlo = min_nonzero(p.xlo, fabs(xm));
+    p.alo = min_nonzero(p.alo, fabs(cu));
+  } else {
+    a = xm = cu = 0.0;
+  }
+  if (right) {
+    p.xlo = min_nonzero(p.xlo, fabs(xp));
+    p.alo = min_nonzero(p.alo, fabs(ad));
+  } else {
+    c = xp = ad = 0.0;
+  }
+  pass_row(&p, a, b, c, d, x, xm, xp, cu, ad, g);
+  return p;
+}
+
+void tl_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                              const double *b, const double *c, const double *d, const double *x,
+                              const double *halo, tl_residual_pass *out)
+{
+  pass_acc p = {0};
+  p.alo = p.xlo = p.dlo = INFINITY; /* no nonzero entry yet */
+  p.weak = -INFINITY, p.weak_row = -1;
+  /* the unknowns and entries just outside the rows (the whole system:
+   * its other end) */
+  double xl = 0.0, xr = 0.0, cl = 0.0, ar = 0.0;
+  int left = begin > 0 || periodic, right = begin + m < n || periodic;
+  if (m > 0) {
+    xl = m == n ? x[n - 1] : halo[0], xr = m == n ? x[0] : halo[1];
+    cl = m == n ? c[n - 1] : halo[2], ar = m == n ? a[0] : halo[3];
+  }
+  if (m == 1) {
+    p = pass_end_row(p, a[0], b[0], c[0], d[0], x[0], xl, xr, cl, ar, left, right, (long)begin);
+  } else if (m > 1) { /* the end rows read the halo; the rows between have both neighbours */
+    size_t l = m - 1;
+    p = pass_end_row(p, a[0], b[0], c[0], d[0], x[0], xl, x[1], cl, a[1], left, 1, (long)begin);
+    for (size_t i = 1; i < l; i++)
+      pass_row(&p, a[i], b[i], c[i], d[i], x[i], x[i - 1], x[i + 1], c[i - 1], a[i + 1],
+               (long)(begin + i));
+    p = pass_end_row(p, a[l], b[l], c[l], d[l], x[l], x[l - 1], xr, c[l - 1], ar, 1, right,
+                     (long)(begin + l));
+  }
+  /* Every value read that is not finite shows in the sums, but for the
+   * halo's two column entries: the column sums take them, and their
+   * maximum drops a NaN. */
+  int finite = isfinite(p.xnorm) && isfinite(p.rnorm) && isfinite(p.col) &&
+               (m == 0 || ((!left || isfinite(cl)) && (!right || isfinite(ar))));
+  /* slice_norms folds a whole periodic system of 1 or 2 rows: not these sums */
+  int folded = periodic && n <= 2 && m == n;
+  int usable = finite && !folded; /* else NaN: tl_residual_slice_rescale declines */
+  double max[2] = {p.xmax, p.amax};
+  if (!finite) { /* the general loops, with their rules for inf and NaN */
+    slice_max_d(n, periodic, begin, m, a, b, c, x, max);
+    rows_weakest_d(n, periodic, begin, m, a, b, c, &p.weak, &p.weak_row);
+  }
+  *out = (tl_residual_pass){
+      .max = {max[0], max[1]},
+      .weak = p.weak,
+      .weak_row = p.weak_row,
+      .norms = {usable ? p.xnorm : NAN, usable ? p.rnorm : NAN, usable ? p.col : NAN},
+      .lo = {p.alo, p.xlo, p.dlo},
+      .dmax = p.dmax};
+}
+
+/* Every nonzero operand of both computations in [SAFE_LO, SAFE_HI]: A's
+ * entries (scaled by fa), x's (by fx), d's (by 2^kd = fa fx). The
+ * largest |A| and |x| are the global maxima, and scaled they are < 1. */
+static int pass_exact(const tl_residual_pass *p, const double max[2], double fx, double fa, int kd)
+{
+  int unscaled = max[0] <= SAFE_HI && max[1] <= SAFE_HI && p->dmax <= SAFE_HI &&
+                 p->lo[0] >= SAFE_LO && p->lo[1] >= SAFE_LO && p->lo[2] >= SAFE_LO;
+  int scaled = fa * p->lo[0] >= SAFE_LO && fx * p->lo[1] >= SAFE_LO &&
+               ldexp(p->lo[2], kd) >= SAFE_LO && ldexp(p->dmax, kd) <= SAFE_HI;
+  return unscaled && scaled && isfinite(p->norms[0]) && isfinite(p->norms[1]) &&
+         isfinite(p->norms[2]);
+}
+
+int tl_residual_slice_rescale(const tl_residual_pass *p, const double max[2], double norms[3])
+{
+  int ex, ea;
+  double fx = tl_pow2_scale(max[0], &ex), fa = tl_pow2_scale(max[1], &ea);
+  if (!pass_exact(p, max, fx, fa, -(ea + ex)))
+    return 0;
+  norms[0] = fx * p->norms[0];               /* the sum of fx |x_i|          */
+  norms[1] = ldexp(p->norms[1], -(ea + ex)); /* of |2^kd d - (fa A)(fx x)|_i */
+  norms[2] = fa * p->norms[2];               /* column sums of fa A          */
+  return 1;
 }
 
 void tl_residual_d(size_t n, int periodic, const double *a, const double *b, const double *c,
@@ -243,6 +433,21 @@ static double FN(norm1)(size_t n, int periodic, const S *a, const S *b, const S 
     return c0 > c1 ? c0 : c1;
   }
   return FN(rows_norm1)(n, periodic, 0, n, a, b, c, c[n - 1], a[0], fa);
+}
+
+/* tl_slice_weakest_row: the pair (-rel, row) of the smallest
+ * row_margin in rows [begin, begin + m) (a, b, c point at row begin). */
+static void FN(rows_weakest)(size_t n, int periodic, size_t begin, size_t m, const S *a,
+                             const S *b, const S *c, double *neg, long *row)
+{
+  *neg = -INFINITY;
+  *row = -1;
+  for (size_t i = 0; i < m; i++) {
+    size_t g = begin + i;
+    double left = (g > 0 || periodic) ? ABS(a[i]) : 0.0;
+    double right = (g + 1 < n || periodic) ? ABS(c[i]) : 0.0;
+    tl_pair_max(neg, row, -row_margin(ABS(b[i]), left, right), (long)g);
+  }
 }
 
 /* The residual ratio of a system in slices (tl_residual_slice_*): the

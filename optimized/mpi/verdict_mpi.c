@@ -18,8 +18,24 @@
  * The weakest row and the maxima are exact; the two sums add the ranks'
  * partial sums in MPI's order, so a ratio may differ from the serial one
  * in its last bits (a verdict can differ only at a ratio of 30 exactly).
+ *
+ * What is read of the slice (m rows of a, b, c, d, x per system), when:
+ *
+ *                   double                          complex
+ *   "halo"          x, a, c of the end rows         the same
+ *   before round 0  a, b, c, d, x once: the         a, b, c (the weakest row),
+ *                   weakest row, the maxima, the    then a, b, c, x (the maxima)
+ *                   norms unscaled (a, b, c, x
+ *                   again if a value is not finite)
+ *   before round 1  nothing: the norms times the    a, b, c, d, x: the norms,
+ *                   global maxima's powers of two   scaled by the global maxima
+ *                   (the same bits); a, b, c, d, x
+ *                   if the slice holds values near
+ *                   over- or underflow
+ *
+ * (tl_residual_slice_pass_d and tl_residual_slice_rescale, core/residual.c,
+ * say why the rescaled norms are the scaled pass's bits.)
  */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,35 +44,6 @@
 
 /* Elements of the batch: system s, local row i. */
 #define AT(arr, s, i) ((const char *)(arr) + ((s)*sl->m + (i)) * es)
-
-/* Modulus of element k of an array of dtype dt. */
-static double modulus(tl_dtype dt, const void *arr, size_t k)
-{
-  if (dt == TL_F64)
-    return fabs(((const double *)arr)[k]);
-  return cabs(((const double complex *)arr)[k]);
-}
-
-/* The weakest row of the slice for system s: the smallest
- * (|b| - |a| - |c|) / |b|, the first on a tie, as tl_classes finds it for
- * the whole matrix (strict dominance: it is > 0). Returned as the pair
- * (-ratio, row) that the reduction combines by "largest". */
-static void weakest_row(const tl_mpi_batch *sl, size_t s, double *neg, long *row)
-{
-  size_t base = s * sl->m;
-  *neg = -INFINITY;
-  *row = -1;
-  for (size_t i = 0; i < sl->m; i++) {
-    size_t g = sl->begin + i;
-    double left = (g > 0 || sl->periodic) ? modulus(sl->dtype, sl->a, base + i) : 0.0;
-    double right = (g + 1 < sl->n || sl->periodic) ? modulus(sl->dtype, sl->c, base + i) : 0.0;
-    double b = modulus(sl->dtype, sl->b, base + i), margin = b - (left + right);
-    double rel = b > 0.0 ? margin / b : -INFINITY;
-    if (margin > 0.0 && !(rel > 0.0))
-      rel = DBL_MIN; /* strict, though the quotient underflowed */
-    tl_pair_max(neg, row, -rel, (long)g);
-  }
-}
 
 /* Both ends of the slice to the neighbours: (x, a) of the first row to
  * the previous rank, (x, c) of the last to the next; the halo of system s
@@ -133,22 +120,35 @@ static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pai
   return tl_outcome_finish(&out, info);
 }
 
-int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
-                           const void *halo, const size_t *which, size_t k, double *max,
-                           double *ratio)
+/* This slice's part of system s's norms, given its global maxima: from
+ * the verdict's one pass (pass, may be NULL) when they rescale exactly;
+ * else a second pass over the slice. */
+static void slice_norms(const tl_mpi_batch *sl, const void *x, const void *halo, size_t s,
+                        const double max[2], const tl_residual_pass *pass, double norms[3])
 {
   size_t es = tl_dtype_size(sl->dtype), m = sl->m;
+  if (pass && tl_residual_slice_rescale(pass, max, norms))
+    return;
+  tl_residual_slice_norms(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
+                          AT(sl->b, s, 0), AT(sl->c, s, 0), AT(sl->d, s, 0),
+                          (const char *)x + s * m * es, (const char *)halo + 4 * s * es, max,
+                          norms);
+}
+
+/* Rounds 1 and 2 of tl_mpi_residual_ratios; passes (one per listed
+ * system, or NULL) what the verdict's pass measured. */
+static int ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, const void *halo,
+                  const size_t *which, size_t k, double *max, const tl_residual_pass *passes,
+                  double *ratio)
+{
   double *sums = tl_alloc(3 * k, sizeof(double)), *cols = sums + 2 * k;
   if (!sums)
     return TL_ERR_NOMEM;
   for (size_t j = 0; j < k; j++) {
-    size_t s = which ? which[j] : j;
     double norms[3] = {0.0, 0.0, 0.0};
-    if (max[2 * j] < INFINITY)
-      tl_residual_slice_norms(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
-                              AT(sl->b, s, 0), AT(sl->c, s, 0), AT(sl->d, s, 0),
-                              (const char *)x + s * m * es, (const char *)halo + 4 * s * es,
-                              max + 2 * j, norms);
+    if (max[2 * j] < INFINITY) /* else x is not finite: the ratio is inf */
+      slice_norms(sl, x, halo, which ? which[j] : j, max + 2 * j, passes ? passes + j : NULL,
+                  norms);
     sums[2 * j] = norms[0], sums[2 * j + 1] = norms[1], cols[j] = norms[2];
   }
   int status = tl_mpi_allreduce_sum(ex, "verdict", 1, sums, 2 * k);
@@ -162,17 +162,56 @@ int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const vo
   return status;
 }
 
+int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                           const void *halo, const size_t *which, size_t k, double *max,
+                           double *ratio)
+{
+  return ratios(ex, sl, x, halo, which, k, max, NULL, ratio);
+}
+
+/* Round 0's numbers of system s into its 4 pairs q (the first, the
+ * status, is set): the weakest row, the largest |x| and |A| entry. A
+ * double slice is read once (*pass keeps the unscaled norms for rounds 1
+ * and 2); a complex one twice here and once more in round 1. */
+static void round0_pairs(const tl_mpi_batch *sl, const void *x, const void *halo, size_t s,
+                         double *q, tl_residual_pass *pass)
+{
+  size_t es = tl_dtype_size(sl->dtype), m = sl->m;
+  const void *xs = (const char *)x + s * m * es;
+  double max[2];
+  long row;
+  if (pass) {
+    tl_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, (const double *)AT(sl->a, s, 0),
+                             (const double *)AT(sl->b, s, 0), (const double *)AT(sl->c, s, 0),
+                             (const double *)AT(sl->d, s, 0), xs, (const double *)halo + 4 * s,
+                             pass);
+    q[2] = pass->weak, row = pass->weak_row;
+    max[0] = pass->max[0], max[1] = pass->max[1];
+  } else {
+    tl_slice_weakest_row(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
+                         AT(sl->b, s, 0), AT(sl->c, s, 0), &q[2], &row);
+    tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
+                          AT(sl->b, s, 0), AT(sl->c, s, 0), xs, max);
+  }
+  q[3] = (double)row;
+  q[4] = max[0], q[5] = -1.0;
+  q[6] = max[1], q[7] = -1.0;
+}
+
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
                             const char *name, const char *dd_why, const char *why,
                             const tl_info *fields, tl_info *info)
 {
   tl_mpi_exchange *ex = st->ex;
-  size_t nsys = sl->nsys, es = tl_dtype_size(sl->dtype), m = sl->m;
+  size_t nsys = sl->nsys, es = tl_dtype_size(sl->dtype);
   char *halo = tl_alloc(4 * nsys, es);
   double *pairs = tl_alloc(11 * nsys, sizeof(double));
-  if (!halo || !pairs) {
+  /* the one pass's numbers, double only */
+  tl_residual_pass *passes = sl->dtype == TL_F64 ? tl_alloc(nsys, sizeof *passes) : NULL;
+  if (!halo || !pairs || (sl->dtype == TL_F64 && !passes)) {
     free(halo);
     free(pairs);
+    free(passes);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the verdict", name);
   }
   double *maxes = pairs + 8 * nsys, *ratio = maxes + 2 * nsys;
@@ -183,16 +222,8 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
   }
   /* Round 0: the status, the weakest row, the maxima of x and A. */
   tl_mpi_status_pairs(st, pairs, 4);
-  for (size_t s = 0; s < nsys; s++) {
-    double *q = pairs + 8 * s, max[2];
-    long row;
-    weakest_row(sl, s, &q[2], &row);
-    q[3] = (double)row;
-    tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),
-                          AT(sl->b, s, 0), AT(sl->c, s, 0), (const char *)x + s * m * es, max);
-    q[4] = max[0], q[5] = -1.0;
-    q[6] = max[1], q[7] = -1.0;
-  }
+  for (size_t s = 0; s < nsys; s++)
+    round0_pairs(sl, x, halo, s, pairs + 8 * s, passes ? passes + s : NULL);
   TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, 4 * nsys));
   status = tl_mpi_status_first_error(st, pairs, 4, info);
   if (status != 0)
@@ -200,10 +231,11 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
   /* Rounds 1 and 2: this slice's part of the residual ratio's norms. */
   for (size_t s = 0; s < nsys; s++)
     maxes[2 * s] = pairs[8 * s + 4], maxes[2 * s + 1] = pairs[8 * s + 6];
-  TL_CHECK(tl_mpi_residual_ratios(ex, sl, x, halo, NULL, nsys, maxes, ratio));
+  TL_CHECK(ratios(ex, sl, x, halo, NULL, nsys, maxes, passes, ratio));
   status = decide(st, sl, pairs, ratio, name, dd_why, why, fields, info);
 cleanup:
   free(halo);
   free(pairs);
+  free(passes);
   return status;
 }

@@ -1,0 +1,364 @@
+/* tests/test_residual_pass.c -- the MPI verdict's one pass over a
+ * double slice (tl_residual_slice_pass_d, then tl_residual_slice_rescale
+ * with the global maxima) against the steps it replaces
+ * (tl_slice_weakest_row and tl_residual_slice_max, then
+ * tl_residual_slice_norms with the global maxima): the same maxima and
+ * weakest row, and the same norms bit for bit whenever the rescaling
+ * accepts, so the same ratio. The slices are combined as the verdict's
+ * reductions combine them (tl_pair_max, sums in slice order, the largest
+ * column sum). Cases: every real gallery type (the scaled ones too: 5, 6,
+ * 11, 12 near the ends of the range, 58, 59 near overflow), answers near
+ * the solution and far from it, one slice, uneven slices, slices of one
+ * row; then matrices and answers scaled by powers of two up to the
+ * range's edge, zeros, tiny entries, and values that are not finite. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "tridlab/backend.h"
+#include "tridlab/verify.h"
+
+/* A real system and an answer (the arrays are the test's own). */
+typedef struct sys1 {
+  size_t n;
+  int periodic;
+  double *a, *b, *c, *d, *x;
+} sys1;
+
+/* The numbers the verdict reduces, and how many slices the one pass
+ * served on its own. */
+typedef struct verdict_numbers {
+  double max[2], weak, norms[3], ratio;
+  long weak_row;
+  size_t fused;
+} verdict_numbers;
+
+static int same_bits(double u, double v)
+{
+  return memcmp(&u, &v, sizeof u) == 0;
+}
+
+/* x[begin-1], x[begin+m], c[begin-1], a[begin+m] (wrapping when periodic;
+ * zeros at the ends of a plain system), as the verdict's halo exchange
+ * delivers them. */
+static void halo_of(const sys1 *s, size_t begin, size_t m, double h[4])
+{
+  size_t n = s->n, end = begin + m;
+  int has_prev = begin > 0 || s->periodic, has_next = end < n || s->periodic;
+  size_t prev = begin > 0 ? begin - 1 : n - 1, next = end < n ? end : 0;
+  h[0] = has_prev ? s->x[prev] : 0.0;
+  h[1] = has_next ? s->x[next] : 0.0;
+  h[2] = has_prev ? s->c[prev] : 0.0;
+  h[3] = has_next ? s->a[next] : 0.0;
+}
+
+/* The combined ratio from the per-slice norms. */
+static void add_norms(verdict_numbers *v, const double norms[3])
+{
+  v->norms[0] += norms[0];
+  v->norms[1] += norms[1];
+  if (norms[2] > v->norms[2] || isnan(norms[2]))
+    v->norms[2] = norms[2];
+}
+
+/* The verdict's numbers the way before the one pass: k slices of sizes
+ * sizes[0..k). */
+static verdict_numbers by_steps(const sys1 *s, const size_t *sizes, size_t k)
+{
+  verdict_numbers v = {.max = {-INFINITY, -INFINITY}, .weak = -INFINITY, .weak_row = -1};
+  long row = -1;
+  for (size_t j = 0, begin = 0; j < k; begin += sizes[j++]) {
+    double max[2], neg;
+    long r, ignored = -1;
+    tl_slice_weakest_row(TL_F64, s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                         s->c + begin, &neg, &r);
+    tl_pair_max(&v.weak, &v.weak_row, neg, r);
+    tl_residual_slice_max(TL_F64, s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                          s->c + begin, s->x + begin, max);
+    tl_pair_max(&v.max[0], &row, max[0], -1);
+    tl_pair_max(&v.max[1], &ignored, max[1], -1);
+  }
+  for (size_t j = 0, begin = 0; j < k && v.max[0] < INFINITY; begin += sizes[j++]) {
+    double h[4], norms[3];
+    halo_of(s, begin, sizes[j], h);
+    tl_residual_slice_norms(TL_F64, s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                            s->c + begin, s->d + begin, s->x + begin, h, v.max, norms);
+    add_norms(&v, norms);
+  }
+  v.ratio = tl_residual_slice_ratio(s->n, v.max, v.norms);
+  return v;
+}
+
+/* The same through the one pass; every rescaled slice's norms are also
+ * checked against tl_residual_slice_norms's, bit for bit. */
+static verdict_numbers by_pass(const sys1 *s, const size_t *sizes, size_t k, const char *what)
+{
+  verdict_numbers v = {.max = {-INFINITY, -INFINITY}, .weak = -INFINITY, .weak_row = -1};
+  tl_residual_pass *pass = calloc(k, sizeof *pass);
+  cr_assert(pass);
+  long row = -1, ignored = -1;
+  for (size_t j = 0, begin = 0; j < k; begin += sizes[j++]) {
+    double h[4];
+    halo_of(s, begin, sizes[j], h);
+    tl_residual_slice_pass_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                             s->c + begin, s->d + begin, s->x + begin, h, &pass[j]);
+    tl_pair_max(&v.weak, &v.weak_row, pass[j].weak, pass[j].weak_row);
+    tl_pair_max(&v.max[0], &row, pass[j].max[0], -1);
+    tl_pair_max(&v.max[1], &ignored, pass[j].max[1], -1);
+  }
+  for (size_t j = 0, begin = 0; j < k && v.max[0] < INFINITY; begin += sizes[j++]) {
+    double h[4], norms[3], steps[3];
+    halo_of(s, begin, sizes[j], h);
+    tl_residual_slice_norms(TL_F64, s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                            s->c + begin, s->d + begin, s->x + begin, h, v.max, steps);
+    if (tl_residual_slice_rescale(&pass[j], v.max, norms)) {
+      v.fused++;
+      for (int q = 0; q < 3; q++)
+        cr_expect(same_bits(norms[q], steps[q]), "%s, slice %zu: norm %d %a rescaled, %a scaled",
+                  what, j, q, norms[q], steps[q]);
+    } else {
+      memcpy(norms, steps, sizeof norms);
+    }
+    add_norms(&v, norms);
+  }
+  free(pass);
+  v.ratio = tl_residual_slice_ratio(s->n, v.max, v.norms);
+  return v;
+}
+
+/* Both ways on the slicing; the number of slices the pass served. */
+static size_t expect_same(const sys1 *s, const size_t *sizes, size_t k, const char *what)
+{
+  verdict_numbers old = by_steps(s, sizes, k), now = by_pass(s, sizes, k, what);
+  cr_expect(same_bits(old.max[0], now.max[0]) && same_bits(old.max[1], now.max[1]),
+            "%s: max |x| %a, %a; max |A| %a, %a", what, old.max[0], now.max[0], old.max[1],
+            now.max[1]);
+  cr_expect(same_bits(old.weak, now.weak) && old.weak_row == now.weak_row,
+            "%s: weakest row %ld (%a), %ld (%a)", what, old.weak_row, old.weak, now.weak_row,
+            now.weak);
+  cr_expect(same_bits(old.ratio, now.ratio), "%s: ratio %a by steps, %a by the pass", what,
+            old.ratio, now.ratio);
+  return now.fused;
+}
+
+/* Slicings of n rows: one slice; 2, 3 and 7 uneven ones; one row each. */
+static size_t slicing(size_t n, int kind, size_t *sizes)
+{
+  if (kind == 0 || n < 2) {
+    sizes[0] = n;
+    return 1;
+  }
+  if (kind == 4) {
+    for (size_t i = 0; i < n; i++)
+      sizes[i] = 1;
+    return n;
+  }
+  size_t k = kind == 1 ? 2 : kind == 2 ? 3 : 7, left = n;
+  k = k < n ? k : n;
+  for (size_t j = 0; j + 1 < k; j++) { /* shrinking sizes, at least 1 row each */
+    sizes[j] = (left - (k - 1 - j)) / 2 + 1;
+    if (sizes[j] > left - (k - 1 - j))
+      sizes[j] = left - (k - 1 - j);
+    left -= sizes[j];
+  }
+  sizes[k - 1] = left;
+  return k;
+}
+
+/* Every slicing of s; the slices served by the pass and in all. */
+static void expect_same_sliced(const sys1 *s, const char *what, size_t *fused, size_t *total)
+{
+  size_t *sizes = calloc(s->n + 1, sizeof *sizes);
+  cr_assert(sizes);
+  for (int kind = 0; kind < 5; kind++) {
+    size_t k = slicing(s->n, kind, sizes);
+    char name[200];
+    snprintf(name, sizeof name, "%s, %zu slices", what, k);
+    *fused += expect_same(s, sizes, k, name);
+    /* a periodic system of 1 or 2 rows whole is folded: not the pass's */
+    *total += (k == 1 && s->periodic && s->n <= 2) ? 0 : k;
+  }
+  free(sizes);
+}
+
+/* The types whose values lie far from the ends of the double range. */
+static int scaled_type(int id)
+{
+  return id == 5 || id == 6 || id == 11 || id == 12 || id == 58 || id == 59;
+}
+
+Test(residual_pass, gallery_slices_give_the_same_bits)
+{
+  static const size_t sizes[] = {1, 2, 3, 5, 17, 64};
+  for (size_t t = 0; tl_gallery_get(t); t++) {
+    const tl_gallery_type *type = tl_gallery_get(t);
+    if (type->dtype != TL_F64)
+      continue;
+    size_t fused = 0, total = 0;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+      size_t n = sizes[z];
+      if (n < type->min_n)
+        continue;
+      tl_problem p;
+      tl_info info;
+      cr_assert_eq(tl_gallery_make(type->id, n, 1, 7 + n, &p, &info), TL_OK, "%s", info.msg);
+      double *x = calloc(n, sizeof *x);
+      cr_assert(x);
+      tl_rng rng;
+      tl_rng_seed(&rng, 11 * n + (uint64_t)type->id);
+      /* the solution, the solution a little off, and an answer far off */
+      for (int far = 0; far < 3; far++) {
+        const double *xt = p.xtrue;
+        for (size_t i = 0; i < n; i++) {
+          double u = tl_rng_uniform(&rng, -1.0, 1.0);
+          x[i] = !xt        ? u
+                 : far == 0 ? xt[i]
+                 : far == 1 ? xt[i] * (1.0 + 1e-9 * u)
+                            : xt[i] + u * xt[i];
+        }
+        sys1 s = {
+            .n = n, .periodic = type->periodic, .a = p.a, .b = p.b, .c = p.c, .d = p.d, .x = x};
+        char what[160];
+        snprintf(what, sizeof what, "type %d (%s), n = %zu, answer %d", type->id, type->name, n,
+                 far);
+        expect_same_sliced(&s, what, &fused, &total);
+      }
+      free(x);
+      tl_problem_free(&p);
+    }
+    /* the pass is the common case: it serves every slice of a type whose
+     * values are moderate */
+    if (!scaled_type(type->id))
+      cr_expect_eq(fused, total, "type %d: the pass served %zu of %zu slices", type->id, fused,
+                   total);
+  }
+}
+
+/* A system of random dominant rows, d = A x; everything from seed. */
+static sys1 random_sys(size_t n, int periodic, uint64_t seed)
+{
+  sys1 s = {.n = n, .periodic = periodic};
+  double *mem = calloc(5 * n, sizeof *mem);
+  cr_assert(mem);
+  s.a = mem, s.b = mem + n, s.c = mem + 2 * n, s.d = mem + 3 * n, s.x = mem + 4 * n;
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t i = 0; i < n; i++) {
+    s.a[i] = tl_rng_uniform(&rng, -1.0, 1.0);
+    s.c[i] = tl_rng_uniform(&rng, -1.0, 1.0);
+    s.b[i] = 3.0 + tl_rng_uniform(&rng, 0.0, 1.0);
+    s.x[i] = tl_rng_uniform(&rng, -1.0, 1.0);
+  }
+  for (size_t i = 0; i < n; i++) {
+    double ax = s.b[i] * s.x[i];
+    if (i > 0 || periodic)
+      ax += s.a[i] * s.x[i > 0 ? i - 1 : n - 1];
+    if (i + 1 < n || periodic)
+      ax += s.c[i] * s.x[i + 1 < n ? i + 1 : 0];
+    s.d[i] = ax * (1.0 + 1e-12 * tl_rng_uniform(&rng, -1.0, 1.0)); /* a residual */
+  }
+  return s;
+}
+
+static void scale(double *v, size_t n, int k)
+{
+  for (size_t i = 0; i < n; i++)
+    v[i] = ldexp(v[i], k);
+}
+
+/* A scaled by 2^ka, x by 2^kx, d by both: the scalings cover the range
+ * the pass serves up to its edge (|d| <= 2^400) and beyond (declined). */
+Test(residual_pass, scaled_systems_give_the_same_bits)
+{
+  static const int k[][2] = {{0, 0},    {300, -300}, {-350, 350}, {390, 0},     {0, -390},
+                             {-390, 0}, {0, 395},    {195, 195},  {-200, -199}, {210, 210},
+                             {-402, 0}, {0, 403},    {500, -500}, {-900, 0},    {0, 900}};
+  size_t fused = 0, total = 0;
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (size_t j = 0; j < sizeof k / sizeof *k; j++) {
+      sys1 s = random_sys(40, periodic, 3 + j);
+      scale(s.a, s.n, k[j][0]);
+      scale(s.b, s.n, k[j][0]);
+      scale(s.c, s.n, k[j][0]);
+      scale(s.x, s.n, k[j][1]);
+      scale(s.d, s.n, k[j][0] + k[j][1]);
+      char what[120];
+      snprintf(what, sizeof what, "A 2^%d, x 2^%d, periodic %d", k[j][0], k[j][1], periodic);
+      size_t f = 0, t = 0;
+      expect_same_sliced(&s, what, &f, &t);
+      /* inside [2^-400, 2^400] with room, the pass serves every slice */
+      if (abs(k[j][0]) + abs(k[j][1]) <= 400 && abs(k[j][0] + k[j][1]) <= 390)
+        cr_expect_eq(f, t, "%s: the pass served %zu of %zu slices", what, f, t);
+      fused += f, total += t;
+      free(s.a);
+    }
+  cr_expect(fused > total / 2, "the pass served %zu of %zu slices", fused, total);
+}
+
+/* Zeros (they scale exactly, whatever the scale), tiny entries (declined
+ * near the edge), x and entries that are not finite (the general loops'
+ * maxima and weakest row). */
+Test(residual_pass, edges_give_the_same_bits)
+{
+  size_t fused = 0, total = 0;
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (int e = 0; e < 12; e++) {
+      sys1 s = random_sys(23, periodic, 100 + e);
+      size_t i = 5 + (size_t)e;
+      switch (e) {
+      case 0: /* x = 0 */ memset(s.x, 0, s.n * sizeof *s.x); break;
+      case 1: /* d = 0 */ memset(s.d, 0, s.n * sizeof *s.d); break;
+      case 2: /* diagonal */
+        memset(s.a, 0, s.n * sizeof *s.a);
+        memset(s.c, 0, s.n * sizeof *s.c);
+        break;
+      case 3: /* tiny entries: in range unscaled, not scaled */
+        s.a[i] = 0x1p-399, s.x[i] = 0x1p-399, s.d[i] = 0x1p-399;
+        break;
+      case 4: /* subnormal entries */
+        s.c[i] = 0x1p-1060, s.x[i] = -0x1p-1070, s.d[i] = 0x1p-1050;
+        break;
+      case 5: /* a large one among moderate ones */ s.b[i] = 0x1p399; break;
+      case 6: /* a weak row, and a tie of two */
+        s.b[i] = 0.5, s.b[i + 2] = -0.5, s.a[i] = s.a[i + 2] = 0.25, s.c[i] = s.c[i + 2] = 0.5;
+        break;
+      case 7: /* b = 0 */ s.b[i] = 0.0; break;
+      case 8: s.x[i] = NAN; break;
+      case 9: s.x[i] = -INFINITY; break;
+      case 10: /* not in a verdict (tl_mpi_solve checks A), but the same rules */
+        s.a[i] = NAN;
+        break;
+      default: s.c[i] = INFINITY, s.d[i] = NAN; break;
+      }
+      char what[80];
+      snprintf(what, sizeof what, "edge %d, periodic %d", e, periodic);
+      expect_same_sliced(&s, what, &fused, &total);
+      free(s.a);
+    }
+  cr_expect(fused > 0, "the pass served %zu of %zu slices", fused, total);
+}
+
+/* Where the rescaling would not be exact: x holds 2^300 and values near
+ * 2^-760, so scaled by 2^-301 those go subnormal and lose bits, while
+ * unscaled they are normal; the residual of their rows is all the
+ * residual there is. The pass declines these slices (their smallest
+ * |x| is below 2^-400), and the bits stay the scaled pass's. */
+Test(residual_pass, values_that_go_subnormal_when_scaled)
+{
+  sys1 s = random_sys(12, 0, 77);
+  tl_rng rng;
+  tl_rng_seed(&rng, 78);
+  s.x[0] = 0x1p300;
+  for (size_t i = 1; i < s.n; i++)
+    s.x[i] = ldexp(tl_rng_uniform(&rng, 1.0, 2.0), -760);
+  s.d[0] = s.b[0] * s.x[0]; /* rows 0 and 1: no residual next to 2^300 */
+  s.d[1] = s.a[1] * s.x[0];
+  for (size_t i = 2; i < s.n; i++)
+    s.d[i] = ldexp(tl_rng_uniform(&rng, 1.0, 2.0), -759);
+  size_t fused = 0, total = 0;
+  expect_same_sliced(&s, "x from 2^300 down to 2^-760", &fused, &total);
+  cr_expect_eq(fused, 0, "the pass served %zu of %zu slices", fused, total);
+  free(s.a);
+}

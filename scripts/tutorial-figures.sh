@@ -37,3 +37,7 @@ fig "$work/conv.png" 04-distd2-order.png
 # 05: ITS's error against the truncation J, beside paper 003's Table 3.
 $cli sweep its-nonconst --out "$work/its" > /dev/null
 fig "$work/its/its_nonconst.png" 05-its-error.png
+# 06: N-shaped's stages on 16 rows in 4 partitions: RD/RU, then JU/JD.
+$cli trace --algo nshaped --n 16 --parts 4 --type 23 --png "$work/ns" > /dev/null
+fig "$work/ns-01.png" 06-nshaped-rd-ru.png
+fig "$work/ns-02.png" 06-nshaped-ju-jd.png

@@ -515,6 +515,24 @@ static void gen_random_z(tl_rng *r, const gen_ctx *g, double complex *a, double 
   corners_z(g, a, c);
 }
 
+/* A damped 1-D Helmholtz operator u'' + k^2 u with k h = 1.2 and a
+ * little absorption: tridiag(1, -2 + 1.44 + 0.01 i, 1). Indefinite (the
+ * real parts of its eigenvalues -0.56 + 2 cos(j pi / (n + 1)) take both
+ * signs) and nowhere dominant (|b| = 0.56 < 2), but the absorption keeps
+ * every eigenvalue 0.01 away from zero: cond_2 <= 2.56 / 0.01. What a
+ * Helmholtz solver at large wavenumber hands its tridiagonal solver, and
+ * what only a pivoting algorithm solves. */
+static void gen_helmholtz_z(tl_rng *rng, const gen_ctx *g, double complex *a, double complex *b,
+                            double complex *c)
+{
+  (void)rng;
+  for (size_t i = 0; i < g->n; i++) {
+    a[i] = c[i] = 1.0;
+    b[i] = CMPLX(-2.0 + 1.44, 0.01);
+  }
+  corners_z(g, a, c);
+}
+
 static void gen_zero_col_mid_z(tl_rng *r, const gen_ctx *g, double complex *a, double complex *b,
                                double complex *c)
 {
@@ -652,6 +670,9 @@ static const gallery_entry gallery[] = {
          gen_random_z),
     CPLX(64, "complex-zero-col-mid", "complex-random with column (n-1)/2 zero (singular)", 0, 0, 1,
          1, gen_zero_col_mid_z),
+    CPLX(65, "helmholtz-damped",
+         "tridiag(1, -0.56 + 0.01i, 1): damped Helmholtz, kh = 1.2, indefinite, cond < 260", 0,
+         NS, 0, 1, gen_helmholtz_z),
 };
 
 #define GALLERY_COUNT (sizeof gallery / sizeof gallery[0])

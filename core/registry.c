@@ -180,6 +180,21 @@ int tl_register(const tl_algorithm *algo, tl_info *info)
   return status;
 }
 
+/* Every algorithm of a room acceptable, before any joins: a room joins
+ * whole or not at all. */
+static int check_room(const tl_room *room, tl_info *info)
+{
+  for (size_t k = 0; k < room->count; k++) {
+    tl_algorithm view;
+    TL_CALL(check_descriptor(tl_algorithm_resolve(room->algorithms[k], &view), info));
+    if (tl_find(room->algorithms[k]->name))
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "name",
+                     "tl_register_room: %s: an algorithm named '%s' is already registered",
+                     room->name, room->algorithms[k]->name);
+  }
+  return TL_OK;
+}
+
 int tl_register_room(const tl_room *room, tl_info *info)
 {
   tl_info_clear(info);
@@ -187,6 +202,13 @@ int tl_register_room(const tl_room *room, tl_info *info)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "room", "tl_register_room: no room given");
   pthread_mutex_lock(&register_lock);
   int known = 0;
+  for (size_t r = 0; r < added_room_count; r++)
+    known |= added_rooms[r] == room;
+  pthread_mutex_unlock(&register_lock);
+  if (!known)
+    TL_CALL(check_room(room, info));
+  pthread_mutex_lock(&register_lock);
+  known = 0;
   for (size_t r = 0; r < added_room_count; r++)
     known |= added_rooms[r] == room;
   int full = !known && added_room_count >= MAX_ADDED_ROOMS;

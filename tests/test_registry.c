@@ -237,6 +237,40 @@ Test(registry, a_backend_inherits_from_its_reference_and_falls_back_to_it)
   }
 }
 
+/* A room added at run time (as the MPI room joins): its algorithms are
+ * listed and found, tl_algorithm_room names the room, adding it again
+ * does nothing, and a room whose algorithm's name is taken is refused
+ * with the reason. */
+Test(registry, a_room_joins_at_run_time)
+{
+  static tl_algorithm first = {.name = "thomas_room_a", .backend = "test",
+                               .solve = small_only_solve};
+  static tl_algorithm clash = {.name = "thomas", .backend = "test", .solve = small_only_solve};
+  first.reference = tl_find("thomas");
+  clash.reference = first.reference;
+  static const tl_algorithm *const list[] = {&first};
+  static const tl_algorithm *const bad_list[] = {&clash};
+  static const tl_room room = {.name = "test-room", .algorithms = list, .count = 1};
+  static const tl_room bad = {.name = "bad-room", .algorithms = bad_list, .count = 1};
+  size_t before, after;
+  tl_registry(&before);
+  tl_info info;
+  cr_assert_eq(tl_register_room(&room, &info), TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_register_room(&room, &info), TL_OK, "adding it again: %s", info.msg);
+  tl_registry(&after);
+  cr_expect_eq(after, before + 1, "%zu algorithms, %zu before", after, before);
+  const tl_algorithm *a = tl_find("thomas_room_a");
+  cr_assert_not_null(a);
+  cr_expect_str_eq(tl_algorithm_room(a), "test-room");
+  cr_expect_eq(a->classes, first.reference->classes, "inherited from its reference");
+  cr_expect_eq(tl_register_room(&bad, &info), TL_ERR_ARG);
+  cr_expect(strstr(info.msg, "already registered") != NULL, "%s", info.msg);
+  size_t last;
+  tl_registry(&last);
+  cr_expect_eq(last, after, "a refused room adds nothing");
+  cr_expect_eq(tl_register_room(NULL, &info), TL_ERR_ARG);
+}
+
 /* Partition sizes whose sum wraps around to n (SIZE_MAX + 5 = 4 rows):
  * each size is checked on its own, so every partitioned backend refuses
  * them before it indexes a row (they once overflowed ptdma, distd2,

@@ -33,8 +33,9 @@ typedef struct tl_room {
  * libtridlab (the MPI room: tl_mpi_registry, tridlab/mpi.h). Its
  * algorithms join the registry after the built rooms, each checked as
  * tl_register checks one, and tl_algorithm_room names the room. Adding
- * the same room again does nothing. TL_ERR_ARG (info says why) as
- * tl_register. */
+ * the same room again does nothing. A room joins whole or not at all:
+ * TL_ERR_ARG (info says why, as tl_register) when any of its algorithms
+ * would be refused. */
 int tl_register_room(const tl_room *room, tl_info *info);
 
 /* Set a status in `info` (may be NULL) with this file and line; evaluates

@@ -118,8 +118,10 @@ void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back
 
 /* The whole solve, simulated partition by partition (the registry's
  * "spike"): the phases above, the messages recorded in `ledger` (may be
- * NULL), then the verdict: LAPACK's residual ratio of x, >= 30 is
- * outside-domain (an ill-conditioned block or reduced system). */
+ * NULL), then the verdict: outside-domain for an A that is not strictly
+ * row-dominant (no guarantee, x written), else LAPACK's residual ratio
+ * of x, >= 30 outside-domain (an ill-conditioned block or reduced
+ * system). */
 int tl_spike_ref_ledger_d(size_t n, int parts, const size_t *part_sizes, const double *a,
                           const double *b, const double *c, const double *d, double *x,
                           tl_ledger *ledger, tl_info *info);

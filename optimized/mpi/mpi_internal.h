@@ -148,9 +148,7 @@ long tl_mpi_status_phase(const tl_mpi_status *st, const double *pairs, size_t st
  * and three reductions of tl_ledger_residual_verdict, then the batch's
  * status, the same on every rank. st holds the failures the rank noted;
  * x this rank's rows. Messages: "<name>: matrix is not strictly row
- * diagonally dominant (row R); <dd_why>" (dd_why NULL: dominance is not
- * asked for -- spike pivots -- and the weakest row is measured but not
- * judged, so the messages stay the same); else a warning the solver noted
+ * diagonally dominant (row R); <dd_why>"; else a warning the solver noted
  * (an approximate reduced solve); else tl_residual_check's with `why`.
  * fields (nsys, or NULL): iterations, dropped, tol and bound to report
  * per system. */

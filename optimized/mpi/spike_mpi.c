@@ -14,8 +14,8 @@
  *   3 reduced system          DGBSV on 2(P-1) unknowns, as the reference
  *   4 "boundary" (scatter)    ----- x_prev_bottom, x_next_top (2 scalars) ---->
  *   5 retrieval               its m rows              its m rows
- *   6 "halo" and "verdict": LAPACK's residual ratio of the whole answer
- *     (optimized/mpi/verdict_mpi.c; no dominance asked: SPIKE pivots)
+ *   6 "halo" and "verdict": strict row dominance and LAPACK's residual
+ *     ratio of the whole answer (optimized/mpi/verdict_mpi.c)
  *
  * Rank 0 solving the reduced system is the reference's arithmetic bit for
  * bit; a rank whose block broke down still sends (zeros), so nobody
@@ -38,6 +38,9 @@ extern const tl_algorithm tl_algo_spike_ref; /* the simulated reference */
 enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
 #define RESIDUAL_WHY "a diagonal block or the reduced system is ill-conditioned for this partition"
+#define DD_WHY                                                                                     \
+  "the pivoted block solves are backward stable, but nothing bounds the error of the answer; "   \
+  "its residual ratio is not a proof (a nearly singular A can pass it with a wrong x)"
 
 static int sp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
                      double *x, tl_info *info);
@@ -188,7 +191,7 @@ static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                                     mine[2 * s], mine[2 * s + 1], x + o, &one);
     tl_mpi_status_note(&st, s, PH_RETRIEVE, rst, &one);
   }
-  status = tl_mpi_residual_verdict(&st, sl, x, "spike", NULL, RESIDUAL_WHY, NULL, info);
+  status = tl_mpi_residual_verdict(&st, sl, x, "spike", DD_WHY, RESIDUAL_WHY, NULL, info);
 cleanup:
   free(f);
   free(swap);

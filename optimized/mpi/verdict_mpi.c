@@ -99,7 +99,7 @@ static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pai
     tl_info one;
     tl_info_clear(&one);
     int st;
-    if (dd_why && !(-q[2] > 0.0)) {
+    if (!(-q[2] > 0.0)) {
       long worst = (long)q[3];
       st = TL_WARN(&one, worst, "%s: matrix is not strictly row diagonally dominant (row %ld); %s",
                    name, worst, dd_why);

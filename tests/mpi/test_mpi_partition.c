@@ -498,10 +498,10 @@ static void registry_case(mpi_check *mc, const tl_algorithm *algo, int seed)
 }
 
 /* SPIKE pivots: on matrices without dominance (the indefinite
- * tridiag(1, 1.5, 1), gallery 25; random ones, 7) the ranks solve what
- * the simulated reference solves, with its status and report, x within
- * LAPACK's tolerance of it, and the residual test passed where it says
- * ok. */
+ * tridiag(1, 1.5, 1), gallery 25; random ones, 7) the ranks answer what
+ * the simulated reference answers, with its status and report (no
+ * guarantee: outside-domain) and x within LAPACK's tolerance of it; on
+ * the Toeplitz matrix that answer passes the residual test. */
 static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed)
 {
   int P = mc->size;
@@ -520,18 +520,17 @@ static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed
   int rst = tl_solve(algo->reference, &p.sys, xr, &opt, &rinfo);
   MC_EXPECT(mc, st == rst && !strcmp(info.msg, rinfo.msg), "status %s '%s', simulated %s '%s'",
             tl_status_name(st), info.msg, tl_status_name(rst), rinfo.msg);
-  if (st == TL_OK) {
+  if (tl_status_has_solution(st)) {
     double diff = 0, scale = 0;
     for (size_t k = 0; k < 3 * n; k++) {
       diff = fmax(diff, fabs(x[k] - xr[k]));
       scale = fmax(scale, fabs(xr[k]));
     }
     MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
-    MC_EXPECT(mc, tl_residual_ratio(&p.sys, x) < TL_THRESH, "residual ratio %g",
-              tl_residual_ratio(&p.sys, x));
   }
-  if (type == 25)
-    MC_EXPECT(mc, st == TL_OK, "the indefinite Toeplitz matrix: %s", info.msg);
+  if (type == 25) /* no guarantee without dominance, but an answer that passes */
+    MC_EXPECT(mc, st == TL_OUTSIDE_DOMAIN && tl_residual_ratio(&p.sys, x) < TL_THRESH,
+              "the indefinite Toeplitz matrix: %s", info.msg);
   free(x);
   free(xr);
   tl_problem_free(&p);

@@ -324,13 +324,17 @@ static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 /* The entry points of tridlab/gpu.h: check, run the kernel where the
  * kernels run (dispatch), read the status words. */
-int KF(tl_gpu_thomas_sz)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d, T *w,
-                         int *stat, tl_info *info)
+/* The packed in-place entry points (thomas_sz, thomas_periodic_sz): the
+ * sizes (at least min_n rows) and arrays, the dispatch, the batch's
+ * status. d becomes x. */
+static int KF(packed_entry)(const char *who, size_t min_n, size_t n, size_t nsys, const T *a,
+                            const T *b, const T *c, T *d, T *w, int *stat,
+                            KF(gpu_on_device) on_device, KF(gpu_emulated) emulate, tl_info *info)
 {
-  TL_CALL(check_sizes("thomas_sz", n, nsys, 1, info));
+  TL_CALL(check_sizes(who, n, nsys, min_n, info));
   if (!a || !b || !c || !d || !w || !stat)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_sz: no array may be NULL");
-  KF(gpu_call) call = {.who = "thomas_sz",
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "%s: no array may be NULL", who);
+  KF(gpu_call) call = {.who = who,
                        .n = n,
                        .nsys = nsys,
                        .a = a,
@@ -340,29 +344,23 @@ int KF(tl_gpu_thomas_sz)(size_t n, size_t nsys, const T *a, const T *b, const T 
                        .x = d,
                        .w = w,
                        .stat = stat};
-  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(thomas_sz_on_device)), KF(thomas_sz_emulated), info));
-  return tl_gpu_batch_status("thomas_sz", nsys, stat, info);
+  TL_CALL(KF(dispatch)(&call, on_device, emulate, info));
+  return tl_gpu_batch_status(who, nsys, stat, info);
+}
+
+int KF(tl_gpu_thomas_sz)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d, T *w,
+                         int *stat, tl_info *info)
+{
+  return KF(packed_entry)("thomas_sz", 1, n, nsys, a, b, c, d, w, stat,
+                          ON_DEVICE(KF(thomas_sz_on_device)), KF(thomas_sz_emulated), info);
 }
 
 int KF(tl_gpu_thomas_periodic_sz)(size_t n, size_t nsys, const T *a, const T *b, const T *c, T *d,
                                   T *w, int *stat, tl_info *info)
 {
-  TL_CALL(check_sizes("thomas_periodic_sz", n, nsys, 3, info));
-  if (!a || !b || !c || !d || !w || !stat)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "thomas_periodic_sz: no array may be NULL");
-  KF(gpu_call) call = {.who = "thomas_periodic_sz",
-                       .n = n,
-                       .nsys = nsys,
-                       .a = a,
-                       .b = b,
-                       .c = c,
-                       .d = d,
-                       .x = d,
-                       .w = w,
-                       .stat = stat};
-  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(thomas_periodic_sz_on_device)),
-                       KF(thomas_periodic_sz_emulated), info));
-  return tl_gpu_batch_status("thomas_periodic_sz", nsys, stat, info);
+  return KF(packed_entry)("thomas_periodic_sz", 3, n, nsys, a, b, c, d, w, stat,
+                          ON_DEVICE(KF(thomas_periodic_sz_on_device)),
+                          KF(thomas_periodic_sz_emulated), info);
 }
 
 int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d, T *x,

@@ -111,6 +111,18 @@ void tl_ledger_root_trip(tl_ledger *ledger, const char *phase, int P, int p, siz
                          p ? words : 0);
 }
 
+void tl_ledger_root_solve_model(tl_ledger *out, int P, size_t nsys, size_t w,
+                                const char *up_phase, size_t up, const char *down_phase,
+                                size_t down)
+{
+  tl_ledger_reset(out);
+  for (int p = 0; p < P; p++) {
+    tl_ledger_root_trip(out, up_phase, P, p, up * w * nsys, 0);
+    tl_ledger_root_trip(out, down_phase, P, p, down * w * nsys, 1);
+  }
+  tl_ledger_residual_verdict(out, P, 0, nsys, w);
+}
+
 void tl_ledger_merge(tl_ledger *dst, const tl_ledger *src)
 {
   if (src->failed)

@@ -150,13 +150,8 @@ static int hybrid_pcr_ledger_model(const tl_algorithm *self, const tl_batch *sha
 {
   (void)self;
   (void)solved;
-  size_t w = shape->dtype == TL_C128 ? 2 : 1;
-  tl_ledger_reset(out);
-  for (int p = 0; p < opt->parts; p++) {
-    tl_hybrid_pcr_ledger_reduced(out, opt->parts, p, w * shape->nsys, 0);
-    tl_hybrid_pcr_ledger_reduced(out, opt->parts, p, w * shape->nsys, 1);
-  }
-  tl_ledger_residual_verdict(out, opt->parts, 0, shape->nsys, w);
+  tl_ledger_root_solve_model(out, opt->parts, shape->nsys, shape->dtype == TL_C128 ? 2 : 1,
+                             "reduced", TL_HYBRID_PCR_SEND, "solution", 2);
   return TL_OK;
 }
 

@@ -113,6 +113,15 @@ void tl_ledger_collective_all(tl_ledger *ledger, const char *phase, int round,
 void tl_ledger_root_trip(tl_ledger *ledger, const char *phase, int P, int p, size_t words,
                          int back);
 
+/* The whole ledger model of a solver whose reduced system is solved on
+ * rank 0 and that ends with the residual verdict (hybrid_pcr, spike):
+ * per system, `up` scalars from every rank gathered in phase up_phase,
+ * `down` scattered back in down_phase, then tl_ledger_residual_verdict;
+ * nsys systems of w words per scalar, plain. Resets out first. */
+void tl_ledger_root_solve_model(tl_ledger *out, int P, size_t nsys, size_t w,
+                                const char *up_phase, size_t up, const char *down_phase,
+                                size_t down);
+
 /* The verdict of an exact partition solver that ends with "strictly
  * dominant by rows, and LAPACK's residual ratio < 30" (tridsolver,
  * hybrid_pcr), across P ranks, for nsys systems of w words per scalar:

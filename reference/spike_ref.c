@@ -82,11 +82,6 @@
 #include "tridlab/part_spike.h"
 #include "tridlab/residual.h"
 
-#define RESIDUAL_WHY "a diagonal block or the reduced system is ill-conditioned for this partition"
-#define DD_WHY                                                                                     \
-  "the pivoted block solves are backward stable, but nothing bounds the error of the answer; "   \
-  "its residual ratio is not a proof (a nearly singular A can pass it with a wrong x)"
-
 /* The reduced system's band: kl = ku = 2, stored as LAPACK's band
  * format wants it (2 kl + ku + 1 rows; the top kl rows are room for the
  * fill-in of the pivoting). */
@@ -435,11 +430,11 @@ int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const
   if (!(CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD)) {
     status = TL_WARN(info, worst,
                      "spike: matrix is not strictly row diagonally dominant (row %ld); %s", worst,
-                     DD_WHY);
+                     TL_SPIKE_DD_WHY);
     goto cleanup;
   }
   status = tl_residual_check("spike", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
-                             RESIDUAL_WHY, info);
+                             TL_SPIKE_RESIDUAL_WHY, info);
 cleanup:
   free(mem);
   free(swap);

@@ -35,6 +35,14 @@
 extern "C" {
 #endif
 
+/* The verdict's reasons, the same words in the reference and across
+ * ranks: outside strict row dominance, and a residual ratio >= 30. */
+#define TL_SPIKE_DD_WHY                                                                          \
+  "the pivoted block solves are backward stable, but nothing bounds the error of the answer; "   \
+  "its residual ratio is not a proof (a nearly singular A can pass it with a wrong x)"
+#define TL_SPIKE_RESIDUAL_WHY                                                                    \
+  "a diagonal block or the reduced system is ill-conditioned for this partition"
+
 /* Words (scalars) a partition sends for the reduced system: the top and
  * bottom entries of g, V and W. */
 #define TL_SPIKE_SEND 6

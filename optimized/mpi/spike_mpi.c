@@ -37,11 +37,6 @@ extern const tl_algorithm tl_algo_spike_ref; /* the simulated reference */
  * factorization and local solves are one phase. */
 enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
-#define RESIDUAL_WHY "a diagonal block or the reduced system is ill-conditioned for this partition"
-#define DD_WHY                                                                                     \
-  "the pivoted block solves are backward stable, but nothing bounds the error of the answer; "   \
-  "its residual ratio is not a proof (a nearly singular A can pass it with a wrong x)"
-
 static int sp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
                      double *x, tl_info *info);
 static int sp_rank_z(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
@@ -191,7 +186,8 @@ static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                                     mine[2 * s], mine[2 * s + 1], x + o, &one);
     tl_mpi_status_note(&st, s, PH_RETRIEVE, rst, &one);
   }
-  status = tl_mpi_residual_verdict(&st, sl, x, "spike", DD_WHY, RESIDUAL_WHY, NULL, info);
+  status = tl_mpi_residual_verdict(&st, sl, x, "spike", TL_SPIKE_DD_WHY, TL_SPIKE_RESIDUAL_WHY,
+                                   NULL, info);
 cleanup:
   free(f);
   free(swap);

@@ -194,6 +194,27 @@ void tl_cpu_stream_stencil_d(size_t n, size_t ngroups, size_t sz, const double s
 void tl_cpu_stream_stencil_f(size_t n, size_t ngroups, size_t sz, const double st[5],
                              const float *u, float *du);
 
+/* Tridsolver's local sweeps (tl_tridsolver_forward_d and
+ * tl_tridsolver_backward_d, tridlab/part_tridsolver.h) on nsys slices of
+ * m >= 2 rows, system s at [s m, (s+1) m) (the rows an MPI rank holds,
+ * from global row begin), eight systems at once
+ * (optimized/cpu/tridsolver_cpu.c). Forward: as, cs, ds as the reference
+ * writes them, but with one reciprocal per row where the reference
+ * divides three times (within a few roundings of its values). Backward:
+ * the reference's operations, so its bits; F[2 s] and F[2 s + 1] are
+ * system s's first unknown of this partition and of the next. A zero or
+ * non-finite pivot (forward) or a non-finite x (backward) sets bad[s]
+ * (never cleared; an overflowing check sum may set it too); that
+ * system's outputs are then unspecified: run the reference phase on it
+ * for the report. */
+void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
+                                 const double *a, const double *b, const double *c,
+                                 const double *d, double *as, double *cs, double *ds,
+                                 unsigned char *bad);
+void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const double *as,
+                                  const double *cs, const double *ds, const double *F, double *x,
+                                  unsigned char *bad);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_tridsolver.h"
 
 /* Phases in the reference's order (the order failures are met): the
@@ -100,6 +101,11 @@ const tl_algorithm tl_mpi_algo_tridsolver = {
 
 #else /* ---- the rank program, once for S = double and S = double complex ---- */
 
+/* 1: the local sweeps of a double batch run on the batched kernels of
+ * optimized/cpu/ (complex: the reference's, system after system). */
+#undef TS_BATCHED
+#define TS_BATCHED (!TL_IS_COMPLEX)
+
 /* One rank's buffers for a batch of nsys systems of m rows here. */
 typedef struct FN(ts_run) {
   tl_mpi_exchange *ex;
@@ -111,6 +117,7 @@ typedef struct FN(ts_run) {
   S *rows;            /* 4 per system: my reduced row (A, B, C, D)      */
   S *F;               /* 2 per system: F[p], F[p+1]                     */
   unsigned char *bad; /* 1: the system failed on this rank              */
+  unsigned char *flag;/* 1: the batched sweep flagged it (TS_BATCHED)    */
   tl_mpi_status st;
   size_t s0, ns; /* the mini-batch being solved: systems [s0, s0+ns) */
   int round0;    /* its rounds in the ledger: round0 + r             */
@@ -430,21 +437,43 @@ cleanup:
   return status;
 }
 
+/* Phase 1 for system s by the reference: its results and its report. */
+static void FN(ts_forward_one)(FN(ts_run) * r, size_t s)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int p = r->ex->rank, P = r->ex->size;
+  size_t m = sl->m, o = s * m;
+  const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
+  tl_info one;
+  tl_info_clear(&one);
+  int st = FN(tl_tridsolver_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
+                                     r->as + o, r->cs + o, r->ds + o, &one);
+  FN(ts_note)(r, s, PH_FORWARD, st, &one);
+}
+
 /* Phase 1 and the message of phase 2 for the mini-batch [s0, s0 + ns):
- * the forward sweeps, then their last rows start towards rank p+1. */
+ * the forward sweeps, then their last rows start towards rank p+1. In
+ * double, the sweeps run eight systems at once
+ * (tl_cpu_tridsolver_forward_d: one reciprocal per row where the
+ * reference divides three times, so within a few roundings of the
+ * reference's a', c', d'); a system they flag runs again in the
+ * reference, for its report. */
 static int FN(ts_forward)(FN(ts_run) * r, size_t s0, size_t ns, int round, tl_mpi_pending *pend)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank, P = r->ex->size;
   size_t m = sl->m;
+#if TS_BATCHED
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
+  size_t o0 = s0 * m;
+  tl_cpu_tridsolver_forward_d(sl->begin, m, ns, p > 0, p + 1 < P, a + o0, b + o0, c + o0, d + o0,
+                              r->as + o0, r->cs + o0, r->ds + o0, r->flag + s0);
+#endif
   for (size_t s = s0; s < s0 + ns; s++) {
-    tl_info one;
-    tl_info_clear(&one);
+    if (!TS_BATCHED || r->flag[s])
+      FN(ts_forward_one)(r, s);
+    r->flag[s] = 0;
     size_t o = s * m;
-    int st = FN(tl_tridsolver_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
-                                       r->as + o, r->cs + o, r->ds + o, &one);
-    FN(ts_note)(r, s, PH_FORWARD, st, &one);
     if (!r->bad[s])
       FN(tl_tridsolver_last_row)(m, r->as + o, r->cs + o, r->ds + o, r->last + 3 * s);
   }
@@ -502,7 +531,7 @@ static int FN(ts_pipeline)(FN(ts_run) * r, const ts_params *par, size_t mb, tl_i
 
 static void FN(ts_free)(FN(ts_run) * r)
 {
-  free(r->bad); /* r->as is the rank's scratch, kept for the next solve */
+  free(r->bad); /* with r->flag; r->as is the rank's scratch, kept for the next solve */
   tl_mpi_status_free(&r->st);
 }
 
@@ -513,13 +542,14 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   FN(ts_run) run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   r->as = tl_mpi_scratch(3 * m * nsys + 12 * nsys, sizeof(S));
-  r->bad = tl_alloc(nsys, 1);
+  r->bad = tl_alloc(2 * nsys, 1);
   tl_info *fields = par->strategy == TL_TRIDSOLVER_JACOBI ? tl_alloc(nsys, sizeof *fields) : NULL;
   int status = TL_OK;
   if (r->as && r->bad &&
       (fields || par->strategy != TL_TRIDSOLVER_JACOBI)) { /* a failed system sends zeros */
     /* r->as comes zero-filled from tl_mpi_scratch */
-    memset(r->bad, 0, nsys);
+    memset(r->bad, 0, 2 * nsys);
+    r->flag = r->bad + nsys;
   } else {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "tridsolver: no memory for %zu systems", nsys);
     goto cleanup;
@@ -533,8 +563,11 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
     goto cleanup;
   }
+#if TS_BATCHED /* phase 5, eight systems at once; a flagged one again below */
+  tl_cpu_tridsolver_backward_d(sl->begin, m, nsys, r->as, r->cs, r->ds, r->F, x, r->flag);
+#endif
   for (size_t s = 0; s < nsys; s++) { /* phase 5 */
-    if (r->bad[s])
+    if (r->bad[s] || (TS_BATCHED && !r->flag[s]))
       continue;
     tl_info one;
     tl_info_clear(&one);

@@ -1,0 +1,146 @@
+/* optimized/cpu/lanes.h -- eight systems at once on the layout an MPI
+ * rank holds: the building blocks of the batched local phases of the
+ * partition algorithms (tridsolver_cpu.c, ptdma_cpu.c).
+ *
+ * A rank holds each system's rows one after the other: system s at
+ * [s m, (s+1) m), the x-line layout. The local phases of the partition
+ * algorithms are recurrences down (or up) each system's rows -- chains of
+ * dependent divisions, one system after another in the references. Run
+ * on eight systems at once, one per vector LANE, the eight chains overlap
+ * and one vector instruction does each operation for all eight.
+ *
+ * Row i of eight systems is eight values m apart, not the eight adjacent
+ * values a vector wants. So a phase reads a TILE -- eight rows of each of
+ * the eight systems, one 64-byte cache line per system -- and transposes
+ * it in registers (tl_cpu_transpose8_d), runs the recurrence on the eight
+ * rows of the tile, and transposes its results back:
+ *
+ *   system 0: r0 .. r7 | r8 .. r15 | ...      tile: row 0: s0 .. s7
+ *   system 1: r0 .. r7 | r8 .. r15 | ...  ->        row 1: s0 .. s7
+ *   ...                                              ...
+ *   system 7: r0 .. r7 | r8 .. r15 | ...            row 7: s0 .. s7
+ *
+ * Tiles start at multiples of 8 rows; the rows of a phase that cover only
+ * part of a tile (its first and last rows) are gathered and scattered one
+ * row at a time instead.
+ *
+ * The lanes are GNU C vectors (GCC and Clang): the compiler emits one
+ * 512-bit instruction per operation with AVX-512, two with AVX2, four
+ * with SSE2 -- the operations written once. TL_LANES_OK is 0 for another
+ * compiler; the batched phases then run the references system by system.
+ *
+ * Breakdown: each lane adds up its pivots and its results in a check sum,
+ * one add per value (as thomas_group.h does): the sum is not finite as
+ * soon as a pivot or a result is not finite, and a zero pivot makes a
+ * result infinite or NaN. tl_lanes_flag flags the lanes whose sum is not
+ * finite, once per group; the caller runs the reference phase on a
+ * flagged system, which gives its report (or finds that only the sum
+ * overflowed: then the reference's results, the same bits, stand). A
+ * test on every row would cost more than the row's arithmetic. The arithmetic in a lane is the
+ * reference's, operation for operation, so an unflagged lane's results
+ * are the reference's bits (the CPU room is built with -ffp-contract=off,
+ * as the reference is compiled without contraction in ISO C).
+ */
+#ifndef TL_CPU_LANES_H
+#define TL_CPU_LANES_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+enum { TL_LANES = 8 }; /* systems per group = rows per tile */
+
+#ifdef TL_CPU_SHUFFLE
+#define TL_LANES_OK 1
+
+typedef tl_cpu_v8d tl_lanes; /* row i of 8 systems, one per lane */
+
+static TL_CPU_INLINE tl_lanes tl_lanes_splat(double v)
+{
+  return (tl_lanes){v, v, v, v, v, v, v, v};
+}
+
+/* Row r of a tile, and back. */
+static TL_CPU_INLINE tl_lanes tl_lanes_load(const double *t)
+{
+  tl_lanes v;
+  memcpy(&v, t, sizeof v);
+  return v;
+}
+
+static TL_CPU_INLINE void tl_lanes_store(double *t, tl_lanes v)
+{
+  memcpy(t, &v, sizeof v);
+}
+
+/* Row i of eight slices m apart, and back: the rows outside whole tiles. */
+static TL_CPU_INLINE tl_lanes tl_lanes_gather(const double *p, size_t m, size_t i)
+{
+  tl_lanes v;
+  for (int l = 0; l < TL_LANES; l++)
+    v[l] = p[(size_t)l * m + i];
+  return v;
+}
+
+static TL_CPU_INLINE void tl_lanes_scatter(double *p, size_t m, size_t i, tl_lanes v)
+{
+  for (int l = 0; l < TL_LANES; l++)
+    p[(size_t)l * m + i] = v[l];
+}
+
+/* Rows [i0 + r0, i0 + r1) of eight slices m apart into rows r0 .. r1-1
+ * of tile (8 rows of 8 lanes): one transpose for a whole tile, row by row
+ * for a part of one. */
+static TL_CPU_INLINE void tl_lanes_tile_get(const double *p, size_t m, size_t i0, size_t r0,
+                                            size_t r1, double *tile)
+{
+  if (r0 == 0 && r1 == TL_LANES) {
+    tl_cpu_transpose8_d(p + i0, m, tile, TL_LANES);
+    return;
+  }
+  for (size_t r = r0; r < r1; r++)
+    tl_lanes_store(tile + r * TL_LANES, tl_lanes_gather(p, m, i0 + r));
+}
+
+/* The inverse: rows r0 .. r1-1 of tile into rows [i0 + r0, i0 + r1). */
+static TL_CPU_INLINE void tl_lanes_tile_put(double *p, size_t m, size_t i0, size_t r0, size_t r1,
+                                            const double *tile)
+{
+  if (r0 == 0 && r1 == TL_LANES) {
+    tl_cpu_transpose8_d(tile, TL_LANES, p + i0, m);
+    return;
+  }
+  for (size_t r = r0; r < r1; r++)
+    tl_lanes_scatter(p, m, i0 + r, tl_lanes_load(tile + r * TL_LANES));
+}
+
+/* Software prefetch of row i of the eight slices of p (when it exists). */
+static TL_CPU_INLINE void tl_lanes_prefetch(const double *p, size_t m, size_t i)
+{
+  if (i < m)
+    for (int l = 0; l < TL_LANES; l++)
+      TL_CPU_PREFETCH(p + (size_t)l * m + i, 0);
+}
+
+/* 1 into flag[l] (or-ed in) for each lane l whose check sum is not
+ * finite: see "Breakdown" above. */
+static TL_CPU_INLINE void tl_lanes_flag(tl_lanes chk, unsigned char *flag)
+{
+  for (int l = 0; l < TL_LANES; l++)
+    flag[l] |= !(chk[l] - chk[l] == 0.0);
+}
+
+#else
+#define TL_LANES_OK 0
+#endif
+
+/* The first and one-past-the-last row of the tile that starts at row i0,
+ * within the rows [lo, hi) a phase runs: r0 .. r1-1 of the tile. */
+static inline void tl_lanes_clip(size_t i0, size_t lo, size_t hi, size_t *r0, size_t *r1)
+{
+  *r0 = lo > i0 ? lo - i0 : 0;
+  *r1 = hi < i0 + TL_LANES ? hi - i0 : TL_LANES;
+}
+
+#endif

@@ -1,0 +1,254 @@
+/* optimized/cpu/tridsolver_cpu.c -- Tridsolver's local sweeps on a batch
+ * of slices, eight systems at once: the phases every MPI rank of
+ * tridsolver_mpi runs on its own rows (tl_cpu_tridsolver_forward_d and
+ * _backward_d, tridlab/cpu.h).
+ *
+ * Source: paper 002 (Tridsolver) Algorithm 6, the forward sweep with the
+ * fill-in in column 0, and its backward substitution.
+ * reference/tridsolver_ref.c (tl_tridsolver_forward_d, _backward_d) is
+ * the readable version on one system; this file runs its recurrences on
+ * eight systems at once, one vector lane each (lanes.h: the tiles, the
+ * transposes, the check sums), and two such groups side by side.
+ *
+ * What it changes, and why. The reference divides by the pivot three
+ * times per row, as paper 002 writes the sweep (kept there for
+ * teaching); here one reciprocal and three multiplications do it, so a',
+ * c', d' are within a few roundings of the reference's, not its bits.
+ * On the machine of docs/performance.md a 512-bit division issues once
+ * every ~8 cycles and takes ~11 to finish: three per row were the
+ * sweep's limit, and one row's pivot waits on the previous row's
+ * division, so two groups run side by side (TS_CHAINS) to fill the wait.
+ * The backward sweep has no division: the reference's operations, its
+ * bits.
+ *
+ * A zero or non-finite pivot (forward) or a non-finite x (backward) in a
+ * lane sets bad[s] (as may a check sum that overflowed: lanes.h); that
+ * lane's outputs are then unspecified, and the caller runs the reference
+ * phase on the system for its report.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "lanes.h"
+#include "tridlab/cpu.h"
+#include "tridlab/part_tridsolver.h"
+
+#ifndef TL_LANES_AHEAD
+#define TL_LANES_AHEAD 64 /* rows the software prefetch runs ahead */
+#endif
+
+#ifndef TS_CHAINS
+#define TS_CHAINS 2 /* groups whose recurrences run side by side */
+#endif
+
+#if TL_LANES_OK
+
+/* What the forward sweep carries from row to row, per lane. */
+typedef struct fw_state {
+  tl_lanes as, cs, ds; /* row i-1's a', c', d'                          */
+  tl_lanes b0, c0, d0;  /* row 0 while it eliminates x_1 .. x_{i-1}      */
+  tl_lanes chk;         /* check sum of the pivots and results (lanes.h)  */
+} fw_state;
+
+/* Row i of the forward sweep (Algorithm 6, lines 7-19):
+ * reference/tridsolver_ref.c's loop body, operation for operation.
+ * last: row m-1 without a next partition (its c is the corner, read as
+ * 0); eliminate: row 0 still has a row below to eliminate. */
+static TL_CPU_INLINE void forward_row(fw_state *f, tl_lanes a, tl_lanes b, tl_lanes c, tl_lanes d,
+                                      int last, int eliminate)
+{
+  tl_lanes p = b - a * f->cs;
+  tl_lanes ci = last ? tl_lanes_splat(0.0) : c;
+  tl_lanes r = tl_lanes_splat(1.0) / p;
+  f->ds = (d - a * f->ds) * r;
+  f->as = -(a * f->as) * r;
+  f->cs = ci * r;
+  f->chk = f->chk + p + f->ds;
+  if (eliminate) { /* row 0 eliminates x_i, now couples x_{i+1} */
+    f->b0 = f->b0 - f->c0 * f->as;
+    f->d0 = f->d0 - f->c0 * f->ds;
+    f->c0 = -f->c0 * f->cs;
+  }
+}
+
+/* Rows 0 and 1 of a group (lines 1-6): row 1 normalised, and row 0
+ * eliminating x_1 (with m = 2, x_1 is already x_{m-1}). The corners are
+ * never read. */
+static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_right,
+                                             const double *a, const double *b, const double *c,
+                                             const double *d, double *as, double *cs, double *ds)
+{
+  tl_lanes b1 = tl_lanes_gather(b, m, 1);
+  tl_lanes c1 = (m == 2 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_gather(c, m, 1);
+  f->as = tl_lanes_gather(a, m, 1) / b1;
+  f->cs = c1 / b1;
+  f->ds = tl_lanes_gather(d, m, 1) / b1;
+  f->chk = b1 + f->ds;
+  tl_lanes_scatter(as, m, 1, f->as), tl_lanes_scatter(cs, m, 1, f->cs);
+  tl_lanes_scatter(ds, m, 1, f->ds);
+  f->b0 = tl_lanes_gather(b, m, 0), f->c0 = tl_lanes_gather(c, m, 0);
+  f->d0 = tl_lanes_gather(d, m, 0);
+  if (m >= 3) {
+    tl_lanes c0 = f->c0;
+    f->b0 = f->b0 - c0 * f->as;
+    f->d0 = f->d0 - c0 * f->ds;
+    f->c0 = -c0 * f->cs;
+  }
+}
+
+/* Row 0 normalised (lines 20-22), and the group's flags. */
+static TL_CPU_INLINE void forward_row0(fw_state *f, size_t m, int has_left, const double *a,
+                                       double *as, double *cs, double *ds, unsigned char *bad)
+{
+  tl_lanes a0 = has_left ? tl_lanes_gather(a, m, 0) / f->b0 : tl_lanes_splat(0.0);
+  tl_lanes d0 = f->d0 / f->b0;
+  tl_lanes_scatter(as, m, 0, a0);
+  tl_lanes_scatter(cs, m, 0, f->c0 / f->b0);
+  tl_lanes_scatter(ds, m, 0, d0);
+  tl_lanes_flag(f->chk + f->b0 + d0, bad);
+}
+
+/* The forward sweep of `nch` groups at once (group k's slices at o[k]
+ * elements on): a row of each group per step, so that the groups' chains
+ * of dependent divisions overlap in the processor (one chain alone leaves
+ * it waiting on each division). */
+static TL_CPU_INLINE void forward_groups(int nch, const size_t *o, size_t m, int has_left,
+                                         int has_right, const double *a, const double *b,
+                                         const double *c, const double *d, double *as,
+                                         double *cs, double *ds, unsigned char *bad)
+{
+  fw_state f[TS_CHAINS];
+  for (int k = 0; k < nch; k++)
+    forward_first_rows(&f[k], m, has_right, a + o[k], b + o[k], c + o[k], d + o[k], as + o[k],
+                       cs + o[k], ds + o[k]);
+  /* Rows 2 .. m-1, a tile at a time. */
+  double ta[TS_CHAINS][64], tb[TS_CHAINS][64], tc[TS_CHAINS][64], td[TS_CHAINS][64];
+  double oa[TS_CHAINS][64], oc[TS_CHAINS][64], od[TS_CHAINS][64];
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    tl_lanes_clip(i0, 2, m, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    for (int k = 0; k < nch; k++) {
+      size_t q = o[k];
+      tl_lanes_prefetch(a + q, m, ahead), tl_lanes_prefetch(b + q, m, ahead);
+      tl_lanes_prefetch(c + q, m, ahead), tl_lanes_prefetch(d + q, m, ahead);
+      tl_lanes_tile_get(a + q, m, i0, r0, r1, ta[k]), tl_lanes_tile_get(b + q, m, i0, r0, r1, tb[k]);
+      tl_lanes_tile_get(c + q, m, i0, r0, r1, tc[k]), tl_lanes_tile_get(d + q, m, i0, r0, r1, td[k]);
+    }
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r, j = r * TL_LANES;
+      for (int k = 0; k < nch; k++) {
+        forward_row(&f[k], tl_lanes_load(ta[k] + j), tl_lanes_load(tb[k] + j),
+                    tl_lanes_load(tc[k] + j), tl_lanes_load(td[k] + j),
+                    i == m - 1 && !has_right, i + 1 < m);
+        tl_lanes_store(oa[k] + j, f[k].as), tl_lanes_store(oc[k] + j, f[k].cs);
+        tl_lanes_store(od[k] + j, f[k].ds);
+      }
+    }
+    for (int k = 0; k < nch; k++) {
+      size_t q = o[k];
+      tl_lanes_tile_put(as + q, m, i0, r0, r1, oa[k]), tl_lanes_tile_put(cs + q, m, i0, r0, r1, oc[k]);
+      tl_lanes_tile_put(ds + q, m, i0, r0, r1, od[k]);
+    }
+  }
+  for (int k = 0; k < nch; k++)
+    forward_row0(&f[k], m, has_left, a + o[k], as + o[k], cs + o[k], ds + o[k],
+                 bad + o[k] / m);
+}
+
+/* The groups of a batch, TS_CHAINS at a time, then the one left over. */
+TL_CPU_CLONES
+static void forward_all(size_t groups, size_t m, int has_left, int has_right, const double *a,
+                        const double *b, const double *c, const double *d, double *as, double *cs,
+                        double *ds, unsigned char *bad)
+{
+  size_t g = 0, step = TL_LANES * m;
+  for (; g + TS_CHAINS <= groups; g += TS_CHAINS) {
+    size_t o[TS_CHAINS];
+    for (int k = 0; k < TS_CHAINS; k++)
+      o[k] = (g + (size_t)k) * step;
+    forward_groups(TS_CHAINS, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
+  }
+  for (; g < groups; g++) {
+    size_t o[1] = {g * step};
+    forward_groups(1, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
+  }
+}
+
+/* The backward sweep of a group, rows m-1 .. 1, as the reference writes
+ * it: x_i = d'_i - a'_i x_0 - c'_i x_{i+1}, x_m = the next partition's
+ * first unknown; x_0 = F[p]. F[2 l], F[2 l + 1]: lane l's two. */
+TL_CPU_CLONES
+static void backward_group(size_t m, const double *as, const double *cs, const double *ds,
+                           const double *F, double *x, unsigned char *bad)
+{
+  tl_lanes first, xn;
+  for (int l = 0; l < TL_LANES; l++)
+    first[l] = F[2 * l], xn[l] = F[2 * l + 1];
+  tl_lanes chk = first; /* the check sum of the results (lanes.h) */
+  double ta[64], tc[64], td[64], tx[64];
+  for (size_t i0 = (m - 1) / TL_LANES * TL_LANES;; i0 -= TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 1, m, &r0, &r1);
+    if (i0 >= TL_LANES_AHEAD) {
+      tl_lanes_prefetch(as, m, i0 - TL_LANES_AHEAD), tl_lanes_prefetch(cs, m, i0 - TL_LANES_AHEAD);
+      tl_lanes_prefetch(ds, m, i0 - TL_LANES_AHEAD);
+    }
+    tl_lanes_tile_get(as, m, i0, r0, r1, ta), tl_lanes_tile_get(cs, m, i0, r0, r1, tc);
+    tl_lanes_tile_get(ds, m, i0, r0, r1, td);
+    for (size_t r = r1; r-- > r0;) {
+      size_t k = r * TL_LANES;
+      xn = tl_lanes_load(td + k) - tl_lanes_load(ta + k) * first - tl_lanes_load(tc + k) * xn;
+      chk = chk + xn;
+      tl_lanes_store(tx + k, xn);
+    }
+    tl_lanes_tile_put(x, m, i0, r0, r1, tx);
+    if (i0 == 0)
+      break;
+  }
+  tl_lanes_scatter(x, m, 0, first);
+  tl_lanes_flag(chk, bad);
+}
+
+#endif /* TL_LANES_OK */
+
+void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
+                                 const double *a, const double *b, const double *c,
+                                 const double *d, double *as, double *cs, double *ds,
+                                 unsigned char *bad)
+{
+  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+#if TL_LANES_OK
+  forward_all(groups, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
+#endif
+  for (size_t s = groups * TL_LANES; s < nsys; s++) { /* the rest: the reference */
+    size_t o = s * m;
+    tl_info info;
+    if (tl_tridsolver_forward_d(begin, m, has_left, has_right, a + o, b + o, c + o, d + o, as + o,
+                                cs + o, ds + o, &info) < 0)
+      bad[s] = 1;
+  }
+}
+
+void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const double *as,
+                                  const double *cs, const double *ds, const double *F, double *x,
+                                  unsigned char *bad)
+{
+  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+#if TL_LANES_OK
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m;
+    backward_group(m, as + o, cs + o, ds + o, F + 2 * g * TL_LANES, x + o, bad + g * TL_LANES);
+  }
+#endif
+  for (size_t s = groups * TL_LANES; s < nsys; s++) {
+    size_t o = s * m;
+    tl_info info;
+    if (tl_tridsolver_backward_d(begin, m, as + o, cs + o, ds + o, F[2 * s], F[2 * s + 1], x + o,
+                                 &info) < 0)
+      bad[s] = 1;
+  }
+}

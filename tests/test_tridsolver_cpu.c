@@ -1,0 +1,119 @@
+/* tests/test_tridsolver_cpu.c -- the batched Tridsolver sweeps
+ * (optimized/cpu/tridsolver_cpu.c) against the reference phases they run
+ * (reference/tridsolver_ref.c), at every size around the tile and group
+ * edges: the same systems flagged; the forward sweep's a', c', d' within
+ * a few roundings of the reference's (one reciprocal per row where the
+ * reference divides three times); the backward sweep, the same
+ * operations, the same bits. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/cpu.h"
+#include "tridlab/part_tridsolver.h"
+#include "tridlab/verify.h"
+
+/* A batch of nsys slices of m rows, dominant, one array of 4 m nsys. */
+static double *make_slices(size_t m, size_t nsys, uint64_t seed)
+{
+  size_t cnt = m * nsys;
+  double *v = malloc(4 * cnt * sizeof *v);
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t k = 0; k < cnt; k++) {
+    v[k] = tl_rng_uniform(&rng, -1, 1);
+    v[cnt + k] = 4 + tl_rng_uniform(&rng, 0, 1);
+    v[2 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
+    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
+  }
+  return v;
+}
+
+/* 1 when the m values of out are within a few roundings of ref's: the
+ * forward sweep of a dominant system keeps its values O(1), and one
+ * reciprocal in place of a division moves each by an ulp or two. */
+static int close_to(const double *out, const double *ref, size_t m)
+{
+  for (size_t i = 0; i < m; i++)
+    if (!(fabs(out[i] - ref[i]) <= 64 * DBL_EPSILON * (1 + fabs(ref[i]))))
+      return 0;
+  return 1;
+}
+
+/* Both sweeps, batched and reference, on one batch. broken_sys < nsys:
+ * that system's b in row `row` is made zero (row 1: its pivot) or NaN (a
+ * non-finite pivot in any row), so its forward sweep breaks down there. */
+static void compare(size_t m, size_t nsys, int has_left, int has_right, size_t broken_sys,
+                    size_t row, uint64_t seed)
+{
+  size_t cnt = m * nsys;
+  double *v = make_slices(m, nsys, seed);
+  double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
+  if (broken_sys < nsys)
+    b[broken_sys * m + row] = row == 1 ? 0.0 : NAN;
+  double *out = calloc(6 * cnt, sizeof *out), *ref = calloc(6 * cnt, sizeof *ref);
+  unsigned char *bad = calloc(nsys, 1), *rbad = calloc(nsys, 1);
+  tl_cpu_tridsolver_forward_d(100, m, nsys, has_left, has_right, a, b, c, d, out, out + cnt,
+                              out + 2 * cnt, bad);
+  for (size_t s = 0; s < nsys; s++) {
+    tl_info info;
+    rbad[s] = tl_tridsolver_forward_d(100, m, has_left, has_right, a + s * m, b + s * m,
+                                      c + s * m, d + s * m, ref + s * m, ref + cnt + s * m,
+                                      ref + 2 * cnt + s * m, &info) < 0;
+  }
+  /* The backward sweep from the reference's forward results, with some
+   * first unknowns. */
+  double *F = malloc(2 * nsys * sizeof *F);
+  for (size_t s = 0; s < 2 * nsys; s++)
+    F[s] = 0.25 * (double)(s % 7) - 0.5;
+  tl_cpu_tridsolver_backward_d(100, m, nsys, ref, ref + cnt, ref + 2 * cnt, F, out + 3 * cnt, bad);
+  for (size_t s = 0; s < nsys; s++) {
+    tl_info info;
+    if (!rbad[s])
+      rbad[s] = tl_tridsolver_backward_d(100, m, ref + s * m, ref + cnt + s * m,
+                                         ref + 2 * cnt + s * m, F[2 * s], F[2 * s + 1],
+                                         ref + 3 * cnt + s * m, &info) < 0;
+  }
+  for (size_t s = 0; s < nsys; s++) {
+    cr_expect_eq(bad[s], rbad[s], "m=%zu nsys=%zu left=%d right=%d: system %zu flagged %d, "
+                 "reference %d", m, nsys, has_left, has_right, s, bad[s], rbad[s]);
+    if (rbad[s])
+      continue;
+    for (int k = 0; k < 3; k++) /* as, cs, ds: within a few roundings */
+      cr_expect(close_to(out + k * cnt + s * m, ref + k * cnt + s * m, m),
+                "m=%zu nsys=%zu left=%d right=%d: system %zu differs in array %d", m, nsys,
+                has_left, has_right, s, k);
+    cr_expect(!memcmp(out + 3 * cnt + s * m, ref + 3 * cnt + s * m, m * sizeof *out),
+              "m=%zu nsys=%zu left=%d right=%d: system %zu: x is not the reference's bits", m,
+              nsys, has_left, has_right, s);
+  }
+  free(v);
+  free(out);
+  free(ref);
+  free(bad);
+  free(rbad);
+  free(F);
+}
+
+Test(tridsolver_cpu, sweeps_agree_with_the_reference)
+{
+  static const size_t ms[] = {2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 64, 67};
+  static const size_t ns[] = {1, 7, 8, 9, 16, 21, 24, 33};
+  uint64_t seed = 1;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (int lr = 0; lr < 4; lr++)
+        compare(ms[i], ns[j], lr & 1, lr >> 1, (size_t)-1, 0, seed++);
+}
+
+Test(tridsolver_cpu, a_broken_system_is_flagged_alone)
+{
+  static const size_t ms[] = {2, 3, 9, 16, 33};
+  uint64_t seed = 100;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t row = 0; row < ms[i]; row += 3)
+      for (size_t sys = 0; sys < 17; sys += 5)
+        compare(ms[i], 17, 1, 1, sys, row, seed++);
+}

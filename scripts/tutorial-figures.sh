@@ -41,3 +41,9 @@ fig "$work/its/its_nonconst.png" 05-its-error.png
 $cli trace --algo nshaped --n 16 --parts 4 --type 23 --png "$work/ns" > /dev/null
 fig "$work/ns-01.png" 06-nshaped-rd-ru.png
 fig "$work/ns-02.png" 06-nshaped-ju-jd.png
+# 09: the ledger as a picture: PDD's neighbour waves, hybrid PCR's fans
+# into and out of rank 0, each beside the verdict's allreduces.
+$cli trace --algo pdd --n 300 --parts 3 --type 23 --ledger-png "$work/pdd-ledger" > /dev/null
+fig "$work/pdd-ledger.png" 09-ledger-pdd.png
+$cli trace --algo hybrid_pcr --n 256 --parts 4 --type 23 --ledger-png "$work/hpcr-ledger" > /dev/null
+fig "$work/hpcr-ledger.png" 09-ledger-hybrid-pcr.png

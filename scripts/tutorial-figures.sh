@@ -47,3 +47,6 @@ $cli trace --algo pdd --n 300 --parts 3 --type 23 --ledger-png "$work/pdd-ledger
 fig "$work/pdd-ledger.png" 09-ledger-pdd.png
 $cli trace --algo hybrid_pcr --n 256 --parts 4 --type 23 --ledger-png "$work/hpcr-ledger" > /dev/null
 fig "$work/hpcr-ledger.png" 09-ledger-hybrid-pcr.png
+# 07: the heat solution at T and its error against the analytic one.
+build/examples/adi_heat thomas --plot "$work/heat" > /dev/null
+fig "$work/heat.png" 07-adi-heat.png

@@ -50,3 +50,9 @@ fig "$work/hpcr-ledger.png" 09-ledger-hybrid-pcr.png
 # 07: the heat solution at T and its error against the analytic one.
 build/examples/adi_heat thomas --plot "$work/heat" > /dev/null
 fig "$work/heat.png" 07-adi-heat.png
+# 10: time per unknown against n, a line per layout: a quick run (about a
+# second; its times are a shape, the page says so).
+$cli bench --sizes 32,64,128,256,512,1024,2048 --unknowns 524288 --reps 5 \
+  --threads 1 --kernels thomas_sz,thomas_3d,thomas_3d_naive --dirs x --precision double \
+  --quiet --csv "$work/layouts.csv" --plot "$work/layouts" 2> /dev/null
+fig "$work/layouts.png" 10-layouts.png

@@ -56,3 +56,7 @@ $cli bench --sizes 32,64,128,256,512,1024,2048 --unknowns 524288 --reps 5 \
   --threads 1 --kernels thomas_sz,thomas_3d,thomas_3d_naive --dirs x --precision double \
   --quiet --csv "$work/layouts.csv" --plot "$work/layouts" 2> /dev/null
 fig "$work/layouts.png" 10-layouts.png
+# 11: PCR's kernel as regions: which thread handles which row in each
+# region, recorded on the host's emulator.
+build/examples/gpu_regions --plot "$work/regions" > /dev/null
+fig "$work/regions.png" 11-pcr-regions.png

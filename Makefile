@@ -436,7 +436,7 @@ TUTORIAL_PAGES := $(filter-out tutorials/09-%,$(TUTORIAL_PAGES))
 endif
 # The tutorials' figures (tutorials/figures/), made by the commands the
 # pages show; check-tutorials makes them, failing if one cannot be made.
-tutorial-figures: $(CLI)
+tutorial-figures: $(CLI) $(EXAMPLES)
 	@sh scripts/tutorial-figures.sh
 
 check-tutorials: $(CLI) $(PORTS) $(EXAMPLES) $(MPI_ALL)

@@ -135,9 +135,30 @@ void tl_bench_summary(FILE *f, const tl_bench_results *res, const tl_bench_confi
     fprintf(f, "  (none of the kernels run has a target)\n");
 }
 
+/* The largest time per unknown over the smallest among the rows of one
+ * thread count (those the plot draws: double precision), 1 when none. */
+static double time_span(const tl_bench_results *res, size_t threads)
+{
+  double lo = INFINITY, hi = 0;
+  for (size_t i = 0; i < res->count; i++) {
+    const tl_bench_row *w = &res->rows[i];
+    double unknowns = (double)w->n * (double)w->nsys;
+    for (int k = 0; k < 2 && !w->fl && w->threads == threads; k++) {
+      double t = 1e9 * (k ? w->t_limit : w->t) / unknowns;
+      if (t > 0 && isfinite(t)) {
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+      }
+    }
+  }
+  return hi > 0 ? hi / lo : 1;
+}
+
 /* The data blocks (one per series that has rows) into fd and the plot
  * commands into fg: one panel for the first thread count, one for the
- * last. */
+ * last. A panel whose times span more than a factor 10 (a naive kernel
+ * beside its limit) gets a log y axis: on a linear one the fast lines
+ * would lie flat on zero. */
 static void write_series(FILE *fd, FILE *fg, const char *dat, const char *png,
                          const tl_bench_results *res, const tl_bench_config *o)
 {
@@ -168,9 +189,13 @@ static void write_series(FILE *fd, FILE *fg, const char *dat, const char *png,
           "set multiplot layout 1,%d\n"
           "set logscale x 2\nset xlabel 'n (rows per system)'\n"
           "set ylabel 'time per unknown (ns), double'\nset key top left font ',8'\n"
-          "set grid\nset yrange [0:*]\n",
+          "set grid\n",
           png, panels);
   for (int p = 0; p < panels; p++) {
+    if (time_span(res, tsel[p]) > 10)
+      fputs("set logscale y\nset yrange [*:*]\n", fg);
+    else
+      fputs("unset logscale y\nset yrange [0:*]\n", fg);
     fprintf(fg, "set title '%zu thread%s'\nplot ", tsel[p], tsel[p] > 1 ? "s" : "");
     int first = 1;
     for (size_t s = 0; s < sizeof series / sizeof series[0]; s++) {

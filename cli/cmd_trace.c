@@ -15,7 +15,7 @@ static void trace_usage(FILE *out)
 {
   fprintf(out,
           "usage: tridlab trace --algo NAME [--parts P] [--n N | --system DIR] [--type ID]\n"
-          "                     [--param key=value]... [--png PREFIX]\n"
+          "                     [--param key=value]... [--png PREFIX] [--ledger-png PREFIX]\n"
           "\n"
           "Runs one small solve through the algorithm's phase functions and prints, stage by\n"
           "stage, the system as it stands (values up to n = %d, the non-zero pattern beyond),\n"
@@ -33,7 +33,11 @@ static void trace_usage(FILE *out)
           "  --seed S           gallery seed (default 2026)\n"
           "  --system DIR       a system directory instead (one real, plain system)\n"
           "  --param key=value  algorithm parameter (repeatable)\n"
-          "  --png PREFIX       also draw each stage's matrix with gnuplot: PREFIX-NN.png\n",
+          "  --png PREFIX       also draw each stage's matrix with gnuplot: PREFIX-NN.png\n"
+          "  --ledger-png PREFIX  also draw the solve's ledger with gnuplot: PREFIX.png\n"
+          "                     (partitions as lanes, each message an arrow with its words,\n"
+          "                     collectives as bars or fans, the verdict's traffic apart),\n"
+          "                     beside PREFIX.dat and PREFIX.gp\n",
           VALUES_UP_TO, tl_trace_algorithms());
 }
 
@@ -229,7 +233,7 @@ static void on_stage(const tl_trace_stage *st, void *ctx)
 }
 
 typedef struct trace_args {
-  const char *algo, *dir, *png;
+  const char *algo, *dir, *png, *ledger_png;
   long parts, n, type;
   uint64_t seed;
   const char *params[MAX_PARAMS];
@@ -244,10 +248,12 @@ static int parse_args(int argc, char **argv, trace_args *ta)
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       trace_usage(stdout);
       return 1;
-    } else if (cli_is(arg, "--algo") || cli_is(arg, "--system") || cli_is(arg, "--png")) {
+    } else if (cli_is(arg, "--algo") || cli_is(arg, "--system") || cli_is(arg, "--png") ||
+               cli_is(arg, "--ledger-png")) {
       const char **slot = cli_is(arg, "--algo")     ? &ta->algo
                           : cli_is(arg, "--system") ? &ta->dir
-                                                    : &ta->png;
+                          : cli_is(arg, "--png")    ? &ta->png
+                                                    : &ta->ledger_png;
       if (!(*slot = cli_value(argc, argv, &i, arg)))
         return EXIT_BAD_INPUT + 1;
     } else if (cli_is(arg, "--parts") || cli_is(arg, "--n") || cli_is(arg, "--type")) {
@@ -316,6 +322,24 @@ static void print_summary(const tl_batch *sys, const double *x, int st, const tl
            v.messages, v.words_sent, v.collectives);
 }
 
+/* --ledger-png PREFIX: the solve's ledger drawn by the library
+ * (tl_ledger_plot). A ledger that cannot be drawn (a serial algorithm
+ * sends nothing) is bad input; gnuplot's absence or failure is said, not
+ * fatal, as for --png. Returns the exit status. */
+static int draw_ledger(const char *prefix, const trace_ctx *tc, const tl_ledger *ledger)
+{
+  char title[160];
+  snprintf(title, sizeof title, "%s on n = %zu, P = %d: every message of the solve", tc->algo->name,
+           tc->n, tc->parts);
+  tl_info info;
+  int st = tl_ledger_plot(ledger, title, prefix, &info);
+  if (st == TL_OK)
+    printf("ledger plot: %s.png\n", prefix);
+  else
+    cli_error("trace: --ledger-png: %s", info.msg);
+  return st == TL_ERR_ARG ? EXIT_BAD_INPUT : 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
   trace_args ta = {.parts = 3, .n = 8, .type = 0, .seed = 2026};
@@ -357,6 +381,8 @@ int cmd_trace(int argc, char **argv)
     print_summary(&sys, x, st, &info, &ledger);
     if (tc.plots > 0)
       printf("plots: %s-NN.png (%d)\n", ta.png, tc.plots);
+    if (ta.ledger_png)
+      rc = draw_ledger(ta.ledger_png, &tc, &ledger);
   }
   tl_ledger_free(&ledger);
   free(x);

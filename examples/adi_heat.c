@@ -2,9 +2,11 @@
  * Peaceman-Rachford ADI, each half step a batch of tridiagonal solves by
  * any registry algorithm, timed, and checked against the analytic decay.
  *
- *   build/examples/adi_heat [ALGO [P [N]]]  (default thomas; P for a
- *                                            partitioned algorithm, default 4;
- *                                            N interior points a side, default 63)
+ *   build/examples/adi_heat [ALGO [P [N]]] [--plot PREFIX]
+ *       ALGO default thomas; P for a partitioned algorithm, default 4; N
+ *       interior points a side, default 63; --plot: the solution at T and
+ *       its error drawn with gnuplot as PREFIX.png (beside PREFIX.dat and
+ *       PREFIX.gp), with the library's gnuplot helpers (tridlab/study.h)
  *
  * u_t = u_xx + u_yy on the unit square, u = 0 on the boundary, u(x, y, 0)
  * = sin(pi x) sin(pi y), so u = exp(-2 pi^2 t) sin(pi x) sin(pi y). On an
@@ -22,12 +24,14 @@
  * T; exit status 0 when every solve is ok and the error is below 1e-3 of
  * the amplitude (the discretisation error here is about 2e-4).
  */
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "tridlab/backend.h" /* TL_FAIL: a failure with its message */
 #include "tridlab/tridlab.h"
 
 #define STEPS 50
@@ -94,9 +98,103 @@ static int adi_step(const tl_algorithm *algo, const tl_options *opt, work *s, tl
   return st;
 }
 
+/* PREFIX.dat: x y u (u - exact)/amp on the whole grid, boundary included (u = 0
+ * there), a blank line after each grid row, as gnuplot's `with image`
+ * reads it. */
+static void write_heat_dat(FILE *f, const double *u, double amp)
+{
+  double h = 1.0 / (N + 1);
+  fprintf(f, "# x y u(x, y, T) (u - exact) / amplitude\n");
+  for (int i = 0; i <= N + 1; i++) {
+    for (int j = 0; j <= N + 1; j++) {
+      int inside = i > 0 && i <= N && j > 0 && j <= N;
+      double v = inside ? u[(i - 1) * N + (j - 1)] : 0;
+      double exact = amp * sin(pi * i * h) * sin(pi * j * h);
+      fprintf(f, "%.6f %.6f %.9e %.9e\n", j * h, i * h, v, (v - exact) / amp);
+    }
+    fputc('\n', f);
+  }
+}
+
+/* PREFIX.gp: two heat maps side by side, u at T and its error as a
+ * fraction of the amplitude (the number the program prints). */
+static void write_heat_gp(FILE *f, const char *dat, const char *png, const char *name)
+{
+  char title[160];
+  tl_gp_begin(f, png, 1100, 500);
+  fputs("unset grid\nset multiplot layout 1,2 title ", f);
+  snprintf(title, sizeof title, "ADI heat, %d x %d grid, %s: u at T = %.3f and its error", N, N,
+           name, STEPS * DT);
+  tl_gp_str(f, title);
+  fputs(" noenhanced\nset size ratio -1\nset xrange [0:1]\nset yrange [0:1]\n"
+        "set xlabel 'x'\nset ylabel 'y'\nset xtics 0.25\nset ytics 0.25\n"
+        "set palette rgb 33,13,10\nset title 'u(x, y, T)'\nplot ",
+        f);
+  tl_gp_str(f, dat);
+  fputs(" using 1:2:3 with image notitle\n"
+        "set title '(u - exact) / amplitude,  exact = e^{-2{/Symbol p}^2 T} sin({/Symbol p}x) "
+        "sin({/Symbol p}y)'\nset format cb '%.1e'\nplot ",
+        f);
+  tl_gp_str(f, dat);
+  fputs(" using 1:2:4 with image notitle\nunset multiplot\n", f);
+}
+
+/* --plot PREFIX: the data, the script, then gnuplot. TL_OK, or the
+ * failure with its message in info. */
+static int plot_heat(const char *prefix, const double *u, double amp, const char *name,
+                     tl_info *info)
+{
+  char copy[1024], base[1024], dat[1100], gp[1100], png[1100];
+  if (!prefix[0] || snprintf(copy, sizeof copy, "%s", prefix) >= (int)sizeof copy)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "--plot", "--plot: no usable prefix '%s'", prefix);
+  snprintf(base, sizeof base, "%s", prefix);
+  const char *dir = dirname(copy), *stem = basename(base);
+  snprintf(dat, sizeof dat, "%s.dat", stem);
+  snprintf(gp, sizeof gp, "%s.gp", stem);
+  snprintf(png, sizeof png, "%s.png", stem);
+  FILE *f = tl_out_open(dir, dat, info);
+  if (!f)
+    return info->status;
+  write_heat_dat(f, u, amp);
+  if (tl_out_close(f, dir, dat, info) != TL_OK || !(f = tl_out_open(dir, gp, info)))
+    return info->status;
+  write_heat_gp(f, dat, png, name);
+  if (tl_out_close(f, dir, gp, info) != TL_OK)
+    return info->status;
+  return tl_gnuplot_make(dir, gp, png, info);
+}
+
+/* ALGO, P and N in that order; --plot PREFIX anywhere. 0, or 1 with a
+ * message. */
+static int parse_args(int argc, char **argv, const char *pos[3], const char **plot)
+{
+  int npos = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--plot")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "adi_heat: --plot needs a PREFIX\n");
+        return 1;
+      }
+      *plot = argv[++i];
+    } else if (npos < 3) {
+      pos[npos++] = argv[i];
+    } else {
+      fprintf(stderr,
+              "adi_heat: unexpected argument '%s' (usage: adi_heat [ALGO [P [N]]] "
+              "[--plot PREFIX])\n",
+              argv[i]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
-  const char *name = argc > 1 ? argv[1] : "thomas";
+  const char *pos[3] = {"thomas", NULL, NULL}, *plot = NULL;
+  if (parse_args(argc, argv, pos, &plot))
+    return 1;
+  const char *name = pos[0];
   const tl_algorithm *algo = tl_find(name);
   if (!algo) {
     fprintf(stderr, "adi_heat: no algorithm '%s' (see tridlab list)\n", name);
@@ -104,9 +202,9 @@ int main(int argc, char **argv)
   }
   tl_options opt;
   tl_options_init(&opt);
-  opt.parts = algo->partitioned ? (argc > 2 ? atoi(argv[2]) : 4) : 1;
-  if (argc > 3)
-    N = atoi(argv[3]);
+  opt.parts = algo->partitioned ? (pos[1] ? atoi(pos[1]) : 4) : 1;
+  if (pos[2])
+    N = atoi(pos[2]);
   if (N < 3 || N > 4095) {
     fprintf(stderr, "adi_heat: N = %d, expected 3 .. 4095\n", N);
     return 1;
@@ -153,6 +251,12 @@ int main(int argc, char **argv)
   printf("max error at T = %.3f: %.2e of the amplitude %.4f\n", STEPS * DT, err / amp, amp);
   int ok = err < 1e-3 * amp;
   printf("%s\n", ok ? "check passed" : "CHECK FAILED");
+  if (plot && plot_heat(plot, s.u, amp, name, &info) != TL_OK) {
+    fprintf(stderr, "adi_heat: %s\n", info.msg);
+    ok = 0;
+  } else if (plot) {
+    printf("plot: %s.png (u at T and its error against the analytic solution)\n", plot);
+  }
   free(mem);
   return ok ? 0 : 1;
 }

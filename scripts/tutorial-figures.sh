@@ -3,8 +3,8 @@
 # the commands the pages show (gnuplot draws them), into
 # tutorials/figures/. `make tutorial-figures` runs it, and so does `make
 # check-tutorials`: it fails when a figure cannot be made. The committed
-# PNGs are this script's output. Run from the repository root after
-# `make`.
+# PNGs are this script's output (10's are timings: each run redraws it,
+# a shape, not numbers). Run from the repository root after `make`.
 set -eu
 out=tutorials/figures
 work=$(mktemp -d "${TMPDIR:-/tmp}/tridlab-figures-XXXXXX")
@@ -41,3 +41,22 @@ fig "$work/its/its_nonconst.png" 05-its-error.png
 $cli trace --algo nshaped --n 16 --parts 4 --type 23 --png "$work/ns" > /dev/null
 fig "$work/ns-01.png" 06-nshaped-rd-ru.png
 fig "$work/ns-02.png" 06-nshaped-ju-jd.png
+# 07: the heat solution at T and its error against the analytic one.
+build/examples/adi_heat thomas --plot "$work/heat" > /dev/null
+fig "$work/heat.png" 07-adi-heat.png
+# 09: the ledger as a picture: PDD's neighbour waves, hybrid PCR's fans
+# into and out of rank 0, each beside the verdict's allreduces.
+$cli trace --algo pdd --n 300 --parts 3 --type 23 --ledger-png "$work/pdd-ledger" > /dev/null
+fig "$work/pdd-ledger.png" 09-ledger-pdd.png
+$cli trace --algo hybrid_pcr --n 256 --parts 4 --type 23 --ledger-png "$work/hpcr-ledger" > /dev/null
+fig "$work/hpcr-ledger.png" 09-ledger-hybrid-pcr.png
+# 10: time per unknown against n, a line per layout: a quick run (about a
+# second; its times are a shape, the page says so).
+$cli bench --sizes 32,64,128,256,512,1024,2048 --unknowns 524288 --reps 5 \
+  --threads 1 --kernels thomas_sz,thomas_3d,thomas_3d_naive --dirs x --precision double \
+  --quiet --csv "$work/layouts.csv" --plot "$work/layouts" 2> /dev/null
+fig "$work/layouts.png" 10-layouts.png
+# 11: PCR's kernel as regions: which thread handles which row in each
+# region, recorded on the host's emulator.
+build/examples/gpu_regions --plot "$work/regions" > /dev/null
+fig "$work/regions.png" 11-pcr-regions.png

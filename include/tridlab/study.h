@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "tridlab/convergence.h"
+#include "tridlab/ledger.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
@@ -200,6 +201,26 @@ int tl_gnuplot_found(void);
  * TL_ERR_IO: gnuplot failed or wrote no png (info.msg says which, with
  * gnuplot's last message). */
 int tl_gnuplot_make(const char *dir, const char *script, const char *png, tl_info *info);
+
+/* ------------------------------------------------------------------ */
+/* A picture of a communication ledger                                 */
+
+/* Draw a ledger (tridlab/ledger.h: a simulated solve's, as `tridlab
+ * trace` records it, or the entries of MPI ranks merged) with gnuplot
+ * (convergence/ledger_plot.c): the ranks as horizontal lanes, the steps
+ * -- each (phase, round) and kind of traffic, in the order the ledger
+ * first records them -- going right; a message is an arrow from its
+ * sender's lane to its receiver's with its words on it; a gather,
+ * scatter or bcast a fan of dashed arrows into or out of its root; an
+ * allreduce, allgather or alltoall a bar across the lanes that take
+ * part, named above them with its words per rank. The verdict's traffic
+ * (tl_ledger_is_verdict) is drawn in another colour on a shaded band.
+ * Writes PREFIX.dat and PREFIX.gp, then PREFIX.png with gnuplot; title
+ * NULL: "the ledger". TL_OK; TL_ERR_ARG for a NULL ledger or prefix, an
+ * empty or incomplete (failed) ledger, an invalid entry, or more than 64
+ * steps (nothing written); TL_ERR_IO; TL_ERR_UNSUPPORTED when gnuplot is
+ * not installed (the .dat and .gp are written). info may be NULL. */
+int tl_ledger_plot(const tl_ledger *ledger, const char *title, const char *prefix, tl_info *info);
 
 #ifdef __cplusplus
 }

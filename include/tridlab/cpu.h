@@ -198,7 +198,7 @@ void tl_cpu_stream_stencil_f(size_t n, size_t ngroups, size_t sz, const double s
  * tl_tridsolver_backward_d, tridlab/part_tridsolver.h) on nsys slices of
  * m >= 2 rows, system s at [s m, (s+1) m) (the rows an MPI rank holds,
  * from global row begin), eight systems at once
- * (optimized/cpu/tridsolver_cpu.c). Forward: as, cs, ds as the reference
+ * (optimized/cpu/modified_thomas_cpu.c). Forward: as, cs, ds as the reference
  * writes them, but with one reciprocal per row where the reference
  * divides three times (within a few roundings of its values). Backward:
  * the reference's operations, so its bits; F[2 s] and F[2 s + 1] are
@@ -214,6 +214,16 @@ void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_le
 void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const double *as,
                                   const double *cs, const double *ds, const double *F, double *x,
                                   unsigned char *bad);
+
+/* The hybrid Thomas-PCR's modified Thomas (tl_hybrid_pcr_forward_d,
+ * tridlab/part_hybrid_pcr.h) on the same layout, eight systems at once:
+ * as, cs, ds as the reference writes them, its forward pass with one
+ * reciprocal per row (within a few roundings), its backward pass and row
+ * 0 with its own operations. bad[s] as above. */
+void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
+                                 const double *a, const double *b, const double *c,
+                                 const double *d, double *as, double *cs, double *ds,
+                                 unsigned char *bad);
 
 #ifdef __cplusplus
 }

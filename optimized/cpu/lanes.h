@@ -1,6 +1,6 @@
 /* optimized/cpu/lanes.h -- eight systems at once on the layout an MPI
  * rank holds: the building blocks of the batched local phases of the
- * partition algorithms (tridsolver_cpu.c, ptdma_cpu.c).
+ * partition algorithms (modified_thomas_cpu.c).
  *
  * A rank holds each system's rows one after the other: system s at
  * [s m, (s+1) m), the x-line layout. The local phases of the partition
@@ -121,6 +121,25 @@ static TL_CPU_INLINE void tl_lanes_prefetch(const double *p, size_t m, size_t i)
   if (i < m)
     for (int l = 0; l < TL_LANES; l++)
       TL_CPU_PREFETCH(p + (size_t)l * m + i, 0);
+}
+
+/* One row of the forward sweep with the fill-in kept in column 0, the
+ * step Tridsolver's sweep (paper 002 Algorithm 6) and the hybrid's
+ * (Algorithm 3 of its source, reference/hybrid_pcr_ref.c) share: row i
+ * (a, b, ci, d; ci = 0 for a missing neighbour) from row i-1's a', c',
+ * d' (as, cs, ds, updated in place). One reciprocal of the pivot where
+ * the references divide three times; the pivot and d' go into the check
+ * sum. */
+static TL_CPU_INLINE void tl_lanes_fillin_row(tl_lanes a, tl_lanes b, tl_lanes ci, tl_lanes d,
+                                              tl_lanes *as, tl_lanes *cs, tl_lanes *ds,
+                                              tl_lanes *chk)
+{
+  tl_lanes p = b - a * *cs;
+  tl_lanes r = tl_lanes_splat(1.0) / p;
+  *ds = (d - a * *ds) * r;
+  *as = -(a * *as) * r;
+  *cs = ci * r;
+  *chk = *chk + p + *ds;
 }
 
 /* 1 into flag[l] (or-ed in) for each lane l whose check sum is not

@@ -566,6 +566,11 @@ int main(int argc, char **argv)
     if (ref->layouts & TL_PERIODIC)
       run_case(&mc, algo, TL_F64, n_uneven, 3, 1, uneven, PLAIN, 18 + k);
     scratch_case(&mc, algo, 19 + k);
+    /* Batches of whole groups of eight systems and a remainder: the
+     * batched local phases (optimized/cpu/), a breakdown in the second
+     * group (system 9). */
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, PLAIN, 20 + k);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, BREAKDOWN, 21 + k);
   }
   shape_mismatch_case(&mc, tl_mpi_find("pdd"));
   spike_pivoting_case(&mc, 25, 40 * (size_t)P + 3, 81);

@@ -1,9 +1,10 @@
-/* tests/test_tridsolver_cpu.c -- the batched Tridsolver sweeps
- * (optimized/cpu/tridsolver_cpu.c) against the reference phases they run
- * (reference/tridsolver_ref.c), at every size around the tile and group
+/* tests/test_modified_thomas_cpu.c -- the batched modified Thomas sweeps
+ * of Tridsolver and the hybrid (optimized/cpu/modified_thomas_cpu.c)
+ * against the reference phases they run (reference/tridsolver_ref.c,
+ * reference/hybrid_pcr_ref.c), at every size around the tile and group
  * edges: the same systems flagged; the forward sweep's a', c', d' within
  * a few roundings of the reference's (one reciprocal per row where the
- * reference divides three times); the backward sweep, the same
+ * reference divides three times); Tridsolver's backward sweep, the same
  * operations, the same bits. */
 #include <criterion/criterion.h>
 #include <float.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "tridlab/cpu.h"
+#include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_tridsolver.h"
 #include "tridlab/verify.h"
 
@@ -42,11 +44,29 @@ static int close_to(const double *out, const double *ref, size_t m)
   return 1;
 }
 
-/* Both sweeps, batched and reference, on one batch. broken_sys < nsys:
+/* A forward sweep: batched (every system, bad[s] flagged) and the
+ * reference's (one system). */
+typedef void batched_fn(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
+                        const double *a, const double *b, const double *c, const double *d,
+                        double *as, double *cs, double *ds, unsigned char *bad);
+typedef int reference_fn(size_t begin, size_t m, int has_left, int has_right, const double *a,
+                         const double *b, const double *c, const double *d, double *as,
+                         double *cs, double *ds, tl_info *info);
+
+typedef struct sweep {
+  batched_fn *batched;
+  reference_fn *reference;
+  int backward; /* 1: Tridsolver's backward sweep too */
+} sweep;
+
+static const sweep tridsolver = {tl_cpu_tridsolver_forward_d, tl_tridsolver_forward_d, 1};
+static const sweep hybrid = {tl_cpu_hybrid_pcr_forward_d, tl_hybrid_pcr_forward_d, 0};
+
+/* The sweeps, batched and reference, on one batch. broken_sys < nsys:
  * that system's b in row `row` is made zero (row 1: its pivot) or NaN (a
  * non-finite pivot in any row), so its forward sweep breaks down there. */
-static void compare(size_t m, size_t nsys, int has_left, int has_right, size_t broken_sys,
-                    size_t row, uint64_t seed)
+static void compare(const sweep *sw, size_t m, size_t nsys, int has_left, int has_right,
+                    size_t broken_sys, size_t row, uint64_t seed)
 {
   size_t cnt = m * nsys;
   double *v = make_slices(m, nsys, seed);
@@ -55,21 +75,22 @@ static void compare(size_t m, size_t nsys, int has_left, int has_right, size_t b
     b[broken_sys * m + row] = row == 1 ? 0.0 : NAN;
   double *out = calloc(6 * cnt, sizeof *out), *ref = calloc(6 * cnt, sizeof *ref);
   unsigned char *bad = calloc(nsys, 1), *rbad = calloc(nsys, 1);
-  tl_cpu_tridsolver_forward_d(100, m, nsys, has_left, has_right, a, b, c, d, out, out + cnt,
-                              out + 2 * cnt, bad);
+  sw->batched(100, m, nsys, has_left, has_right, a, b, c, d, out, out + cnt, out + 2 * cnt, bad);
   for (size_t s = 0; s < nsys; s++) {
     tl_info info;
-    rbad[s] = tl_tridsolver_forward_d(100, m, has_left, has_right, a + s * m, b + s * m,
-                                      c + s * m, d + s * m, ref + s * m, ref + cnt + s * m,
-                                      ref + 2 * cnt + s * m, &info) < 0;
+    rbad[s] = sw->reference(100, m, has_left, has_right, a + s * m, b + s * m, c + s * m,
+                            d + s * m, ref + s * m, ref + cnt + s * m, ref + 2 * cnt + s * m,
+                            &info) < 0;
   }
   /* The backward sweep from the reference's forward results, with some
    * first unknowns. */
   double *F = malloc(2 * nsys * sizeof *F);
   for (size_t s = 0; s < 2 * nsys; s++)
     F[s] = 0.25 * (double)(s % 7) - 0.5;
-  tl_cpu_tridsolver_backward_d(100, m, nsys, ref, ref + cnt, ref + 2 * cnt, F, out + 3 * cnt, bad);
-  for (size_t s = 0; s < nsys; s++) {
+  if (sw->backward)
+    tl_cpu_tridsolver_backward_d(100, m, nsys, ref, ref + cnt, ref + 2 * cnt, F, out + 3 * cnt,
+                                 bad);
+  for (size_t s = 0; sw->backward && s < nsys; s++) {
     tl_info info;
     if (!rbad[s])
       rbad[s] = tl_tridsolver_backward_d(100, m, ref + s * m, ref + cnt + s * m,
@@ -85,7 +106,7 @@ static void compare(size_t m, size_t nsys, int has_left, int has_right, size_t b
       cr_expect(close_to(out + k * cnt + s * m, ref + k * cnt + s * m, m),
                 "m=%zu nsys=%zu left=%d right=%d: system %zu differs in array %d", m, nsys,
                 has_left, has_right, s, k);
-    cr_expect(!memcmp(out + 3 * cnt + s * m, ref + 3 * cnt + s * m, m * sizeof *out),
+    cr_expect(!sw->backward || !memcmp(out + 3 * cnt + s * m, ref + 3 * cnt + s * m, m * sizeof *out),
               "m=%zu nsys=%zu left=%d right=%d: system %zu: x is not the reference's bits", m,
               nsys, has_left, has_right, s);
   }
@@ -97,7 +118,9 @@ static void compare(size_t m, size_t nsys, int has_left, int has_right, size_t b
   free(F);
 }
 
-Test(tridsolver_cpu, sweeps_agree_with_the_reference)
+/* Every size around the tile (8 rows) and group (8 systems) edges, with
+ * and without neighbouring partitions. */
+static void agree(const sweep *sw)
 {
   static const size_t ms[] = {2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 64, 67};
   static const size_t ns[] = {1, 7, 8, 9, 16, 21, 24, 33};
@@ -105,15 +128,21 @@ Test(tridsolver_cpu, sweeps_agree_with_the_reference)
   for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
     for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
       for (int lr = 0; lr < 4; lr++)
-        compare(ms[i], ns[j], lr & 1, lr >> 1, (size_t)-1, 0, seed++);
+        compare(sw, ms[i], ns[j], lr & 1, lr >> 1, (size_t)-1, 0, seed++);
 }
 
-Test(tridsolver_cpu, a_broken_system_is_flagged_alone)
+/* A zero or NaN diagonal entry in one system, at many rows. */
+static void flagged_alone(const sweep *sw)
 {
   static const size_t ms[] = {2, 3, 9, 16, 33};
   uint64_t seed = 100;
   for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
     for (size_t row = 0; row < ms[i]; row += 3)
       for (size_t sys = 0; sys < 17; sys += 5)
-        compare(ms[i], 17, 1, 1, sys, row, seed++);
+        compare(sw, ms[i], 17, 1, 1, sys, row, seed++);
 }
+
+Test(modified_thomas_cpu, tridsolver_agrees_with_the_reference) { agree(&tridsolver); }
+Test(modified_thomas_cpu, tridsolver_flags_a_broken_system_alone) { flagged_alone(&tridsolver); }
+Test(modified_thomas_cpu, hybrid_agrees_with_the_reference) { agree(&hybrid); }
+Test(modified_thomas_cpu, hybrid_flags_a_broken_system_alone) { flagged_alone(&hybrid); }

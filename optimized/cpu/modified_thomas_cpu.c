@@ -1,7 +1,13 @@
-/* optimized/cpu/tridsolver_cpu.c -- Tridsolver's local sweeps on a batch
- * of slices, eight systems at once: the phases every MPI rank of
- * tridsolver_mpi runs on its own rows (tl_cpu_tridsolver_forward_d and
- * _backward_d, tridlab/cpu.h).
+/* optimized/cpu/modified_thomas_cpu.c -- the modified Thomas sweeps of
+ * the exact partition algorithms on a batch of slices, eight systems at
+ * once: the phases every MPI rank of tridsolver_mpi and hybrid_pcr_mpi
+ * runs on its own rows (tl_cpu_tridsolver_forward_d and _backward_d,
+ * tl_cpu_hybrid_pcr_forward_d, tridlab/cpu.h).
+ *
+ * Both eliminate a partition's rows so that each interior unknown
+ * depends on the partition's first (and last) unknowns only, with the
+ * same forward step (tl_lanes_fillin_row, lanes.h). Tridsolver's below;
+ * the hybrid's after it.
  *
  * Source: paper 002 (Tridsolver) Algorithm 6, the forward sweep with the
  * fill-in in column 0, and its backward substitution.
@@ -28,11 +34,13 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_internal.h"
 #include "lanes.h"
 #include "tridlab/cpu.h"
+#include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_tridsolver.h"
 
 #ifndef TL_LANES_AHEAD
@@ -59,13 +67,8 @@ typedef struct fw_state {
 static TL_CPU_INLINE void forward_row(fw_state *f, tl_lanes a, tl_lanes b, tl_lanes c, tl_lanes d,
                                       int last, int eliminate)
 {
-  tl_lanes p = b - a * f->cs;
   tl_lanes ci = last ? tl_lanes_splat(0.0) : c;
-  tl_lanes r = tl_lanes_splat(1.0) / p;
-  f->ds = (d - a * f->ds) * r;
-  f->as = -(a * f->as) * r;
-  f->cs = ci * r;
-  f->chk = f->chk + p + f->ds;
+  tl_lanes_fillin_row(a, b, ci, d, &f->as, &f->cs, &f->ds, &f->chk);
   if (eliminate) { /* row 0 eliminates x_i, now couples x_{i+1} */
     f->b0 = f->b0 - f->c0 * f->as;
     f->d0 = f->d0 - f->c0 * f->ds;
@@ -249,6 +252,142 @@ void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const dou
     tl_info info;
     if (tl_tridsolver_backward_d(begin, m, as + o, cs + o, ds + o, F[2 * s], F[2 * s + 1], x + o,
                                  &info) < 0)
+      bad[s] = 1;
+  }
+}
+
+/* ---- the hybrid Thomas-PCR's modified Thomas ---------------------------
+ *
+ * reference/hybrid_pcr_ref.c (tl_hybrid_pcr_forward_d) on one system:
+ * rows 0 and 1 normalised; the forward pass with the fill-in in column 0
+ * (the step above); a backward pass that moves the fill-in to column m-1;
+ * row 0 eliminating x_1. The backward pass reads what the forward pass
+ * wrote, so a group's a', c', d' stay PACKED in a scratch of 3 m rows of
+ * 8 lanes (row i of a' at pa + 8 i: the layout of a tile, in L2 at the
+ * sizes a rank holds) until both passes are done, and cross into the
+ * x-line layout once, by the transposes of lanes.h. The backward pass and
+ * row 0 run the reference's operations (row 0's divisions included);
+ * the forward pass takes one reciprocal per row. */
+
+#if TL_LANES_OK
+
+/* Rows 0 and 1: x_i's coefficients divided by b_i (lines 1-5); a_0
+ * without a previous partition and c_{m-1} without a next one are the
+ * corners, read as 0. */
+static TL_CPU_INLINE void hp_first_rows(size_t m, int has_left, int has_right, const double *a,
+                                        const double *b, const double *c, const double *d,
+                                        double *pa, double *pc, double *pd, tl_lanes *chk)
+{
+  for (size_t i = 0; i < 2; i++) {
+    tl_lanes bi = tl_lanes_gather(b, m, i), zero = tl_lanes_splat(0.0);
+    tl_lanes ai = (i == 0 && !has_left) ? zero : tl_lanes_gather(a, m, i);
+    tl_lanes ci = (i == m - 1 && !has_right) ? zero : tl_lanes_gather(c, m, i);
+    tl_lanes di = tl_lanes_gather(d, m, i) / bi;
+    tl_lanes_store(pa + 8 * i, ai / bi), tl_lanes_store(pc + 8 * i, ci / bi);
+    tl_lanes_store(pd + 8 * i, di);
+    *chk = *chk + bi + di;
+  }
+}
+
+/* Rows 2 .. m-1, forward (lines 6-11), a tile of the input at a time,
+ * into the packed scratch. */
+static TL_CPU_INLINE void hp_forward_pass(size_t m, int has_right, const double *a,
+                                          const double *b, const double *c, const double *d,
+                                          double *pa, double *pc, double *pd, tl_lanes *chk)
+{
+  tl_lanes as = tl_lanes_load(pa + 8), cs = tl_lanes_load(pc + 8), ds = tl_lanes_load(pd + 8);
+  double ta[64], tb[64], tc[64], td[64];
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    tl_lanes_clip(i0, 2, m, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    tl_lanes_prefetch(a, m, ahead), tl_lanes_prefetch(b, m, ahead);
+    tl_lanes_prefetch(c, m, ahead), tl_lanes_prefetch(d, m, ahead);
+    tl_lanes_tile_get(a, m, i0, r0, r1, ta), tl_lanes_tile_get(b, m, i0, r0, r1, tb);
+    tl_lanes_tile_get(c, m, i0, r0, r1, tc), tl_lanes_tile_get(d, m, i0, r0, r1, td);
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r, k = r * TL_LANES;
+      tl_lanes ci = (i == m - 1 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_load(tc + k);
+      tl_lanes_fillin_row(tl_lanes_load(ta + k), tl_lanes_load(tb + k), ci, tl_lanes_load(td + k),
+                          &as, &cs, &ds, chk);
+      tl_lanes_store(pa + 8 * i, as), tl_lanes_store(pc + 8 * i, cs);
+      tl_lanes_store(pd + 8 * i, ds);
+    }
+  }
+}
+
+/* Rows m-3 .. 1, backward (lines 12-16), then row 0 eliminates x_1
+ * (lines 17-20), on the packed scratch: the reference's operations. */
+static TL_CPU_INLINE void hp_backward_pass(size_t m, double *pa, double *pc, double *pd,
+                                           tl_lanes *chk)
+{
+  if (m < 3)
+    return; /* with m = 2 row 0 is already reduced */
+  tl_lanes an = tl_lanes_load(pa + 8 * (m - 2)), cn = tl_lanes_load(pc + 8 * (m - 2));
+  tl_lanes dn = tl_lanes_load(pd + 8 * (m - 2));
+  for (size_t i = m - 2; i-- > 1;) {
+    tl_lanes ci = tl_lanes_load(pc + 8 * i);
+    dn = tl_lanes_load(pd + 8 * i) - ci * dn;
+    an = tl_lanes_load(pa + 8 * i) - ci * an;
+    cn = -ci * cn;
+    tl_lanes_store(pa + 8 * i, an), tl_lanes_store(pc + 8 * i, cn);
+    tl_lanes_store(pd + 8 * i, dn);
+  }
+  tl_lanes a1 = tl_lanes_load(pa + 8), c1 = tl_lanes_load(pc + 8), d1 = tl_lanes_load(pd + 8);
+  tl_lanes c0 = tl_lanes_load(pc);
+  tl_lanes p = tl_lanes_splat(1.0) - c0 * a1;
+  tl_lanes d0 = (tl_lanes_load(pd) - c0 * d1) / p;
+  tl_lanes_store(pd, d0);
+  tl_lanes_store(pa, tl_lanes_load(pa) / p);
+  tl_lanes_store(pc, -(c0 * c1) / p);
+  *chk = *chk + p + d0;
+}
+
+TL_CPU_CLONES
+static void hp_group(size_t m, int has_left, int has_right, const double *a, const double *b,
+                     const double *c, const double *d, double *as, double *cs, double *ds,
+                     double *pk, unsigned char *bad)
+{
+  double *pa = pk, *pc = pk + TL_LANES * m, *pd = pk + 2 * TL_LANES * m;
+  tl_lanes chk = tl_lanes_splat(0.0);
+  hp_first_rows(m, has_left, has_right, a, b, c, d, pa, pc, pd, &chk);
+  hp_forward_pass(m, has_right, a, b, c, d, pa, pc, pd, &chk);
+  hp_backward_pass(m, pa, pc, pd, &chk);
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) { /* packed -> the slices */
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    tl_lanes_tile_put(as, m, i0, r0, r1, pa + TL_LANES * i0);
+    tl_lanes_tile_put(cs, m, i0, r0, r1, pc + TL_LANES * i0);
+    tl_lanes_tile_put(ds, m, i0, r0, r1, pd + TL_LANES * i0);
+  }
+  tl_lanes_flag(chk, bad);
+}
+
+#endif /* TL_LANES_OK */
+
+void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
+                                 const double *a, const double *b, const double *c,
+                                 const double *d, double *as, double *cs, double *ds,
+                                 unsigned char *bad)
+{
+  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+#if TL_LANES_OK
+  double *pk = groups ? tl_alloc(3 * TL_LANES * m, sizeof *pk) : NULL;
+  if (!pk)
+    groups = 0; /* no scratch: the reference does every system */
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m;
+    hp_group(m, has_left, has_right, a + o, b + o, c + o, d + o, as + o, cs + o, ds + o, pk,
+             bad + o / m);
+  }
+  free(pk);
+#endif
+  for (size_t s = groups * TL_LANES; s < nsys; s++) {
+    size_t o = s * m;
+    tl_info info;
+    if (tl_hybrid_pcr_forward_d(begin, m, has_left, has_right, a + o, b + o, c + o, d + o, as + o,
+                                cs + o, ds + o, &info) < 0)
       bad[s] = 1;
   }
 }

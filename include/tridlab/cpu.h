@@ -225,6 +225,19 @@ void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_le
                                  const double *d, double *as, double *cs, double *ds,
                                  unsigned char *bad);
 
+/* CaNS's P-TDMA (tridlab/part_ptdma.h) on the same layout, eight systems
+ * at once (optimized/cpu/ptdma_cpu.c), the reference's operations, so its
+ * bits: tl_ptdma_init_d of the rows [begin, begin + m) of n (a, b, c as
+ * it writes them; bad[s] set, never cleared, where it would break down --
+ * run it on that system for the report) and tl_ptdma_runtime_d (d' from
+ * D and the initialization's b; a system flagged by the initialization
+ * gets an unspecified d'). */
+void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                         const double *A, const double *B, const double *C, double *a, double *b,
+                         double *c, unsigned char *bad);
+void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
+                            const double *b, const double *D, double *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,10 @@
 
 enum { TL_LANES = 8 }; /* systems per group = rows per tile */
 
+#ifndef TL_LANES_AHEAD
+#define TL_LANES_AHEAD 64 /* rows the software prefetch runs ahead */
+#endif
+
 #ifdef TL_CPU_SHUFFLE
 #define TL_LANES_OK 1
 

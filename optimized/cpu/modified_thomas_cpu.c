@@ -43,10 +43,6 @@
 #include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_tridsolver.h"
 
-#ifndef TL_LANES_AHEAD
-#define TL_LANES_AHEAD 64 /* rows the software prefetch runs ahead */
-#endif
-
 #ifndef TS_CHAINS
 #define TS_CHAINS 2 /* groups whose recurrences run side by side */
 #endif

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_ptdma.h"
 
 /* Phases in the reference's order: the reduction (init) of all
@@ -67,49 +68,65 @@ static size_t send_words(const ptdma_run *r)
   return r->combined ? TL_PTDMA_ROW_WORDS : TL_PTDMA_COEF_WORDS;
 }
 
+/* Step 1 for system s by the reference: Algorithm 1's reduction, or
+ * Algorithm 2's initialization, of its own rows; its report. */
+static void reduce_one(ptdma_run *r, size_t s)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t begin = sl->begin, end = begin + sl->m;
+  tl_info one;
+  tl_info_clear(&one);
+  int rc;
+  if (r->combined)
+    rc = tl_ptdma_reduce_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
+                           ROWS(sl->c, s), ROWS(sl->d, s), MINE(r->a, s), MINE(r->c, s),
+                           MINE(r->d, s), &one);
+  else
+    rc = tl_ptdma_init_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
+                         ROWS(sl->c, s), MINE(r->a, s), MINE(r->b, s), MINE(r->c, s), &one);
+  tl_mpi_status_note(&r->st, s, PH_REDUCE, rc, &one);
+  r->bad[s] = rc < 0;
+}
+
 /* Step 1: Algorithm 1's reduction, or Algorithm 2's initialization, of
  * every system's own rows; then its 2 boundary rows into `rows`
- * (send_words() per system). */
+ * (send_words() per system). The initialization runs eight systems at
+ * once (tl_cpu_ptdma_init_d, the reference's bits); a system it flags
+ * runs again in the reference, for its report. */
 static void reduce_and_pack(ptdma_run *r, double *rows)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t begin = sl->begin, end = begin + sl->m, w = send_words(r);
+  memset(r->bad, 0, sl->nsys);
+  if (!r->combined)
+    tl_cpu_ptdma_init_d(sl->n, sl->periodic, begin, sl->m, sl->nsys, sl->a, sl->b, sl->c, r->a,
+                        r->b, r->c, r->bad);
   for (size_t s = 0; s < sl->nsys; s++) {
-    tl_info one;
-    tl_info_clear(&one);
     double *q = rows + s * w; /* [a0 a1 | b0 b1 | c0 c1] or [a0 a1 | c0 c1 | d0 d1] */
-    int rc;
-    if (r->combined) {
-      rc = tl_ptdma_reduce_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
-                             ROWS(sl->c, s), ROWS(sl->d, s), MINE(r->a, s), MINE(r->c, s),
-                             MINE(r->d, s), &one);
+    if (r->combined || r->bad[s])
+      reduce_one(r, s);
+    if (r->combined)
       tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), NULL, MINE(r->c, s), MINE(r->d, s), q, NULL,
                       q + 2, q + 4);
-    } else {
-      rc = tl_ptdma_init_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
-                           ROWS(sl->c, s), MINE(r->a, s), MINE(r->b, s), MINE(r->c, s), &one);
+    else
       tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), MINE(r->b, s), MINE(r->c, s), NULL, q, q + 2,
                       q + 4, NULL);
-    }
-    tl_mpi_status_note(&r->st, s, PH_REDUCE, rc, &one);
-    r->bad[s] = rc < 0;
     if (r->bad[s]) /* a failed system sends zeros: rank 0 goes on */
       memset(q, 0, w * sizeof *q);
   }
 }
 
-/* Algorithm 2 step 2: d' of own rows, and its 2 boundary values. */
+/* Algorithm 2 step 2: d' of own rows (eight systems at once,
+ * tl_cpu_ptdma_runtime_d), and its 2 boundary values. */
 static void runtime_and_pack(ptdma_run *r, double *rd)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t begin = sl->begin, end = begin + sl->m;
+  tl_cpu_ptdma_runtime_d(begin, sl->m, sl->nsys, sl->a, sl->c, r->b, sl->d, r->d);
   for (size_t s = 0; s < sl->nsys; s++) {
     rd[2 * s] = rd[2 * s + 1] = 0.0;
-    if (r->bad[s])
-      continue;
-    tl_ptdma_runtime_d(begin, end, ROWS(sl->a, s), ROWS(sl->c, s), MINE(r->b, s), ROWS(sl->d, s),
-                       MINE(r->d, s));
-    tl_ptdma_pack_d(begin, end, 0, NULL, NULL, NULL, MINE(r->d, s), NULL, NULL, NULL, rd + 2 * s);
+    if (!r->bad[s])
+      tl_ptdma_pack_d(begin, end, 0, NULL, NULL, NULL, MINE(r->d, s), NULL, NULL, NULL, rd + 2 * s);
   }
 }
 

@@ -1,0 +1,252 @@
+/* optimized/cpu/ptdma_cpu.c -- CaNS's P-TDMA local phases on a batch of
+ * slices, eight systems at once: the initialization (plan) and the
+ * runtime step every MPI rank of ptdma_mpi runs on its own rows
+ * (tl_cpu_ptdma_init_d and tl_cpu_ptdma_runtime_d, tridlab/cpu.h).
+ *
+ * Source: paper 001 (CaNS) §2.2.4, Algorithm 2, lines 3-17 (the
+ * initialization: the modified Thomas on the coefficients only) and
+ * 21-26 (the runtime: the same elimination applied to d).
+ * reference/ptdma_ref.c (tl_ptdma_init_d, tl_ptdma_runtime_d) is the
+ * readable version on one system; this file runs the same operations, in
+ * the same order, on eight systems at once, one vector lane each
+ * (lanes.h), so its results are the reference's bits. The reference's
+ * divisions are kept: each phase streams 4 to 6 words per unknown, and
+ * its divisions, eight at a time, cost less than that traffic (see
+ * docs/performance.md, "MPI"); one reciprocal would change the bits for
+ * nothing.
+ *
+ * Both phases sweep down and then back up a partition. A group's
+ * results stay PACKED between the two sweeps -- row i of the eight
+ * systems at pk + 8 i, the layout of a tile, in L2 at the sizes a rank
+ * holds -- and cross into the slices' layout once, by the transposes of
+ * lanes.h.
+ *
+ *   x-lines (A, B, C, D)  --tiles-->  forward  -->  packed  -->  backward
+ *                                                    |
+ *   x-lines (a, b, c or d)  <------transposes---------+
+ *
+ * Breakdown (initialization only): every pivot, its reciprocal where the
+ * sweep has none, and every a and c go into the lanes' check sums
+ * (lanes.h); a flagged system runs the reference for its report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "lanes.h"
+#include "tridlab/cpu.h"
+#include "tridlab/part_ptdma.h"
+
+#if TL_LANES_OK
+
+/* Packed rows: row i of array k of a group (k = 0, 1, 2: a, b, c). */
+#define PK(pk, k, i) ((pk) + ((k) * m + (i)) * TL_LANES)
+
+/* Row i of this partition is global row begin + i: without periodic
+ * wrap-around, A of global row 0 and C of row n-1 are corners, read as 0
+ * (reference/ptdma_ref.c's lower_at and upper_at). */
+typedef struct pt_rows {
+  size_t n, begin, m;
+  int periodic;
+} pt_rows;
+
+static TL_CPU_INLINE tl_lanes lower_at(const pt_rows *w, const double *A, size_t i)
+{
+  return (w->begin + i == 0 && !w->periodic) ? tl_lanes_splat(0.0) : tl_lanes_gather(A, w->m, i);
+}
+
+static TL_CPU_INLINE tl_lanes upper_at(const pt_rows *w, const double *C, size_t i)
+{
+  return (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0)
+                                                     : tl_lanes_gather(C, w->m, i);
+}
+
+/* Initialization, lines 3-10: rows 0 and 1 as they are, then the
+ * forward pass, row i keeping x_0 in a_i; into the packed scratch. */
+static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const double *B,
+                                       const double *C, double *pk, tl_lanes *chk)
+{
+  size_t m = w->m;
+  for (size_t i = 0; i < 2; i++) {
+    tl_lanes Bi = tl_lanes_gather(B, m, i);
+    *chk = *chk + Bi + tl_lanes_splat(1.0) / Bi;
+    tl_lanes_store(PK(pk, 0, i), lower_at(w, A, i));
+    tl_lanes_store(PK(pk, 1, i), Bi);
+    tl_lanes_store(PK(pk, 2, i), upper_at(w, C, i));
+  }
+  tl_lanes ap = tl_lanes_load(PK(pk, 0, 1)), bp = tl_lanes_load(PK(pk, 1, 1));
+  tl_lanes cp = tl_lanes_load(PK(pk, 2, 1));
+  double ta[64], tb[64], tc[64];
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    tl_lanes_clip(i0, 2, m, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    tl_lanes_prefetch(A, m, ahead), tl_lanes_prefetch(B, m, ahead), tl_lanes_prefetch(C, m, ahead);
+    tl_lanes_tile_get(A, m, i0, r0, r1, ta), tl_lanes_tile_get(B, m, i0, r0, r1, tb);
+    tl_lanes_tile_get(C, m, i0, r0, r1, tc);
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r, k = r * TL_LANES;
+      tl_lanes Ai = tl_lanes_load(ta + k); /* i >= 2: never global row 0 */
+      tl_lanes b = tl_lanes_load(tb + k) - Ai * (cp / bp);
+      ap = -Ai * (ap / bp);
+      bp = b;
+      cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : tl_lanes_load(tc + k);
+      *chk = *chk + b;
+      tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), bp);
+      tl_lanes_store(PK(pk, 2, i), cp);
+    }
+  }
+  *chk = *chk + tl_lanes_splat(1.0) / bp; /* b_{m-1}: no row divides by it */
+}
+
+/* Initialization, lines 11-17, on the packed scratch: the backward pass
+ * from m-3 to 1, row i keeping x_{m-1} in c_i; then row 0 absorbs row 1. */
+static TL_CPU_INLINE void init_backward(size_t m, double *pk, tl_lanes *chk)
+{
+  if (m < 3)
+    return;
+  tl_lanes an = tl_lanes_load(PK(pk, 0, m - 2)), bn = tl_lanes_load(PK(pk, 1, m - 2));
+  tl_lanes cn = tl_lanes_load(PK(pk, 2, m - 2));
+  for (size_t i = m - 2; i-- > 1;) {
+    tl_lanes Ci = tl_lanes_load(PK(pk, 2, i)); /* still upper_at(C, i) */
+    an = tl_lanes_load(PK(pk, 0, i)) - Ci * (an / bn);
+    cn = -Ci * (cn / bn);
+    bn = tl_lanes_load(PK(pk, 1, i));
+    tl_lanes_store(PK(pk, 0, i), an), tl_lanes_store(PK(pk, 2, i), cn);
+  }
+  tl_lanes C0 = tl_lanes_load(PK(pk, 2, 0)), B1 = tl_lanes_load(PK(pk, 1, 1));
+  tl_lanes b0 = tl_lanes_load(PK(pk, 1, 0)) - C0 * (tl_lanes_load(PK(pk, 0, 1)) / B1);
+  tl_lanes_store(PK(pk, 1, 0), b0);
+  tl_lanes_store(PK(pk, 2, 0), -C0 * (tl_lanes_load(PK(pk, 2, 1)) / B1));
+  *chk = *chk + b0 + tl_lanes_splat(1.0) / b0;
+}
+
+/* Packed rows of `arrays` arrays (from array k0) into the slices; every a
+ * and c into the check sum when chk is given. */
+static TL_CPU_INLINE void unpack(size_t m, const double *pk, int k0, int arrays,
+                                 double *const *out, tl_lanes *chk)
+{
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    for (int k = 0; k < arrays; k++)
+      tl_lanes_tile_put(out[k], m, i0, r0, r1, PK(pk, k0 + k, i0));
+  }
+  for (size_t i = 0; chk && i < m; i++)
+    *chk = *chk + tl_lanes_load(PK(pk, 0, i)) + tl_lanes_load(PK(pk, 2, i));
+}
+
+TL_CPU_CLONES
+static void init_group(const pt_rows *w, const double *A, const double *B, const double *C,
+                       double *a, double *b, double *c, double *pk, unsigned char *bad)
+{
+  tl_lanes chk = tl_lanes_splat(0.0);
+  init_forward(w, A, B, C, pk, &chk);
+  init_backward(w->m, pk, &chk);
+  double *out[3] = {a, b, c};
+  unpack(w->m, pk, 0, 3, out, &chk);
+  tl_lanes_flag(chk, bad);
+}
+
+/* Runtime, lines 21-26: d' of a group, forward into the packed scratch
+ * (row i keeps d of rows 0 and 1 as they are), then backward from m-3 to
+ * 0, reading b and C a tile at a time from the last. */
+TL_CPU_CLONES
+static void runtime_group(size_t m, const double *A, const double *C, const double *b,
+                          const double *D, double *d, double *pk)
+{
+  tl_lanes dp = tl_lanes_gather(D, m, 1), bp = tl_lanes_gather(b, m, 1);
+  tl_lanes_store(PK(pk, 0, 0), tl_lanes_gather(D, m, 0));
+  tl_lanes_store(PK(pk, 0, 1), dp);
+  double ta[64], tb[64], td[64];
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    tl_lanes_clip(i0, 2, m, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    tl_lanes_prefetch(A, m, ahead), tl_lanes_prefetch(b, m, ahead), tl_lanes_prefetch(D, m, ahead);
+    tl_lanes_tile_get(A, m, i0, r0, r1, ta), tl_lanes_tile_get(b, m, i0, r0, r1, tb);
+    tl_lanes_tile_get(D, m, i0, r0, r1, td);
+    for (size_t r = r0; r < r1; r++) {
+      size_t k = r * TL_LANES;
+      dp = tl_lanes_load(td + k) - tl_lanes_load(ta + k) * (dp / bp);
+      bp = tl_lanes_load(tb + k);
+      tl_lanes_store(PK(pk, 0, i0 + r), dp);
+    }
+  }
+  if (m >= 3) { /* rows m-3 .. 0, from row m-2 */
+    double tc[64];
+    tl_lanes dn = tl_lanes_load(PK(pk, 0, m - 2)), bn = tl_lanes_gather(b, m, m - 2);
+    for (size_t i0 = (m - 3) / TL_LANES * TL_LANES;; i0 -= TL_LANES) {
+      size_t r0, r1;
+      tl_lanes_clip(i0, 0, m - 2, &r0, &r1);
+      tl_lanes_tile_get(C, m, i0, r0, r1, tc), tl_lanes_tile_get(b, m, i0, r0, r1, tb);
+      for (size_t r = r1; r-- > r0;) {
+        size_t k = r * TL_LANES;
+        dn = tl_lanes_load(PK(pk, 0, i0 + r)) - tl_lanes_load(tc + k) * (dn / bn);
+        bn = tl_lanes_load(tb + k);
+        tl_lanes_store(PK(pk, 0, i0 + r), dn);
+      }
+      if (i0 == 0)
+        break;
+    }
+  }
+  double *out[1] = {d};
+  unpack(m, pk, 0, 1, out, NULL);
+}
+
+#undef PK
+#endif /* TL_LANES_OK */
+
+/* The groups of eight a batch has, and their scratch (3 m rows of 8
+ * lanes); none when the lanes are not built or memory is short. */
+static size_t groups_of(size_t m, size_t nsys, double **pk)
+{
+  *pk = NULL;
+  if (!TL_LANES_OK || m < 2 || nsys < TL_LANES)
+    return 0;
+  *pk = tl_alloc(3 * TL_LANES * m, sizeof **pk);
+  return *pk ? nsys / TL_LANES : 0;
+}
+
+void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                         const double *A, const double *B, const double *C, double *a, double *b,
+                         double *c, unsigned char *bad)
+{
+  double *pk;
+  size_t groups = groups_of(m, nsys, &pk);
+#if TL_LANES_OK
+  pt_rows w = {.n = n, .begin = begin, .m = m, .periodic = periodic};
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m;
+    init_group(&w, A + o, B + o, C + o, a + o, b + o, c + o, pk, bad + g * TL_LANES);
+  }
+#endif
+  free(pk);
+  for (size_t s = groups * TL_LANES; s < nsys; s++) { /* the rest: the reference */
+    size_t o = s * m;
+    tl_info info;
+    if (tl_ptdma_init_d(n, periodic, begin, begin + m, A + o, B + o, C + o, a + o, b + o, c + o,
+                        &info) < 0)
+      bad[s] = 1;
+  }
+}
+
+void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
+                            const double *b, const double *D, double *d)
+{
+  double *pk;
+  size_t groups = groups_of(m, nsys, &pk);
+#if TL_LANES_OK
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m;
+    runtime_group(m, A + o, C + o, b + o, D + o, d + o, pk);
+  }
+#endif
+  free(pk);
+  for (size_t s = groups * TL_LANES; s < nsys; s++) {
+    size_t o = s * m;
+    tl_ptdma_runtime_d(begin, begin + m, A + o, C + o, b + o, D + o, d + o);
+  }
+}

@@ -1,0 +1,87 @@
+/* tests/test_ptdma_cpu.c -- the batched P-TDMA phases
+ * (optimized/cpu/ptdma_cpu.c) against the reference phases they run
+ * (reference/ptdma_ref.c): the same bits in every system, the same
+ * systems flagged, at every size around the tile and group edges, for a
+ * first, middle and last partition, plain and periodic. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tridlab/cpu.h"
+#include "tridlab/part_ptdma.h"
+#include "tridlab/verify.h"
+
+/* Partition q of 3 (rows [q m, (q+1) m) of n = 3 m) of nsys dominant
+ * systems; broken_sys < nsys gets a zero pivot in row `row` (B = 0 and
+ * A = 0 there, so no elimination can rescue it). */
+static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sys, size_t row,
+                    uint64_t seed)
+{
+  size_t cnt = m * nsys, n = 3 * m, begin = (size_t)q * m;
+  double *v = malloc(4 * cnt * sizeof *v);
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t k = 0; k < cnt; k++) {
+    v[k] = tl_rng_uniform(&rng, -1, 1);
+    v[cnt + k] = 4 + tl_rng_uniform(&rng, 0, 1);
+    v[2 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
+    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
+  }
+  double *A = v, *B = v + cnt, *C = v + 2 * cnt, *D = v + 3 * cnt;
+  if (broken_sys < nsys)
+    B[broken_sys * m + row] = 0.0, A[broken_sys * m + row] = 0.0;
+  double *out = calloc(4 * cnt, sizeof *out), *ref = calloc(4 * cnt, sizeof *ref);
+  unsigned char *bad = calloc(nsys, 1), *rbad = calloc(nsys, 1);
+  tl_cpu_ptdma_init_d(n, periodic, begin, m, nsys, A, B, C, out, out + cnt, out + 2 * cnt, bad);
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = s * m;
+    tl_info info;
+    rbad[s] = tl_ptdma_init_d(n, periodic, begin, begin + m, A + o, B + o, C + o, ref + o,
+                              ref + cnt + o, ref + 2 * cnt + o, &info) < 0;
+  }
+  /* The runtime step from the reference's b, on the good systems. */
+  tl_cpu_ptdma_runtime_d(begin, m, nsys, A, C, ref + cnt, D, out + 3 * cnt);
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = s * m;
+    if (!rbad[s])
+      tl_ptdma_runtime_d(begin, begin + m, A + o, C + o, ref + cnt + o, D + o, ref + 3 * cnt + o);
+  }
+  for (size_t s = 0; s < nsys; s++) {
+    cr_expect_eq(bad[s], rbad[s], "m=%zu nsys=%zu part %d periodic %d: system %zu flagged %d, "
+                 "reference %d", m, nsys, q, periodic, s, bad[s], rbad[s]);
+    if (rbad[s])
+      continue;
+    for (int k = 0; k < 4; k++) /* a, b, c, d': the reference's bits */
+      cr_expect(!memcmp(out + k * cnt + s * m, ref + k * cnt + s * m, m * sizeof *out),
+                "m=%zu nsys=%zu part %d periodic %d: system %zu differs in array %d", m, nsys, q,
+                periodic, s, k);
+  }
+  free(v);
+  free(out);
+  free(ref);
+  free(bad);
+  free(rbad);
+}
+
+Test(ptdma_cpu, phases_are_the_reference_bits)
+{
+  static const size_t ms[] = {2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 64, 67};
+  static const size_t ns[] = {1, 7, 8, 9, 16, 21};
+  uint64_t seed = 1;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (int q = 0; q < 3; q++)
+        for (int periodic = 0; periodic < 2; periodic++)
+          compare(ms[i], ns[j], q, periodic, (size_t)-1, 0, seed++);
+}
+
+Test(ptdma_cpu, a_broken_system_is_flagged_alone)
+{
+  static const size_t ms[] = {2, 3, 9, 16, 33};
+  uint64_t seed = 100;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t row = 0; row < ms[i]; row += 2)
+      for (size_t sys = 0; sys < 17; sys += 5)
+        compare(ms[i], 17, 1, 0, sys, row, seed++);
+}

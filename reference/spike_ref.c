@@ -62,6 +62,13 @@
  * exactly singular for one partition is a breakdown naming the
  * partition; other partitions of the same matrix may avoid it.
  *
+ * The block factorization is a choice, a tl_spike_variant
+ * (tridlab/part_spike.h): this file's partial pivoting (tl_spike_partial)
+ * or spike_dp's diagonal pivoting (reference/spike_dp_ref.c). The driver
+ * below, tl_spike_run_*, is every variant's: partitions, tips, reduced
+ * system, retrieval, ledger and verdict, its reports under the variant's
+ * name.
+ *
  * Cost per partition of m rows: factorization about 5m flops and m
  * comparisons, three solves of about 5m each (g, V, W), retrieval 4m:
  * about 24m (Thomas: 8m). Memory: 7m words of factors and spikes.

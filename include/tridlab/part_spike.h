@@ -21,6 +21,9 @@
  * Local pointers point at the partition's first row; begin labels global
  * rows in messages. has_left / has_right: whether a neighbour exists
  * (without one, a[begin] / c[begin+m-1] are corners, never read).
+ * Phases 1-2 are one variant of SPIKE among others (tl_spike_variant
+ * below; spike_dp's diagonal pivoting: tridlab/part_spike_dp.h); phases
+ * 3-5 and the verdict are every variant's.
  */
 #ifndef TRIDLAB_PART_SPIKE_H
 #define TRIDLAB_PART_SPIKE_H

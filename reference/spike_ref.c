@@ -62,6 +62,13 @@
  * exactly singular for one partition is a breakdown naming the
  * partition; other partitions of the same matrix may avoid it.
  *
+ * The block factorization is a choice, a tl_spike_variant
+ * (tridlab/part_spike.h): this file's partial pivoting (tl_spike_partial)
+ * or spike_dp's diagonal pivoting (reference/spike_dp_ref.c). The driver
+ * below, tl_spike_run_*, is every variant's: partitions, tips, reduced
+ * system, retrieval, ledger and verdict, its reports under the variant's
+ * name.
+ *
  * Cost per partition of m rows: factorization about 5m flops and m
  * comparisons, three solves of about 5m each (g, V, W), retrieval 4m:
  * about 24m (Thomas: 8m). Memory: 7m words of factors and spikes.
@@ -98,6 +105,21 @@ static lapack_int lapack_gbsv_z(lapack_int n, double complex *ab, lapack_int *ip
   return LAPACKE_zgbsv(LAPACK_COL_MAJOR, n, KL, KU, 1, ab, LDAB, ipiv, y, n);
 }
 
+/* Phases 3-5 (tips, reduced system, retrieval) are every variant's and
+ * word their reports as spike's; a variant's solve puts its own name in
+ * front instead ("spike_dp: the reduced system is singular ..."). */
+static int named(const tl_spike_variant *var, int status, tl_info *info)
+{
+  static const char ours[] = "spike:";
+  if (status != TL_OK && info && strcmp(var->name, "spike") != 0 &&
+      strncmp(info->msg, ours, sizeof ours - 1) == 0) {
+    char rest[sizeof info->msg];
+    snprintf(rest, sizeof rest, "%s", info->msg + sizeof ours - 1);
+    snprintf(info->msg, sizeof info->msg, "%.40s:%.200s", var->name, rest);
+  }
+  return status;
+}
+
 #define TL_TEMPLATE_PASS 1
 #include "core/template.h"
 #include "spike_ref.c"
@@ -130,8 +152,8 @@ int tl_spike_reduced_failure(tl_info *info, int status, size_t n, int parts,
 
 /* docs/algorithms/spike.md, "Cost and communication": per system 6 scalars from
  * every partition to partition 0, 2 back, and the verdict. */
-static int spike_ledger_model(const tl_algorithm *self, const tl_batch *shape,
-                              const tl_options *opt, const tl_info *solved, tl_ledger *out)
+int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
+                          const tl_info *solved, tl_ledger *out)
 {
   (void)self;
   (void)solved;
@@ -139,6 +161,13 @@ static int spike_ledger_model(const tl_algorithm *self, const tl_batch *shape,
                              "tips", TL_SPIKE_SEND, "boundary", 2);
   return TL_OK;
 }
+
+const tl_spike_variant tl_spike_partial = {
+    .name = "spike",
+    .words = 4, /* l, u0, u1, u2 */
+    .local_d = partial_local_d,
+    .local_z = partial_local_z,
+};
 
 static int spike_system(const tl_algorithm *self, const tl_batch *one, void *x,
                         const tl_options *opt, tl_info *info)
@@ -174,7 +203,7 @@ const tl_algorithm tl_algo_spike_ref = {
     .source = "Polizzi and Sameh 2006 (SPIKE: the DS factorization, spikes, reduced system); "
               "Sameh and Kuck 1978; LAPACK DGTTRF/DGTTRS, DGBSV",
     .solve = spike_solve,
-    .ledger_model = spike_ledger_model,
+    .ledger_model = tl_spike_ledger_model,
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
@@ -262,31 +291,65 @@ static size_t FN(first_nonfinite)(size_t m, const S *y)
   return m;
 }
 
-int FN(tl_spike_local)(size_t begin, size_t m, int has_left, int has_right, const S *a,
-                       const S *c, const S *d, const S *l, const S *u0, const S *u1, const S *u2,
-                       const unsigned char *swap, S *g, S *v, S *w, tl_info *info)
+int FN(tl_spike_local_apply)(const char *name, size_t begin, size_t m, int has_left,
+                             int has_right, const S *a, const S *c, const S *d,
+                             tl_spike_apply_fn apply, const void *factors, S *g, S *v, S *w,
+                             tl_info *info)
 {
   memcpy(g, d, m * sizeof *g);
-  FN(tl_spike_solve_block)(m, l, u0, u1, u2, swap, g);
+  apply(factors, m, g);
   size_t bad = FN(first_nonfinite)(m, g);
   if (has_right) { /* V = A_p^-1 (c of the last row) e_last */
     memset(v, 0, m * sizeof *v);
     v[m - 1] = c[m - 1];
-    FN(tl_spike_solve_block)(m, l, u0, u1, u2, swap, v);
+    apply(factors, m, v);
     size_t k = FN(first_nonfinite)(m, v);
     bad = k < bad ? k : bad;
   }
   if (has_left) { /* W = A_p^-1 (a of the first row) e_first */
     memset(w, 0, m * sizeof *w);
     w[0] = a[0];
-    FN(tl_spike_solve_block)(m, l, u0, u1, u2, swap, w);
+    apply(factors, m, w);
     size_t k = FN(first_nonfinite)(m, w);
     bad = k < bad ? k : bad;
   }
   if (bad < m)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(begin + bad), "",
-                   "spike: non-finite local solution or spike at row %zu", begin + bad);
+                   "%s: non-finite local solution or spike at row %zu", name, begin + bad);
   return TL_OK;
+}
+
+/* Phase 1's factors, as tl_spike_local_apply hands them to the block solve. */
+typedef struct FN(spike_lu) {
+  const S *l, *u0, *u1, *u2;
+  const unsigned char *swap;
+} FN(spike_lu);
+
+static void FN(lu_apply)(const void *factors, size_t m, void *y)
+{
+  const FN(spike_lu) *f = factors;
+  FN(tl_spike_solve_block)(m, f->l, f->u0, f->u1, f->u2, f->swap, y);
+}
+
+int FN(tl_spike_local)(size_t begin, size_t m, int has_left, int has_right, const S *a,
+                       const S *c, const S *d, const S *l, const S *u0, const S *u1, const S *u2,
+                       const unsigned char *swap, S *g, S *v, S *w, tl_info *info)
+{
+  FN(spike_lu) f = {l, u0, u1, u2, swap};
+  return FN(tl_spike_local_apply)("spike", begin, m, has_left, has_right, a, c, d, FN(lu_apply),
+                                  &f, g, v, w, info);
+}
+
+/* spike's phases 1-2 on one partition (tl_spike_partial): the 4m scalars
+ * of f are l, u0, u1, u2; the flags are the swaps. */
+static int FN(partial_local)(size_t begin, size_t m, int part, int has_left, int has_right,
+                             const S *a, const S *b, const S *c, const S *d, S *f,
+                             unsigned char *swap, S *g, S *v, S *w, tl_info *info)
+{
+  S *l = f, *u0 = l + m, *u1 = u0 + m, *u2 = u1 + m;
+  TL_CALL(FN(tl_spike_factor)(begin, m, part, a, b, c, l, u0, u1, u2, swap, info));
+  return FN(tl_spike_local)(begin, m, has_left, has_right, a, c, d, l, u0, u1, u2, swap, g, v, w,
+                            info);
 }
 
 void FN(tl_spike_tips)(size_t m, int has_left, int has_right, const S *g, const S *v, const S *w,
@@ -370,26 +433,29 @@ int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, c
   return TL_OK;
 }
 
-int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const S *a, const S *b,
-                            const S *c, const S *d, S *x, tl_ledger *ledger, tl_info *info)
+int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const size_t *part_sizes,
+                     const S *a, const S *b, const S *c, const S *d, S *x, tl_ledger *ledger,
+                     tl_info *info)
 {
+  const char *name = var->name;
   if (n == 0 || !a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
-                   "spike: n must be >= 1 and no array may be NULL");
+                   "%s: n must be >= 1 and no array may be NULL", name);
   if (parts < 1 || parts > TL_MAX_PARTS || (!part_sizes && n / (size_t)parts < 1))
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "spike: %d partitions of %zu rows: every partition needs >= 1 row", parts, n);
-  size_t P = (size_t)parts;
-  /* Scratch: the factors l, u0, u1, u2 (4n), g, V, W (3n), the tips (6P),
-   * the reduced solution (2P), the swaps (n bytes). */
-  S *mem = tl_alloc(7 * n + 8 * P, sizeof(S));
-  unsigned char *swap = tl_alloc(n, 1);
-  if (!mem || !swap) {
+                   "%s: %d partitions of %zu rows: every partition needs >= 1 row", name, parts,
+                   n);
+  size_t P = (size_t)parts, words = var->words;
+  /* Scratch: the variant's factors (words n), g, V, W (3n), the tips
+   * (6P), the reduced solution (2P), a flag byte per row. */
+  S *mem = tl_alloc((words + 3) * n + 8 * P, sizeof(S));
+  unsigned char *flags = tl_alloc(n, 1);
+  if (!mem || !flags) {
     free(mem);
-    free(swap);
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike: no memory for scratch");
+    free(flags);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for scratch", name);
   }
-  S *l = mem, *u0 = l + n, *u1 = u0 + n, *u2 = u1 + n, *g = u2 + n, *v = g + n, *w = v + n;
+  S *f = mem, *g = f + words * n, *v = g + n, *w = v + n;
   S *tips = w + n, *y = tips + TL_SPIKE_SEND * P;
   int status = TL_OK;
 
@@ -399,10 +465,8 @@ int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const
     tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
     int left = p > 0, right = p + 1 < parts;
     size_t m = hi - lo;
-    TL_CHECK(FN(tl_spike_factor)(lo, m, p, a + lo, b + lo, c + lo, l + lo, u0 + lo, u1 + lo,
-                                 u2 + lo, swap + lo, info));
-    TL_CHECK(FN(tl_spike_local)(lo, m, left, right, a + lo, c + lo, d + lo, l + lo, u0 + lo,
-                                u1 + lo, u2 + lo, swap + lo, g + lo, v + lo, w + lo, info));
+    TL_CHECK(var->FN(local)(lo, m, p, left, right, a + lo, b + lo, c + lo, d + lo,
+                            f + words * lo, flags + lo, g + lo, v + lo, w + lo, info));
     FN(tl_spike_tips)(m, left, right, g + lo, v + lo, w + lo, tips + TL_SPIKE_SEND * p);
     tl_spike_ledger_reduced(ledger, parts, p, WORDS, 0); /* the tips go to partition 0 */
   }
@@ -410,17 +474,21 @@ int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const
   status = FN(tl_spike_reduced)(parts, tips, y, info);
   if (status == TL_ERR_BREAKDOWN)
     status = tl_spike_reduced_failure(info, status, n, parts, part_sizes);
-  if (status < 0)
+  if (status < 0) {
+    named(var, status, info);
     goto cleanup;
+  }
   /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */
   for (int p = 0; p < parts; p++) {
     size_t lo, hi;
     tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
     int left = p > 0, right = p + 1 < parts;
     tl_spike_ledger_reduced(ledger, parts, p, WORDS, 1);
-    TL_CHECK(FN(tl_spike_retrieve)(lo, hi - lo, left, right, g + lo, v + lo, w + lo,
-                                   left ? y[2 * p - 2] : 0, right ? y[2 * p + 1] : 0, x + lo,
-                                   info));
+    TL_CHECK(named(var,
+                   FN(tl_spike_retrieve)(lo, hi - lo, left, right, g + lo, v + lo, w + lo,
+                                         left ? y[2 * p - 2] : 0, right ? y[2 * p + 1] : 0,
+                                         x + lo, info),
+                   info));
   }
   /* The verdict (under MPI, a halo exchange and three reductions): a
    * guarantee only for a strictly row-dominant A; there, LAPACK's
@@ -429,16 +497,22 @@ int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const
   long worst = -1;
   if (!(CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD)) {
     status = TL_WARN(info, worst,
-                     "spike: matrix is not strictly row diagonally dominant (row %ld); %s", worst,
-                     TL_SPIKE_DD_WHY);
+                     "%s: matrix is not strictly row diagonally dominant (row %ld); %s", name,
+                     worst, TL_SPIKE_DD_WHY);
     goto cleanup;
   }
-  status = tl_residual_check("spike", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
+  status = tl_residual_check(name, TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
                              TL_SPIKE_RESIDUAL_WHY, info);
 cleanup:
   free(mem);
-  free(swap);
+  free(flags);
   return status;
+}
+
+int FN(tl_spike_ref_ledger)(size_t n, int parts, const size_t *part_sizes, const S *a, const S *b,
+                            const S *c, const S *d, S *x, tl_ledger *ledger, tl_info *info)
+{
+  return FN(tl_spike_run)(&tl_spike_partial, n, parts, part_sizes, a, b, c, d, x, ledger, info);
 }
 
 #endif

@@ -385,6 +385,7 @@ static const struct {
     {"ptdma", tl_tr_ptdma},
     {"nshaped", tl_tr_nshaped},
     {"spike", tl_tr_spike},
+    {"spike_dp", tl_tr_spike_dp},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

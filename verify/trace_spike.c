@@ -1,27 +1,40 @@
 /* verify/trace_spike.c -- SPIKE watched stage by stage
- * (verify/trace_internal.h): each block factored with its row swaps, S =
- * D^-1 A with its spikes, the tips gathered and the reduced system of the
- * boundary unknowns, the boundary unknowns sent back, the retrieval and
- * the verdict (the one-call solve's, as are the messages the stages
- * print). The phase functions are reference/spike_ref.c's, in its order,
- * so the x drawn is the solve's bit for bit.
+ * (verify/trace_internal.h): each block factored (spike: with its row
+ * swaps; spike_dp: with its 1x1 and 2x2 pivots), S = D^-1 A with its
+ * spikes, the tips gathered and the reduced system of the boundary
+ * unknowns, the boundary unknowns sent back, the retrieval and the
+ * verdict (the one-call solve's, as are the messages the stages print).
+ * The phase functions are reference/spike_ref.c's and
+ * reference/spike_dp_ref.c's, in their order, so the x drawn is the
+ * solve's bit for bit. The variants share every stage but the first.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tridlab/backend.h"
-#include "tridlab/part_spike.h"
+#include "tridlab/part_spike_dp.h"
 #include "trace_internal.h"
 
-/* The scratch of the simulated partitions: the factors of every block,
- * g and the spikes, the tips, the boundary unknowns. */
+/* The scratch of the simulated partitions: the factors of every block
+ * (spike: l, u0, u1, u2 and the swaps; spike_dp: beta in u0 and the
+ * pivot sizes in swap), g and the spikes, the tips, the boundary
+ * unknowns. */
 typedef struct spike_trace {
   double *l, *u0, *u1, *u2, *g, *v, *w, *tips, *y;
   unsigned char *swap;
   size_t *rows;   /* 2(P-1) interface rows */
   double *rd, *rr; /* the reduced system's picture */
 } spike_trace;
+
+/* What a variant does in phase 1, and how its stages say it: the
+ * factorization and local solves of partition p, and the note on the
+ * factors (which rows it swapped, or where its 2x2 pivots are). */
+typedef struct spike_kind {
+  const char *intro, *phase1;
+  int (*local)(const tracer *tr, spike_trace *sp, int p, tl_info *info);
+  void (*note)(const tracer *tr, const spike_trace *sp, char *note, size_t size);
+} spike_kind;
 
 /* After phase 1: S = D^-1 A, the identity with the spikes V (the column
  * of the next block's first unknown) and W (the previous block's last
@@ -79,26 +92,78 @@ static void reduced_picture(tracer *tr, const spike_trace *sp, tl_trace_stage *s
   st->rrhs = sp->rr;
 }
 
-static int spike_phases(tracer *tr, const spike_trace *sp, double *x, tl_info *info)
+/* spike's phase 1 on partition p: DGTTRF's factors, then g, V, W. */
+static int partial_local(const tracer *tr, spike_trace *sp, int p, tl_info *info)
+{
+  size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+  const double *a = tr->a + lo, *b = tr->b + lo, *c = tr->c + lo, *d = tr->d + lo;
+  TL_CALL(tl_spike_factor_d(lo, m, p, a, b, c, sp->l + lo, sp->u0 + lo, sp->u1 + lo, sp->u2 + lo,
+                            sp->swap + lo, info));
+  return tl_spike_local_d(lo, m, p > 0, p + 1 < tr->parts, a, c, d, sp->l + lo, sp->u0 + lo,
+                          sp->u1 + lo, sp->u2 + lo, sp->swap + lo, sp->g + lo, sp->v + lo,
+                          sp->w + lo, info);
+}
+
+/* spike_dp's phase 1 on partition p: beta and the pivot sizes, then g, V, W. */
+static int diagonal_local(const tracer *tr, spike_trace *sp, int p, tl_info *info)
+{
+  size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+  const double *a = tr->a + lo, *b = tr->b + lo, *c = tr->c + lo, *d = tr->d + lo;
+  TL_CALL(tl_spike_dp_factor_d(lo, m, p, a, b, c, sp->u0 + lo, sp->swap + lo, info));
+  return tl_spike_dp_local_d(lo, m, p > 0, p + 1 < tr->parts, a, c, d, sp->u0 + lo,
+                             sp->swap + lo, sp->g + lo, sp->v + lo, sp->w + lo, info);
+}
+
+/* Where each block's 2x2 pivots are, as a note. */
+static void pivots_note(const tracer *tr, const spike_trace *sp, char *note, size_t size)
+{
+  size_t len = (size_t)snprintf(note, size,
+                                "each block factored by diagonal pivoting, no row swaps; 2x2 "
+                                "pivots on rows");
+  for (int p = 0; p < tr->parts && len < size; p++) {
+    int any = 0;
+    len += (size_t)snprintf(note + len, size - len, " partition %d:", p);
+    for (size_t i = tr->begin[p]; i < tr->begin[p + 1] && len < size; i++)
+      if (sp->swap[i] == TL_SPIKE_DP_2X2) {
+        len += (size_t)snprintf(note + len, size - len, " %zu-%zu", i, i + 1);
+        any = 1;
+      }
+    if (!any && len < size)
+      len += (size_t)snprintf(note + len, size - len, " none");
+  }
+}
+
+static const spike_kind partial = {
+    .intro = "SPIKE: each partition factors its block with partial pivoting and solves for g = "
+             "A_p^-1 d_p and its two spikes; one small system of the boundary unknowns couples "
+             "the partitions",
+    .phase1 = "phase 1: factor A_p = L U with row swaps; g, V, W",
+    .local = partial_local,
+    .note = swaps_note,
+};
+
+static const spike_kind diagonal = {
+    .intro = "SPIKE with diagonal pivoting: each partition factors its block with 1x1 and 2x2 "
+             "pivots (no row swaps) and solves for g = A_p^-1 d_p and its two spikes; one small "
+             "system of the boundary unknowns couples the partitions",
+    .phase1 = "phase 1: factor A_p = L B U with 1x1/2x2 pivots; g, V, W",
+    .local = diagonal_local,
+    .note = pivots_note,
+};
+
+static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, double *x,
+                        tl_info *info)
 {
   int P = tr->parts;
-  const double *a = tr->a, *b = tr->b, *c = tr->c, *d = tr->d;
-  tl_tr_stage_input(tr, "SPIKE: each partition factors its block with partial pivoting and "
-                        "solves for g = A_p^-1 d_p and its two spikes; one small system of the "
-                        "boundary unknowns couples the partitions");
+  tl_tr_stage_input(tr, kind->intro);
   for (int p = 0; p < P; p++) {
     size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
-    int left = p > 0, right = p + 1 < P;
-    TL_CALL(tl_spike_factor_d(lo, m, p, a + lo, b + lo, c + lo, sp->l + lo, sp->u0 + lo,
-                              sp->u1 + lo, sp->u2 + lo, sp->swap + lo, info));
-    TL_CALL(tl_spike_local_d(lo, m, left, right, a + lo, c + lo, d + lo, sp->l + lo, sp->u0 + lo,
-                             sp->u1 + lo, sp->u2 + lo, sp->swap + lo, sp->g + lo, sp->v + lo,
-                             sp->w + lo, info));
-    tl_spike_tips_d(m, left, right, sp->g + lo, sp->v + lo, sp->w + lo,
+    TL_CALL(kind->local(tr, sp, p, info));
+    tl_spike_tips_d(m, p > 0, p + 1 < P, sp->g + lo, sp->v + lo, sp->w + lo,
                     sp->tips + TL_SPIKE_SEND * p);
   }
-  tl_trace_stage st = tl_tr_stage_new(tr, "phase 1: factor A_p = L U with row swaps; g, V, W");
-  swaps_note(tr, sp, st.note, sizeof st.note);
+  tl_trace_stage st = tl_tr_stage_new(tr, kind->phase1);
+  kind->note(tr, sp, st.note, sizeof st.note);
   draw_s(tr, sp);
   for (int p = 0; p < P && st.nvec + 2 <= TL_TRACE_VECS; p++) {
     size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
@@ -135,11 +200,8 @@ static int spike_phases(tracer *tr, const spike_trace *sp, double *x, tl_info *i
   return TL_OK;
 }
 
-int tl_tr_spike(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
-                tl_info *info)
+static int spike_trace_run(tracer *tr, const spike_kind *kind, double *x, tl_info *info)
 {
-  (void)algo;
-  (void)opt;
   size_t n = tr->n, P = (size_t)tr->parts, R = P > 1 ? 2 * (P - 1) : 1;
   spike_trace sp = {.l = tl_alloc(7 * n + 8 * P + R * R + R, sizeof(double)),
                     .swap = tl_alloc(n, 1),
@@ -151,10 +213,26 @@ int tl_tr_spike(tracer *tr, const tl_algorithm *algo, const tl_options *opt, dou
     sp.u0 = sp.l + n, sp.u1 = sp.u0 + n, sp.u2 = sp.u1 + n, sp.g = sp.u2 + n;
     sp.v = sp.g + n, sp.w = sp.v + n, sp.tips = sp.w + n, sp.y = sp.tips + TL_SPIKE_SEND * P;
     sp.rd = sp.y + 2 * P, sp.rr = sp.rd + R * R;
-    status = spike_phases(tr, &sp, x, info);
+    status = spike_phases(tr, &sp, kind, x, info);
   }
   free(sp.l);
   free(sp.swap);
   free(sp.rows);
   return status;
+}
+
+int tl_tr_spike(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                tl_info *info)
+{
+  (void)algo;
+  (void)opt;
+  return spike_trace_run(tr, &partial, x, info);
+}
+
+int tl_tr_spike_dp(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                   tl_info *info)
+{
+  (void)algo;
+  (void)opt;
+  return spike_trace_run(tr, &diagonal, x, info);
 }

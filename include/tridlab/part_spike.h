@@ -21,6 +21,9 @@
  * Local pointers point at the partition's first row; begin labels global
  * rows in messages. has_left / has_right: whether a neighbour exists
  * (without one, a[begin] / c[begin+m-1] are corners, never read).
+ * Phases 1-2 are one variant of SPIKE among others (tl_spike_variant
+ * below; spike_dp's diagonal pivoting: tridlab/part_spike_dp.h); phases
+ * 3-5 and the verdict are every variant's.
  */
 #ifndef TRIDLAB_PART_SPIKE_H
 #define TRIDLAB_PART_SPIKE_H
@@ -29,6 +32,7 @@
 #include <stddef.h>
 
 #include "tridlab/ledger.h"
+#include "tridlab/registry.h"
 #include "tridlab/status.h"
 
 #ifdef __cplusplus
@@ -83,6 +87,25 @@ int tl_spike_local_z(size_t begin, size_t m, int has_left, int has_right,
                      const unsigned char *swap, double complex *g, double complex *v,
                      double complex *w, tl_info *info);
 
+/* Phase 2 for a block factored any way (spike's partial pivoting above,
+ * spike_dp's diagonal pivoting in tridlab/part_spike_dp.h): the three
+ * solves g = A_p^-1 d, v = A_p^-1 (c[m-1] e_{m-1}), w = A_p^-1 (a[0] e_0)
+ * (v when has_right, w when has_left), each one call of `apply`, which
+ * overwrites y (m scalars: double for _d, double complex for _z) with
+ * A_p^-1 y using `factors`. TL_ERR_BREAKDOWN (global row; the message
+ * begins with `name`) when a result is not finite. tl_spike_local_* is
+ * this with the LU factors of phase 1. */
+typedef void (*tl_spike_apply_fn)(const void *factors, size_t m, void *y);
+int tl_spike_local_apply_d(const char *name, size_t begin, size_t m, int has_left, int has_right,
+                           const double *a, const double *c, const double *d,
+                           tl_spike_apply_fn apply, const void *factors, double *g, double *v,
+                           double *w, tl_info *info);
+int tl_spike_local_apply_z(const char *name, size_t begin, size_t m, int has_left, int has_right,
+                           const double complex *a, const double complex *c,
+                           const double complex *d, tl_spike_apply_fn apply,
+                           const void *factors, double complex *g, double complex *v,
+                           double complex *w, tl_info *info);
+
 /* Phase 3: send = {g top, g bottom, v top, v bottom, w top, w bottom}
  * (0 for a spike the partition does not have). */
 void tl_spike_tips_d(size_t m, int has_left, int has_right, const double *g, const double *v,
@@ -124,12 +147,50 @@ int tl_spike_retrieve_z(size_t begin, size_t m, int has_left, int has_right,
  * two boundary unknowns back ("boundary", a scatter). */
 void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back);
 
+/* SPIKE's variants differ only in how a partition factors its block
+ * (phases 1 and 2); the partitions, the tips, the reduced system, the
+ * retrieval, the messages and the verdict are one code for all. A
+ * variant: its registry name (the first word of its messages), the
+ * scalars of factors it keeps per row, and phases 1-2 on one partition of
+ * m rows -- factor the block into f (words m scalars) and flags (m
+ * bytes), then g, v and w (tl_spike_local_apply_*). */
+typedef struct tl_spike_variant {
+  const char *name;
+  size_t words;
+  int (*local_d)(size_t begin, size_t m, int part, int has_left, int has_right, const double *a,
+                 const double *b, const double *c, const double *d, double *f,
+                 unsigned char *flags, double *g, double *v, double *w, tl_info *info);
+  int (*local_z)(size_t begin, size_t m, int part, int has_left, int has_right,
+                 const double complex *a, const double complex *b, const double complex *c,
+                 const double complex *d, double complex *f, unsigned char *flags,
+                 double complex *g, double complex *v, double complex *w, tl_info *info);
+} tl_spike_variant;
+
+/* spike's variant: phase 1 is tl_spike_factor_* (l, u0, u1, u2: 4 words
+ * per row; the swaps are the flags), phase 2 tl_spike_local_*. */
+extern const tl_spike_variant tl_spike_partial;
+
+/* The whole solve of a variant, simulated partition by partition: its
+ * phases 1-2 on every partition, phases 3-5 above, the messages recorded
+ * in `ledger` (may be NULL), then the verdict: outside-domain for an A
+ * that is not strictly row-dominant (no guarantee, x written), else
+ * LAPACK's residual ratio of x, >= 30 outside-domain (an ill-conditioned
+ * block or reduced system). Every report begins with the variant's name. */
+int tl_spike_run_d(const tl_spike_variant *var, size_t n, int parts, const size_t *part_sizes,
+                   const double *a, const double *b, const double *c, const double *d, double *x,
+                   tl_ledger *ledger, tl_info *info);
+int tl_spike_run_z(const tl_spike_variant *var, size_t n, int parts, const size_t *part_sizes,
+                   const double complex *a, const double complex *b, const double complex *c,
+                   const double complex *d, double complex *x, tl_ledger *ledger, tl_info *info);
+
+/* The ledger model of every variant (docs/algorithms/spike.md, "Cost and
+ * communication"): per system, TL_SPIKE_SEND scalars from every
+ * partition to partition 0, 2 back, then the residual verdict. */
+int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
+                          const tl_info *solved, tl_ledger *out);
+
 /* The whole solve, simulated partition by partition (the registry's
- * "spike"): the phases above, the messages recorded in `ledger` (may be
- * NULL), then the verdict: outside-domain for an A that is not strictly
- * row-dominant (no guarantee, x written), else LAPACK's residual ratio
- * of x, >= 30 outside-domain (an ill-conditioned block or reduced
- * system). */
+ * "spike"): tl_spike_run_* with tl_spike_partial. */
 int tl_spike_ref_ledger_d(size_t n, int parts, const size_t *part_sizes, const double *a,
                           const double *b, const double *c, const double *d, double *x,
                           tl_ledger *ledger, tl_info *info);

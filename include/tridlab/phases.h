@@ -19,6 +19,7 @@
 #include "tridlab/part_ptdma.h"
 #include "tridlab/part_rpdd.h"
 #include "tridlab/part_spike.h"
+#include "tridlab/part_spike_dp.h"
 #include "tridlab/part_tridsolver.h"
 
 #endif

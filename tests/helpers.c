@@ -261,3 +261,20 @@ int th_solve_param(const tl_algorithm *algo, const tl_batch *sys, void *x, int P
   th_options_parts(&opt, algo, P, sizes, params);
   return tl_solve(algo, sys, x, &opt, info);
 }
+
+double *th_dominant_slices(size_t m, size_t nsys, uint64_t seed)
+{
+  size_t cnt = m * nsys;
+  double *v = malloc(4 * cnt * sizeof *v);
+  if (!v)
+    return NULL;
+  tl_rng rng;
+  tl_rng_seed(&rng, seed);
+  for (size_t k = 0; k < cnt; k++) {
+    v[k] = tl_rng_uniform(&rng, -1, 1);
+    v[cnt + k] = 4 + tl_rng_uniform(&rng, 0, 1);
+    v[2 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
+    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
+  }
+  return v;
+}

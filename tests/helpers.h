@@ -85,4 +85,9 @@ void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);
  * side stencil st of u[i-2] .. u[i+2]. */
 void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st[5], double h);
 
+/* A batch of nsys slices of m rows of a, b, c, d, one array of 4 m nsys
+ * (a at 0, b at m nsys, ...): a, c, d uniform in [-1, 1], b in [4, 5]
+ * (strictly dominant). The caller frees it. */
+double *th_dominant_slices(size_t m, size_t nsys, uint64_t seed);
+
 #endif

@@ -15,23 +15,8 @@
 #include "tridlab/cpu.h"
 #include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_tridsolver.h"
+#include "helpers.h"
 #include "tridlab/verify.h"
-
-/* A batch of nsys slices of m rows, dominant, one array of 4 m nsys. */
-static double *make_slices(size_t m, size_t nsys, uint64_t seed)
-{
-  size_t cnt = m * nsys;
-  double *v = malloc(4 * cnt * sizeof *v);
-  tl_rng rng;
-  tl_rng_seed(&rng, seed);
-  for (size_t k = 0; k < cnt; k++) {
-    v[k] = tl_rng_uniform(&rng, -1, 1);
-    v[cnt + k] = 4 + tl_rng_uniform(&rng, 0, 1);
-    v[2 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
-    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
-  }
-  return v;
-}
 
 /* 1 when the m values of out are within a few roundings of ref's: the
  * forward sweep of a dominant system keeps its values O(1), and one
@@ -69,7 +54,7 @@ static void compare(const sweep *sw, size_t m, size_t nsys, int has_left, int ha
                     size_t broken_sys, size_t row, uint64_t seed)
 {
   size_t cnt = m * nsys;
-  double *v = make_slices(m, nsys, seed);
+  double *v = th_dominant_slices(m, nsys, seed);
   double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
   if (broken_sys < nsys)
     b[broken_sys * m + row] = row == 1 ? 0.0 : NAN;

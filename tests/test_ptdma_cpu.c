@@ -10,6 +10,7 @@
 
 #include "tridlab/cpu.h"
 #include "tridlab/part_ptdma.h"
+#include "helpers.h"
 #include "tridlab/verify.h"
 
 /* Partition q of 3 (rows [q m, (q+1) m) of n = 3 m) of nsys dominant
@@ -19,15 +20,7 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
                     uint64_t seed)
 {
   size_t cnt = m * nsys, n = 3 * m, begin = (size_t)q * m;
-  double *v = malloc(4 * cnt * sizeof *v);
-  tl_rng rng;
-  tl_rng_seed(&rng, seed);
-  for (size_t k = 0; k < cnt; k++) {
-    v[k] = tl_rng_uniform(&rng, -1, 1);
-    v[cnt + k] = 4 + tl_rng_uniform(&rng, 0, 1);
-    v[2 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
-    v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
-  }
+  double *v = th_dominant_slices(m, nsys, seed);
   double *A = v, *B = v + cnt, *C = v + 2 * cnt, *D = v + 3 * cnt;
   if (broken_sys < nsys)
     B[broken_sys * m + row] = 0.0, A[broken_sys * m + row] = 0.0;

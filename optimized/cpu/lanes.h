@@ -127,6 +127,19 @@ static TL_CPU_INLINE void tl_lanes_prefetch(const double *p, size_t m, size_t i)
       TL_CPU_PREFETCH(p + (size_t)l * m + i, 0);
 }
 
+/* The step that starts every tile of a sweep: rows r0 .. r1-1 of the
+ * tile at i0 of each of the k arrays src[j] into tiles[j], and row `ahead`
+ * of each fetched for a later tile. */
+static TL_CPU_INLINE void tl_lanes_tiles_get(int k, const double *const *src, size_t m, size_t i0,
+                                             size_t r0, size_t r1, size_t ahead,
+                                             double (*tiles)[64])
+{
+  for (int j = 0; j < k; j++) {
+    tl_lanes_prefetch(src[j], m, ahead);
+    tl_lanes_tile_get(src[j], m, i0, r0, r1, tiles[j]);
+  }
+}
+
 /* One row of the forward sweep with the fill-in kept in column 0, the
  * step Tridsolver's sweep (paper 002 Algorithm 6) and the hybrid's
  * (Algorithm 3 of its source, reference/hybrid_pcr_ref.c) share: row i

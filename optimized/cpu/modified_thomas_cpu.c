@@ -123,25 +123,23 @@ static TL_CPU_INLINE void forward_groups(int nch, const size_t *o, size_t m, int
     forward_first_rows(&f[k], m, has_right, a + o[k], b + o[k], c + o[k], d + o[k], as + o[k],
                        cs + o[k], ds + o[k]);
   /* Rows 2 .. m-1, a tile at a time. */
-  double ta[TS_CHAINS][64], tb[TS_CHAINS][64], tc[TS_CHAINS][64], td[TS_CHAINS][64];
+  double t[TS_CHAINS][4][64]; /* tiles of a, b, c, d of each group */
   double oa[TS_CHAINS][64], oc[TS_CHAINS][64], od[TS_CHAINS][64];
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
-    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
     for (int k = 0; k < nch; k++) {
       size_t q = o[k];
-      tl_lanes_prefetch(a + q, m, ahead), tl_lanes_prefetch(b + q, m, ahead);
-      tl_lanes_prefetch(c + q, m, ahead), tl_lanes_prefetch(d + q, m, ahead);
-      tl_lanes_tile_get(a + q, m, i0, r0, r1, ta[k]), tl_lanes_tile_get(b + q, m, i0, r0, r1, tb[k]);
-      tl_lanes_tile_get(c + q, m, i0, r0, r1, tc[k]), tl_lanes_tile_get(d + q, m, i0, r0, r1, td[k]);
+      const double *src[4] = {a + q, b + q, c + q, d + q};
+      tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t[k]);
     }
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, j = r * TL_LANES;
       for (int k = 0; k < nch; k++) {
-        forward_row(&f[k], tl_lanes_load(ta[k] + j), tl_lanes_load(tb[k] + j),
-                    tl_lanes_load(tc[k] + j), tl_lanes_load(td[k] + j),
+        forward_row(&f[k], tl_lanes_load(t[k][0] + j), tl_lanes_load(t[k][1] + j),
+                    tl_lanes_load(t[k][2] + j), tl_lanes_load(t[k][3] + j),
                     i == m - 1 && !has_right, i + 1 < m);
         tl_lanes_store(oa[k] + j, f[k].as), tl_lanes_store(oc[k] + j, f[k].cs);
         tl_lanes_store(od[k] + j, f[k].ds);
@@ -188,19 +186,15 @@ static void backward_group(size_t m, const double *as, const double *cs, const d
   for (int l = 0; l < TL_LANES; l++)
     first[l] = F[2 * l], xn[l] = F[2 * l + 1];
   tl_lanes chk = first; /* the check sum of the results (lanes.h) */
-  double ta[64], tc[64], td[64], tx[64];
+  const double *src[3] = {as, cs, ds};
+  double t[3][64], tx[64]; /* tiles of a', c', d', and of x */
   for (size_t i0 = (m - 1) / TL_LANES * TL_LANES;; i0 -= TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 1, m, &r0, &r1);
-    if (i0 >= TL_LANES_AHEAD) {
-      tl_lanes_prefetch(as, m, i0 - TL_LANES_AHEAD), tl_lanes_prefetch(cs, m, i0 - TL_LANES_AHEAD);
-      tl_lanes_prefetch(ds, m, i0 - TL_LANES_AHEAD);
-    }
-    tl_lanes_tile_get(as, m, i0, r0, r1, ta), tl_lanes_tile_get(cs, m, i0, r0, r1, tc);
-    tl_lanes_tile_get(ds, m, i0, r0, r1, td);
+    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 >= TL_LANES_AHEAD ? i0 - TL_LANES_AHEAD : m, t);
     for (size_t r = r1; r-- > r0;) {
       size_t k = r * TL_LANES;
-      xn = tl_lanes_load(td + k) - tl_lanes_load(ta + k) * first - tl_lanes_load(tc + k) * xn;
+      xn = tl_lanes_load(t[2] + k) - tl_lanes_load(t[0] + k) * first - tl_lanes_load(t[1] + k) * xn;
       chk = chk + xn;
       tl_lanes_store(tx + k, xn);
     }
@@ -292,21 +286,19 @@ static TL_CPU_INLINE void hp_forward_pass(size_t m, int has_right, const double 
                                           double *pa, double *pc, double *pd, tl_lanes *chk)
 {
   tl_lanes as = tl_lanes_load(pa + 8), cs = tl_lanes_load(pc + 8), ds = tl_lanes_load(pd + 8);
-  double ta[64], tb[64], tc[64], td[64];
+  const double *src[4] = {a, b, c, d};
+  double t[4][64]; /* tiles of a, b, c, d */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
-    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    tl_lanes_prefetch(a, m, ahead), tl_lanes_prefetch(b, m, ahead);
-    tl_lanes_prefetch(c, m, ahead), tl_lanes_prefetch(d, m, ahead);
-    tl_lanes_tile_get(a, m, i0, r0, r1, ta), tl_lanes_tile_get(b, m, i0, r0, r1, tb);
-    tl_lanes_tile_get(c, m, i0, r0, r1, tc), tl_lanes_tile_get(d, m, i0, r0, r1, td);
+    tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
-      tl_lanes ci = (i == m - 1 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_load(tc + k);
-      tl_lanes_fillin_row(tl_lanes_load(ta + k), tl_lanes_load(tb + k), ci, tl_lanes_load(td + k),
-                          &as, &cs, &ds, chk);
+      tl_lanes ci = (i == m - 1 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_load(t[2] + k);
+      tl_lanes_fillin_row(tl_lanes_load(t[0] + k), tl_lanes_load(t[1] + k), ci,
+                          tl_lanes_load(t[3] + k), &as, &cs, &ds, chk);
       tl_lanes_store(pa + 8 * i, as), tl_lanes_store(pc + 8 * i, cs);
       tl_lanes_store(pd + 8 * i, ds);
     }

@@ -76,22 +76,22 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
   }
   tl_lanes ap = tl_lanes_load(PK(pk, 0, 1)), bp = tl_lanes_load(PK(pk, 1, 1));
   tl_lanes cp = tl_lanes_load(PK(pk, 2, 1));
-  double ta[64], tb[64], tc[64];
+  const double *src[3] = {A, B, C};
+  double t[3][64]; /* tiles of A, B, C */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
-    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    tl_lanes_prefetch(A, m, ahead), tl_lanes_prefetch(B, m, ahead), tl_lanes_prefetch(C, m, ahead);
-    tl_lanes_tile_get(A, m, i0, r0, r1, ta), tl_lanes_tile_get(B, m, i0, r0, r1, tb);
-    tl_lanes_tile_get(C, m, i0, r0, r1, tc);
+    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
-      tl_lanes Ai = tl_lanes_load(ta + k); /* i >= 2: never global row 0 */
-      tl_lanes b = tl_lanes_load(tb + k) - Ai * (cp / bp);
+      tl_lanes Ai = tl_lanes_load(t[0] + k); /* i >= 2: never global row 0 */
+      tl_lanes b = tl_lanes_load(t[1] + k) - Ai * (cp / bp);
       ap = -Ai * (ap / bp);
       bp = b;
-      cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : tl_lanes_load(tc + k);
+      cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0)
+                                                       : tl_lanes_load(t[2] + k);
       *chk = *chk + b;
       tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), bp);
       tl_lanes_store(PK(pk, 2, i), cp);
@@ -159,33 +159,32 @@ static void runtime_group(size_t m, const double *A, const double *C, const doub
   tl_lanes dp = tl_lanes_gather(D, m, 1), bp = tl_lanes_gather(b, m, 1);
   tl_lanes_store(PK(pk, 0, 0), tl_lanes_gather(D, m, 0));
   tl_lanes_store(PK(pk, 0, 1), dp);
-  double ta[64], tb[64], td[64];
+  const double *src[3] = {A, b, D};
+  double t[3][64]; /* tiles of A, b, D; then of C, b */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
-    size_t r0, r1, ahead = i0 + TL_LANES_AHEAD;
+    size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    tl_lanes_prefetch(A, m, ahead), tl_lanes_prefetch(b, m, ahead), tl_lanes_prefetch(D, m, ahead);
-    tl_lanes_tile_get(A, m, i0, r0, r1, ta), tl_lanes_tile_get(b, m, i0, r0, r1, tb);
-    tl_lanes_tile_get(D, m, i0, r0, r1, td);
+    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t k = r * TL_LANES;
-      dp = tl_lanes_load(td + k) - tl_lanes_load(ta + k) * (dp / bp);
-      bp = tl_lanes_load(tb + k);
+      dp = tl_lanes_load(t[2] + k) - tl_lanes_load(t[0] + k) * (dp / bp);
+      bp = tl_lanes_load(t[1] + k);
       tl_lanes_store(PK(pk, 0, i0 + r), dp);
     }
   }
   if (m >= 3) { /* rows m-3 .. 0, from row m-2 */
-    double tc[64];
+    const double *up[2] = {C, b};
     tl_lanes dn = tl_lanes_load(PK(pk, 0, m - 2)), bn = tl_lanes_gather(b, m, m - 2);
     for (size_t i0 = (m - 3) / TL_LANES * TL_LANES;; i0 -= TL_LANES) {
       size_t r0, r1;
       tl_lanes_clip(i0, 0, m - 2, &r0, &r1);
-      tl_lanes_tile_get(C, m, i0, r0, r1, tc), tl_lanes_tile_get(b, m, i0, r0, r1, tb);
+      tl_lanes_tiles_get(2, up, m, i0, r0, r1, i0 >= TL_LANES_AHEAD ? i0 - TL_LANES_AHEAD : m, t);
       for (size_t r = r1; r-- > r0;) {
         size_t k = r * TL_LANES;
-        dn = tl_lanes_load(PK(pk, 0, i0 + r)) - tl_lanes_load(tc + k) * (dn / bn);
-        bn = tl_lanes_load(tb + k);
+        dn = tl_lanes_load(PK(pk, 0, i0 + r)) - tl_lanes_load(t[0] + k) * (dn / bn);
+        bn = tl_lanes_load(t[1] + k);
         tl_lanes_store(PK(pk, 0, i0 + r), dn);
       }
       if (i0 == 0)

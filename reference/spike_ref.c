@@ -108,7 +108,7 @@ static lapack_int lapack_gbsv_z(lapack_int n, double complex *ab, lapack_int *ip
 /* Phases 3-5 (tips, reduced system, retrieval) are every variant's and
  * word their reports as spike's; a variant's solve puts its own name in
  * front instead ("spike_dp: the reduced system is singular ..."). */
-static int named(const tl_spike_variant *var, int status, tl_info *info)
+int tl_spike_named(const tl_spike_variant *var, int status, tl_info *info)
 {
   static const char ours[] = "spike:";
   if (status != TL_OK && info && strcmp(var->name, "spike") != 0 &&
@@ -475,7 +475,7 @@ int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const siz
   if (status == TL_ERR_BREAKDOWN)
     status = tl_spike_reduced_failure(info, status, n, parts, part_sizes);
   if (status < 0) {
-    named(var, status, info);
+    tl_spike_named(var, status, info);
     goto cleanup;
   }
   /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */
@@ -484,7 +484,7 @@ int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const siz
     tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
     int left = p > 0, right = p + 1 < parts;
     tl_spike_ledger_reduced(ledger, parts, p, WORDS, 1);
-    TL_CHECK(named(var,
+    TL_CHECK(tl_spike_named(var,
                    FN(tl_spike_retrieve)(lo, hi - lo, left, right, g + lo, v + lo, w + lo,
                                          left ? y[2 * p - 2] : 0, right ? y[2 * p + 1] : 0,
                                          x + lo, info),

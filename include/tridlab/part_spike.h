@@ -170,6 +170,11 @@ typedef struct tl_spike_variant {
  * per row; the swaps are the flags), phase 2 tl_spike_local_*. */
 extern const tl_spike_variant tl_spike_partial;
 
+/* A report of the phases every variant shares (3-5) is worded as
+ * spike's ("spike: ..."); for another variant, its own name in front
+ * instead ("spike_dp: ..."). Returns status. */
+int tl_spike_named(const tl_spike_variant *var, int status, tl_info *info);
+
 /* The whole solve of a variant, simulated partition by partition: its
  * phases 1-2 on every partition, phases 3-5 above, the messages recorded
  * in `ledger` (may be NULL), then the verdict: outside-domain for an A

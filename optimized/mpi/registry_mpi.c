@@ -18,6 +18,7 @@ static const tl_algorithm *const algorithms[] = {
     &tl_mpi_algo_hybrid_pcr, /* hybrid_pcr_mpi.c */
     &tl_mpi_algo_nshaped,    /* nshaped_mpi.c */
     &tl_mpi_algo_spike,      /* spike_mpi.c */
+    &tl_mpi_algo_spike_dp,   /* spike_mpi.c: the diagonal-pivoting variant */
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

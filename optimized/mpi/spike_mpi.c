@@ -1,9 +1,11 @@
 /* optimized/mpi/spike_mpi.c -- SPIKE with pivoted block solves across MPI
- * ranks.
+ * ranks: spike_mpi (partial pivoting) and spike_dp_mpi (diagonal
+ * pivoting), one rank program for every variant of SPIKE.
  *
- * The rank program of reference/spike_ref.c: rank p is partition p and
- * runs the same phase functions (tridlab/part_spike.h) on its own rows of
- * every system of the batch. The reference gathers every partition's
+ * The rank program of reference/spike_ref.c's driver (tl_spike_run_*):
+ * rank p is partition p and runs the same phase functions
+ * (tridlab/part_spike.h; the variant's phases 1-2, tl_spike_variant) on
+ * its own rows of every system of the batch. The reference gathers every partition's
  * tips, solves the reduced system and hands every partition its two
  * boundary unknowns; across ranks that is a gather and a scatter for the
  * whole batch (docs/algorithms/spike.md):
@@ -29,34 +31,53 @@
 
 #include "mpi_internal.h"
 #include "tridlab/part_spike.h"
+#include "tridlab/part_spike_dp.h"
 
-extern const tl_algorithm tl_algo_spike_ref; /* the simulated reference */
+extern const tl_algorithm tl_algo_spike_ref;    /* the simulated references */
+extern const tl_algorithm tl_algo_spike_dp_ref;
 
 /* Phases in the reference's order (the order failures are met): the
  * reference factors and solves partition after partition, so a rank's
  * factorization and local solves are one phase. */
 enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
-static int sp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
-                     double *x, tl_info *info);
-static int sp_rank_z(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
-                     double complex *x, tl_info *info);
+static int sp_rank_d(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+                     const size_t *slices, double *x, tl_info *info);
+static int sp_rank_z(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+                     const size_t *slices, double complex *x, tl_info *info);
+
+static int sp_solve(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+                    const size_t *slices, void *x, tl_info *info)
+{
+  if (sl->dtype == TL_F64)
+    return sp_rank_d(var, ex, sl, slices, x, info);
+  return sp_rank_z(var, ex, sl, slices, x, info);
+}
 
 static int spike_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
                            const size_t *slices, void *x, const tl_options *opt, tl_info *info)
 {
   (void)self;
   (void)opt;
-  if (sl->dtype == TL_F64)
-    return sp_rank_d(ex, sl, slices, x, info);
-  return sp_rank_z(ex, sl, slices, x, info);
+  return sp_solve(&tl_spike_partial, ex, sl, slices, x, info);
 }
 
-static const tl_mpi_program spike_program = {
-    .crosses = "g, V and W tips to rank 0 (6 scalars), the banded reduced system there, two "
-               "boundary unknowns back, verdict",
-    .solve = spike_mpi_solve,
-};
+static int spike_dp_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
+                              const tl_mpi_batch *sl, const size_t *slices, void *x,
+                              const tl_options *opt, tl_info *info)
+{
+  (void)self;
+  (void)opt;
+  return sp_solve(&tl_spike_diagonal, ex, sl, slices, x, info);
+}
+
+#define SP_CROSSES                                                                                 \
+  "g, V and W tips to rank 0 (6 scalars), the banded reduced system there, two boundary "         \
+  "unknowns back, verdict"
+
+static const tl_mpi_program spike_program = {.crosses = SP_CROSSES, .solve = spike_mpi_solve};
+static const tl_mpi_program spike_dp_program = {.crosses = SP_CROSSES,
+                                                .solve = spike_dp_mpi_solve};
 
 const tl_algorithm tl_mpi_algo_spike = {
     .name = "spike_mpi",
@@ -66,6 +87,16 @@ const tl_algorithm tl_mpi_algo_spike = {
     .ledger_model = tl_mpi_ledger_model,
     .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
     .mpi = &spike_program,
+};
+
+const tl_algorithm tl_mpi_algo_spike_dp = {
+    .name = "spike_dp_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_spike_dp_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &spike_dp_program,
 };
 
 #define TL_TEMPLATE_PASS 1
@@ -83,8 +114,9 @@ const tl_algorithm tl_mpi_algo_spike = {
  * 6 nsys scalars, system after system), and every rank's two boundary
  * unknowns into `pairs` (rank-major, 2 per system). tips, y: 6P and 2P
  * scratch. */
-static void FN(sp_root_solve)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_t *slices,
-                              const S *all, size_t s, S *tips, S *y, S *pairs)
+static void FN(sp_root_solve)(const tl_spike_variant *var, tl_mpi_status *st,
+                              const tl_mpi_batch *sl, const size_t *slices, const S *all, size_t s,
+                              S *tips, S *y, S *pairs)
 {
   size_t nsys = sl->nsys;
   size_t P = (size_t)st->ex->size;
@@ -97,7 +129,7 @@ static void FN(sp_root_solve)(tl_mpi_status *st, const tl_mpi_batch *sl, const s
   if (status == TL_ERR_BREAKDOWN) /* name the matrix row, as the reference does */
     status = tl_spike_reduced_failure(&one, status, sl->n, (int)P, slices);
   if (status < 0) {
-    tl_mpi_status_note(st, s, PH_REDUCED, status, &one);
+    tl_mpi_status_note(st, s, PH_REDUCED, tl_spike_named(var, status, &one), &one);
     return;
   }
   for (size_t q = 0; q < P; q++) {
@@ -108,8 +140,8 @@ static void FN(sp_root_solve)(tl_mpi_status *st, const tl_mpi_batch *sl, const s
 
 /* Phases 2-4: the gather, rank 0's reduced solves, the scatter into mine
  * (2 nsys: each system's x_prev_bottom, x_next_top). */
-static int FN(sp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_t *slices,
-                          const S *send, S *mine)
+static int FN(sp_reduced)(const tl_spike_variant *var, tl_mpi_status *st,
+                          const tl_mpi_batch *sl, const size_t *slices, const S *send, S *mine)
 {
   tl_mpi_exchange *ex = st->ex;
   size_t P = (size_t)ex->size, nsys = sl->nsys;
@@ -121,32 +153,32 @@ static int FN(sp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_
   S *tips = root ? pairs + 2 * nsys * P : NULL, *y = root ? tips + TL_SPIKE_SEND * P : NULL;
   int status = tl_mpi_gather(ex, "tips", 0, sl->dtype, send, TL_SPIKE_SEND * nsys, all, 0);
   for (size_t s = 0; root && status == TL_OK && s < nsys; s++)
-    FN(sp_root_solve)(st, sl, slices, all, s, tips, y, pairs);
+    FN(sp_root_solve)(var, st, sl, slices, all, s, tips, y, pairs);
   if (status == TL_OK)
     status = tl_mpi_scatter(ex, "boundary", 0, sl->dtype, pairs, 2 * nsys, mine, 0);
   free(all);
   return status;
 }
 
-/* Phase 1 for system s: its block factored, g and the spikes, the tips.
- * f: the factors' scratch (4m scalars, m swap flags after them). */
-static int FN(sp_local)(const tl_mpi_exchange *ex, const tl_mpi_batch *sl, size_t s, S *f,
-                        unsigned char *swap, S *g, S *v, S *w, S *send, tl_info *one)
+/* Phases 1-2 for system s: the variant's factorization of its block, g
+ * and the spikes, then the tips. f: the factors' scratch (var->words m
+ * scalars), flags: m bytes (the variant's: row swaps, pivot sizes). */
+static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
+                        const tl_mpi_batch *sl, size_t s, S *f, unsigned char *flags, S *g, S *v,
+                        S *w, S *send, tl_info *one)
 {
   int p = ex->rank, P = ex->size;
   size_t m = sl->m, o = s * m;
   const S *a = (const S *)sl->a + o, *b = (const S *)sl->b + o, *c = (const S *)sl->c + o;
   const S *d = (const S *)sl->d + o;
-  S *l = f, *u0 = f + m, *u1 = u0 + m, *u2 = u1 + m;
-  TL_CALL(FN(tl_spike_factor)(sl->begin, m, p, a, b, c, l, u0, u1, u2, swap, one));
-  TL_CALL(FN(tl_spike_local)(sl->begin, m, p > 0, p + 1 < P, a, c, d, l, u0, u1, u2, swap,
-                             g + o, v + o, w + o, one));
+  TL_CALL(var->FN(local)(sl->begin, m, p, p > 0, p + 1 < P, a, b, c, d, f, flags, g + o, v + o,
+                         w + o, one));
   FN(tl_spike_tips)(m, p > 0, p + 1 < P, g + o, v + o, w + o, send + TL_SPIKE_SEND * s);
   return TL_OK;
 }
 
-static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
-                       tl_info *info)
+static int FN(sp_rank)(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+                       const size_t *slices, S *x, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
   size_t nsys = sl->nsys, m = sl->m;
@@ -156,24 +188,25 @@ static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
    * the rank's scratch, kept for the next solve, zero-filled (a failed
    * system sends zeros); the factors of one system at a time. */
   S *g = tl_mpi_scratch(3 * m * nsys + 8 * nsys, sizeof(S));
-  S *f = tl_alloc(4 * m + 1, sizeof(S));
-  unsigned char *swap = tl_alloc(m + 1, 1), *bad = tl_alloc(nsys, 1);
+  S *f = tl_alloc(var->words * m + 1, sizeof(S));
+  unsigned char *flags = tl_alloc(m + 1, 1), *bad = tl_alloc(nsys, 1);
   int status = TL_OK;
-  if (!g || !f || !swap || !bad) {
-    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike: no memory for %zu systems", nsys);
+  if (!g || !f || !flags || !bad) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %zu systems", var->name,
+                     nsys);
     goto cleanup;
   }
   S *v = g + m * nsys, *w = v + m * nsys, *send = w + m * nsys, *mine = send + 6 * nsys;
   for (size_t s = 0; s < nsys; s++) { /* phase 1 */
     tl_info one;
     tl_info_clear(&one);
-    int lst = FN(sp_local)(ex, sl, s, f, swap, g, v, w, send, &one);
+    int lst = FN(sp_local)(var, ex, sl, s, f, flags, g, v, w, send, &one);
     tl_mpi_status_note(&st, s, PH_LOCAL, lst, &one);
     bad[s] = lst < 0;
   }
-  status = FN(sp_reduced)(&st, sl, slices, send, mine);
+  status = FN(sp_reduced)(var, &st, sl, slices, send, mine);
   if (status < 0) {
-    status = TL_FAIL(info, status, -1, -1, "", "spike: the reduced exchange failed");
+    status = TL_FAIL(info, status, -1, -1, "", "%s: the reduced exchange failed", var->name);
     goto cleanup;
   }
   for (size_t s = 0; s < nsys; s++) { /* phase 5: retrieval */
@@ -184,13 +217,13 @@ static int FN(sp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     size_t o = s * m;
     int rst = FN(tl_spike_retrieve)(sl->begin, m, p > 0, p + 1 < P, g + o, v + o, w + o,
                                     mine[2 * s], mine[2 * s + 1], x + o, &one);
-    tl_mpi_status_note(&st, s, PH_RETRIEVE, rst, &one);
+    tl_mpi_status_note(&st, s, PH_RETRIEVE, tl_spike_named(var, rst, &one), &one);
   }
-  status = tl_mpi_residual_verdict(&st, sl, x, "spike", TL_SPIKE_DD_WHY, TL_SPIKE_RESIDUAL_WHY,
-                                   NULL, info);
+  status = tl_mpi_residual_verdict(&st, sl, x, var->name, TL_SPIKE_DD_WHY,
+                                   TL_SPIKE_RESIDUAL_WHY, NULL, info);
 cleanup:
   free(f);
-  free(swap);
+  free(flags);
   free(bad);
   tl_mpi_status_free(&st);
   return status;

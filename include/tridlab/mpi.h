@@ -142,8 +142,9 @@ int tl_mpi_share_cores(MPI_Comm comm);
 
 /* The partition algorithms keep their largest per-solve arrays (the
  * modified coefficients, spikes or plans of a slice, 2 to 5 words per
- * unknown) from one solve to the next, per thread, so that repeated
- * solves do not fault in fresh pages each time. This frees the calling
+ * unknown; the 3-D grid its gathered lines, 5) from one solve to the
+ * next, per thread, so that repeated solves do not fault in fresh pages
+ * each time. This frees the calling
  * thread's (e.g. before MPI_Finalize, or between phases of a program that
  * needs the memory back); the next solve allocates again. Not collective.
  * A program that solves from several threads calls it in each of them

@@ -296,16 +296,17 @@ static int solve_across(const tl_grid *g, tl_dir d, const tl_algorithm *algo, co
   size_t nsys = m ? count / m : g->m[(d + 1) % 3] * g->m[(d + 2) % 3];
   if (!nsys) /* the whole line has an empty box: no lines to solve */
     return TL_OK;
-  double *mem = malloc((5 * count + 1) * sizeof *mem);
+  /* The gathered lines and x: kept from one solve to the next
+   * (tl_mpi_keep), as the algorithms keep their scratch, so that a time
+   * step does not fault in 5 words per unknown of fresh pages. */
+  double *mem = tl_mpi_keep(5 * count + 1, sizeof *mem);
   int st = TL_OK;
   if (!mem)
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "grid solve: out of memory");
   /* Every rank of the line calls tl_mpi_solve, so a rank without memory
    * cannot leave the others waiting: agree first. */
-  if ((st = tl_grid_agree(g->line[d], st, info)) < 0) {
-    free(mem);
+  if ((st = tl_grid_agree(g->line[d], st, info)) < 0)
     return st;
-  }
   double *arr[5] = {mem, mem + count, mem + 2 * count, mem + 3 * count, mem + 4 * count};
   const double *in[4] = {a, b, c, d_};
   for (int f = 0; f < 4; f++)
@@ -330,7 +331,6 @@ static int solve_across(const tl_grid *g, tl_dir d, const tl_algorithm *algo, co
   st = tl_mpi_solve(algo, g->line[d], &mine, arr[4], opt, info);
   if (tl_status_has_solution(st) && m)
     lines_scatter(g->m, d, arr[4], x);
-  free(mem);
   return st;
 }
 

@@ -79,6 +79,12 @@ double tl_mpi_now(void);
  * per solve (a solve calls no other). NULL when memory runs out. */
 void *tl_mpi_scratch(size_t n, size_t size);
 
+/* The same for the code around a solve (the 3-D grid's lines gathered
+ * for tl_mpi_solve): a second buffer of this thread, kept between calls,
+ * NOT zero-filled (the caller writes all of it). Valid until the next
+ * tl_mpi_keep or tl_mpi_scratch_release; never free it. */
+void *tl_mpi_keep(size_t n, size_t size);
+
 /* ---- the status of a distributed batch (status_mpi.c) ------------- */
 
 /* A rank notes the status of every phase for every system; the first

@@ -22,28 +22,46 @@
 
 #include "mpi_internal.h"
 
-static _Thread_local void *kept;
-static _Thread_local size_t kept_bytes;
+/* Two buffers per thread: the algorithm's (tl_mpi_scratch, zero-filled)
+ * and its caller's (tl_mpi_keep: the grid's gathered lines, around the
+ * solve that uses the first). */
+enum { ALGORITHM, CALLER, BUFFERS };
+static _Thread_local void *kept[BUFFERS];
+static _Thread_local size_t kept_bytes[BUFFERS];
 
-void *tl_mpi_scratch(size_t n, size_t size)
+/* Buffer k, at least n * size bytes; zeroed when `zero`. */
+static void *kept_buffer(int k, size_t n, size_t size, int zero)
 {
   if (size && n > SIZE_MAX / size)
     return NULL;
   size_t bytes = n && size ? n * size : 1;
-  if (bytes > kept_bytes) {
+  if (bytes > kept_bytes[k]) {
     void *p = tl_alloc(bytes, 1); /* calloc: the pages come zeroed */
     if (!p)
       return NULL;
-    free(kept);
-    kept = p, kept_bytes = bytes;
+    free(kept[k]);
+    kept[k] = p, kept_bytes[k] = bytes;
     return p;
   }
-  memset(kept, 0, bytes);
-  return kept;
+  if (zero)
+    memset(kept[k], 0, bytes);
+  return kept[k];
+}
+
+void *tl_mpi_scratch(size_t n, size_t size)
+{
+  return kept_buffer(ALGORITHM, n, size, 1);
+}
+
+void *tl_mpi_keep(size_t n, size_t size)
+{
+  return kept_buffer(CALLER, n, size, 0);
 }
 
 void tl_mpi_scratch_release(void)
 {
-  free(kept);
-  kept = NULL, kept_bytes = 0;
+  for (int k = 0; k < BUFFERS; k++) {
+    free(kept[k]);
+    kept[k] = NULL, kept_bytes[k] = 0;
+  }
 }

@@ -117,6 +117,7 @@ int cmd_gallery(int argc, char **argv)
     cli_error("gallery export: %s", info.msg);
     return EXIT_BAD_INPUT;
   }
-  printf("wrote %zu system directories and %s/manifest.json\n", written, dir);
+  printf("wrote %zu system director%s and %s/manifest.json\n", written, written == 1 ? "y" : "ies",
+         dir);
   return 0;
 }

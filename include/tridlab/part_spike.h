@@ -42,8 +42,8 @@ extern "C" {
 /* The verdict's reasons, the same words in the reference and across
  * ranks: outside strict row dominance, and a residual ratio >= 30. */
 #define TL_SPIKE_DD_WHY                                                                          \
-  "the pivoted block solves are backward stable, but nothing bounds the error of the answer; "   \
-  "its residual ratio is not a proof (a nearly singular A can pass it with a wrong x)"
+  "the pivoted block solves are backward stable, but nothing bounds the answer's error; its "    \
+  "residual ratio is no proof (a nearly singular A can pass it with a large forward error)"
 #define TL_SPIKE_RESIDUAL_WHY                                                                    \
   "a diagonal block or the reduced system is ill-conditioned for this partition"
 

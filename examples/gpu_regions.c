@@ -38,7 +38,8 @@
  * wrote it has finished in every thread. */
 TL_KERNEL(block_sum, const double *v, double *out)
 {
-  double *part = TL_SHARED_MEM(double);
+  TL_SHARED_BEGIN();
+  double *part = TL_SHARED_ARRAY(double, TL_BLOCK_THREADS);
   TL_REGION(t)
   {
     part[t] = v[t];
@@ -72,7 +73,8 @@ TL_KERNEL(block_sum, const double *v, double *out)
  * the host: it runs after t in the forward order). A race. */
 TL_KERNEL(racy_sum, const double *v, double *out)
 {
-  double *part = TL_SHARED_MEM(double);
+  TL_SHARED_BEGIN();
+  double *part = TL_SHARED_ARRAY(double, TL_BLOCK_THREADS);
   TL_REGION(t)
   {
     part[t] = v[t];

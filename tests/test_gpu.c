@@ -1,5 +1,5 @@
 /* tests/test_gpu.c -- the GPU kernels run on the host (docs/gpu.md):
- * every kernel gives the same bits in every thread order, every
+ * every kernel gives the same bits in every thread and block order, every
  * gpu-emulated backend agrees with its reference on the whole gallery
  * (status, system, row and the answer itself), and the race detector
  * works: a planted race and a missing barrier are caught, and a region's
@@ -19,15 +19,31 @@
 #include "tridlab/part_pdd.h"
 #include "tridlab/tridlab.h"
 
-/* The orders every test runs: forward, reverse, two shuffles. */
+/* The orders every test runs: threads forward, reverse, two shuffles,
+ * each with another order of the blocks (reverse, shuffled, forward,
+ * shuffled), so that every thread order and every block order is met and
+ * a kernel whose blocks depend on each other gives another answer. */
 static const tl_gpu_order orders[] = {TL_GPU_FORWARD, TL_GPU_REVERSE, TL_GPU_SHUFFLE,
                                       TL_GPU_SHUFFLE};
 static const unsigned long seeds[] = {1, 1, 1, 12345};
+static const tl_gpu_order block_orders[] = {TL_GPU_REVERSE, TL_GPU_SHUFFLE, TL_GPU_FORWARD,
+                                            TL_GPU_SHUFFLE};
+static const unsigned long block_seeds[] = {1, 1, 1, 12345};
+static const char *const order_names[] = {
+    "threads forward, blocks reverse", "threads reverse, blocks shuffled",
+    "threads shuffled, blocks forward", "threads and blocks shuffled (seed 12345)"};
 #define NORDERS (sizeof orders / sizeof orders[0])
+
+static void set_orders(size_t o)
+{
+  tl_gpu_set_order(orders[o], seeds[o]);
+  tl_gpu_set_block_order(block_orders[o], block_seeds[o]);
+}
 
 static void reset_order(void)
 {
   tl_gpu_set_order(TL_GPU_SHUFFLE, 1);
+  tl_gpu_set_block_order(TL_GPU_SHUFFLE, 1);
 }
 
 /* ---------------------------------------------------------------- */
@@ -84,12 +100,8 @@ static void gallery_agrees(const char *gpu, const char *ref, int periodic, int p
             tl_gallery_make(t->id, sizes[in], counts[ic], 7, &p, &info))
           continue;
         size_t o = (in + ic + k) % NORDERS; /* every order meets every kind of matrix */
-        tl_gpu_set_order(orders[o], seeds[o]);
-        expect_same(gpu, ref, &p, t->id,
-                    o == 0   ? "forward"
-                    : o == 1 ? "reverse"
-                             : "shuffled",
-                    &opt);
+        set_orders(o);
+        expect_same(gpu, ref, &p, t->id, order_names[o], &opt);
         tl_problem_free(&p);
       }
   }
@@ -176,7 +188,7 @@ Test(gpu_registry, breakdown_in_the_middle_of_a_batch)
       double *b = p.b, *d = p.d;
       b[35 * n + 9] = 0;     /* system 35, row 9: a zero diagonal */
       d[36 * n + 2] = 1e308; /* system 36 overflows later */
-      tl_gpu_set_order(orders[o], seeds[o]);
+      set_orders(o);
       expect_same(pairs[k][0], pairs[k][1], &p, 20, "hostile", NULL);
       tl_problem_free(&p);
     }
@@ -291,18 +303,18 @@ Test(gpu_orders, every_kernel_same_bits_in_every_order, .timeout = 300)
             base.b[n - 1] = base.b[n - 2];
           }
           size_t len = kernel >= K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
-          tl_gpu_set_order(orders[0], seeds[0]);
+          set_orders(0);
           run_out first = run_kernel(kernel, single, n, nsys, &base);
           cr_expect_eq(first.status, TL_OK, "kernel %d n %zu", kernel, n);
           for (size_t o = 1; o < NORDERS; o++) {
-            tl_gpu_set_order(orders[o], seeds[o]);
+            set_orders(o);
             run_out r = run_kernel(kernel, single, n, nsys, &base);
             cr_expect_eq(r.status, first.status);
             cr_expect(memcmp(r.x, first.x, len * sizeof(double)) == 0 &&
                           memcmp(r.xf, first.xf, len * sizeof(float)) == 0 &&
                           memcmp(r.stat, first.stat, nsys * TL_GPU_STAT_WORDS * sizeof(int)) == 0,
-                      "kernel %d float %d n %zu nsys %zu: order %zu differs", kernel, single, n,
-                      nsys, o);
+                      "kernel %d float %d n %zu nsys %zu: %s differs from %s", kernel, single, n,
+                      nsys, order_names[o], order_names[0]);
             run_free(&r);
           }
           run_free(&first);
@@ -528,7 +540,7 @@ Test(gpu_distd2, phases_agree_with_the_reference, .timeout = 300)
           if (ns[in] < 2 * (size_t)parts[ip])
             continue;
           size_t o = (in + ip + (size_t)periodic) % NORDERS;
-          tl_gpu_set_order(orders[o], seeds[o]);
+          set_orders(o);
           distd2_agrees(ns[in], periodic, parts[ip], 1 + 34 * ip, stencil, 0);
           distd2_agrees(ns[in], periodic, parts[ip], 40, stencil, 1);
         }
@@ -616,7 +628,7 @@ Test(gpu_pdd, local_phase_agrees_with_the_reference, .timeout = 120)
   for (size_t t = 0; t < 3; t++)
     for (size_t k = 0; k < 4; k++)
       for (size_t o = 0; o < NORDERS; o++) {
-        tl_gpu_set_order(orders[o], seeds[o]);
+        set_orders(o);
         pdd_local_agrees(types[t], 97, 5, parts[k], -1);
         pdd_local_agrees(types[t], 40, 3, parts[k], (int)(7 * k + o) % 40);
       }

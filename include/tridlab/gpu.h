@@ -44,10 +44,20 @@ typedef enum tl_gpu_order {
 /* The order of the calling thread's later launches (the default is
  * TL_GPU_SHUFFLE with seed 1), and the seed of the shuffles. */
 void tl_gpu_set_order(tl_gpu_order order, unsigned long seed);
+/* The order in which the host runs a launch's blocks, for the calling
+ * thread's later launches: forward (0 .. grid-1), reverse, or shuffled
+ * (one permutation of the grid per launch, drawn from the seed and the
+ * grid's size). Default TL_GPU_SHUFFLE, seed 1. Separate from the thread
+ * order, so that each can be varied alone; a kernel whose answer depends
+ * on it has a cross-block dependence (docs/gpu.md). */
+void tl_gpu_set_block_order(tl_gpu_order order, unsigned long seed);
 /* "gpu-emulated" (kernels run on the host) or the device's runtime. */
 const char *tl_gpu_backend_name(void);
 /* TL_OK, or the first error of the launches since the last call: a region
- * left open without a barrier (a kernel bug), no memory. Clears it. */
+ * left open without a barrier (arg "kernel"), a block of too many
+ * threads ("threads"), more shared memory than the device's 48 KiB, a
+ * shared sub-array written past its end or carved beyond the launch's
+ * bytes ("shared": the message names the kernel), no memory. Clears it. */
 int tl_gpu_launch_status(tl_info *info);
 
 /* Thomas on the SZ-packed layout (tridlab/layout.h with SZ = TL_GPU_SZ), one

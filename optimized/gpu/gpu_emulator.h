@@ -6,9 +6,15 @@
  * shared memory, and inside a block a kernel written as regions
  * separated by barriers (tl_gpu_port.h). How:
  *
- *   blocks          one after the other (tl_gpu_launch_next); blocks
- *                   share only global memory, so this is an order a
- *                   device may choose too
+ *   blocks          one after the other (tl_gpu_launch_next), in an
+ *                   order chosen like the threads': forward, reverse or
+ *                   shuffled (a Fisher-Yates permutation of the grid by
+ *                   splitmix64 from the seed; tl_gpu_set_block_order,
+ *                   default shuffled, seed 1). Blocks share only global
+ *                   memory and a device runs them in any order, so a
+ *                   kernel whose answer depends on the block order has a
+ *                   cross-block dependence: one block reads what another
+ *                   wrote, or two write the same word and the last wins
  *   threads         a region is a loop over the block's threads and a
  *                   barrier is the end of that loop: loop fission at
  *                   barriers (MCUDA, Stratton, Stone and Hwu 2008)
@@ -22,19 +28,36 @@
  *   shared memory   one buffer per launch, filled with bytes 0x7f before
  *                   every block: a device leaves shared memory unset, and
  *                   a kernel that reads what it never wrote gets visibly
- *                   odd values here too, not zeros that happen to be right
+ *                   odd values here too, not zeros that happen to be right.
+ *                   At most TL_GPU_SHARED_MAX bytes (48 KiB, tl_gpu_port.h)
+ *                   per block, as on a device without opt-in: a launch
+ *                   asking for more runs nothing and fails
+ *   sub-arrays      TL_SHARED_ARRAY carves the buffer into sub-arrays in
+ *                   the device's layout, but with TL_GPU_GUARD bytes of
+ *                   canary (0xa5) before the first and after each one;
+ *                   the canaries are checked when the block ends, so a
+ *                   write past a sub-array's end (or before its start) is
+ *                   reported with the kernel's name and the sub-array's
+ *                   number; so is a carve beyond the launch's bytes
+ *   global scratch  tl_gpu_scratch_alloc: the scratch an entry point
+ *                   allocates for its kernels, filled with bytes 0xff (a
+ *                   NaN in float and double, -1 as an int) as a device's
+ *                   allocation is unset: a read of scratch never written
+ *                   gives NaN, not a zero that happens to be right
  *   kernel bugs     a region begun before the previous one met
  *                   TL_BARRIER, a block that ends inside a region, a
- *                   block of 0 or too many threads; the first is kept
- *                   and reported by tl_gpu_launch_status (tridlab/gpu.h),
- *                   as is a launch without memory for its shared memory
+ *                   block of 0 or too many threads, the shared-memory
+ *                   errors above; the first is kept and reported by
+ *                   tl_gpu_launch_status (tridlab/gpu.h), as is a launch
+ *                   without memory for its shared memory
  *
- * The order, its seed and the first error belong to the calling thread
- * of the program. What emulation does not check (atomics, warp-
- * synchronous code, every interleaving, resource limits): docs/gpu.md.
+ * The orders, their seeds and the first error belong to the calling
+ * thread of the program. What emulation does not check (atomics, warp-
+ * synchronous code, every interleaving, blocks interleaved with each
+ * other, each word's first write and its writers: docs/gpu.md).
  *
  * tl_gpu_port.h's host branch includes this header and builds
- * TL_REGION, TL_BARRIER, TL_SHARED_MEM and TL_LAUNCH on it; a kernel
+ * TL_REGION, TL_BARRIER, TL_SHARED_ARRAY and TL_LAUNCH on it; a kernel
  * never calls these functions itself. gpu_emulator.c implements them.
  */
 #ifndef TL_GPU_EMULATOR_H
@@ -45,14 +68,28 @@
 /* Most threads in a block the emulator runs (the GPUs' limit). */
 #define TL_GPU_MAX_THREADS 1024
 
+/* Guard words between the sub-arrays TL_SHARED_ARRAY carves (host only):
+ * TL_GPU_GUARD bytes of canary before the first and after each, for at
+ * most TL_GPU_SHARED_ARRAYS sub-arrays per block. 64 bytes: 8 doubles,
+ * enough to catch the off-by-one and off-by-a-few writes. */
+#define TL_GPU_GUARD 64
+#define TL_GPU_SHARED_ARRAYS 16
+
 /* What the emulator tells one block: its index, its threads, the order
- * in which regions visit them, its shared memory, and the check that
- * every region is closed by a barrier. */
+ * in which regions visit them, its shared memory (and the sub-arrays
+ * carved from it so far), and the check that every region is closed by
+ * a barrier. */
 typedef struct tl_gpu_block {
   long block;         /* blockIdx.x                                   */
   int threads;        /* blockDim.x                                   */
   int *order;         /* a permutation of 0..threads-1 per region     */
   void *shared;       /* the dynamic shared memory of the block       */
+  size_t shared_bytes; /* what the launch gave (without the guards)   */
+  int carved;         /* sub-arrays carved (TL_SHARED_ARRAY)          */
+  size_t guard[TL_GPU_SHARED_ARRAYS]; /* where each one's guard begins */
+  const char *kernel; /* the kernel's name, for messages              */
+  void *spill[TL_GPU_SHARED_ARRAYS]; /* carves beyond the launch's bytes */
+  int spills;
   int open;           /* 1 inside a region not yet closed by TL_BARRIER */
   int unclosed;       /* set when a region began while one was open   */
   unsigned regions;   /* regions run so far (seeds the shuffles)      */
@@ -63,17 +100,35 @@ typedef struct tl_gpu_block {
  * Returns 0, the first value of the thread loop. */
 int tl_gpu_region_begin(tl_gpu_block *blk);
 
-/* A launch on the host: the blocks one after the other, each with the
- * launch's shared memory, poisoned (bytes 0x7f). tl_gpu_launch_next
- * sets up the next block and returns 0 after the last; a missing
- * barrier or no memory is recorded for tl_gpu_launch_status(). */
+/* TL_SHARED_ARRAY on the host: the next `count` values of `size` bytes
+ * of the block's shared memory. *at is the device's offset (kernel
+ * scope, advanced past the sub-array; it must be a multiple of `size`,
+ * as the device does not align: carve the larger types first); the host
+ * puts guard words around it. A carve beyond the
+ * launch's bytes is recorded as a kernel bug and gets memory of its own,
+ * so that the kernel still runs safely to its end. */
+void *tl_gpu_shared_carve(tl_gpu_block *blk, size_t *at, size_t size, size_t count);
+
+/* Global scratch for a kernel, as a device allocates it: unset. count
+ * values of `size` bytes, filled with bytes 0xff (NaN in float and
+ * double) so that a read of scratch never written shows; free() it.
+ * NULL when there is no memory. */
+void *tl_gpu_scratch_alloc(size_t count, size_t size);
+
+/* A launch on the host: the blocks one after the other in the block
+ * order, each with the launch's shared memory, poisoned (bytes 0x7f).
+ * tl_gpu_launch_next sets up the next block (after checking the one just
+ * run) and returns 0 after the last; a kernel bug or no memory is
+ * recorded for tl_gpu_launch_status(). */
 typedef struct tl_gpu_launch {
   tl_gpu_block blk;
   long grid, next;
-  size_t shared_bytes;
+  long *blocks; /* the shuffled block order, or NULL: forward or reverse */
+  int reverse;  /* blocks from grid-1 down to 0                        */
   int order[TL_GPU_MAX_THREADS];
 } tl_gpu_launch;
-void tl_gpu_launch_begin(tl_gpu_launch *l, long grid, int threads, size_t shared_bytes);
+void tl_gpu_launch_begin(tl_gpu_launch *l, const char *kernel, long grid, int threads,
+                         size_t shared_bytes);
 int tl_gpu_launch_next(tl_gpu_launch *l);
 
 #endif

@@ -255,7 +255,9 @@ static int KF(pdd_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
 #endif
 
 /* The emulated paths: scratch the device path allocates for itself,
- * then the launches. */
+ * then the launches. Scratch comes from tl_gpu_scratch_alloc, poisoned
+ * (NaN) as a device's memory is unset: a kernel that reads scratch it
+ * never wrote gives NaN here, not a zero that happens to be right. */
 static int KF(thomas_sz_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   (void)info;
@@ -279,7 +281,7 @@ static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
   size_t shared;
   int global, threads = tl_gpu_pcr_launch(k->n, sizeof(T), &shared, &global);
   T *gbuf = NULL; /* the work systems: shared memory when they fit */
-  if (global && !(gbuf = tl_alloc(8 * k->n * k->nsys, sizeof(T))))
+  if (global && !(gbuf = tl_gpu_scratch_alloc(8 * k->n * k->nsys, sizeof(T))))
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
   TL_LAUNCH(KF(pcr_kernel), (long)k->nsys, threads, shared, (long)k->n, k->a, k->b, k->c, k->d,
             k->x, gbuf, k->stat);
@@ -289,7 +291,7 @@ static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 static int KF(hybrid_pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
-  T *work = tl_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T));
+  T *work = tl_gpu_scratch_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T));
   if (!work)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
   TL_LAUNCH(KF(hybrid_kernel), (long)k->nsys, k->parts, 4 * (size_t)k->parts * sizeof(long long),
@@ -313,7 +315,7 @@ static int KF(distd2_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
-  T *scratch = tl_alloc(k->n * k->nsys, sizeof(T));
+  T *scratch = tl_gpu_scratch_alloc(k->n * k->nsys, sizeof(T));
   if (!scratch)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
   TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->off, k->a,
@@ -422,7 +424,8 @@ static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, siz
   TL_CALL(check_sizes("distd2_gpu", plan->n, nsys, 2, info));
   size_t n = plan->n, P = (size_t)plan->parts;
   size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
-  T *cf = tl_alloc(5 * n + P + 5, sizeof(T)), *dt = tl_alloc(groups * TL_GPU_SZ * n, sizeof(T));
+  T *cf = tl_alloc(5 * n + P + 5, sizeof(T));
+  T *dt = tl_gpu_scratch_alloc(groups * TL_GPU_SZ * n, sizeof(T)); /* the decoupled d' */
   double *cd = tl_alloc(5 * n + P + 5, sizeof(double));
   long *begin = tl_alloc(P + 1, sizeof(long));
   int *stat = tl_alloc(nsys * P * 3, sizeof(int));

@@ -268,9 +268,10 @@ TL_KERNEL(KF(pcr_kernel), long n, const T *a, const T *b, const T *c, const T *d
           int *stat)
 {
   const long sys = TL_BLOCK_ID;
-  long long *keys = TL_SHARED_MEM(long long);
-  long long *rows = keys + TL_BLOCK_THREADS;
-  T *buf = gbuf ? gbuf + sys * 8 * n : (T *)(rows + TL_BLOCK_THREADS);
+  TL_SHARED_BEGIN();
+  long long *keys = TL_SHARED_ARRAY(long long, TL_BLOCK_THREADS);
+  long long *rows = TL_SHARED_ARRAY(long long, TL_BLOCK_THREADS);
+  T *buf = gbuf ? gbuf + sys * 8 * n : TL_SHARED_ARRAY(T, 8 * n);
   const T *ca = a + sys * n, *cb = b + sys * n, *cc = c + sys * n, *cd = d + sys * n;
   long step = 0;
   TL_PER_THREAD(long long, key); /* this thread's first failure */
@@ -393,7 +394,12 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
           const T *d, T *x, T *work, int *stat)
 {
   const long sys = TL_BLOCK_ID, P = parts, R = 2 * P;
-  long long *fwd = TL_SHARED_MEM(long long), *pkey = fwd + P, *prow = pkey + P, *bwd = prow + P;
+  /* One sub-array for the four failure arrays, split by hand: carving
+   * four (CUDA 13, sm_90) took the double kernel from 70 to 89 registers
+   * per thread, and so fewer threads (partitions) a block could have. */
+  TL_SHARED_BEGIN();
+  long long *fwd = TL_SHARED_ARRAY(long long, 4 * P), *pkey = fwd + P, *prow = pkey + P;
+  long long *bwd = prow + P;
   T *as = work + sys * TL_HYBRID_WORK(n, P), *cs = as + n, *ds = cs + n, *red = ds + n;
   const T *sa = a + sys * n, *sb = b + sys * n, *sc = c + sys * n, *sd = d + sys * n;
   TL_REGION(p) /* phase 1 and the reduced rows */

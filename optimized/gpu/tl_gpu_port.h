@@ -8,6 +8,8 @@
  *   TL_KERNEL(name, args...)          kernel scope: uniform values only
  *   {                                 (the same for every thread)
  *     TL_PER_THREAD(double, carry);   a value that lives across barriers
+ *     TL_SHARED_BEGIN();              carve the block's shared memory:
+ *     double *u = TL_SHARED_ARRAY(double, n);    sub-arrays, in order
  *     TL_REGION(t) { ... }            region: thread t's code
  *     TL_BARRIER();                   every region ends at a barrier
  *     TL_REGION(t) { ... TL_MY(carry, t) ... }
@@ -28,6 +30,14 @@
  * builds. Using a region's variable after the barrier, or t at kernel
  * scope, does not compile: state crosses a barrier only as TL_MY.
  *
+ * Shared memory is carved into sub-arrays by TL_SHARED_ARRAY, one after
+ * the other with no padding (carve the larger types first; the host
+ * reports a misaligned one): on the device at the very offsets a kernel
+ * would compute by hand; on the host with guard words
+ * between them that the emulator checks after every block, so that a
+ * sub-array overflowing into the next is reported (gpu_emulator.h).
+ * TL_SHARED_MEM(type) is the whole buffer, unchecked: prefer sub-arrays.
+ *
  * Two rules the compiler cannot check: no `return` or `break` directly in
  * a region's body (on the host they would leave the loop over threads and
  * skip the others; on a device a thread that returns misses the next
@@ -42,7 +52,7 @@
 
 /* Shared memory a block may use: the 48 KiB every CUDA and HIP device
  * gives without opting in. The launches keep under it (tl_gpu_pcr_launch);
- * the emulator does not check it: it allocates what a launch asks for. */
+ * the emulator fails a launch that asks for more, as a device does. */
 #define TL_GPU_SHARED_MAX ((size_t)48 * 1024)
 
 /* PCR's launch (pcr_kernel), the same for the emulator, the device
@@ -107,6 +117,14 @@ static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *
 /* Dynamic shared memory (the launch gives its size in bytes). */
 #define TL_SHARED_MEM(type) ((type *)tl_gpu_shared_)
 extern __shared__ double tl_gpu_shared_[];
+/* Sub-arrays of it, carved in order: the byte offset of the next one.
+ * Written as one expression on tl_gpu_shared_ itself (count is read
+ * twice), so that the compiler still sees shared memory and keeps its
+ * 32-bit addressing and register count, as with pointers set by hand. */
+#define TL_SHARED_BEGIN() size_t tl_shared_at_ = 0
+#define TL_SHARED_ARRAY(type, count)                                                               \
+  ((type *)((char *)tl_gpu_shared_ + ((tl_shared_at_ += sizeof(type) * (size_t)(count)) -        \
+                                      sizeof(type) * (size_t)(count))))
 #define TL_LAUNCH(kernel, grid, threads, shared_bytes, ...)                                        \
   kernel<<<(unsigned)(grid), (unsigned)(threads), (size_t)(shared_bytes)>>>(__VA_ARGS__)
 
@@ -130,12 +148,20 @@ extern __shared__ double tl_gpu_shared_[];
 #define TL_PER_THREAD(type, name) type name[TL_GPU_MAX_THREADS]
 #define TL_MY(name, t) ((name)[t])
 #define TL_SHARED_MEM(type) ((type *)tl_blk_->shared)
+/* Sub-arrays: the device's offsets, guard words between them. */
+#define TL_SHARED_BEGIN() size_t tl_shared_at_ = 0
+#define TL_SHARED_ARRAY(type, count)                                                               \
+  ((type *)tl_gpu_shared_carve(tl_blk_, &tl_shared_at_, sizeof(type), (size_t)(count)))
 
-/* Every block of the grid in turn (gpu_emulator.h). */
+/* The kernel's name as a string, its macros expanded (KF(x) -> "x_d"). */
+#define TL_GPU_STR_(x) #x
+#define TL_GPU_NAME_(x) TL_GPU_STR_(x)
+
+/* Every block of the grid in turn, in the block order (gpu_emulator.h). */
 #define TL_LAUNCH(kernel, grid, threads, shared_bytes, ...)                                        \
   do {                                                                                             \
     tl_gpu_launch tl_l_;                                                                           \
-    for (tl_gpu_launch_begin(&tl_l_, (grid), (threads), (shared_bytes));                           \
+    for (tl_gpu_launch_begin(&tl_l_, TL_GPU_NAME_(kernel), (grid), (threads), (shared_bytes));     \
          tl_gpu_launch_next(&tl_l_);)                                                              \
       kernel(&tl_l_.blk, __VA_ARGS__);                                                             \
   } while (0)

@@ -60,9 +60,10 @@ int tl_cpu_sz_supported(size_t sz);
  * 512 KiB, but never below 8. docs/performance.md measures SZ = 8..64. */
 size_t tl_cpu_sz_default(size_t n, size_t elem_size);
 /* The recommended SZ for lines along x (contiguous systems, the batch
- * layout): 64 bytes of a row (8 doubles, 16 floats), at most
- * tl_cpu_sz_default. Each group reads SZ lines at once; out of cache
- * fewer lines stream better than more vectors of recurrences help. */
+ * layout): 8 lines (8 doubles: a 64-byte vector; 8 floats: half of one),
+ * at most tl_cpu_sz_default. Each group reads SZ lines at once; out of
+ * cache fewer lines stream better than more vectors of recurrences help,
+ * and 16 float lines n apart share L1 sets at power-of-two n. */
 size_t tl_cpu_sz_lines(size_t n, size_t elem_size);
 /* Entries of an SZ-packed batch: ceil(nsys / sz) * sz * n; 0 if it
  * overflows or an argument is 0. */

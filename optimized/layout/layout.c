@@ -58,10 +58,13 @@ size_t tl_cpu_sz_default(size_t n, size_t elem_size)
 
 size_t tl_cpu_sz_lines(size_t n, size_t elem_size)
 {
-  size_t sz = tl_cpu_sz_default(n, elem_size), one = 64 / (elem_size ? elem_size : sizeof(double));
-  if (one < TL_CPU_SZ_MIN)
-    one = TL_CPU_SZ_MIN;
-  return sz < one ? sz : one;
+  /* 8 lines, whatever the precision: 16 float lines (one 64-byte vector
+   * of each row) fall into the same few L1 sets at power-of-two n and
+   * lose more than the wider vector gains (docs/performance.md). */
+  size_t sz = tl_cpu_sz_default(n, elem_size), lines = 8;
+  if (lines < TL_CPU_SZ_MIN)
+    lines = TL_CPU_SZ_MIN;
+  return sz < lines ? sz : lines;
 }
 
 size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz)

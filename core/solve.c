@@ -174,9 +174,9 @@ int tl_check_partitions(const tl_algorithm *algo, const tl_batch *sys, const tl_
                      "partition sizes add up to %zu rows, the system has %zu", total, sys->n);
   } else if (sys->n / (size_t)P < minrows) {
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
-                   "n = %zu is too small for %d partitions: %s needs at least %zu rows per "
+                   "n = %zu is too small for %d partitions: %s needs at least %zu row%s per "
                    "partition",
-                   sys->n, P, algo->name, minrows);
+                   sys->n, P, algo->name, minrows, minrows == 1 ? "" : "s");
   }
   return TL_OK;
 }

@@ -177,7 +177,7 @@ Test(trace, a_refused_solve_prints_only_its_error)
   cr_expect_str_empty(text, "stdout: %s", text);
   read_text(err, text, sizeof text);
   cr_expect_str_eq(text,
-                   "tridlab: n = 4 is too small for 5 partitions: pdd needs at least 1 rows per "
+                   "tridlab: n = 4 is too small for 5 partitions: pdd needs at least 1 row per "
                    "partition\n");
   cli_rmdir(dir);
 }

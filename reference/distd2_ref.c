@@ -272,11 +272,33 @@ int tl_distd2_plan_slice_in_d(tl_distd2_plan *plan, size_t n_total, int periodic
                               size_t m, const double *a, const double *b, const double *c,
                               double *rows, tl_info *info)
 {
+  if (!a || !b || !c)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2: a, b and c may not be NULL");
+  TL_CALL(tl_distd2_plan_slice_shell_d(plan, n_total, periodic, row0, m, rows, info));
+  int st = tl_distd2_preprocess_d(plan, 0, a, b, c, info);
+  if (st < 0) {
+    tl_distd2_plan_destroy(plan);
+    return st;
+  }
+  tl_distd2_plan_slice_classes_d(plan, a, b, c);
+  return TL_OK;
+}
+
+void tl_distd2_plan_slice_classes_d(tl_distd2_plan *plan, const double *a, const double *b,
+                                    const double *c)
+{
+  plan->classes = tl_row_classes_slice_d(plan->n, a, b, c, plan->row0, plan->n_total,
+                                         plan->periodic, &plan->worst_rel, &plan->worst_row);
+}
+
+int tl_distd2_plan_slice_shell_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
+                                 size_t m, double *rows, tl_info *info)
+{
   /* One partition of m rows, alone: a whole plan of m rows with one
    * partition, except that it knows where its rows sit (row0, n_total),
    * so Algorithm 5 keeps the couplings to the neighbours' rows. */
   memset(plan, 0, sizeof *plan);
-  if (!a || !b || !c || m < 2 || row0 + m > n_total)
+  if (m < 2 || row0 + m > n_total)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
                    "distd2: a slice of %zu rows from row %zu of %zu (at least 2 rows)", m, row0,
                    n_total);
@@ -300,13 +322,6 @@ int tl_distd2_plan_slice_in_d(tl_distd2_plan *plan, size_t n_total, int periodic
   }
   plan->begin[0] = 0;
   plan->begin[1] = m;
-  int st = tl_distd2_preprocess_d(plan, 0, a, b, c, info);
-  if (st < 0) {
-    tl_distd2_plan_destroy(plan);
-    return st;
-  }
-  plan->classes = tl_row_classes_slice_d(m, a, b, c, row0, n_total, plan->periodic,
-                                         &plan->worst_rel, &plan->worst_row);
   return TL_OK;
 }
 

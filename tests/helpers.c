@@ -278,3 +278,25 @@ double *th_dominant_slices(size_t m, size_t nsys, uint64_t seed)
   }
   return v;
 }
+
+void th_slices_every_size(th_slice_case *one)
+{
+  static const size_t ms[] = {2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 64, 67};
+  static const size_t ns[] = {1, 7, 8, 9, 16, 21};
+  uint64_t seed = 1;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (int q = 0; q < 3; q++)
+        for (int periodic = 0; periodic < 2; periodic++)
+          one(ms[i], ns[j], q, periodic, (size_t)-1, 0, seed++);
+}
+
+void th_slices_one_broken(th_slice_case *one, size_t nsys)
+{
+  static const size_t ms[] = {2, 3, 9, 16, 33};
+  uint64_t seed = 100;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t row = 0; row < ms[i]; row += 2)
+      for (size_t sys = 0; sys < nsys; sys += 5)
+        one(ms[i], nsys, 1, 0, sys, row, seed++);
+}

@@ -90,4 +90,18 @@ void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st
  * (strictly dominant). The caller frees it. */
 double *th_dominant_slices(size_t m, size_t nsys, uint64_t seed);
 
+/* One case of a batched slice kernel against its reference: nsys slices
+ * of m rows, slice q of 3 (first, middle, last) of a 3 m-row system,
+ * plain or periodic; system broken_sys (none when >= nsys) given a zero
+ * pivot at local row `row`. */
+typedef void th_slice_case(size_t m, size_t nsys, int q, int periodic, size_t broken_sys,
+                           size_t row, uint64_t seed);
+
+/* Every size around the tile (8 rows) and group (8 systems) edges, every
+ * slice position, plain and periodic. */
+void th_slices_every_size(th_slice_case *one);
+
+/* A zero pivot in one system of a batch of nsys, at many rows. */
+void th_slices_one_broken(th_slice_case *one, size_t nsys);
+
 #endif

@@ -59,22 +59,10 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
 
 Test(ptdma_cpu, phases_are_the_reference_bits)
 {
-  static const size_t ms[] = {2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 64, 67};
-  static const size_t ns[] = {1, 7, 8, 9, 16, 21};
-  uint64_t seed = 1;
-  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
-    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
-      for (int q = 0; q < 3; q++)
-        for (int periodic = 0; periodic < 2; periodic++)
-          compare(ms[i], ns[j], q, periodic, (size_t)-1, 0, seed++);
+  th_slices_every_size(compare);
 }
 
 Test(ptdma_cpu, a_broken_system_is_flagged_alone)
 {
-  static const size_t ms[] = {2, 3, 9, 16, 33};
-  uint64_t seed = 100;
-  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
-    for (size_t row = 0; row < ms[i]; row += 2)
-      for (size_t sys = 0; sys < 17; sys += 5)
-        compare(ms[i], 17, 1, 0, sys, row, seed++);
+  th_slices_one_broken(compare, 17);
 }

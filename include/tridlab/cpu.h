@@ -238,6 +238,20 @@ void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t 
 void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
                             const double *b, const double *D, double *d);
 
+/* DistD2's Algorithm 5 (tl_distd2_preprocess_d, tridlab/part_distd2.h) on
+ * nsys slices of m >= 2 rows, rows [row0, row0 + m) of n_total, system s
+ * at [s m, (s+1) m), eight systems at once
+ * (optimized/cpu/distd2_lines_cpu.c), the reference's operations and so
+ * its bits: system s's plan rows (sa, sc, fwd_scale, fwd_mul, bwd_mul,
+ * m each) at rows + 5 m s, its fix_scale and spike into fix_scale[s] and
+ * spike[s]. bad[s] set (never cleared) where the reference would break
+ * down, and for the systems past the last group of eight: run the
+ * reference on them (then its results replace these). */
+void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
+                                      size_t nsys, const double *a, const double *b,
+                                      const double *c, double *rows, double *fix_scale,
+                                      double *spike, unsigned char *bad);
+
 #ifdef __cplusplus
 }
 #endif

@@ -123,6 +123,17 @@ int tl_distd2_plan_slice_in_d(tl_distd2_plan *plan, size_t n_total, int periodic
                               size_t m, const double *a, const double *b, const double *c,
                               double *rows, tl_info *info);
 
+/* tl_distd2_plan_slice_in_d in its three steps, for a caller that runs
+ * Algorithm 5 on many slices at once (optimized/cpu/distd2_lines_cpu.c):
+ * the plan's memory and fields without its rows (shell; `rows` may be
+ * NULL, then the plan allocates them), Algorithm 5
+ * (tl_distd2_preprocess_d with p = 0, or the batched kernel), and the
+ * row classes of its rows (classes). */
+int tl_distd2_plan_slice_shell_d(tl_distd2_plan *plan, size_t n_total, int periodic, size_t row0,
+                                 size_t m, double *rows, tl_info *info);
+void tl_distd2_plan_slice_classes_d(tl_distd2_plan *plan, const double *a, const double *b,
+                                    const double *c);
+
 /* Algorithm 5 on partition p of an allocated plan (begin[] filled). */
 int tl_distd2_preprocess_d(tl_distd2_plan *plan, int p, const double *a, const double *b,
                            const double *c, tl_info *info);

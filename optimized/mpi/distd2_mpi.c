@@ -25,7 +25,8 @@
  *
  * Two entry points. tl_mpi_solve (the registry's "distd2"): a general
  * batch, every system its own matrix, solved with the reference's
- * scalar phases on each system's rows. tl_mpi_distd2_compact_sz: the
+ * scalar phases on each system's rows (Algorithm 5 eight systems at
+ * once: tl_cpu_distd2_preprocess_lines_d, the same bits). tl_mpi_distd2_compact_sz: the
  * compact scheme of paper 000 -- one matrix for the whole batch, the
  * right-hand side a 5-point stencil of u fused into the decoupling --
  * on SZ-packed slices with the packed kernels of optimized/cpu/ (where
@@ -272,16 +273,32 @@ static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
   double *rows = tl_mpi_scratch(5 * m * nsys, sizeof(double));
+  double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
+  unsigned char *flag = tl_alloc(nsys + 1, 1);
   int status = TL_OK;
-  if (!plans || !ss || !rows) {
+  if (!plans || !ss || !rows || !fix || !flag) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);
     goto cleanup;
   }
   tl_info one;
-  for (size_t s = 0; s < nsys; s++) { /* phase 1: Algorithm 5 on own rows */
+  /* Phase 1: Algorithm 5 on own rows, eight systems at once (the
+   * reference's bits); a system the batch flags runs the reference, which
+   * gives its report. */
+  tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
+                                   rows, fix, spike, flag);
+  for (size_t s = 0; s < nsys; s++) {
     tl_info_clear(&one);
-    int rc = tl_distd2_plan_slice_in_d(&plans[s], sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s),
-                                       ROWS(sl->b, s), ROWS(sl->c, s), rows + 5 * m * s, &one);
+    const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+    int rc = tl_distd2_plan_slice_shell_d(&plans[s], sl->n, sl->periodic, sl->begin, m,
+                                          rows + 5 * m * s, &one);
+    if (rc == TL_OK && flag[s])
+      rc = tl_distd2_preprocess_d(&plans[s], 0, a, b, c, &one);
+    else if (rc == TL_OK)
+      plans[s].fix_scale[0] = fix[s], plans[s].spike = spike[s];
+    if (rc == TL_OK)
+      tl_distd2_plan_slice_classes_d(&plans[s], a, b, c);
+    else
+      tl_distd2_plan_destroy(&plans[s]); /* a plan that failed holds nothing (verdict) */
     note(&nt, s, PH_PLAN, rc, &one);
     ss[s].bad = rc < 0;
   }
@@ -314,6 +331,8 @@ cleanup:
     tl_distd2_plan_destroy(&plans[s]);
   free(plans);
   free(ss);
+  free(fix);
+  free(flag);
   tl_mpi_status_free(&st);
   return status;
 }

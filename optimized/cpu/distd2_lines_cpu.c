@@ -1,0 +1,173 @@
+/* optimized/cpu/distd2_lines_cpu.c -- DistD2's Algorithm 5 on a batch of
+ * slices, eight systems at once: the preprocessing every MPI rank of
+ * distd2_mpi runs on its own rows when each system has its own matrix
+ * (tl_cpu_distd2_preprocess_lines_d, tridlab/cpu.h).
+ *
+ * Source: paper 000 (DistD2-TDS) §4.2, Algorithm 5. reference/distd2_ref.c
+ * (tl_distd2_preprocess_d) is the readable version on one slice; this
+ * file runs the same operations, in the same order, on eight slices at
+ * once, one vector lane each (lanes.h), so its results are the
+ * reference's bits. The forward pass reads the slices a tile at a time;
+ * the five arrays of a group (sa, sc and the three multipliers) stay
+ * PACKED -- row i of the eight systems at pk + 8 i -- through the
+ * backward pass and row 0, then cross into each system's plan rows
+ * once. A zero or non-finite pivot, or a spike entry that overflows, in a
+ * lane flags that system (lanes.h's check sums); the caller runs the
+ * reference on it for its report.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "lanes.h"
+#include "tridlab/cpu.h"
+#include "tridlab/part_distd2.h"
+
+#if TL_LANES_OK
+
+enum { SA, SC, F, R, W, ARRAYS }; /* the plan's rows, in its order */
+
+/* Packed row i of array k of a group. */
+#define PK(k, i) (pk + ((size_t)(k) * m + (i)) * TL_LANES)
+
+/* Where the slices sit in the system (reference/distd2_ref.c's lower_at,
+ * upper_at: the corners of a plain system are read as 0). */
+typedef struct d2_rows {
+  size_t n_total, row0, m;
+  int periodic;
+} d2_rows;
+
+static TL_CPU_INLINE int no_lower(const d2_rows *w, size_t i)
+{
+  return w->row0 + i == 0 && !w->periodic;
+}
+
+static TL_CPU_INLINE int no_upper(const d2_rows *w, size_t i)
+{
+  return w->row0 + i + 1 == w->n_total && !w->periodic;
+}
+
+/* Lines 1-12: rows 0 and 1 scaled to a unit diagonal, then the forward
+ * pass, row j keeping x_0 in the spike sa_j. */
+static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const double *b,
+                                     const double *c, double *pk, tl_lanes *chk)
+{
+  size_t m = w->m;
+  tl_lanes zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0);
+  for (size_t j = 0; j < 2; j++) {
+    tl_lanes bj = tl_lanes_gather(b, m, j), f = one / bj;
+    tl_lanes aj = no_lower(w, j) ? zero : tl_lanes_gather(a, m, j);
+    tl_lanes cj = no_upper(w, j) ? zero : tl_lanes_gather(c, m, j);
+    *chk = *chk + bj + f;
+    tl_lanes_store(PK(F, j), f);
+    tl_lanes_store(PK(SA, j), aj * f), tl_lanes_store(PK(SC, j), cj * f);
+    tl_lanes_store(PK(R, j), zero), tl_lanes_store(PK(W, j), zero);
+  }
+  tl_lanes sa = tl_lanes_load(PK(SA, 1)), sc = tl_lanes_load(PK(SC, 1));
+  const double *src[3] = {a, b, c};
+  double t[3][64]; /* tiles of a, b, c */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 2, m, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
+    for (size_t r = r0; r < r1; r++) {
+      size_t j = i0 + r, k = r * TL_LANES;
+      tl_lanes aj = tl_lanes_load(t[0] + k); /* j >= 2: never the system's row 0 */
+      tl_lanes pivot = tl_lanes_load(t[1] + k) - aj * sc;
+      tl_lanes f = one / pivot;
+      tl_lanes cj = no_upper(w, j) ? zero : tl_lanes_load(t[2] + k);
+      sa = -f * aj * sa;
+      sc = f * cj;
+      *chk = *chk + pivot + f;
+      tl_lanes_store(PK(F, j), f), tl_lanes_store(PK(R, j), aj);
+      tl_lanes_store(PK(SA, j), sa), tl_lanes_store(PK(SC, j), sc);
+      tl_lanes_store(PK(W, j), zero);
+    }
+  }
+}
+
+/* Lines 13-20 on the packed rows: the backward pass from m-3 to 1, row j
+ * keeping x_{m-1} in sc_j; then row 0 absorbs row 1 (its scale: fix). */
+static TL_CPU_INLINE tl_lanes d2_backward(size_t m, double *pk, tl_lanes *chk)
+{
+  tl_lanes fix = tl_lanes_splat(1.0);
+  if (m < 3)
+    return fix;
+  tl_lanes san = tl_lanes_load(PK(SA, m - 2)), scn = tl_lanes_load(PK(SC, m - 2));
+  for (size_t j = m - 2; j-- > 1;) {
+    tl_lanes wj = tl_lanes_load(PK(SC, j));
+    san = tl_lanes_load(PK(SA, j)) - wj * san;
+    scn = -wj * scn;
+    tl_lanes_store(PK(W, j), wj);
+    tl_lanes_store(PK(SA, j), san), tl_lanes_store(PK(SC, j), scn);
+  }
+  tl_lanes w0 = tl_lanes_load(PK(SC, 0));
+  tl_lanes pivot = tl_lanes_splat(1.0) - w0 * tl_lanes_load(PK(SA, 1));
+  fix = tl_lanes_splat(1.0) / pivot;
+  *chk = *chk + pivot + fix;
+  tl_lanes_store(PK(W, 0), w0);
+  tl_lanes_store(PK(SA, 0), tl_lanes_load(PK(SA, 0)) * fix);
+  tl_lanes_store(PK(SC, 0), -fix * w0 * tl_lanes_load(PK(SC, 1)));
+  return fix;
+}
+
+TL_CPU_CLONES
+static void d2_group(const d2_rows *w, const double *a, const double *b, const double *c,
+                     double *rows, double *pk, double *fix_scale, double *spike,
+                     unsigned char *bad)
+{
+  size_t m = w->m;
+  tl_lanes chk = tl_lanes_splat(0.0);
+  d2_forward(w, a, b, c, pk, &chk);
+  tl_lanes fix = d2_backward(m, pk, &chk);
+  /* The largest |sa| + |sc| over the interior rows (a NaN is skipped, as
+   * the reference's comparison skips it; the check sum flags it), and
+   * every spike entry into the check sum. */
+  double big[TL_LANES] = {0};
+  for (size_t j = 0; j < m; j++) {
+    tl_lanes sa = tl_lanes_load(PK(SA, j)), sc = tl_lanes_load(PK(SC, j));
+    chk = chk + sa + sc;
+    if (j >= 1 && j + 1 < m)
+      for (int l = 0; l < TL_LANES; l++) {
+        double s = fabs(sa[l]) + fabs(sc[l]);
+        if (s > big[l])
+          big[l] = s;
+      }
+  }
+  /* The packed rows into each system's plan rows (5 m values apiece). */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    for (int k = 0; k < ARRAYS; k++)
+      tl_lanes_tile_put(rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
+  }
+  for (int l = 0; l < TL_LANES; l++)
+    fix_scale[l] = fix[l], spike[l] = big[l];
+  tl_lanes_flag(chk, bad);
+}
+
+#undef PK
+#endif /* TL_LANES_OK */
+
+void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
+                                      size_t nsys, const double *a, const double *b,
+                                      const double *c, double *rows, double *fix_scale,
+                                      double *spike, unsigned char *bad)
+{
+  size_t groups = 0;
+#if TL_LANES_OK
+  double *pk = m >= 2 && nsys >= TL_LANES ? tl_alloc(5 * TL_LANES * m, sizeof *pk) : NULL;
+  groups = pk ? nsys / TL_LANES : 0;
+  d2_rows w = {.n_total = n_total, .row0 = row0, .m = m, .periodic = periodic};
+  for (size_t g = 0; g < groups; g++) {
+    size_t s = g * TL_LANES, o = s * m;
+    d2_group(&w, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s);
+  }
+  free(pk);
+#endif
+  for (size_t s = groups * TL_LANES; s < nsys; s++)
+    bad[s] = 1; /* the rest: the caller runs the reference on them */
+}

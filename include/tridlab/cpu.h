@@ -252,6 +252,15 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
                                       const double *c, double *rows, double *fix_scale,
                                       double *spike, unsigned char *bad);
 
+/* DistD2's Algorithm 6 (tl_distd2_decouple_d) on the same slices, from
+ * the plan rows and fix_scale above: d' of system s into dt + s m, the
+ * reference's operations and bits; bad[s] set where a d' is not finite
+ * (the reference's breakdown) and past the last group of eight: run the
+ * reference there. */
+void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
+                                    const double *fix_scale, const double *d, double *dt,
+                                    unsigned char *bad);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
-/* optimized/cpu/distd2_lines_cpu.c -- DistD2's Algorithm 5 on a batch of
- * slices, eight systems at once: the preprocessing every MPI rank of
- * distd2_mpi runs on its own rows when each system has its own matrix
- * (tl_cpu_distd2_preprocess_lines_d, tridlab/cpu.h).
+/* optimized/cpu/distd2_lines_cpu.c -- DistD2's Algorithms 5 and 6 on a
+ * batch of slices, eight systems at once: the preprocessing and the
+ * decoupling every MPI rank of distd2_mpi runs on its own rows when each
+ * system has its own matrix (tl_cpu_distd2_preprocess_lines_d,
+ * tl_cpu_distd2_decouple_lines_d, tridlab/cpu.h).
  *
  * Source: paper 000 (DistD2-TDS) §4.2, Algorithm 5. reference/distd2_ref.c
  * (tl_distd2_preprocess_d) is the readable version on one slice; this
@@ -150,6 +151,54 @@ static void d2_group(const d2_rows *w, const double *a, const double *b, const d
 }
 
 #undef PK
+
+/* Algorithm 6 on a group: d' of eight slices, down into the packed
+ * scratch y (row j at y + 8 j) from tiles of d, f and r, then up with w
+ * and row 0's fix, then out to the slices; the reference's operations.
+ * rows: the group's first plan (5 m values per system). */
+TL_CPU_CLONES
+static void d2_decouple_group(size_t m, const double *rows, const double *fix, const double *d,
+                              double *dt, double *y, unsigned char *bad)
+{
+  size_t lane = ARRAYS * m; /* between two systems' plan rows */
+  const double *f = rows + (size_t)F * m, *r = rows + (size_t)R * m, *w = rows + (size_t)W * m;
+  tl_lanes chk = tl_lanes_splat(0.0), yp = chk;
+  double t[3][64]; /* tiles of d, f, r */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    tl_lanes_tile_get(d, m, i0, r0, r1, t[0]);
+    tl_lanes_tile_get(f, lane, i0, r0, r1, t[1]);
+    tl_lanes_tile_get(r, lane, i0, r0, r1, t[2]);
+    tl_lanes_prefetch(d, m, i0 + TL_LANES_AHEAD);
+    for (size_t q = r0; q < r1; q++) { /* lines 1-12 */
+      size_t j = i0 + q, k = q * TL_LANES;
+      tl_lanes rhs = tl_lanes_load(t[0] + k), fj = tl_lanes_load(t[1] + k);
+      yp = j < 2 ? rhs * fj : fj * (rhs - tl_lanes_load(t[2] + k) * yp);
+      tl_lanes_store(y + TL_LANES * j, yp);
+    }
+  }
+  if (m >= 3) {
+    tl_lanes yn = tl_lanes_load(y + TL_LANES * (m - 2));
+    for (size_t j = m - 2; j-- > 1;) { /* lines 13-17 */
+      yn = tl_lanes_load(y + TL_LANES * j) - tl_lanes_gather(w, lane, j) * yn;
+      tl_lanes_store(y + TL_LANES * j, yn);
+    }
+    tl_lanes fx; /* lines 18-20 */
+    for (int l = 0; l < TL_LANES; l++)
+      fx[l] = fix[l];
+    tl_lanes y0 = fx * (tl_lanes_load(y) - tl_lanes_gather(w, lane, 0) * yn);
+    tl_lanes_store(y, y0);
+  }
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    for (size_t q = r0; q < r1; q++)
+      chk = chk + tl_lanes_load(y + TL_LANES * (i0 + q));
+    tl_lanes_tile_put(dt, m, i0, r0, r1, y + TL_LANES * i0);
+  }
+  tl_lanes_flag(chk, bad);
+}
 #endif /* TL_LANES_OK */
 
 void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
@@ -167,6 +216,24 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
     d2_group(&w, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s);
   }
   free(pk);
+#endif
+  for (size_t s = groups * TL_LANES; s < nsys; s++)
+    bad[s] = 1; /* the rest: the caller runs the reference on them */
+}
+
+void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
+                                    const double *fix_scale, const double *d, double *dt,
+                                    unsigned char *bad)
+{
+  size_t groups = 0;
+#if TL_LANES_OK
+  double *y = m >= 2 && nsys >= TL_LANES ? tl_alloc(TL_LANES * m, sizeof *y) : NULL;
+  groups = y ? nsys / TL_LANES : 0;
+  for (size_t g = 0; g < groups; g++) {
+    size_t s = g * TL_LANES, o = s * m;
+    d2_decouple_group(m, rows + 5 * o, fix_scale + s, d + o, dt + o, y, bad + s);
+  }
+  free(y);
 #endif
   for (size_t s = groups * TL_LANES; s < nsys; s++)
     bad[s] = 1; /* the rest: the caller runs the reference on them */

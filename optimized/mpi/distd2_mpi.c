@@ -291,9 +291,10 @@ static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
     int rc = tl_distd2_plan_slice_shell_d(&plans[s], sl->n, sl->periodic, sl->begin, m,
                                           rows + 5 * m * s, &one);
-    if (rc == TL_OK && flag[s])
+    if (rc == TL_OK && flag[s]) {
       rc = tl_distd2_preprocess_d(&plans[s], 0, a, b, c, &one);
-    else if (rc == TL_OK)
+      fix[s] = plans[s].fix_scale[0]; /* for the batched decoupling below */
+    } else if (rc == TL_OK)
       plans[s].fix_scale[0] = fix[s], plans[s].spike = spike[s];
     if (rc == TL_OK)
       tl_distd2_plan_slice_classes_d(&plans[s], a, b, c);
@@ -302,11 +303,18 @@ static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     note(&nt, s, PH_PLAN, rc, &one);
     ss[s].bad = rc < 0;
   }
-  for (size_t s = 0; s < nsys; s++) { /* phase 2: Algorithm 6; d' is kept in x */
+  /* Phase 2: Algorithm 6, eight systems at once (the same bits); d' is
+   * kept in x. A system it flags runs the reference for its report; one
+   * whose plan failed is skipped. */
+  memset(flag, 0, nsys);
+  tl_cpu_distd2_decouple_lines_d(m, nsys, rows, fix, sl->d, x, flag);
+  for (size_t s = 0; s < nsys; s++) {
     if (ss[s].bad)
       continue;
+    int rc = TL_OK;
     tl_info_clear(&one);
-    int rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), x + s * m, &one);
+    if (flag[s])
+      rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), x + s * m, &one);
     note(&nt, s, PH_DECOUPLE, rc, &one);
     ss[s].bad = rc < 0;
     if (!ss[s].bad)

@@ -31,6 +31,8 @@ static void verify_usage(FILE *out)
           "\n"
           "options:\n"
           "  --algo NAME        only this algorithm\n"
+          "  --param KEY=VALUE  a parameter of that algorithm (with --algo; repeatable),\n"
+          "                     e.g. --algo spike --param truncate=1\n"
           "  --type ID          only this gallery type\n"
           "  --sizes N1,N2,...  system sizes (default 1,2,3,4,5,8,17,64,255,1000,4096)\n"
           "  --quick            sizes 1,2,3,5,17,100,1000\n"
@@ -213,6 +215,22 @@ static void write_markdown(const char *path, const verify_ctx *vc, const tl_veri
   fclose(f);
 }
 
+/* --param KEY=VALUE: checked against the algorithm of --algo, given first. */
+static int verify_param(const char *name, tl_options *opt, const char *kv)
+{
+  const tl_algorithm *algo = name ? tl_find(name) : NULL;
+  if (!algo) {
+    cli_error("verify: --param needs --algo NAME (of a registry algorithm) before it");
+    return 1;
+  }
+  tl_info info;
+  if (tl_options_set_param_kv(opt, algo, kv, &info) != TL_OK) {
+    cli_error("verify: %s", info.msg);
+    return 1;
+  }
+  return 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
   tl_verify_config cfg;
@@ -226,6 +244,8 @@ int cmd_verify(int argc, char **argv)
   const char *csv_path = NULL, *md_path = NULL;
   int quiet = 0;
   long lv;
+  tl_options opt; /* the --param values (for --algo) */
+  tl_options_init(&opt);
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -239,6 +259,10 @@ int cmd_verify(int argc, char **argv)
     } else if (cli_is(arg, "--algo")) {
       if (!(cfg.algo = cli_value(argc, argv, &i, "--algo")))
         return EXIT_BAD_INPUT;
+    } else if (cli_is(arg, "--param")) {
+      if (!(v = cli_value(argc, argv, &i, "--param")) || verify_param(cfg.algo, &opt, v))
+        return EXIT_BAD_INPUT;
+      cfg.options = &opt;
     } else if (cli_is(arg, "--type")) {
       if (!(v = cli_value(argc, argv, &i, "--type")) ||
           cli_parse_int(v, "--type", 1, 100000, &lv))

@@ -121,12 +121,7 @@ const tl_spike_variant tl_spike_diagonal = {
 static int spike_dp_system(const tl_algorithm *self, const tl_batch *one, void *x,
                            const tl_options *opt, tl_info *info)
 {
-  (void)self;
-  if (one->dtype == TL_F64)
-    return tl_spike_dp_ref_ledger_d(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
-                                    one->d, x, opt->ledger, info);
-  return tl_spike_dp_ref_ledger_z(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
-                                  one->d, x, opt->ledger, info);
+  return tl_spike_system(&tl_spike_diagonal, self, one, x, opt, info);
 }
 
 static int spike_dp_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -147,14 +142,16 @@ const tl_algorithm tl_algo_spike_dp_ref = {
     .layouts = TL_NONPERIODIC,
     .partitioned = 1,
     .min_rows_per_part = 1,
-    .params = NULL,
-    .nparams = 0,
+    .params = tl_spike_params, /* truncate, tol: the shared driver's */
+    .nparams = TL_SPIKE_NPARAMS,
     .summary = "SPIKE with blocks factored by 1x1/2x2 diagonal pivoting (no row swaps), "
                "spikes, 2(P-1)-unknown reduced system by a pivoted band solve, retrieval",
     .source = "Chang, Stratton, Kim and Hwu, SC12 (SPIKE with diagonal pivoting; the pivoting "
               "rule after Erway, Marcia and Tyson); Polizzi and Sameh 2006 (SPIKE)",
     .solve = spike_dp_solve,
     .ledger_model = tl_spike_ledger_model,
+    .dropped_means = "truncate=1: the largest far spike entry dropped, as spike's and pdd's",
+    .bound_means = "truncate=1: ||x - x_exact||_inf / ||x||_inf, as spike's and pdd's",
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */

@@ -86,6 +86,7 @@
 
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
+#include "tridlab/part_pdd.h"
 #include "tridlab/part_spike.h"
 #include "tridlab/residual.h"
 
@@ -120,6 +121,20 @@ int tl_spike_named(const tl_spike_variant *var, int status, tl_info *info)
   return status;
 }
 
+/* A breakdown of a truncated phase 4 (info->row: reduced row 2j) restated
+ * with the two matrix rows of interface j|j+1, as PDD names them. */
+static int interface_failure(const char *name, tl_info *info, int status, size_t n, int parts,
+                             const size_t *part_sizes)
+{
+  int j = info && info->row >= 0 ? (int)(info->row / 2) : 0;
+  size_t lo, hi;
+  tl_partition_bounds(n, parts, part_sizes, j, &lo, &hi);
+  return TL_FAIL(info, status, -1, (long)hi - 1, "",
+                 "%s: the 2x2 interface system between partitions %d and %d (rows %zu, %zu) is "
+                 "singular or overflows; truncate=0 solves the whole reduced system",
+                 name, j, j + 1, hi - 1, hi);
+}
+
 #define TL_TEMPLATE_PASS 1
 #include "core/template.h"
 #include "spike_ref.c"
@@ -150,6 +165,26 @@ int tl_spike_reduced_failure(tl_info *info, int status, size_t n, int parts,
                  k, row);
 }
 
+const tl_param tl_spike_params[TL_SPIKE_NPARAMS] = {
+    {"truncate", TL_PARAM_INT, 0, 0, 1, NULL,
+     "1: truncated SPIKE, the P-1 interfaces' 2x2 systems alone, far spike entries dropped as "
+     "PDD drops them (0: the whole reduced system)"},
+    {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
+     "truncate=1: largest dropped far spike entry accepted as TL_OK (default 2 eps, as pdd)"},
+};
+
+int tl_spike_system(const tl_spike_variant *var, const tl_algorithm *self, const tl_batch *one,
+                    void *x, const tl_options *opt, tl_info *info)
+{
+  tl_spike_mode mode = {.truncate = tl_param_value(self, opt, "truncate") == 1,
+                        .tol = tl_param_value(self, opt, "tol")};
+  if (one->dtype == TL_F64)
+    return tl_spike_run_mode_d(var, &mode, one->n, opt->parts, opt->part_sizes, one->a, one->b,
+                               one->c, one->d, x, opt->ledger, info);
+  return tl_spike_run_mode_z(var, &mode, one->n, opt->parts, opt->part_sizes, one->a, one->b,
+                             one->c, one->d, x, opt->ledger, info);
+}
+
 /* docs/algorithms/spike.md, "Cost and communication": per system 6 scalars from
  * every partition to partition 0, 2 back, and the verdict. */
 int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
@@ -172,12 +207,7 @@ const tl_spike_variant tl_spike_partial = {
 static int spike_system(const tl_algorithm *self, const tl_batch *one, void *x,
                         const tl_options *opt, tl_info *info)
 {
-  (void)self;
-  if (one->dtype == TL_F64)
-    return tl_spike_ref_ledger_d(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
-                                 one->d, x, opt->ledger, info);
-  return tl_spike_ref_ledger_z(one->n, opt->parts, opt->part_sizes, one->a, one->b, one->c,
-                               one->d, x, opt->ledger, info);
+  return tl_spike_system(&tl_spike_partial, self, one, x, opt, info);
 }
 
 static int spike_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
@@ -196,14 +226,18 @@ const tl_algorithm tl_algo_spike_ref = {
     .layouts = TL_NONPERIODIC,
     .partitioned = 1,
     .min_rows_per_part = 1,
-    .params = NULL,
-    .nparams = 0,
+    .params = tl_spike_params,
+    .nparams = TL_SPIKE_NPARAMS,
     .summary = "SPIKE: blocks factored with partial pivoting, spikes, 2(P-1)-unknown reduced "
                "system by a pivoted band solve, retrieval",
     .source = "Polizzi and Sameh 2006 (SPIKE: the DS factorization, spikes, reduced system); "
               "Sameh and Kuck 1978; LAPACK DGTTRF/DGTTRS, DGBSV",
     .solve = spike_solve,
     .ledger_model = tl_spike_ledger_model,
+    .dropped_means = "truncate=1: the largest far spike entry dropped, |W_j[bottom]| or "
+                     "|V_j[top]| of an inner partition, as pdd's (0 with truncate=0)",
+    .bound_means = "truncate=1: ||x - x_exact||_inf / ||x||_inf in exact arithmetic for a "
+                   "strictly row-dominant A, as pdd's",
 };
 
 #else /* ---- the algorithm, once for S = double and S = double complex ---- */
@@ -415,6 +449,23 @@ int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
 
 #undef AB
 
+int FN(tl_spike_reduced_trunc)(int parts, const S *tips, S *y, tl_info *info)
+{
+  for (size_t j = 0; j + 1 < (size_t)parts; j++) {
+    const S *lo = tips + TL_SPIKE_SEND * j, *hi = tips + TL_SPIKE_SEND * (j + 1);
+    /* The rows 2j and 2j+1 of the banded system without W_j[bottom] and
+     * V_{j+1}[top]: Cramer's rule, as PDD's 2x2 solve. */
+    S det = 1 - lo[3] * hi[4];
+    S yb = (lo[1] - lo[3] * hi[0]) / det, yt = (hi[0] - hi[4] * lo[1]) / det;
+    if (det == 0 || !ISFINITE(det) || !ISFINITE(yb) || !ISFINITE(yt))
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(2 * j), "",
+                     "spike: the 2x2 system of interface %zu is singular or overflows", j);
+    y[2 * j] = yb;
+    y[2 * j + 1] = yt;
+  }
+  return TL_OK;
+}
+
 int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, const S *g,
                           const S *v, const S *w, S prev_bottom, S next_top, S *x, tl_info *info)
 {
@@ -433,10 +484,89 @@ int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, c
   return TL_OK;
 }
 
+/* Phase 4 on partition 0, whole or truncated, its breakdowns restated
+ * with rows of A and worded with the variant's name. */
+static int FN(phase4)(const tl_spike_variant *var, int truncate, size_t n, int parts,
+                      const size_t *part_sizes, const S *tips, S *y, tl_info *info)
+{
+  int status = truncate ? FN(tl_spike_reduced_trunc)(parts, tips, y, info)
+                        : FN(tl_spike_reduced)(parts, tips, y, info);
+  if (status == TL_ERR_BREAKDOWN)
+    status = truncate ? interface_failure(var->name, info, status, n, parts, part_sizes)
+                      : tl_spike_reduced_failure(info, status, n, parts, part_sizes);
+  return status < 0 ? tl_spike_named(var, status, info) : status;
+}
+
+/* Partition p's numbers for PDD's bookkeeping (reference/spike_bound.c),
+ * in magnitudes (the bound reads nothing else): PDD's left spike v is
+ * SPIKE's W, its right spike w SPIKE's V. mag: 5 m doubles. */
+static void FN(trunc_part)(tl_pdd_part_d *pt, size_t n, int parts, int p, size_t lo, size_t hi,
+                           const S *a, const S *b, const S *c, const S *v, const S *w,
+                           const S *y, const S *x, double *mag)
+{
+  size_t m = hi - lo;
+  double *am = mag, *bm = am + m, *cm = bm + m, *lv = cm + m, *rw = lv + m;
+  *pt = (tl_pdd_part_d){.p = p, .parts = parts, .n = n, .begin = lo, .end = hi, .m = m,
+                        .v = lv, .w = rw, .margin_row = -1, .spikes_lent = 1};
+  tl_pdd_ref_spike_lengths_d(pt);
+  for (size_t i = 0; i < m; i++) {
+    am[i] = ABS(a[lo + i]);
+    bm[i] = ABS(b[lo + i]);
+    cm[i] = ABS(c[lo + i]);
+    lv[i] = pt->kv ? ABS(w[lo + i]) : 0;
+    rw[i] = pt->kw ? ABS(v[lo + i]) : 0;
+    pt->xmax = fmax(pt->xmax, ABS(x[lo + i]));
+  }
+  tl_pdd_bound_local_d(pt, am, bm, cm);
+  if (p > 0) { /* the values the 2x2 systems gave, as PDD's x_left */
+    pt->x_left = ABS(y[2 * p - 2]);
+    tl_pdd_bound_from_prev_d(pt, ABS(c[lo - 1]));
+  }
+  if (p + 1 < parts) {
+    pt->x_right = ABS(y[2 * p + 1]);
+    tl_pdd_bound_from_next_d(pt, ABS(a[hi]));
+  }
+}
+
+/* Truncated SPIKE's first verdict: PDD's on what phase 4 dropped
+ * (dominance, dropped <= tol; info->dropped, tol, bound). Its two
+ * reductions are not recorded: the ledger stays spike's (the numbers
+ * travel with the residual verdict's under MPI, were it built). */
+static int FN(trunc_verdict)(const tl_spike_variant *var, double tol, size_t n, int parts,
+                             const size_t *part_sizes, const S *a, const S *b, const S *c,
+                             const S *v, const S *w, const S *y, const S *x, tl_info *info)
+{
+  tl_pdd_part_d *pt = tl_alloc((size_t)parts, sizeof *pt);
+  double *mag = tl_alloc(5 * n, sizeof(double));
+  int status = TL_OK;
+  if (!pt || !mag) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the verdict", var->name);
+    goto cleanup;
+  }
+  for (int p = 0; p < parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    FN(trunc_part)(&pt[p], n, parts, p, lo, hi, a, b, c, v, w, y, x, mag + 5 * lo);
+  }
+  status = tl_pdd_ref_reduce_d(pt, parts, tol, var->name, NULL, info);
+cleanup:
+  free(pt);
+  free(mag);
+  return status;
+}
+
 int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const size_t *part_sizes,
                      const S *a, const S *b, const S *c, const S *d, S *x, tl_ledger *ledger,
                      tl_info *info)
 {
+  return FN(tl_spike_run_mode)(var, NULL, n, parts, part_sizes, a, b, c, d, x, ledger, info);
+}
+
+int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
+                          int parts, const size_t *part_sizes, const S *a, const S *b, const S *c,
+                          const S *d, S *x, tl_ledger *ledger, tl_info *info)
+{
+  int truncate = mode && mode->truncate;
   const char *name = var->name;
   if (n == 0 || !a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
@@ -470,14 +600,11 @@ int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const siz
     FN(tl_spike_tips)(m, left, right, g + lo, v + lo, w + lo, tips + TL_SPIKE_SEND * p);
     tl_spike_ledger_reduced(ledger, parts, p, WORDS, 0); /* the tips go to partition 0 */
   }
-  /* Phase 4 on partition 0: the reduced system. */
-  status = FN(tl_spike_reduced)(parts, tips, y, info);
-  if (status == TL_ERR_BREAKDOWN)
-    status = tl_spike_reduced_failure(info, status, n, parts, part_sizes);
-  if (status < 0) {
-    tl_spike_named(var, status, info);
+  /* Phase 4 on partition 0: the reduced system (truncated: its 2x2
+   * systems, which the neighbours could solve instead; not built). */
+  status = FN(phase4)(var, truncate, n, parts, part_sizes, tips, y, info);
+  if (status < 0)
     goto cleanup;
-  }
   /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */
   for (int p = 0; p < parts; p++) {
     size_t lo, hi;
@@ -494,6 +621,11 @@ int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const siz
    * guarantee only for a strictly row-dominant A; there, LAPACK's
    * residual ratio of x must pass. */
   tl_ledger_residual_verdict(ledger, parts, 0, 1, WORDS);
+  if (truncate) {
+    status = FN(trunc_verdict)(var, mode->tol, n, parts, part_sizes, a, b, c, v, w, y, x, info);
+    if (status != TL_OK)
+      goto cleanup;
+  }
   long worst = -1;
   if (!(CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_STRICT_DD)) {
     status = TL_WARN(info, worst,

@@ -188,6 +188,53 @@ int tl_spike_run_z(const tl_spike_variant *var, size_t n, int parts, const size_
                    const double complex *a, const double complex *b, const double complex *c,
                    const double complex *d, double complex *x, tl_ledger *ledger, tl_info *info);
 
+/* How phase 4 solves (the registry's parameters `truncate` and `tol`,
+ * tl_spike_params): truncate = 0, the whole banded reduced system (exact
+ * SPIKE); 1, truncated SPIKE -- the P-1 decoupled 2x2 systems of the
+ * interfaces, each dropping the two far spike entries that couple it to
+ * its neighbours (W_j[bottom] x_{j-1}[bottom], V_{j+1}[top]
+ * x_{j+2}[top]), and PDD's verdict on what was dropped (tol: the largest
+ * dropped entry accepted, as PDD's). */
+typedef struct tl_spike_mode {
+  int truncate;
+  double tol;
+} tl_spike_mode;
+
+/* The parameters of every variant's registry entry: truncate (0 or 1),
+ * tol (default 2 eps, read only when truncate = 1). */
+#define TL_SPIKE_NPARAMS 2
+extern const tl_param tl_spike_params[TL_SPIKE_NPARAMS];
+
+/* Phase 4 of truncated SPIKE: y as tl_spike_reduced_* but from the P-1
+ * decoupled 2x2 systems, interface j|j+1 alone:
+ *   | 1            V_j[bot] | | y[2j]   |   | g_j[bot]   |
+ *   | W_{j+1}[top] 1        | | y[2j+1] | = | g_{j+1}[top] |
+ * TL_ERR_BREAKDOWN (info->row = the reduced row 2j) when one is singular
+ * or its solution is not finite. */
+int tl_spike_reduced_trunc_d(int parts, const double *tips, double *y, tl_info *info);
+int tl_spike_reduced_trunc_z(int parts, const double complex *tips, double complex *y,
+                             tl_info *info);
+
+/* tl_spike_run_* with the phase 4 of `mode` (NULL: exact). With
+ * truncate = 1 the verdict first asks PDD's (reference/spike_bound.c:
+ * strict row dominance, the largest dropped entry <= tol; info->dropped,
+ * tol, bound as PDD sets them), then spike's. The messages are the same
+ * as exact SPIKE's. */
+int tl_spike_run_mode_d(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
+                        int parts, const size_t *part_sizes, const double *a, const double *b,
+                        const double *c, const double *d, double *x, tl_ledger *ledger,
+                        tl_info *info);
+int tl_spike_run_mode_z(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
+                        int parts, const size_t *part_sizes, const double complex *a,
+                        const double complex *b, const double complex *c,
+                        const double complex *d, double complex *x, tl_ledger *ledger,
+                        tl_info *info);
+
+/* One system of a variant's registry entry, its mode read from opt's
+ * parameters (tl_spike_params): the solve of "spike" and "spike_dp". */
+int tl_spike_system(const tl_spike_variant *var, const tl_algorithm *self, const tl_batch *one,
+                    void *x, const tl_options *opt, tl_info *info);
+
 /* The ledger model of every variant (docs/algorithms/spike.md, "Cost and
  * communication"): per system, TL_SPIKE_SEND scalars from every
  * partition to partition 0, 2 back, then the residual verdict. */

@@ -54,11 +54,24 @@ static int sp_solve(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_m
   return sp_rank_z(var, ex, sl, slices, x, info);
 }
 
+/* Truncated SPIKE (truncate=1) is refused, not ignored: its verdict
+ * needs PDD's per-partition numbers reduced across ranks, which is not
+ * built. Every rank reads the same options, so every rank refuses before
+ * any message. */
+static int sp_check_mode(const tl_spike_variant *var, const tl_algorithm *self,
+                         const tl_options *opt, tl_info *info)
+{
+  if (tl_param_value(self, opt, "truncate") != 0)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "truncate",
+                   "%s: truncate=1 is not built across ranks (the simulated reference has it)",
+                   var->name);
+  return TL_OK;
+}
+
 static int spike_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
                            const size_t *slices, void *x, const tl_options *opt, tl_info *info)
 {
-  (void)self;
-  (void)opt;
+  TL_CALL(sp_check_mode(&tl_spike_partial, self, opt, info));
   return sp_solve(&tl_spike_partial, ex, sl, slices, x, info);
 }
 
@@ -66,8 +79,7 @@ static int spike_dp_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                               const tl_mpi_batch *sl, const size_t *slices, void *x,
                               const tl_options *opt, tl_info *info)
 {
-  (void)self;
-  (void)opt;
+  TL_CALL(sp_check_mode(&tl_spike_diagonal, self, opt, info));
   return sp_solve(&tl_spike_diagonal, ex, sl, slices, x, info);
 }
 

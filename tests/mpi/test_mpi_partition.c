@@ -537,6 +537,41 @@ static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed
   mc_end(mc);
 }
 
+/* Truncated SPIKE is the simulated reference's only: across ranks,
+ * truncate=1 is refused as unsupported by every rank alike, before any
+ * message (nothing waits), whatever P. */
+static void spike_truncate_case(mpi_check *mc, const char *name)
+{
+  const tl_algorithm *algo = tl_mpi_find(name);
+  int P = mc->size;
+  size_t n = 10 * (size_t)P;
+  if (!algo)
+    return;
+  mc_case(mc, "%s truncate=1 P=%d: unsupported", algo->name, P);
+  problem pr = {{0}, NULL};
+  if (mc->rank == 0)
+    make_problem(&pr, TL_F64, n, 2, 0, 77);
+  tl_mpi_batch local;
+  tl_info info;
+  tl_info_clear(&info);
+  MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, NULL, &local, &info) == TL_OK,
+            "scatter: %s", info.msg);
+  double *x = calloc(local.m * 2 + 1, sizeof *x);
+  tl_options opt;
+  tl_options_init(&opt);
+  MC_EXPECT(mc, tl_options_set_param(&opt, algo, "truncate", "1", &info) == TL_OK, "%s",
+            info.msg);
+  int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
+  same_on_all_ranks(mc, &info, st);
+  MC_EXPECT(mc,
+            st == TL_ERR_UNSUPPORTED && strstr(info.msg, "truncate=1 is not built across ranks"),
+            "%s: %s", tl_status_name(st), info.msg);
+  free(x);
+  tl_mpi_batch_free(&local);
+  free(pr.mem);
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -580,6 +615,8 @@ int main(int argc, char **argv)
   solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
   for (size_t k = 0; k < count; k++)
     registry_case(&mc, reg[k], 40 + (int)k);
+  spike_truncate_case(&mc, "spike");
+  spike_truncate_case(&mc, "spike_dp");
   /* The other variants of the algorithms with a choice (the loop above
    * ran their defaults): fewer cases each. */
   static const struct {

@@ -113,16 +113,6 @@ int tl_residual_verdict(const char *name, double ratio, const char *why, tl_info
   return TL_WARN(info, -1, "%s: residual ratio %.3g >= %g: %s", name, ratio, TL_THRESH, why);
 }
 
-int tl_underflow_verdict(const char *name, int residual_status, const char *why, tl_info *info)
-{
-  if (residual_status != TL_OK)
-    return residual_status;
-  return TL_WARN(info, -1,
-                 "%s: %s; rows scaled very differently hide it from the residual ratio: no "
-                 "guarantee",
-                 name, why);
-}
-
 void tl_residual_slice_max(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
                            const void *a, const void *b, const void *c, const void *x,
                            double max[2])

@@ -233,13 +233,12 @@ int FN(tl_cr_ref)(size_t n, const S *a, const S *b, const S *c, const S *d, S *x
 
   /* Domain: row diagonal dominance keeps every reduced system dominant. */
   long worst = -1;
-  static const char why[] = "its back substitution ran near the underflow threshold (an error "
-                            "of eps DBL_MIN in x[j] reaches row j+h times a[j+h] / b[j])";
   if (CLASSES(n, a, b, c, 0, &worst) & TL_CLASS_ROW_DD)
-    return tiny ? tl_underflow_verdict("cr",
-                                       tl_residual_check("cr", TL_IS_COMPLEX ? TL_C128 : TL_F64,
-                                                         n, 0, a, b, c, d, x, why, info),
-                                       why, info)
+    return tiny ? tl_residual_check("cr", TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
+                                    "its back substitution ran near the underflow threshold, "
+                                    "where an error of eps DBL_MIN in x[j] reaches row j+h "
+                                    "multiplied by a[j+h] / b[j]",
+                                    info)
                 : TL_OK;
   return TL_WARN(info, worst,
                  "cr: matrix is not row diagonally dominant (row %ld); cyclic reduction "

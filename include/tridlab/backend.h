@@ -222,16 +222,6 @@ int tl_residual_check(const char *name, tl_dtype dtype, size_t n, int periodic, 
 
 /* tl_residual_check's verdict on a ratio already measured. */
 int tl_residual_verdict(const char *name, double ratio, const char *why, tl_info *info);
-
-/* The verdict of a solve whose arithmetic ran near the underflow
- * threshold (`why` says where), after its residual ratio was judged
- * (residual_status): a failing ratio stands; a passing one is no
- * guarantee either -- LAPACK's ratio is normwise, and with rows scaled
- * very differently it hides an error of eps DBL_MIN in a small row that
- * the answer's small entries feel in full (found by fuzzing: ptdma and
- * nshaped, forward-error ratio 1.8e10 with residual ratio < 30). So
- * TL_OUTSIDE_DOMAIN with "<name>: <why>; ...: no guarantee". */
-int tl_underflow_verdict(const char *name, int residual_status, const char *why, tl_info *info);
 /* The same ratio for a system whose rows are split in slices (the MPI
  * ranks of optimized/mpi/), in two steps with a reduction over the slices
  * after each: the slice of rows [begin, begin + m) (arrays point at row

@@ -145,8 +145,8 @@ TL_NSHAPED_DECLARE(double complex, z)
   "nshaped: matrix is not %s diagonally dominant (row %ld); the partition method eliminates "      \
   "without pivoting and has no stability guarantee here"
 #define TL_NSHAPED_TINY_WHY                                                                        \
-  "its substitution (SS) ran near the underflow threshold (an error of eps DBL_MIN reaches the " \
-  "joint line through c[J] / diag)"
+  "its substitution (SS) ran near the underflow threshold, where an error of eps DBL_MIN in a "    \
+  "block row reaches the joint line through c[J] / diag"
 
 /* Scalars of the messages (docs/algorithms/nshaped.md, "MPI"). */
 #define TL_NSHAPED_BLOCK_ROW 4 /* left, diag, right, rhs of a block's last row */

@@ -116,13 +116,6 @@ int tl_ptdma_reconstruct_d(size_t begin, size_t end, const double *a, const doub
  * partition bounds): 2p -> begin[p], 2p+1 -> begin[p+1] - 1; -1 stays. */
 long tl_ptdma_global_row(const size_t *begin, long r);
 
-/* Where the reconstruction ran near underflow (tl_ptdma_reconstruct_tiny_d):
- * the reason of the verdict, the same words in the reference and across
- * ranks (tl_underflow_verdict, tridlab/backend.h). */
-#define TL_PTDMA_TINY_WHY                                                                          \
-  "its reconstruction divided terms near the underflow threshold by b_k (the boundary rows "     \
-  "see that error times their coupling over b_k)"
-
 /* 1 when Algorithm 2's reconstruction of a partition (m rows, a, c, d
  * its reduced rows) took an interior row from terms near the underflow
  * threshold: the plan then checks the residual (ptdma_ref.c, "Underflow"). */

@@ -340,9 +340,7 @@ static int FN(ns_decide)(FN(ns_run) * r, const S *x, const S *halo, double *pair
       st = TL_WARN(&one, worst, TL_NSHAPED_DD_MSG,
                    sl->periodic ? "strictly (periodic)" : "row or column", worst);
     else if (j < k && which[j] == s)
-      st = tl_underflow_verdict(
-          "nshaped", tl_residual_verdict("nshaped", ratio[j++], TL_NSHAPED_TINY_WHY, &one),
-          TL_NSHAPED_TINY_WHY, &one);
+      st = tl_residual_verdict("nshaped", ratio[j++], TL_NSHAPED_TINY_WHY, &one);
     tl_outcome_add(&out, s, st, &one);
   }
   status = tl_outcome_finish(&out, info);

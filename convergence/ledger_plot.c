@@ -337,6 +337,20 @@ static void clause(FILE *f, int *first, const char *dat, int b, int col, int v, 
   fprintf(f, " %s", rest);
 }
 
+/* Block b's arrows (solid for messages, dashed for a root's fans) with
+ * their title, then the words on them, in colour `colour`. */
+static void arrows(FILE *f, int *first, const char *dat, int b, int v, const char *title,
+                   const char *dash, const char *colour)
+{
+  char rest[256];
+  snprintf(rest, sizeof rest, "with vectors head filled size 0.08,20 lw 2%s lc rgb '%s' title ",
+           dash, colour);
+  clause(f, first, dat, b, 8, v, "1:2:?$3 : 1/0):4", rest);
+  tl_gp_str(f, title);
+  snprintf(rest, sizeof rest, "with labels tc rgb '%s' notitle", colour);
+  clause(f, first, dat, b, 8, v, "6:7:?sprintf('%d', $5) : '')", rest);
+}
+
 /* The plot: every non-empty block, the algorithm's and the verdict's
  * apart (the last column of every block says which), each in its colour
  * with a title that says what it is. */
@@ -349,21 +363,11 @@ static void write_plot(FILE *f, const char *dat, const int counts[BLOCKS][2])
   for (int v = 0; v < 2; v++) {
     if (counts[B_MSG][v]) {
       snprintf(title, sizeof title, "message, %s", who[v]);
-      snprintf(rest, sizeof rest, "with vectors head filled size 0.08,20 lw 2 lc rgb '%s' title ",
-               colour[v]);
-      clause(f, &first, dat, B_MSG, 8, v, "1:2:?$3 : 1/0):4", rest);
-      tl_gp_str(f, title);
-      snprintf(rest, sizeof rest, "with labels tc rgb '%s' notitle", colour[v]);
-      clause(f, &first, dat, B_MSG, 8, v, "6:7:?sprintf('%d', $5) : '')", rest);
+      arrows(f, &first, dat, B_MSG, v, title, "", colour[v]);
     }
     if (counts[B_FAN][v]) {
       snprintf(title, sizeof title, "gather, scatter, bcast: %s", who[v]);
-      snprintf(rest, sizeof rest,
-               "with vectors head filled size 0.08,20 lw 2 dt 2 lc rgb '%s' title ", colour[v]);
-      clause(f, &first, dat, B_FAN, 8, v, "1:2:?$3 : 1/0):4", rest);
-      tl_gp_str(f, title);
-      snprintf(rest, sizeof rest, "with labels tc rgb '%s' notitle", colour[v]);
-      clause(f, &first, dat, B_FAN, 8, v, "6:7:?sprintf('%d', $5) : '')", rest);
+      arrows(f, &first, dat, B_FAN, v, title, " dt 2", colour[v]);
     }
     if (counts[B_ROOT][v]) {
       snprintf(rest, sizeof rest, "with points pt 7 ps 1.6 lc rgb '%s' notitle", colour[v]);

@@ -206,17 +206,16 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
                                       const double *c, double *rows, double *fix_scale,
                                       double *spike, unsigned char *bad)
 {
-  size_t groups = 0;
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 5, &pk); /* sa, sc, f, r, w */
 #if TL_LANES_OK
-  double *pk = m >= 2 && nsys >= TL_LANES ? tl_alloc(5 * TL_LANES * m, sizeof *pk) : NULL;
-  groups = pk ? nsys / TL_LANES : 0;
   d2_rows w = {.n_total = n_total, .row0 = row0, .m = m, .periodic = periodic};
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
     d2_group(&w, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s);
   }
-  free(pk);
 #endif
+  free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++)
     bad[s] = 1; /* the rest: the caller runs the reference on them */
 }
@@ -225,16 +224,15 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
                                     const double *fix_scale, const double *d, double *dt,
                                     unsigned char *bad)
 {
-  size_t groups = 0;
+  double *y;
+  size_t groups = tl_lanes_groups(m, nsys, 1, &y);
 #if TL_LANES_OK
-  double *y = m >= 2 && nsys >= TL_LANES ? tl_alloc(TL_LANES * m, sizeof *y) : NULL;
-  groups = y ? nsys / TL_LANES : 0;
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
     d2_decouple_group(m, rows + 5 * o, fix_scale + s, d + o, dt + o, y, bad + s);
   }
-  free(y);
 #endif
+  free(y);
   for (size_t s = groups * TL_LANES; s < nsys; s++)
     bad[s] = 1; /* the rest: the caller runs the reference on them */
 }

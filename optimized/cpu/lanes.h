@@ -171,6 +171,20 @@ static TL_CPU_INLINE void tl_lanes_flag(tl_lanes chk, unsigned char *flag)
 #define TL_LANES_OK 0
 #endif
 
+/* The whole groups of eight that a batch of nsys slices of m rows has,
+ * and a scratch for them of `arrays` packed arrays of m rows of eight
+ * lanes (the caller frees it). None, and no scratch, when the lanes are
+ * not built, m < 2, nsys < 8 or memory is short: the caller's reference
+ * path then takes every system. */
+static inline size_t tl_lanes_groups(size_t m, size_t nsys, size_t arrays, double **pk)
+{
+  *pk = NULL;
+  if (!TL_LANES_OK || m < 2 || nsys < TL_LANES)
+    return 0;
+  *pk = tl_alloc(arrays * TL_LANES * m, sizeof **pk);
+  return *pk ? nsys / TL_LANES : 0;
+}
+
 /* The first and one-past-the-last row of the tile that starts at row i0,
  * within the rows [lo, hi) a phase runs: r0 .. r1-1 of the tile. */
 static inline void tl_lanes_clip(size_t i0, size_t lo, size_t hi, size_t *r0, size_t *r1)

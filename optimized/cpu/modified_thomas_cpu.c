@@ -359,18 +359,16 @@ void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_le
                                  const double *d, double *as, double *cs, double *ds,
                                  unsigned char *bad)
 {
-  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
 #if TL_LANES_OK
-  double *pk = groups ? tl_alloc(3 * TL_LANES * m, sizeof *pk) : NULL;
-  if (!pk)
-    groups = 0; /* no scratch: the reference does every system */
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;
     hp_group(m, has_left, has_right, a + o, b + o, c + o, d + o, as + o, cs + o, ds + o, pk,
              bad + o / m);
   }
-  free(pk);
 #endif
+  free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++) {
     size_t o = s * m;
     tl_info info;

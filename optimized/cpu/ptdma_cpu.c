@@ -198,23 +198,12 @@ static void runtime_group(size_t m, const double *A, const double *C, const doub
 #undef PK
 #endif /* TL_LANES_OK */
 
-/* The groups of eight a batch has, and their scratch (3 m rows of 8
- * lanes); none when the lanes are not built or memory is short. */
-static size_t groups_of(size_t m, size_t nsys, double **pk)
-{
-  *pk = NULL;
-  if (!TL_LANES_OK || m < 2 || nsys < TL_LANES)
-    return 0;
-  *pk = tl_alloc(3 * TL_LANES * m, sizeof **pk);
-  return *pk ? nsys / TL_LANES : 0;
-}
-
 void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                          const double *A, const double *B, const double *C, double *a, double *b,
                          double *c, unsigned char *bad)
 {
   double *pk;
-  size_t groups = groups_of(m, nsys, &pk);
+  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
 #if TL_LANES_OK
   pt_rows w = {.n = n, .begin = begin, .m = m, .periodic = periodic};
   for (size_t g = 0; g < groups; g++) {
@@ -236,7 +225,7 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
                             const double *b, const double *D, double *d)
 {
   double *pk;
-  size_t groups = groups_of(m, nsys, &pk);
+  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
 #if TL_LANES_OK
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;

@@ -152,7 +152,7 @@ CLI      = $(BUILD)/tridlab
 TESTS    = $(BUILD)/tridlab-tests
 BENCH    = $(BUILD)/tridlab-bench-ref
 
-.PHONY: FORCE gpu check-gpu all check check-quick check-rooms check-plain check-unit check-mpi \
+.PHONY: FORCE gpu check-gpu check-gpu-mutants all check check-quick check-rooms check-plain check-unit check-mpi \
   check-examples check-tutorials tutorial-figures \
   check-sanitize check-fuzz fuzz \
   fuzz-build report bench info install format clean
@@ -369,7 +369,7 @@ $(TEST_PORT_BUILD)/hostile_plugin.so: tests/ports/hostile_plugin.c $(PUBLIC_H)
 # end (also when one fails). check-quick is the edit-build-test loop: the
 # rooms, the plain build, the Criterion tests, the MPI tests on 3 ranks,
 # the examples and the tutorials; no sanitizers, fuzzing or GPU compilers.
-CHECK_STAGES = rooms=check-rooms build=all unit=check-unit mpi=check-mpi \
+CHECK_STAGES = rooms=check-rooms build=all unit=check-unit mutants=check-gpu-mutants mpi=check-mpi \
   examples=check-examples tutorials=check-tutorials sanitize=check-sanitize fuzz=check-fuzz \
   gpu=check-gpu
 check:
@@ -377,7 +377,15 @@ check:
 
 check-quick:
 	@sh scripts/check-stages.sh "$(MAKE)" rooms=check-rooms build=all unit=check-unit \
+	  mutants=check-gpu-mutants \
 	  "mpi=check-mpi MPI_RANKS=3 MPI_ARGS_RANKS=3" examples=check-examples tutorials=check-tutorials
+
+# The planted bugs of tests/gpu/mutants.txt: each a copy of the GPU
+# kernels broken by one sed command, which the emulator's checker must
+# catch with the right kind in every order; and the real kernels clean.
+check-gpu-mutants: $(LIB_A)
+	@CC="$(CC)" CPPFLAGS="$(CPPFLAGS)" LIBS="$(OMP) $(LDLIBS_LAPACK)" \
+	  sh scripts/check-gpu-mutants.sh $(BUILD) $(LIB_A)
 
 # Every room includes only its own headers and those of the rooms below it
 # (docs/design.md §1), and no include climbs out of its directory.

@@ -349,7 +349,10 @@ Test(gpu_orders, float_kernels_are_accurate)
 /* PLANTED RACE: PCR updating the system in place inside one region, with
  * no second buffer. Thread i reads rows i - s and i + s, which other
  * threads of the same region may already have overwritten: on a GPU the
- * answer depends on timing; on the host, on the order. */
+ * answer depends on timing; on the host, on the order. Indexed plainly,
+ * not through TL_LD / TL_ST, on purpose: this test is of the orders
+ * alone, without the checker (tests/test_gpu_planted.c and
+ * tests/gpu/mutants.txt test the checker). */
 TL_KERNEL(racy_pcr, long n, double *a, double *b, double *c, double *d)
 {
   for (long s = 1; s < n; s *= 2) {
@@ -466,9 +469,14 @@ Test(gpu_race, state_across_a_barrier_must_be_per_thread)
   snprintf(cmd, sizeof cmd,
            "%s -std=c11 -Iinclude -I. -fsyntax-only tests/gpu/scope_ok.c 2>/dev/null", cc);
   cr_assert_eq(system(cmd), 0, "tests/gpu/scope_ok.c should compile: %s", cmd);
-  snprintf(cmd, sizeof cmd,
-           "%s -std=c11 -Iinclude -I. -fsyntax-only tests/gpu/scope_error.c 2>/dev/null", cc);
-  cr_expect_neq(system(cmd), 0, "tests/gpu/scope_error.c compiled: a region's state escaped");
+  /* a region's variable after its barrier; another thread's per-thread
+   * value; a per-thread value at kernel scope */
+  const char *wrong[] = {"scope_error", "scope_my_index", "scope_my_outside"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(cmd, sizeof cmd, "%s -std=c11 -Iinclude -I. -fsyntax-only tests/gpu/%s.c 2>/dev/null",
+             cc, wrong[k]);
+    cr_expect_neq(system(cmd), 0, "tests/gpu/%s.c compiled: a thread's state escaped", wrong[k]);
+  }
 }
 
 /* ---------------------------------------------------------------- */

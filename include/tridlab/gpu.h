@@ -51,13 +51,23 @@ void tl_gpu_set_order(tl_gpu_order order, unsigned long seed);
  * order, so that each can be varied alone; a kernel whose answer depends
  * on it has a cross-block dependence (docs/gpu.md). */
 void tl_gpu_set_block_order(tl_gpu_order order, unsigned long seed);
+/* The emulator's checker (optimized/gpu/gpu_emulator.h) for the calling
+ * thread's later launches: on (the default) or off (0). On, every load
+ * and store a kernel makes to shared memory and to the global arrays
+ * its entry point watches is recorded per word, and a race between two
+ * threads of a block ("race") or two blocks ("race-blocks"), a load of a
+ * word never stored ("uninitialized") and an index outside its array
+ * ("bounds") are reported by tl_gpu_launch_status with that arg. */
+void tl_gpu_set_check(int on);
 /* "gpu-emulated" (kernels run on the host) or the device's runtime. */
 const char *tl_gpu_backend_name(void);
 /* TL_OK, or the first error of the launches since the last call: a region
  * left open without a barrier (arg "kernel"), a block of too many
  * threads ("threads"), more shared memory than the device's 48 KiB, a
  * shared sub-array written past its end or carved beyond the launch's
- * bytes ("shared": the message names the kernel), no memory. Clears it. */
+ * bytes ("shared": the message names the kernel), what the checker
+ * found ("race", "race-blocks", "uninitialized", "bounds": the message
+ * names the kernel, block, threads and word), no memory. Clears it. */
 int tl_gpu_launch_status(tl_info *info);
 
 /* Thomas on the SZ-packed layout (tridlab/layout.h with SZ = TL_GPU_SZ), one

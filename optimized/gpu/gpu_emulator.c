@@ -28,10 +28,32 @@ enum {
   EMUL_BAD_THREADS = 2,
   EMUL_SHARED_LIMIT = 3, /* a launch asked for more than TL_GPU_SHARED_MAX */
   EMUL_SHARED_CARVE = 4, /* sub-arrays beyond the launch's shared memory */
-  EMUL_SHARED_GUARD = 5  /* a write over a sub-array's guard words */
+  EMUL_SHARED_GUARD = 5, /* a write over a sub-array's guard words */
+  /* what the checker sees (tl_gpu_access) */
+  EMUL_RACE = 6,        /* two threads of a block, one word, one region */
+  EMUL_RACE_BLOCKS = 7, /* two blocks, one word, one launch */
+  EMUL_UNINIT = 8,      /* a load of a word never stored */
+  EMUL_BOUNDS = 9       /* outside the (sub-)array the pointer is in */
 };
 static _Thread_local int emul_error;
-static _Thread_local char emul_what[160];
+static _Thread_local char emul_what[240];
+
+/* The checker: on or off, the block running now (NULL outside a
+ * launch), the numbers of the launch and of the region running now, and
+ * the watched global arrays. */
+static _Thread_local int emul_check = 1;
+static _Thread_local tl_gpu_block *emul_block;
+static _Thread_local unsigned emul_launches, emul_epochs;
+typedef struct watched {
+  const char *base;
+  size_t bytes, size; /* size: of one value, for the index in messages */
+  const char *name;
+  int set;             /* 1: every word holds a value from the start */
+  tl_gpu_word *shadow; /* one per 4-byte word; NULL: bounds only */
+} watched;
+static _Thread_local watched emul_watched[TL_GPU_WATCHED];
+static _Thread_local int emul_nwatched;
+static _Thread_local unsigned emul_found; /* every kind found: TL_GPU_FOUND_* */
 
 /* Bytes that fill what a device leaves unset: shared memory (0x7f:
  * doubles near 1.4e306, floats near 3.4e38), global scratch (0xff: NaN
@@ -50,6 +72,11 @@ void tl_gpu_set_block_order(tl_gpu_order order, unsigned long seed)
   emul_block_seed = seed ? seed : 1;
 }
 
+void tl_gpu_set_check(int on)
+{
+  emul_check = on != 0;
+}
+
 /* Keep the first error only: later ones are often its consequences. */
 static void fail(int error)
 {
@@ -57,9 +84,13 @@ static void fail(int error)
     emul_error = error;
 }
 
-/* A shared-memory error, with the words that say where. */
-static void fail_shared(int error, const char *fmt, ...)
+/* A kernel bug with the words that say where: a shared-memory error or
+ * a finding of the checker, kept if it is the first error. The checker's
+ * kinds are also noted whatever came first (tl_gpu_checker_found). */
+static void report(int error, const char *fmt, ...)
 {
+  if (error >= EMUL_RACE)
+    emul_found |= 1u << (error - EMUL_RACE);
   if (emul_error)
     return;
   va_list ap;
@@ -86,6 +117,13 @@ int tl_gpu_launch_status(tl_info *info)
   case EMUL_SHARED_CARVE:
   case EMUL_SHARED_GUARD:
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "shared", "gpu emulation: %s", emul_what);
+  case EMUL_RACE: return TL_FAIL(info, TL_ERR_ARG, -1, -1, "race", "gpu checker: %s", emul_what);
+  case EMUL_RACE_BLOCKS:
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "race-blocks", "gpu checker: %s", emul_what);
+  case EMUL_UNINIT:
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "uninitialized", "gpu checker: %s", emul_what);
+  case EMUL_BOUNDS:
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "bounds", "gpu checker: %s", emul_what);
   default:
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "kernel",
                    "gpu emulation: a region was not closed by TL_BARRIER before the next region "
@@ -108,6 +146,7 @@ int tl_gpu_region_begin(tl_gpu_block *blk)
     blk->unclosed = 1;
   blk->open = 1;
   blk->regions++;
+  blk->epoch = ++emul_epochs;
   if (blk->seed) { /* Fisher-Yates, seeded by (seed, block, region) */
     uint64_t st = blk->seed * 0x100000001b3u ^ (uint64_t)blk->block << 20 ^ blk->regions;
     for (int k = blk->threads - 1; k > 0; k--) {
@@ -119,15 +158,261 @@ int tl_gpu_region_begin(tl_gpu_block *blk)
   return 0;
 }
 
+int tl_gpu_region_next(tl_gpu_block *blk, int k, int *t)
+{
+  if (k >= blk->threads) {
+    blk->thread = -1;
+    return 0;
+  }
+  *t = blk->thread = blk->order[k];
+  return 1;
+}
+
 void *tl_gpu_scratch_alloc(size_t count, size_t size)
 {
   if (size && count > SIZE_MAX / size)
     return NULL;
   size_t bytes = count * size;
   void *p = malloc(bytes > 0 ? bytes : 1);
-  if (p) /* a device's allocation is unset: make a read of it show */
+  if (p) { /* a device's allocation is unset: make a read of it show */
     memset(p, POISON_SCRATCH, bytes);
+    tl_gpu_global_watch(p, count, size, "scratch", 0);
+  }
   return p;
+}
+
+void tl_gpu_scratch_free(void *p)
+{
+  tl_gpu_global_forget(p);
+  free(p);
+}
+
+/* ---- the checker: what each watched word saw ---- */
+
+void tl_gpu_global_watch(const void *p, size_t count, size_t size, const char *name, int set)
+{
+  if (!p)
+    return;
+  tl_gpu_global_forget(p);
+  if (emul_nwatched >= TL_GPU_WATCHED)
+    return; /* not watched: said in gpu_emulator.h */
+  size_t bytes = count * size, words = (bytes + 3) / 4;
+  watched w = {p, bytes, size ? size : 1, name, set, NULL};
+  if (emul_check && bytes <= TL_GPU_WATCH_MAX)
+    w.shadow = calloc(words > 0 ? words : 1, sizeof *w.shadow);
+  /* no memory for the words: the array is checked for bounds only */
+  emul_watched[emul_nwatched++] = w;
+}
+
+void tl_gpu_global_forget(const void *p)
+{
+  for (int k = 0; k < emul_nwatched; k++)
+    if (emul_watched[k].base == p) {
+      free(emul_watched[k].shadow);
+      emul_watched[k] = emul_watched[--emul_nwatched];
+      return;
+    }
+}
+
+unsigned tl_gpu_checker_found(void)
+{
+  unsigned f = emul_found;
+  emul_found = 0;
+  return f;
+}
+
+/* The word a report is about: an array (a watched one's name, or shared
+ * sub-array `sub`) and the index of the value in it. Formatted only when
+ * there is something to report. */
+typedef struct where {
+  const char *name; /* NULL: shared memory */
+  int sub;
+  long index;
+} where;
+
+static const char *where_str(const where *at, char *buf, size_t len)
+{
+  if (at->name)
+    snprintf(buf, len, "%s[%ld]", at->name, at->index);
+  else
+    snprintf(buf, len, "shared sub-array %d, value %ld", at->sub, at->index);
+  return buf;
+}
+
+/* Who touched a word before, in words: "thread 3", "several threads". */
+static const char *who(int id, const char *one, char *buf, size_t len)
+{
+  if (id == -2)
+    snprintf(buf, len, "several %ss", one);
+  else
+    snprintf(buf, len, "%s %d", one, id);
+  return buf;
+}
+
+/* Two threads of the running block, one word, one region. */
+static void word_threads(tl_gpu_word *w, int store, const where *at)
+{
+  tl_gpu_block *b = emul_block;
+  int t = b->thread;
+  char other[32], s[80];
+  if (t < 0) { /* kernel scope: every thread of the block runs it */
+    if (store)
+      report(EMUL_RACE,
+             "kernel %s, block %ld: a store to %s at kernel scope, where every thread of the block "
+             "runs it (put it in a region, for one thread)",
+             b->kernel, b->block, where_str(at, s, sizeof s));
+    return;
+  }
+  if (w->epoch != b->epoch) {
+    w->epoch = b->epoch;
+    w->writer = w->reader = -1;
+  }
+  if (store && w->writer >= 0 && w->writer != t)
+    report(EMUL_RACE, "kernel %s, block %ld, region %u: threads %d and %d both store to %s",
+           b->kernel, b->block, b->regions, w->writer, t, where_str(at, s, sizeof s));
+  else if (store && w->reader != -1 && w->reader != t)
+    report(EMUL_RACE,
+           "kernel %s, block %ld, region %u: thread %d stores to %s, which %s loaded in the same "
+           "region",
+           b->kernel, b->block, b->regions, t, where_str(at, s, sizeof s),
+           who(w->reader, "thread", other, sizeof other));
+  else if (!store && w->writer >= 0 && w->writer != t)
+    report(EMUL_RACE,
+           "kernel %s, block %ld, region %u: thread %d loads %s, which thread %d stored to in the "
+           "same region (no barrier between them)",
+           b->kernel, b->block, b->regions, t, where_str(at, s, sizeof s), w->writer);
+  if (store)
+    w->writer = (short)t;
+  else
+    w->reader = (short)(w->reader == -1 || w->reader == t ? t : -2);
+}
+
+/* Two blocks of the launch, one word of global memory. */
+static void word_blocks(tl_gpu_word *w, int store, const where *at)
+{
+  tl_gpu_block *b = emul_block;
+  int blk = (int)b->block;
+  char other[32], s[80];
+  if (w->launch != emul_launches) {
+    w->launch = emul_launches;
+    w->wblock = w->rblock = -1;
+  }
+  if (store && w->wblock >= 0 && w->wblock != blk)
+    report(EMUL_RACE_BLOCKS, "kernel %s: blocks %d and %d both store to %s in one launch",
+           b->kernel, w->wblock, blk, where_str(at, s, sizeof s));
+  else if (store && w->rblock != -1 && w->rblock != blk)
+    report(EMUL_RACE_BLOCKS, "kernel %s: block %d stores to %s, which %s loaded in the same launch",
+           b->kernel, blk, where_str(at, s, sizeof s),
+           who(w->rblock, "block", other, sizeof other));
+  else if (!store && w->wblock >= 0 && w->wblock != blk)
+    report(EMUL_RACE_BLOCKS,
+           "kernel %s: block %d loads %s, which block %d stored to in the same launch (blocks run "
+           "in any order)",
+           b->kernel, blk, where_str(at, s, sizeof s), w->wblock);
+  if (store)
+    w->wblock = blk;
+  else
+    w->rblock = w->rblock == -1 || w->rblock == blk ? blk : -2;
+}
+
+/* The n words of one access: races, then a load of a word never stored
+ * (unless every word is set from the start). */
+static void words(tl_gpu_word *w, size_t n, int global, int set, int store, const where *at)
+{
+  for (size_t k = 0; k < n; k++) {
+    word_threads(&w[k], store, at);
+    if (global)
+      word_blocks(&w[k], store, at);
+    if (!store && !set && !w[k].stored) {
+      char s[80];
+      report(EMUL_UNINIT, "kernel %s, block %ld, thread %d loads %s, never stored before",
+             emul_block->kernel, emul_block->block, emul_block->thread, where_str(at, s, sizeof s));
+    }
+    if (store)
+      w[k].stored = 1;
+  }
+}
+
+/* Where an access outside its array goes once the checker has reported
+ * it: a word of its own, so that the kernel runs on to the end of the
+ * launch without reading or writing anyone's memory (a wild index would
+ * otherwise crash the program before the report is read). The index is
+ * the distance to it in values of the access's size; the sink is
+ * aligned for any of them. */
+static _Thread_local union {
+  long double align;
+  long long words[8];
+} emul_sink;
+
+static long sink_index(uintptr_t base, long i, size_t size)
+{
+  uintptr_t to = (uintptr_t)&emul_sink;
+  intptr_t gap = (intptr_t)(to - base);
+  return gap % (intptr_t)size == 0 ? (long)(gap / (intptr_t)size) : i;
+}
+
+/* A shared-memory access, base and the value at host offsets boff and
+ * off: within the sub-array base points into, then its words. Returns 0
+ * when it is outside. */
+static int shared_access(tl_gpu_block *b, uintptr_t boff, uintptr_t off, long i, size_t size,
+                         int store)
+{
+  int k = 0, carved = b->carved < TL_GPU_SHARED_ARRAYS ? b->carved : TL_GPU_SHARED_ARRAYS;
+  uintptr_t lo = 0, hi = b->shared_bytes, elem = size; /* no sub-arrays: the whole buffer */
+  if (carved) {
+    while (k < carved && !(boff >= b->start[k] && boff < b->guard[k]))
+      k++;
+    if (k == carved) {
+      report(EMUL_BOUNDS,
+             "kernel %s, block %ld, thread %d: a pointer into shared memory outside every "
+             "sub-array (in the guard words after one)",
+             b->kernel, b->block, b->thread);
+      return 0;
+    }
+    lo = b->start[k], hi = b->guard[k], elem = b->elem[k];
+  }
+  if (off < lo || off + size > hi) {
+    report(EMUL_BOUNDS,
+           "kernel %s, block %ld, thread %d: index %ld from a pointer into shared sub-array %d "
+           "falls outside it (%zu values)",
+           b->kernel, b->block, b->thread, i, k, (size_t)((hi - lo) / elem));
+    return 0;
+  }
+  where at = {NULL, k, (long)((off - lo) / elem)};
+  if (b->shadow)
+    words(b->shadow + off / 4, (off % 4 + size + 3) / 4, 0, 0, store, &at);
+  return 1;
+}
+
+long tl_gpu_access(const void *base, long i, size_t size, int store)
+{
+  tl_gpu_block *b = emul_block;
+  if (!b || !emul_check)
+    return i;
+  uintptr_t p = (uintptr_t)base, a = p + (uintptr_t)(i * (long)size);
+  uintptr_t sh = (uintptr_t)b->shared;
+  uintptr_t host = b->shared_bytes + TL_GPU_SHARED_ARRAYS * (uintptr_t)TL_GPU_GUARD;
+  if (sh && p >= sh && p < sh + host)
+    return shared_access(b, p - sh, a - sh, i, size, store) ? i : sink_index(p, i, size);
+  for (int k = 0; k < emul_nwatched; k++) {
+    watched *w = &emul_watched[k];
+    uintptr_t lo = (uintptr_t)w->base, hi = lo + w->bytes;
+    if (p < lo || p >= hi)
+      continue;
+    if (a < lo || a + size > hi) {
+      report(EMUL_BOUNDS,
+             "kernel %s, block %ld, thread %d: index %ld from a pointer into %s falls outside it "
+             "(%zu values)",
+             b->kernel, b->block, b->thread, i, w->name, w->bytes / w->size);
+      return sink_index(p, i, size);
+    }
+    if (w->shadow) {
+      where at = {w->name, 0, (long)((a - lo) / w->size)};
+      words(w->shadow + (a - lo) / 4, ((a - lo) % 4 + size + 3) / 4, 1, w->set, store, &at);
+    }
+    return i;
+  }
+  return i; /* a thread's own memory, or memory nobody watches */
 }
 
 /* ---- shared memory: the buffer, its sub-arrays and their guards ---- */
@@ -147,18 +432,18 @@ void *tl_gpu_shared_carve(tl_gpu_block *blk, size_t *at, size_t size, size_t cou
   *at = end;
   int k = blk->carved++;
   if (size && start % size) /* the device does not align: carve larger types first */
-    fail_shared(EMUL_SHARED_CARVE,
-                "kernel %s carves shared sub-array %d at byte %zu, not a multiple of its type's "
-                "%zu bytes (carve the larger types first)",
-                blk->kernel, k, start, size);
+    report(EMUL_SHARED_CARVE,
+           "kernel %s carves shared sub-array %d at byte %zu, not a multiple of its type's "
+           "%zu bytes (carve the larger types first)",
+           blk->kernel, k, start, size);
   if (end > blk->shared_bytes || k >= TL_GPU_SHARED_ARRAYS) {
     /* Beyond what the launch gave (or more sub-arrays than guards): a
      * kernel bug. The sub-array gets memory of its own, poisoned, so that
      * the kernel runs on safely to the end of the block. */
-    fail_shared(EMUL_SHARED_CARVE,
-                "kernel %s carves shared sub-array %d up to byte %zu, beyond the %zu bytes of "
-                "its launch (or more than %d sub-arrays)",
-                blk->kernel, k, end, blk->shared_bytes, TL_GPU_SHARED_ARRAYS);
+    report(EMUL_SHARED_CARVE,
+           "kernel %s carves shared sub-array %d up to byte %zu, beyond the %zu bytes of "
+           "its launch (or more than %d sub-arrays)",
+           blk->kernel, k, end, blk->shared_bytes, TL_GPU_SHARED_ARRAYS);
     size_t bytes = size * count;
     void *p = blk->spills < TL_GPU_SHARED_ARRAYS ? malloc(bytes > 0 ? bytes : 1) : NULL;
     if (p) {
@@ -171,6 +456,8 @@ void *tl_gpu_shared_carve(tl_gpu_block *blk, size_t *at, size_t size, size_t cou
    * follows it, before sub-array k + 1. */
   char *base = (char *)blk->shared;
   blk->guard[k] = end + (size_t)k * TL_GPU_GUARD;
+  blk->start[k] = start + (size_t)k * TL_GPU_GUARD;
+  blk->elem[k] = size ? size : 1;
   memset(base + blk->guard[k], CANARY, TL_GPU_GUARD);
   return base + start + (size_t)k * TL_GPU_GUARD;
 }
@@ -190,17 +477,17 @@ static void shared_check(tl_gpu_block *b)
 {
   const unsigned char *base = b->shared;
   if (!guard_intact(base - TL_GPU_GUARD))
-    fail_shared(EMUL_SHARED_GUARD,
-                "kernel %s, block %ld: a write before the start of its shared memory (the guard "
-                "before sub-array 0 was overwritten)",
-                b->kernel, b->block);
+    report(EMUL_SHARED_GUARD,
+           "kernel %s, block %ld: a write before the start of its shared memory (the guard "
+           "before sub-array 0 was overwritten)",
+           b->kernel, b->block);
   int carved = b->carved < TL_GPU_SHARED_ARRAYS ? b->carved : TL_GPU_SHARED_ARRAYS;
   for (int k = 0; k < carved; k++)
     if (!guard_intact(base + b->guard[k]))
-      fail_shared(EMUL_SHARED_GUARD,
-                  "kernel %s, block %ld: shared sub-array %d overflowed (a write past its end, "
-                  "or before the start of sub-array %d, hit the guard words between them)",
-                  b->kernel, b->block, k, k + 1);
+      report(EMUL_SHARED_GUARD,
+             "kernel %s, block %ld: shared sub-array %d overflowed (a write past its end, "
+             "or before the start of sub-array %d, hit the guard words between them)",
+             b->kernel, b->block, k, k + 1);
   for (int k = 0; k < b->spills; k++)
     free(b->spill[k]);
   b->spills = 0;
@@ -251,10 +538,10 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, const char *kernel, long grid, int th
     return;
   }
   if (shared_bytes > TL_GPU_SHARED_MAX) { /* a device refuses the launch */
-    fail_shared(EMUL_SHARED_LIMIT,
-                "kernel %s asks for %zu bytes of shared memory per block, more than the "
-                "device's %zu (TL_GPU_SHARED_MAX); nothing ran",
-                kernel, shared_bytes, TL_GPU_SHARED_MAX);
+    report(EMUL_SHARED_LIMIT,
+           "kernel %s asks for %zu bytes of shared memory per block, more than the "
+           "device's %zu (TL_GPU_SHARED_MAX); nothing ran",
+           kernel, shared_bytes, TL_GPU_SHARED_MAX);
     l->grid = 0;
     return;
   }
@@ -263,12 +550,19 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, const char *kernel, long grid, int th
   l->blk.seed = emul_order == TL_GPU_SHUFFLE ? emul_seed : 0;
   char *host = malloc(shared_host_bytes(shared_bytes));
   l->blk.shared = host ? host + TL_GPU_GUARD : NULL;
-  if (!host || block_order_begin(l) != TL_OK) {
+  if (emul_check) /* the checker's words of shared memory, past the first guard */
+    l->blk.shadow = calloc(shared_host_bytes(shared_bytes) / 4 + 1, sizeof *l->blk.shadow);
+  if (!host || (emul_check && !l->blk.shadow) || block_order_begin(l) != TL_OK) {
     fail(TL_ERR_NOMEM);
     free(host);
+    free(l->blk.shadow);
     l->blk.shared = NULL;
+    l->blk.shadow = NULL;
     l->grid = 0;
+    return;
   }
+  emul_launches++;
+  emul_block = &l->blk;
 }
 
 /* Close the block just run (its last region must have met a barrier,
@@ -285,11 +579,17 @@ int tl_gpu_launch_next(tl_gpu_launch *l)
   if (l->next >= l->grid) {
     free(b->shared ? (char *)b->shared - TL_GPU_GUARD : NULL);
     b->shared = NULL;
+    free(b->shadow);
+    b->shadow = NULL;
     free(l->blocks);
     l->blocks = NULL;
+    emul_block = NULL;
     return 0;
   }
   b->block = block_at(l, l->next++);
+  b->thread = -1;
+  if (b->shadow) /* shared memory starts unset in every block */
+    memset(b->shadow, 0, (shared_host_bytes(b->shared_bytes) / 4 + 1) * sizeof *b->shadow);
   b->open = b->unclosed = 0;
   b->regions = 0;
   b->carved = 0;

@@ -44,6 +44,21 @@
  *                   NaN in float and double, -1 as an int) as a device's
  *                   allocation is unset: a read of scratch never written
  *                   gives NaN, not a zero that happens to be right
+ *   the checker     every load and store a kernel writes as TL_LD /
+ *                   TL_ST (tl_gpu_port.h) is recorded per 4-byte word of
+ *                   shared memory and of the global arrays the caller
+ *                   watches (tl_gpu_global_watch; tl_gpu_scratch_alloc
+ *                   watches its scratch): which block, thread and region
+ *                   last wrote and read it. It reports, whatever the
+ *                   orders, two threads of a block touching one word in
+ *                   one region with at least one store ("race"); two
+ *                   blocks touching one word in one launch with at least
+ *                   one store ("race-blocks"); a load of a word never
+ *                   stored (shared memory in this block; scratch and
+ *                   outputs since they were watched: "uninitialized");
+ *                   an access outside the (sub-)array its pointer points
+ *                   into ("bounds"). tl_gpu_set_check (tridlab/gpu.h),
+ *                   on by default
  *   kernel bugs     a region begun before the previous one met
  *                   TL_BARRIER, a block that ends inside a region, a
  *                   block of 0 or too many threads, the shared-memory
@@ -51,10 +66,10 @@
  *                   tl_gpu_launch_status (tridlab/gpu.h), as is a launch
  *                   without memory for its shared memory
  *
- * The orders, their seeds and the first error belong to the calling
- * thread of the program. What emulation does not check (atomics, warp-
- * synchronous code, every interleaving, blocks interleaved with each
- * other, each word's first write and its writers: docs/gpu.md).
+ * The orders, their seeds, the watched arrays and the first error
+ * belong to the calling thread of the program. What emulation does not
+ * check (atomics, warp-synchronous code, accesses not written as TL_LD /
+ * TL_ST, code at kernel scope racing a region: docs/gpu.md).
  *
  * tl_gpu_port.h's host branch includes this header and builds
  * TL_REGION, TL_BARRIER, TL_SHARED_ARRAY and TL_LAUNCH on it; a kernel
@@ -79,14 +94,31 @@
  * in which regions visit them, its shared memory (and the sub-arrays
  * carved from it so far), and the check that every region is closed by
  * a barrier. */
+/* What the checker keeps per 4-byte word it watches: the region
+ * (numbered across launches) in which `writer` and `reader` touched it
+ * (threads; -1 none, -2 several readers), the launch in which `wblock`
+ * and `rblock` did (blocks, the same codes), and whether it was ever
+ * stored to (shared memory: in this block). */
+typedef struct tl_gpu_word {
+  unsigned epoch, launch;
+  short writer, reader;
+  int wblock, rblock;
+  unsigned char stored;
+} tl_gpu_word;
+
 typedef struct tl_gpu_block {
   long block;         /* blockIdx.x                                   */
   int threads;        /* blockDim.x                                   */
+  int thread;         /* the thread running now; -1 at kernel scope   */
+  unsigned epoch;     /* the region running now, numbered across launches */
+  tl_gpu_word *shadow; /* the checker's words of the shared memory, or NULL */
   int *order;         /* a permutation of 0..threads-1 per region     */
   void *shared;       /* the dynamic shared memory of the block       */
   size_t shared_bytes; /* what the launch gave (without the guards)   */
   int carved;         /* sub-arrays carved (TL_SHARED_ARRAY)          */
   size_t guard[TL_GPU_SHARED_ARRAYS]; /* where each one's guard begins */
+  size_t start[TL_GPU_SHARED_ARRAYS]; /* and where it begins (host offsets) */
+  size_t elem[TL_GPU_SHARED_ARRAYS];  /* the size of its values, in bytes */
   const char *kernel; /* the kernel's name, for messages              */
   void *spill[TL_GPU_SHARED_ARRAYS]; /* carves beyond the launch's bytes */
   int spills;
@@ -99,6 +131,39 @@ typedef struct tl_gpu_block {
 /* Start a region: count it, reshuffle the order, note a missing barrier.
  * Returns 0, the first value of the thread loop. */
 int tl_gpu_region_begin(tl_gpu_block *blk);
+/* The region's k-th thread in the order into *t (and blk->thread);
+ * 0 after the last, when blk->thread becomes -1 (kernel scope). */
+int tl_gpu_region_next(tl_gpu_block *blk, int k, int *t);
+
+/* TL_LD and TL_ST on the host: the checker records a load (store = 0)
+ * or a store of one value of `size` bytes at base[i] by the running
+ * thread, and returns i. Nothing is recorded outside a launch, with the
+ * checker off, or for memory neither shared nor watched (a thread's own
+ * arrays). */
+long tl_gpu_access(const void *base, long i, size_t size, int store);
+
+/* Global arrays the checker watches: count values of `size` bytes at p,
+ * named in its reports; `set` 1 when every word already holds a value
+ * (the caller's inputs), 0 when a kernel must store a word before it
+ * loads it (outputs, scratch: a device's allocation is unset). Watched
+ * until tl_gpu_global_forget(p); at most TL_GPU_WATCHED at a time (more
+ * are not watched). Arrays over TL_GPU_WATCH_MAX bytes are checked for
+ * bounds only. */
+#define TL_GPU_WATCHED 32
+#define TL_GPU_WATCH_MAX ((size_t)64 << 20)
+void tl_gpu_global_watch(const void *p, size_t count, size_t size, const char *name, int set);
+void tl_gpu_global_forget(const void *p);
+
+/* Every kind the checker found since the last call, not only the first
+ * (which tl_gpu_launch_status reports): bits TL_GPU_FOUND_*. Clears
+ * them. For the planted-bug tests: a planted bug may cause several. */
+enum {
+  TL_GPU_FOUND_RACE = 1,
+  TL_GPU_FOUND_RACE_BLOCKS = 2,
+  TL_GPU_FOUND_UNINIT = 4,
+  TL_GPU_FOUND_BOUNDS = 8
+};
+unsigned tl_gpu_checker_found(void);
 
 /* TL_SHARED_ARRAY on the host: the next `count` values of `size` bytes
  * of the block's shared memory. *at is the device's offset (kernel
@@ -111,9 +176,11 @@ void *tl_gpu_shared_carve(tl_gpu_block *blk, size_t *at, size_t size, size_t cou
 
 /* Global scratch for a kernel, as a device allocates it: unset. count
  * values of `size` bytes, filled with bytes 0xff (NaN in float and
- * double) so that a read of scratch never written shows; free() it.
- * NULL when there is no memory. */
+ * double) so that a read of scratch never written shows, and watched by
+ * the checker as unset ("scratch"); give it back with
+ * tl_gpu_scratch_free. NULL when there is no memory. */
 void *tl_gpu_scratch_alloc(size_t count, size_t size);
+void tl_gpu_scratch_free(void *p);
 
 /* A launch on the host: the blocks one after the other in the block
  * order, each with the launch's shared memory, poisoned (bytes 0x7f).

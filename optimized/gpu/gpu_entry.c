@@ -60,6 +60,37 @@ int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *
   return TL_OK;
 }
 
+/* The arrays of one emulated call the checker watches (gpu_emulator.h):
+ * name, values, and whether they hold values before the kernels run
+ * (inputs: 1) or are the kernels' to store first (outputs, and scratch
+ * the device path allocates for itself: 0, as a device's memory is
+ * unset). Watched for the call, then forgotten. */
+typedef struct watch_spec {
+  const void *p;
+  size_t count, size;
+  const char *name;
+  int set;
+} watch_spec;
+
+static void watch_each(const watch_spec *w, size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    tl_gpu_global_watch(w[k].p, w[k].count, w[k].size, w[k].name, w[k].set);
+}
+
+static void forget_each(const watch_spec *w, size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    tl_gpu_global_forget(w[k].p);
+}
+
+#define WATCHING(spec, launches)                                                                   \
+  do {                                                                                             \
+    watch_each(spec, sizeof spec / sizeof spec[0]);                                                \
+    launches;                                                                                      \
+    forget_each(spec, sizeof spec / sizeof spec[0]);                                               \
+  } while (0)
+
 /* The kernels, once per precision. */
 #define TL_GPU_EACH "gpu_kernels.h"
 #include "gpu_each_precision.h"
@@ -262,8 +293,15 @@ static int KF(thomas_sz_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   (void)info;
   long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-  TL_LAUNCH(KF(thomas_sz_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->a, k->b, k->c,
-            k->x, k->w, k->stat);
+  size_t all = (size_t)groups * TL_GPU_SZ * k->n, z = sizeof(T);
+  watch_spec w[] = {{k->a, all, z, "a", 1},
+                    {k->b, all, z, "b", 1},
+                    {k->c, all, z, "c", 1},
+                    {k->x, all, z, "d", 1},
+                    {k->w, all, z, "c' (scratch)", 0},
+                    {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, TL_LAUNCH(KF(thomas_sz_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->a,
+                        k->b, k->c, k->x, k->w, k->stat));
   return TL_OK;
 }
 
@@ -271,10 +309,26 @@ static int KF(thomas_periodic_sz_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   (void)info;
   long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-  TL_LAUNCH(KF(periodic_sz_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->a, k->b,
-            k->c, k->x, k->w, k->stat);
+  size_t all = (size_t)groups * TL_GPU_SZ * k->n, z = sizeof(T);
+  watch_spec w[] = {{k->a, all, z, "a", 1},
+                    {k->b, all, z, "b", 1},
+                    {k->c, all, z, "c", 1},
+                    {k->x, all, z, "d", 1},
+                    {k->w, 2 * all, z, "c' and z (scratch)", 0},
+                    {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, TL_LAUNCH(KF(periodic_sz_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys,
+                        k->a, k->b, k->c, k->x, k->w, k->stat));
   return TL_OK;
 }
+
+/* The batch layout's arrays a, b, c, d (inputs) and x (output) of n
+ * rows per system, and the status words: w[0..5]. */
+#define BATCH_SPEC(k)                                                                              \
+  {k->a, k->n * k->nsys, sizeof(T), "a", 1}, {k->b, k->n * k->nsys, sizeof(T), "b", 1},            \
+      {k->c, k->n * k->nsys, sizeof(T), "c", 1}, {k->d, k->n * k->nsys, sizeof(T), "d", 1},        \
+  {                                                                                                \
+    k->x, k->n * k->nsys, sizeof(T), "x", 0                                                        \
+  }
 
 static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
@@ -283,9 +337,10 @@ static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
   T *gbuf = NULL; /* the work systems: shared memory when they fit */
   if (global && !(gbuf = tl_gpu_scratch_alloc(8 * k->n * k->nsys, sizeof(T))))
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pcr: no memory for the work systems");
-  TL_LAUNCH(KF(pcr_kernel), (long)k->nsys, threads, shared, (long)k->n, k->a, k->b, k->c, k->d,
-            k->x, gbuf, k->stat);
-  free(gbuf);
+  watch_spec w[] = {BATCH_SPEC(k), {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, TL_LAUNCH(KF(pcr_kernel), (long)k->nsys, threads, shared, (long)k->n, k->a, k->b,
+                        k->c, k->d, k->x, gbuf, k->stat));
+  tl_gpu_scratch_free(gbuf);
   return TL_OK;
 }
 
@@ -294,9 +349,13 @@ static int KF(hybrid_pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
   T *work = tl_gpu_scratch_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T));
   if (!work)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
-  TL_LAUNCH(KF(hybrid_kernel), (long)k->nsys, k->parts, 4 * (size_t)k->parts * sizeof(long long),
-            (long)k->n, k->parts, k->off, k->a, k->b, k->c, k->d, k->x, work, k->stat);
-  free(work);
+  watch_spec w[] = {BATCH_SPEC(k),
+                    {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1},
+                    {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, TL_LAUNCH(KF(hybrid_kernel), (long)k->nsys, k->parts,
+                        4 * (size_t)k->parts * sizeof(long long), (long)k->n, k->parts, k->off,
+                        k->a, k->b, k->c, k->d, k->x, work, k->stat));
+  tl_gpu_scratch_free(work);
   return TL_OK;
 }
 
@@ -304,12 +363,20 @@ static int KF(distd2_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   (void)info;
   size_t n = k->n, P = (size_t)k->parts, groups = (k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  size_t all = groups * TL_GPU_SZ * n;
   const T *cf = k->coef, *fix = cf + 5 * n, *st = fix + P;
   KF(distd2_coef) q = {k->off, cf, cf + n, cf + 2 * n, cf + 3 * n, cf + 4 * n, fix};
-  TL_LAUNCH(KF(distd2_decouple_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, k->periodic,
-            (long)k->nsys, (int)P, q, k->stencil ? st : NULL, k->d, k->w, k->stat);
-  TL_LAUNCH(KF(distd2_finish_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, (long)k->nsys,
-            (int)P, q, k->w, k->x, k->stat);
+  watch_spec w[] = {{k->d, all, sizeof(T), k->stencil ? "u" : "d", 1},
+                    {k->x, all, sizeof(T), "x", 0},
+                    {cf, 5 * n + P + 5, sizeof(T), "the plan", 1},
+                    {k->off, P + 1, sizeof(long), "begin", 1},
+                    {k->stat, 3 * P * k->nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, {
+    TL_LAUNCH(KF(distd2_decouple_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, k->periodic,
+              (long)k->nsys, (int)P, q, k->stencil ? st : NULL, k->d, k->w, k->stat);
+    TL_LAUNCH(KF(distd2_finish_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, (long)k->nsys,
+              (int)P, q, k->w, k->x, k->stat);
+  });
   return TL_OK;
 }
 
@@ -318,9 +385,21 @@ static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
   T *scratch = tl_gpu_scratch_alloc(k->n * k->nsys, sizeof(T));
   if (!scratch)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
-  TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->off, k->a,
-            k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part, k->stat);
-  free(scratch);
+  size_t all = k->n * k->nsys, per = 3 * (size_t)k->parts * k->nsys, z = sizeof(T);
+  watch_spec w[] = {{k->a, all, z, "a", 1},
+                    {k->b, all, z, "b", 1},
+                    {k->c, all, z, "c", 1},
+                    {k->d, all, z, "d", 1},
+                    {k->y, all, z, "y", 0},
+                    {k->v, all, z, "v", 0},
+                    {k->w, all, z, "w", 0},
+                    {k->part, per, z, "part", 0},
+                    {k->stat, per, sizeof(int), "stat", 0},
+                    {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1}};
+  WATCHING(w,
+           TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->off,
+                     k->a, k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part, k->stat));
+  tl_gpu_scratch_free(scratch);
   return TL_OK;
 }
 
@@ -455,7 +534,7 @@ static int KF(distd2_run)(const tl_distd2_plan *plan, const double *stencil, siz
 cleanup:
   free(cf);
   free(cd);
-  free(dt);
+  tl_gpu_scratch_free(dt);
   free(begin);
   free(stat);
   return status;

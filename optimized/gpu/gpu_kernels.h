@@ -18,6 +18,12 @@
  * Status words per system (tridlab/gpu.h): kind, row, flags; the DistD2
  * and PDD kernels write 3 ints per (system, partition), described above
  * each.
+ *
+ * Every load from and store to memory shared between threads (shared
+ * memory, global arrays) is written TL_LD(p, i) and TL_ST(p, i) = v:
+ * p[i] on a device, and on the host an access the emulator's checker
+ * records (tl_gpu_port.h). Values a thread keeps to itself (registers,
+ * its own small arrays) are plain C.
  */
 
 /* ------------------------------------------------------------------ */
@@ -45,62 +51,62 @@ TL_DEVICE_FN void KF(thomas_lane)(long n, long z, const T *a, const T *b, const 
                                   int *st)
 {
   enum { U = TL_GPU_AHEAD };
-  int flags = 0;
+  int kind = TL_GPU_OK, row = 0, flags = 0; /* the status words, stored at the end */
   T cprev = 0, dprev = 0;
-  st[0] = TL_GPU_OK;
-  st[1] = 0;
-  for (long i0 = 0; i0 < n && st[0] == TL_GPU_OK; i0 += U) {
+  for (long i0 = 0; i0 < n && kind == TL_GPU_OK; i0 += U) {
     T ra[U], rb[U], rc[U], rd[U];
     TL_UNROLL
     for (int k = 0; k < U; k++) /* the loads, all issued before the recurrence */
       if (i0 + k < n) {
         long i = (i0 + k) * z;
-        ra[k] = a[i], rb[k] = b[i], rc[k] = c[i], rd[k] = d[i];
+        ra[k] = TL_LD(a, i), rb[k] = TL_LD(b, i), rc[k] = TL_LD(c, i), rd[k] = TL_LD(d, i);
       }
     /* eliminate a, scale the pivot to 1 (no break: a loop of U trips unrolls) */
     TL_UNROLL
     for (int k = 0; k < U; k++) {
       long i = i0 + k;
-      if (i >= n || st[0] != TL_GPU_OK)
+      if (i >= n || kind != TL_GPU_OK)
         continue;
       T pivot = i == 0 ? rb[k] : rb[k] - ra[k] * cprev;
       if (pivot == 0 || !isfinite(pivot)) {
-        st[0] = TL_GPU_PIVOT;
-        st[1] = (int)i;
+        kind = TL_GPU_PIVOT;
+        row = (int)i;
         continue;
       }
       if (!(pivot > 0))
         flags = TL_GPU_NONPOSITIVE;
       cprev = i + 1 < n ? rc[k] / pivot : 0;
       dprev = i == 0 ? rd[k] / pivot : (rd[k] - ra[k] * dprev) / pivot;
-      cp[i * z] = cprev;
-      d[i * z] = dprev;
+      TL_ST(cp, i * z) = cprev;
+      TL_ST(d, i * z) = dprev;
     }
   }
   T xnext = dprev; /* x of the last row is its d' */
-  for (long i1 = n - 1; st[0] == TL_GPU_OK && i1 >= 0; i1 -= U) {
+  for (long i1 = n - 1; kind == TL_GPU_OK && i1 >= 0; i1 -= U) {
     T rcp[U], rd[U];
     TL_UNROLL
     for (int k = 0; k < U; k++)
       if (i1 - k >= 0) {
-        rcp[k] = cp[(i1 - k) * z];
-        rd[k] = d[(i1 - k) * z];
+        rcp[k] = TL_LD(cp, (i1 - k) * z);
+        rd[k] = TL_LD(d, (i1 - k) * z);
       }
     TL_UNROLL
     for (int k = 0; k < U; k++) { /* backward substitution */
       long i = i1 - k;
-      if (i < 0 || st[0] != TL_GPU_OK)
+      if (i < 0 || kind != TL_GPU_OK)
         continue;
       T xi = i + 1 < n ? rd[k] - rcp[k] * xnext : rd[k];
-      d[i * z] = xi;
+      TL_ST(d, i * z) = xi;
       xnext = xi;
       if (!isfinite(xi)) {
-        st[0] = TL_GPU_NONFINITE;
-        st[1] = (int)i;
+        kind = TL_GPU_NONFINITE;
+        row = (int)i;
       }
     }
   }
-  st[2] = flags;
+  TL_ST(st, 0) = kind;
+  TL_ST(st, 1) = row;
+  TL_ST(st, 2) = flags;
 }
 
 /* Block g solves packed group g: thread t its system g SZ + t. No
@@ -129,64 +135,77 @@ TL_DEVICE_FN void KF(periodic_lane)(long n, const T *a, const T *b, const T *c, 
 {
   const long z = TL_GPU_SZ;
   T *cp = w, *zz = w + n * z;
-  T g = b[0] == 0 ? (T)-1 : -b[0];
-  T bfirst = b[0] - g, blast = b[(n - 1) * z] - a[0] * (c[(n - 1) * z] / g);
+  T b0 = TL_LD(b, 0), a0 = TL_LD(a, 0), cn = TL_LD(c, (n - 1) * z);
+  T g = b0 == 0 ? (T)-1 : -b0;
+  T bfirst = b0 - g, blast = TL_LD(b, (n - 1) * z) - a0 * (cn / g);
   T cprev = 0, yprev = 0, zprev = 0;
   int flags = 0;
-  st[0] = TL_GPU_OK;
-  st[1] = 0;
+  TL_ST(st, 0) = TL_GPU_OK;
+  TL_ST(st, 1) = 0;
   for (long i = 0; i < n; i++) { /* one forward pass for both right-hand sides */
-    T bi = i == 0 ? bfirst : i == n - 1 ? blast : b[i * z];
-    T ui = i == 0 ? g : i == n - 1 ? c[(n - 1) * z] : (T)0;
-    T pivot = i == 0 ? bi : bi - a[i * z] * cprev;
+    T bi = i == 0 ? bfirst : i == n - 1 ? blast : TL_LD(b, i * z);
+    T ui = i == 0 ? g : i == n - 1 ? cn : (T)0;
+    T ai = TL_LD(a, i * z), di = TL_LD(d, i * z);
+    T pivot = i == 0 ? bi : bi - ai * cprev;
     if (pivot == 0 || !isfinite(pivot)) {
-      st[0] = TL_GPU_PIVOT;
-      st[1] = (int)i;
-      st[2] = flags;
+      TL_ST(st, 0) = TL_GPU_PIVOT;
+      TL_ST(st, 1) = (int)i;
+      TL_ST(st, 2) = flags;
       return;
     }
     if (!(pivot > 0))
       flags = TL_GPU_NONPOSITIVE;
-    cprev = i + 1 < n ? c[i * z] / pivot : 0;
-    yprev = i == 0 ? d[0] / pivot : (d[i * z] - a[i * z] * yprev) / pivot;
-    zprev = i == 0 ? ui / pivot : (ui - a[i * z] * zprev) / pivot;
-    cp[i * z] = cprev;
-    d[i * z] = yprev;
-    zz[i * z] = zprev;
+    cprev = i + 1 < n ? TL_LD(c, i * z) / pivot : 0;
+    yprev = i == 0 ? di / pivot : (di - ai * yprev) / pivot;
+    zprev = i == 0 ? ui / pivot : (ui - ai * zprev) / pivot;
+    TL_ST(cp, i * z) = cprev;
+    TL_ST(d, i * z) = yprev;
+    TL_ST(zz, i * z) = zprev;
   }
   long ybad = -1, zbad = -1; /* the first non-finite row from the bottom, as the
                                 reference's two backward passes meet them */
+  T ynext = 0, znext = 0;
   for (long i = n; i-- > 0;) {
+    T yi = TL_LD(d, i * z), zi = TL_LD(zz, i * z);
     if (i + 1 < n) {
-      d[i * z] = d[i * z] - cp[i * z] * d[(i + 1) * z];
-      zz[i * z] = zz[i * z] - cp[i * z] * zz[(i + 1) * z];
+      T ci = TL_LD(cp, i * z);
+      yi = yi - ci * ynext;
+      zi = zi - ci * znext;
+      TL_ST(d, i * z) = yi;
+      TL_ST(zz, i * z) = zi;
     }
-    if (ybad < 0 && !isfinite(d[i * z]))
+    if (ybad < 0 && !isfinite(yi))
       ybad = i;
-    if (zbad < 0 && !isfinite(zz[i * z]))
+    if (zbad < 0 && !isfinite(zi))
       zbad = i;
+    ynext = yi;
+    znext = zi;
   }
-  st[2] = flags;
+  TL_ST(st, 2) = flags;
   if (ybad >= 0 || zbad >= 0) {
-    st[0] = TL_GPU_NONFINITE;
-    st[1] = (int)(ybad >= 0 ? ybad : zbad);
+    TL_ST(st, 0) = TL_GPU_NONFINITE;
+    TL_ST(st, 1) = (int)(ybad >= 0 ? ybad : zbad);
     return;
   }
-  T vy = d[0] + (a[0] / g) * d[(n - 1) * z];
-  T denom = 1 + zz[0] + (a[0] / g) * zz[(n - 1) * z];
+  T vy = ynext + (a0 / g) * TL_LD(d, (n - 1) * z); /* ynext, znext: row 0 */
+  T denom = 1 + znext + (a0 / g) * TL_LD(zz, (n - 1) * z);
   if (denom == 0 || !isfinite(denom)) {
-    st[0] = TL_GPU_PIVOT;
-    st[1] = 0;
+    TL_ST(st, 0) = TL_GPU_PIVOT;
+    TL_ST(st, 1) = 0;
     return;
   }
   T factor = vy / denom;
+  int kind = TL_GPU_OK, row = 0;
   for (long i = 0; i < n; i++) {
-    d[i * z] -= factor * zz[i * z];
-    if (st[0] == TL_GPU_OK && !isfinite(d[i * z])) {
-      st[0] = TL_GPU_NONFINITE;
-      st[1] = (int)i;
+    T xi = TL_LD(d, i * z) - factor * TL_LD(zz, i * z);
+    TL_ST(d, i * z) = xi;
+    if (kind == TL_GPU_OK && !isfinite(xi)) {
+      kind = TL_GPU_NONFINITE;
+      row = (int)i;
     }
   }
+  TL_ST(st, 0) = kind;
+  TL_ST(st, 1) = row;
 }
 
 TL_KERNEL(KF(periodic_sz_kernel), long n, long nsys, const T *a, const T *b, const T *c, T *d, T *w,
@@ -211,31 +230,33 @@ TL_KERNEL(KF(periodic_sz_kernel), long n, long nsys, const T *a, const T *b, con
 TL_DEVICE_FN long KF(pcr_row_update)(long n, long s, long i, const T *a, const T *b, const T *c,
                                      const T *d, T *na, T *nb, T *nc, T *nd)
 {
-  T ai = 0, bi = b[i], ci = 0, di = d[i];
+  T ai = 0, bi = TL_LD(b, i), ci = 0, di = TL_LD(d, i);
   if (i >= s) { /* left neighbour l = i - s */
     long l = i - s;
-    if (b[l] == 0 || !isfinite(b[l]))
+    T bl = TL_LD(b, l);
+    if (bl == 0 || !isfinite(bl))
       return l;
-    T alpha = -a[i] / b[l];
+    T alpha = -TL_LD(a, i) / bl;
     if (l >= s)
-      ai = alpha * a[l];
-    bi += alpha * c[l];
-    di += alpha * d[l];
+      ai = alpha * TL_LD(a, l);
+    bi += alpha * TL_LD(c, l);
+    di += alpha * TL_LD(d, l);
   }
   if (i + s < n) { /* right neighbour r = i + s */
     long r = i + s;
-    if (b[r] == 0 || !isfinite(b[r]))
+    T br = TL_LD(b, r);
+    if (br == 0 || !isfinite(br))
       return r;
-    T gamma = -c[i] / b[r];
+    T gamma = -TL_LD(c, i) / br;
     if (r + s < n)
-      ci = gamma * c[r];
-    bi += gamma * a[r];
-    di += gamma * d[r];
+      ci = gamma * TL_LD(c, r);
+    bi += gamma * TL_LD(a, r);
+    di += gamma * TL_LD(d, r);
   }
-  na[i] = ai;
-  nb[i] = bi;
-  nc[i] = ci;
-  nd[i] = di;
+  TL_ST(na, i) = ai;
+  TL_ST(nb, i) = bi;
+  TL_ST(nc, i) = ci;
+  TL_ST(nd, i) = di;
   return -1;
 }
 
@@ -250,7 +271,7 @@ TL_DEVICE_FN long KF(pcr_row)(long n, long s, long i, const T *a, const T *b, co
 {
   long bad = KF(pcr_row_update)(n, s, i, a, b, c, d, na, nb, nc, nd);
   if (bad >= 0)
-    na[i] = nb[i] = nc[i] = nd[i] = (T)NAN;
+    TL_ST(na, i) = TL_ST(nb, i) = TL_ST(nc, i) = TL_ST(nd, i) = (T)NAN;
   return bad;
 }
 
@@ -278,8 +299,8 @@ TL_KERNEL(KF(pcr_kernel), long n, const T *a, const T *b, const T *c, const T *d
   TL_PER_THREAD(long long, krow);
   TL_REGION(t)
   {
-    TL_MY(key, t) = TL_PCR_NONE;
-    TL_MY(krow, t) = 0;
+    TL_MY(key) = TL_PCR_NONE;
+    TL_MY(krow) = 0;
   }
   TL_BARRIER();
   for (long s = 1; s < n; s *= 2, step++) { /* uniform: the same s in every thread */
@@ -288,9 +309,9 @@ TL_KERNEL(KF(pcr_kernel), long n, const T *a, const T *b, const T *c, const T *d
     {
       for (long i = t; i < n; i += TL_BLOCK_THREADS) {
         long bad = KF(pcr_row)(n, s, i, ca, cb, cc, cd, na, nb, nc, nd);
-        if (bad >= 0 && TL_MY(key, t) == TL_PCR_NONE) {
-          TL_MY(key, t) = (long long)step * n + i;
-          TL_MY(krow, t) = bad;
+        if (bad >= 0 && TL_MY(key) == TL_PCR_NONE) {
+          TL_MY(key) = (long long)step * n + i;
+          TL_MY(krow) = bad;
         }
       }
     }
@@ -303,30 +324,34 @@ TL_KERNEL(KF(pcr_kernel), long n, const T *a, const T *b, const T *c, const T *d
   TL_REGION(t) /* every row alone: x_i = d_i / b_i */
   {
     for (long i = t; i < n; i += TL_BLOCK_THREADS) {
-      T xi = cd[i] / cb[i];
-      x[sys * n + i] = xi;
-      if ((cb[i] == 0 || !isfinite(cb[i]) || !isfinite(xi)) && TL_MY(key, t) == TL_PCR_NONE) {
-        TL_MY(key, t) = (long long)step * n + i;
-        TL_MY(krow, t) = i;
+      T bi = TL_LD(cb, i), xi = TL_LD(cd, i) / bi;
+      TL_ST(x, sys * n + i) = xi;
+      if ((bi == 0 || !isfinite(bi) || !isfinite(xi)) && TL_MY(key) == TL_PCR_NONE) {
+        TL_MY(key) = (long long)step * n + i;
+        TL_MY(krow) = i;
       }
     }
-    keys[t] = TL_MY(key, t);
-    rows[t] = TL_MY(krow, t);
+    TL_ST(keys, t) = TL_MY(key);
+    TL_ST(rows, t) = TL_MY(krow);
   }
   TL_BARRIER();
   TL_REGION(t) /* thread 0 finds the block's first failure */
   {
     if (t == 0) {
       long long best = TL_PCR_NONE, row = 0;
-      for (int k = 0; k < TL_BLOCK_THREADS; k++)
-        if (keys[k] != TL_PCR_NONE && (best == TL_PCR_NONE || keys[k] < best)) {
-          best = keys[k];
-          row = rows[k];
+      for (int k = 0; k < TL_BLOCK_THREADS; k++) {
+        long long first = TL_LD(keys, k);
+        if (first != TL_PCR_NONE && (best == TL_PCR_NONE || first < best)) {
+          best = first;
+          row = TL_LD(rows, k);
         }
+      }
       int *st = stat + sys * TL_GPU_STAT_WORDS;
-      st[0] = best == TL_PCR_NONE ? TL_GPU_OK : best / n < step ? TL_GPU_PIVOT : TL_GPU_NONFINITE;
-      st[1] = (int)row;
-      st[2] = 0;
+      TL_ST(st, 0) = best == TL_PCR_NONE ? TL_GPU_OK
+                     : best / n < step   ? TL_GPU_PIVOT
+                                         : TL_GPU_NONFINITE;
+      TL_ST(st, 1) = (int)row;
+      TL_ST(st, 2) = 0;
     }
   }
   TL_BARRIER();
@@ -343,35 +368,37 @@ TL_DEVICE_FN long KF(hybrid_forward)(long m, int has_left, int has_right, const 
                                      const T *c, const T *d, T *as, T *cs, T *ds)
 {
   for (long i = 0; i < 2; i++) { /* rows 0 and 1: scaled by their diagonal */
-    if (b[i] == 0 || !isfinite(b[i]))
+    T bi = TL_LD(b, i);
+    if (bi == 0 || !isfinite(bi))
       return i;
-    T ai = (i == 0 && !has_left) ? (T)0 : a[i];
-    T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
-    as[i] = ai / b[i];
-    cs[i] = ci / b[i];
-    ds[i] = d[i] / b[i];
+    T ai = (i == 0 && !has_left) ? (T)0 : TL_LD(a, i);
+    T ci = (i == m - 1 && !has_right) ? (T)0 : TL_LD(c, i);
+    TL_ST(as, i) = ai / bi;
+    TL_ST(cs, i) = ci / bi;
+    TL_ST(ds, i) = TL_LD(d, i) / bi;
   }
   for (long i = 2; i < m; i++) { /* forward: the fill-in stays in column 0 */
-    T p = b[i] - a[i] * cs[i - 1];
+    T ai = TL_LD(a, i), p = TL_LD(b, i) - ai * TL_LD(cs, i - 1);
     if (p == 0 || !isfinite(p))
       return i;
-    T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
-    ds[i] = (d[i] - a[i] * ds[i - 1]) / p;
-    as[i] = -(a[i] * as[i - 1]) / p;
-    cs[i] = ci / p;
+    T ci = (i == m - 1 && !has_right) ? (T)0 : TL_LD(c, i);
+    TL_ST(ds, i) = (TL_LD(d, i) - ai * TL_LD(ds, i - 1)) / p;
+    TL_ST(as, i) = -(ai * TL_LD(as, i - 1)) / p;
+    TL_ST(cs, i) = ci / p;
   }
   for (long i = m - 2; i-- > 1;) { /* backward: the fill-in moves to column m-1 */
-    ds[i] = ds[i] - cs[i] * ds[i + 1];
-    as[i] = as[i] - cs[i] * as[i + 1];
-    cs[i] = -cs[i] * cs[i + 1];
+    T ci = TL_LD(cs, i);
+    TL_ST(ds, i) = TL_LD(ds, i) - ci * TL_LD(ds, i + 1);
+    TL_ST(as, i) = TL_LD(as, i) - ci * TL_LD(as, i + 1);
+    TL_ST(cs, i) = -ci * TL_LD(cs, i + 1);
   }
   if (m >= 3) { /* row 0 eliminates x_1 */
-    T p = 1 - cs[0] * as[1];
+    T c0 = TL_LD(cs, 0), a1 = TL_LD(as, 1), p = 1 - c0 * a1;
     if (p == 0 || !isfinite(p))
       return 0;
-    ds[0] = (ds[0] - cs[0] * ds[1]) / p;
-    as[0] = as[0] / p;
-    cs[0] = -(cs[0] * cs[1]) / p;
+    TL_ST(ds, 0) = (TL_LD(ds, 0) - c0 * TL_LD(ds, 1)) / p;
+    TL_ST(as, 0) = TL_LD(as, 0) / p;
+    TL_ST(cs, 0) = -(c0 * TL_LD(cs, 1)) / p;
   }
   return -1;
 }
@@ -404,17 +431,19 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
   const T *sa = a + sys * n, *sb = b + sys * n, *sc = c + sys * n, *sd = d + sys * n;
   TL_REGION(p) /* phase 1 and the reduced rows */
   {
-    long lo = off[p], m = off[p + 1] - lo;
+    long lo = TL_LD(off, p), m = TL_LD(off, p + 1) - lo;
     long bad = KF(hybrid_forward)(m, p > 0, p + 1 < P, sa + lo, sb + lo, sc + lo, sd + lo, as + lo,
                                   cs + lo, ds + lo);
-    fwd[p] = bad < 0 ? TL_PCR_NONE : lo + bad;
-    pkey[p] = TL_PCR_NONE;
+    TL_ST(fwd, p) = bad < 0 ? TL_PCR_NONE : lo + bad;
+    TL_ST(pkey, p) = TL_PCR_NONE;
+    for (long i = lo; bad >= 0 && i < lo + m; i++) /* a breakdown left rows unset: NaN */
+      TL_ST(as, i) = TL_ST(cs, i) = TL_ST(ds, i) = (T)NAN;
     for (int k = 0; k < 2; k++) { /* rows 0 and m-1 */
       long i = lo + (k ? m - 1 : 0), r = 2 * p + k;
-      red[r] = (r == 0) ? (T)0 : as[i];
-      red[R + r] = 1;
-      red[2 * R + r] = (r == R - 1) ? (T)0 : cs[i];
-      red[3 * R + r] = ds[i];
+      TL_ST(red, r) = (r == 0) ? (T)0 : TL_LD(as, i);
+      TL_ST(red, R + r) = 1;
+      TL_ST(red, 2 * R + r) = (r == R - 1) ? (T)0 : TL_LD(cs, i);
+      TL_ST(red, 3 * R + r) = TL_LD(ds, i);
     }
   }
   TL_BARRIER();
@@ -426,9 +455,9 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
     {
       for (long i = p; i < R; i += P) {
         long bad = KF(pcr_row)(R, s, i, ca, cb, cc, cd, na, nb, nc, nd);
-        if (bad >= 0 && pkey[p] == TL_PCR_NONE) {
-          pkey[p] = (long long)step * R + i;
-          prow[p] = bad;
+        if (bad >= 0 && TL_LD(pkey, p) == TL_PCR_NONE) {
+          TL_ST(pkey, p) = (long long)step * R + i;
+          TL_ST(prow, p) = bad;
         }
       }
     }
@@ -442,27 +471,29 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
   TL_REGION(p) /* the reduced answer: y_i = d_i / b_i */
   {
     for (long i = p; i < R; i += P) {
-      y[i] = cd[i] / cb[i];
-      if ((cb[i] == 0 || !isfinite(cb[i]) || !isfinite(y[i])) && pkey[p] == TL_PCR_NONE) {
-        pkey[p] = (long long)step * R + i;
-        prow[p] = i;
+      T bi = TL_LD(cb, i), yi = TL_LD(cd, i) / bi;
+      TL_ST(y, i) = yi;
+      if ((bi == 0 || !isfinite(bi) || !isfinite(yi)) && TL_LD(pkey, p) == TL_PCR_NONE) {
+        TL_ST(pkey, p) = (long long)step * R + i;
+        TL_ST(prow, p) = i;
       }
     }
   }
   TL_BARRIER();
   TL_REGION(p) /* phase 3: substitution with the partition's two unknowns */
   {
-    long lo = off[p], m = off[p + 1] - lo;
-    T first = y[2 * p], last = y[2 * p + 1];
+    long lo = TL_LD(off, p), m = TL_LD(off, p + 1) - lo;
+    T first = TL_LD(y, 2 * p), last = TL_LD(y, 2 * p + 1);
     T *xp = x + sys * n + lo;
-    xp[0] = first;
-    xp[m - 1] = last;
+    TL_ST(xp, 0) = first;
+    TL_ST(xp, m - 1) = last;
     for (long i = 1; i + 1 < m; i++)
-      xp[i] = ds[lo + i] - as[lo + i] * first - cs[lo + i] * last;
-    bwd[p] = TL_PCR_NONE;
-    for (long i = 0; i < m && bwd[p] == TL_PCR_NONE; i++)
-      if (!isfinite(xp[i]))
-        bwd[p] = lo + i;
+      TL_ST(xp, i) = TL_LD(ds, lo + i) - TL_LD(as, lo + i) * first - TL_LD(cs, lo + i) * last;
+    long long bad = TL_PCR_NONE; /* the partition's first non-finite x */
+    for (long i = 0; i < m && bad == TL_PCR_NONE; i++)
+      if (!isfinite(TL_LD(xp, i)))
+        bad = lo + i;
+    TL_ST(bwd, p) = bad;
   }
   TL_BARRIER();
   TL_REGION(p) /* thread 0: the first failure in the reference's order */
@@ -471,19 +502,19 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
       int *st = stat + sys * TL_GPU_STAT_WORDS, kind = TL_GPU_OK;
       long long row = 0, best = TL_PCR_NONE;
       for (long q = 0; q < P && kind == TL_GPU_OK; q++)
-        if (fwd[q] != TL_PCR_NONE)
-          kind = TL_GPU_PIVOT, row = fwd[q];
+        if (TL_LD(fwd, q) != TL_PCR_NONE)
+          kind = TL_GPU_PIVOT, row = TL_LD(fwd, q);
       for (long q = 0; q < P && kind == TL_GPU_OK; q++)
-        if (pkey[q] != TL_PCR_NONE && (best == TL_PCR_NONE || pkey[q] < best))
-          best = pkey[q], row = prow[q];
+        if (TL_LD(pkey, q) != TL_PCR_NONE && (best == TL_PCR_NONE || TL_LD(pkey, q) < best))
+          best = TL_LD(pkey, q), row = TL_LD(prow, q);
       if (kind == TL_GPU_OK && best != TL_PCR_NONE) /* reduced row -> global row */
-        kind = TL_GPU_PIVOT, row = (row % 2) ? off[row / 2 + 1] - 1 : off[row / 2];
+        kind = TL_GPU_PIVOT, row = (row % 2) ? TL_LD(off, row / 2 + 1) - 1 : TL_LD(off, row / 2);
       for (long q = 0; q < P && kind == TL_GPU_OK; q++)
-        if (bwd[q] != TL_PCR_NONE)
-          kind = TL_GPU_NONFINITE, row = bwd[q];
-      st[0] = kind;
-      st[1] = (int)row;
-      st[2] = 0;
+        if (TL_LD(bwd, q) != TL_PCR_NONE)
+          kind = TL_GPU_NONFINITE, row = TL_LD(bwd, q);
+      TL_ST(st, 0) = kind;
+      TL_ST(st, 1) = (int)row;
+      TL_ST(st, 2) = 0;
     }
   }
   TL_BARRIER();
@@ -505,10 +536,10 @@ typedef struct KF(distd2_coef) {
 TL_DEVICE_FN T KF(field)(long n, int periodic, const T *u, long i)
 {
   if (i >= 0 && i < n)
-    return u[i * TL_GPU_SZ];
+    return TL_LD(u, i * TL_GPU_SZ);
   if (!periodic)
     return 0;
-  return u[(((i % n) + n) % n) * TL_GPU_SZ];
+  return TL_LD(u, (((i % n) + n) % n) * TL_GPU_SZ);
 }
 
 /* Algorithm 6 on rows [k0, k0 + m) of one lane: the right-hand side is d,
@@ -542,17 +573,17 @@ TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m
     TL_UNROLL
     for (int k = 0; k < U; k++)
       if (!st && j0 + k < m)
-        rd[k] = in[(k0 + j0 + k) * z];
+        rd[k] = TL_LD(in, (k0 + j0 + k) * z);
     TL_UNROLL
     for (int k = 0; k < U; k++) {
       long j = j0 + k;
       if (j >= m)
         continue;
-      T rhs = st ? st[0] * win[k] + st[1] * win[k + 1] + st[2] * win[k + 2] + st[3] * win[k + 3] +
-                       st[4] * win[k + 4]
+      T rhs = st ? TL_LD(st, 0) * win[k] + TL_LD(st, 1) * win[k + 1] + TL_LD(st, 2) * win[k + 2] +
+                       TL_LD(st, 3) * win[k + 3] + TL_LD(st, 4) * win[k + 4]
                  : rd[k];
-      T yj = (j < 2) ? rhs * f[j] : f[j] * (rhs - r[j] * yprev);
-      y[j * z] = yj;
+      T yj = (j < 2) ? rhs * TL_LD(f, j) : TL_LD(f, j) * (rhs - TL_LD(r, j) * yprev);
+      TL_ST(y, j * z) = yj;
       if (j == m - 2)
         ylast2 = yj;
       if (j >= m - 2 && !isfinite(yj) && j < bad)
@@ -566,22 +597,22 @@ TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m
     TL_UNROLL
     for (int k = 0; k < U; k++)
       if (j1 - k >= 1)
-        ry[k] = y[(j1 - k) * z];
+        ry[k] = TL_LD(y, (j1 - k) * z);
     TL_UNROLL
     for (int k = 0; k < U; k++) {
       long j = j1 - k;
       if (j < 1)
         continue;
-      T yj = ry[k] - w[j] * ynext;
-      y[j * z] = yj;
+      T yj = ry[k] - TL_LD(w, j) * ynext;
+      TL_ST(y, j * z) = yj;
       if (!isfinite(yj))
         bad = j; /* rows come downwards: the last one found is the first */
       ynext = yj;
     }
   }
   if (m >= 3) { /* lines 18-20 */
-    T y0 = fix[0] * (y[0] - w[0] * y[z]);
-    y[0] = y0;
+    T y0 = TL_LD(fix, 0) * (TL_LD(y, 0) - TL_LD(w, 0) * TL_LD(y, z));
+    TL_ST(y, 0) = y0;
     if (!isfinite(y0))
       bad = 0;
   }
@@ -599,9 +630,9 @@ TL_KERNEL(KF(distd2_decouple_kernel), long n, int periodic, long nsys, int parts
   {
     long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
     if (s < nsys) {
-      long k0 = q.begin[p], m = q.begin[p + 1] - k0;
+      long k0 = TL_LD(q.begin, p), m = TL_LD(q.begin, p + 1) - k0;
       long bad = KF(distd2_decouple_lane)(n, periodic, k0, m, &q, q.fix + p, st, in + o, dt + o);
-      stat[(s * parts + p) * 3] = (int)bad;
+      TL_ST(stat, (s * parts + p) * 3) = (int)bad;
     }
   }
   TL_BARRIER();
@@ -614,17 +645,18 @@ TL_DEVICE_FN int KF(distd2_interface)(const KF(distd2_coef) * q, int parts, long
                                       T *x_last, T *x_first)
 {
   long right = (left + 1) % parts;
-  long last = q->begin[left + 1] - 1, first = q->begin[right];
-  T alpha = q->sc[last], beta = q->sa[first];
+  long last = TL_LD(q->begin, left + 1) - 1, first = TL_LD(q->begin, right);
+  T alpha = TL_LD(q->sc, last), beta = TL_LD(q->sa, first);
   if (parts == 1) { /* one partition: its own coupling is kept */
-    alpha += q->sa[last];
-    beta += q->sc[first];
+    alpha += TL_LD(q->sa, last);
+    beta += TL_LD(q->sc, first);
   }
   T det = 1 - alpha * beta;
   if (det == 0 || !isfinite(det))
     return 0;
-  *x_first = (dt[first * TL_GPU_SZ] - beta * dt[last * TL_GPU_SZ]) / det;
-  *x_last = dt[last * TL_GPU_SZ] - alpha * *x_first;
+  T dfirst = TL_LD(dt, first * TL_GPU_SZ), dlast = TL_LD(dt, last * TL_GPU_SZ);
+  *x_first = (dfirst - beta * dlast) / det;
+  *x_last = dlast - alpha * *x_first;
   return 1;
 }
 
@@ -642,35 +674,34 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
     if (s < nsys) {
       int *st = stat + (s * parts + p) * 3;
       T first = 0, last = 0, unused;
-      long k0 = q.begin[p], k1 = q.begin[p + 1];
+      long k0 = TL_LD(q.begin, p), k1 = TL_LD(q.begin, p + 1);
       KF(distd2_interface)(&q, parts, (p + parts - 1) % parts, dt + o, &unused, &first);
       int ok = KF(distd2_interface)(&q, parts, p, dt + o, &last, &unused);
-      st[1] = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
-      st[2] = -1;
+      TL_ST(st, 1) = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
       T *xs = x + o;
-      long bad = k1;              /* the first row whose x is not finite; k1: none */
-      xs[k0 * TL_GPU_SZ] = first; /* Algorithm 7, rows loaded ahead */
+      long bad = k1;                     /* the first row whose x is not finite; k1: none */
+      TL_ST(xs, k0 * TL_GPU_SZ) = first; /* Algorithm 7, rows loaded ahead */
       for (long k = k0 + 1; k + 1 < k1; k += TL_GPU_AHEAD) {
         T rd[TL_GPU_AHEAD];
         TL_UNROLL
         for (int j = 0; j < TL_GPU_AHEAD; j++)
           if (k + j + 1 < k1)
-            rd[j] = dt[o + (k + j) * TL_GPU_SZ];
+            rd[j] = TL_LD(dt, o + (k + j) * TL_GPU_SZ);
         TL_UNROLL
         for (int j = 0; j < TL_GPU_AHEAD; j++)
           if (k + j + 1 < k1) {
-            T xk = rd[j] - q.sa[k + j] * first - q.sc[k + j] * last;
-            xs[(k + j) * TL_GPU_SZ] = xk;
+            T xk = rd[j] - TL_LD(q.sa, k + j) * first - TL_LD(q.sc, k + j) * last;
+            TL_ST(xs, (k + j) * TL_GPU_SZ) = xk;
             if (!isfinite(xk) && k + j < bad)
               bad = k + j;
           }
       }
-      xs[(k1 - 1) * TL_GPU_SZ] = last; /* (k1 - 1 = k0: one row, x = last) */
+      TL_ST(xs, (k1 - 1) * TL_GPU_SZ) = last; /* (k1 - 1 = k0: one row, x = last) */
       if (!isfinite(last) && bad == k1)
         bad = k1 - 1;
       if (k1 - 1 > k0 && !isfinite(first))
         bad = k0;
-      st[2] = bad < k1 ? (int)bad : -1;
+      TL_ST(st, 2) = bad < k1 ? (int)bad : -1;
     }
   }
   TL_BARRIER();
@@ -684,35 +715,45 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
  * Returns the local row of a zero or non-finite pivot, or -1. */
 TL_DEVICE_FN long KF(pdd_spike_first)(long m, const T *a, const T *b, const T *c, T *v, T *cp)
 {
+  T cprev = 0, vprev = 0;
   for (long i = 0; i < m; i++) {
-    T piv = (i == 0) ? b[0] : b[i] - a[i] * cp[i - 1];
+    T ai = TL_LD(a, i), piv = (i == 0) ? TL_LD(b, 0) : TL_LD(b, i) - ai * cprev;
     if (piv == 0 || !isfinite(piv))
       return i;
-    cp[i] = (i + 1 < m) ? c[i] / piv : (T)0;
-    v[i] = (i == 0) ? a[0] / piv : -a[i] * v[i - 1] / piv;
-    if (!isfinite(v[i]))
+    cprev = (i + 1 < m) ? TL_LD(c, i) / piv : (T)0;
+    vprev = (i == 0) ? ai / piv : -ai * vprev / piv;
+    TL_ST(cp, i) = cprev;
+    TL_ST(v, i) = vprev;
+    if (!isfinite(vprev))
       return i;
   }
-  for (long i = m - 1; i-- > 0;)
-    v[i] -= cp[i] * v[i + 1];
+  for (long i = m - 1; i-- > 0;) {
+    vprev = TL_LD(v, i) - TL_LD(cp, i) * vprev;
+    TL_ST(v, i) = vprev;
+  }
   return -1;
 }
 
 /* The right spike A_p w = c[m-1] e_{m-1} by bottom-up elimination. */
 TL_DEVICE_FN long KF(pdd_spike_last)(long m, const T *a, const T *b, const T *c, T *w, T *ap)
 {
+  T aprev = 0, wprev = 0, cm = TL_LD(c, m - 1);
   for (long t = 0; t < m; t++) {
     long i = m - 1 - t;
-    T piv = (t == 0) ? b[i] : b[i] - c[i] * ap[i + 1];
+    T ci = TL_LD(c, i), piv = (t == 0) ? TL_LD(b, i) : TL_LD(b, i) - ci * aprev;
     if (piv == 0 || !isfinite(piv))
       return i;
-    ap[i] = (i > 0) ? a[i] / piv : (T)0;
-    w[i] = (t == 0) ? c[m - 1] / piv : -c[i] * w[i + 1] / piv;
-    if (!isfinite(w[i]))
+    aprev = (i > 0) ? TL_LD(a, i) / piv : (T)0;
+    wprev = (t == 0) ? cm / piv : -ci * wprev / piv;
+    TL_ST(ap, i) = aprev;
+    TL_ST(w, i) = wprev;
+    if (!isfinite(wprev))
       return i;
   }
-  for (long i = 1; i < m; i++)
-    w[i] -= ap[i] * w[i - 1];
+  for (long i = 1; i < m; i++) {
+    wprev = TL_LD(w, i) - TL_LD(ap, i) * wprev;
+    TL_ST(w, i) = wprev;
+  }
   return -1;
 }
 
@@ -724,9 +765,9 @@ TL_DEVICE_FN T KF(pdd_margin)(long lo, long m, int has_left, int has_right, cons
 {
   T margin = (T)INFINITY;
   for (long k = 0; k < m; k++) {
-    T left = (k > 0 || has_left) ? (T)fabs(a[k]) : (T)0;
-    T right = (k + 1 < m || has_right) ? (T)fabs(c[k]) : (T)0;
-    T mg = (T)fabs(b[k]) - (left + right);
+    T left = (k > 0 || has_left) ? (T)fabs(TL_LD(a, k)) : (T)0;
+    T right = (k + 1 < m || has_right) ? (T)fabs(TL_LD(c, k)) : (T)0;
+    T mg = (T)fabs(TL_LD(b, k)) - (left + right);
     if (!(mg >= margin)) {
       margin = isnan(mg) ? -(T)INFINITY : mg;
       *row = (int)(lo + k);
@@ -748,34 +789,38 @@ TL_KERNEL(KF(pdd_local_kernel), long n, int parts, const long *off, const T *a, 
   const long sys = TL_BLOCK_ID;
   TL_REGION(p)
   {
-    long lo = off[p], m = off[p + 1] - lo, o = sys * n + lo, q = sys * parts + p;
+    long lo = TL_LD(off, p), m = TL_LD(off, p + 1) - lo, o = sys * n + lo, q = sys * parts + p;
     const T *la = a + o, *lb = b + o, *lc = c + o;
     T *ly = y + o, *lv = v + o, *lw = w + o, *tmp = scratch + o, *out = part + 3 * q;
     int *st = stat + 3 * q, lst[TL_GPU_STAT_WORDS];
     for (long k = 0; k < m; k++) {
-      ly[k] = d[o + k];
-      lv[k] = 0;
-      lw[k] = 0;
+      TL_ST(ly, k) = TL_LD(d, o + k);
+      TL_ST(lv, k) = 0;
+      TL_ST(lw, k) = 0;
     }
-    out[0] = out[1] = 0;
-    st[0] = 0;
-    st[1] = 0;
+    T drop_v = 0, drop_w = 0;
+    int kind = 0, row = 0, mrow = 0;                 /* the status words, stored at the end */
     KF(thomas_lane)(m, 1, la, lb, lc, ly, tmp, lst); /* Thomas never reads la[0], lc[m-1] */
     long bad = -1;
     if (lst[0] != TL_GPU_OK) {
-      st[0] = 1;
-      st[1] = (int)(lo + lst[1]);
+      kind = 1;
+      row = (int)(lo + lst[1]);
     }
-    if (st[0] == 0 && p > 0 && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
-      out[0] = p + 1 == parts ? (T)0 : (T)fabs(lv[m - 1]);
-    if (st[0] == 0 && bad < 0 && p + 1 < parts &&
+    if (kind == 0 && p > 0 && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
+      drop_v = p + 1 == parts ? (T)0 : (T)fabs(TL_LD(lv, m - 1));
+    if (kind == 0 && bad < 0 && p + 1 < parts &&
         (bad = KF(pdd_spike_last)(m, la, lb, lc, lw, tmp)) < 0)
-      out[1] = p > 0 ? (T)fabs(lw[0]) : (T)0;
-    if (st[0] == 0 && bad >= 0) {
-      st[0] = 2;
-      st[1] = (int)(lo + bad);
+      drop_w = p > 0 ? (T)fabs(TL_LD(lw, 0)) : (T)0;
+    if (kind == 0 && bad >= 0) {
+      kind = 2;
+      row = (int)(lo + bad);
     }
-    out[2] = KF(pdd_margin)(lo, m, p > 0, p + 1 < parts, la, lb, lc, &st[2]);
+    TL_ST(out, 2) = KF(pdd_margin)(lo, m, p > 0, p + 1 < parts, la, lb, lc, &mrow);
+    TL_ST(out, 0) = drop_v;
+    TL_ST(out, 1) = drop_w;
+    TL_ST(st, 0) = kind;
+    TL_ST(st, 1) = row;
+    TL_ST(st, 2) = mrow;
   }
   TL_BARRIER();
 }

@@ -12,7 +12,7 @@
  *     double *u = TL_SHARED_ARRAY(double, n);    sub-arrays, in order
  *     TL_REGION(t) { ... }            region: thread t's code
  *     TL_BARRIER();                   every region ends at a barrier
- *     TL_REGION(t) { ... TL_MY(carry, t) ... }
+ *     TL_REGION(t) { ... TL_MY(carry) ... TL_ST(u, t) = TL_LD(g, t) ... }
  *     TL_BARRIER();
  *   }
  *
@@ -23,7 +23,19 @@
  * barrier is the end of that loop: loop fission at barriers, the MCUDA
  * technique (Stratton, Stone and Hwu 2008). A value that must survive a barrier is declared
  * per thread (an array of one value per thread on the host, a register
- * on the device) and read as TL_MY(name, t).
+ * on the device) and read as TL_MY(name): the running thread's, and only
+ * its own (there is no thread index to give, so no thread can read
+ * another's, which a device could not either).
+ *
+ * Memory. Every load from and store to shared or global memory is
+ * written TL_LD(p, i) (the value p[i]) and TL_ST(p, i) = v (p[i] = v).
+ * On the device they are p[i]; on the host each access also goes to the
+ * emulator's checker (gpu_emulator.h), which records per word who last
+ * stored and loaded it, and reports a race between two threads of a
+ * block or two blocks, a load of a word never stored, and an index
+ * outside the (sub-)array the pointer points into -- whatever order the
+ * threads and blocks run in. A thread's own arrays (registers on the
+ * device) are plain C.
  *
  * Why the scopes: the thread index t and every variable declared inside
  * a region go out of scope at the region's closing brace, in both
@@ -113,7 +125,9 @@ static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *
 #define TL_REGION(t) for (int t = (int)threadIdx.x, tl_once_ = 1; tl_once_ && t >= 0; tl_once_ = 0)
 #define TL_BARRIER() __syncthreads()
 #define TL_PER_THREAD(type, name) type name
-#define TL_MY(name, t) (name)
+#define TL_MY(name) (name)
+#define TL_LD(p, i) ((p)[i])
+#define TL_ST(p, i) ((p)[i])
 /* Dynamic shared memory (the launch gives its size in bytes). */
 #define TL_SHARED_MEM(type) ((type *)tl_gpu_shared_)
 extern __shared__ double tl_gpu_shared_[];
@@ -142,11 +156,16 @@ extern __shared__ double tl_gpu_shared_[];
 #define TL_BLOCK_ID (tl_blk_->block)
 #define TL_BLOCK_THREADS (tl_blk_->threads)
 #define TL_REGION(t)                                                                               \
-  for (int tl_k_ = tl_gpu_region_begin(tl_blk_), t = 0;                                            \
-       tl_k_ < tl_blk_->threads && ((t = tl_blk_->order[tl_k_]), 1); tl_k_++)
+  for (int tl_k_ = tl_gpu_region_begin(tl_blk_), tl_me_ = 0, t = 0;                                \
+       tl_gpu_region_next(tl_blk_, tl_k_, &tl_me_) && ((t = tl_me_), (void)t, 1); tl_k_++)
 #define TL_BARRIER() (tl_blk_->open = 0)
 #define TL_PER_THREAD(type, name) type name[TL_GPU_MAX_THREADS]
-#define TL_MY(name, t) ((name)[t])
+/* The running thread's value (tl_me_: the region's thread, out of the
+ * kernel's reach; at kernel scope it does not exist: a compile error). */
+#define TL_MY(name) ((name)[tl_me_])
+/* Loads and stores through the checker (gpu_emulator.h). */
+#define TL_LD(p, i) ((p)[tl_gpu_access((p), (long)(i), sizeof *(p), 0)])
+#define TL_ST(p, i) ((p)[tl_gpu_access((p), (long)(i), sizeof *(p), 1)])
 #define TL_SHARED_MEM(type) ((type *)tl_blk_->shared)
 /* Sub-arrays: the device's offsets, guard words between them. */
 #define TL_SHARED_BEGIN() size_t tl_shared_at_ = 0

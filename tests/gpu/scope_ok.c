@@ -8,12 +8,12 @@ TL_KERNEL(carry, double *v)
   TL_PER_THREAD(double, mine);
   TL_REGION(t)
   {
-    TL_MY(mine, t) = v[t];
+    TL_MY(mine) = TL_LD(v, t);
   }
   TL_BARRIER();
   TL_REGION(t)
   {
-    v[t] = TL_MY(mine, t) + v[(t + 1) % TL_BLOCK_THREADS];
+    TL_ST(v, t) = TL_MY(mine) + TL_LD(v, (t + 1) % TL_BLOCK_THREADS);
   }
   TL_BARRIER();
 }

@@ -1,0 +1,138 @@
+/* tests/gpu/mutant_driver.c -- runs one kernel family's entry point on
+ * the emulator, in every thread and block order, and says what the
+ * checker found (docs/gpu.md, "The checker").
+ *
+ *   mutant_driver FAMILY KIND
+ *
+ * FAMILY: thomas, periodic, pcr, hybrid, distd2, pdd. KIND: what the
+ * checker must find in every order (race, race-blocks, uninitialized,
+ * bounds), or "clean": nothing. Linked with a mutant of the kernels
+ * (tests/gpu/mutants.txt, scripts/check-gpu-mutants.sh), or with the
+ * library's own kernels for "clean". Each family runs on two batches:
+ * dominant systems, and the same with a zero pivot in one system (so
+ * that the failure paths run too). Exit 0 when the expectation holds. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimized/gpu/gpu_emulator.h"
+#include "tridlab/gpu.h"
+#include "tridlab/layout.h"
+#include "tridlab/part_distd2.h"
+
+static const char *const kinds[] = {"race", "race-blocks", "uninitialized", "bounds"};
+
+/* A dominant tridiagonal batch of `count` values per array: b = 4,
+ * a and c in [-1, 1]; with `broken`, one zero pivot near the middle of
+ * the values (system 1 of a batch layout, some lane of a packed one). */
+static void fill(size_t count, int broken, double *a, double *b, double *c, double *d)
+{
+  for (size_t k = 0; k < count; k++) {
+    a[k] = sin(0.7 * (double)k);
+    c[k] = cos(1.3 * (double)k);
+    b[k] = 4;
+    d[k] = 1 + 0.01 * (double)(k % 17);
+  }
+  if (broken) { /* b = a c' is hard to aim at: a zero row is a zero pivot */
+    size_t k = count / 2 + 3;
+    a[k] = b[k] = c[k] = 0;
+  }
+}
+
+/* One run of the family's entry point; the status. */
+static int run(const char *family, int broken, tl_info *info)
+{
+  enum { N = 37, NSYS = 70, PN = 1000, PSYS = 3, HN = 64, PARTS = 4 };
+  size_t big = tl_cpu_packed_count(PN, PSYS, 1) + tl_cpu_packed_count(N, NSYS, TL_GPU_SZ) + 64;
+  double *a = calloc(big, sizeof *a), *b = calloc(big, sizeof *b), *c = calloc(big, sizeof *c);
+  double *d = calloc(big, sizeof *d), *x = calloc(big, sizeof *x), *w = calloc(2 * big, sizeof *w);
+  double *y = calloc(big, sizeof *y), *v = calloc(big, sizeof *v),
+         *part = calloc(big, sizeof *part);
+  int *stat = calloc(big, sizeof *stat);
+  int status = TL_ERR_NOMEM;
+  if (!a || !b || !c || !d || !x || !w || !y || !v || !part || !stat)
+    goto done;
+  if (!strcmp(family, "thomas") || !strcmp(family, "periodic")) {
+    size_t cnt = tl_cpu_packed_count(N, NSYS, TL_GPU_SZ);
+    fill(cnt, broken, a, b, c, d);
+    status = family[0] == 't' ? tl_gpu_thomas_sz_d(N, NSYS, a, b, c, d, w, stat, info)
+                              : tl_gpu_thomas_periodic_sz_d(N, NSYS, a, b, c, d, w, stat, info);
+  } else if (!strcmp(family, "pcr")) { /* n = 1000: the work systems in global memory */
+    fill((size_t)PN * PSYS, broken, a, b, c, d);
+    status = tl_gpu_pcr_d(PN, PSYS, a, b, c, d, x, stat, info);
+    if (status != TL_ERR_ARG) { /* and n = 37: in shared memory */
+      fill((size_t)N * PSYS, broken, a, b, c, d);
+      status = tl_gpu_pcr_d(N, PSYS, a, b, c, d, x, stat, info);
+    }
+  } else if (!strcmp(family, "hybrid")) {
+    fill((size_t)HN * PSYS, broken, a, b, c, d);
+    status = tl_gpu_hybrid_pcr_d(HN, PSYS, PARTS, NULL, a, b, c, d, x, stat, info);
+  } else if (!strcmp(family, "pdd")) {
+    fill((size_t)HN * PSYS, broken, a, b, c, d);
+    status = tl_gpu_pdd_local_d(HN, PSYS, PARTS, NULL, a, b, c, d, y, v, w, part, stat, info);
+  } else if (!strcmp(family, "distd2")) { /* one matrix, NSYS right-hand sides */
+    double ma[N], mb[N], mc[N];
+    fill(N, 0, ma, mb, mc, d);
+    tl_distd2_plan plan;
+    status = tl_distd2_plan_create_d(&plan, N, 0, 3, NULL, ma, mb, mc, info);
+    if (status == TL_OK) {
+      size_t cnt = tl_cpu_packed_count(N, NSYS, TL_GPU_SZ);
+      fill(cnt, 0, a, b, c, d);
+      if (broken)
+        d[cnt / 2] = INFINITY; /* an overflow in the decoupling */
+      status = tl_gpu_distd2_sz_d(&plan, NSYS, d, x, TL_DISTD2_DEFAULT_TOL, info);
+      tl_distd2_plan_destroy(&plan);
+    }
+  } else {
+    fprintf(stderr, "mutant_driver: unknown family %s\n", family);
+    exit(2);
+  }
+done:
+  free(a), free(b), free(c), free(d), free(x), free(w), free(y), free(v), free(part), free(stat);
+  return status;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 3) {
+    fprintf(stderr, "usage: mutant_driver FAMILY KIND\n");
+    return 2;
+  }
+  const char *family = argv[1], *kind = argv[2];
+  int clean = !strcmp(kind, "clean"), want = -1;
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(kind, kinds[k]))
+      want = k;
+  if (!clean && want < 0) {
+    fprintf(stderr, "mutant_driver: unknown kind %s\n", kind);
+    return 2;
+  }
+  /* the four order pairs of tests/test_gpu.c: every thread order, every block order */
+  const tl_gpu_order th[4] = {TL_GPU_FORWARD, TL_GPU_REVERSE, TL_GPU_SHUFFLE, TL_GPU_SHUFFLE};
+  const tl_gpu_order bl[4] = {TL_GPU_REVERSE, TL_GPU_SHUFFLE, TL_GPU_FORWARD, TL_GPU_SHUFFLE};
+  const unsigned long seed[4] = {1, 1, 1, 12345};
+  int ok = 1;
+  for (int o = 0; o < 4; o++) {
+    tl_gpu_set_order(th[o], seed[o]);
+    tl_gpu_set_block_order(bl[o], seed[o]);
+    unsigned seen = 0;
+    char first[300] = "";
+    for (int broken = 0; broken <= 1; broken++) {
+      tl_info info;
+      int st = run(family, broken, &info);
+      seen |= tl_gpu_checker_found();
+      if (st == TL_ERR_ARG && !first[0])
+        snprintf(first, sizeof first, "%s: %s", info.arg, info.msg);
+      if (st == TL_ERR_NOMEM) {
+        fprintf(stderr, "mutant_driver: no memory\n");
+        return 2;
+      }
+    }
+    int pass = clean ? seen == 0 && !first[0] : (seen >> want & 1) != 0;
+    printf("  %s, order %d: %s%s%s\n", family, o, pass ? "as expected" : "NOT AS EXPECTED",
+           first[0] ? " -- " : "", first);
+    ok &= pass;
+  }
+  return ok ? 0 : 1;
+}

@@ -395,9 +395,13 @@ check-rooms:
 # Tests find the command through TRIDLAB_CLI (the CLI tests run it).
 check-plain: check-unit check-examples check-tutorials check-mpi
 
+# OMP_WAIT_POLICY=passive: Criterion runs two tests at once on two cores,
+# and an OpenMP team that spins after each parallel region took the other
+# test's core (the GPU tests, which pack many small batches, ran 2-10x
+# slower side by side than alone).
 check-unit: $(TESTS) $(CLI) $(PORTS) $(TEST_PORTS)
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
-	  $(TESTS) $(TEST_ARGS)
+	  OMP_WAIT_POLICY=passive $(TESTS) $(TEST_ARGS)
 
 # The MPI test programs on 1..7 ranks; a failing or hanging rank fails the
 # run (timeout -k: nothing may hang). Skipped, and said, without mpicc.

@@ -343,24 +343,18 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info)
 /* ---------------------------------------------------------------- */
 /* The one-call solve                                                  */
 
-int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c, const double *d,
-                       double *x, int parts, const size_t *part_sizes, double tol,
-                       tl_ledger *ledger, tl_info *info)
+int tl_pdd_ref_exchange_d(tl_pdd_part_d *pt, int P, const double *a, const double *c, double *x,
+                          double tol, const char *name, tl_ledger *ledger, tl_info *info)
 {
-  int P = parts, status = TL_OK, ready = 0;
-  tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
+  int status = TL_OK;
   tl_pdd_edge_d *up = tl_alloc((size_t)P, sizeof *up);
   tl_pdd_iface_d *down = tl_alloc((size_t)P, sizeof *down);
-  if (!pt || !up || !down) {
-    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for %d partitions", P);
+  if (!up || !down) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %d partitions", name, P);
     goto cleanup;
   }
-  for (; ready < P; ready++)
-    TL_CHECK(tl_pdd_part_init_d(&pt[ready], n, P, part_sizes, ready, info));
-    /* Each partition works on its own rows: pointers to its first row. */
+  /* Each partition works on its own rows: pointers to its first row. */
 #define ROWS(v) ((v) + pt[p].begin)
-  for (int p = 0; p < P; p++) /* phase 1: local solves */
-    TL_CHECK(tl_pdd_ref_local_d(&pt[p], ROWS(a), ROWS(b), ROWS(c), ROWS(d), ROWS(x), info));
   for (int p = 1; p < P; p++) { /* phase 2: first rows go up to p-1 */
     tl_pdd_ref_send_first_d(&pt[p], ROWS(a), ROWS(x), &up[p]);
     tl_ledger_message(ledger, "first-row", 0, p, p - 1, TL_PDD_EDGE_WORDS);
@@ -374,13 +368,33 @@ int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double 
   for (int p = 0; p < P; p++) /* phase 5: correction */
     TL_CHECK(tl_pdd_ref_correct_d(&pt[p], ROWS(x), info));
 #undef ROWS
-  status = tl_pdd_ref_reduce_d(pt, P, tol, "pdd", ledger, info); /* phase 6 */
+  status = tl_pdd_ref_reduce_d(pt, P, tol, name, ledger, info); /* phase 6 */
+cleanup:
+  free(up);
+  free(down);
+  return status;
+}
+
+int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c, const double *d,
+                       double *x, int parts, const size_t *part_sizes, double tol,
+                       tl_ledger *ledger, tl_info *info)
+{
+  int P = parts, status = TL_OK, ready = 0;
+  tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
+  if (!pt) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for %d partitions", P);
+    goto cleanup;
+  }
+  for (; ready < P; ready++)
+    TL_CHECK(tl_pdd_part_init_d(&pt[ready], n, P, part_sizes, ready, info));
+  for (int p = 0; p < P; p++) /* phase 1: local solves, each on its own rows */
+    TL_CHECK(tl_pdd_ref_local_d(&pt[p], a + pt[p].begin, b + pt[p].begin, c + pt[p].begin,
+                                d + pt[p].begin, x + pt[p].begin, info));
+  status = tl_pdd_ref_exchange_d(pt, P, a, c, x, tol, "pdd", ledger, info); /* phases 2-6 */
 cleanup:
   for (int p = 0; p < ready; p++)
     tl_pdd_part_free_d(&pt[p]);
   free(pt);
-  free(up);
-  free(down);
   return status;
 }
 

@@ -110,8 +110,9 @@ static void gallery_agrees(const char *gpu, const char *ref, int periodic, int p
 
 Test(gpu_registry, room_lists_emulated_backends)
 {
-  const char *names[] = {"thomas_gpu", "pcr_gpu", "thomas_periodic_gpu", "hybrid_pcr_gpu"};
-  for (size_t k = 0; k < 4; k++) {
+  const char *names[] = {"thomas_gpu",     "pcr_gpu",    "thomas_periodic_gpu",
+                         "hybrid_pcr_gpu", "distd2_gpu", "pdd_gpu"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     const tl_algorithm *a = tl_find(names[k]);
     cr_assert_not_null(a, "%s is not registered", names[k]);
     cr_expect_str_eq(a->backend, "gpu-emulated");
@@ -140,6 +141,26 @@ Test(gpu_registry, hybrid_pcr_gpu_agrees_with_hybrid_pcr, .timeout = 300)
   static const int parts[] = {1, 2, 3, 7, 64};
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
     gallery_agrees("hybrid_pcr_gpu", "hybrid_pcr", 0, parts[k]);
+}
+
+/* DistD2's kernels (Algorithms 6 and 7; Algorithm 5 on the host) and
+ * PDD's local-phase kernel (the exchange on the host), as backends: the
+ * reference's status, row and bits over the gallery, plain and periodic
+ * for DistD2. */
+Test(gpu_registry, distd2_gpu_agrees_with_distd2, .timeout = 300)
+{
+  static const int parts[] = {1, 2, 3, 7};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+    gallery_agrees("distd2_gpu", "distd2", 0, parts[k]);
+    gallery_agrees("distd2_gpu", "distd2", 1, parts[k]);
+  }
+}
+
+Test(gpu_registry, pdd_gpu_agrees_with_pdd, .timeout = 300)
+{
+  static const int parts[] = {1, 2, 3, 7};
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    gallery_agrees("pdd_gpu", "pdd", 0, parts[k]);
 }
 
 /* Unequal partitions, as the reference takes them. */

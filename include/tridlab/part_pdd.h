@@ -215,6 +215,13 @@ int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,
 /* Phase 4 (p >= 1): take x[begin-1] from p-1's message. */
 void tl_pdd_ref_receive_d(tl_pdd_part_d *pt, const tl_pdd_iface_d *from_prev);
 
+/* Phases 2-6 of the P simulated partitions of one system after their
+ * local phase (wherever it ran: a GPU backend runs it on the device):
+ * the first rows up, the interfaces, x[begin-1] down, the correction of
+ * x (which holds y), the verdict; messages recorded in ledger (may be
+ * NULL); `name` prefixes the messages. */
+int tl_pdd_ref_exchange_d(tl_pdd_part_d *pt, int P, const double *a, const double *c, double *x,
+                          double tol, const char *name, tl_ledger *ledger, tl_info *info);
 /* The whole solve of one system with P partitions (part_sizes may be NULL),
  * calling exactly the phases above. */
 int tl_pdd_ref_solve_d(size_t n, const double *a, const double *b, const double *c, const double *d,

@@ -43,13 +43,15 @@ static _Thread_local char emul_what[240];
  * the watched global arrays. */
 static _Thread_local int emul_check = 1;
 static _Thread_local tl_gpu_block *emul_block;
-static _Thread_local unsigned emul_launches, emul_epochs;
+static _Thread_local unsigned emul_launches, emul_epochs, emul_lives;
 typedef struct watched {
   const char *base;
   size_t bytes, size; /* size: of one value, for the index in messages */
   const char *name;
   int set;             /* 1: every word holds a value from the start */
   tl_gpu_word *shadow; /* one per 4-byte word; NULL: bounds only */
+  size_t words;        /* of the shadow */
+  unsigned life;       /* the watch's number: its words' `stored` */
 } watched;
 static _Thread_local watched emul_watched[TL_GPU_WATCHED];
 static _Thread_local int emul_nwatched;
@@ -189,6 +191,57 @@ void tl_gpu_scratch_free(void *p)
 
 /* ---- the checker: what each watched word saw ---- */
 
+/* The checker's words, kept for reuse: a kernel call watches its arrays,
+ * then forgets them, call after call. Allocating and zeroing the words
+ * each time cost more than the checks (page faults on every call); the
+ * numbers in tl_gpu_word make old words harmless, so a block of words
+ * goes back to this pool and out again as it is. */
+enum { POOL = 8 };
+static _Thread_local struct {
+  tl_gpu_word *w;
+  size_t words;
+} emul_pool[POOL];
+
+static tl_gpu_word *words_take(size_t words, size_t *got)
+{
+  int best = -1;
+  for (int k = 0; k < POOL; k++)
+    if (emul_pool[k].w && emul_pool[k].words >= words &&
+        (best < 0 || emul_pool[k].words < emul_pool[best].words))
+      best = k;
+  if (best >= 0) {
+    tl_gpu_word *w = emul_pool[best].w;
+    *got = emul_pool[best].words;
+    emul_pool[best].w = NULL;
+    return w;
+  }
+  *got = words;
+  return calloc(words > 0 ? words : 1, sizeof(tl_gpu_word)); /* zeros: numbers never used */
+}
+
+static void words_give(tl_gpu_word *w, size_t words)
+{
+  if (!w)
+    return;
+  int slot = -1;
+  for (int k = 0; k < POOL && slot < 0; k++)
+    if (!emul_pool[k].w)
+      slot = k;
+  if (slot < 0) { /* full: drop the smallest, if smaller than this one */
+    slot = 0;
+    for (int k = 1; k < POOL; k++)
+      if (emul_pool[k].words < emul_pool[slot].words)
+        slot = k;
+    if (emul_pool[slot].words >= words) {
+      free(w);
+      return;
+    }
+    free(emul_pool[slot].w);
+  }
+  emul_pool[slot].w = w;
+  emul_pool[slot].words = words;
+}
+
 void tl_gpu_global_watch(const void *p, size_t count, size_t size, const char *name, int set)
 {
   if (!p)
@@ -197,9 +250,9 @@ void tl_gpu_global_watch(const void *p, size_t count, size_t size, const char *n
   if (emul_nwatched >= TL_GPU_WATCHED)
     return; /* not watched: said in gpu_emulator.h */
   size_t bytes = count * size, words = (bytes + 3) / 4;
-  watched w = {p, bytes, size ? size : 1, name, set, NULL};
+  watched w = {p, bytes, size ? size : 1, name, set, NULL, 0, ++emul_lives};
   if (emul_check && bytes <= TL_GPU_WATCH_MAX)
-    w.shadow = calloc(words > 0 ? words : 1, sizeof *w.shadow);
+    w.shadow = words_take(words, &w.words);
   /* no memory for the words: the array is checked for bounds only */
   emul_watched[emul_nwatched++] = w;
 }
@@ -208,7 +261,7 @@ void tl_gpu_global_forget(const void *p)
 {
   for (int k = 0; k < emul_nwatched; k++)
     if (emul_watched[k].base == p) {
-      free(emul_watched[k].shadow);
+      words_give(emul_watched[k].shadow, emul_watched[k].words);
       emul_watched[k] = emul_watched[--emul_nwatched];
       return;
     }
@@ -316,20 +369,21 @@ static void word_blocks(tl_gpu_word *w, int store, const where *at)
 }
 
 /* The n words of one access: races, then a load of a word never stored
- * (unless every word is set from the start). */
-static void words(tl_gpu_word *w, size_t n, int global, int set, int store, const where *at)
+ * in this life (unless every word is set from the start). */
+static void words(tl_gpu_word *w, size_t n, int global, int set, unsigned life, int store,
+                  const where *at)
 {
   for (size_t k = 0; k < n; k++) {
     word_threads(&w[k], store, at);
     if (global)
       word_blocks(&w[k], store, at);
-    if (!store && !set && !w[k].stored) {
+    if (!store && !set && w[k].stored != life) {
       char s[80];
       report(EMUL_UNINIT, "kernel %s, block %ld, thread %d loads %s, never stored before",
              emul_block->kernel, emul_block->block, emul_block->thread, where_str(at, s, sizeof s));
     }
     if (store)
-      w[k].stored = 1;
+      w[k].stored = life;
   }
 }
 
@@ -380,7 +434,7 @@ static int shared_access(tl_gpu_block *b, uintptr_t boff, uintptr_t off, long i,
   }
   where at = {NULL, k, (long)((off - lo) / elem)};
   if (b->shadow)
-    words(b->shadow + off / 4, (off % 4 + size + 3) / 4, 0, 0, store, &at);
+    words(b->shadow + off / 4, (off % 4 + size + 3) / 4, 0, 0, b->life, store, &at);
   return 1;
 }
 
@@ -408,7 +462,8 @@ long tl_gpu_access(const void *base, long i, size_t size, int store)
     }
     if (w->shadow) {
       where at = {w->name, 0, (long)((a - lo) / w->size)};
-      words(w->shadow + (a - lo) / 4, ((a - lo) % 4 + size + 3) / 4, 1, w->set, store, &at);
+      words(w->shadow + (a - lo) / 4, ((a - lo) % 4 + size + 3) / 4, 1, w->set, w->life, store,
+            &at);
     }
     return i;
   }
@@ -550,12 +605,14 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, const char *kernel, long grid, int th
   l->blk.seed = emul_order == TL_GPU_SHUFFLE ? emul_seed : 0;
   char *host = malloc(shared_host_bytes(shared_bytes));
   l->blk.shared = host ? host + TL_GPU_GUARD : NULL;
+  size_t got = 0;
   if (emul_check) /* the checker's words of shared memory, past the first guard */
-    l->blk.shadow = calloc(shared_host_bytes(shared_bytes) / 4 + 1, sizeof *l->blk.shadow);
+    l->blk.shadow = words_take(shared_host_bytes(shared_bytes) / 4 + 1, &got);
+  l->shadow_words = got;
   if (!host || (emul_check && !l->blk.shadow) || block_order_begin(l) != TL_OK) {
     fail(TL_ERR_NOMEM);
     free(host);
-    free(l->blk.shadow);
+    words_give(l->blk.shadow, got);
     l->blk.shared = NULL;
     l->blk.shadow = NULL;
     l->grid = 0;
@@ -579,7 +636,7 @@ int tl_gpu_launch_next(tl_gpu_launch *l)
   if (l->next >= l->grid) {
     free(b->shared ? (char *)b->shared - TL_GPU_GUARD : NULL);
     b->shared = NULL;
-    free(b->shadow);
+    words_give(b->shadow, l->shadow_words);
     b->shadow = NULL;
     free(l->blocks);
     l->blocks = NULL;
@@ -588,8 +645,7 @@ int tl_gpu_launch_next(tl_gpu_launch *l)
   }
   b->block = block_at(l, l->next++);
   b->thread = -1;
-  if (b->shadow) /* shared memory starts unset in every block */
-    memset(b->shadow, 0, (shared_host_bytes(b->shared_bytes) / 4 + 1) * sizeof *b->shadow);
+  b->life = ++emul_lives; /* shared memory starts unset in every block */
   b->open = b->unclosed = 0;
   b->regions = 0;
   b->carved = 0;

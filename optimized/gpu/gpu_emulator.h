@@ -97,13 +97,15 @@
 /* What the checker keeps per 4-byte word it watches: the region
  * (numbered across launches) in which `writer` and `reader` touched it
  * (threads; -1 none, -2 several readers), the launch in which `wblock`
- * and `rblock` did (blocks, the same codes), and whether it was ever
- * stored to (shared memory: in this block). */
+ * and `rblock` did (blocks, the same codes), and the life in which it
+ * was stored to (a watched array's watch, or a block of the shared
+ * memory: numbered, never reused). Every number only grows, so a word
+ * whose numbers are old is simply unused: the checker's memory is
+ * reused without clearing it. */
 typedef struct tl_gpu_word {
-  unsigned epoch, launch;
+  unsigned epoch, launch, stored;
   short writer, reader;
   int wblock, rblock;
-  unsigned char stored;
 } tl_gpu_word;
 
 typedef struct tl_gpu_block {
@@ -112,6 +114,7 @@ typedef struct tl_gpu_block {
   int thread;         /* the thread running now; -1 at kernel scope   */
   unsigned epoch;     /* the region running now, numbered across launches */
   tl_gpu_word *shadow; /* the checker's words of the shared memory, or NULL */
+  unsigned life;       /* this block's number: its shared words' `stored` */
   int *order;         /* a permutation of 0..threads-1 per region     */
   void *shared;       /* the dynamic shared memory of the block       */
   size_t shared_bytes; /* what the launch gave (without the guards)   */
@@ -191,6 +194,7 @@ typedef struct tl_gpu_launch {
   tl_gpu_block blk;
   long grid, next;
   long *blocks; /* the shuffled block order, or NULL: forward or reverse */
+  size_t shadow_words; /* of blk.shadow, for giving it back */
   int reverse;  /* blocks from grid-1 down to 0                        */
   int order[TL_GPU_MAX_THREADS];
 } tl_gpu_launch;

@@ -1,5 +1,6 @@
 /* optimized/gpu/registry_gpu.c -- the GPU room's table for the registry
- * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu, hybrid_pcr_gpu.
+ * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu, hybrid_pcr_gpu,
+ * distd2_gpu and pdd_gpu.
  *
  * Each backend lays the batch out for its kernel, runs it (on the host
  * by emulation in this build: backend "gpu-emulated"), and turns the
@@ -20,6 +21,8 @@
 #include "tridlab/backend.h"
 #include "tridlab/gpu.h"
 #include "tridlab/layout.h"
+#include "tridlab/part_distd2.h"
+#include "tridlab/part_pdd.h"
 
 /* ---------------------------------------------------------------- */
 /* Shared by the backends                                            */
@@ -289,6 +292,136 @@ static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *s
 }
 
 /* ---------------------------------------------------------------- */
+/* distd2_gpu: Algorithm 5 on the host, Algorithms 6 and 7 on the GPU */
+
+/* One system: its plan (Algorithm 5, on the host, as the GPU entry point
+ * expects: its kernels share one matrix over a batch of right-hand
+ * sides), then the decoupling and the interfaces and substitution by the
+ * two kernels, on a packed group of one system. The status is the GPU
+ * entry point's, which follows the reference's order of failures and
+ * verdict (tl_gpu_distd2_sz_d). */
+static int distd2_gpu_system(const tl_algorithm *self, const tl_batch *one, void *x,
+                             const tl_options *opt, tl_info *info)
+{
+  size_t n = one->n;
+  tl_distd2_plan plan;
+  TL_CALL(tl_distd2_plan_create_d(&plan, n, one->periodic, opt->parts, opt->part_sizes, one->a,
+                                  one->b, one->c, info));
+  double *pd = packed_copy(n, 1, one->d, 0, 0);
+  double *px = tl_alloc(tl_cpu_packed_count(n, 1, TL_GPU_SZ), sizeof *px);
+  int status = TL_OK;
+  if (!pd || !px)
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2_gpu: no memory");
+  else
+    status = tl_gpu_distd2_sz_d(&plan, 1, pd, px, tl_param_value(self, opt, "tol"), info);
+  if (pd && px && tl_status_has_solution(status))
+    tl_cpu_unpack_batch_d(n, 1, TL_GPU_SZ, px, x, NULL);
+  free(pd);
+  free(px);
+  tl_distd2_plan_destroy(&plan);
+  return status;
+}
+
+static int distd2_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                            const tl_options *opt, tl_info *info)
+{
+  if (sys->dtype != TL_F64)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "distd2_gpu solves float64");
+  if (opt->parts > 1024)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "distd2_gpu: at most 1024 partitions (blocks per group)");
+  return tl_for_each_system(self, sys, x, opt, info, distd2_gpu_system);
+}
+
+/* ---------------------------------------------------------------- */
+/* pdd_gpu: the local phase on the GPU, the exchange on the host      */
+
+/* Phases 2-6 of one system whose local phase the kernel ran cleanly:
+ * the partitions' states from the kernel's spikes, dropped entries and
+ * margins (tl_pdd_part_d, as tl_pdd_ref_local_d and
+ * tl_pdd_bound_local_d would leave them), then the reference's exchange
+ * on the host, where an MPI rank would send its messages. */
+static int pdd_gpu_finish(const tl_batch *sys, size_t s, const tl_options *opt, const double *v,
+                          const double *w, const double *part, const int *stat, double tol,
+                          double *x, tl_info *info)
+{
+  size_t n = sys->n;
+  int P = opt->parts, ready = 0, status = TL_OK;
+  tl_pdd_part_d *pt = tl_alloc((size_t)P, sizeof *pt);
+  if (!pt)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_gpu: no memory");
+  for (; ready < P; ready++) {
+    tl_pdd_part_d *q = &pt[ready];
+    const double *word = part + 3 * (s * (size_t)P + (size_t)ready);
+    TL_CHECK(tl_pdd_part_init_d(q, n, P, opt->part_sizes, ready, info));
+    memcpy(q->v, v + s * n + q->begin, q->m * sizeof(double));
+    memcpy(q->w, w + s * n + q->begin, q->m * sizeof(double));
+    tl_pdd_ref_spike_lengths_d(q);
+    q->drop_v = word[0];
+    q->drop_w = word[1];
+    q->margin = word[2];
+    q->margin_row = stat[3 * (s * (size_t)P + (size_t)ready) + 2];
+    q->tail_coef_v = q->tail_coef_w = 0;
+  }
+  status = tl_pdd_ref_exchange_d(pt, P, sys_d(sys->a, s, n), sys_d(sys->c, s, n), x + s * n, tol,
+                                 "pdd_gpu", NULL, info);
+cleanup:
+  for (int p = 0; p < ready; p++)
+    tl_pdd_part_free_d(&pt[p]);
+  free(pt);
+  return status;
+}
+
+static int pdd_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                         const tl_options *opt, tl_info *info)
+{
+  if (sys->dtype != TL_F64 || sys->periodic)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype",
+                   "pdd_gpu solves non-periodic float64 batches");
+  if (opt->parts > 1024)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
+                   "pdd_gpu: at most 1024 partitions (threads of a block)");
+  size_t n = sys->n, nsys = sys->nsys, per = 3 * nsys * (size_t)opt->parts;
+  double *x = xv, tol = tl_param_value(self, opt, "tol");
+  double *v = tl_alloc(n * nsys, sizeof *v), *w = tl_alloc(n * nsys, sizeof *w);
+  double *part = tl_alloc(per, sizeof *part);
+  int *stat = tl_alloc(per, sizeof *stat);
+  int status = TL_OK;
+  if (!v || !w || !part || !stat) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_gpu: no memory");
+    goto cleanup;
+  }
+  /* Phase 1 of every partition of every system: y into x, the spikes. */
+  status = tl_gpu_pdd_local_d(n, nsys, opt->parts, opt->part_sizes, sys->a, sys->b, sys->c, sys->d,
+                              x, v, w, part, stat, info);
+  if (launch_error(status))
+    goto cleanup;
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    int clean = 1, sst;
+    for (int p = 0; p < opt->parts; p++)
+      clean &= stat[3 * (s * (size_t)opt->parts + (size_t)p)] == 0;
+    if (clean)
+      sst = pdd_gpu_finish(sys, s, opt, v, w, part, stat, tol, x, &one);
+    else /* the kernel found a breakdown: the reference says where and why */
+      sst = tl_pdd_ref_solve_d(n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
+                               sys_d(sys->d, s, n), x + s * n, opt->parts, opt->part_sizes, tol,
+                               NULL, &one);
+    tl_outcome_add(&out, s, sst, &one);
+  }
+  status = tl_outcome_finish(&out, info);
+cleanup:
+  free(v);
+  free(w);
+  free(part);
+  free(stat);
+  return status;
+}
+
+/* ---------------------------------------------------------------- */
 /* The table                                                         */
 
 /* Each backend names the reference whose algorithm its kernel runs and
@@ -302,7 +435,7 @@ static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *s
  * that fails) it says unsupported and tl_solve answers with the
  * reference. */
 extern const tl_algorithm tl_algo_thomas_ref, tl_algo_pcr_ref, tl_algo_thomas_periodic_ref,
-    tl_algo_hybrid_pcr_ref;
+    tl_algo_hybrid_pcr_ref, tl_algo_distd2_ref, tl_algo_pdd_ref;
 
 #define TL_GPU_COMMON .backend = "gpu-emulated", .dtypes = TL_DTYPE_BIT(TL_F64)
 
@@ -343,12 +476,34 @@ static tl_algorithm tl_algo_hybrid_pcr_gpu = {
     .solve = hybrid_pcr_gpu_solve,
 };
 
+static tl_algorithm tl_algo_distd2_gpu = {
+    .name = "distd2_gpu",
+    .reference = &tl_algo_distd2_ref,
+    TL_GPU_COMMON,
+    .summary = "DistD2 kernels: Algorithm 5 on the host, the decoupling and the interfaces on the "
+               "GPU, a block per partition",
+    .source = "paper 000 (DistD2-TDS) §4.2 Algorithms 5, 6, 7",
+    .solve = distd2_gpu_solve,
+};
+
+static tl_algorithm tl_algo_pdd_gpu = {
+    .name = "pdd_gpu",
+    .reference = &tl_algo_pdd_ref,
+    TL_GPU_COMMON,
+    .summary = "PDD: local solves and spikes on the GPU (a thread per partition), the 2x2 "
+               "interfaces and the correction on the host",
+    .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; Sun 1995",
+    .solve = pdd_gpu_solve,
+};
+
 void tl_gpu_room_backend(const char *name)
 {
   tl_algo_thomas_gpu.backend = name;
   tl_algo_pcr_gpu.backend = name;
   tl_algo_thomas_periodic_gpu.backend = name;
   tl_algo_hybrid_pcr_gpu.backend = name;
+  tl_algo_distd2_gpu.backend = name;
+  tl_algo_pdd_gpu.backend = name;
 }
 
 static const tl_algorithm *const algorithms[] = {
@@ -356,6 +511,8 @@ static const tl_algorithm *const algorithms[] = {
     &tl_algo_pcr_gpu,
     &tl_algo_thomas_periodic_gpu,
     &tl_algo_hybrid_pcr_gpu,
+    &tl_algo_distd2_gpu,
+    &tl_algo_pdd_gpu,
 };
 
 const tl_room tl_room_gpu = {

@@ -155,9 +155,11 @@ static void registry_on_device(void)
   static const char *pairs[][2] = {{"thomas_gpu", "thomas"},
                                    {"pcr_gpu", "pcr"},
                                    {"thomas_periodic_gpu", "thomas_periodic"},
-                                   {"hybrid_pcr_gpu", "hybrid_pcr"}};
+                                   {"hybrid_pcr_gpu", "hybrid_pcr"},
+                                   {"distd2_gpu", "distd2"},
+                                   {"pdd_gpu", "pdd"}};
   tl_gpu_use_device(tl_gpu_device_ops_built());
-  for (size_t k = 0; k < 4; k++)
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
     for (size_t t = 0; t < tl_gallery_count(); t++) {
       const tl_gallery_type *g = tl_gallery_get(t);
       tl_problem p;
@@ -167,7 +169,7 @@ static void registry_on_device(void)
         continue;
       tl_options opt;
       tl_options_init(&opt);
-      opt.parts = k == 3 ? 16 : 1;
+      opt.parts = k >= 3 ? 16 : 1; /* the partition algorithms */
       double *xg = calloc(40000, sizeof(double)), *xr = calloc(40000, sizeof(double));
       int sg = tl_solve(tl_find(pairs[k][0]), &p.sys, xg, &opt, &gi);
       int sr = tl_solve(tl_find(pairs[k][1]), &p.sys, xr, &opt, &ri);

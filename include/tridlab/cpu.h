@@ -261,6 +261,35 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
                                     const double *fix_scale, const double *d, double *dt,
                                     unsigned char *bad);
 
+/* The N-shaped method's local stages (tridlab/part_nshaped.h) on nsys
+ * slices of m rows, system s at [s m, (s+1) m): partition p of each
+ * system, whose row 0 is the joint line J_p and rows 1 .. L its block
+ * (L = m-1, or m-2 when row m-1 is the last joint line of a plain
+ * system; 1 <= L < m). The reference's operations, so its bits
+ * (optimized/cpu/nshaped_cpu.c).
+ *
+ * Reduce: RD, RU and JU eight systems at once. System s's block rows
+ * (left, diag, right, rhs, m each: the rows tl_nshaped_init_rank_in_d
+ * takes) into rows 1 .. L of rows + 4 m s, and J_p's reduced row (rb,
+ * rc, rd) into ju[3 s ..]. bad[s] set (never cleared) where RD would
+ * break down, for the systems past the last group of eight, and for all
+ * when L is out of range: run the reference stages there (then their
+ * results replace these). */
+void tl_cpu_nshaped_reduce_d(size_t m, size_t L, size_t nsys, const double *a, const double *b,
+                             const double *c, const double *d, double *rows, double *ju,
+                             unsigned char *bad);
+
+/* Substitute: SS from those block rows and the support values sup[2 s]
+ * = x of J_p and sup[2 s + 1] = x of the next joint line, along each
+ * system's rows, eight at a time: x + m s, its m rows. tiny[s] set where
+ * tl_nshaped_ss_tiny_d would return 1; bad[s] set where an x is not
+ * finite (SS's breakdown), and for all when L is out of range: run the
+ * reference's SS there. A system with skip[s] set (skip may be NULL) is
+ * left alone. */
+void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *rows,
+                                 const double *sup, const unsigned char *skip, double *x,
+                                 unsigned char *tiny, unsigned char *bad);
+
 #ifdef __cplusplus
 }
 #endif

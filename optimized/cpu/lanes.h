@@ -60,6 +60,14 @@ enum { TL_LANES = 8 }; /* systems per group = rows per tile */
 
 typedef tl_cpu_v8d tl_lanes; /* row i of 8 systems, one per lane */
 
+/* Lanes pass by value only between the inline functions of a kernel in
+ * this room, never across a library boundary: the compilers' -Wpsabi
+ * warning, that a 64-byte vector passed without AVX-512 changes the
+ * ABI, concerns no caller here (GCC warned once in each kernel file). */
+#if defined(__GNUC__) /* Clang too: it reads GCC's pragmas */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 static TL_CPU_INLINE tl_lanes tl_lanes_splat(double v)
 {
   return (tl_lanes){v, v, v, v, v, v, v, v};

@@ -31,6 +31,14 @@
  * 18 m flops, 3 m divisions); the root adds the reduced solve (8 (P+1)
  * flops per system). Messages per rank: 1 block row, 1 gather, 1 scatter,
  * 2 halo messages and 1 allreduce, whatever the batch size.
+ *
+ * In double the local stages run on the whole batch at once
+ * (optimized/cpu/nshaped_cpu.c, the reference's operations and so its
+ * bits): RD, RU and JU eight systems at a time, one per vector lane,
+ * where the reference runs one chain of dependent divisions per system;
+ * SS eight rows at a time. A system they flag (a zero or non-finite
+ * pivot in RD, a non-finite x in SS) runs the reference's stage again,
+ * which gives its report. Complex batches run the reference's stages.
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
@@ -41,6 +49,7 @@
 
 #include "mpi_internal.h"
 #include "tridlab/algorithms.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_nshaped.h"
 
 extern const tl_algorithm tl_algo_nshaped_ref; /* the simulated reference */
@@ -116,13 +125,22 @@ const tl_algorithm tl_mpi_algo_nshaped = {
 
 #define ST FN(tl_nshaped_state)
 
+/* 1: the local stages of a double batch run on the batched kernels of
+ * optimized/cpu/ (complex: the reference's, system after system). */
+#undef NS_BATCHED
+#define NS_BATCHED (!TL_IS_COMPLEX)
+
 /* One rank's solve of the batch: a state per system, holding its rows. */
 typedef struct FN(ns_run) {
   ns_plan *pl;
   ST *st;
+  S *rows;             /* every system's block rows, 4 m each (the states') */
   unsigned char *bad;  /* 1: the system failed on this rank            */
   unsigned char *tiny; /* 1: SS (or the root's nested RS) near underflow */
-  S *buf;              /* 4 nsys out, 4 nsys in, 2 nsys support values  */
+  unsigned char *flag; /* 1: a batched stage flagged it (NS_BATCHED)      */
+  S *buf;              /* 4 nsys out, 4 nsys in, then sup and ju:       */
+  S *sup;              /* 2 nsys: x of J_p and of the next joint line    */
+  S *ju;               /* 3 nsys: J_p's rb, rc, rd from the batched JU  */
   tl_mpi_status stat;
 } FN(ns_run);
 
@@ -145,16 +163,66 @@ static void FN(ns_note)(FN(ns_run) * r, size_t s, int phase, int status, const t
 
 #define ROWS(arr, s) ((const S *)(arr) + (s)*sl->m)
 
+#if NS_BATCHED
+/* The last row of this rank's block, counted from its joint line J_p
+ * (row 0): the reference's block rows, the same in every system. 0 when
+ * the block is empty, when there is none (the last rank of a plain
+ * system may hold its joint lines only) or when no state was made: the
+ * batched stages then leave every system to the reference's. */
+static size_t FN(ns_block_last)(const FN(ns_run) * r)
+{
+  const ST *st = &r->st[0];
+  size_t p = (size_t)r->pl->ex->rank;
+  if (r->pl->sl->nsys == 0 || !st->joint || p >= st->nblocks || st->msg_empty[p])
+    return 0;
+  size_t next = p + 1 < st->nj ? st->joint[p + 1] : st->n; /* periodic: it wraps */
+  return next - st->begin[p] - 1;
+}
+
+/* A system the batched RD, RU, JU did not flag: its block rows are in
+ * place; the state gets what the reference's RD and JU write besides
+ * them. msg[p], the block's last row (row L, which RU leaves alone), and
+ * the joint rows: J_p's from the batched JU, and where row m-1 is the
+ * last joint line of a plain system (L = m-2), that line as it is: no
+ * block lies below it. */
+static void FN(ns_take)(FN(ns_run) * r, size_t s, size_t L)
+{
+  const tl_mpi_batch *sl = r->pl->sl;
+  ST *st = &r->st[s];
+  size_t p = (size_t)r->pl->ex->rank, m = sl->m;
+  S *msg = st->msg + TL_NSHAPED_BLOCK_ROW * p;
+  msg[0] = st->left[L], msg[1] = st->diag[L], msg[2] = st->right[L], msg[3] = st->rhs[L];
+  const S *ju = r->ju + 3 * s;
+  st->rb[p] = ju[0], st->rc[p] = ju[1], st->rd[p] = ju[2];
+  if (L + 2 == m) {
+    st->rb[p + 1] = ROWS(sl->b, s)[m - 1], st->rd[p + 1] = ROWS(sl->d, s)[m - 1];
+    st->rc[p + 1] = 0;
+  }
+}
+#endif
+
 /* RD, RU, JU on this rank's block of every system; a failed system is
- * skipped from then on. */
+ * skipped from then on. In double the three run eight systems at once
+ * (tl_cpu_nshaped_reduce_d, the reference's bits, into the states' block
+ * rows); a system they flag runs the reference's stages, for its report. */
 static void FN(ns_local)(FN(ns_run) * r)
 {
   const tl_mpi_batch *sl = r->pl->sl;
   int p = r->pl->ex->rank;
+#if NS_BATCHED
+  size_t L = FN(ns_block_last)(r);
+  tl_cpu_nshaped_reduce_d(sl->m, L, sl->nsys, sl->a, sl->b, sl->c, sl->d, r->rows, r->ju, r->flag);
+#endif
   for (size_t s = 0; s < sl->nsys; s++) {
     tl_info one;
     tl_info_clear(&one);
     ST *st = &r->st[s];
+#if NS_BATCHED
+    if (!r->bad[s] && !r->flag[s]) {
+      FN(ns_take)(r, s, L);
+      continue;
+    }
+#endif
     if (!r->bad[s])
       FN(ns_note)
     (r, s, PH_RD,
@@ -227,7 +295,7 @@ static int FN(ns_reduced)(FN(ns_run) * r)
   tl_mpi_exchange *ex = pl->ex;
   size_t P = (size_t)ex->size, nsys = pl->sl->nsys, R = TL_NSHAPED_REDUCED;
   int p = ex->rank, root = (int)P - 1;
-  S *mine = r->buf, *sup = r->buf + 8 * nsys;
+  S *mine = r->buf, *sup = r->sup;
   S *all = p == root ? tl_alloc((R + 2) * nsys * P, sizeof(S)) : NULL;
   if (p == root && !all)
     return TL_ERR_NOMEM;
@@ -256,13 +324,21 @@ static int FN(ns_reduced)(FN(ns_run) * r)
   return status;
 }
 
-/* SS on this rank's rows of every system. */
+/* SS on this rank's rows of every system. In double, eight rows at a
+ * time (tl_cpu_nshaped_substitute_d, the reference's bits) from the
+ * support values as they came; a system it flags runs the reference's
+ * SS, for its report. */
 static void FN(ns_substitute)(FN(ns_run) * r, S *x)
 {
   const tl_mpi_batch *sl = r->pl->sl;
   int p = r->pl->ex->rank;
+#if NS_BATCHED
+  memset(r->flag, 0, sl->nsys);
+  tl_cpu_nshaped_substitute_d(sl->m, FN(ns_block_last)(r), sl->nsys, r->rows, r->sup, r->bad, x,
+                              r->tiny, r->flag);
+#endif
   for (size_t s = 0; s < sl->nsys; s++) {
-    if (r->bad[s])
+    if (r->bad[s] || (NS_BATCHED && !r->flag[s]))
       continue;
     tl_info one;
     tl_info_clear(&one);
@@ -390,17 +466,18 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
   FN(ns_run) run = {.pl = pl}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->stat, pl->ex, nsys, info));
   r->st = tl_alloc(nsys, sizeof(ST));
-  r->bad = tl_alloc(2 * nsys, 1);
-  r->buf = tl_alloc(10 * nsys, sizeof(S));
+  r->bad = tl_alloc(3 * nsys, 1);
+  r->buf = tl_alloc(13 * nsys, sizeof(S));
   /* Every system's block rows (4 per own row), in the rank's scratch kept
    * from one solve to the next rather than fresh pages per system. */
-  S *rows = tl_mpi_scratch(4 * sl->m * nsys, sizeof(S));
+  S *rows = r->rows = tl_mpi_scratch(4 * sl->m * nsys, sizeof(S));
   int status = TL_OK;
   if (!r->st || !r->bad || !r->buf || !rows) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "nshaped: no memory for %zu systems", nsys);
     goto cleanup;
   }
-  r->tiny = r->bad + nsys;
+  r->tiny = r->bad + nsys, r->flag = r->bad + 2 * nsys;
+  r->sup = r->buf + 8 * nsys, r->ju = r->buf + 10 * nsys;
   for (size_t s = 0; s < nsys; s++) {
     tl_info one;
     tl_info_clear(&one);

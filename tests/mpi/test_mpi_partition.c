@@ -664,6 +664,16 @@ int main(int argc, char **argv)
       run_case(&mc, ns, TL_F64, 3, 1, 0, NULL, TINY, 49 + k);
     case_param = NULL;
   }
+  /* N-shaped's batched stages (eight systems at once): 19 systems (two
+   * groups and three more) on uneven slices and periodic, and a zero
+   * pivot in the middle of a block in the second group, which the
+   * reference's RD reports. */
+  if (ns) {
+    run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, PLAIN, 91);
+    run_case(&mc, ns, TL_F64, 40 * (size_t)P + 1, 19, 1, NULL, PLAIN, 92);
+    run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, INNER, 93);
+    run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, INNER, 94);
+  }
   /* PDD's and RPDD's batched local phase: a batch of 17 systems (a
    * full SIMD group of 16 and one more), the systems it hands to the
    * reference in its middle, RPDD with a fixed spike length too. */

@@ -1,0 +1,237 @@
+/* optimized/cpu/nshaped_cpu.c -- the N-shaped partition method's local
+ * stages on a batch of slices: RD, RU and JU eight systems at once, SS
+ * eight rows at once. What every MPI rank of nshaped_mpi runs on its own
+ * rows (tl_cpu_nshaped_reduce_d, tl_cpu_nshaped_substitute_d,
+ * tridlab/cpu.h).
+ *
+ * Source: paper 004 (N-shaped) §4.1.2 (RD, RU), §4.1.3 (JU), §4.1.5
+ * (SS), Table 1. reference/nshaped_ref.c (tl_nshaped_rd_d, _ru_d, _ju_d,
+ * _ss_d, _ss_tiny_d) is the readable version on one system; this file
+ * runs the same operations, in the same order, so its results are the
+ * reference's bits (the CPU room is built without contraction: lanes.h).
+ *
+ * A rank holds partition p of each system: its row 0 is the joint line
+ * J_p and rows 1 .. L the block below it (L = m-1, or m-2 where row m-1
+ * is the last joint line of a plain system, J_{p+1} = n-1).
+ *
+ * RD and RU are recurrences down and up the block, one dependent
+ * division a row, so eight systems run side by side, one per vector lane
+ * (lanes.h), as P-TDMA's sweeps do (ptdma_cpu.c). RD reads tiles of a,
+ * b, c, d and keeps a group's block rows PACKED (row i of the eight
+ * systems at pk + 8 i, in L2 at the sizes a rank holds); RU runs on the
+ * packed rows and ends on row 1, which JU needs, still in registers; the
+ * block rows then cross once, by the transposes of lanes.h, into each
+ * system's left, diag, right, rhs (the rows of tl_nshaped_init_rank_in):
+ *
+ *   x-lines a, b, c, d  --tiles-->  RD  -->  packed  -->  RU, JU
+ *                                                  |
+ *   block rows (left, diag, right, rhs)  <--transposes--+
+ *
+ * SS has no recurrence: row i needs its own block row and the two
+ * support values only. So it runs along each system's rows, eight rows
+ * to a vector, straight from the contiguous block rows: no transposes.
+ *
+ * Breakdown. RD fails on a pivot diag_i that is zero or not finite.
+ * Every pivot goes into its lane's check sum (lanes.h), and so does
+ * every multiplier of RU and JU: between them they divide by diag_L ..
+ * diag_2 and diag_1, once each, so a zero pivot makes one of them
+ * infinite or NaN. SS fails on an x that is not finite: every x goes
+ * into the sum. The caller runs the reference stage on a flagged system,
+ * which gives its report.
+ */
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "lanes.h"
+#include "tridlab/cpu.h"
+
+#if TL_LANES_OK
+
+enum { LEFT, DIAG, RIGHT, RHS, ARRAYS }; /* the block rows, as tl_nshaped_init_rank_in lays them */
+
+/* Packed row i of array k of a group. */
+#define PK(k, i) (pk + ((size_t)(k) * m + (i)) * TL_LANES)
+
+/* RD (Table 1) down rows 1 .. L, a tile of a, b, c, d at a time: the
+ * Thomas forward sweep inside the block, the column of J_w kept as the
+ * fill (left). Row 1, the block's first, stays as it is. Each row's c
+ * goes into the packed RIGHT rows: RU reads it there and overwrites it
+ * with the fill of J_{w+1}. */
+static TL_CPU_INLINE void rd_down(size_t m, size_t L, const double *a, const double *b,
+                                  const double *c, const double *d, double *pk, tl_lanes *chk)
+{
+  tl_lanes left = tl_lanes_gather(a, m, 1), diag = tl_lanes_gather(b, m, 1);
+  tl_lanes rhs = tl_lanes_gather(d, m, 1), cp = tl_lanes_gather(c, m, 1);
+  *chk = *chk + diag;
+  tl_lanes_store(PK(LEFT, 1), left), tl_lanes_store(PK(DIAG, 1), diag);
+  tl_lanes_store(PK(RIGHT, 1), cp), tl_lanes_store(PK(RHS, 1), rhs);
+  const double *src[4] = {a, b, c, d};
+  double t[4][64]; /* tiles of a, b, c, d */
+  for (size_t i0 = 0; i0 <= L; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 2, L + 1, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r, k = r * TL_LANES;
+      tl_lanes ri = -tl_lanes_load(t[0] + k) / diag; /* r = -a_i / diag_{i-1} */
+      left = ri * left;
+      diag = tl_lanes_load(t[1] + k) + ri * cp;
+      rhs = tl_lanes_load(t[3] + k) + ri * rhs;
+      cp = tl_lanes_load(t[2] + k);
+      *chk = *chk + diag;
+      tl_lanes_store(PK(LEFT, i), left), tl_lanes_store(PK(DIAG, i), diag);
+      tl_lanes_store(PK(RIGHT, i), cp), tl_lanes_store(PK(RHS, i), rhs);
+    }
+  }
+}
+
+/* RU (Table 1) up rows L-1 .. 1 on the packed rows: the backward sweep,
+ * which replaces the upper diagonal by the column of J_{w+1} (right) and
+ * leaves the pivots alone; row L keeps its c as its right. Then JU
+ * (§4.1.3): the joint line J_w, row 0, absorbs row 1, the row RU ended
+ * on; its reduced row rb, rc, rd into ju[3 l ..] for lane l. */
+static TL_CPU_INLINE void ru_up_ju(size_t m, size_t L, const double *b, const double *c,
+                                   const double *d, double *pk, double *ju, tl_lanes *chk)
+{
+  tl_lanes left = tl_lanes_load(PK(LEFT, L)), diag = tl_lanes_load(PK(DIAG, L));
+  tl_lanes right = tl_lanes_load(PK(RIGHT, L)), rhs = tl_lanes_load(PK(RHS, L));
+  for (size_t i = L; i-- > 1;) {
+    tl_lanes ri = -tl_lanes_load(PK(RIGHT, i)) / diag; /* r = -c_i / diag_{i+1} */
+    left = tl_lanes_load(PK(LEFT, i)) + ri * left;
+    right = ri * right;
+    rhs = tl_lanes_load(PK(RHS, i)) + ri * rhs;
+    diag = tl_lanes_load(PK(DIAG, i));
+    *chk = *chk + ri;
+    tl_lanes_store(PK(LEFT, i), left), tl_lanes_store(PK(RIGHT, i), right);
+    tl_lanes_store(PK(RHS, i), rhs);
+  }
+  tl_lanes ri = -tl_lanes_gather(c, m, 0) / diag; /* JU: r = -c_{J_w} / diag_1 */
+  tl_lanes rb = tl_lanes_gather(b, m, 0) + ri * left;
+  tl_lanes rc = ri * right;
+  tl_lanes rd = tl_lanes_gather(d, m, 0) + ri * rhs;
+  *chk = *chk + ri;
+  for (int l = 0; l < TL_LANES; l++)
+    ju[3 * l] = rb[l], ju[3 * l + 1] = rc[l], ju[3 * l + 2] = rd[l];
+}
+
+TL_CPU_CLONES
+static void reduce_group(size_t m, size_t L, const double *a, const double *b, const double *c,
+                         const double *d, double *rows, double *ju, double *pk,
+                         unsigned char *bad)
+{
+  tl_lanes chk = tl_lanes_splat(0.0);
+  rd_down(m, L, a, b, c, d, pk, &chk);
+  ru_up_ju(m, L, b, c, d, pk, ju, &chk);
+  for (size_t i0 = 0; i0 <= L; i0 += TL_LANES) { /* packed -> each system's block rows */
+    size_t r0, r1;
+    tl_lanes_clip(i0, 1, L + 1, &r0, &r1);
+    for (int k = 0; k < ARRAYS; k++)
+      tl_lanes_tile_put(rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
+  }
+  tl_lanes_flag(chk, bad);
+}
+
+#undef PK
+
+/* The lanes of a comparison (all bits set where it holds). */
+typedef int64_t ns_mask __attribute__((vector_size(sizeof(tl_lanes))));
+
+static TL_CPU_INLINE tl_lanes ns_abs(tl_lanes v)
+{
+  return (tl_lanes)((ns_mask)v & ~(ns_mask)tl_lanes_splat(-0.0)); /* the sign bit cleared */
+}
+
+/* SS (Table 1) on eight rows of one system, from its block rows at these
+ * addresses: x_i = (rhs_i - left_i xl - right_i xr) / diag_i, as the
+ * reference writes it. x into the check sum; into *tiny the rows whose
+ * terms are all below 2 DBL_MIN (tl_nshaped_ss_tiny_d's test). */
+static TL_CPU_INLINE void ss_rows(const double *left, const double *diag, const double *right,
+                                  const double *rhs, tl_lanes xl, tl_lanes xr, double *x,
+                                  tl_lanes *chk, ns_mask *tiny)
+{
+  tl_lanes h = tl_lanes_load(rhs), l = tl_lanes_load(left) * xl, r = tl_lanes_load(right) * xr;
+  tl_lanes xi = (h - l - r) / tl_lanes_load(diag);
+  tl_lanes_store(x, xi);
+  *chk = *chk + xi;
+  *tiny |= (ns_mask)(ns_abs(h) + ns_abs(l) + ns_abs(r) < tl_lanes_splat(2 * DBL_MIN));
+}
+
+/* SS on one system: x on its joint lines (row 0 is J_w, xl; row m-1 is
+ * J_{w+1}, xr, when L = m-2) and its block rows, eight at a time; the
+ * last few through a copy padded with rows that give x = 1 and are
+ * never tiny. 1 into *tiny as tl_nshaped_ss_tiny_d says; returns 1 when
+ * an x is not finite (or the check sum overflowed). */
+TL_CPU_CLONES
+static int ss_system(size_t m, size_t L, const double *rows, double xl, double xr, double *x,
+                     unsigned char *tiny)
+{
+  const double *left = rows, *diag = rows + m, *right = rows + 2 * m, *rhs = rows + 3 * m;
+  tl_lanes vl = tl_lanes_splat(xl), vr = tl_lanes_splat(xr), chk = vl;
+  ns_mask small = {0};
+  x[0] = xl;
+  if (L + 2 == m) {
+    x[m - 1] = xr;
+    chk = chk + vr;
+  }
+  size_t i = 1;
+  for (; i + TL_LANES <= L + 1; i += TL_LANES)
+    ss_rows(left + i, diag + i, right + i, rhs + i, vl, vr, x + i, &chk, &small);
+  if (i <= L) {
+    size_t k = (L + 1 - i) * sizeof(double);
+    double t[5][TL_LANES]; /* left, diag, right, rhs, x */
+    for (int l = 0; l < TL_LANES; l++)
+      t[0][l] = t[2][l] = 0.0, t[1][l] = t[3][l] = 1.0;
+    memcpy(t[0], left + i, k), memcpy(t[1], diag + i, k);
+    memcpy(t[2], right + i, k), memcpy(t[3], rhs + i, k);
+    ss_rows(t[0], t[1], t[2], t[3], vl, vr, t[4], &chk, &small);
+    memcpy(x + i, t[4], k);
+  }
+  int bad = 0;
+  for (int l = 0; l < TL_LANES; l++) {
+    *tiny |= small[l] != 0;
+    bad |= !(chk[l] - chk[l] == 0.0);
+  }
+  return bad;
+}
+
+#endif /* TL_LANES_OK */
+
+void tl_cpu_nshaped_reduce_d(size_t m, size_t L, size_t nsys, const double *a, const double *b,
+                             const double *c, const double *d, double *rows, double *ju,
+                             unsigned char *bad)
+{
+  double *pk = NULL;
+  size_t groups = L >= 1 && L < m ? tl_lanes_groups(m, nsys, 4, &pk) : 0; /* left .. rhs */
+#if TL_LANES_OK
+  for (size_t g = 0; g < groups; g++) {
+    size_t s = g * TL_LANES, o = s * m;
+    reduce_group(m, L, a + o, b + o, c + o, d + o, rows + 4 * o, ju + 3 * s, pk, bad + s);
+  }
+#endif
+  free(pk);
+  for (size_t s = groups * TL_LANES; s < nsys; s++)
+    bad[s] = 1; /* the rest: the caller runs the reference on them */
+}
+
+void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *rows,
+                                 const double *sup, const unsigned char *skip, double *x,
+                                 unsigned char *tiny, unsigned char *bad)
+{
+  for (size_t s = 0; s < nsys; s++) {
+    if (skip && skip[s])
+      continue;
+#if TL_LANES_OK
+    if (L >= 1 && L < m) {
+      bad[s] |= (unsigned char)ss_system(m, L, rows + 4 * m * s, sup[2 * s], sup[2 * s + 1],
+                                         x + m * s, &tiny[s]);
+      continue;
+    }
+#endif
+    bad[s] = 1; /* no block, or no lanes: the caller runs the reference */
+  }
+}

@@ -1,0 +1,168 @@
+/* tests/test_nshaped_cpu.c -- N-shaped's batched local stages
+ * (optimized/cpu/nshaped_cpu.c) against the reference stages they run
+ * (reference/nshaped_ref.c): RD, RU and JU (the block rows, the block
+ * row that goes to the next partition, the joint line's reduced row),
+ * then SS (x and the near-underflow flag). The same bits in every system
+ * of a whole group of eight, the same systems flagged, at every size
+ * around the tile and group edges, for a first, middle and last
+ * partition, plain and periodic. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "tridlab/cpu.h"
+#include "tridlab/part_nshaped.h"
+
+/* 1 when the n doubles at p and q are the same bits. */
+static int same_bits(const double *p, const double *q, size_t n)
+{
+  return !memcmp(p, q, n * sizeof *p);
+}
+
+/* SS on the reference's block rows of `ref` (rc[s]: RD's status; a
+ * failed system is skipped), batched and reference, with support values
+ * per system. System nsys-1 has d = 0 and zero support values: every
+ * term of SS is zero, below the underflow threshold (tiny). System 1 of
+ * three or more has an infinite support value: SS breaks down. */
+static void compare_ss(size_t m, size_t L, size_t nsys, int q, tl_nshaped_state_d *st,
+                       const int *rc, const double *ref)
+{
+  size_t cnt = m * nsys;
+  double *sup = malloc(2 * nsys * sizeof *sup);
+  double *x = calloc(2 * cnt, sizeof *x), *rx = x + cnt;
+  unsigned char *skip = calloc(3 * nsys, 1), *tiny = skip + nsys, *bad = skip + 2 * nsys;
+  for (size_t s = 0; s < nsys; s++) {
+    sup[2 * s] = 0.25 * (double)(s % 7) - 0.5, sup[2 * s + 1] = 0.125 * (double)(s % 5) + 0.3;
+    if (s + 1 == nsys && nsys > 1)
+      sup[2 * s] = sup[2 * s + 1] = 0.0;
+    if (s == 1 && nsys > 2)
+      sup[2 * s + 1] = INFINITY;
+    skip[s] = rc[s] < 0;
+  }
+  tl_cpu_nshaped_substitute_d(m, L, nsys, ref, sup, skip, x, tiny, bad);
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = s * m;
+    if (skip[s]) { /* left alone: its x as it was (rx's zeros) */
+      cr_expect(!bad[s] && !tiny[s] && same_bits(x + o, rx + o, m),
+                "m=%zu: skipped system %zu was touched", m, s);
+      continue;
+    }
+    tl_info info;
+    st[s].rx[q] = sup[2 * s], st[s].rx[((size_t)q + 1) % st[s].nj] = sup[2 * s + 1];
+    int ss = tl_nshaped_ss_d(&st[s], q, rx + o, &info);
+    int rt = ss == TL_OK ? tl_nshaped_ss_tiny_d(&st[s], q) : 0;
+    if (L == 0) { /* no block: always left to the reference */
+      cr_expect(bad[s], "m=%zu: system %zu without a block is not flagged", m, s);
+      continue;
+    }
+    cr_expect_eq(bad[s], ss < 0, "m=%zu nsys=%zu part %d: SS of system %zu flagged %d, "
+                 "reference %d", m, nsys, q, s, bad[s], ss);
+    if (ss == TL_OK) {
+      cr_expect(same_bits(x + o, rx + o, m), "m=%zu nsys=%zu part %d: system %zu's x differs",
+                m, nsys, q, s);
+      cr_expect_eq(tiny[s], rt, "m=%zu nsys=%zu part %d: system %zu tiny %d, reference %d", m,
+                   nsys, q, s, tiny[s], rt);
+    }
+  }
+  if (nsys > 1 && L > 0 && !skip[nsys - 1])
+    cr_expect(tiny[nsys - 1], "m=%zu nsys=%zu: the zero system is not tiny", m, nsys);
+  free(sup);
+  free(x);
+  free(skip);
+}
+
+/* Partition q of 3 (rows [q m, (q+1) m) of n = 3 m) of nsys dominant
+ * systems; broken_sys < nsys gets a zero pivot at local row `row` (a = b
+ * = 0 there: RD breaks down when the row is in the block). */
+static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sys, size_t row,
+                    uint64_t seed)
+{
+  size_t cnt = m * nsys, n = 3 * m, whole = nsys / 8 * 8;
+  /* The block: rows 1 .. L below the joint line J_q (row 0); the last
+   * partition of a plain system ends on the last joint line, row n-1. */
+  size_t L = (q < 2 || periodic) ? m - 1 : m - 2;
+  double *v = th_dominant_slices(m, nsys, seed);
+  double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
+  if (broken_sys < nsys)
+    b[broken_sys * m + row] = 0.0, a[broken_sys * m + row] = 0.0;
+  if (nsys > 1)
+    memset(d + (nsys - 1) * m, 0, m * sizeof *d); /* see compare_ss */
+  double *rows = calloc(4 * cnt, sizeof *rows), *ref = calloc(4 * cnt, sizeof *ref);
+  double *ju = calloc(3 * nsys, sizeof *ju);
+  unsigned char *bad = calloc(nsys, 1);
+  tl_nshaped_state_d *st = calloc(nsys, sizeof *st);
+  int *rc = calloc(nsys, sizeof *rc);
+  tl_cpu_nshaped_reduce_d(m, L, nsys, a, b, c, d, rows, ju, bad);
+  for (size_t s = 0; s < nsys; s++) {
+    tl_info info;
+    size_t o = s * m;
+    cr_assert_eq(tl_nshaped_init_rank_in_d(&st[s], n, periodic, 3, NULL, q, ref + 4 * o, &info),
+                 TL_OK, "%s", info.msg);
+    rc[s] = tl_nshaped_rd_d(&st[s], q, a + o, b + o, c + o, d + o, &info);
+    if (rc[s] == TL_OK) {
+      tl_nshaped_ru_d(&st[s], q, c + o);
+      tl_nshaped_ju_d(&st[s], q, a + o, b + o, c + o, d + o, &info);
+    }
+    if (s >= whole || L == 0) { /* past the last group, or no block: the reference's */
+      cr_expect(bad[s], "m=%zu nsys=%zu: system %zu is not flagged", m, nsys, s);
+      continue;
+    }
+    cr_expect_eq(bad[s], rc[s] < 0, "m=%zu nsys=%zu part %d periodic %d: system %zu flagged "
+                 "%d, reference %d", m, nsys, q, periodic, s, bad[s], rc[s]);
+    if (rc[s] != TL_OK)
+      continue;
+    /* left, diag, right, rhs of rows 1 .. L; the block row RD packs for
+     * the next partition (row L); the joint line's rb, rc, rd from JU. */
+    double mine[4], joint[3] = {st[s].rb[q], st[s].rc[q], st[s].rd[q]};
+    for (int k = 0; k < 4; k++) {
+      cr_expect(same_bits(rows + 4 * o + k * m + 1, ref + 4 * o + k * m + 1, L),
+                "m=%zu nsys=%zu part %d periodic %d: system %zu differs in array %d", m, nsys, q,
+                periodic, s, k);
+      mine[k] = rows[4 * o + k * m + L];
+    }
+    cr_expect(same_bits(mine, st[s].msg + 4 * q, 4), "m=%zu: system %zu's block row differs", m,
+              s);
+    cr_expect(same_bits(ju + 3 * s, joint, 3), "m=%zu nsys=%zu part %d periodic %d: system "
+              "%zu's joint row differs", m, nsys, q, periodic, s);
+  }
+  compare_ss(m, L, nsys, q, st, rc, ref);
+  for (size_t s = 0; s < nsys; s++)
+    tl_nshaped_free_d(&st[s]);
+  free(v);
+  free(rows);
+  free(ref);
+  free(ju);
+  free(bad);
+  free(st);
+  free(rc);
+}
+
+Test(nshaped_cpu, stages_are_the_reference_bits)
+{
+  th_slices_every_size(compare);
+}
+
+Test(nshaped_cpu, a_broken_system_is_flagged_alone)
+{
+  th_slices_one_broken(compare, 17);
+}
+
+/* A zero pivot in the first and in the last row of the block, which no
+ * later row of RD divides by: RU's and JU's multipliers must flag it
+ * (JU's alone when the block has one row). */
+Test(nshaped_cpu, a_zero_pivot_at_either_end_of_the_block_is_flagged)
+{
+  static const size_t ms[] = {2, 3, 4, 9, 17};
+  uint64_t seed = 200;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (int q = 0; q < 3; q++)
+      for (int periodic = 0; periodic < 2; periodic++) {
+        size_t L = (q < 2 || periodic) ? ms[i] - 1 : ms[i] - 2;
+        if (L >= 1) {
+          compare(ms[i], 9, q, periodic, 3, 1, seed++);
+          compare(ms[i], 9, q, periodic, 3, L, seed++);
+        }
+      }
+}

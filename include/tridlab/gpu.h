@@ -59,6 +59,15 @@ void tl_gpu_set_block_order(tl_gpu_order order, unsigned long seed);
  * word never stored ("uninitialized") and an index outside its array
  * ("bounds") are reported by tl_gpu_launch_status with that arg. */
 void tl_gpu_set_check(int on);
+/* The four order pairs the tests, the planted bugs and `--param
+ * orders=all` run: threads forward, reverse, shuffled, shuffled (seed
+ * 12345), with blocks reverse, shuffled, forward, shuffled (seed 12345):
+ * every thread order and every block order. tl_gpu_set_order_pair(k)
+ * sets pair k (0 <= k < TL_GPU_ORDER_PAIRS) for the calling thread and
+ * returns its name ("threads forward, blocks reverse", ...);
+ * tl_gpu_set_order_pair(-1) the default (both shuffled, seed 1). */
+#define TL_GPU_ORDER_PAIRS 4
+const char *tl_gpu_set_order_pair(int k);
 /* "gpu-emulated" (kernels run on the host) or the device's runtime. */
 const char *tl_gpu_backend_name(void);
 /* TL_OK, or the first error of the launches since the last call: a region

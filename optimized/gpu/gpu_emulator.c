@@ -74,6 +74,27 @@ void tl_gpu_set_block_order(tl_gpu_order order, unsigned long seed)
   emul_block_seed = seed ? seed : 1;
 }
 
+const char *tl_gpu_set_order_pair(int k)
+{
+  static const struct {
+    tl_gpu_order threads, blocks;
+    unsigned long seed;
+    const char *name;
+  } pair[TL_GPU_ORDER_PAIRS] = {
+      {TL_GPU_FORWARD, TL_GPU_REVERSE, 1, "threads forward, blocks reverse"},
+      {TL_GPU_REVERSE, TL_GPU_SHUFFLE, 1, "threads reverse, blocks shuffled"},
+      {TL_GPU_SHUFFLE, TL_GPU_FORWARD, 1, "threads shuffled, blocks forward"},
+      {TL_GPU_SHUFFLE, TL_GPU_SHUFFLE, 12345, "threads and blocks shuffled (seed 12345)"}};
+  if (k < 0 || k >= TL_GPU_ORDER_PAIRS) {
+    tl_gpu_set_order(TL_GPU_SHUFFLE, 1);
+    tl_gpu_set_block_order(TL_GPU_SHUFFLE, 1);
+    return "threads and blocks shuffled (seed 1)";
+  }
+  tl_gpu_set_order(pair[k].threads, pair[k].seed);
+  tl_gpu_set_block_order(pair[k].blocks, pair[k].seed);
+  return pair[k].name;
+}
+
 void tl_gpu_set_check(int on)
 {
   emul_check = on != 0;

@@ -114,7 +114,7 @@ static int thomas_status(size_t n, const double *a, const double *b, const doubl
                  worst);
 }
 
-static int thomas_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+static int thomas_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x,
                             const tl_options *opt, tl_info *info)
 {
   (void)self;
@@ -221,14 +221,14 @@ static int pcr_family_solve(const pcr_words *w, int parts, const tl_batch *sys, 
   return tl_outcome_finish(&out, info);
 }
 
-static int pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+static int pcr_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x,
                          const tl_options *opt, tl_info *info)
 {
   (void)self;
   return pcr_family_solve(&pcr_says, 0, sys, x, opt, info);
 }
 
-static int hybrid_pcr_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+static int hybrid_pcr_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x,
                                 const tl_options *opt, tl_info *info)
 {
   (void)self;
@@ -254,7 +254,7 @@ static int periodic_clean(size_t n, const double *a, const double *b, const doub
   return fabs(blast) >= fabs(a[n - 1]);
 }
 
-static int thomas_periodic_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+static int thomas_periodic_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *xv,
                                      const tl_options *opt, tl_info *info)
 {
   (void)self;
@@ -322,7 +322,7 @@ static int distd2_gpu_system(const tl_algorithm *self, const tl_batch *one, void
   return status;
 }
 
-static int distd2_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+static int distd2_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x,
                             const tl_options *opt, tl_info *info)
 {
   if (sys->dtype != TL_F64)
@@ -372,7 +372,7 @@ cleanup:
   return status;
 }
 
-static int pdd_gpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+static int pdd_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *xv,
                          const tl_options *opt, tl_info *info)
 {
   if (sys->dtype != TL_F64 || sys->periodic)
@@ -422,6 +422,84 @@ cleanup:
 }
 
 /* ---------------------------------------------------------------- */
+/* --param orders=all: the kernels in every order                     */
+
+/* The emulator runs a block's threads, and a launch's blocks, in one
+ * order per solve (tl_gpu_set_order_pair: by default both shuffled).
+ * With orders=all (the default) a backend solves the batch in each of the
+ * four order pairs, which together run every thread order and every
+ * block order, and requires the same status, system and row and the same
+ * bits of x: an answer that depends on the order is a race, reported as
+ * one (arg "race") even where the checker saw nothing. orders=one runs
+ * the default pair only (a quarter of the time). On a device the orders
+ * are the hardware's: one solve. */
+static const char *const orders_words = "all|one";
+
+static int in_every_order(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
+                    tl_info *info,
+                    int (*once)(const tl_algorithm *, const tl_batch *, void *, const tl_options *,
+                                tl_info *))
+{
+  size_t bytes = sys->n * sys->nsys * tl_dtype_size(sys->dtype);
+  int all = tl_param_value(self, opt, "orders") == 0;
+  if (!all || strcmp(tl_gpu_backend_name(), "gpu-emulated") != 0)
+    return once(self, sys, x, opt, info);
+  void *y = tl_alloc(bytes > 0 ? bytes : 1, 1);
+  if (!y)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", self->name);
+  const char *first = tl_gpu_set_order_pair(0);
+  int status = once(self, sys, x, opt, info), differs = -1;
+  for (int k = 1; k < TL_GPU_ORDER_PAIRS && differs < 0 && status != TL_ERR_ARG; k++) {
+    tl_info other;
+    tl_info_clear(&other);
+    const char *name = tl_gpu_set_order_pair(k);
+    int st = once(self, sys, y, opt, &other);
+    if (st == TL_ERR_ARG) { /* a kernel bug the checker or the launch found: report it */
+      *info = other;
+      status = st;
+    } else if (st != status || other.system != info->system || other.row != info->row ||
+               (tl_status_has_solution(st) && memcmp(x, y, bytes) != 0)) {
+      differs = k;
+      status = TL_FAIL(info, TL_ERR_ARG, -1, -1, "race",
+                       "%s: the answer depends on the order the emulator runs threads and blocks "
+                       "in (%s: %s; %s: %s): a race, or a block reading another's memory",
+                       self->name, first, tl_status_name(status), name, tl_status_name(st));
+    }
+  }
+  tl_gpu_set_order_pair(-1);
+  free(y);
+  return status;
+}
+
+#define EVERY_ORDER(name)                                                                          \
+  static int name##_solve(const tl_algorithm *self, const tl_batch *sys, void *x,                  \
+                          const tl_options *opt, tl_info *info)                                    \
+  {                                                                                                \
+    return in_every_order(self, sys, x, opt, info, name##_once);                                         \
+  }
+EVERY_ORDER(thomas_gpu)
+EVERY_ORDER(pcr_gpu)
+EVERY_ORDER(thomas_periodic_gpu)
+EVERY_ORDER(hybrid_pcr_gpu)
+EVERY_ORDER(distd2_gpu)
+EVERY_ORDER(pdd_gpu)
+
+#define ORDERS_PARAM                                                                               \
+  {"orders", TL_PARAM_CHOICE, 0, 0, 0, orders_words,                                              \
+   "all: solve in every thread and block order of the emulator and require the same answer; "    \
+   "one: the default order only"}
+static const tl_param orders_params[] = {ORDERS_PARAM};
+/* distd2_gpu and pdd_gpu: their references' tol, and orders. */
+static const tl_param distd2_gpu_params[] = {
+    {"tol", TL_PARAM_REAL, TL_DISTD2_DEFAULT_TOL, 0.0, 1.0, NULL,
+     "largest reduced-system coupling that may be dropped (default 2^-52 = 2 eps)"},
+    ORDERS_PARAM};
+static const tl_param pdd_gpu_params[] = {
+    {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
+     "largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
+    ORDERS_PARAM};
+
+/* ---------------------------------------------------------------- */
 /* The table                                                         */
 
 /* Each backend names the reference whose algorithm its kernel runs and
@@ -438,6 +516,7 @@ extern const tl_algorithm tl_algo_thomas_ref, tl_algo_pcr_ref, tl_algo_thomas_pe
     tl_algo_hybrid_pcr_ref, tl_algo_distd2_ref, tl_algo_pdd_ref;
 
 #define TL_GPU_COMMON .backend = "gpu-emulated", .dtypes = TL_DTYPE_BIT(TL_F64)
+#define TL_GPU_ORDERS .params = orders_params, .nparams = 1
 
 static tl_algorithm tl_algo_thomas_gpu = {
     .name = "thomas_gpu",
@@ -445,6 +524,7 @@ static tl_algorithm tl_algo_thomas_gpu = {
     TL_GPU_COMMON,
     .summary = "Thomas kernel, one GPU thread per system of a 32-system packed group, in place",
     .source = "paper 000 (DistD2-TDS) §2.1 Algorithm 1, §4.1 (SZ-packed groups)",
+    TL_GPU_ORDERS,
     .solve = thomas_gpu_solve,
 };
 
@@ -454,6 +534,7 @@ static tl_algorithm tl_algo_pcr_gpu = {
     TL_GPU_COMMON,
     .summary = "PCR kernel, one GPU thread block per system in shared memory, any n",
     .source = "Hockney & Jesshope 1981; paper 002 (Tridsolver) distributed algorithms",
+    TL_GPU_ORDERS,
     .solve = pcr_gpu_solve,
 };
 
@@ -463,6 +544,7 @@ static tl_algorithm tl_algo_thomas_periodic_gpu = {
     TL_GPU_COMMON,
     .summary = "periodic Thomas kernel (Sherman-Morrison), one GPU thread per system",
     .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas); Sherman-Morrison 1950",
+    TL_GPU_ORDERS,
     .solve = thomas_periodic_gpu_solve,
 };
 
@@ -473,6 +555,7 @@ static tl_algorithm tl_algo_hybrid_pcr_gpu = {
     .summary = "hybrid Thomas-PCR kernel: a GPU thread per partition, the reduced system by PCR "
                "in the block",
     .source = "paper 002 (Tridsolver) Algorithms 3, 4; paper 000 (DistD2-TDS) §2.2.1",
+    TL_GPU_ORDERS,
     .solve = hybrid_pcr_gpu_solve,
 };
 
@@ -483,6 +566,8 @@ static tl_algorithm tl_algo_distd2_gpu = {
     .summary = "DistD2 kernels: Algorithm 5 on the host, the decoupling and the interfaces on the "
                "GPU, a block per partition",
     .source = "paper 000 (DistD2-TDS) §4.2 Algorithms 5, 6, 7",
+    .params = distd2_gpu_params,
+    .nparams = 2,
     .solve = distd2_gpu_solve,
 };
 
@@ -493,6 +578,8 @@ static tl_algorithm tl_algo_pdd_gpu = {
     .summary = "PDD: local solves and spikes on the GPU (a thread per partition), the 2x2 "
                "interfaces and the correction on the host",
     .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; Sun 1995",
+    .params = pdd_gpu_params,
+    .nparams = 2,
     .solve = pdd_gpu_solve,
 };
 

@@ -6,7 +6,9 @@
  *
  * FAMILY: thomas, periodic, pcr, hybrid, distd2, pdd. KIND: what the
  * checker must find in every order (race, race-blocks, uninitialized,
- * bounds), or "clean": nothing. Linked with a mutant of the kernels
+ * bounds), or "clean": nothing; or "orders": with the checker off, the
+ * family's registry backend (--param orders=all, its default) must
+ * report that its answer depends on the order. Linked with a mutant of the kernels
  * (tests/gpu/mutants.txt, scripts/check-gpu-mutants.sh), or with the
  * library's own kernels for "clean". Each family runs on two batches:
  * dominant systems, and the same with a zero pivot in one system (so
@@ -20,6 +22,7 @@
 #include "tridlab/gpu.h"
 #include "tridlab/layout.h"
 #include "tridlab/part_distd2.h"
+#include "tridlab/registry.h"
 
 static const char *const kinds[] = {"race", "race-blocks", "uninitialized", "bounds"};
 
@@ -93,6 +96,37 @@ done:
   return status;
 }
 
+/* KIND "orders": the checker off, the registry backend of the family on a
+ * plain dominant batch must say that its answer depends on the order. */
+static int orders_caught(const char *family)
+{
+  static const char *const names[][2] = {{"thomas", "thomas_gpu"}, {"pcr", "pcr_gpu"},
+                                         {"hybrid", "hybrid_pcr_gpu"}, {"distd2", "distd2_gpu"},
+                                         {"pdd", "pdd_gpu"}};
+  const tl_algorithm *algo = NULL;
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (!strcmp(family, names[k][0]))
+      algo = tl_find(names[k][1]);
+  enum { N = 100, NSYS = 7 };
+  static double a[N * NSYS], b[N * NSYS], c[N * NSYS], d[N * NSYS], x[N * NSYS];
+  fill(N * NSYS, 0, a, b, c, d);
+  for (size_t s = 0; s < NSYS; s++) /* a plain batch: no corners */
+    a[s * N] = c[s * N + N - 1] = 0;
+  tl_batch sys = {TL_F64, N, NSYS, 0, a, b, c, d};
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = strcmp(family, "thomas") && strcmp(family, "pcr") ? 4 : 1; /* partitioned: 4 */
+  tl_info info;
+  tl_gpu_set_check(0);
+  int st = algo ? tl_solve(algo, &sys, x, &opt, &info) : TL_ERR_ARG;
+  tl_gpu_set_check(1);
+  int ok = algo && st == TL_ERR_ARG && !strcmp(info.arg, "race") &&
+           strstr(info.msg, "depends on the order") != NULL;
+  printf("  %s, checker off, --param orders=all: %s -- %s\n", algo ? algo->name : family,
+         ok ? "as expected" : "NOT AS EXPECTED", algo ? info.msg : "no such backend");
+  return ok;
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 3) {
@@ -100,6 +134,8 @@ int main(int argc, char **argv)
     return 2;
   }
   const char *family = argv[1], *kind = argv[2];
+  if (!strcmp(kind, "orders"))
+    return orders_caught(family) ? 0 : 1;
   int clean = !strcmp(kind, "clean"), want = -1;
   for (int k = 0; k < 4; k++)
     if (!strcmp(kind, kinds[k]))
@@ -108,14 +144,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "mutant_driver: unknown kind %s\n", kind);
     return 2;
   }
-  /* the four order pairs of tests/test_gpu.c: every thread order, every block order */
-  const tl_gpu_order th[4] = {TL_GPU_FORWARD, TL_GPU_REVERSE, TL_GPU_SHUFFLE, TL_GPU_SHUFFLE};
-  const tl_gpu_order bl[4] = {TL_GPU_REVERSE, TL_GPU_SHUFFLE, TL_GPU_FORWARD, TL_GPU_SHUFFLE};
-  const unsigned long seed[4] = {1, 1, 1, 12345};
   int ok = 1;
-  for (int o = 0; o < 4; o++) {
-    tl_gpu_set_order(th[o], seed[o]);
-    tl_gpu_set_block_order(bl[o], seed[o]);
+  for (int o = 0; o < TL_GPU_ORDER_PAIRS; o++) { /* every thread order, every block order */
+    tl_gpu_set_order_pair(o);
     unsigned seen = 0;
     char first[300] = "";
     for (int broken = 0; broken <= 1; broken++) {

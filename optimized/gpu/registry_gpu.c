@@ -449,12 +449,12 @@ static int in_every_order(const tl_algorithm *self, const tl_batch *sys, void *x
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", self->name);
   const char *first = tl_gpu_set_order_pair(0);
   int status = once(self, sys, x, opt, info), differs = -1;
-  for (int k = 1; k < TL_GPU_ORDER_PAIRS && differs < 0 && status != TL_ERR_ARG; k++) {
+  for (int k = 1; k < TL_GPU_ORDER_PAIRS && differs < 0 && !launch_error(status); k++) {
     tl_info other;
     tl_info_clear(&other);
     const char *name = tl_gpu_set_order_pair(k);
     int st = once(self, sys, y, opt, &other);
-    if (st == TL_ERR_ARG) { /* a kernel bug the checker or the launch found: report it */
+    if (launch_error(st)) { /* a kernel bug the checker found, no memory: not an answer */
       *info = other;
       status = st;
     } else if (st != status || other.system != info->system || other.row != info->row ||

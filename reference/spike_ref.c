@@ -566,7 +566,6 @@ int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode
                           int parts, const size_t *part_sizes, const S *a, const S *b, const S *c,
                           const S *d, S *x, tl_ledger *ledger, tl_info *info)
 {
-  int truncate = mode && mode->truncate;
   const char *name = var->name;
   if (n == 0 || !a || !b || !c || !d || !x)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, n == 0 ? "n" : "array",
@@ -577,16 +576,15 @@ int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode
                    n);
   size_t P = (size_t)parts, words = var->words;
   /* Scratch: the variant's factors (words n), g, V, W (3n), the tips
-   * (6P), the reduced solution (2P), a flag byte per row. */
-  S *mem = tl_alloc((words + 3) * n + 8 * P, sizeof(S));
+   * (6P), a flag byte per row. */
+  S *mem = tl_alloc((words + 3) * n + TL_SPIKE_SEND * P, sizeof(S));
   unsigned char *flags = tl_alloc(n, 1);
   if (!mem || !flags) {
     free(mem);
     free(flags);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for scratch", name);
   }
-  S *f = mem, *g = f + words * n, *v = g + n, *w = v + n;
-  S *tips = w + n, *y = tips + TL_SPIKE_SEND * P;
+  S *f = mem, *g = f + words * n, *v = g + n, *w = v + n, *tips = w + n;
   int status = TL_OK;
 
   /* Phases 1-3 on every partition: local, no communication. */
@@ -600,6 +598,25 @@ int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode
     FN(tl_spike_tips)(m, left, right, g + lo, v + lo, w + lo, tips + TL_SPIKE_SEND * p);
     tl_spike_ledger_reduced(ledger, parts, p, WORDS, 0); /* the tips go to partition 0 */
   }
+  /* Phases 4-5 and the verdict, from the tips, g, V and W. */
+  status = FN(tl_spike_finish)(var, mode, n, parts, part_sizes, a, b, c, d, g, v, w, tips, x,
+                               ledger, info);
+cleanup:
+  free(mem);
+  free(flags);
+  return status;
+}
+
+int FN(tl_spike_finish)(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
+                        int parts, const size_t *part_sizes, const S *a, const S *b, const S *c,
+                        const S *d, const S *g, const S *v, const S *w, const S *tips, S *x,
+                        tl_ledger *ledger, tl_info *info)
+{
+  int truncate = mode && mode->truncate, status = TL_OK;
+  const char *name = var->name;
+  S *y = tl_alloc(2 * (size_t)parts, sizeof(S)); /* the reduced solution */
+  if (!y)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for scratch", name);
   /* Phase 4 on partition 0: the reduced system (truncated: its 2x2
    * systems, which the neighbours could solve instead; not built). */
   status = FN(phase4)(var, truncate, n, parts, part_sizes, tips, y, info);
@@ -636,8 +653,7 @@ int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode
   status = tl_residual_check(name, TL_IS_COMPLEX ? TL_C128 : TL_F64, n, 0, a, b, c, d, x,
                              TL_SPIKE_RESIDUAL_WHY, info);
 cleanup:
-  free(mem);
-  free(flags);
+  free(y);
   return status;
 }
 

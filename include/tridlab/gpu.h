@@ -158,6 +158,23 @@ int tl_gpu_pdd_local_f(size_t n, size_t nsys, int parts, const size_t *part_size
                        const float *b, const float *c, const float *d, float *y, float *v, float *w,
                        float *part, int *stat, tl_info *info);
 
+/* SPIKE's local phase (reference/spike_ref.c, phases 1-3: the block
+ * factored with partial pivoting as DGTTRF, g = A_p^-1 d, the spikes V and
+ * W, the six tips) for every partition of every system of a batch (batch
+ * layout), one block per system and one thread per partition (1 <= parts
+ * <= 1024, part_sizes as tl_solve's): g, v, w have the batch's shape; per
+ * (system, partition) q = s parts + p: tips[6q..] as tl_spike_tips_d, and
+ * stat[3q..] = kind (0 ok, 1 a singular diagonal block, 2 a non-finite
+ * local result), its global row, 0. The first failure is returned as
+ * TL_ERR_BREAKDOWN. Phases 4-5 are tl_spike_finish_d's (tridlab/
+ * part_spike.h). Emulated on the host in this version: no device path. */
+int tl_gpu_spike_local_d(size_t n, size_t nsys, int parts, const size_t *part_sizes,
+                         const double *a, const double *b, const double *c, const double *d,
+                         double *g, double *v, double *w, double *tips, int *stat, tl_info *info);
+int tl_gpu_spike_local_f(size_t n, size_t nsys, int parts, const size_t *part_sizes,
+                         const float *a, const float *b, const float *c, const float *d, float *g,
+                         float *v, float *w, float *tips, int *stat, tl_info *info);
+
 /* A DEVICE. The functions above run on the host by emulation unless a
  * device build is linked into the program (make gpu: optimized/gpu/
  * gpu_device.cu installs itself at start-up when a device is present).

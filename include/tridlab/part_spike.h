@@ -230,6 +230,23 @@ int tl_spike_run_mode_z(const tl_spike_variant *var, const tl_spike_mode *mode, 
                         const double complex *d, double complex *x, tl_ledger *ledger,
                         tl_info *info);
 
+/* Phases 4-5 and the verdict of tl_spike_run_mode_*, from phases 1-3's
+ * results wherever they were computed (a GPU backend computes them on
+ * the device): g, V, W (n scalars each, V and W read where a partition
+ * has that spike) and the tips (TL_SPIKE_SEND per partition). x may be
+ * g. The boundary messages and the verdict are recorded in ledger (may
+ * be NULL); reports begin with var->name. */
+int tl_spike_finish_d(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n, int parts,
+                      const size_t *part_sizes, const double *a, const double *b, const double *c,
+                      const double *d, const double *g, const double *v, const double *w,
+                      const double *tips, double *x, tl_ledger *ledger, tl_info *info);
+int tl_spike_finish_z(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n, int parts,
+                      const size_t *part_sizes, const double complex *a, const double complex *b,
+                      const double complex *c, const double complex *d, const double complex *g,
+                      const double complex *v, const double complex *w,
+                      const double complex *tips, double complex *x, tl_ledger *ledger,
+                      tl_info *info);
+
 /* One system of a variant's registry entry, its mode read from opt's
  * parameters (tl_spike_params): the solve of "spike" and "spike_dp". */
 int tl_spike_system(const tl_spike_variant *var, const tl_algorithm *self, const tl_batch *one,

@@ -184,6 +184,21 @@ static int pdd_local_status(size_t nsys, int parts, const int *stat, tl_info *in
   return TL_OK;
 }
 
+/* The first failure of SPIKE's local phase (stat: kind, global row, 0
+ * per (system, partition)), the system and row in info. */
+static int spike_local_status(size_t nsys, int parts, const int *stat, tl_info *info)
+{
+  for (size_t q = 0; q < nsys * (size_t)parts; q++)
+    if (stat[3 * q])
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)(q / (size_t)parts), stat[3 * q + 1], "",
+                     stat[3 * q] == 1 ? "spike_gpu: the diagonal block of partition %d is "
+                                        "singular (a zero or non-finite U at row %d)"
+                                      : "spike_gpu: partition %d: non-finite local solution or "
+                                        "spike at row %d",
+                     (int)(q % (size_t)parts), stat[3 * q + 1]);
+  return TL_OK;
+}
+
 void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], double *coef,
                            long *begin)
 {
@@ -403,6 +418,25 @@ static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
   return TL_OK;
 }
 
+static int KF(spike_local_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  T *factors = tl_gpu_scratch_alloc(5 * k->n * k->nsys, sizeof(T));
+  if (!factors)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike_local: no memory");
+  size_t all = k->n * k->nsys, per = (size_t)k->parts * k->nsys, z = sizeof(T);
+  watch_spec w[] = {{k->a, all, z, "a", 1},      {k->b, all, z, "b", 1},
+                    {k->c, all, z, "c", 1},      {k->d, all, z, "d", 1},
+                    {k->y, all, z, "g", 0},      {k->v, all, z, "v", 0},
+                    {k->w, all, z, "w", 0},      {k->part, 6 * per, z, "tips", 0},
+                    {k->stat, 3 * per, sizeof(int), "stat", 0},
+                    {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1}};
+  WATCHING(w, TL_LAUNCH(KF(spike_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts,
+                        k->off, k->a, k->b, k->c, k->d, k->y, k->v, k->w, factors, k->part,
+                        k->stat));
+  tl_gpu_scratch_free(factors);
+  return TL_OK;
+}
+
 /* The entry points of tridlab/gpu.h: check, run the kernel where the
  * kernels run (dispatch), read the status words. */
 /* The packed in-place entry points (thomas_sz, thomas_periodic_sz): the
@@ -566,6 +600,19 @@ int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_si
   TL_CALL(KF(dispatch_parts)(&call, part_sizes, 1, ON_DEVICE(KF(pdd_local_on_device)),
                              KF(pdd_local_emulated), info));
   return pdd_local_status(nsys, parts, stat, info);
+}
+
+int KF(tl_gpu_spike_local)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                           const T *b, const T *c, const T *d, T *g, T *v, T *w, T *tips,
+                           int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("spike_local", n, nsys, 1, info));
+  if (!a || !b || !c || !d || !g || !v || !w || !tips || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "spike_local: no array may be NULL");
+  KF(gpu_call) call = {.who = "spike_local", .n = n, .nsys = nsys, .parts = parts, .a = a, .b = b,
+                       .c = c, .d = d, .y = g, .v = v, .w = w, .part = tips, .stat = stat};
+  TL_CALL(KF(dispatch_parts)(&call, part_sizes, 1, NULL, KF(spike_local_emulated), info));
+  return spike_local_status(nsys, parts, stat, info);
 }
 
 #undef ON_DEVICE

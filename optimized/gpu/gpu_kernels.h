@@ -824,3 +824,135 @@ TL_KERNEL(KF(pdd_local_kernel), long n, int parts, const long *off, const T *a, 
   }
   TL_BARRIER();
 }
+
+/* ------------------------------------------------------------------ */
+/* SPIKE's local phase (reference/spike_ref.c, phases 1-3), one block   */
+/* per system, one thread per partition                                 */
+
+/* Phase 1 on one partition of m rows: A_p = L U with partial pivoting, in
+ * LAPACK DGTTRF's order (tl_spike_factor_d): at step i the row with the
+ * larger entry in column i is the pivot row; a swap brings row i+1's c
+ * into row i, the fill-in u2 on the second superdiagonal. sw[i] = 1
+ * where rows i and i+1 were swapped. Returns the local row of a zero or
+ * non-finite diagonal of U (the block is singular), or -1. */
+TL_DEVICE_FN long KF(spike_factor)(long m, const T *a, const T *b, const T *c, T *l, T *u0, T *u1,
+                                   T *u2, T *sw)
+{
+  for (long i = 0; i < m; i++) {
+    TL_ST(u0, i) = TL_LD(b, i);
+    TL_ST(u1, i) = i + 1 < m ? TL_LD(c, i) : (T)0;
+    TL_ST(l, i) = i + 1 < m ? TL_LD(a, i + 1) : (T)0; /* below the diagonal in column i */
+    TL_ST(u2, i) = 0;
+    TL_ST(sw, i) = 0;
+  }
+  for (long i = 0; i + 1 < m; i++) {
+    T piv = TL_LD(u0, i), below = TL_LD(l, i);
+    if (fabs(piv) >= fabs(below)) { /* row i is the pivot row */
+      if (piv != 0) {
+        T fact = below / piv;
+        TL_ST(l, i) = fact;
+        TL_ST(u0, i + 1) = TL_LD(u0, i + 1) - fact * TL_LD(u1, i);
+      }
+    } else { /* swap rows i and i+1: row i+1 is the pivot row */
+      T fact = piv / below, next = TL_LD(u0, i + 1), temp = TL_LD(u1, i);
+      TL_ST(u0, i) = below;
+      TL_ST(l, i) = fact;
+      TL_ST(u1, i) = next;
+      TL_ST(u0, i + 1) = temp - fact * next;
+      if (i + 2 < m) { /* row i+1's c moves up: the fill-in */
+        T up = TL_LD(u1, i + 1);
+        TL_ST(u2, i) = up;
+        TL_ST(u1, i + 1) = -fact * up;
+      }
+      TL_ST(sw, i) = 1;
+    }
+  }
+  for (long i = 0; i < m; i++) {
+    T di = TL_LD(u0, i);
+    if (di == 0 || !isfinite(di))
+      return i;
+  }
+  return -1;
+}
+
+/* y = A_p^-1 y in place with the factors (DGTTRS, tl_spike_solve_block_d):
+ * L's swaps and multipliers in order, then U's three diagonals upwards.
+ * Returns the first local row whose result is not finite, or m. */
+TL_DEVICE_FN long KF(spike_apply)(long m, const T *l, const T *u0, const T *u1, const T *u2,
+                                  const T *sw, T *y)
+{
+  for (long i = 0; i + 1 < m; i++) {
+    T yi = TL_LD(y, i), yn = TL_LD(y, i + 1), li = TL_LD(l, i);
+    if (TL_LD(sw, i) == 0) {
+      TL_ST(y, i + 1) = yn - li * yi;
+    } else {
+      TL_ST(y, i) = yn;
+      TL_ST(y, i + 1) = yi - li * yn;
+    }
+  }
+  TL_ST(y, m - 1) = TL_LD(y, m - 1) / TL_LD(u0, m - 1);
+  if (m > 1)
+    TL_ST(y, m - 2) =
+        (TL_LD(y, m - 2) - TL_LD(u1, m - 2) * TL_LD(y, m - 1)) / TL_LD(u0, m - 2);
+  for (long i = m >= 2 ? m - 2 : 0; i-- > 0;)
+    TL_ST(y, i) = (TL_LD(y, i) - TL_LD(u1, i) * TL_LD(y, i + 1) - TL_LD(u2, i) * TL_LD(y, i + 2)) /
+                  TL_LD(u0, i);
+  long bad = m;
+  for (long i = m; i-- > 0;)
+    if (!isfinite(TL_LD(y, i)))
+      bad = i;
+  return bad;
+}
+
+/* Block `sys`, thread p: phases 1-3 of partition p (rows [off[p],
+ * off[p+1])): the factors (5 n scratch per system: l, u0, u1, u2, the
+ * swaps), g = A_p^-1 d into g, the spikes V = A_p^-1 (c_last e_last)
+ * (p < P-1) into v and W = A_p^-1 (a_first e_first) (p > 0) into w, and
+ * the six tips the partition sends (tl_spike_tips_d) into tips[6 q].
+ * stat[3 q] per (system, partition) q = sys P + p: the kind (0 ok, 1 a
+ * singular block, 2 a non-finite local result), its global row, 0. One
+ * region: the partitions share nothing until the reduced system. */
+TL_KERNEL(KF(spike_local_kernel), long n, int parts, const long *off, const T *a, const T *b,
+          const T *c, const T *d, T *g, T *v, T *w, T *factors, T *tips, int *stat)
+{
+  const long sys = TL_BLOCK_ID;
+  TL_REGION(p)
+  {
+    long lo = TL_LD(off, p), m = TL_LD(off, p + 1) - lo, o = sys * n + lo, q = sys * parts + p;
+    int left = p > 0, right = p + 1 < parts;
+    T *f = factors + 5 * sys * n + 5 * lo, *lg = g + o, *lv = v + o, *lw = w + o;
+    T *l = f, *u0 = l + m, *u1 = u0 + m, *u2 = u1 + m, *sw = u2 + m, *send = tips + 6 * q;
+    long bad = KF(spike_factor)(m, a + o, b + o, c + o, l, u0, u1, u2, sw);
+    int kind = bad >= 0 ? 1 : 0;
+    if (kind == 0) { /* phase 2: g, then the spikes this partition has */
+      for (long i = 0; i < m; i++)
+        TL_ST(lg, i) = TL_LD(d, o + i);
+      bad = KF(spike_apply)(m, l, u0, u1, u2, sw, lg);
+      if (right) {
+        for (long i = 0; i < m; i++)
+          TL_ST(lv, i) = i + 1 < m ? (T)0 : TL_LD(c, o + m - 1);
+        long k = KF(spike_apply)(m, l, u0, u1, u2, sw, lv);
+        bad = k < bad ? k : bad;
+      }
+      if (left) {
+        for (long i = 0; i < m; i++)
+          TL_ST(lw, i) = i ? (T)0 : TL_LD(a, o);
+        long k = KF(spike_apply)(m, l, u0, u1, u2, sw, lw);
+        bad = k < bad ? k : bad;
+      }
+      kind = bad < m ? 2 : 0;
+      /* phase 3: the tips (0 for a spike the partition does not have) */
+      TL_ST(send, 0) = TL_LD(lg, 0);
+      TL_ST(send, 1) = TL_LD(lg, m - 1);
+      TL_ST(send, 2) = right ? TL_LD(lv, 0) : (T)0;
+      TL_ST(send, 3) = right ? TL_LD(lv, m - 1) : (T)0;
+      TL_ST(send, 4) = left ? TL_LD(lw, 0) : (T)0;
+      TL_ST(send, 5) = left ? TL_LD(lw, m - 1) : (T)0;
+    }
+    int *st = stat + 3 * q;
+    TL_ST(st, 0) = kind;
+    TL_ST(st, 1) = kind ? (int)(lo + bad) : 0;
+    TL_ST(st, 2) = 0;
+  }
+  TL_BARRIER();
+}

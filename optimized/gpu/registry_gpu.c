@@ -1,6 +1,6 @@
 /* optimized/gpu/registry_gpu.c -- the GPU room's table for the registry
  * (docs/gpu.md): thomas_gpu, pcr_gpu, thomas_periodic_gpu, hybrid_pcr_gpu,
- * distd2_gpu and pdd_gpu.
+ * distd2_gpu, pdd_gpu and spike_gpu.
  *
  * Each backend lays the batch out for its kernel, runs it (on the host
  * by emulation in this build: backend "gpu-emulated"), and turns the
@@ -23,6 +23,7 @@
 #include "tridlab/layout.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/part_pdd.h"
+#include "tridlab/part_spike.h"
 
 /* ---------------------------------------------------------------- */
 /* Shared by the backends                                            */
@@ -82,6 +83,21 @@ static int launch_error(int st)
 static const double *sys_d(const void *arr, size_t s, size_t n)
 {
   return (const double *)arr + s * n;
+}
+
+/* What the partitioned backends take: float64 (plain unless `periodic`),
+ * at most 1024 partitions (`per`: threads of a block, blocks per group);
+ * else unsupported, and tl_solve answers with the reference. */
+static int partitioned_ok(const char *who, const char *per, int periodic, const tl_batch *sys,
+                          const tl_options *opt, tl_info *info)
+{
+  if (sys->dtype != TL_F64 || (sys->periodic && !periodic))
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s solves %sfloat64 batches",
+                   who, periodic ? "" : "non-periodic ");
+  if (opt->parts > 1024)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts", "%s: at most 1024 partitions (%s)",
+                   who, per);
+  return TL_OK;
 }
 
 /* ---------------------------------------------------------------- */
@@ -325,11 +341,7 @@ static int distd2_gpu_system(const tl_algorithm *self, const tl_batch *one, void
 static int distd2_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x,
                             const tl_options *opt, tl_info *info)
 {
-  if (sys->dtype != TL_F64)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "distd2_gpu solves float64");
-  if (opt->parts > 1024)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
-                   "distd2_gpu: at most 1024 partitions (blocks per group)");
+  TL_CALL(partitioned_ok("distd2_gpu", "blocks per group", 1, sys, opt, info));
   return tl_for_each_system(self, sys, x, opt, info, distd2_gpu_system);
 }
 
@@ -375,12 +387,7 @@ cleanup:
 static int pdd_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *xv,
                          const tl_options *opt, tl_info *info)
 {
-  if (sys->dtype != TL_F64 || sys->periodic)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype",
-                   "pdd_gpu solves non-periodic float64 batches");
-  if (opt->parts > 1024)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
-                   "pdd_gpu: at most 1024 partitions (threads of a block)");
+  TL_CALL(partitioned_ok("pdd_gpu", "threads of a block", 0, sys, opt, info));
   size_t n = sys->n, nsys = sys->nsys, per = 3 * nsys * (size_t)opt->parts;
   double *x = xv, tol = tl_param_value(self, opt, "tol");
   double *v = tl_alloc(n * nsys, sizeof *v), *w = tl_alloc(n * nsys, sizeof *w);
@@ -417,6 +424,61 @@ cleanup:
   free(v);
   free(w);
   free(part);
+  free(stat);
+  return status;
+}
+
+/* ---------------------------------------------------------------- */
+/* spike_gpu: phases 1-3 on the GPU, the reduced system on the host   */
+
+/* SPIKE's shared phases word their reports with the variant's name; the
+ * GPU's local phase is spike's (partial pivoting), so only the name. */
+static const tl_spike_variant spike_gpu_variant = {.name = "spike_gpu", .words = 5};
+
+static int spike_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                          const tl_options *opt, tl_info *info)
+{
+  TL_CALL(partitioned_ok("spike_gpu", "threads of a block", 0, sys, opt, info));
+  size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts;
+  tl_spike_mode mode = {.truncate = tl_param_value(self, opt, "truncate") == 1,
+                        .tol = tl_param_value(self, opt, "tol")};
+  double *x = xv, *v = tl_alloc(n * nsys, sizeof *v), *w = tl_alloc(n * nsys, sizeof *w);
+  double *tips = tl_alloc(TL_SPIKE_SEND * P * nsys, sizeof *tips);
+  int *stat = tl_alloc(3 * P * nsys, sizeof *stat), status = TL_OK;
+  if (!v || !w || !tips || !stat) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike_gpu: no memory");
+    goto cleanup;
+  }
+  /* Phases 1-3 of every partition of every system: g into x, V, W, the tips. */
+  status = tl_gpu_spike_local_d(n, nsys, opt->parts, opt->part_sizes, sys->a, sys->b, sys->c,
+                                sys->d, x, v, w, tips, stat, info);
+  if (launch_error(status))
+    goto cleanup;
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    const double *a = sys_d(sys->a, s, n), *b = sys_d(sys->b, s, n), *c = sys_d(sys->c, s, n);
+    const double *d = sys_d(sys->d, s, n);
+    double *xs = x + s * n;
+    tl_info one;
+    tl_info_clear(&one);
+    int clean = 1, sst;
+    for (size_t p = 0; p < P; p++)
+      clean &= stat[3 * (s * P + p)] == 0;
+    if (clean) /* phases 4-5 and the verdict on the host, x = g - V .. - W .. */
+      sst = tl_spike_finish_d(&spike_gpu_variant, &mode, n, opt->parts, opt->part_sizes, a, b, c,
+                              d, xs, v + s * n, w + s * n, tips + TL_SPIKE_SEND * P * s, xs, NULL,
+                              &one);
+    else /* a singular block or an overflow: the reference says where and why */
+      sst = tl_spike_run_mode_d(&tl_spike_partial, &mode, n, opt->parts, opt->part_sizes, a, b, c,
+                                d, xs, NULL, &one);
+    tl_outcome_add(&out, s, sst, &one);
+  }
+  status = tl_outcome_finish(&out, info);
+cleanup:
+  free(v);
+  free(w);
+  free(tips);
   free(stat);
   return status;
 }
@@ -483,6 +545,7 @@ EVERY_ORDER(thomas_periodic_gpu)
 EVERY_ORDER(hybrid_pcr_gpu)
 EVERY_ORDER(distd2_gpu)
 EVERY_ORDER(pdd_gpu)
+EVERY_ORDER(spike_gpu)
 
 #define ORDERS_PARAM                                                                               \
   {"orders", TL_PARAM_CHOICE, 0, 0, 0, orders_words,                                              \
@@ -499,6 +562,14 @@ static const tl_param pdd_gpu_params[] = {
      "largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
     ORDERS_PARAM};
 
+/* spike_gpu: spike's truncate and tol, and orders. */
+static const tl_param spike_gpu_params[] = {
+    {"truncate", TL_PARAM_INT, 0, 0, 1, NULL,
+     "1: truncated SPIKE, the P-1 interfaces' 2x2 systems alone (0: the whole reduced system)"},
+    {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
+     "truncate=1: largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
+    ORDERS_PARAM};
+
 /* ---------------------------------------------------------------- */
 /* The table                                                         */
 
@@ -513,7 +584,7 @@ static const tl_param pdd_gpu_params[] = {
  * that fails) it says unsupported and tl_solve answers with the
  * reference. */
 extern const tl_algorithm tl_algo_thomas_ref, tl_algo_pcr_ref, tl_algo_thomas_periodic_ref,
-    tl_algo_hybrid_pcr_ref, tl_algo_distd2_ref, tl_algo_pdd_ref;
+    tl_algo_hybrid_pcr_ref, tl_algo_distd2_ref, tl_algo_pdd_ref, tl_algo_spike_ref;
 
 #define TL_GPU_COMMON .backend = "gpu-emulated", .dtypes = TL_DTYPE_BIT(TL_F64)
 #define TL_GPU_ORDERS .params = orders_params, .nparams = 1
@@ -583,6 +654,19 @@ static tl_algorithm tl_algo_pdd_gpu = {
     .solve = pdd_gpu_solve,
 };
 
+static tl_algorithm tl_algo_spike_gpu = {
+    .name = "spike_gpu",
+    .reference = &tl_algo_spike_ref,
+    TL_GPU_COMMON,
+    .summary = "SPIKE: blocks factored with partial pivoting, spikes and tips on the GPU (a thread "
+               "per partition), the reduced system and the retrieval on the host",
+    .source = "Polizzi and Sameh 2006; Chang, Stratton, Kim and Hwu SC12 (SPIKE on a GPU); LAPACK "
+              "DGTTRF/DGTTRS",
+    .params = spike_gpu_params,
+    .nparams = 3,
+    .solve = spike_gpu_solve,
+};
+
 void tl_gpu_room_backend(const char *name)
 {
   tl_algo_thomas_gpu.backend = name;
@@ -591,6 +675,7 @@ void tl_gpu_room_backend(const char *name)
   tl_algo_hybrid_pcr_gpu.backend = name;
   tl_algo_distd2_gpu.backend = name;
   tl_algo_pdd_gpu.backend = name;
+  tl_algo_spike_gpu.backend = name;
 }
 
 static const tl_algorithm *const algorithms[] = {
@@ -600,6 +685,7 @@ static const tl_algorithm *const algorithms[] = {
     &tl_algo_hybrid_pcr_gpu,
     &tl_algo_distd2_gpu,
     &tl_algo_pdd_gpu,
+    &tl_algo_spike_gpu,
 };
 
 const tl_room tl_room_gpu = {

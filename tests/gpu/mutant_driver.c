@@ -4,7 +4,7 @@
  *
  *   mutant_driver FAMILY KIND
  *
- * FAMILY: thomas, periodic, pcr, hybrid, distd2, pdd. KIND: what the
+ * FAMILY: thomas, periodic, pcr, hybrid, distd2, pdd, spike. KIND: what the
  * checker must find in every order (race, race-blocks, uninitialized,
  * bounds), or "clean": nothing; or "orders": with the checker off, the
  * family's registry backend (--param orders=all, its default) must
@@ -74,6 +74,13 @@ static int run(const char *family, int broken, tl_info *info)
   } else if (!strcmp(family, "pdd")) {
     fill((size_t)HN * PSYS, broken, a, b, c, d);
     status = tl_gpu_pdd_local_d(HN, PSYS, PARTS, NULL, a, b, c, d, y, v, w, part, stat, info);
+  } else if (!strcmp(family, "spike")) { /* the broken row: a singular block */
+    fill((size_t)HN * PSYS, broken, a, b, c, d);
+    double *tips = calloc(6 * (size_t)PARTS * PSYS, sizeof *tips);
+    status = tips ? tl_gpu_spike_local_d(HN, PSYS, PARTS, NULL, a, b, c, d, y, v, w, tips, stat,
+                                         info)
+                  : TL_ERR_NOMEM;
+    free(tips);
   } else if (!strcmp(family, "distd2")) { /* one matrix, NSYS right-hand sides */
     double ma[N], mb[N], mc[N];
     fill(N, 0, ma, mb, mc, d);

@@ -36,5 +36,6 @@ hybrid_kernel|32 P B
 distd2_decouple_kernel|0
 distd2_finish_kernel|0
 pdd_local_kernel|0
+spike_local_kernel|0
 KERNELS
 rm -f "${TMPDIR:-/tmp}/gpu-registers.$$"

@@ -167,7 +167,8 @@ int tl_gpu_pdd_local_f(size_t n, size_t nsys, int parts, const size_t *part_size
  * stat[3q..] = kind (0 ok, 1 a singular diagonal block, 2 a non-finite
  * local result), its global row, 0. The first failure is returned as
  * TL_ERR_BREAKDOWN. Phases 4-5 are tl_spike_finish_d's (tridlab/
- * part_spike.h). Emulated on the host in this version: no device path. */
+ * part_spike.h). The double version runs on a device when one is
+ * installed (below). */
 int tl_gpu_spike_local_d(size_t n, size_t nsys, int parts, const size_t *part_sizes,
                          const double *a, const double *b, const double *c, const double *d,
                          double *g, double *v, double *w, double *tips, int *stat, tl_info *info);
@@ -205,6 +206,11 @@ typedef struct tl_gpu_device_ops {
   int (*pdd_local)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
                    const double *b, const double *c, const double *d, double *y, double *v,
                    double *w, double *part, int *stat, char *err, size_t len);
+  /* SPIKE's local phase (tl_gpu_spike_local_d), offsets as pdd_local's;
+   * tips: 6 and stat: 3 per (system, partition). */
+  int (*spike_local)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
+                     const double *b, const double *c, const double *d, double *g, double *v,
+                     double *w, double *tips, int *stat, char *err, size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

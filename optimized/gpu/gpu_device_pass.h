@@ -149,4 +149,30 @@ extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, const 
   return dev_done(&m, e, err, len);
 }
 
+/* SPIKE's local phase, the same layout as PDD's: g, v, w, tips and stat
+ * come back. Device arrays: 0-3 a, b, c, d; 4-6 g, v, w; 7 the factors
+ * (5 n per system); 8 tips; 9 stat; 10 offsets. */
+extern "C" int KF(tl_gpu_dev_spike_local)(size_t n, size_t nsys, int parts, const long *off,
+                                          const T *a, const T *b, const T *c, const T *d, T *g,
+                                          T *v, T *w, T *tips, int *stat, char *err, size_t len)
+{
+  dev_arrays m = {{0}, 0};
+  size_t v_ = n * nsys * sizeof(T), q = nsys * (size_t)parts;
+  const void *host[11] = {a, b, c, d, NULL, NULL, NULL, NULL, NULL, NULL, off};
+  size_t bytes[11] = {v_,     v_, v_, v_, v_, v_, v_, 5 * v_, 6 * q * sizeof(T),
+                      3 * q * sizeof(int), ((size_t)parts + 1) * sizeof(long)};
+  tl_gpuError_t e = dev_upload(&m, 11, host, bytes);
+  if (e != tl_gpuSuccess)
+    return dev_done(&m, e, err, len);
+  TL_LAUNCH(KF(spike_local_kernel), nsys, parts, 0, (long)n, parts, (const long *)m.p[10],
+            TL_DEV_ARGS(m), (const T *)m.p[3], (T *)m.p[4], (T *)m.p[5], (T *)m.p[6], (T *)m.p[7],
+            (T *)m.p[8], (int *)m.p[9]);
+  e = tl_gpuGetLastError();
+  void *out[5] = {g, v, w, tips, stat};
+  size_t outb[5] = {v_, v_, v_, 6 * q * sizeof(T), 3 * q * sizeof(int)};
+  for (int k = 0; k < 5 && e == tl_gpuSuccess; k++)
+    e = tl_gpuMemcpy(out[k], m.p[4 + (k < 3 ? k : k + 1)], outb[k], tl_gpuMemcpyDeviceToHost);
+  return dev_done(&m, e, err, len);
+}
+
 #undef TL_DEV_ARGS

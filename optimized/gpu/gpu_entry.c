@@ -295,6 +295,11 @@ static int KF(pdd_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
   return device->pdd_local(k->n, k->nsys, k->parts, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
                            k->w, k->part, k->stat, err, len);
 }
+static int KF(spike_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->spike_local(k->n, k->nsys, k->parts, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
+                             k->w, k->part, k->stat, err, len);
+}
 #define ON_DEVICE(f) f
 #else
 #define ON_DEVICE(f) NULL
@@ -611,7 +616,8 @@ int KF(tl_gpu_spike_local)(size_t n, size_t nsys, int parts, const size_t *part_
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "spike_local: no array may be NULL");
   KF(gpu_call) call = {.who = "spike_local", .n = n, .nsys = nsys, .parts = parts, .a = a, .b = b,
                        .c = c, .d = d, .y = g, .v = v, .w = w, .part = tips, .stat = stat};
-  TL_CALL(KF(dispatch_parts)(&call, part_sizes, 1, NULL, KF(spike_local_emulated), info));
+  TL_CALL(KF(dispatch_parts)(&call, part_sizes, 1, ON_DEVICE(KF(spike_local_on_device)),
+                             KF(spike_local_emulated), info));
   return spike_local_status(nsys, parts, stat, info);
 }
 

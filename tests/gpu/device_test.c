@@ -157,7 +157,8 @@ static void registry_on_device(void)
                                    {"thomas_periodic_gpu", "thomas_periodic"},
                                    {"hybrid_pcr_gpu", "hybrid_pcr"},
                                    {"distd2_gpu", "distd2"},
-                                   {"pdd_gpu", "pdd"}};
+                                   {"pdd_gpu", "pdd"},
+                                   {"spike_gpu", "spike"}};
   tl_gpu_use_device(tl_gpu_device_ops_built());
   for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
     for (size_t t = 0; t < tl_gallery_count(); t++) {
@@ -181,34 +182,38 @@ static void registry_on_device(void)
     }
 }
 
-/* PDD's local phase: emulated, then on the device; every output bit for
- * bit (NaN equals NaN), and the same status words. */
-static void pdd_local_on_device(int type, size_t n, int parts, size_t nsys)
+/* PDD's (spike 0) or SPIKE's (spike 1) local phase: emulated, then on
+ * the device; every output bit for bit (NaN equals NaN), and the same
+ * status words. */
+static void local_on_device(int spike, int type, size_t n, int parts, size_t nsys)
 {
   tl_problem p;
   tl_info info;
   if (tl_gallery_make(type, n, nsys, 9, &p, &info) != TL_OK)
     return;
-  size_t len = n * nsys, q = nsys * (size_t)parts;
+  const char *who = spike ? "spike_local" : "pdd_local";
+  size_t len = n * nsys, q = nsys * (size_t)parts, per = spike ? 6 : 3;
   double *out[2][4];
   int *st[2], rc[2];
   for (int k = 0; k < 2; k++) {
     for (int j = 0; j < 3; j++)
       out[k][j] = calloc(len, sizeof(double));
-    out[k][3] = calloc(3 * q, sizeof(double));
+    out[k][3] = calloc(per * q, sizeof(double));
     st[k] = calloc(3 * q, sizeof(int));
     tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
-    rc[k] = tl_gpu_pdd_local_d(n, nsys, parts, NULL, p.a, p.b, p.c, p.d, out[k][0], out[k][1],
-                               out[k][2], out[k][3], st[k], &info);
+    rc[k] = spike ? tl_gpu_spike_local_d(n, nsys, parts, NULL, p.a, p.b, p.c, p.d, out[k][0],
+                                         out[k][1], out[k][2], out[k][3], st[k], &info)
+                  : tl_gpu_pdd_local_d(n, nsys, parts, NULL, p.a, p.b, p.c, p.d, out[k][0],
+                                       out[k][1], out[k][2], out[k][3], st[k], &info);
   }
   tl_gpu_use_device(NULL);
   char err[256] = "";
-  check(rc[0] == rc[1], "pdd_local status", n, nsys, info.msg);
-  check(!memcmp(st[0], st[1], 3 * q * sizeof(int)), "pdd_local", n, nsys, "status words differ");
+  check(rc[0] == rc[1], who, n, nsys, info.msg);
+  check(!memcmp(st[0], st[1], 3 * q * sizeof(int)), who, n, nsys, "status words differ");
   int same = 1;
   for (int j = 0; j < 4 && same; j++)
-    same = same_answers(out[0][j], out[1][j], j < 3 ? len : 3 * q, err, sizeof err);
-  check(same, "pdd_local", n, nsys, err);
+    same = same_answers(out[0][j], out[1][j], j < 3 ? len : per * q, err, sizeof err);
+  check(same, who, n, nsys, err);
   for (int k = 0; k < 2; k++) {
     for (int j = 0; j < 4; j++)
       free(out[k][j]);
@@ -238,11 +243,12 @@ int main(void)
   registry_on_device();
   distd2_on_device(1000, 1, 8, 500);
   distd2_on_device(4096, 0, 16, 33);
-  for (size_t t = 0; t < sizeof plain / sizeof plain[0]; t++) {
-    pdd_local_on_device(plain[t], 1000, 8, 33);
-    pdd_local_on_device(plain[t], 4096, 64, 500);
-    pdd_local_on_device(plain[t], 17, 3, 7);
-  }
+  for (int spike = 0; spike <= 1; spike++)
+    for (size_t t = 0; t < sizeof plain / sizeof plain[0]; t++) {
+      local_on_device(spike, plain[t], 1000, 8, 33);
+      local_on_device(spike, plain[t], 4096, 64, 500);
+      local_on_device(spike, plain[t], 17, 3, 7);
+    }
   printf("gpu device test: %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -383,7 +383,7 @@ static void batch_kernels(batch<double> &g, double limit)
   long q = g.count;
   t = median([] {},
              [&] {
-               TL_LAUNCH(pdd_local_kernel_d, nsys, parts, 0, n, parts, off, g.a, g.b, g.c, g.d0,
+               TL_LAUNCH(pdd_local_kernel_d, nsys, parts, 0, n, parts, 0, off, g.a, g.b, g.c, g.d0,
                          yvw, yvw + q, yvw + 2 * q, yvw + 3 * q, part, pst);
              });
   row("pdd_local", "double", n, nsys, 7, sizeof(double), t, limit);

@@ -158,6 +158,18 @@ int tl_gpu_pdd_local_f(size_t n, size_t nsys, int parts, const size_t *part_size
                        const float *b, const float *c, const float *d, float *y, float *v, float *w,
                        float *part, int *stat, tl_info *info);
 
+/* PDD's local phase of an MPI rank's slices (optimized/mpi/, pdd_gpu_mpi):
+ * nsys systems of m rows each (the batch layout), each the rank's
+ * partition of a longer system, with a left neighbour (has_left) and a
+ * right one (has_right) on other ranks. Outputs as tl_gpu_pdd_local_*
+ * with parts = 1 (rows counted in the slice). */
+int tl_gpu_pdd_slice_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
+                       const double *b, const double *c, const double *d, double *y, double *v,
+                       double *w, double *part, int *stat, tl_info *info);
+int tl_gpu_pdd_slice_f(size_t m, size_t nsys, int has_left, int has_right, const float *a,
+                       const float *b, const float *c, const float *d, float *y, float *v, float *w,
+                       float *part, int *stat, tl_info *info);
+
 /* SPIKE's local phase (reference/spike_ref.c, phases 1-3: the block
  * factored with partial pivoting as DGTTRF, g = A_p^-1 d, the spikes V and
  * W, the six tips) for every partition of every system of a batch (batch
@@ -203,7 +215,7 @@ typedef struct tl_gpu_device_ops {
                 size_t len);
   /* PDD's local phase on the batch layout (tl_gpu_pdd_local_d), offsets as
    * hybrid_pcr's; part and stat: 3 per (system, partition). */
-  int (*pdd_local)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
+  int (*pdd_local)(size_t n, size_t nsys, int parts, int edges, const long *offsets, const double *a,
                    const double *b, const double *c, const double *d, double *y, double *v,
                    double *w, double *part, int *stat, char *err, size_t len);
   /* SPIKE's local phase (tl_gpu_spike_local_d), offsets as pdd_local's;

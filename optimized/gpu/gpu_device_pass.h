@@ -115,7 +115,7 @@ extern "C" int KF(tl_gpu_dev_distd2)(size_t n, int periodic, size_t nsys, int pa
  * thread per partition (offsets as hybrid_pcr's); y, v, w, part and stat
  * come back. Device arrays: 0-3 a, b, c, d; 4-6 y, v, w; 7 scratch;
  * 8 part; 9 stat; 10 offsets. */
-extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, const long *off,
+extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, int edges, const long *off,
                                         const T *a, const T *b, const T *c, const T *d, T *y, T *v,
                                         T *w, T *part, int *stat, char *err, size_t len)
 {
@@ -136,7 +136,7 @@ extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, const 
   tl_gpuError_t e = dev_upload(&m, 11, host, bytes);
   if (e != tl_gpuSuccess)
     return dev_done(&m, e, err, len);
-  TL_LAUNCH(KF(pdd_local_kernel), nsys, parts, 0, (long)n, parts, (const long *)m.p[10],
+  TL_LAUNCH(KF(pdd_local_kernel), nsys, parts, 0, (long)n, parts, edges, (const long *)m.p[10],
             TL_DEV_ARGS(m), (const T *)m.p[3], (T *)m.p[4], (T *)m.p[5], (T *)m.p[6], (T *)m.p[7],
             (T *)m.p[8], (int *)m.p[9]);
   e = tl_gpuGetLastError();

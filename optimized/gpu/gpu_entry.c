@@ -228,6 +228,7 @@ typedef struct KF(gpu_call) {
   const char *who;        /* the entry point, for messages               */
   size_t n, nsys;         /* rows per system, systems                    */
   int parts;              /* hybrid_pcr, pdd_local, distd2: partitions   */
+  int edges;              /* pdd_local: neighbours beyond the batch      */
   const long *off;        /* their first rows, then n (distd2: begin)    */
   const T *a, *b, *c, *d; /* the batch (distd2: d, or u with a stencil)  */
   T *x;                   /* the answer (packed Thomas: d, in place)     */
@@ -292,7 +293,7 @@ static int KF(distd2_on_device)(const KF(gpu_call) *k, char *err, size_t len)
 
 static int KF(pdd_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
 {
-  return device->pdd_local(k->n, k->nsys, k->parts, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
+  return device->pdd_local(k->n, k->nsys, k->parts, k->edges, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
                            k->w, k->part, k->stat, err, len);
 }
 static int KF(spike_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
@@ -417,7 +418,7 @@ static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
                     {k->stat, per, sizeof(int), "stat", 0},
                     {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1}};
   WATCHING(w,
-           TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->off,
+           TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->edges, k->off,
                      k->a, k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part, k->stat));
   tl_gpu_scratch_free(scratch);
   return TL_OK;
@@ -593,18 +594,36 @@ int KF(tl_gpu_distd2_stencil_sz)(const tl_distd2_plan *plan, const double st[5],
   return KF(distd2_run)(plan, st, nsys, u, x, tol, info);
 }
 
-int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
-                         const T *b, const T *c, const T *d, T *y, T *v, T *w, T *part, int *stat,
-                         tl_info *info)
+/* PDD's local phase: of whole systems (edges 0), or of a rank's slices
+ * (one partition, edges: its neighbours, tl_gpu_pdd_slice_*). */
+static int KF(pdd_local_run)(size_t n, size_t nsys, int parts, int edges, const size_t *part_sizes,
+                             const T *a, const T *b, const T *c, const T *d, T *y, T *v, T *w,
+                             T *part, int *stat, tl_info *info)
 {
   TL_CALL(check_sizes("pdd_local", n, nsys, 1, info));
   if (!a || !b || !c || !d || !y || !v || !w || !part || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pdd_local: no array may be NULL");
-  KF(gpu_call) call = {.who = "pdd_local", .n = n, .nsys = nsys, .parts = parts, .a = a, .b = b,
-                       .c = c, .d = d, .y = y, .v = v, .w = w, .part = part, .stat = stat};
+  KF(gpu_call) call = {.who = "pdd_local", .n = n, .nsys = nsys, .parts = parts, .edges = edges,
+                       .a = a, .b = b, .c = c, .d = d, .y = y, .v = v, .w = w, .part = part,
+                       .stat = stat};
   TL_CALL(KF(dispatch_parts)(&call, part_sizes, 1, ON_DEVICE(KF(pdd_local_on_device)),
                              KF(pdd_local_emulated), info));
   return pdd_local_status(nsys, parts, stat, info);
+}
+
+int KF(tl_gpu_pdd_local)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,
+                         const T *b, const T *c, const T *d, T *y, T *v, T *w, T *part, int *stat,
+                         tl_info *info)
+{
+  return KF(pdd_local_run)(n, nsys, parts, 0, part_sizes, a, b, c, d, y, v, w, part, stat, info);
+}
+
+int KF(tl_gpu_pdd_slice)(size_t m, size_t nsys, int has_left, int has_right, const T *a,
+                         const T *b, const T *c, const T *d, T *y, T *v, T *w, T *part, int *stat,
+                         tl_info *info)
+{
+  return KF(pdd_local_run)(m, nsys, 1, (has_left ? 1 : 0) | (has_right ? 2 : 0), NULL, a, b, c, d,
+                           y, v, w, part, stat, info);
 }
 
 int KF(tl_gpu_spike_local)(size_t n, size_t nsys, int parts, const size_t *part_sizes, const T *a,

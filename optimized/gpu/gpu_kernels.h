@@ -776,20 +776,24 @@ TL_DEVICE_FN T KF(pdd_margin)(long lo, long m, int has_left, int has_right, cons
   return margin;
 }
 
-/* Block `sys`, thread p: y = A_p^{-1} d_p into y, the spikes v (p > 0)
- * and w (p < P-1), what PDD drops at each end (|v_{m-1}|, |w_0|; zero at
- * the ends of the system) and the smallest dominance margin. Per
- * (system, partition): part[3] = drop_v, drop_w, margin; stat[3] = kind
- * (0 ok, 1 local solve, 2 spike), the global row of that failure, the
- * global row of the margin. One region: the partitions share nothing
- * until the exchange. */
-TL_KERNEL(KF(pdd_local_kernel), long n, int parts, const long *off, const T *a, const T *b,
-          const T *c, const T *d, T *y, T *v, T *w, T *scratch, T *part, int *stat)
+/* Block `sys`, thread p: y = A_p^{-1} d_p into y, the spikes v (p has a
+ * left neighbour) and w (a right one), what PDD drops at each end
+ * (|v_{m-1}|, |w_0|; zero at the ends of the system) and the smallest
+ * dominance margin. Per (system, partition): part[3] = drop_v, drop_w,
+ * margin; stat[3] = kind (0 ok, 1 local solve, 2 spike), the row of that
+ * failure, the row of the margin (rows counted in the batch's n). The
+ * partitions are those of whole systems, unless `edges` says that the
+ * batch is a slice of longer ones (an MPI rank's): bit 1, partition 0
+ * has a left neighbour beyond it; bit 2, the last a right one. One
+ * region: the partitions share nothing until the exchange. */
+TL_KERNEL(KF(pdd_local_kernel), long n, int parts, int edges, const long *off, const T *a,
+          const T *b, const T *c, const T *d, T *y, T *v, T *w, T *scratch, T *part, int *stat)
 {
   const long sys = TL_BLOCK_ID;
   TL_REGION(p)
   {
     long lo = TL_LD(off, p), m = TL_LD(off, p + 1) - lo, o = sys * n + lo, q = sys * parts + p;
+    int left = p > 0 || (edges & 1), right = p + 1 < parts || (edges & 2);
     const T *la = a + o, *lb = b + o, *lc = c + o;
     T *ly = y + o, *lv = v + o, *lw = w + o, *tmp = scratch + o, *out = part + 3 * q;
     int *st = stat + 3 * q, lst[TL_GPU_STAT_WORDS];
@@ -806,16 +810,15 @@ TL_KERNEL(KF(pdd_local_kernel), long n, int parts, const long *off, const T *a, 
       kind = 1;
       row = (int)(lo + lst[1]);
     }
-    if (kind == 0 && p > 0 && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
-      drop_v = p + 1 == parts ? (T)0 : (T)fabs(TL_LD(lv, m - 1));
-    if (kind == 0 && bad < 0 && p + 1 < parts &&
-        (bad = KF(pdd_spike_last)(m, la, lb, lc, lw, tmp)) < 0)
-      drop_w = p > 0 ? (T)fabs(TL_LD(lw, 0)) : (T)0;
+    if (kind == 0 && left && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
+      drop_v = right ? (T)fabs(TL_LD(lv, m - 1)) : (T)0;
+    if (kind == 0 && bad < 0 && right && (bad = KF(pdd_spike_last)(m, la, lb, lc, lw, tmp)) < 0)
+      drop_w = left ? (T)fabs(TL_LD(lw, 0)) : (T)0;
     if (kind == 0 && bad >= 0) {
       kind = 2;
       row = (int)(lo + bad);
     }
-    TL_ST(out, 2) = KF(pdd_margin)(lo, m, p > 0, p + 1 < parts, la, lb, lc, &mrow);
+    TL_ST(out, 2) = KF(pdd_margin)(lo, m, left, right, la, lb, lc, &mrow);
     TL_ST(out, 0) = drop_v;
     TL_ST(out, 1) = drop_w;
     TL_ST(st, 0) = kind;

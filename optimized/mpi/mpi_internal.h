@@ -206,6 +206,7 @@ int tl_mpi_ledger_model(const tl_algorithm *self, const tl_batch *shape, const t
                         const tl_info *solved, tl_ledger *out);
 
 extern const tl_algorithm tl_mpi_algo_pdd;
+extern const tl_algorithm tl_mpi_algo_pdd_gpu;
 extern const tl_algorithm tl_mpi_algo_rpdd;
 /* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
 extern const tl_algorithm tl_mpi_algo_distd2;

@@ -32,6 +32,7 @@
 
 #include "mpi_internal.h"
 #include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
 #include "tridlab/part_pdd.h"
 #include "tridlab/part_rpdd.h"
 
@@ -48,6 +49,7 @@ typedef struct pdd_run {
   const tl_mpi_batch *sl;
   double *x;
   const char *name;
+  int gpu;                  /* 1: phase 1 on the GPU kernel (pdd_gpu_mpi) */
   tl_pdd_part_d *pt;        /* one per system                           */
   tl_pdd_edge_d *to_prev, *to_next, *from_prev, *from_next;
   unsigned char *bad;       /* 1: the system failed on this rank        */
@@ -227,6 +229,54 @@ static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
   free(buf);
 }
 
+/* Phase 1 of pdd_gpu_mpi: the GPU's PDD kernel on this rank's slice of
+ * every system (tl_gpu_pdd_slice_d: one partition per system, with the
+ * rank's neighbours), y into x; each system's state from the kernel's
+ * spikes, dropped entries and margin, as tl_pdd_ref_local_d and
+ * tl_pdd_bound_local_d leave it. On a device the slice would stay there
+ * and only the boundary words of phase 2 come back; here the device is
+ * the emulator, with its checker. A system the kernel flags goes to the
+ * reference (redo), for its report; a kernel bug or a launch that fails
+ * is every system's failure, reported. */
+static void local_gpu(pdd_run *r, unsigned char *redo)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m, nsys = sl->nsys;
+  int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
+  double *v = tl_alloc(2 * m * nsys + 3 * nsys, sizeof *v), *w = v ? v + m * nsys : NULL;
+  int *stat = tl_alloc(3 * nsys, sizeof *stat);
+  tl_info gi;
+  tl_info_clear(&gi);
+  int st = m > 0 && v && stat ? tl_gpu_pdd_slice_d(m, nsys, left, right, sl->a, sl->b, sl->c,
+                                                   sl->d, r->x, v, w, w + m * nsys, stat, &gi)
+                              : TL_ERR_NOMEM;
+  for (size_t s = 0; s < nsys; s++) {
+    tl_pdd_part_d *pt = &r->pt[s];
+    if (r->bad[s])
+      continue;
+    if (st < 0 && st != TL_ERR_BREAKDOWN) { /* nothing came back */
+      if (st == TL_ERR_NOMEM || m == 0)
+        redo[s] = 1; /* the reference can still solve it */
+      else
+        note(r, s, PH_LOCAL, st, &gi);
+      continue;
+    }
+    if (stat[3 * s] != 0) {
+      redo[s] = 1;
+      continue;
+    }
+    const double *part = w + m * nsys + 3 * s;
+    memcpy(pt->v, v + s * m, m * sizeof *v);
+    memcpy(pt->w, w + s * m, m * sizeof *w);
+    tl_pdd_ref_spike_lengths_d(pt);
+    pt->drop_v = part[0], pt->drop_w = part[1], pt->margin = part[2];
+    pt->margin_row = (long)pt->begin + stat[3 * s + 2];
+    pt->tail_coef_v = pt->tail_coef_w = 0.0;
+  }
+  free(v);
+  free(stat);
+}
+
 /* Phase 1 of PDD (rpdd = 0) or RPDD (rpdd = 1, with its J and tol) for
  * every system, each one's status noted. */
 static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
@@ -236,7 +286,9 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
   unsigned char *redo = tl_alloc(nsys, 1);
   double *scratch = rpdd ? tl_alloc(sl->m, sizeof *scratch) : NULL;
   int kernel = redo && (!rpdd || (scratch && J <= sl->m)); /* RPDD checks J first */
-  if (kernel)
+  if (kernel && r->gpu)
+    local_gpu(r, redo);
+  else if (kernel)
     local_lines(r, !rpdd, redo);
   for (size_t s = 0; s < nsys; s++) {
     if (r->bad[s])
@@ -253,6 +305,8 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
         phase = PH_CHECK;
     } else if (rpdd) { /* y from the kernel; the truncated spikes */
       st = tl_rpdd_ref_spikes_d(&r->pt[s], a, b, c, J, tol, scratch, &one);
+    } else if (r->gpu) { /* y, v, w and the bookkeeping from the GPU kernel */
+      st = TL_OK;
     } else { /* y, v and w from the kernel */
       tl_pdd_ref_spike_lengths_d(&r->pt[s]);
       tl_pdd_bound_local_d(&r->pt[s], a, b, c);
@@ -321,7 +375,8 @@ cleanup:
   return status;
 }
 
-static int pdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
+/* PDD's rank program; gpu: its phase 1 on the GPU kernel. */
+static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
                          const tl_mpi_batch *sl, const size_t *slices, void *x,
                          const tl_options *opt, tl_info *info)
 {
@@ -329,6 +384,7 @@ static int pdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   double tol = tl_param_value(self, opt, "tol");
   pdd_run run, *r = &run;
   TL_CALL(run_init(r, ex, sl, slices, x, "pdd", info));
+  r->gpu = gpu;
   size_t nsys = sl->nsys;
   tl_pdd_iface_d *down = tl_alloc(2 * nsys, sizeof *down);
   if (!down) {
@@ -371,6 +427,20 @@ cleanup:
   free(down);
   run_free(r);
   return status;
+}
+
+static int pdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
+                         const tl_mpi_batch *sl, const size_t *slices, void *x,
+                         const tl_options *opt, tl_info *info)
+{
+  return pdd_run_solve(0, self, ex, sl, slices, x, opt, info);
+}
+
+static int pdd_gpu_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
+                             const tl_mpi_batch *sl, const size_t *slices, void *x,
+                             const tl_options *opt, tl_info *info)
+{
+  return pdd_run_solve(1, self, ex, sl, slices, x, opt, info);
 }
 
 static int rpdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
@@ -430,6 +500,25 @@ const tl_algorithm tl_mpi_algo_pdd = {
     .ledger_model = tl_mpi_ledger_model,
     .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
     .mpi = &pdd_program,
+};
+
+/* PDD with one GPU per rank (docs/mpi.md, "One GPU per rank"): the same
+ * program, its phase 1 on the GPU kernel, the same messages and ledger. */
+static const tl_mpi_program pdd_gpu_program = {
+    .crosses = "first rows up, solved interfaces down (2 dependent messages), verdict",
+    .solve = pdd_gpu_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_pdd_gpu = {
+    .name = "pdd_gpu_mpi",
+    .backend = "mpi+gpu-emulated",
+    .reference = &tl_algo_pdd_ref,
+    .summary = "PDD across MPI ranks, one GPU per rank: each rank's local solves and spikes on "
+               "the GPU kernel, the boundary words through the exchange layer",
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &pdd_gpu_program,
 };
 
 static const tl_mpi_program rpdd_program = {

@@ -10,6 +10,7 @@
 
 static const tl_algorithm *const algorithms[] = {
     &tl_mpi_algo_pdd,
+    &tl_mpi_algo_pdd_gpu, /* pdd_mpi.c: phase 1 on the GPU kernel */
     &tl_mpi_algo_rpdd,
     &tl_mpi_algo_distd2, /* distd2_mpi.c */
     &tl_mpi_algo_ptdma,  /* ptdma_mpi.c */

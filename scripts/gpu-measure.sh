@@ -3,8 +3,8 @@
 # kernels, check them against the host emulation, verify the GPU backends
 # on the gallery on the device, and run the GPU benchmark (docs/gpu.md,
 # "Measuring on a device"). Results go to the folder given (default
-# gpu-results/): device.txt, ptxas.txt, device_test.txt, backends.txt,
-# verify.txt, gpu-bench.csv. Exits non-zero if a build, the device test or a verify
+# gpu-results/): device.txt, ptxas.txt, registers.md, device_test.txt,
+# backends.txt, verify.txt, gpu-bench.csv. Exits non-zero if a build, the device test or a verify
 # fails. Without a device the test programs say so and nothing is measured.
 set -u
 out=${1:-gpu-results}
@@ -25,7 +25,8 @@ tail -3 "$out/device_test.txt"
 : > "$out/verify.txt"
 build/gpu/cuda/tridlab list 2>&1 | grep _gpu > "$out/backends.txt"  # backend "cuda" on a device
 cat "$out/backends.txt"
-for a in thomas_gpu pcr_gpu thomas_periodic_gpu hybrid_pcr_gpu; do
+cp build/gpu/cuda/ptxas.txt "$out/" 2>/dev/null && sh scripts/gpu-registers.sh "$out/ptxas.txt" > "$out/registers.md" 2>&1
+for a in thomas_gpu pcr_gpu thomas_periodic_gpu hybrid_pcr_gpu distd2_gpu pdd_gpu spike_gpu; do
   build/gpu/cuda/tridlab verify --algo "$a" --quick >> "$out/verify.txt" 2>&1 || rc=1
 done
 grep -iE "silent|passed|backend|cuda" "$out/verify.txt" | head -20

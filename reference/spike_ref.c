@@ -31,8 +31,8 @@
  * SYSTEM, 2(P-1) unknowns y (the last unknown of block j and the first of
  * block j+1, j = 0..P-2), banded with two diagonals below and two above:
  *   row 2j   (bottom of block j):  y[2j]   + V_j[bot] y[2j+1] + W_j[bot] y[2j-2]   = g_j[bot]
- *   row 2j+1 (top of block j+1):   y[2j+1] + W_{j+1}[top] y[2j] + V_{j+1}[top] y[2j+3] = g_{j+1}[top]
- * Then (*) gives every other unknown.
+ *   row 2j+1 (top of block j+1):   y[2j+1] + W_{j+1}[top] y[2j] + V_{j+1}[top] y[2j+3] =
+ * g_{j+1}[top] Then (*) gives every other unknown.
  *
  * The blocks are factored WITH PARTIAL PIVOTING (the difference from the
  * partition algorithms without it, and the reason SPIKE does not need
@@ -63,8 +63,11 @@
  * partition; other partitions of the same matrix may avoid it.
  *
  * The block factorization is a choice, a tl_spike_variant
- * (tridlab/part_spike.h): this file's partial pivoting (tl_spike_partial)
- * or spike_dp's diagonal pivoting (reference/spike_dp_ref.c). The driver
+ * (tridlab/part_spike.h): this file's partial pivoting (tl_spike_partial),
+ * spike_dp's diagonal pivoting (reference/spike_dp_ref.c), or
+ * spike_givens's Givens rotations (reference/spike_givens_ref.c), which
+ * modify a singular block and leave a column K in S that the reduced
+ * system and the retrieval take (tl_spike_variant.kernel). The driver
  * below, tl_spike_run_*, is every variant's: partitions, tips, reduced
  * system, retrieval, ledger and verdict, its reports under the variant's
  * name.

@@ -2,9 +2,9 @@
  * Givens rotations (A_p = Q R, no pivoting), and which goes on where a
  * block is singular, simulated serially phase by phase.
  *
- * Source: N. Venetis, A. Kouris, A. Sobczyk, E. Gallopoulos and A. H.
- * Sameh, "A direct tridiagonal solver based on Givens rotations for GPU
- * architectures", Parallel Computing 49 (2015) 101-116 (g-Spike): SPIKE's
+ * Source: Venetis, Kouris, Sobczyk, Gallopoulos and Sameh, "A direct
+ * tridiagonal solver based on Givens rotations for GPU architectures",
+ * Parallel Computing 49 (2015) 101-116 (g-Spike): SPIKE's
  * partitioning (E. Polizzi and A. H. Sameh, Parallel Computing 32 (2006),
  * as reference/spike_ref.c) with every block factored by Givens
  * rotations, QR without pivoting, and "a low-rank modification strategy
@@ -100,10 +100,10 @@
  * |q_last| = cs_m-2 and |q_first| = prod |sn_i| come with the rotations.
  * On the gallery every tau from 2^-5 to 1 gives the same verdicts; below
  * it nearly singular blocks stay unmodified and lose accuracy, and from 2
- * up the weakly dominant M-matrices lose it instead: their near-null
- * vector is smooth, small at the block's ends (|q|'s ends ~ 1e-5), and K
- * = nu / nu_last holds hundreds (docs/algorithms/spike_givens.md, "When
- * to modify"). delta, the value R(m-1,m-1) takes, is the largest of the
+ * up the weakly dominant M-matrices lose it instead: there w / |r| is
+ * about 1, and their smooth near-null vector is small at the block's end,
+ * so K = nu / nu_last reaches about 200 (docs/algorithms/spike_givens.md,
+ * "When to modify"). delta, the value R(m-1,m-1) takes, is the largest of the
  * |R(i,i)| and the couplings: any nonzero value is exact; this one keeps
  * R' scaled as R.
  *
@@ -117,11 +117,11 @@
  * else gets its answer written and outside-domain.
  *
  * Cost per partition of m rows: the factorization m - 1 rotations (a
- * hypot, two divisions and about 12 flops each: the rotation, 4 products
- * into R, 2 into the next row), the test m products, applying Q^H 6m
- * and the back substitution 5m per solve, three solves and K (a back
- * substitution), retrieval 6m (K's term): about 62m flops, 2m divisions
- * counted as flops, and m square roots (spike: about 24m, spike_dp: 25m).
+ * hypot, 3 divisions and 2 products for the rotation, 8 flops into R and
+ * the next row: about 13m and m square roots), the test m products,
+ * three solves of 11m (Q^H 6m, the back substitution 5m), K 5m where a
+ * block was modified, retrieval 6m (K's term): about 53m flops (spike:
+ * about 24m, spike_dp: 25m).
  * Memory: 6m words of factors (cs, sn, r0, r1, r2, K) and g, V, W: 9m.
  * Communication: spike's gather with 8 words per partition instead of 6
  * (K's two tips), 2 back.

@@ -2,9 +2,9 @@
  * Givens rotations, A_p = Q R, and which survives a singular block
  * (registry name "spike_givens"), one partition at a time.
  *
- * Source: N. Venetis, A. Kouris, A. Sobczyk, E. Gallopoulos and A. H.
- * Sameh, "A direct tridiagonal solver based on Givens rotations for GPU
- * architectures", Parallel Computing 49 (2015) 101-116 (g-Spike: SPIKE's
+ * Source: Venetis, Kouris, Sobczyk, Gallopoulos and Sameh, "A direct
+ * tridiagonal solver based on Givens rotations for GPU architectures",
+ * Parallel Computing 49 (2015) 101-116 (g-Spike: SPIKE's
  * partitions, each block factored by Givens rotations without pivoting,
  * and a low-rank modification of the DS factorization where a block is
  * singular). The modification below is derived in

@@ -19,6 +19,7 @@ extern const tl_algorithm tl_algo_pdd_ref;
 extern const tl_algorithm tl_algo_rpdd_ref;
 extern const tl_algorithm tl_algo_spike_ref;
 extern const tl_algorithm tl_algo_spike_dp_ref;
+extern const tl_algorithm tl_algo_spike_givens_ref;
 
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_ref, &tl_algo_thomas_periodic_ref, &tl_algo_cr_ref,
@@ -27,7 +28,7 @@ static const tl_algorithm *const algorithms[] = {
     &tl_algo_hybrid_pcr_ref, &tl_algo_tridsolver_ref, &tl_algo_distd2_ref, &tl_algo_ptdma_ref,
     &tl_algo_pdd_ref,        &tl_algo_rpdd_ref,       &tl_algo_its_ref,    &tl_algo_nshaped_ref,
     /* partition algorithms that pivot */
-    &tl_algo_spike_ref, &tl_algo_spike_dp_ref,
+    &tl_algo_spike_ref, &tl_algo_spike_dp_ref, &tl_algo_spike_givens_ref,
 };
 
 const tl_room tl_room_reference = {

@@ -31,8 +31,8 @@
  * SYSTEM, 2(P-1) unknowns y (the last unknown of block j and the first of
  * block j+1, j = 0..P-2), banded with two diagonals below and two above:
  *   row 2j   (bottom of block j):  y[2j]   + V_j[bot] y[2j+1] + W_j[bot] y[2j-2]   = g_j[bot]
- *   row 2j+1 (top of block j+1):   y[2j+1] + W_{j+1}[top] y[2j] + V_{j+1}[top] y[2j+3] = g_{j+1}[top]
- * Then (*) gives every other unknown.
+ *   row 2j+1 (top of block j+1):   y[2j+1] + W_{j+1}[top] y[2j] + V_{j+1}[top] y[2j+3] =
+ * g_{j+1}[top] Then (*) gives every other unknown.
  *
  * The blocks are factored WITH PARTIAL PIVOTING (the difference from the
  * partition algorithms without it, and the reason SPIKE does not need
@@ -63,8 +63,11 @@
  * partition; other partitions of the same matrix may avoid it.
  *
  * The block factorization is a choice, a tl_spike_variant
- * (tridlab/part_spike.h): this file's partial pivoting (tl_spike_partial)
- * or spike_dp's diagonal pivoting (reference/spike_dp_ref.c). The driver
+ * (tridlab/part_spike.h): this file's partial pivoting (tl_spike_partial),
+ * spike_dp's diagonal pivoting (reference/spike_dp_ref.c), or
+ * spike_givens's Givens rotations (reference/spike_givens_ref.c), which
+ * modify a singular block and leave a column K in S that the reduced
+ * system and the retrieval take (tl_spike_variant.kernel). The driver
  * below, tl_spike_run_*, is every variant's: partitions, tips, reduced
  * system, retrieval, ledger and verdict, its reports under the variant's
  * name.
@@ -144,10 +147,10 @@ static int interface_failure(const char *name, tl_info *info, int status, size_t
 #include "spike_ref.c"
 #undef TL_TEMPLATE_PASS
 
-void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back)
+void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, size_t send, int back)
 {
   if (!back) /* partition p's tips to partition 0 */
-    tl_ledger_root_trip(ledger, "tips", P, p, TL_SPIKE_SEND * w, 0);
+    tl_ledger_root_trip(ledger, "tips", P, p, send * w, 0);
   else /* its two boundary unknowns back */
     tl_ledger_root_trip(ledger, "boundary", P, p, 2 * w, 1);
 }
@@ -185,6 +188,13 @@ int tl_spike_system(const tl_spike_variant *var, const tl_algorithm *self, const
                              one->c, one->d, x, opt->ledger, info);
 }
 
+void tl_spike_ledger_model_send(const tl_batch *shape, const tl_options *opt, size_t send,
+                                tl_ledger *out)
+{
+  tl_ledger_root_solve_model(out, opt->parts, shape->nsys, shape->dtype == TL_C128 ? 2 : 1, "tips",
+                             send, "boundary", 2);
+}
+
 /* docs/algorithms/spike.md, "Cost and communication": per system 6 scalars from
  * every partition to partition 0, 2 back, and the verdict. */
 int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
@@ -192,8 +202,7 @@ int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const
 {
   (void)self;
   (void)solved;
-  tl_ledger_root_solve_model(out, opt->parts, shape->nsys, shape->dtype == TL_C128 ? 2 : 1,
-                             "tips", TL_SPIKE_SEND, "boundary", 2);
+  tl_spike_ledger_model_send(shape, opt, TL_SPIKE_SEND, out);
   return TL_OK;
 }
 
@@ -397,10 +406,36 @@ void FN(tl_spike_tips)(size_t m, int has_left, int has_right, const S *g, const 
   send[5] = has_left ? w[m - 1] : 0;
 }
 
+void FN(tl_spike_tips_kernel)(size_t m, int has_left, int has_right, const S *g, const S *v,
+                              const S *w, const S *k, S send[TL_SPIKE_SEND_KERNEL])
+{
+  FN(tl_spike_tips)(m, has_left, has_right, g, v, w, send);
+  send[6] = k[0];
+  send[7] = k[m - 1];
+}
+
 /* Entry (i, j) of the reduced matrix in the band storage. */
 #define AB(i, j) ab[(size_t)(KL + KU + (i) - (j)) + (size_t)(j)*LDAB]
 
-int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
+/* A kernel variant's column K in the pinned unknown's column of its
+ * partition's two rows (tl_spike_reduced_kernel): S_pp = I - K e_pin^T. */
+static void FN(kernel_entries)(int parts, const S *tips, S *ab)
+{
+  for (size_t p = 0; p < (size_t)parts; p++) {
+    const S *t = tips + TL_SPIKE_SEND_KERNEL * p;
+    /* The pinned unknown: p's bottom, or the last partition's top. Row
+     * 2p-1 is p's top row, 2p its bottom row. */
+    size_t pin = p + 1 < (size_t)parts ? 2 * p : 2 * p - 1;
+    if (p > 0)
+      AB(2 * p - 1, pin) = AB(2 * p - 1, pin) - t[6];
+    if (p + 1 < (size_t)parts)
+      AB(2 * p, pin) = AB(2 * p, pin) - t[7];
+  }
+}
+
+/* Phase 4 on tips of `send` words per partition (TL_SPIKE_SEND, or
+ * TL_SPIKE_SEND_KERNEL with the kernel columns). */
+static int FN(reduced_send)(int parts, size_t send, const S *tips, S *y, tl_info *info)
 {
   if (parts < 2)
     return TL_OK;
@@ -416,7 +451,7 @@ int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike: no memory for the reduced system");
   }
   for (size_t j = 0; j + 1 < (size_t)parts; j++) {
-    const S *lo = tips + TL_SPIKE_SEND * j, *hi = tips + TL_SPIKE_SEND * (j + 1);
+    const S *lo = tips + send * j, *hi = tips + send * (j + 1);
     size_t r = 2 * j; /* bottom row of block j */
     AB(r, r) = 1;
     AB(r, r + 1) = lo[3]; /* V_j[bottom] x_{j+1}[top] */
@@ -430,6 +465,8 @@ int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
       AB(r, r + 2) = hi[2]; /* V_{j+1}[top] x_{j+2}[top] */
     y[r] = hi[0];
   }
+  if (send == TL_SPIKE_SEND_KERNEL)
+    FN(kernel_entries)(parts, tips, ab);
   lapack_int linfo = FN(lapack_gbsv)((lapack_int)N, ab, ipiv, y);
   free(ab);
   free(ipiv);
@@ -449,10 +486,21 @@ int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
 
 #undef AB
 
-int FN(tl_spike_reduced_trunc)(int parts, const S *tips, S *y, tl_info *info)
+int FN(tl_spike_reduced)(int parts, const S *tips, S *y, tl_info *info)
+{
+  return FN(reduced_send)(parts, TL_SPIKE_SEND, tips, y, info);
+}
+
+int FN(tl_spike_reduced_kernel)(int parts, const S *tips, S *y, tl_info *info)
+{
+  return FN(reduced_send)(parts, TL_SPIKE_SEND_KERNEL, tips, y, info);
+}
+
+/* Truncated phase 4 on tips of `send` words per partition. */
+static int FN(reduced_trunc_send)(int parts, size_t send, const S *tips, S *y, tl_info *info)
 {
   for (size_t j = 0; j + 1 < (size_t)parts; j++) {
-    const S *lo = tips + TL_SPIKE_SEND * j, *hi = tips + TL_SPIKE_SEND * (j + 1);
+    const S *lo = tips + send * j, *hi = tips + send * (j + 1);
     /* The rows 2j and 2j+1 of the banded system without W_j[bottom] and
      * V_{j+1}[top]: Cramer's rule, as PDD's 2x2 solve. */
     S det = 1 - lo[3] * hi[4];
@@ -466,8 +514,22 @@ int FN(tl_spike_reduced_trunc)(int parts, const S *tips, S *y, tl_info *info)
   return TL_OK;
 }
 
+int FN(tl_spike_reduced_trunc)(int parts, const S *tips, S *y, tl_info *info)
+{
+  return FN(reduced_trunc_send)(parts, TL_SPIKE_SEND, tips, y, info);
+}
+
 int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, const S *g,
                           const S *v, const S *w, S prev_bottom, S next_top, S *x, tl_info *info)
+{
+  return FN(tl_spike_retrieve_kernel)(begin, m, has_left, has_right, g, v, w, NULL, prev_bottom,
+                                      next_top, 0, x, info);
+}
+
+/* k NULL: spike's retrieval (no kernel column). */
+int FN(tl_spike_retrieve_kernel)(size_t begin, size_t m, int has_left, int has_right, const S *g,
+                                 const S *v, const S *w, const S *k, S prev_bottom, S next_top,
+                                 S pin, S *x, tl_info *info)
 {
   for (size_t i = 0; i < m; i++) {
     S xi = g[i];
@@ -475,6 +537,8 @@ int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, c
       xi = xi - v[i] * next_top;
     if (has_left)
       xi = xi - w[i] * prev_bottom;
+    if (k)
+      xi = xi + k[i] * pin;
     x[i] = xi;
   }
   size_t bad = FN(first_nonfinite)(m, x);
@@ -484,13 +548,38 @@ int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, c
   return TL_OK;
 }
 
+/* Truncated SPIKE with a kernel variant: a partition whose block left a
+ * column K != 0 couples its top and bottom rows, so the interfaces on
+ * either side of it are not independent 2x2 systems: a breakdown naming
+ * the first such partition. */
+static int FN(kernel_untruncatable)(const tl_spike_variant *var, size_t n, int parts,
+                                    const size_t *part_sizes, const S *tips, tl_info *info)
+{
+  for (int p = 0; p < parts; p++) {
+    const S *t = tips + TL_SPIKE_SEND_KERNEL * (size_t)p;
+    if (t[6] == 0 && t[7] == 0)
+      continue;
+    size_t lo, hi;
+    tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)(p + 1 < parts ? hi - 1 : lo), "",
+                   "%s: the diagonal block of partition %d (rows %zu..%zu) is singular or "
+                   "nearly so: its modified block couples the interfaces on either side, which "
+                   "truncated SPIKE solves apart; truncate=0 solves the whole reduced system",
+                   var->name, p, lo, hi - 1);
+  }
+  return TL_OK;
+}
+
 /* Phase 4 on partition 0, whole or truncated, its breakdowns restated
  * with rows of A and worded with the variant's name. */
 static int FN(phase4)(const tl_spike_variant *var, int truncate, size_t n, int parts,
                       const size_t *part_sizes, const S *tips, S *y, tl_info *info)
 {
-  int status = truncate ? FN(tl_spike_reduced_trunc)(parts, tips, y, info)
-                        : FN(tl_spike_reduced)(parts, tips, y, info);
+  size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
+  if (truncate && var->kernel)
+    TL_CALL(FN(kernel_untruncatable)(var, n, parts, part_sizes, tips, info));
+  int status = truncate ? FN(reduced_trunc_send)(parts, send, tips, y, info)
+                        : FN(reduced_send)(parts, send, tips, y, info);
   if (status == TL_ERR_BREAKDOWN)
     status = truncate ? interface_failure(var->name, info, status, n, parts, part_sizes)
                       : tl_spike_reduced_failure(info, status, n, parts, part_sizes);
@@ -555,6 +644,13 @@ cleanup:
   return status;
 }
 
+/* A kernel variant's column K of the partition at row lo (m rows): the
+ * last m scalars of its factors. */
+static const S *FN(kernel_of)(const tl_spike_variant *var, const S *f, size_t lo, size_t m)
+{
+  return f + var->words * lo + (var->words - 1) * m;
+}
+
 int FN(tl_spike_run)(const tl_spike_variant *var, size_t n, int parts, const size_t *part_sizes,
                      const S *a, const S *b, const S *c, const S *d, S *x, tl_ledger *ledger,
                      tl_info *info)
@@ -575,9 +671,10 @@ int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode
                    "%s: %d partitions of %zu rows: every partition needs >= 1 row", name, parts,
                    n);
   size_t P = (size_t)parts, words = var->words;
+  size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
   /* Scratch: the variant's factors (words n), g, V, W (3n), the tips
-   * (6P), a flag byte per row. */
-  S *mem = tl_alloc((words + 3) * n + TL_SPIKE_SEND * P, sizeof(S));
+   * (send P), a flag byte per row. */
+  S *mem = tl_alloc((words + 3) * n + send * P, sizeof(S));
   unsigned char *flags = tl_alloc(n, 1);
   if (!mem || !flags) {
     free(mem);
@@ -595,11 +692,15 @@ int FN(tl_spike_run_mode)(const tl_spike_variant *var, const tl_spike_mode *mode
     size_t m = hi - lo;
     TL_CHECK(var->FN(local)(lo, m, p, left, right, a + lo, b + lo, c + lo, d + lo,
                             f + words * lo, flags + lo, g + lo, v + lo, w + lo, info));
-    FN(tl_spike_tips)(m, left, right, g + lo, v + lo, w + lo, tips + TL_SPIKE_SEND * p);
-    tl_spike_ledger_reduced(ledger, parts, p, WORDS, 0); /* the tips go to partition 0 */
+    const S *k = var->kernel ? FN(kernel_of)(var, f, lo, m) : NULL;
+    if (k)
+      FN(tl_spike_tips_kernel)(m, left, right, g + lo, v + lo, w + lo, k, tips + send * p);
+    else
+      FN(tl_spike_tips)(m, left, right, g + lo, v + lo, w + lo, tips + send * p);
+    tl_spike_ledger_reduced(ledger, parts, p, WORDS, send, 0); /* the tips go to partition 0 */
   }
   /* Phases 4-5 and the verdict, from the tips, g, V and W. */
-  status = FN(tl_spike_finish)(var, mode, n, parts, part_sizes, a, b, c, d, g, v, w, tips, x,
+  status = FN(tl_spike_finish)(var, mode, n, parts, part_sizes, a, b, c, d, f, g, v, w, tips, x,
                                ledger, info);
 cleanup:
   free(mem);
@@ -609,10 +710,11 @@ cleanup:
 
 int FN(tl_spike_finish)(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
                         int parts, const size_t *part_sizes, const S *a, const S *b, const S *c,
-                        const S *d, const S *g, const S *v, const S *w, const S *tips, S *x,
-                        tl_ledger *ledger, tl_info *info)
+                        const S *d, const S *f, const S *g, const S *v, const S *w, const S *tips,
+                        S *x, tl_ledger *ledger, tl_info *info)
 {
   int truncate = mode && mode->truncate, status = TL_OK;
+  size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
   const char *name = var->name;
   S *y = tl_alloc(2 * (size_t)parts, sizeof(S)); /* the reduced solution */
   if (!y)
@@ -627,12 +729,13 @@ int FN(tl_spike_finish)(const tl_spike_variant *var, const tl_spike_mode *mode, 
     size_t lo, hi;
     tl_partition_bounds(n, parts, part_sizes, p, &lo, &hi);
     int left = p > 0, right = p + 1 < parts;
-    tl_spike_ledger_reduced(ledger, parts, p, WORDS, 1);
-    TL_CHECK(tl_spike_named(var,
-                   FN(tl_spike_retrieve)(lo, hi - lo, left, right, g + lo, v + lo, w + lo,
-                                         left ? y[2 * p - 2] : 0, right ? y[2 * p + 1] : 0,
-                                         x + lo, info),
-                   info));
+    tl_spike_ledger_reduced(ledger, parts, p, WORDS, send, 1);
+    const S *k = var->kernel ? FN(kernel_of)(var, f, lo, hi - lo) : NULL;
+    S pin = right ? y[2 * p] : left ? y[2 * p - 1] : 0; /* its own pinned unknown */
+    int st = FN(tl_spike_retrieve_kernel)(lo, hi - lo, left, right, g + lo, v + lo, w + lo, k,
+                                          left ? y[2 * p - 2] : 0, right ? y[2 * p + 1] : 0, pin,
+                                          x + lo, info);
+    TL_CHECK(tl_spike_named(var, st, info));
   }
   /* The verdict (under MPI, a halo exchange and three reductions): a
    * guarantee only for a strictly row-dominant A; there, LAPACK's

@@ -22,7 +22,8 @@ verify=6 convergence=7 bench=8 cli=9"
 HEADERS="status=core system=core registry=core backend=core ledger=core residual=core
 algorithms=reference part_distd2=reference part_hybrid_pcr=reference part_its=reference
 part_nshaped=reference part_pdd=reference part_ptdma=reference part_rpdd=reference
-part_tridsolver=reference part_spike=reference part_spike_dp=reference phases=reference
+part_tridsolver=reference part_spike=reference part_spike_dp=reference part_spike_givens=reference
+phases=reference
 layout=optimized/layout cpu=optimized/cpu gpu=optimized/gpu
 mpi=optimized/mpi mpi_grid=optimized/mpi
 verify=verify npy=verify port=verify trace=verify

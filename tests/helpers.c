@@ -154,6 +154,115 @@ void th_check_type(const tl_algorithm *algo, int id, size_t n, size_t nsys, uint
   tl_problem_free(&p);
 }
 
+int th_gallery_id(const char *name)
+{
+  for (size_t k = 0; k < tl_gallery_count(); k++)
+    if (!strcmp(tl_gallery_get(k)->name, name))
+      return tl_gallery_get(k)->id;
+  cr_assert_fail("no gallery type %s", name);
+  return -1;
+}
+
+int th_measure_parts(const char *name, int id, size_t n, int P, const size_t *sizes, double *resid,
+                     double *ferr, tl_info *info)
+{
+  const tl_algorithm *algo = tl_find(name);
+  cr_assert_not_null(algo, "%s", name);
+  tl_problem p;
+  cr_assert_eq(tl_gallery_make(id, n, 2, 29 + (uint64_t)n, &p, info), TL_OK, "%s", info->msg);
+  tl_options opt;
+  th_options_parts(&opt, algo, P, sizes, NULL);
+  int st = th_solve_measure(algo, &p, &opt, resid, ferr, NULL, info);
+  tl_problem_free(&p);
+  return st;
+}
+
+void th_expect_spike_agrees_with_gtsv(const char *name)
+{
+  static const struct {
+    const char *type;
+    int status;
+  } cases[] = {
+      {"sdd-random", TL_OK},
+      {"toeplitz-4", TL_OK},
+      {"tdse-cn", TL_OK},
+      {"toeplitz-1.5", TL_OUTSIDE_DOMAIN},
+      {"gt07-random", TL_OUTSIDE_DOMAIN},
+      {"complex-random", TL_OUTSIDE_DOMAIN},
+      {"helmholtz-damped", TL_OUTSIDE_DOMAIN},
+  };
+  static const size_t sizes[] = {17, 64, 255, 1000};
+  static const int parts[] = {1, 2, 3, 4, 7, 16};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
+      for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        double resid, ferr;
+        tl_info info;
+        int st = th_measure_parts(name, th_gallery_id(cases[i].type), sizes[j], parts[k], NULL,
+                                  &resid, &ferr, &info);
+        cr_expect_eq(st, cases[i].status, "%s: %s n=%zu P=%d: %s", name, cases[i].type, sizes[j],
+                     parts[k], info.msg);
+        cr_expect(resid < TL_THRESH && ferr < TL_THRESH, "%s: %s n=%zu P=%d: ratios %g %g", name,
+                  cases[i].type, sizes[j], parts[k], resid, ferr);
+      }
+}
+
+void th_expect_ledger_is_model(const char *name, const int *ids, size_t nids)
+{
+  static const int parts[] = {1, 2, 3, 4, 7, 16};
+  const tl_algorithm *algo = tl_find(name);
+  cr_assert_not_null(algo, "%s", name);
+  for (size_t i = 0; i < nids; i++)
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+      tl_problem p;
+      tl_info info;
+      cr_assert_eq(tl_gallery_make(ids[i], 64, 2, 3, &p, &info), TL_OK);
+      void *x = calloc(128, tl_dtype_size(p.sys.dtype));
+      tl_ledger rec, model;
+      tl_ledger_init(&rec);
+      tl_ledger_init(&model);
+      tl_options opt;
+      th_options_parts(&opt, algo, parts[k], NULL, NULL);
+      opt.ledger = &rec;
+      cr_expect(tl_status_has_solution(tl_solve(algo, &p.sys, x, &opt, &info)), "%s", info.msg);
+      opt.ledger = NULL;
+      cr_assert_eq(algo->ledger_model(algo, &p.sys, &opt, &info, &model), TL_OK);
+      char why[256];
+      cr_expect(tl_ledger_equal(&rec, &model, why, sizeof why), "%s type %d P=%d: %s", name, ids[i],
+                parts[k], why);
+      tl_ledger_free(&rec);
+      tl_ledger_free(&model);
+      free(x);
+      tl_problem_free(&p);
+    }
+}
+
+void th_expect_spike_bad_input(const char *name, th_spike_run_fn run)
+{
+  const tl_algorithm *algo = tl_find(name);
+  cr_assert_not_null(algo, "%s", name);
+  double a[3] = {0, 1, 1}, b[3] = {4, 4, 4}, c[3] = {1, 1, 0}, d[3] = {1, 2, 3}, x[3];
+  tl_batch sys = {TL_F64, 3, 1, 0, a, b, c, d};
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = 4;
+  tl_info info;
+  cr_expect_eq(tl_solve(algo, &sys, x, &opt, &info), TL_ERR_ARG, "P > n: %s", info.msg);
+  cr_expect_str_eq(info.arg, "parts");
+  opt.parts = 2;
+  cr_expect_eq(tl_solve(algo, &sys, NULL, &opt, &info), TL_ERR_ARG, "x NULL: %s", info.msg);
+  cr_expect_eq(run(3, 4, NULL, a, b, c, d, x, NULL, &info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "parts");
+  char want[64];
+  snprintf(want, sizeof want, "%s: 4 partitions of 3 rows", name);
+  cr_expect(strstr(info.msg, want) != NULL, "%s", info.msg);
+  cr_expect_eq(run(3, 1, NULL, NULL, b, c, d, x, NULL, &info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "array");
+  cr_expect_eq(run(0, 1, NULL, a, b, c, d, x, NULL, &info), TL_ERR_ARG);
+  cr_expect_str_eq(info.arg, "n");
+  cr_expect_eq(run(3, 2, NULL, a, b, c, d, x, NULL, &info), TL_OK, "%s", info.msg);
+}
+
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes)
 {
   size_t left = n;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tridlab/ledger.h"
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
 
@@ -62,6 +63,35 @@ void th_options_parts(tl_options *opt, const tl_algorithm *algo, int P, const si
  * the parameter key = value (value NULL: the defaults). */
 int th_solve_param(const tl_algorithm *algo, const tl_batch *sys, void *x, int P,
                    const size_t *sizes, const char *key, const char *value, tl_info *info);
+
+/* The gallery type named `name` (its id); fails the test if none. */
+int th_gallery_id(const char *name);
+
+/* Gallery type id, n rows, 2 systems (seed 29 + n), solved by the
+ * algorithm `name` on P partitions (sizes NULL: even): the status and
+ * LAPACK's two ratios, as th_solve_measure. */
+int th_measure_parts(const char *name, int id, size_t n, int P, const size_t *sizes, double *resid,
+                     double *ferr, tl_info *info);
+
+/* A SPIKE variant (`name`) against gtsv: dominant matrices (sdd-random,
+ * toeplitz-4, complex tdse-cn: ok) and indefinite ones (toeplitz-1.5,
+ * gt07-random, complex-random, helmholtz-damped: outside-domain, the
+ * answer written), n = 17, 64, 255, 1000 and P = 1, 2, 3, 4, 7, 16:
+ * LAPACK's ratios below 30 every time. */
+void th_expect_spike_agrees_with_gtsv(const char *name);
+
+/* The ledger the algorithm `name` records solving gallery types ids (64
+ * rows, 2 systems, seed 3) at P = 1, 2, 3, 4, 7, 16 is its ledger model's. */
+void th_expect_ledger_is_model(const char *name, const int *ids, size_t nids);
+
+/* A SPIKE variant's simulated solve (tl_spike_*_ref_ledger_d). */
+typedef int (*th_spike_run_fn)(size_t n, int parts, const size_t *part_sizes, const double *a,
+                               const double *b, const double *c, const double *d, double *x,
+                               tl_ledger *ledger, tl_info *info);
+/* Bad input to the SPIKE variant `name` (its simulated solve `run`) is a
+ * bad argument: more partitions than rows, no x, NULL arrays, n = 0, its
+ * message in its own name; 2 partitions of 3 rows are fine. */
+void th_expect_spike_bad_input(const char *name, th_spike_run_fn run);
 
 /* A spike solver under test (PDD, RPDD): s on P partitions (sizes: their
  * rows; NULL: even) with its default parameters. */

@@ -187,35 +187,7 @@ Test(spike, the_block_factorization_is_dgttrf)
 Test(spike, ledger_is_the_model)
 {
   static const int ids[] = {7, 25, 60};
-  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-    const tl_gallery_type *t = tl_gallery_find(ids[i]);
-    if (!t || !(spike()->dtypes & TL_DTYPE_BIT(t->dtype)))
-      continue;
-    for (size_t k = 0; k < NPARTS; k++) {
-      tl_problem p;
-      tl_info info;
-      cr_assert_eq(tl_gallery_make(ids[i], 100, 3, 5, &p, &info), TL_OK);
-      void *x = calloc(300, tl_dtype_size(p.sys.dtype));
-      tl_ledger rec, model;
-      tl_ledger_init(&rec);
-      tl_ledger_init(&model);
-      tl_options opt;
-      tl_options_init(&opt);
-      opt.parts = parts_list[k];
-      opt.ledger = &rec;
-      int st = tl_solve(spike(), &p.sys, x, &opt, &info);
-      cr_expect(tl_status_has_solution(st), "type %d P=%d: %s", ids[i], opt.parts, info.msg);
-      opt.ledger = NULL;
-      cr_assert_eq(spike()->ledger_model(spike(), &p.sys, &opt, &info, &model), TL_OK);
-      char why[256];
-      cr_expect(tl_ledger_equal(&rec, &model, why, sizeof why), "type %d P=%d: %s", ids[i],
-                opt.parts, why);
-      tl_ledger_free(&rec);
-      tl_ledger_free(&model);
-      free(x);
-      tl_problem_free(&p);
-    }
-  }
+  th_expect_ledger_is_model("spike", ids, sizeof ids / sizeof ids[0]);
 }
 
 /* The phases one by one (as an MPI rank or a lab exercise runs them)

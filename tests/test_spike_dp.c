@@ -22,36 +22,11 @@
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
 
-static const int parts_list[] = {1, 2, 3, 4, 7, 16};
-#define NPARTS (sizeof parts_list / sizeof parts_list[0])
-
 static const tl_algorithm *spike_dp(void)
 {
   const tl_algorithm *a = tl_find("spike_dp");
   cr_assert_not_null(a);
   return a;
-}
-
-/* Gallery type `id` by name or id, n rows, 2 systems, on P partitions:
- * the status and LAPACK's two ratios. */
-static int measure(int id, size_t n, int P, double *resid, double *ferr, tl_info *info)
-{
-  tl_problem p;
-  cr_assert_eq(tl_gallery_make(id, n, 2, 29 + (uint64_t)n, &p, info), TL_OK, "%s", info->msg);
-  tl_options opt;
-  th_options_parts(&opt, spike_dp(), P, NULL, NULL);
-  int st = th_solve_measure(spike_dp(), &p, &opt, resid, ferr, NULL, info);
-  tl_problem_free(&p);
-  return st;
-}
-
-static int gallery_id(const char *name)
-{
-  for (size_t k = 0; k < tl_gallery_count(); k++)
-    if (!strcmp(tl_gallery_get(k)->name, name))
-      return tl_gallery_get(k)->id;
-  cr_assert_fail("no gallery type %s", name);
-  return -1;
 }
 
 /* Dominant (sdd-random, toeplitz-4, complex tdse-cn: ok) and indefinite
@@ -60,31 +35,7 @@ static int gallery_id(const char *name)
  * every P. */
 Test(spike_dp, agrees_with_gtsv)
 {
-  static const struct {
-    const char *type;
-    int status;
-  } cases[] = {
-      {"sdd-random", TL_OK},
-      {"toeplitz-4", TL_OK},
-      {"tdse-cn", TL_OK},
-      {"toeplitz-1.5", TL_OUTSIDE_DOMAIN},
-      {"gt07-random", TL_OUTSIDE_DOMAIN},
-      {"complex-random", TL_OUTSIDE_DOMAIN},
-      {"helmholtz-damped", TL_OUTSIDE_DOMAIN},
-  };
-  static const size_t sizes[] = {17, 64, 255, 1000};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
-      for (size_t k = 0; k < NPARTS; k++) {
-        double resid, ferr;
-        tl_info info;
-        int st = measure(gallery_id(cases[i].type), sizes[j], parts_list[k], &resid, &ferr,
-                         &info);
-        cr_expect_eq(st, cases[i].status, "%s n=%zu P=%d: %s", cases[i].type, sizes[j],
-                     parts_list[k], info.msg);
-        cr_expect(resid < TL_THRESH && ferr < TL_THRESH, "%s n=%zu P=%d: ratios %g %g",
-                  cases[i].type, sizes[j], parts_list[k], resid, ferr);
-      }
+  th_expect_spike_agrees_with_gtsv("spike_dp");
 }
 
 /* b0 = b5 = 0 in an otherwise dominant matrix: Thomas divides by b0 and
@@ -226,53 +177,11 @@ Test(spike_dp, ledger_is_spikes_model)
 {
   static const int ids[] = {25, 60};
   cr_expect_eq(spike_dp()->ledger_model, tl_find("spike")->ledger_model);
-  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-    for (size_t k = 0; k < NPARTS; k++) {
-      tl_problem p;
-      tl_info info;
-      cr_assert_eq(tl_gallery_make(ids[i], 64, 2, 3, &p, &info), TL_OK);
-      void *x = calloc(128, tl_dtype_size(p.sys.dtype));
-      tl_ledger rec, model;
-      tl_ledger_init(&rec);
-      tl_ledger_init(&model);
-      tl_options opt;
-      th_options_parts(&opt, spike_dp(), parts_list[k], NULL, NULL);
-      opt.ledger = &rec;
-      cr_expect(tl_status_has_solution(tl_solve(spike_dp(), &p.sys, x, &opt, &info)), "%s",
-                info.msg);
-      opt.ledger = NULL;
-      cr_assert_eq(spike_dp()->ledger_model(spike_dp(), &p.sys, &opt, &info, &model), TL_OK);
-      char why[256];
-      cr_expect(tl_ledger_equal(&rec, &model, why, sizeof why), "type %d P=%d: %s", ids[i],
-                parts_list[k], why);
-      tl_ledger_free(&rec);
-      tl_ledger_free(&model);
-      free(x);
-      tl_problem_free(&p);
-    }
+  th_expect_ledger_is_model("spike_dp", ids, sizeof ids / sizeof ids[0]);
 }
 
-/* Bad input: more partitions than rows, NULL arrays, no x. */
+/* Bad input: more partitions than rows, NULL arrays, no x, n = 0. */
 Test(spike_dp, bad_input_is_a_bad_argument)
 {
-  double a[3] = {0, 1, 1}, b[3] = {4, 4, 4}, c[3] = {1, 1, 0}, d[3] = {1, 2, 3}, x[3];
-  tl_batch sys = {TL_F64, 3, 1, 0, a, b, c, d};
-  tl_options opt;
-  tl_options_init(&opt);
-  opt.parts = 4;
-  tl_info info;
-  cr_expect_eq(tl_solve(spike_dp(), &sys, x, &opt, &info), TL_ERR_ARG, "P > n: %s", info.msg);
-  cr_expect_str_eq(info.arg, "parts");
-  opt.parts = 2;
-  cr_expect_eq(tl_solve(spike_dp(), &sys, NULL, &opt, &info), TL_ERR_ARG, "x NULL: %s",
-               info.msg);
-  cr_expect_eq(tl_spike_dp_ref_ledger_d(3, 4, NULL, a, b, c, d, x, NULL, &info), TL_ERR_ARG);
-  cr_expect_str_eq(info.arg, "parts");
-  cr_expect(strstr(info.msg, "spike_dp: 4 partitions of 3 rows") != NULL, "%s", info.msg);
-  cr_expect_eq(tl_spike_dp_ref_ledger_d(3, 1, NULL, NULL, b, c, d, x, NULL, &info), TL_ERR_ARG);
-  cr_expect_str_eq(info.arg, "array");
-  cr_expect_eq(tl_spike_dp_ref_ledger_d(0, 1, NULL, a, b, c, d, x, NULL, &info), TL_ERR_ARG);
-  cr_expect_str_eq(info.arg, "n");
-  cr_expect_eq(tl_spike_dp_ref_ledger_d(3, 2, NULL, a, b, c, d, x, NULL, &info), TL_OK, "%s",
-               info.msg);
+  th_expect_spike_bad_input("spike_dp", tl_spike_dp_ref_ledger_d);
 }

@@ -164,5 +164,5 @@ Test(trace_equals_solve, every_tracer_on_the_gallery)
         cr_expect_gt(sweep(algo, variants[v].param), 0, "%s %s", name, variants[v].param);
     algos++;
   }
-  cr_expect_eq(algos, 15, "the traced algorithms");
+  cr_expect_eq(algos, 16, "the traced algorithms");
 }

@@ -386,6 +386,7 @@ static const struct {
     {"nshaped", tl_tr_nshaped},
     {"spike", tl_tr_spike},
     {"spike_dp", tl_tr_spike_dp},
+    {"spike_givens", tl_tr_spike_givens},
 };
 #define TRACED (sizeof traced / sizeof traced[0])
 

@@ -115,6 +115,8 @@ int tl_tr_spike(tracer *tr, const tl_algorithm *algo, const tl_options *opt, dou
                 tl_info *info);
 int tl_tr_spike_dp(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                    tl_info *info);
+int tl_tr_spike_givens(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                       tl_info *info);
 int tl_tr_nshaped(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                   tl_info *info);
 int tl_tr_thomas_periodic(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,

@@ -1,12 +1,14 @@
 /* verify/trace_spike.c -- SPIKE watched stage by stage
  * (verify/trace_internal.h): each block factored (spike: with its row
- * swaps; spike_dp: with its 1x1 and 2x2 pivots), S = D^-1 A with its
- * spikes, the tips gathered and the reduced system of the boundary
- * unknowns, the boundary unknowns sent back, the retrieval and the
- * verdict (the one-call solve's, as are the messages the stages print).
- * The phase functions are reference/spike_ref.c's and
- * reference/spike_dp_ref.c's, in their order, so the x drawn is the
- * solve's bit for bit. The variants share every stage but the first.
+ * swaps; spike_dp: with its 1x1 and 2x2 pivots; spike_givens: by Givens
+ * rotations, a singular block modified), S = D^-1 A with its spikes (and
+ * spike_givens's kernel columns K), the tips gathered and the reduced
+ * system of the boundary unknowns, the boundary unknowns sent back, the
+ * retrieval and the verdict (the one-call solve's, as are the messages
+ * the stages print). The phase functions are reference/spike_ref.c's,
+ * reference/spike_dp_ref.c's and reference/spike_givens_ref.c's, in
+ * their order, so the x drawn is the solve's bit for bit. The variants
+ * share every stage but the first.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +16,16 @@
 
 #include "tridlab/backend.h"
 #include "tridlab/part_spike_dp.h"
+#include "tridlab/part_spike_givens.h"
 #include "trace_internal.h"
 
 /* The scratch of the simulated partitions: the factors of every block
  * (spike: l, u0, u1, u2 and the swaps; spike_dp: beta in u0 and the
- * pivot sizes in swap), g and the spikes, the tips, the boundary
+ * pivot sizes in swap; spike_givens: f, its 6 m words a partition, K
+ * last, and its flags in swap), g and the spikes, the tips, the boundary
  * unknowns. */
 typedef struct spike_trace {
-  double *l, *u0, *u1, *u2, *g, *v, *w, *tips, *y;
+  double *l, *u0, *u1, *u2, *f, *g, *v, *w, *tips, *y;
   unsigned char *swap;
   size_t *rows;   /* 2(P-1) interface rows */
   double *rd, *rr; /* the reduced system's picture */
@@ -34,12 +38,28 @@ typedef struct spike_kind {
   const char *intro, *phase1;
   int (*local)(const tracer *tr, spike_trace *sp, int p, tl_info *info);
   void (*note)(const tracer *tr, const spike_trace *sp, char *note, size_t size);
+  const tl_spike_variant *kernel; /* a variant with kernel columns K, else NULL */
 } spike_kind;
+
+/* Partition p's kernel column K (m entries), in its factors. */
+static const double *kernel_of(const tracer *tr, const spike_trace *sp, int p)
+{
+  size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+  return sp->f + 6 * lo + 5 * m;
+}
+
+/* The unknown partition p's K stands in: its last row, or the last
+ * partition's first row. */
+static size_t pinned_row(const tracer *tr, int p)
+{
+  return p + 1 < tr->parts ? tr->begin[p + 1] - 1 : tr->begin[p];
+}
 
 /* After phase 1: S = D^-1 A, the identity with the spikes V (the column
  * of the next block's first unknown) and W (the previous block's last
- * unknown), g on the right. */
-static void draw_s(tracer *tr, const spike_trace *sp)
+ * unknown), less K in the pinned unknown's column for a kernel variant;
+ * g on the right. */
+static void draw_s(tracer *tr, const spike_trace *sp, const spike_kind *kind)
 {
   memset(tr->dense, 0, tr->n * tr->n * sizeof(double));
   for (int p = 0; p < tr->parts; p++)
@@ -49,6 +69,8 @@ static void draw_s(tracer *tr, const spike_trace *sp)
         AT(tr, i, tr->begin[p + 1]) = sp->v[i];
       if (p > 0)
         AT(tr, i, tr->begin[p] - 1) = sp->w[i];
+      if (kind->kernel && tr->parts > 1)
+        AT(tr, i, pinned_row(tr, p)) -= kernel_of(tr, sp, p)[i - tr->begin[p]];
       tr->rhs[i] = sp->g[i];
     }
 }
@@ -133,6 +155,34 @@ static void pivots_note(const tracer *tr, const spike_trace *sp, char *note, siz
   }
 }
 
+/* spike_givens's phases 1-2 on partition p: the variant's own (the
+ * rotations, the modification, K, then g, V, W). */
+static int givens_local(const tracer *tr, spike_trace *sp, int p, tl_info *info)
+{
+  size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+  return tl_spike_givens.local_d(lo, m, p, p > 0, p + 1 < tr->parts, tr->a + lo, tr->b + lo,
+                                 tr->c + lo, tr->d + lo, sp->f + 6 * lo, sp->swap + lo, sp->g + lo,
+                                 sp->v + lo, sp->w + lo, info);
+}
+
+/* Which blocks were modified (R's last diagonal entry replaced), as a
+ * note. */
+static void modified_note(const tracer *tr, const spike_trace *sp, char *note, size_t size)
+{
+  size_t len = (size_t)snprintf(note, size,
+                                "each block factored by Givens rotations, R with two "
+                                "superdiagonals (the last partition's bottom up); R's last "
+                                "entry replaced (K in S) in partitions:");
+  int any = 0;
+  for (int p = 0; p < tr->parts && len < size; p++)
+    if (sp->swap[tr->begin[p]] & TL_SPIKE_GIVENS_SHIFTED) {
+      len += (size_t)snprintf(note + len, size - len, " %d", p);
+      any = 1;
+    }
+  if (!any && len < size)
+    snprintf(note + len, size - len, " none");
+}
+
 static const spike_kind partial = {
     .intro = "SPIKE: each partition factors its block with partial pivoting and solves for g = "
              "A_p^-1 d_p and its two spikes; one small system of the boundary unknowns couples "
@@ -151,20 +201,58 @@ static const spike_kind diagonal = {
     .note = pivots_note,
 };
 
+static const spike_kind givens = {
+    .intro = "SPIKE with Givens rotations: each partition factors A_p = Q R; a (nearly) "
+             "singular block gets a new last entry of R and leaves a column K in S; one small "
+             "system of the boundary unknowns couples the partitions",
+    .phase1 =
+        "phase 1: A_p = Q R by Givens rotations, R's last entry replaced where ~0; g, V, W, K",
+    .local = givens_local,
+    .note = modified_note,
+    .kernel = &tl_spike_givens,
+};
+
+/* Phases 1-2 on every partition, and its tips. */
+static int spike_local_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, tl_info *info)
+{
+  int P = tr->parts;
+  size_t send = kind->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
+  for (int p = 0; p < P; p++) {
+    size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+    TL_CALL(kind->local(tr, sp, p, info));
+    if (kind->kernel)
+      tl_spike_tips_kernel_d(m, p > 0, p + 1 < P, sp->g + lo, sp->v + lo, sp->w + lo,
+                             kernel_of(tr, sp, p), sp->tips + send * p);
+    else
+      tl_spike_tips_d(m, p > 0, p + 1 < P, sp->g + lo, sp->v + lo, sp->w + lo, sp->tips + send * p);
+  }
+  return TL_OK;
+}
+
+/* Phase 5 on partition p: x = g - V x_next - W x_prev (+ K x_pin). */
+static int spike_retrieve(const tracer *tr, const spike_trace *sp, const spike_kind *kind, int p,
+                          double *x, tl_info *info)
+{
+  size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
+  int left = p > 0, right = p + 1 < tr->parts;
+  double prev = left ? sp->y[2 * p - 2] : 0, next = right ? sp->y[2 * p + 1] : 0;
+  if (!kind->kernel)
+    return tl_spike_retrieve_d(lo, m, left, right, sp->g + lo, sp->v + lo, sp->w + lo, prev, next,
+                               x + lo, info);
+  double pin = right ? sp->y[2 * p] : left ? sp->y[2 * p - 1] : 0;
+  return tl_spike_retrieve_kernel_d(lo, m, left, right, sp->g + lo, sp->v + lo, sp->w + lo,
+                                    kernel_of(tr, sp, p), prev, next, pin, x + lo, info);
+}
+
 static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, double *x,
                         tl_info *info)
 {
   int P = tr->parts;
   tl_tr_stage_input(tr, kind->intro);
-  for (int p = 0; p < P; p++) {
-    size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
-    TL_CALL(kind->local(tr, sp, p, info));
-    tl_spike_tips_d(m, p > 0, p + 1 < P, sp->g + lo, sp->v + lo, sp->w + lo,
-                    sp->tips + TL_SPIKE_SEND * p);
-  }
+  TL_CALL(spike_local_phases(tr, sp, kind, info));
   tl_trace_stage st = tl_tr_stage_new(tr, kind->phase1);
   kind->note(tr, sp, st.note, sizeof st.note);
-  draw_s(tr, sp);
+  draw_s(tr, sp, kind);
   for (int p = 0; p < P && st.nvec + 2 <= TL_TRACE_VECS; p++) {
     size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
     if (p + 1 < P)
@@ -173,23 +261,22 @@ static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, dou
       tl_tr_add_vec(&st, "W", p, lo, m, sp->w + lo);
   }
   tl_tr_emit(tr, &st, 1);
-  TL_CALL(tl_spike_reduced_d(P, sp->tips, sp->y, info));
+  TL_CALL(kind->kernel ? tl_spike_reduced_kernel_d(P, sp->tips, sp->y, info)
+                       : tl_spike_reduced_d(P, sp->tips, sp->y, info));
   st = tl_tr_stage_new(tr, "phase 2: the tips go to partition 0; the reduced system");
   snprintf(st.note, sizeof st.note,
-           "every partition sends the top and bottom entries of g, V and W; partition 0 solves "
-           "the %d boundary unknowns with a pivoted band solve (nothing is dropped)",
-           2 * (P - 1));
+           "every partition sends the top and bottom entries of g, V and W%s; partition 0 "
+           "solves the %d boundary unknowns with a pivoted band solve (nothing is dropped)",
+           kind->kernel ? " and K" : "", 2 * (P - 1));
   reduced_picture(tr, sp, &st);
   st.ledger_phase[0] = "tips";
   tl_tr_emit(tr, &st, 0);
-  for (int p = 0; p < P; p++) {
-    size_t lo = tr->begin[p], m = tr->begin[p + 1] - lo;
-    int left = p > 0, right = p + 1 < P;
-    TL_CALL(tl_spike_retrieve_d(lo, m, left, right, sp->g + lo, sp->v + lo, sp->w + lo,
-                                left ? sp->y[2 * p - 2] : 0, right ? sp->y[2 * p + 1] : 0, x + lo,
-                                info));
-  }
-  st = tl_tr_stage_new(tr, "phases 3-4: the boundary unknowns go back; x = g - V x_next - W x_prev");
+  for (int p = 0; p < P; p++)
+    TL_CALL(spike_retrieve(tr, sp, kind, p, x, info));
+  st = tl_tr_stage_new(tr, kind->kernel ? "phases 3-4: the boundary unknowns go back; x = g - V "
+                                          "x_next - W x_prev + K x_pin"
+                                        : "phases 3-4: the boundary unknowns go back; x = g - V "
+                                          "x_next - W x_prev");
   snprintf(st.note, sizeof st.note,
            "partition 0 sends each partition its two boundary unknowns; every partition "
            "retrieves its rows");
@@ -203,15 +290,16 @@ static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, dou
 static int spike_trace_run(tracer *tr, const spike_kind *kind, double *x, tl_info *info)
 {
   size_t n = tr->n, P = (size_t)tr->parts, R = P > 1 ? 2 * (P - 1) : 1;
-  spike_trace sp = {.l = tl_alloc(7 * n + 8 * P + R * R + R, sizeof(double)),
+  spike_trace sp = {.l = tl_alloc(13 * n + 10 * P + R * R + R, sizeof(double)),
                     .swap = tl_alloc(n, 1),
                     .rows = tl_alloc(R, sizeof(size_t))};
   int status;
   if (!sp.l || !sp.swap || !sp.rows) {
     status = tl_tr_nomem(info);
   } else {
-    sp.u0 = sp.l + n, sp.u1 = sp.u0 + n, sp.u2 = sp.u1 + n, sp.g = sp.u2 + n;
-    sp.v = sp.g + n, sp.w = sp.v + n, sp.tips = sp.w + n, sp.y = sp.tips + TL_SPIKE_SEND * P;
+    sp.u0 = sp.l + n, sp.u1 = sp.u0 + n, sp.u2 = sp.u1 + n, sp.f = sp.u2 + n, sp.g = sp.f + 6 * n;
+    sp.v = sp.g + n, sp.w = sp.v + n, sp.tips = sp.w + n;
+    sp.y = sp.tips + TL_SPIKE_SEND_KERNEL * P;
     sp.rd = sp.y + 2 * P, sp.rr = sp.rd + R * R;
     status = spike_phases(tr, &sp, kind, x, info);
   }
@@ -235,4 +323,12 @@ int tl_tr_spike_dp(tracer *tr, const tl_algorithm *algo, const tl_options *opt, 
   (void)algo;
   (void)opt;
   return spike_trace_run(tr, &diagonal, x, info);
+}
+
+int tl_tr_spike_givens(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
+                       tl_info *info)
+{
+  (void)algo;
+  (void)opt;
+  return spike_trace_run(tr, &givens, x, info);
 }

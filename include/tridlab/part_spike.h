@@ -51,6 +51,10 @@ extern "C" {
  * bottom entries of g, V and W. */
 #define TL_SPIKE_SEND 6
 
+/* The same and the top and bottom entries of K, for a variant whose
+ * blocks may be singular (tl_spike_variant.kernel). */
+#define TL_SPIKE_SEND_KERNEL 8
+
 /* Phase 1: the LU factorization with partial pivoting of the block
  * (rows begin .. begin+m-1; its own a[1..m-1], b, c[0..m-2]), as LAPACK's
  * DGTTRF: l[i] the multiplier of step i, u0 the diagonal of U, u1 and u2
@@ -114,6 +118,14 @@ void tl_spike_tips_z(size_t m, int has_left, int has_right, const double complex
                      const double complex *v, const double complex *w,
                      double complex send[TL_SPIKE_SEND]);
 
+/* Phase 3 of a variant with a kernel column K (tl_spike_variant.kernel):
+ * spike's six words, then {K top, K bottom}. */
+void tl_spike_tips_kernel_d(size_t m, int has_left, int has_right, const double *g, const double *v,
+                            const double *w, const double *k, double send[TL_SPIKE_SEND_KERNEL]);
+void tl_spike_tips_kernel_z(size_t m, int has_left, int has_right, const double complex *g,
+                            const double complex *v, const double complex *w,
+                            const double complex *k, double complex send[TL_SPIKE_SEND_KERNEL]);
+
 /* Phase 4: from every partition's tips (TL_SPIKE_SEND P words, partition
  * after partition), the 2(P-1) boundary unknowns y: y[2j] = x of the last
  * row of partition j, y[2j+1] = x of the first row of partition j+1, for
@@ -123,6 +135,16 @@ void tl_spike_tips_z(size_t m, int has_left, int has_right, const double complex
  * is singular; TL_ERR_NOMEM. */
 int tl_spike_reduced_d(int parts, const double *tips, double *y, tl_info *info);
 int tl_spike_reduced_z(int parts, const double complex *tips, double complex *y, tl_info *info);
+
+/* Phase 4 with kernel columns: tips of TL_SPIKE_SEND_KERNEL words per
+ * partition. Partition p's block of S is I - K e_pin^T, its pinned row
+ * its bottom (reduced row 2p) when p < P-1, else its top (2p-1), so its
+ * rows of the reduced system gain -K top and -K bottom in the pinned
+ * unknown's column: a singular block leaves a 0 on the diagonal there,
+ * and the band (2 below, 2 above) is unchanged. K = 0 is spike's system. */
+int tl_spike_reduced_kernel_d(int parts, const double *tips, double *y, tl_info *info);
+int tl_spike_reduced_kernel_z(int parts, const double complex *tips, double complex *y,
+                              tl_info *info);
 
 /* A breakdown of phase 4 (info->row: the reduced row k) restated with the
  * matrix row it stands for -- reduced row 2j is the last row of partition
@@ -142,10 +164,24 @@ int tl_spike_retrieve_z(size_t begin, size_t m, int has_left, int has_right,
                         const double complex *w, double complex prev_bottom,
                         double complex next_top, double complex *x, tl_info *info);
 
+/* Phase 5 with a kernel column: x = g - v x_next_top - w x_prev_bottom
+ * + k x_pin, x_pin the partition's own pinned boundary unknown (its
+ * bottom when has_right, else its top: y[2p] or y[2p-1]). */
+int tl_spike_retrieve_kernel_d(size_t begin, size_t m, int has_left, int has_right, const double *g,
+                               const double *v, const double *w, const double *k,
+                               double prev_bottom, double next_top, double pin, double *x,
+                               tl_info *info);
+int tl_spike_retrieve_kernel_z(size_t begin, size_t m, int has_left, int has_right,
+                               const double complex *g, const double complex *v,
+                               const double complex *w, const double complex *k,
+                               double complex prev_bottom, double complex next_top,
+                               double complex pin, double complex *x, tl_info *info);
+
 /* What partition p sends and receives (w words per scalar, for nsys
- * systems at once): its tips to partition 0 ("tips", a gather), then its
- * two boundary unknowns back ("boundary", a scatter). */
-void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back);
+ * systems at once): its `send` tips (TL_SPIKE_SEND or
+ * TL_SPIKE_SEND_KERNEL scalars) to partition 0 ("tips", a gather), then
+ * its two boundary unknowns back ("boundary", a scatter). */
+void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, size_t send, int back);
 
 /* SPIKE's variants differ only in how a partition factors its block
  * (phases 1 and 2); the partitions, the tips, the reduced system, the
@@ -153,10 +189,21 @@ void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, int back
  * variant: its registry name (the first word of its messages), the
  * scalars of factors it keeps per row, and phases 1-2 on one partition of
  * m rows -- factor the block into f (words m scalars) and flags (m
- * bytes), then g, v and w (tl_spike_local_apply_*). */
+ * bytes), then g, v and w (tl_spike_local_apply_*).
+ *
+ * kernel = 1: a variant whose block A_p may be singular factors a
+ * modified block A_p' instead (D' = diag(A_p'), S = D'^-1 A) and leaves
+ * in S's diagonal block the column K: S_pp = A_p'^-1 A_p = I - K e_pin^T,
+ * pin the block's bottom row when it has a right neighbour, else its top
+ * row, K the last m scalars of its factors (f + (words - 1) m; 0 where
+ * A_p' = A_p). Then g, v, w are A_p'^-1's, the tips are
+ * TL_SPIKE_SEND_KERNEL words, phase 4 is tl_spike_reduced_kernel_* and
+ * phase 5 tl_spike_retrieve_kernel_* (spike_givens:
+ * tridlab/part_spike_givens.h). */
 typedef struct tl_spike_variant {
   const char *name;
   size_t words;
+  int kernel;
   int (*local_d)(size_t begin, size_t m, int part, int has_left, int has_right, const double *a,
                  const double *b, const double *c, const double *d, double *f,
                  unsigned char *flags, double *g, double *v, double *w, tl_info *info);
@@ -219,7 +266,9 @@ int tl_spike_reduced_trunc_z(int parts, const double complex *tips, double compl
  * truncate = 1 the verdict first asks PDD's (reference/spike_bound.c:
  * strict row dominance, the largest dropped entry <= tol; info->dropped,
  * tol, bound as PDD sets them), then spike's. The messages are the same
- * as exact SPIKE's. */
+ * as exact SPIKE's. A kernel variant's block that left a column K != 0
+ * couples its two interfaces, which truncation decouples: with
+ * truncate = 1 that is TL_ERR_BREAKDOWN naming the partition. */
 int tl_spike_run_mode_d(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
                         int parts, const size_t *part_sizes, const double *a, const double *b,
                         const double *c, const double *d, double *x, tl_ledger *ledger,
@@ -232,18 +281,21 @@ int tl_spike_run_mode_z(const tl_spike_variant *var, const tl_spike_mode *mode, 
 
 /* Phases 4-5 and the verdict of tl_spike_run_mode_*, from phases 1-3's
  * results wherever they were computed (a GPU backend computes them on
- * the device): g, V, W (n scalars each, V and W read where a partition
- * has that spike) and the tips (TL_SPIKE_SEND per partition). x may be
- * g. The boundary messages and the verdict are recorded in ledger (may
- * be NULL); reports begin with var->name. */
+ * the device): the variant's factors f (read only for a variant with a
+ * kernel column, var->kernel; else may be NULL), g, V, W (n scalars
+ * each, V and W read where a partition has that spike) and the tips
+ * (TL_SPIKE_SEND per partition, TL_SPIKE_SEND_KERNEL for a kernel
+ * variant). x may be g. The boundary messages and the verdict are
+ * recorded in ledger (may be NULL); reports begin with var->name. */
 int tl_spike_finish_d(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n, int parts,
                       const size_t *part_sizes, const double *a, const double *b, const double *c,
-                      const double *d, const double *g, const double *v, const double *w,
-                      const double *tips, double *x, tl_ledger *ledger, tl_info *info);
+                      const double *d, const double *f, const double *g, const double *v,
+                      const double *w, const double *tips, double *x, tl_ledger *ledger,
+                      tl_info *info);
 int tl_spike_finish_z(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n, int parts,
                       const size_t *part_sizes, const double complex *a, const double complex *b,
-                      const double complex *c, const double complex *d, const double complex *g,
-                      const double complex *v, const double complex *w,
+                      const double complex *c, const double complex *d, const double complex *f,
+                      const double complex *g, const double complex *v, const double complex *w,
                       const double complex *tips, double complex *x, tl_ledger *ledger,
                       tl_info *info);
 
@@ -252,11 +304,16 @@ int tl_spike_finish_z(const tl_spike_variant *var, const tl_spike_mode *mode, si
 int tl_spike_system(const tl_spike_variant *var, const tl_algorithm *self, const tl_batch *one,
                     void *x, const tl_options *opt, tl_info *info);
 
-/* The ledger model of every variant (docs/algorithms/spike.md, "Cost and
- * communication"): per system, TL_SPIKE_SEND scalars from every
+/* The ledger model of spike and spike_dp (docs/algorithms/spike.md, "Cost
+ * and communication"): per system, TL_SPIKE_SEND scalars from every
  * partition to partition 0, 2 back, then the residual verdict. */
 int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
                           const tl_info *solved, tl_ledger *out);
+
+/* The same with `send` scalars of tips per partition (a kernel variant:
+ * TL_SPIKE_SEND_KERNEL). */
+void tl_spike_ledger_model_send(const tl_batch *shape, const tl_options *opt, size_t send,
+                                tl_ledger *out);
 
 /* The whole solve, simulated partition by partition (the registry's
  * "spike"): tl_spike_run_* with tl_spike_partial. */

@@ -20,6 +20,7 @@
 #include "tridlab/part_rpdd.h"
 #include "tridlab/part_spike.h"
 #include "tridlab/part_spike_dp.h"
+#include "tridlab/part_spike_givens.h"
 #include "tridlab/part_tridsolver.h"
 
 #endif

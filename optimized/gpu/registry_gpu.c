@@ -467,8 +467,8 @@ static int spike_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x
       clean &= stat[3 * (s * P + p)] == 0;
     if (clean) /* phases 4-5 and the verdict on the host, x = g - V .. - W .. */
       sst = tl_spike_finish_d(&spike_gpu_variant, &mode, n, opt->parts, opt->part_sizes, a, b, c,
-                              d, xs, v + s * n, w + s * n, tips + TL_SPIKE_SEND * P * s, xs, NULL,
-                              &one);
+                              d, NULL, xs, v + s * n, w + s * n, tips + TL_SPIKE_SEND * P * s, xs,
+                              NULL, &one);
     else /* a singular block or an overflow: the reference says where and why */
       sst = tl_spike_run_mode_d(&tl_spike_partial, &mode, n, opt->parts, opt->part_sizes, a, b, c,
                                 d, xs, NULL, &one);

@@ -449,7 +449,7 @@ endif
 # The tutorials' figures (tutorials/figures/), made by the commands the
 # pages show; check-tutorials makes them, failing if one cannot be made.
 tutorial-figures: $(CLI) $(EXAMPLES)
-	@sh scripts/tutorial-figures.sh
+	@sh scripts/tutorial-figures.sh --timed
 
 check-tutorials: $(CLI) $(PORTS) $(EXAMPLES) $(MPI_ALL)
 ifneq ($(SANITIZE),1)

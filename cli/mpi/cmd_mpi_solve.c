@@ -35,6 +35,8 @@ static void solve_usage(FILE *out)
           "                        least the algorithm's smallest slice (default: the\n"
           "                        algorithm's layout, as even as possible)\n"
           "  --param key=value     algorithm parameter (repeatable)\n"
+          "  --gpu                 the algorithm's version whose ranks run their local phase\n"
+          "                        on the GPU kernels (pdd_mpi: pdd_gpu_mpi)\n"
           "  --ledger              print every ledger entry, not only the totals\n"
           "  --quiet               print nothing on success\n"
           "\n"
@@ -45,7 +47,7 @@ static void solve_usage(FILE *out)
 
 typedef struct mpi_solve_args {
   const char *algo, *dir, *out;
-  int periodic, quiet, full_ledger;
+  int periodic, quiet, full_ledger, gpu;
   size_t slices[MAX_SLICES], nslices;
   const char *params[MAX_PARAMS];
   int nparams;
@@ -63,6 +65,8 @@ static int parse(int argc, char **argv, mpi_solve_args *a)
       a->periodic = 1;
     } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
       a->quiet = 1;
+    } else if (!strcmp(arg, "--gpu")) {
+      a->gpu = 1;
     } else if (!strcmp(arg, "--ledger")) {
       a->full_ledger = 1;
     } else if (cli_is(arg, "--algo")) {
@@ -94,6 +98,17 @@ static int parse(int argc, char **argv, mpi_solve_args *a)
   if (!a->algo || !a->dir || !a->out) {
     cli_error("solve: --algo, --system and --out are required (see 'tridlab-mpi solve --help')");
     return EXIT_BAD_INPUT + 1;
+  }
+  if (a->gpu) {
+    const tl_algorithm *g = mpi_gpu_variant(a->algo);
+    if (!g) {
+      char list[256];
+      mpi_gpu_algorithms(list, sizeof list);
+      cli_error("solve: --gpu: '%s' has no version on the GPU kernels (those with one: %s)",
+                a->algo, list);
+      return EXIT_BAD_INPUT + 1;
+    }
+    a->algo = g->name;
   }
   if (a->nslices && a->nslices != (size_t)mpi_size()) {
     cli_error("solve: --slices gives %zu sizes for %d ranks", a->nslices, mpi_size());

@@ -34,6 +34,8 @@ static void verify_usage(FILE *out)
                "\n"
                "options:\n"
                "  --algo NAME        only this algorithm\n"
+               "  --gpu              only the algorithms whose ranks run their local phase on\n"
+               "                     the GPU kernels (with --algo: its version that does)\n"
                "  --param KEY=VALUE  a parameter of that algorithm (with --algo; repeatable),\n"
                "                     e.g. --algo tridsolver --param reduced=pcr\n"
                "  --type ID          only this gallery type\n"
@@ -49,7 +51,7 @@ typedef struct mpi_verify_args {
   long type;
   size_t sizes[MAX_LIST], nsizes, nsys[MAX_LIST], nnsys;
   uint64_t seed;
-  int full_ledger;
+  int full_ledger, gpu;
   tl_options opt; /* the --param values (for --algo) */
 } mpi_verify_args;
 
@@ -61,6 +63,8 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
       if (mpi_rank() == 0)
         verify_usage(stdout);
       return 1;
+    } else if (!strcmp(arg, "--gpu")) {
+      a->gpu = 1;
     } else if (!strcmp(arg, "--ledger")) {
       a->full_ledger = 1;
     } else if (cli_is(arg, "--algo")) {
@@ -102,6 +106,17 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
   if (a->algo && !tl_mpi_find(a->algo)) {
     cli_error("verify: no MPI algorithm named '%s' (see 'tridlab-mpi list')", a->algo);
     return 2;
+  }
+  if (a->algo && a->gpu) {
+    const tl_algorithm *g = mpi_gpu_variant(a->algo);
+    if (!g) {
+      char list[256];
+      mpi_gpu_algorithms(list, sizeof list);
+      cli_error("verify: --gpu: '%s' has no version on the GPU kernels (those with one: %s)",
+                a->algo, list);
+      return 2;
+    }
+    a->algo = g->name;
   }
   if (a->type && !tl_gallery_find((int)a->type)) {
     cli_error("verify: no gallery type %ld", a->type);
@@ -208,14 +223,26 @@ int cmd_mpi_verify(int argc, char **argv)
                           .options = &a.opt, .ledgers = 1, .on_result = on_result, .ctx = &vc};
   int status = TL_OK;
   tl_info info;
-  for (size_t j = 0; j < a.nnsys && status == TL_OK; j++) {
-    cfg.nsys = a.nsys[j];
-    status = tl_verify_run(&cfg, NULL, &info);
+  /* --gpu without --algo: each algorithm on the GPU kernels in turn. */
+  for (size_t k = 0; k < count && status == TL_OK; k++) {
+    int gpu = reg[k]->backend && strstr(reg[k]->backend, "gpu");
+    if (a.gpu && !a.algo && !gpu)
+      continue;
+    if (a.gpu && !a.algo)
+      cfg.algo = reg[k]->name;
+    for (size_t j = 0; j < a.nnsys && status == TL_OK; j++) {
+      cfg.nsys = a.nsys[j];
+      status = tl_verify_run(&cfg, NULL, &info);
+    }
+    if (!(a.gpu && !a.algo))
+      break; /* one run covers --algo, or every algorithm */
   }
   tl_verify_summary total = {0};
   for (size_t k = 0; k < count; k++) {
     const tally *t = &vc.t[k];
     if (a.algo && t->algo->name != cfg.algo)
+      continue;
+    if (a.gpu && !a.algo && !(t->algo->backend && strstr(t->algo->backend, "gpu")))
       continue;
     if (mpi_rank() == 0)
       print_tally(t, a.full_ledger);

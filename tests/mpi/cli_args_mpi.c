@@ -213,6 +213,9 @@ static void bad_arguments(int P)
   expect_bad(P, "bad parameter value", args, "tol");
   snprintf(args, sizeof args, "--algo pdd --system %s/sys --out %s/no_dir/x.npy", tmpdir, tmpdir);
   expect_bad(P, "unwritable --out", args, "no_dir");
+  snprintf(args, sizeof args, "--algo ptdma %s --gpu", sys);
+  expect_bad(P, "--gpu for an algorithm without a GPU version", args,
+             "has no version on the GPU kernels (those with one: pdd_gpu_mpi)");
 
   /* --slices that do not parse. */
   snprintf(args, sizeof args, "%s --slices ''", ok);
@@ -255,6 +258,12 @@ static void bad_arguments(int P)
    * smallest (an exact solver: PDD drops spikes on slices this thin). */
   snprintf(args, sizeof args, "--algo ptdma %s --quiet %s", sys, slices(P, "", N));
   expect_good(P, "valid uneven slices", args);
+  /* --gpu: pdd's version on the GPU kernels (pdd_gpu_mpi); on 1 or 2
+   * ranks, where the 20 rows make slices long enough for PDD's spikes to
+   * decay below tol (on more, its warning says they do not: right). */
+  snprintf(args, sizeof args, "--algo pdd --gpu %s --quiet", sys);
+  if (P <= 2)
+    expect_good(P, "--gpu", args);
 }
 
 int main(int argc, char **argv)

@@ -99,17 +99,8 @@ static int parse(int argc, char **argv, mpi_solve_args *a)
     cli_error("solve: --algo, --system and --out are required (see 'tridlab-mpi solve --help')");
     return EXIT_BAD_INPUT + 1;
   }
-  if (a->gpu) {
-    const tl_algorithm *g = mpi_gpu_variant(a->algo);
-    if (!g) {
-      char list[256];
-      mpi_gpu_algorithms(list, sizeof list);
-      cli_error("solve: --gpu: '%s' has no version on the GPU kernels (those with one: %s)",
-                a->algo, list);
-      return EXIT_BAD_INPUT + 1;
-    }
-    a->algo = g->name;
-  }
+  if (a->gpu && !(a->algo = mpi_gpu_name("solve", a->algo)))
+    return EXIT_BAD_INPUT + 1;
   if (a->nslices && a->nslices != (size_t)mpi_size()) {
     cli_error("solve: --slices gives %zu sizes for %d ranks", a->nslices, mpi_size());
     return EXIT_BAD_INPUT + 1;

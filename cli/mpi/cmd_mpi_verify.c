@@ -107,17 +107,8 @@ static int parse(int argc, char **argv, mpi_verify_args *a)
     cli_error("verify: no MPI algorithm named '%s' (see 'tridlab-mpi list')", a->algo);
     return 2;
   }
-  if (a->algo && a->gpu) {
-    const tl_algorithm *g = mpi_gpu_variant(a->algo);
-    if (!g) {
-      char list[256];
-      mpi_gpu_algorithms(list, sizeof list);
-      cli_error("verify: --gpu: '%s' has no version on the GPU kernels (those with one: %s)",
-                a->algo, list);
-      return 2;
-    }
-    a->algo = g->name;
-  }
+  if (a->algo && a->gpu && !(a->algo = mpi_gpu_name("verify", a->algo)))
+    return 2;
   if (a->type && !tl_gallery_find((int)a->type)) {
     cli_error("verify: no gallery type %ld", a->type);
     return 2;

@@ -43,29 +43,24 @@ static int on_gpu(const tl_algorithm *a)
   return a->backend && strstr(a->backend, "gpu") != NULL;
 }
 
-const tl_algorithm *mpi_gpu_variant(const char *name)
+const char *mpi_gpu_name(const char *cmd, const char *name)
 {
   const tl_algorithm *base = name ? tl_mpi_find(name) : NULL;
-  if (!base)
-    return NULL;
-  if (on_gpu(base))
-    return base;
-  size_t count;
-  const tl_algorithm *const *reg = tl_mpi_registry(&count);
-  for (size_t k = 0; k < count; k++)
-    if (on_gpu(reg[k]) && reg[k]->reference == base->reference)
-      return reg[k];
-  return NULL;
-}
-
-void mpi_gpu_algorithms(char *buf, size_t len)
-{
   size_t count, used = 0;
   const tl_algorithm *const *reg = tl_mpi_registry(&count);
-  buf[0] = 0;
-  for (size_t k = 0; k < count && used < len; k++)
+  if (base && on_gpu(base))
+    return base->name;
+  for (size_t k = 0; base && k < count; k++)
+    if (on_gpu(reg[k]) && reg[k]->reference == base->reference)
+      return reg[k]->name;
+  char list[256] = "";
+  for (size_t k = 0; k < count && used < sizeof list; k++)
     if (on_gpu(reg[k]))
-      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", reg[k]->name);
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                               reg[k]->name);
+  cli_error("%s: --gpu: '%s' has no version on the GPU kernels (those with one: %s)", cmd,
+            name ? name : "", list);
+  return NULL;
 }
 
 static void usage(FILE *out)

@@ -22,12 +22,11 @@ int mpi_size(void);
 /* Rank 0's value of a flag or status, on every rank. */
 int mpi_agree(int value);
 
-/* --gpu: the MPI algorithm whose rank program runs its local phase on the
- * GPU kernels (its registry backend names a GPU) and that has `name`'s
- * reference -- pdd_mpi's is pdd_gpu_mpi -- or NULL (none, or no such
- * algorithm). mpi_gpu_algorithms lists them, comma-separated, for a
- * message. */
-const tl_algorithm *mpi_gpu_variant(const char *name);
-void mpi_gpu_algorithms(char *buf, size_t len);
+/* --gpu: the name of the MPI algorithm whose rank program runs its local
+ * phase on the GPU kernels (its registry backend names a GPU) and that
+ * has `name`'s reference -- pdd_mpi's is pdd_gpu_mpi. NULL when there is
+ * none, after saying so (`cmd`: the command, for the message), with the
+ * algorithms that have one. */
+const char *mpi_gpu_name(const char *cmd, const char *name);
 
 #endif

@@ -81,6 +81,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
@@ -237,6 +238,17 @@ void tl_pdd_ref_spike_lengths_d(tl_pdd_part_d *pt)
 {
   pt->kv = pt->p > 0 ? pt->m : 0;             /* left spike from alpha = a[begin]  */
   pt->kw = pt->p + 1 < pt->parts ? pt->m : 0; /* right spike from gamma = c[end-1] */
+}
+
+void tl_pdd_ref_local_taken_d(tl_pdd_part_d *pt, const double *v, const double *w,
+                              const double bound[3], long margin_row)
+{
+  memcpy(pt->v, v, pt->m * sizeof *v);
+  memcpy(pt->w, w, pt->m * sizeof *w);
+  tl_pdd_ref_spike_lengths_d(pt);
+  pt->drop_v = bound[0], pt->drop_w = bound[1], pt->margin = bound[2];
+  pt->margin_row = margin_row;
+  pt->tail_coef_v = pt->tail_coef_w = 0.0;
 }
 
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,

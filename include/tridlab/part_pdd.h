@@ -205,9 +205,15 @@ void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys);
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                        const double *d, double *x, tl_info *info);
 /* The lengths of PDD's spikes that phase 1 computes: kv = m when p has a
- * left neighbour, kw = m when it has a right one, else 0. (For a phase 1
- * computed elsewhere: set these, the spikes and tl_pdd_bound_local_d.) */
+ * left neighbour, kw = m when it has a right one, else 0. */
 void tl_pdd_ref_spike_lengths_d(tl_pdd_part_d *pt);
+/* The state phase 1 leaves (tl_pdd_ref_local_d, then
+ * tl_pdd_bound_local_d), from a phase 1 computed elsewhere -- a GPU
+ * kernel's: the spikes v and w (m values each, copied), the spike
+ * lengths, bound = {drop_v, drop_w, margin} and the margin's global row;
+ * the tail couplings reset. */
+void tl_pdd_ref_local_taken_d(tl_pdd_part_d *pt, const double *v, const double *w,
+                              const double bound[3], long margin_row);
 /* Phase 3 (p <= P-2): receive the first-row edge of p+1, solve interface
  * p|p+1, keep x[end] (pt->x_right), write the message to p+1. */
 int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,

@@ -401,25 +401,28 @@ static int KF(distd2_emulated)(const KF(gpu_call) *k, tl_info *info)
   return TL_OK;
 }
 
+/* What the local-phase kernels of PDD and SPIKE watch: the batch a, b,
+ * c, d; their outputs y (named `y_name`), v, w of its shape; `per`
+ * values of `part_name` and 3 status words per (system, partition); the
+ * partitions' first rows. */
+#define LOCAL_SPEC(k, y_name, part_name, per)                                                      \
+  {k->a, k->n * k->nsys, sizeof(T), "a", 1}, {k->b, k->n * k->nsys, sizeof(T), "b", 1},            \
+      {k->c, k->n * k->nsys, sizeof(T), "c", 1}, {k->d, k->n * k->nsys, sizeof(T), "d", 1},        \
+      {k->y, k->n * k->nsys, sizeof(T), y_name, 0}, {k->v, k->n * k->nsys, sizeof(T), "v", 0},     \
+      {k->w, k->n * k->nsys, sizeof(T), "w", 0},                                                   \
+      {k->part, (per) * (size_t)k->parts * k->nsys, sizeof(T), part_name, 0},                     \
+      {k->stat, 3 * (size_t)k->parts * k->nsys, sizeof(int), "stat", 0},                          \
+      {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1}
+
 static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   T *scratch = tl_gpu_scratch_alloc(k->n * k->nsys, sizeof(T));
   if (!scratch)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_local: no memory");
-  size_t all = k->n * k->nsys, per = 3 * (size_t)k->parts * k->nsys, z = sizeof(T);
-  watch_spec w[] = {{k->a, all, z, "a", 1},
-                    {k->b, all, z, "b", 1},
-                    {k->c, all, z, "c", 1},
-                    {k->d, all, z, "d", 1},
-                    {k->y, all, z, "y", 0},
-                    {k->v, all, z, "v", 0},
-                    {k->w, all, z, "w", 0},
-                    {k->part, per, z, "part", 0},
-                    {k->stat, per, sizeof(int), "stat", 0},
-                    {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1}};
-  WATCHING(w,
-           TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts, k->edges, k->off,
-                     k->a, k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part, k->stat));
+  watch_spec w[] = {LOCAL_SPEC(k, "y", "part", 3)};
+  WATCHING(w, TL_LAUNCH(KF(pdd_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts,
+                        k->edges, k->off, k->a, k->b, k->c, k->d, k->y, k->v, k->w, scratch,
+                        k->part, k->stat));
   tl_gpu_scratch_free(scratch);
   return TL_OK;
 }
@@ -429,13 +432,7 @@ static int KF(spike_local_emulated)(const KF(gpu_call) *k, tl_info *info)
   T *factors = tl_gpu_scratch_alloc(5 * k->n * k->nsys, sizeof(T));
   if (!factors)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike_local: no memory");
-  size_t all = k->n * k->nsys, per = (size_t)k->parts * k->nsys, z = sizeof(T);
-  watch_spec w[] = {{k->a, all, z, "a", 1},      {k->b, all, z, "b", 1},
-                    {k->c, all, z, "c", 1},      {k->d, all, z, "d", 1},
-                    {k->y, all, z, "g", 0},      {k->v, all, z, "v", 0},
-                    {k->w, all, z, "w", 0},      {k->part, 6 * per, z, "tips", 0},
-                    {k->stat, 3 * per, sizeof(int), "stat", 0},
-                    {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1}};
+  watch_spec w[] = {LOCAL_SPEC(k, "g", "tips", 6)};
   WATCHING(w, TL_LAUNCH(KF(spike_local_kernel), (long)k->nsys, k->parts, 0, (long)k->n, k->parts,
                         k->off, k->a, k->b, k->c, k->d, k->y, k->v, k->w, factors, k->part,
                         k->stat));

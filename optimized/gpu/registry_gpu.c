@@ -85,9 +85,10 @@ static const double *sys_d(const void *arr, size_t s, size_t n)
   return (const double *)arr + s * n;
 }
 
-/* What the partitioned backends take: float64 (plain unless `periodic`),
- * at most 1024 partitions (`per`: threads of a block, blocks per group);
- * else unsupported, and tl_solve answers with the reference. */
+/* What the backends of one block per system take (and distd2_gpu's):
+ * float64 (plain unless `periodic`), at most 1024 partitions (`per`:
+ * threads of a block, blocks per group); else unsupported, and tl_solve
+ * answers with the reference. */
 static int partitioned_ok(const char *who, const char *per, int periodic, const tl_batch *sys,
                           const tl_options *opt, tl_info *info)
 {
@@ -98,6 +99,16 @@ static int partitioned_ok(const char *who, const char *per, int periodic, const 
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts", "%s: at most 1024 partitions (%s)",
                    who, per);
   return TL_OK;
+}
+
+/* 1 when no partition of system s raised a flag in a local-phase kernel's
+ * status words (3 per (system, partition), the kind first). */
+static int system_clean(const int *stat, size_t s, size_t parts)
+{
+  for (size_t p = 0; p < parts; p++)
+    if (stat[3 * (s * parts + p)] != 0)
+      return 0;
+  return 1;
 }
 
 /* ---------------------------------------------------------------- */
@@ -208,11 +219,7 @@ static int pcr_status(const pcr_words *w, size_t n, const double *a, const doubl
 static int pcr_family_solve(const pcr_words *w, int parts, const tl_batch *sys, double *x,
                             const tl_options *opt, tl_info *info)
 {
-  if (sys->dtype != TL_F64)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dtype", "%s solves float64", w->who);
-  if (parts > 1024)
-    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "parts",
-                   "%s: at most 1024 partitions (threads of a block)", w->who);
+  TL_CALL(partitioned_ok(w->who, "threads of a block", 1, sys, opt, info));
   size_t n = sys->n, nsys = sys->nsys;
   int *stat = tl_alloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
   if (!stat)
@@ -364,16 +371,10 @@ static int pdd_gpu_finish(const tl_batch *sys, size_t s, const tl_options *opt, 
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_gpu: no memory");
   for (; ready < P; ready++) {
     tl_pdd_part_d *q = &pt[ready];
-    const double *word = part + 3 * (s * (size_t)P + (size_t)ready);
+    size_t k = 3 * (s * (size_t)P + (size_t)ready); /* the kernel's words of (s, ready) */
     TL_CHECK(tl_pdd_part_init_d(q, n, P, opt->part_sizes, ready, info));
-    memcpy(q->v, v + s * n + q->begin, q->m * sizeof(double));
-    memcpy(q->w, w + s * n + q->begin, q->m * sizeof(double));
-    tl_pdd_ref_spike_lengths_d(q);
-    q->drop_v = word[0];
-    q->drop_w = word[1];
-    q->margin = word[2];
-    q->margin_row = stat[3 * (s * (size_t)P + (size_t)ready) + 2];
-    q->tail_coef_v = q->tail_coef_w = 0;
+    tl_pdd_ref_local_taken_d(q, v + s * n + q->begin, w + s * n + q->begin, part + k,
+                             stat[k + 2]);
   }
   status = tl_pdd_ref_exchange_d(pt, P, sys_d(sys->a, s, n), sys_d(sys->c, s, n), x + s * n, tol,
                                  "pdd_gpu", NULL, info);
@@ -408,10 +409,8 @@ static int pdd_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *xv,
   for (size_t s = 0; s < nsys && out.status >= 0; s++) {
     tl_info one;
     tl_info_clear(&one);
-    int clean = 1, sst;
-    for (int p = 0; p < opt->parts; p++)
-      clean &= stat[3 * (s * (size_t)opt->parts + (size_t)p)] == 0;
-    if (clean)
+    int sst;
+    if (system_clean(stat, s, (size_t)opt->parts))
       sst = pdd_gpu_finish(sys, s, opt, v, w, part, stat, tol, x, &one);
     else /* the kernel found a breakdown: the reference says where and why */
       sst = tl_pdd_ref_solve_d(n, sys_d(sys->a, s, n), sys_d(sys->b, s, n), sys_d(sys->c, s, n),
@@ -462,10 +461,8 @@ static int spike_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x
     double *xs = x + s * n;
     tl_info one;
     tl_info_clear(&one);
-    int clean = 1, sst;
-    for (size_t p = 0; p < P; p++)
-      clean &= stat[3 * (s * P + p)] == 0;
-    if (clean) /* phases 4-5 and the verdict on the host, x = g - V .. - W .. */
+    int sst;
+    if (system_clean(stat, s, P)) /* phases 4-5 and the verdict on the host, x = g - V .. - W .. */
       sst = tl_spike_finish_d(&spike_gpu_variant, &mode, n, opt->parts, opt->part_sizes, a, b, c,
                               d, NULL, xs, v + s * n, w + s * n, tips + TL_SPIKE_SEND * P * s, xs,
                               NULL, &one);

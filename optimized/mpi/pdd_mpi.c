@@ -265,13 +265,8 @@ static void local_gpu(pdd_run *r, unsigned char *redo)
       redo[s] = 1;
       continue;
     }
-    const double *part = w + m * nsys + 3 * s;
-    memcpy(pt->v, v + s * m, m * sizeof *v);
-    memcpy(pt->w, w + s * m, m * sizeof *w);
-    tl_pdd_ref_spike_lengths_d(pt);
-    pt->drop_v = part[0], pt->drop_w = part[1], pt->margin = part[2];
-    pt->margin_row = (long)pt->begin + stat[3 * s + 2];
-    pt->tail_coef_v = pt->tail_coef_w = 0.0;
+    tl_pdd_ref_local_taken_d(pt, v + s * m, w + s * m, w + m * nsys + 3 * s,
+                             (long)pt->begin + stat[3 * s + 2]); /* the kernel's rows are the slice's */
   }
   free(v);
   free(stat);

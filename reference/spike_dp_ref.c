@@ -142,7 +142,7 @@ const tl_algorithm tl_algo_spike_dp_ref = {
     .layouts = TL_NONPERIODIC,
     .partitioned = 1,
     .min_rows_per_part = 1,
-    .params = tl_spike_params, /* truncate, tol: the shared driver's */
+    .params = tl_spike_params, /* truncate, tol, reduced: the shared driver's */
     .nparams = TL_SPIKE_NPARAMS,
     .summary = "SPIKE with blocks factored by 1x1/2x2 diagonal pivoting (no row swaps), "
                "spikes, 2(P-1)-unknown reduced system by a pivoted band solve, retrieval",

@@ -187,7 +187,7 @@ const tl_algorithm tl_algo_spike_givens_ref = {
     .layouts = TL_NONPERIODIC,
     .partitioned = 1,
     .min_rows_per_part = 1,
-    .params = tl_spike_params, /* truncate, tol: the shared driver's */
+    .params = tl_spike_params, /* truncate, tol, reduced: the shared driver's */
     .nparams = TL_SPIKE_NPARAMS,
     .summary = "SPIKE with blocks factored by Givens rotations (QR), a singular block taken by "
                "a rank-one modification the reduced system absorbs, pivoted band solve, "

@@ -174,13 +174,31 @@ const tl_param tl_spike_params[TL_SPIKE_NPARAMS] = {
      "PDD drops them (0: the whole reduced system)"},
     {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
      "truncate=1: largest dropped far spike entry accepted as TL_OK (default 2 eps, as pdd)"},
+    {"reduced", TL_PARAM_CHOICE, 0, 0, 0, "band|recursive",
+     "band: the whole reduced system by LAPACK's pivoted band solve (DGBSV); recursive: by "
+     "recursive SPIKE, partitions merged pairwise in log2 P levels (every merged block must be "
+     "non-singular)"},
 };
+
+int tl_spike_mode_of(const tl_algorithm *self, const tl_options *opt, tl_spike_mode *mode,
+                     tl_info *info)
+{
+  *mode = (tl_spike_mode){.truncate = tl_param_value(self, opt, "truncate") == 1,
+                          .tol = tl_param_value(self, opt, "tol"),
+                          .recursive = tl_param_value(self, opt, "reduced") == 1};
+  if (mode->truncate && mode->recursive)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "reduced",
+                   "%s: truncate=1 solves the interfaces apart; reduced=recursive needs the "
+                   "whole reduced system (truncate=0)",
+                   self->name);
+  return TL_OK;
+}
 
 int tl_spike_system(const tl_spike_variant *var, const tl_algorithm *self, const tl_batch *one,
                     void *x, const tl_options *opt, tl_info *info)
 {
-  tl_spike_mode mode = {.truncate = tl_param_value(self, opt, "truncate") == 1,
-                        .tol = tl_param_value(self, opt, "tol")};
+  tl_spike_mode mode;
+  TL_CALL(tl_spike_mode_of(self, opt, &mode, info));
   if (one->dtype == TL_F64)
     return tl_spike_run_mode_d(var, &mode, one->n, opt->parts, opt->part_sizes, one->a, one->b,
                                one->c, one->d, x, opt->ledger, info);
@@ -519,6 +537,201 @@ int FN(tl_spike_reduced_trunc)(int parts, const S *tips, S *y, tl_info *info)
   return FN(reduced_trunc_send)(parts, TL_SPIKE_SEND, tips, y, info);
 }
 
+/* Recursive SPIKE (Polizzi & Sameh 2006, the recursive scheme) on the
+ * same tips. A SEGMENT of partitions [lo, hi) obeys, at its top and its
+ * bottom row, spike equations like a single partition's,
+ *
+ *   x_top = g_t - V_t x_next - W_t x_prev,   x_bot = g_b - V_b x_next - W_b x_prev,
+ *
+ * x_prev the last unknown before the segment, x_next the first after it:
+ * six numbers t = {g_t, g_b, V_t, V_b, W_t, W_b}, a partition's tips at
+ * level 0. Two neighbouring segments L | R merge into one: the two
+ * unknowns at their interface, u = L's bottom and z = R's top, solve
+ *
+ *   | 1       V_b(L) | | u |   | g_b(L) - W_b(L) x_prev |
+ *   | W_t(R)  1      | | z | = | g_t(R) - V_t(R) x_next |
+ *
+ * so u = ug - uv x_next - uw x_prev and z = zg - zv x_next - zw x_prev
+ * (the merge's six coefficients, kept for the way down), and the merged
+ * segment's top (L's, which needs z) and bottom (R's, which needs u) are
+ * spike equations again:
+ *
+ *   level 0:  [p0] [p1] [p2] [p3] [p4]      pairs merge, an odd one
+ *   level 1:  [p0   p1] [p2   p3] [p4]      waits for the next level
+ *   level 2:  [p0   p1    p2   p3] [p4]
+ *   level 3:  [p0   p1    p2   p3    p4]    no x_prev, no x_next: done
+ *
+ * The way down runs the merges backwards: a merge's x_prev and x_next
+ * are unknowns of interfaces merged above it (or absent: 0), so its u
+ * and z follow from them. Each 2x2 is solved with partial pivoting
+ * (within the 2x2: nothing pivots across merges, as DGBSV pivots across
+ * the whole band). ceil(log2 P) levels; each level's merges are
+ * independent (on P processors, log2 P steps where the band solve is one
+ * processor's 2(P-1) rows). 1 - V_b(L) W_t(R) is the determinant of the
+ * merged block's S, so it is 0 exactly when the merged block of A is
+ * singular: recursive SPIKE needs every merged block non-singular, not
+ * only A -- it pivots inside partitions, never across them. */
+typedef struct FN(spike_merge) {
+  int lo, hi, j; /* the merged segment [lo, hi), the interface j|j+1 it removes */
+  S ug, uv, uw, zg, zv, zw;
+} FN(spike_merge);
+
+/* The 2x2 of a merge, | 1 p ; q 1 | (u, z) = (r0, r1), for one
+ * right-hand side, by Gaussian elimination with partial pivoting (rows
+ * swapped when |q| > 1). Returns 0 for a zero or non-finite pivot. */
+static int FN(solve2)(S p, S q, S r0, S r1, S *u, S *z)
+{
+  S piv;
+  if (FN(mag)(q) > 1) { /* | q 1 ; 1 p |: eliminate with l = 1 / q */
+    S l = 1 / q;
+    piv = p - l;
+    *z = (r0 - l * r1) / piv;
+    *u = (r1 - *z) / q;
+  } else { /* eliminate with l = q */
+    piv = 1 - q * p;
+    *z = (r1 - q * r0) / piv;
+    *u = r0 - p * *z;
+  }
+  return piv != 0 && ISFINITE(piv) && ISFINITE(*u) && ISFINITE(*z);
+}
+
+/* L | R -> M (tips of 6), the merge's coefficients into mg: the 2x2
+ * with three right-hand sides, (g_b(L), g_t(R)) for ug, zg, (0, V_t(R))
+ * for uv, zv (x_next's column) and (W_b(L), 0) for uw, zw (x_prev's).
+ * Returns 0 when the 2x2 is singular or a result overflows. */
+static int FN(merge_segments)(const S *L, const S *R, S *M, FN(spike_merge) * mg)
+{
+  int ok = FN(solve2)(L[3], R[4], L[1], R[0], &mg->ug, &mg->zg) &&
+           FN(solve2)(L[3], R[4], 0, R[2], &mg->uv, &mg->zv) &&
+           FN(solve2)(L[3], R[4], L[5], 0, &mg->uw, &mg->zw);
+  M[0] = L[0] - L[2] * mg->zg; /* the top row is L's */
+  M[2] = -(L[2] * mg->zv);
+  M[4] = L[4] - L[2] * mg->zw;
+  M[1] = R[1] - R[5] * mg->ug; /* the bottom row is R's */
+  M[3] = R[3] - R[5] * mg->uv;
+  M[5] = -(R[5] * mg->uw);
+  for (int k = 0; k < 6; k++)
+    ok = ok && ISFINITE(M[k]);
+  return ok;
+}
+
+/* A kernel variant's partition p: its pinned unknown (its bottom, or the
+ * last partition's top) appears on both sides of its tip equations,
+ * x_pin = ... + K_pin x_pin; solved for it, the tips are spike tips
+ * again (t: 8 words in, the first 6 rewritten). 1 - K_pin is the
+ * determinant of the block's S_pp = I - K e_pin^T, 0 for a singular
+ * block: returns 0 then. */
+static int FN(fold_kernel)(int p, int parts, S *t)
+{
+  if (t[6] == 0 && t[7] == 0)
+    return 1;
+  int pin = p + 1 < parts ? 1 : 0; /* 1: the bottom tip; 0: the top */
+  S den = 1 - t[6 + pin], kother = t[6 + !pin];
+  if (den == 0 || !ISFINITE(den))
+    return 0;
+  for (int k = 0; k < 3; k++) { /* g, V, W */
+    t[2 * k + pin] = t[2 * k + pin] / den;
+    t[2 * k + !pin] = t[2 * k + !pin] + kother * t[2 * k + pin];
+  }
+  for (int k = 0; k < 6; k++)
+    if (!ISFINITE(t[k]))
+      return 0;
+  return 1;
+}
+
+/* Level after level, pairs of neighbouring segments merge (seg: 6 words
+ * per segment, its partitions' span in lo/hi); the merges go into mg in
+ * the order made. Returns the number made, or -(1 + the index of the
+ * merge that failed). */
+static int FN(merge_up)(int parts, S *seg, int *lo, int *hi, FN(spike_merge) * mg)
+{
+  int count = parts, made = 0;
+  while (count > 1) {
+    int next = 0;
+    for (int k = 0; k < count; k += 2, next++) {
+      if (k + 1 == count) { /* the odd one out waits for the next level */
+        memmove(seg + 6 * next, seg + 6 * k, 6 * sizeof(S));
+        lo[next] = lo[k], hi[next] = hi[k];
+        continue;
+      }
+      FN(spike_merge) *m = &mg[made];
+      m->lo = lo[k], m->hi = hi[k + 1], m->j = hi[k] - 1;
+      S M[6];
+      if (!FN(merge_segments)(seg + 6 * k, seg + 6 * (k + 1), M, m))
+        return -(1 + made);
+      memcpy(seg + 6 * next, M, sizeof M);
+      lo[next] = m->lo, hi[next] = m->hi;
+      made++;
+    }
+    count = next;
+  }
+  return made;
+}
+
+/* Phase 4 by recursive SPIKE on tips of `send` words per partition. */
+static int FN(reduced_recursive_send)(int parts, size_t send, const S *tips, S *y, tl_info *info)
+{
+  if (parts < 2)
+    return TL_OK;
+  size_t P = (size_t)parts;
+  S *seg = tl_alloc(6 * P + 2 * P, sizeof(S));
+  int *span = tl_alloc(2 * P, sizeof(int));
+  FN(spike_merge) *mg = tl_alloc(P, sizeof *mg);
+  int status = TL_OK;
+  if (!seg || !span || !mg) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike: no memory for the reduced system");
+    goto cleanup;
+  }
+  int *lo = span, *hi = span + P;
+  for (int p = 0; p < parts; p++) { /* level 0: the partitions' own tips */
+    S t[TL_SPIKE_SEND_KERNEL] = {0};
+    memcpy(t, tips + send * (size_t)p, send * sizeof(S));
+    if (!FN(fold_kernel)(p, parts, t)) {
+      status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, p + 1 < parts ? 2L * p : 2L * p - 1, "",
+                       "spike: recursive SPIKE: the diagonal block of partition %d is singular "
+                       "or nearly so, and recursive SPIKE needs every block non-singular "
+                       "(reduced=band solves it)",
+                       p);
+      goto cleanup;
+    }
+    memcpy(seg + 6 * (size_t)p, t, 6 * sizeof(S));
+    lo[p] = p, hi[p] = p + 1;
+  }
+  int made = FN(merge_up)(parts, seg, lo, hi, mg);
+  if (made < 0) {
+    const FN(spike_merge) *m = &mg[-made - 1];
+    status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, 2L * m->j, "",
+                     "spike: recursive SPIKE: the block of partitions %d..%d is singular or "
+                     "nearly so (its 2x2 at interface %d|%d; reduced=band pivots across "
+                     "partitions)",
+                     m->lo, m->hi - 1, m->j, m->j + 1);
+    goto cleanup;
+  }
+  /* The way down: each merge's x_prev and x_next are already known. */
+  for (int k = made; k-- > 0;) {
+    const FN(spike_merge) *m = &mg[k];
+    S xp = m->lo > 0 ? y[2 * m->lo - 2] : 0, xn = m->hi < parts ? y[2 * m->hi - 1] : 0;
+    y[2 * m->j] = m->ug - m->uv * xn - m->uw * xp;
+    y[2 * m->j + 1] = m->zg - m->zv * xn - m->zw * xp;
+  }
+  for (size_t k = 0; k < 2 * (P - 1); k++)
+    if (!ISFINITE(y[k])) {
+      status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
+                       "spike: the reduced solution is not finite at reduced row %zu", k);
+      break;
+    }
+cleanup:
+  free(seg);
+  free(span);
+  free(mg);
+  return status;
+}
+
+int FN(tl_spike_reduced_recursive)(int parts, const S *tips, S *y, tl_info *info)
+{
+  return FN(reduced_recursive_send)(parts, TL_SPIKE_SEND, tips, y, info);
+}
+
 int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, const S *g,
                           const S *v, const S *w, S prev_bottom, S next_top, S *x, tl_info *info)
 {
@@ -572,14 +785,16 @@ static int FN(kernel_untruncatable)(const tl_spike_variant *var, size_t n, int p
 
 /* Phase 4 on partition 0, whole or truncated, its breakdowns restated
  * with rows of A and worded with the variant's name. */
-static int FN(phase4)(const tl_spike_variant *var, int truncate, size_t n, int parts,
-                      const size_t *part_sizes, const S *tips, S *y, tl_info *info)
+static int FN(phase4)(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
+                      int parts, const size_t *part_sizes, const S *tips, S *y, tl_info *info)
 {
   size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
+  int truncate = mode && mode->truncate, recursive = mode && mode->recursive;
   if (truncate && var->kernel)
     TL_CALL(FN(kernel_untruncatable)(var, n, parts, part_sizes, tips, info));
-  int status = truncate ? FN(reduced_trunc_send)(parts, send, tips, y, info)
-                        : FN(reduced_send)(parts, send, tips, y, info);
+  int status = truncate    ? FN(reduced_trunc_send)(parts, send, tips, y, info)
+               : recursive ? FN(reduced_recursive_send)(parts, send, tips, y, info)
+                           : FN(reduced_send)(parts, send, tips, y, info);
   if (status == TL_ERR_BREAKDOWN)
     status = truncate ? interface_failure(var->name, info, status, n, parts, part_sizes)
                       : tl_spike_reduced_failure(info, status, n, parts, part_sizes);
@@ -721,7 +936,7 @@ int FN(tl_spike_finish)(const tl_spike_variant *var, const tl_spike_mode *mode, 
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for scratch", name);
   /* Phase 4 on partition 0: the reduced system (truncated: its 2x2
    * systems, which the neighbours could solve instead; not built). */
-  status = FN(phase4)(var, truncate, n, parts, part_sizes, tips, y, info);
+  status = FN(phase4)(var, mode, n, parts, part_sizes, tips, y, info);
   if (status < 0)
     goto cleanup;
   /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */

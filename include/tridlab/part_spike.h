@@ -235,22 +235,46 @@ int tl_spike_run_z(const tl_spike_variant *var, size_t n, int parts, const size_
                    const double complex *a, const double complex *b, const double complex *c,
                    const double complex *d, double complex *x, tl_ledger *ledger, tl_info *info);
 
-/* How phase 4 solves (the registry's parameters `truncate` and `tol`,
- * tl_spike_params): truncate = 0, the whole banded reduced system (exact
- * SPIKE); 1, truncated SPIKE -- the P-1 decoupled 2x2 systems of the
- * interfaces, each dropping the two far spike entries that couple it to
- * its neighbours (W_j[bottom] x_{j-1}[bottom], V_{j+1}[top]
- * x_{j+2}[top]), and PDD's verdict on what was dropped (tol: the largest
- * dropped entry accepted, as PDD's). */
+/* How phase 4 solves (the registry's parameters `truncate`, `tol` and
+ * `reduced`, tl_spike_params): truncate = 0, the whole reduced system
+ * (exact SPIKE), by LAPACK's pivoted band solve (recursive = 0) or by
+ * recursive SPIKE (recursive = 1); 1, truncated SPIKE -- the P-1
+ * decoupled 2x2 systems of the interfaces, each dropping the two far
+ * spike entries that couple it to its neighbours (W_j[bottom]
+ * x_{j-1}[bottom], V_{j+1}[top] x_{j+2}[top]), and PDD's verdict on what
+ * was dropped (tol: the largest dropped entry accepted, as PDD's). */
 typedef struct tl_spike_mode {
   int truncate;
   double tol;
+  int recursive; /* 1: the whole reduced system by recursive SPIKE */
 } tl_spike_mode;
 
 /* The parameters of every variant's registry entry: truncate (0 or 1),
- * tol (default 2 eps, read only when truncate = 1). */
-#define TL_SPIKE_NPARAMS 2
+ * tol (default 2 eps, read only when truncate = 1), reduced (band or
+ * recursive: how the whole reduced system is solved). */
+#define TL_SPIKE_NPARAMS 3
 extern const tl_param tl_spike_params[TL_SPIKE_NPARAMS];
+
+/* The mode an entry's parameters ask for (truncate, tol, reduced), read
+ * through tl_param_value: for every backend of the SPIKE family.
+ * truncate=1 with reduced=recursive is TL_ERR_ARG (truncation solves no
+ * whole reduced system to recurse on). */
+int tl_spike_mode_of(const tl_algorithm *self, const tl_options *opt, tl_spike_mode *mode,
+                     tl_info *info);
+
+/* Phase 4 by recursive SPIKE (Polizzi & Sameh 2006, the recursive
+ * scheme): y as tl_spike_reduced_*, from the same tips, by merging
+ * neighbouring partitions pairwise, level after level, into blocks of
+ * 2, 4, 8, ... partitions -- each merge a 2x2 system at the interface it
+ * removes, the merged block's tips from its halves' -- until one block is
+ * left, then the interfaces' unknowns from the top level down. No
+ * pivoting across partitions: a merged block that is singular (the
+ * 2x2's determinant 1 - V[bottom] W[top] is 0 or not finite) is
+ * TL_ERR_BREAKDOWN with info->row = the reduced row 2j of the interface
+ * that merge removes, where the band solve may still succeed. */
+int tl_spike_reduced_recursive_d(int parts, const double *tips, double *y, tl_info *info);
+int tl_spike_reduced_recursive_z(int parts, const double complex *tips, double complex *y,
+                                 tl_info *info);
 
 /* Phase 4 of truncated SPIKE: y as tl_spike_reduced_* but from the P-1
  * decoupled 2x2 systems, interface j|j+1 alone:

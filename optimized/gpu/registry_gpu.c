@@ -439,8 +439,8 @@ static int spike_gpu_once(const tl_algorithm *self, const tl_batch *sys, void *x
 {
   TL_CALL(partitioned_ok("spike_gpu", "threads of a block", 0, sys, opt, info));
   size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts;
-  tl_spike_mode mode = {.truncate = tl_param_value(self, opt, "truncate") == 1,
-                        .tol = tl_param_value(self, opt, "tol")};
+  tl_spike_mode mode;
+  TL_CALL(tl_spike_mode_of(self, opt, &mode, info));
   double *x = xv, *v = tl_alloc(n * nsys, sizeof *v), *w = tl_alloc(n * nsys, sizeof *w);
   double *tips = tl_alloc(TL_SPIKE_SEND * P * nsys, sizeof *tips);
   int *stat = tl_alloc(3 * P * nsys, sizeof *stat), status = TL_OK;
@@ -559,12 +559,14 @@ static const tl_param pdd_gpu_params[] = {
      "largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
     ORDERS_PARAM};
 
-/* spike_gpu: spike's truncate and tol, and orders. */
+/* spike_gpu: spike's truncate, tol and reduced, and orders. */
 static const tl_param spike_gpu_params[] = {
     {"truncate", TL_PARAM_INT, 0, 0, 1, NULL,
      "1: truncated SPIKE, the P-1 interfaces' 2x2 systems alone (0: the whole reduced system)"},
     {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
      "truncate=1: largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
+    {"reduced", TL_PARAM_CHOICE, 0, 0, 0, "band|recursive",
+     "band: the reduced system by LAPACK's pivoted band solve; recursive: by recursive SPIKE"},
     ORDERS_PARAM};
 
 /* ---------------------------------------------------------------- */
@@ -660,7 +662,7 @@ static tl_algorithm tl_algo_spike_gpu = {
     .source = "Polizzi and Sameh 2006; Chang, Stratton, Kim and Hwu SC12 (SPIKE on a GPU); LAPACK "
               "DGTTRF/DGTTRS",
     .params = spike_gpu_params,
-    .nparams = 3,
+    .nparams = 4,
     .solve = spike_gpu_solve,
 };
 

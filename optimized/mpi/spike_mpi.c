@@ -41,46 +41,43 @@ extern const tl_algorithm tl_algo_spike_dp_ref;
  * factorization and local solves are one phase. */
 enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
-static int sp_rank_d(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
-                     const size_t *slices, double *x, tl_info *info);
-static int sp_rank_z(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
-                     const size_t *slices, double complex *x, tl_info *info);
+static int sp_rank_d(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
+                     const tl_mpi_batch *sl, const size_t *slices, double *x, tl_info *info);
+static int sp_rank_z(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
+                     const tl_mpi_batch *sl, const size_t *slices, double complex *x,
+                     tl_info *info);
 
-static int sp_solve(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
-                    const size_t *slices, void *x, tl_info *info)
+/* The parameters are the reference's (truncate, tol, reduced). Truncated
+ * SPIKE (truncate=1) is refused, not ignored: its verdict needs PDD's
+ * per-partition numbers reduced across ranks, which is not built.
+ * reduced=recursive is rank 0's choice of reduced solve. Every rank reads
+ * the same options, so every rank refuses before any message. */
+static int sp_solve(const tl_spike_variant *var, const tl_algorithm *self, tl_mpi_exchange *ex,
+                    const tl_mpi_batch *sl, const size_t *slices, void *x, const tl_options *opt,
+                    tl_info *info)
 {
-  if (sl->dtype == TL_F64)
-    return sp_rank_d(var, ex, sl, slices, x, info);
-  return sp_rank_z(var, ex, sl, slices, x, info);
-}
-
-/* Truncated SPIKE (truncate=1) is refused, not ignored: its verdict
- * needs PDD's per-partition numbers reduced across ranks, which is not
- * built. Every rank reads the same options, so every rank refuses before
- * any message. */
-static int sp_check_mode(const tl_spike_variant *var, const tl_algorithm *self,
-                         const tl_options *opt, tl_info *info)
-{
-  if (tl_param_value(self, opt, "truncate") != 0)
+  tl_spike_mode mode;
+  TL_CALL(tl_spike_mode_of(self, opt, &mode, info));
+  if (mode.truncate)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "truncate",
                    "%s: truncate=1 is not built across ranks (the simulated reference has it)",
                    var->name);
-  return TL_OK;
+  if (sl->dtype == TL_F64)
+    return sp_rank_d(var, mode.recursive, ex, sl, slices, x, info);
+  return sp_rank_z(var, mode.recursive, ex, sl, slices, x, info);
 }
 
 static int spike_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
                            const size_t *slices, void *x, const tl_options *opt, tl_info *info)
 {
-  TL_CALL(sp_check_mode(&tl_spike_partial, self, opt, info));
-  return sp_solve(&tl_spike_partial, ex, sl, slices, x, info);
+  return sp_solve(&tl_spike_partial, self, ex, sl, slices, x, opt, info);
 }
 
 static int spike_dp_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                               const tl_mpi_batch *sl, const size_t *slices, void *x,
                               const tl_options *opt, tl_info *info)
 {
-  TL_CALL(sp_check_mode(&tl_spike_diagonal, self, opt, info));
-  return sp_solve(&tl_spike_diagonal, ex, sl, slices, x, info);
+  return sp_solve(&tl_spike_diagonal, self, ex, sl, slices, x, opt, info);
 }
 
 #define SP_CROSSES                                                                                 \
@@ -123,10 +120,11 @@ const tl_algorithm tl_mpi_algo_spike_dp = {
 #else /* ---- the rank program, once for S = double and S = double complex ---- */
 
 /* Rank 0: the reduced system of system s from the gathered tips (rank q's
- * 6 nsys scalars, system after system), and every rank's two boundary
- * unknowns into `pairs` (rank-major, 2 per system). tips, y: 6P and 2P
- * scratch. */
-static void FN(sp_root_solve)(const tl_spike_variant *var, tl_mpi_status *st,
+ * 6 nsys scalars, system after system), by the band solve or recursive
+ * SPIKE (reduced=recursive, the reference's choice too), and every
+ * rank's two boundary unknowns into `pairs` (rank-major, 2 per system).
+ * tips, y: 6P and 2P scratch. */
+static void FN(sp_root_solve)(const tl_spike_variant *var, int recursive, tl_mpi_status *st,
                               const tl_mpi_batch *sl, const size_t *slices, const S *all, size_t s,
                               S *tips, S *y, S *pairs)
 {
@@ -137,7 +135,8 @@ static void FN(sp_root_solve)(const tl_spike_variant *var, tl_mpi_status *st,
            TL_SPIKE_SEND * sizeof(S));
   tl_info one;
   tl_info_clear(&one);
-  int status = FN(tl_spike_reduced)((int)P, tips, y, &one);
+  int status = recursive ? FN(tl_spike_reduced_recursive)((int)P, tips, y, &one)
+                         : FN(tl_spike_reduced)((int)P, tips, y, &one);
   if (status == TL_ERR_BREAKDOWN) /* name the matrix row, as the reference does */
     status = tl_spike_reduced_failure(&one, status, sl->n, (int)P, slices);
   if (status < 0) {
@@ -152,7 +151,7 @@ static void FN(sp_root_solve)(const tl_spike_variant *var, tl_mpi_status *st,
 
 /* Phases 2-4: the gather, rank 0's reduced solves, the scatter into mine
  * (2 nsys: each system's x_prev_bottom, x_next_top). */
-static int FN(sp_reduced)(const tl_spike_variant *var, tl_mpi_status *st,
+static int FN(sp_reduced)(const tl_spike_variant *var, int recursive, tl_mpi_status *st,
                           const tl_mpi_batch *sl, const size_t *slices, const S *send, S *mine)
 {
   tl_mpi_exchange *ex = st->ex;
@@ -165,7 +164,7 @@ static int FN(sp_reduced)(const tl_spike_variant *var, tl_mpi_status *st,
   S *tips = root ? pairs + 2 * nsys * P : NULL, *y = root ? tips + TL_SPIKE_SEND * P : NULL;
   int status = tl_mpi_gather(ex, "tips", 0, sl->dtype, send, TL_SPIKE_SEND * nsys, all, 0);
   for (size_t s = 0; root && status == TL_OK && s < nsys; s++)
-    FN(sp_root_solve)(var, st, sl, slices, all, s, tips, y, pairs);
+    FN(sp_root_solve)(var, recursive, st, sl, slices, all, s, tips, y, pairs);
   if (status == TL_OK)
     status = tl_mpi_scatter(ex, "boundary", 0, sl->dtype, pairs, 2 * nsys, mine, 0);
   free(all);
@@ -189,8 +188,8 @@ static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
   return TL_OK;
 }
 
-static int FN(sp_rank)(const tl_spike_variant *var, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
-                       const size_t *slices, S *x, tl_info *info)
+static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
+                       const tl_mpi_batch *sl, const size_t *slices, S *x, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
   size_t nsys = sl->nsys, m = sl->m;
@@ -216,7 +215,7 @@ static int FN(sp_rank)(const tl_spike_variant *var, tl_mpi_exchange *ex, const t
     tl_mpi_status_note(&st, s, PH_LOCAL, lst, &one);
     bad[s] = lst < 0;
   }
-  status = FN(sp_reduced)(var, &st, sl, slices, send, mine);
+  status = FN(sp_reduced)(var, recursive, &st, sl, slices, send, mine);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "%s: the reduced exchange failed", var->name);
     goto cleanup;

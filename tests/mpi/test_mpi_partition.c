@@ -501,22 +501,29 @@ static void registry_case(mpi_check *mc, const tl_algorithm *algo, int seed)
  * tridiag(1, 1.5, 1), gallery 25; random ones, 7) the ranks answer what
  * the simulated reference answers, with its status and report (no
  * guarantee: outside-domain) and x within LAPACK's tolerance of it; on
- * the Toeplitz matrix that answer passes the residual test. */
-static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed)
+ * the Toeplitz matrix that answer passes the residual test. reduced:
+ * the parameter of the reduced solve ("band", "recursive"). */
+static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed,
+                                const char *reduced)
 {
   int P = mc->size;
   const tl_algorithm *algo = tl_mpi_find("spike");
   if (!algo || n < (size_t)P)
     return;
-  mc_case(mc, "spike_mpi on gallery %d n=%zu P=%d", type, n, P);
+  mc_case(mc, "spike_mpi reduced=%s on gallery %d n=%zu P=%d", reduced, type, n, P);
   tl_problem p;
   tl_info info, rinfo;
   MC_EXPECT(mc, tl_gallery_make(type, n, 3, seed, &p, &info) == TL_OK, "%s", info.msg);
   double *x = calloc(3 * n, sizeof *x), *xr = calloc(3 * n, sizeof *xr);
-  int st = tl_solve(algo, &p.sys, x, NULL, &info);
-  tl_options opt;
+  tl_options mopt, opt;
+  tl_options_init(&mopt);
+  MC_EXPECT(mc, tl_options_set_param(&mopt, algo, "reduced", reduced, &info) == TL_OK, "%s",
+            info.msg);
+  int st = tl_solve(algo, &p.sys, x, &mopt, &info);
   tl_options_init(&opt);
   opt.parts = P;
+  MC_EXPECT(mc, tl_options_set_param(&opt, algo->reference, "reduced", reduced, &rinfo) == TL_OK,
+            "%s", rinfo.msg);
   int rst = tl_solve(algo->reference, &p.sys, xr, &opt, &rinfo);
   MC_EXPECT(mc, st == rst && !strcmp(info.msg, rinfo.msg), "status %s '%s', simulated %s '%s'",
             tl_status_name(st), info.msg, tl_status_name(rst), rinfo.msg);
@@ -608,9 +615,13 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, BREAKDOWN, 21 + k);
   }
   shape_mismatch_case(&mc, tl_mpi_find("pdd"));
-  spike_pivoting_case(&mc, 25, 40 * (size_t)P + 3, 81);
-  spike_pivoting_case(&mc, 25, 1000, 82);
-  spike_pivoting_case(&mc, 7, 64 * (size_t)P, 83);
+  for (int r = 0; r < 2; r++) {
+    const char *how = r ? "recursive" : "band";
+    spike_pivoting_case(&mc, 25, 40 * (size_t)P + 3, 81, how);
+    spike_pivoting_case(&mc, 25, 1000, 82, how);
+    spike_pivoting_case(&mc, 7, 64 * (size_t)P, 83, how);
+    spike_pivoting_case(&mc, 20, 50 * (size_t)P, 84, how);
+  }
   solve_checks_case(&mc, tl_mpi_find("pdd"), -1);
   solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
   for (size_t k = 0; k < count; k++)

@@ -165,7 +165,8 @@ static int spike_givens_solve(const tl_algorithm *self, const tl_batch *sys, voi
 }
 
 /* spike's messages with K's two tips: 8 scalars per partition to
- * partition 0, 2 back, the verdict. */
+ * partition 0, 3 back (its pinned unknown besides spike's 2), the
+ * verdict. */
 static int spike_givens_ledger_model(const tl_algorithm *self, const tl_batch *shape,
                                      const tl_options *opt, const tl_info *solved, tl_ledger *out)
 {

@@ -151,8 +151,10 @@ void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, size_t s
 {
   if (!back) /* partition p's tips to partition 0 */
     tl_ledger_root_trip(ledger, "tips", P, p, send * w, 0);
-  else /* its two boundary unknowns back */
-    tl_ledger_root_trip(ledger, "boundary", P, p, 2 * w, 1);
+  else /* its boundary unknowns back (a kernel variant: its pinned one too) */
+    tl_ledger_root_trip(ledger, "boundary", P, p,
+                        (send == TL_SPIKE_SEND_KERNEL ? TL_SPIKE_BACK_KERNEL : TL_SPIKE_BACK) * w,
+                        1);
 }
 
 int tl_spike_reduced_failure(tl_info *info, int status, size_t n, int parts,
@@ -210,7 +212,8 @@ void tl_spike_ledger_model_send(const tl_batch *shape, const tl_options *opt, si
                                 tl_ledger *out)
 {
   tl_ledger_root_solve_model(out, opt->parts, shape->nsys, shape->dtype == TL_C128 ? 2 : 1, "tips",
-                             send, "boundary", 2);
+                             send, "boundary",
+                             send == TL_SPIKE_SEND_KERNEL ? TL_SPIKE_BACK_KERNEL : TL_SPIKE_BACK);
 }
 
 /* docs/algorithms/spike.md, "Cost and communication": per system 6 scalars from
@@ -730,6 +733,11 @@ cleanup:
 int FN(tl_spike_reduced_recursive)(int parts, const S *tips, S *y, tl_info *info)
 {
   return FN(reduced_recursive_send)(parts, TL_SPIKE_SEND, tips, y, info);
+}
+
+int FN(tl_spike_reduced_recursive_kernel)(int parts, const S *tips, S *y, tl_info *info)
+{
+  return FN(reduced_recursive_send)(parts, TL_SPIKE_SEND_KERNEL, tips, y, info);
 }
 
 int FN(tl_spike_retrieve)(size_t begin, size_t m, int has_left, int has_right, const S *g,

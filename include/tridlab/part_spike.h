@@ -55,6 +55,14 @@ extern "C" {
  * blocks may be singular (tl_spike_variant.kernel). */
 #define TL_SPIKE_SEND_KERNEL 8
 
+/* Words a partition gets back: its two outer boundary unknowns (x of the
+ * previous partition's last row, of the next one's first row); a kernel
+ * variant's partition also its own pinned unknown, which its retrieval
+ * needs (x_pin cannot be found locally: 1 - K_pin is 0 for a singular
+ * block). */
+#define TL_SPIKE_BACK 2
+#define TL_SPIKE_BACK_KERNEL 3
+
 /* Phase 1: the LU factorization with partial pivoting of the block
  * (rows begin .. begin+m-1; its own a[1..m-1], b, c[0..m-2]), as LAPACK's
  * DGTTRF: l[i] the multiplier of step i, u0 the diagonal of U, u1 and u2
@@ -180,7 +188,8 @@ int tl_spike_retrieve_kernel_z(size_t begin, size_t m, int has_left, int has_rig
 /* What partition p sends and receives (w words per scalar, for nsys
  * systems at once): its `send` tips (TL_SPIKE_SEND or
  * TL_SPIKE_SEND_KERNEL scalars) to partition 0 ("tips", a gather), then
- * its two boundary unknowns back ("boundary", a scatter). */
+ * its boundary unknowns back ("boundary", a scatter: TL_SPIKE_BACK, or
+ * TL_SPIKE_BACK_KERNEL with kernel tips). */
 void tl_spike_ledger_reduced(tl_ledger *ledger, int P, int p, size_t w, size_t send, int back);
 
 /* SPIKE's variants differ only in how a partition factors its block
@@ -276,6 +285,14 @@ int tl_spike_reduced_recursive_d(int parts, const double *tips, double *y, tl_in
 int tl_spike_reduced_recursive_z(int parts, const double complex *tips, double complex *y,
                                  tl_info *info);
 
+/* The same on kernel tips (TL_SPIKE_SEND_KERNEL words per partition):
+ * a partition with a column K is first solved for its pinned unknown
+ * (its tips become plain ones); a singular block (1 - K_pin = 0) is
+ * TL_ERR_BREAKDOWN, info->row the pinned unknown's reduced row. */
+int tl_spike_reduced_recursive_kernel_d(int parts, const double *tips, double *y, tl_info *info);
+int tl_spike_reduced_recursive_kernel_z(int parts, const double complex *tips, double complex *y,
+                                        tl_info *info);
+
 /* Phase 4 of truncated SPIKE: y as tl_spike_reduced_* but from the P-1
  * decoupled 2x2 systems, interface j|j+1 alone:
  *   | 1            V_j[bot] | | y[2j]   |   | g_j[bot]   |
@@ -335,7 +352,7 @@ int tl_spike_ledger_model(const tl_algorithm *self, const tl_batch *shape, const
                           const tl_info *solved, tl_ledger *out);
 
 /* The same with `send` scalars of tips per partition (a kernel variant:
- * TL_SPIKE_SEND_KERNEL). */
+ * TL_SPIKE_SEND_KERNEL, and TL_SPIKE_BACK_KERNEL back). */
 void tl_spike_ledger_model_send(const tl_batch *shape, const tl_options *opt, size_t send,
                                 tl_ledger *out);
 

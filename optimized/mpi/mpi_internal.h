@@ -217,6 +217,7 @@ extern const tl_algorithm tl_mpi_algo_hybrid_pcr; /* hybrid_pcr_mpi.c */
 extern const tl_algorithm tl_mpi_algo_nshaped;    /* nshaped_mpi.c */
 extern const tl_algorithm tl_mpi_algo_spike;      /* spike_mpi.c */
 extern const tl_algorithm tl_mpi_algo_spike_dp;   /* spike_mpi.c */
+extern const tl_algorithm tl_mpi_algo_spike_givens; /* spike_mpi.c */
 #ifdef TL_HAVE_SCALAPACK
 extern const tl_algorithm tl_mpi_algo_pddtsv;
 #endif

@@ -20,6 +20,7 @@ static const tl_algorithm *const algorithms[] = {
     &tl_mpi_algo_nshaped,    /* nshaped_mpi.c */
     &tl_mpi_algo_spike,      /* spike_mpi.c */
     &tl_mpi_algo_spike_dp,   /* spike_mpi.c: the diagonal-pivoting variant */
+    &tl_mpi_algo_spike_givens, /* spike_mpi.c: the Givens variant */
 #ifdef TL_HAVE_SCALAPACK
     &tl_mpi_algo_pddtsv, /* the distributed LAPACK baseline */
 #endif

@@ -1,6 +1,7 @@
 /* optimized/mpi/spike_mpi.c -- SPIKE with pivoted block solves across MPI
- * ranks: spike_mpi (partial pivoting) and spike_dp_mpi (diagonal
- * pivoting), one rank program for every variant of SPIKE.
+ * ranks: spike_mpi (partial pivoting), spike_dp_mpi (diagonal pivoting)
+ * and spike_givens_mpi (Givens rotations, a singular block modified), one
+ * rank program for every variant of SPIKE.
  *
  * The rank program of reference/spike_ref.c's driver (tl_spike_run_*):
  * rank p is partition p and runs the same phase functions
@@ -14,10 +15,15 @@
  *   1 factor, g, V, W         its block, pivoted      its block, pivoted
  *   2 "tips" (gather)         <----- g, V, W at the block's top and bottom (6 scalars)
  *   3 reduced system          DGBSV on 2(P-1) unknowns, as the reference
+ *                             (or recursive SPIKE: reduced=recursive)
  *   4 "boundary" (scatter)    ----- x_prev_bottom, x_next_top (2 scalars) ---->
  *   5 retrieval               its m rows              its m rows
  *   6 "halo" and "verdict": strict row dominance and LAPACK's residual
  *     ratio of the whole answer (optimized/mpi/verdict_mpi.c)
+ *
+ * The Givens variant (tl_spike_variant.kernel) also sends K's two tips
+ * (8 scalars) and gets its own pinned unknown back (3), which its
+ * retrieval needs.
  *
  * Rank 0 solving the reduced system is the reference's arithmetic bit for
  * bit; a rank whose block broke down still sends (zeros), so nobody
@@ -32,9 +38,16 @@
 #include "mpi_internal.h"
 #include "tridlab/part_spike.h"
 #include "tridlab/part_spike_dp.h"
+#include "tridlab/part_spike_givens.h"
 
 extern const tl_algorithm tl_algo_spike_ref;    /* the simulated references */
 extern const tl_algorithm tl_algo_spike_dp_ref;
+extern const tl_algorithm tl_algo_spike_givens_ref;
+
+/* Scalars per system up (the tips) and down (the boundary unknowns) for
+ * a variant: a kernel variant adds K's two tips and its pinned unknown. */
+#define SP_UP(var) ((var)->kernel ? (size_t)TL_SPIKE_SEND_KERNEL : (size_t)TL_SPIKE_SEND)
+#define SP_DOWN(var) ((var)->kernel ? (size_t)TL_SPIKE_BACK_KERNEL : (size_t)TL_SPIKE_BACK)
 
 /* Phases in the reference's order (the order failures are met): the
  * reference factors and solves partition after partition, so a rank's
@@ -80,6 +93,13 @@ static int spike_dp_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   return sp_solve(&tl_spike_diagonal, self, ex, sl, slices, x, opt, info);
 }
 
+static int spike_givens_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
+                                  const tl_mpi_batch *sl, const size_t *slices, void *x,
+                                  const tl_options *opt, tl_info *info)
+{
+  return sp_solve(&tl_spike_givens, self, ex, sl, slices, x, opt, info);
+}
+
 #define SP_CROSSES                                                                                 \
   "g, V and W tips to rank 0 (6 scalars), the banded reduced system there, two boundary "         \
   "unknowns back, verdict"
@@ -87,6 +107,10 @@ static int spike_dp_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
 static const tl_mpi_program spike_program = {.crosses = SP_CROSSES, .solve = spike_mpi_solve};
 static const tl_mpi_program spike_dp_program = {.crosses = SP_CROSSES,
                                                 .solve = spike_dp_mpi_solve};
+static const tl_mpi_program spike_givens_program = {
+    .crosses = "g, V, W and K tips to rank 0 (8 scalars), the banded reduced system there, three "
+               "boundary unknowns back (the outer two and the rank's pinned one), verdict",
+    .solve = spike_givens_mpi_solve};
 
 const tl_algorithm tl_mpi_algo_spike = {
     .name = "spike_mpi",
@@ -96,6 +120,16 @@ const tl_algorithm tl_mpi_algo_spike = {
     .ledger_model = tl_mpi_ledger_model,
     .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
     .mpi = &spike_program,
+};
+
+const tl_algorithm tl_mpi_algo_spike_givens = {
+    .name = "spike_givens_mpi",
+    .backend = "mpi",
+    .reference = &tl_algo_spike_givens_ref,
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &spike_givens_program,
 };
 
 const tl_algorithm tl_mpi_algo_spike_dp = {
@@ -120,23 +154,26 @@ const tl_algorithm tl_mpi_algo_spike_dp = {
 #else /* ---- the rank program, once for S = double and S = double complex ---- */
 
 /* Rank 0: the reduced system of system s from the gathered tips (rank q's
- * 6 nsys scalars, system after system), by the band solve or recursive
- * SPIKE (reduced=recursive, the reference's choice too), and every
- * rank's two boundary unknowns into `pairs` (rank-major, 2 per system).
- * tips, y: 6P and 2P scratch. */
+ * `up` nsys scalars, system after system: 6, or 8 for a kernel variant),
+ * by the band solve or recursive SPIKE (reduced=recursive, the
+ * reference's choice too), and every rank's boundary unknowns into
+ * `pairs` (rank-major, `down` per system: x_prev_bottom, x_next_top and,
+ * for a kernel variant, its own pinned unknown). tips, y: up P and 2P
+ * scratch. */
 static void FN(sp_root_solve)(const tl_spike_variant *var, int recursive, tl_mpi_status *st,
                               const tl_mpi_batch *sl, const size_t *slices, const S *all, size_t s,
                               S *tips, S *y, S *pairs)
 {
-  size_t nsys = sl->nsys;
+  size_t nsys = sl->nsys, up = SP_UP(var), down = SP_DOWN(var);
   size_t P = (size_t)st->ex->size;
   for (size_t q = 0; q < P; q++)
-    memcpy(tips + TL_SPIKE_SEND * q, all + (q * nsys + s) * TL_SPIKE_SEND,
-           TL_SPIKE_SEND * sizeof(S));
+    memcpy(tips + up * q, all + (q * nsys + s) * up, up * sizeof(S));
   tl_info one;
   tl_info_clear(&one);
-  int status = recursive ? FN(tl_spike_reduced_recursive)((int)P, tips, y, &one)
-                         : FN(tl_spike_reduced)((int)P, tips, y, &one);
+  int status = var->kernel ? (recursive ? FN(tl_spike_reduced_recursive_kernel)((int)P, tips, y, &one)
+                                        : FN(tl_spike_reduced_kernel)((int)P, tips, y, &one))
+               : recursive ? FN(tl_spike_reduced_recursive)((int)P, tips, y, &one)
+                           : FN(tl_spike_reduced)((int)P, tips, y, &one);
   if (status == TL_ERR_BREAKDOWN) /* name the matrix row, as the reference does */
     status = tl_spike_reduced_failure(&one, status, sl->n, (int)P, slices);
   if (status < 0) {
@@ -144,39 +181,43 @@ static void FN(sp_root_solve)(const tl_spike_variant *var, int recursive, tl_mpi
     return;
   }
   for (size_t q = 0; q < P; q++) {
-    pairs[(q * nsys + s) * 2] = q > 0 ? y[2 * q - 2] : 0;
-    pairs[(q * nsys + s) * 2 + 1] = q + 1 < P ? y[2 * q + 1] : 0;
+    S *to = pairs + (q * nsys + s) * down;
+    to[0] = q > 0 ? y[2 * q - 2] : 0;
+    to[1] = q + 1 < P ? y[2 * q + 1] : 0;
+    if (var->kernel) /* its pinned unknown: its bottom, or the last rank's top */
+      to[2] = q + 1 < P ? y[2 * q] : q > 0 ? y[2 * q - 1] : 0;
   }
 }
 
 /* Phases 2-4: the gather, rank 0's reduced solves, the scatter into mine
- * (2 nsys: each system's x_prev_bottom, x_next_top). */
+ * (down nsys: each system's boundary unknowns). */
 static int FN(sp_reduced)(const tl_spike_variant *var, int recursive, tl_mpi_status *st,
                           const tl_mpi_batch *sl, const size_t *slices, const S *send, S *mine)
 {
   tl_mpi_exchange *ex = st->ex;
-  size_t P = (size_t)ex->size, nsys = sl->nsys;
+  size_t P = (size_t)ex->size, nsys = sl->nsys, up = SP_UP(var), down = SP_DOWN(var);
   int root = ex->rank == 0;
-  S *all = root ? tl_alloc(8 * nsys * P + 8 * P, sizeof(S)) : NULL;
+  S *all = root ? tl_alloc((up + down) * nsys * P + (up + 2) * P, sizeof(S)) : NULL;
   if (root && !all)
     return TL_ERR_NOMEM;
-  S *pairs = root ? all + TL_SPIKE_SEND * nsys * P : NULL;
-  S *tips = root ? pairs + 2 * nsys * P : NULL, *y = root ? tips + TL_SPIKE_SEND * P : NULL;
-  int status = tl_mpi_gather(ex, "tips", 0, sl->dtype, send, TL_SPIKE_SEND * nsys, all, 0);
+  S *pairs = root ? all + up * nsys * P : NULL;
+  S *tips = root ? pairs + down * nsys * P : NULL, *y = root ? tips + up * P : NULL;
+  int status = tl_mpi_gather(ex, "tips", 0, sl->dtype, send, up * nsys, all, 0);
   for (size_t s = 0; root && status == TL_OK && s < nsys; s++)
     FN(sp_root_solve)(var, recursive, st, sl, slices, all, s, tips, y, pairs);
   if (status == TL_OK)
-    status = tl_mpi_scatter(ex, "boundary", 0, sl->dtype, pairs, 2 * nsys, mine, 0);
+    status = tl_mpi_scatter(ex, "boundary", 0, sl->dtype, pairs, down * nsys, mine, 0);
   free(all);
   return status;
 }
 
 /* Phases 1-2 for system s: the variant's factorization of its block, g
- * and the spikes, then the tips. f: the factors' scratch (var->words m
- * scalars), flags: m bytes (the variant's: row swaps, pivot sizes). */
+ * and the spikes, then the tips (and a kernel variant's column K, kept in
+ * k for the retrieval). f: the factors' scratch (var->words m scalars),
+ * flags: m bytes (the variant's: row swaps, pivot sizes). */
 static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
                         const tl_mpi_batch *sl, size_t s, S *f, unsigned char *flags, S *g, S *v,
-                        S *w, S *send, tl_info *one)
+                        S *w, S *k, S *send, tl_info *one)
 {
   int p = ex->rank, P = ex->size;
   size_t m = sl->m, o = s * m;
@@ -184,7 +225,13 @@ static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
   const S *d = (const S *)sl->d + o;
   TL_CALL(var->FN(local)(sl->begin, m, p, p > 0, p + 1 < P, a, b, c, d, f, flags, g + o, v + o,
                          w + o, one));
-  FN(tl_spike_tips)(m, p > 0, p + 1 < P, g + o, v + o, w + o, send + TL_SPIKE_SEND * s);
+  if (!var->kernel) {
+    FN(tl_spike_tips)(m, p > 0, p + 1 < P, g + o, v + o, w + o, send + TL_SPIKE_SEND * s);
+    return TL_OK;
+  }
+  memcpy(k + o, f + (var->words - 1) * m, m * sizeof(S)); /* K: the factors' last m */
+  FN(tl_spike_tips_kernel)(m, p > 0, p + 1 < P, g + o, v + o, w + o, k + o,
+                           send + TL_SPIKE_SEND_KERNEL * s);
   return TL_OK;
 }
 
@@ -192,13 +239,14 @@ static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchan
                        const tl_mpi_batch *sl, const size_t *slices, S *x, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
-  size_t nsys = sl->nsys, m = sl->m;
+  size_t nsys = sl->nsys, m = sl->m, up = SP_UP(var), down = SP_DOWN(var);
+  size_t spikes = var->kernel ? 4 : 3; /* g, V, W (and K) */
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
-  /* g, V, W of every system, then the tips and the boundary unknowns:
-   * the rank's scratch, kept for the next solve, zero-filled (a failed
-   * system sends zeros); the factors of one system at a time. */
-  S *g = tl_mpi_scratch(3 * m * nsys + 8 * nsys, sizeof(S));
+  /* g, V, W (and K) of every system, then the tips and the boundary
+   * unknowns: the rank's scratch, kept for the next solve, zero-filled (a
+   * failed system sends zeros); the factors of one system at a time. */
+  S *g = tl_mpi_scratch(spikes * m * nsys + (up + down) * nsys, sizeof(S));
   S *f = tl_alloc(var->words * m + 1, sizeof(S));
   unsigned char *flags = tl_alloc(m + 1, 1), *bad = tl_alloc(nsys, 1);
   int status = TL_OK;
@@ -207,11 +255,12 @@ static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchan
                      nsys);
     goto cleanup;
   }
-  S *v = g + m * nsys, *w = v + m * nsys, *send = w + m * nsys, *mine = send + 6 * nsys;
+  S *v = g + m * nsys, *w = v + m * nsys, *k = var->kernel ? w + m * nsys : NULL;
+  S *send = g + spikes * m * nsys, *mine = send + up * nsys;
   for (size_t s = 0; s < nsys; s++) { /* phase 1 */
     tl_info one;
     tl_info_clear(&one);
-    int lst = FN(sp_local)(var, ex, sl, s, f, flags, g, v, w, send, &one);
+    int lst = FN(sp_local)(var, ex, sl, s, f, flags, g, v, w, k, send, &one);
     tl_mpi_status_note(&st, s, PH_LOCAL, lst, &one);
     bad[s] = lst < 0;
   }
@@ -226,8 +275,10 @@ static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchan
     tl_info one;
     tl_info_clear(&one);
     size_t o = s * m;
-    int rst = FN(tl_spike_retrieve)(sl->begin, m, p > 0, p + 1 < P, g + o, v + o, w + o,
-                                    mine[2 * s], mine[2 * s + 1], x + o, &one);
+    const S *back = mine + down * s;
+    int rst = FN(tl_spike_retrieve_kernel)(sl->begin, m, p > 0, p + 1 < P, g + o, v + o, w + o,
+                                           k ? k + o : NULL, back[0], back[1], k ? back[2] : 0,
+                                           x + o, &one);
     tl_mpi_status_note(&st, s, PH_RETRIEVE, tl_spike_named(var, rst, &one), &one);
   }
   status = tl_mpi_residual_verdict(&st, sl, x, var->name, TL_SPIKE_DD_WHY,

@@ -544,6 +544,53 @@ static void spike_pivoting_case(mpi_check *mc, int type, size_t n, uint64_t seed
   mc_end(mc);
 }
 
+/* A block singular for this split only (gallery 39, zero-pivot-interior:
+ * rows 0-1 are [1 1; 1 1]; rank 0 holds just those two rows): spike_mpi
+ * reports the singular block naming rank 0's partition, as its
+ * reference does; spike_givens_mpi modifies it, sends K's tips and gets
+ * its pinned unknown back, and answers what its reference answers, an x
+ * that passes LAPACK's residual test. P = 1 has no such split. */
+static void spike_singular_block_case(mpi_check *mc)
+{
+  int P = mc->size;
+  const tl_algorithm *sp = tl_mpi_find("spike"), *sg = tl_mpi_find("spike_givens_mpi");
+  if (!sp || !sg || P < 2)
+    return;
+  mc_case(mc, "spike_givens_mpi on a singular block of rank 0, P=%d", P);
+  size_t *sizes = malloc((size_t)P * sizeof *sizes), n = 2;
+  sizes[0] = 2;
+  for (int r = 1; r < P; r++)
+    n += sizes[r] = 20;
+  tl_problem p;
+  tl_info info, rinfo;
+  MC_EXPECT(mc, tl_gallery_make(39, n, 1, 5, &p, &info) == TL_OK, "%s", info.msg);
+  double *x = calloc(n, sizeof *x), *xr = calloc(n, sizeof *xr);
+  tl_options opt;
+  tl_options_init(&opt);
+  opt.parts = P;
+  opt.part_sizes = sizes;
+  int st = tl_solve(sp, &p.sys, x, &opt, &info);
+  MC_EXPECT(mc, st == TL_ERR_BREAKDOWN && strstr(info.msg, "partition 0"), "spike_mpi: %s '%s'",
+            tl_status_name(st), info.msg);
+  st = tl_solve(sg, &p.sys, x, &opt, &info);
+  int rst = tl_solve(sg->reference, &p.sys, xr, &opt, &rinfo);
+  MC_EXPECT(mc, st == rst && !strcmp(info.msg, rinfo.msg), "status %s '%s', simulated %s '%s'",
+            tl_status_name(st), info.msg, tl_status_name(rst), rinfo.msg);
+  double diff = 0, scale = 0;
+  for (size_t k = 0; k < n; k++) {
+    diff = fmax(diff, fabs(x[k] - xr[k]));
+    scale = fmax(scale, fabs(xr[k]));
+  }
+  MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
+  MC_EXPECT(mc, tl_status_has_solution(st) && tl_residual_ratio(&p.sys, x) < TL_THRESH,
+            "spike_givens_mpi: %s '%s'", tl_status_name(st), info.msg);
+  free(x);
+  free(xr);
+  free(sizes);
+  tl_problem_free(&p);
+  mc_end(mc);
+}
+
 /* Truncated SPIKE is the simulated reference's only: across ranks,
  * truncate=1 is refused as unsupported by every rank alike, before any
  * message (nothing waits), whatever P. */
@@ -628,6 +675,8 @@ int main(int argc, char **argv)
     registry_case(&mc, reg[k], 40 + (int)k);
   spike_truncate_case(&mc, "spike");
   spike_truncate_case(&mc, "spike_dp");
+  spike_truncate_case(&mc, "spike_givens_mpi");
+  spike_singular_block_case(&mc);
   /* The other variants of the algorithms with a choice (the loop above
    * ran their defaults): fewer cases each. */
   static const struct {

@@ -15,6 +15,7 @@
  * needs restoring between runs; the stream writes into x, which the
  * solve overwrites.
  */
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,82 @@ out:
   return st;
 }
 
+/* ---------------------------------------------------------------- */
+/* A loop of LAPACK's dgtsv on rank 0, one core                        */
+
+/* What a user without a parallel algorithm runs: one system after
+ * another, each by Gaussian elimination with partial pivoting (dgtsv
+ * overwrites its matrix and right-hand side, so all four are restored,
+ * untimed, before each run). */
+typedef struct timed_gtsv {
+  size_t n, nsys, cnt;
+  double *w[4], *orig[4]; /* a, b, c, d: the working copies, the batch */
+  int status;
+  tl_info info;
+} timed_gtsv;
+
+static int gtsv_restore(void *arg)
+{
+  timed_gtsv *k = arg;
+  for (int q = 0; q < 4; q++)
+    tl_cpu_stream_copy_d(k->cnt, k->orig[q], k->w[q]);
+  return TL_OK;
+}
+
+static int gtsv_run(void *arg)
+{
+  timed_gtsv *k = arg;
+  size_t n = k->n;
+  for (size_t s = 0; s < k->nsys; s++) {
+    size_t o = s * n; /* dl = a[1..n-1], du = c[0..n-2] */
+    lapack_int st = LAPACKE_dgtsv_work(LAPACK_COL_MAJOR, (lapack_int)n, 1, k->w[0] + o + 1,
+                                       k->w[1] + o, k->w[2] + o, k->w[3] + o, (lapack_int)n);
+    if (st != 0) {
+      k->status = TL_FAIL(&k->info, st > 0 ? TL_ERR_BREAKDOWN : TL_ERR_ARG, (long)s, -1, "",
+                          "bench: dgtsv returned %d on system %zu", (int)st, s);
+      return k->status;
+    }
+  }
+  k->status = TL_OK;
+  return TL_OK;
+}
+
+static int gtsv_stream(void *arg)
+{
+  timed_gtsv *k = arg;
+  tl_cpu_stream_abcd_d(k->cnt, k->w[0], k->w[1], k->w[2], k->w[3]);
+  return TL_OK;
+}
+
+static int gtsv_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
+                        tl_info *info)
+{
+  size_t n = res->n, nsys = res->nsys, cnt = n * nsys;
+  int reps = cfg->reps > 0 ? cfg->reps : 1, st = TL_OK;
+  double *mem = tl_alloc(8 * cnt, sizeof(double));
+  if (!mem || n > (size_t)INT32_MAX) {
+    free(mem);
+    return TL_FAIL(info, mem ? TL_ERR_UNSUPPORTED : TL_ERR_NOMEM, -1, -1, "",
+                   "bench: no memory for the dgtsv loop's batch, or n beyond LAPACK's integers");
+  }
+  timed_gtsv k = {.n = n, .nsys = nsys, .cnt = cnt};
+  for (int q = 0; q < 4; q++)
+    k.orig[q] = mem + (size_t)q * cnt, k.w[q] = mem + (size_t)(4 + q) * cnt;
+  tl_mpi_bench_fill(cfg->seed, n, nsys, 0, n, k.orig);
+  int before = tl_cpu_threads();
+  tl_cpu_set_threads(threads);
+  tl_bench_timing tm;
+  st = tl_bench_time(gtsv_restore, gtsv_stream, gtsv_run, &k, reps, &tm, info);
+  tl_cpu_set_threads(before);
+  if (st == TL_OK && k.status != TL_OK)
+    st = k.status, *info = k.info;
+  if (st == TL_OK)
+    summarise(res, &tm, TL_MPI_BENCH_WORDS);
+  res->status = st;
+  free(mem);
+  return st;
+}
+
 /* A measurement made by rank 0 alone with `threads` threads while the
  * other ranks wait in a quiet barrier; every rank gets its result. */
 typedef int (*on_root_fn)(int threads, const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
@@ -378,6 +455,12 @@ int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *c
                         tl_mpi_bench_result *res, tl_info *info)
 {
   return root_alone(comm, "omp_packed", packed_on_root, threads, cfg, res, info);
+}
+
+int tl_mpi_bench_gtsv_loop(MPI_Comm comm, const tl_mpi_bench_config *cfg,
+                           tl_mpi_bench_result *res, tl_info *info)
+{
+  return root_alone(comm, "gtsv_loop", gtsv_on_root, 1, cfg, res, info);
 }
 
 /* ---------------------------------------------------------------- */

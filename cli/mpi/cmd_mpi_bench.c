@@ -43,6 +43,7 @@ static void bench_usage(FILE *out)
                "  --seed S           batch seed (default 1)\n"
                "  --quick            n = 1024, 2^20 unknowns, 3 runs (a check, not a figure)\n"
                "  --no-packed        skip the OpenMP packed kernel\n"
+               "  --no-gtsv          skip the serial baseline (LAPACK dgtsv loop, rank 0)\n"
                "  --no-pingpong      skip the ping-pong\n"
                "  --pingpong-max B   largest ping-pong message in bytes (default 16777216)\n"
                "  --csv FILE         also write the rows as CSV to FILE\n"
@@ -65,7 +66,7 @@ typedef struct bench_args {
   const char *algos[MAX_ALGOS];
   size_t nalgos;
   char *algo_list;
-  int packed, pingpong, append, compact;
+  int packed, gtsv, pingpong, append, compact;
   size_t rounds;
   size_t pingpong_max;
   const char *csv, *plot;
@@ -130,6 +131,8 @@ static int parse(int argc, char **argv, bench_args *a)
       return 1;
     } else if (!strcmp(arg, "--no-packed")) {
       a->packed = 0;
+    } else if (!strcmp(arg, "--no-gtsv")) {
+      a->gtsv = 0;
     } else if (!strcmp(arg, "--no-pingpong")) {
       a->pingpong = 0;
     } else if (!strcmp(arg, "--append")) {
@@ -337,7 +340,7 @@ static int compact(FILE *csv, const bench_args *a, int P)
 
 int cmd_mpi_bench(int argc, char **argv)
 {
-  bench_args a = {.packed = 1, .pingpong = 1, .pingpong_max = (size_t)1 << 24, .rounds = 2};
+  bench_args a = {.packed = 1, .gtsv = 1, .pingpong = 1, .pingpong_max = (size_t)1 << 24, .rounds = 2};
   tl_mpi_bench_config_init(&a.cfg);
   int pr = parse(argc, argv, &a);
   if (pr) {
@@ -387,10 +390,16 @@ int cmd_mpi_bench(int argc, char **argv)
   if (rank == 0)
     progress_clear();
   tl_mpi_bench_result packed = {.status = TL_ERR_UNSUPPORTED};
+  tl_mpi_bench_result gtsv = {.status = TL_ERR_UNSUPPORTED};
   if (a.packed) {
     tl_info info;
     if (tl_mpi_bench_packed(MPI_COMM_WORLD, P, &a.cfg, &packed, &info) != TL_OK && rank == 0)
       cli_error("bench: the packed kernel: %s", info.msg);
+  }
+  if (a.gtsv) {
+    tl_info info;
+    if (tl_mpi_bench_gtsv_loop(MPI_COMM_WORLD, &a.cfg, &gtsv, &info) != TL_OK && rank == 0)
+      cli_error("bench: the dgtsv loop: %s", info.msg);
   }
   double t_pddtsv = NAN;
   for (size_t k = 0; k < nres; k++)
@@ -406,14 +415,19 @@ int cmd_mpi_bench(int argc, char **argv)
       print_row(&res[k], t_pddtsv / res[k].t_med, res[k].t_med / t_packed);
     if (packed.status == TL_OK)
       print_row(&packed, t_pddtsv / packed.t_med, 1.0);
+    if (gtsv.status == TL_OK)
+      print_row(&gtsv, t_pddtsv / gtsv.t_med, gtsv.t_med / t_packed);
     printf("(limit: t_stream / t_solve; /pddtsv: PDDTSV's time / this time (> 1: faster);\n"
-           " /packed: this time / the packed kernel's with %d thread(s))\n",
+           " /packed: this time / the packed kernel's with %d thread(s); gtsv_loop: LAPACK's\n"
+           " dgtsv system after system on rank 0, one thread)\n",
            P);
     if (csv) {
       for (size_t k = 0; k < nres; k++)
         csv_row(csv, "mpi", &res[k], t_pddtsv / res[k].t_med, res[k].t_med / t_packed);
       if (packed.status == TL_OK)
         csv_row(csv, "openmp", &packed, t_pddtsv / packed.t_med, 1.0);
+      if (gtsv.status == TL_OK)
+        csv_row(csv, "lapack", &gtsv, t_pddtsv / gtsv.t_med, gtsv.t_med / t_packed);
     }
     if (a.plot && nres) {
       if (packed.status == TL_OK)

@@ -84,6 +84,15 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
 int tl_mpi_bench_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,
                         tl_mpi_bench_result *res, tl_info *info);
 
+/* The serial baseline of the same batch: LAPACK's dgtsv (partial
+ * pivoting) system after system on rank 0, one thread, its inputs
+ * restored untimed before each run, paired with the same 5-word stream.
+ * What the pivoting algorithms (spike_mpi and its variants) are compared
+ * with besides pdd: the price of stability. Name "gtsv_loop".
+ * Collective. */
+int tl_mpi_bench_gtsv_loop(MPI_Comm comm, const tl_mpi_bench_config *cfg,
+                           tl_mpi_bench_result *res, tl_info *info);
+
 /* The compact scheme of paper 000 across ranks against the fused kernel
  * on one rank (issue target: within 1.3x): the periodic sixth-order
  * compact first derivative (matrix [1/3, 1, 1/3], 5-point stencil) of

@@ -4,7 +4,9 @@
  * random indefinite blocks that pivot in some lanes and not in others,
  * at every size around the tile and group edges, in every shape of a
  * partition (alone, first, middle, last), with the systems' rows packed
- * or strided; a singular block is flagged, alone in its group. */
+ * or strided; a singular block is flagged, alone in its group; and the
+ * registry backend spike_cpu agrees with spike (status, system, row and
+ * the bits of x) over the gallery at P = 1, 2, 3, 7. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -184,4 +186,107 @@ Test(spike_cpu, a_singular_block_is_flagged_alone)
     for (size_t broken = 0; broken < 17; broken += 4)
       for (int shape = 0; shape < 4; shape++)
         compare(sizes[i], sizes[i], 17, shape & 1, shape >> 1, broken, seed++);
+}
+
+/* ---------------------------------------------------------------- */
+/* The registry backend against spike                                */
+
+static const size_t sizes[] = {1, 2, 3, 4, 5, 17, 100, 257};
+static const size_t counts[] = {1, 9, 17};
+
+/* The same status, system, row and (with a solution) the same bits. */
+static void expect_same(const tl_problem *p, int id, const tl_options *opt)
+{
+  const tl_algorithm *ca = tl_find("spike_cpu"), *ra = tl_find("spike");
+  cr_assert(ca && ra && ca->reference && !strcmp(ca->reference->name, "spike"),
+            "spike_cpu names spike as its reference");
+  size_t cnt = p->sys.n * p->sys.nsys;
+  double *xc = calloc(cnt, sizeof *xc), *xr = calloc(cnt, sizeof *xr);
+  tl_info ci, ri;
+  int cs = tl_solve(ca, &p->sys, xc, opt, &ci);
+  int rs = tl_solve(ra, &p->sys, xr, opt, &ri);
+  cr_expect_eq(cs, rs, "type %d n %zu nsys %zu P %d: status %d vs %d (%s | %s)", id, p->sys.n,
+               p->sys.nsys, opt->parts, cs, rs, ci.msg, ri.msg);
+  if (cs == rs && rs != TL_OK)
+    cr_expect(ci.row == ri.row && ci.system == ri.system,
+              "type %d n %zu P %d: row %ld system %ld vs row %ld system %ld", id, p->sys.n,
+              opt->parts, ci.row, ci.system, ri.row, ri.system);
+  if (cs == rs && tl_status_has_solution(rs))
+    cr_expect(same_bits(xc, xr, cnt), "type %d n %zu nsys %zu P %d: x differs", id, p->sys.n,
+              p->sys.nsys, opt->parts);
+  free(xc);
+  free(xr);
+}
+
+/* Every float64 gallery type (dominant or not, singular blocks included). */
+Test(spike_cpu, backend_agrees_with_spike, .timeout = 300)
+{
+  static const int parts[] = {1, 2, 3, 7};
+  for (size_t ip = 0; ip < sizeof parts / sizeof parts[0]; ip++) {
+    tl_options opt;
+    tl_options_init(&opt);
+    opt.parts = parts[ip];
+    for (size_t k = 0; k < tl_gallery_count(); k++) {
+      const tl_gallery_type *t = tl_gallery_get(k);
+      if (t->dtype != TL_F64 || t->periodic)
+        continue;
+      for (size_t in = 0; in < sizeof sizes / sizeof sizes[0]; in++)
+        for (size_t ic = 0; ic < sizeof counts / sizeof counts[0]; ic++) {
+          tl_problem p;
+          tl_info info;
+          if (sizes[in] < t->min_n || sizes[in] < (size_t)parts[ip] ||
+              tl_gallery_make(t->id, sizes[in], counts[ic], 7, &p, &info))
+            continue;
+          expect_same(&p, t->id, &opt);
+          tl_problem_free(&p);
+        }
+    }
+  }
+}
+
+/* Truncated SPIKE (phase 4 on the host is the reference's): the same. */
+Test(spike_cpu, truncated_agrees_with_spike)
+{
+  const tl_algorithm *ca = tl_find("spike_cpu"), *ra = tl_find("spike");
+  for (int P = 2; P <= 7; P += 5) {
+    tl_problem p;
+    tl_info info;
+    cr_assert_eq(tl_gallery_make(th_gallery_id("toeplitz-4"), 400, 9, 3, &p, &info), TL_OK, "%s",
+                 info.msg);
+    tl_options oc, orr;
+    tl_options_init(&oc);
+    tl_options_init(&orr);
+    oc.parts = orr.parts = P;
+    cr_assert_eq(tl_options_set_param_kv(&oc, ca, "truncate=1", &info), TL_OK, "%s", info.msg);
+    cr_assert_eq(tl_options_set_param_kv(&orr, ra, "truncate=1", &info), TL_OK, "%s", info.msg);
+    size_t cnt = p.sys.n * p.sys.nsys;
+    double *xc = calloc(cnt, sizeof *xc), *xr = calloc(cnt, sizeof *xr);
+    tl_info ci, ri;
+    int cs = tl_solve(ca, &p.sys, xc, &oc, &ci), rs = tl_solve(ra, &p.sys, xr, &orr, &ri);
+    cr_expect_eq(cs, rs, "P=%d: %s | %s", P, ci.msg, ri.msg);
+    cr_expect(ci.dropped == ri.dropped && ci.bound == ri.bound, "P=%d: dropped %g vs %g", P,
+              ci.dropped, ri.dropped);
+    cr_expect(same_bits(xc, xr, cnt), "P=%d: x differs", P);
+    free(xc);
+    free(xr);
+    tl_problem_free(&p);
+  }
+}
+
+/* Float64 only: another dtype is unsupported, with a message. */
+Test(spike_cpu, complex_is_unsupported)
+{
+  tl_problem p;
+  tl_info info;
+  int id = th_gallery_id("helmholtz-damped");
+  cr_assert(id >= 0);
+  cr_assert_eq(tl_gallery_make(id, 16, 1, 1, &p, &info), TL_OK, "%s", info.msg);
+  const tl_algorithm *ca = tl_find("spike_cpu");
+  double complex_x[64];
+  tl_options opt;
+  tl_options_init(&opt);
+  int st = ca->solve(ca, &p.sys, complex_x, &opt, &info);
+  cr_expect_eq(st, TL_ERR_UNSUPPORTED);
+  cr_expect(strstr(info.msg, "float64") != NULL, "%s", info.msg);
+  tl_problem_free(&p);
 }

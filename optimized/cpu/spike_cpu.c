@@ -1,7 +1,8 @@
 /* optimized/cpu/spike_cpu.c -- SPIKE's local phase (phases 1-3: the
  * pivoted factorization of a block, g and the two spikes, the tips) on a
- * batch of slices, eight systems at once (tl_cpu_spike_local_d,
- * tridlab/cpu.h).
+ * batch of slices, eight systems at once, and the serial registry
+ * backend "spike_cpu" built on it. What every MPI rank of spike_mpi runs
+ * on its own rows (tl_cpu_spike_local_d, tridlab/cpu.h).
  *
  * Source: E. Polizzi and A. H. Sameh, "A parallel hybrid banded system
  * solver: the SPIKE algorithm", Parallel Computing 32 (2006) 177-194 (the
@@ -93,6 +94,7 @@
 
 #include "cpu_internal.h"
 #include "lanes.h"
+#include "tridlab/algorithms.h"
 #include "tridlab/cpu.h"
 #include "tridlab/part_spike.h"
 
@@ -295,3 +297,116 @@ void tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int ha
   free(swap);
 }
 
+/* ---------------------------------------------------------------- */
+/* The registry backend "spike_cpu"                                  */
+
+/* The reports of phases 4-5 begin with the backend's name; phases 1-3
+ * are spike's (partial pivoting). */
+static const tl_spike_variant spike_cpu_variant = {.name = "spike_cpu", .words = 4};
+
+/* The batch's scratch: V and W (n nsys each), every system's tips
+ * (system after system, TL_SPIKE_SEND per partition), one partition's
+ * tips and flags, and a flag per system. */
+typedef struct sp_scratch {
+  double *v, *w, *tips, *part_tips;
+  unsigned char *part_flag, *flag;
+} sp_scratch;
+
+/* Phases 1-3 of partition p of every system: its rows are a strided
+ * slice of the batch (system s's at s n + lo), which the kernel takes as
+ * it is; g into x. */
+static void local_partition(const tl_batch *sys, const tl_options *opt, int p, double *x,
+                            sp_scratch *sc)
+{
+  size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts, lo, hi;
+  tl_partition_bounds(n, opt->parts, opt->part_sizes, p, &lo, &hi);
+  const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
+  tl_cpu_spike_local_d(hi - lo, n, nsys, p > 0, (size_t)p + 1 < P, a + lo, b + lo, c + lo, d + lo,
+                       x + lo, sc->v + lo, sc->w + lo, sc->part_tips, sc->part_flag);
+  for (size_t s = 0; s < nsys; s++) {
+    memcpy(sc->tips + TL_SPIKE_SEND * (s * P + (size_t)p), sc->part_tips + TL_SPIKE_SEND * s,
+           TL_SPIKE_SEND * sizeof(double));
+    sc->flag[s] |= sc->part_flag[s];
+  }
+}
+
+/* Phases 4-5 and the verdict of system s on the host, exactly as spike_gpu
+ * does (tl_spike_finish_d: the reference's code), its tips recorded in
+ * the ledger as the reference records them; a flagged system, a singular
+ * block or an overflow, is solved again by the reference, which says
+ * where and why. */
+static int finish_system(const tl_batch *sys, const tl_options *opt, const tl_spike_mode *mode,
+                         size_t s, double *x, const sp_scratch *sc, tl_info *one)
+{
+  size_t n = sys->n, o = s * n, P = (size_t)opt->parts;
+  const double *a = (const double *)sys->a + o, *b = (const double *)sys->b + o;
+  const double *c = (const double *)sys->c + o, *d = (const double *)sys->d + o;
+  if (sc->flag[s])
+    return tl_spike_run_mode_d(&tl_spike_partial, mode, n, opt->parts, opt->part_sizes, a, b, c, d,
+                               x + o, opt->ledger, one);
+  for (int p = 0; p < opt->parts; p++)
+    tl_spike_ledger_reduced(opt->ledger, opt->parts, p, 1, TL_SPIKE_SEND, 0);
+  return tl_spike_finish_d(&spike_cpu_variant, mode, n, opt->parts, opt->part_sizes, a, b, c, d,
+                           NULL, x + o, sc->v + o, sc->w + o, sc->tips + TL_SPIKE_SEND * P * s,
+                           x + o, opt->ledger, one);
+}
+
+static int spike_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                           const tl_options *opt, tl_info *info)
+{
+  if (sys->dtype != TL_F64 || sys->periodic)
+    return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, sys->periodic ? "periodic" : "dtype",
+                   "spike_cpu solves non-periodic float64 batches; use the reference (spike)");
+  size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts;
+  tl_spike_mode mode = {.truncate = tl_param_value(self, opt, "truncate") == 1,
+                        .tol = tl_param_value(self, opt, "tol")};
+  sp_scratch sc = {.v = tl_alloc(n * nsys, sizeof(double)),
+                   .w = tl_alloc(n * nsys, sizeof(double)),
+                   .tips = tl_alloc(TL_SPIKE_SEND * P * nsys, sizeof(double)),
+                   .part_tips = tl_alloc(TL_SPIKE_SEND * nsys, sizeof(double)),
+                   .part_flag = tl_alloc(nsys, 1),
+                   .flag = tl_alloc(nsys, 1)};
+  int status = TL_OK;
+  if (!sc.v || !sc.w || !sc.tips || !sc.part_tips || !sc.part_flag || !sc.flag) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike_cpu: no memory");
+    goto cleanup;
+  }
+  memset(sc.flag, 0, nsys);
+  for (int p = 0; p < opt->parts; p++) /* phases 1-3, g into x */
+    local_partition(sys, opt, p, xv, &sc);
+  tl_outcome out;
+  tl_outcome_init(&out, nsys);
+  for (size_t s = 0; s < nsys && out.status >= 0; s++) {
+    tl_info one;
+    tl_info_clear(&one);
+    tl_outcome_add(&out, s, finish_system(sys, opt, &mode, s, xv, &sc, &one), &one);
+  }
+  status = tl_outcome_finish(&out, info);
+cleanup:
+  free(sc.v);
+  free(sc.w);
+  free(sc.tips);
+  free(sc.part_tips);
+  free(sc.part_flag);
+  free(sc.flag);
+  return status;
+}
+
+/* The backend names its reference and inherits what it does not state
+ * (family, classes, layouts, partitioning, exactness; registry.h): it
+ * says only where it differs -- double only, its parameters (spike's),
+ * its ledger (recorded as spike's). */
+extern const tl_algorithm tl_algo_spike_ref;
+const tl_algorithm tl_algo_spike_cpu = {
+    .name = "spike_cpu",
+    .reference = &tl_algo_spike_ref,
+    .backend = "cpu",
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .summary = "SPIKE: phases 1-3 eight systems at once, one per vector lane, DGTTRF's row swaps "
+               "as per-lane selects; the reduced system and the retrieval as spike's",
+    .source = "Polizzi and Sameh 2006; LAPACK DGTTRF/DGTTRS, DGBSV",
+    .params = tl_spike_params,
+    .nparams = TL_SPIKE_NPARAMS,
+    .solve = spike_cpu_solve,
+    .ledger_model = tl_spike_ledger_model,
+};

@@ -290,6 +290,25 @@ void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *
                                  const double *sup, const unsigned char *skip, double *x,
                                  unsigned char *tiny, unsigned char *bad);
 
+/* SPIKE's local phase with partial pivoting (phases 1-3 of
+ * tridlab/part_spike.h: tl_spike_factor_d, tl_spike_local_d,
+ * tl_spike_tips_d) on nsys slices of m rows, eight systems at once, the
+ * row swaps of DGTTRF as per-lane selects (optimized/cpu/spike_cpu.c).
+ * System s's rows are at [s ld, s ld + m) of a, b, c, d and of the
+ * results g, v, w (ld >= m; ld = m: the rows an MPI rank holds). g = A_p^-1
+ * d; v (has_right) and w (has_left) the spikes, else left untouched (v, w
+ * must still be arrays of that layout); tips + TL_SPIKE_SEND s system s's
+ * six tips. The reference's operations, so its bits. flagged[s] = 1 where
+ * the reference may break down (a zero or non-finite pivot, a non-finite
+ * result; an overflowing check sum flags too): that system's results are
+ * then unspecified -- run the reference phases on it, which give its
+ * report or the same bits. Else 0. The systems past the last group of
+ * eight, blocks of m < 2 rows and builds without the lanes run the
+ * reference phases here (flagged where they fail). */
+void tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
+                          const double *a, const double *b, const double *c, const double *d,
+                          double *g, double *v, double *w, double *tips, unsigned char *flagged);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,10 +4,12 @@
 
 extern const tl_algorithm tl_algo_thomas_cpu;
 extern const tl_algorithm tl_algo_thomas_periodic_cpu;
+extern const tl_algorithm tl_algo_spike_cpu;
 
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_cpu,
     &tl_algo_thomas_periodic_cpu,
+    &tl_algo_spike_cpu,
 };
 
 const tl_room tl_room_cpu = {

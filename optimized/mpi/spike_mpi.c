@@ -21,6 +21,13 @@
  *   6 "halo" and "verdict": strict row dominance and LAPACK's residual
  *     ratio of the whole answer (optimized/mpi/verdict_mpi.c)
  *
+ * Phase 1 of spike_mpi in double runs all the rank's systems at once,
+ * eight to a vector, through tl_cpu_spike_local_d (optimized/cpu/
+ * spike_cpu.c: DGTTRF's row swaps as per-lane selects, the reference's
+ * bits); a system the kernel flags runs the reference's phase, which
+ * gives its report. spike_dp_mpi, and complex batches, run the reference
+ * phases system after system (diagonal pivoting has no batched kernel).
+ *
  * The Givens variant (tl_spike_variant.kernel) also sends K's two tips
  * (8 scalars) and gets its own pinned unknown back (3), which its
  * retrieval needs.
@@ -36,6 +43,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_spike.h"
 #include "tridlab/part_spike_dp.h"
 #include "tridlab/part_spike_givens.h"
@@ -235,6 +243,29 @@ static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
   return TL_OK;
 }
 
+/* Phases 1-2 (and the tips) of every system at once, eight systems to a
+ * vector (tl_cpu_spike_local_d, optimized/cpu/spike_cpu.c: the
+ * reference's bits): for spike's partial pivoting in double, whose rows
+ * on this rank are the kernel's layout as they are. bad[s] = 1 for a
+ * system it flags, which the caller runs through the reference phase for
+ * its report (or the same bits). Returns 0 where it does not apply --
+ * complex, and spike_dp's diagonal pivoting, which keeps its reference
+ * phases system by system. */
+static int FN(sp_batched)(const tl_spike_variant *var, int p, int P, const tl_mpi_batch *sl, S *g,
+                          S *v, S *w, S *send, unsigned char *bad)
+{
+#if TL_IS_COMPLEX
+  (void)var, (void)p, (void)P, (void)sl, (void)g, (void)v, (void)w, (void)send, (void)bad;
+  return 0;
+#else
+  if (var != &tl_spike_partial)
+    return 0;
+  tl_cpu_spike_local_d(sl->m, sl->m, sl->nsys, p > 0, p + 1 < P, sl->a, sl->b, sl->c, sl->d, g,
+                       v, w, send, bad);
+  return 1;
+#endif
+}
+
 static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
                        const tl_mpi_batch *sl, const size_t *slices, S *x, tl_info *info)
 {
@@ -257,12 +288,17 @@ static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchan
   }
   S *v = g + m * nsys, *w = v + m * nsys, *k = var->kernel ? w + m * nsys : NULL;
   S *send = g + spikes * m * nsys, *mine = send + up * nsys;
+  int batched = FN(sp_batched)(var, p, P, sl, g, v, w, send, bad);
   for (size_t s = 0; s < nsys; s++) { /* phase 1 */
+    if (batched && !bad[s])
+      continue;
     tl_info one;
     tl_info_clear(&one);
     int lst = FN(sp_local)(var, ex, sl, s, f, flags, g, v, w, k, send, &one);
     tl_mpi_status_note(&st, s, PH_LOCAL, lst, &one);
     bad[s] = lst < 0;
+    if (bad[s]) /* a failed system sends zeros */
+      memset(send + up * s, 0, up * sizeof(S));
   }
   status = FN(sp_reduced)(var, recursive, &st, sl, slices, send, mine);
   if (status < 0) {

@@ -727,6 +727,54 @@ Test(gpu_distd2, slice_phases_agree_with_the_reference, .timeout = 120)
   reset_order();
 }
 
+/* The float slice kernels: the double plans rounded to float, close to
+ * the double kernels' d', edges and x. */
+Test(gpu_distd2, float_slice_phases_are_accurate)
+{
+  enum { M = 60, NSYS = 37 };
+  size_t cnt = (size_t)M * NSYS;
+  double *abc = malloc(3 * cnt * sizeof(double)), *rows = malloc(5 * cnt * sizeof(double));
+  double *d = malloc(cnt * 8), *dt = malloc(cnt * 8), *x = malloc(cnt * 8);
+  double fix[NSYS], edge[6 * NSYS], ends[2 * NSYS];
+  float *rf = malloc(5 * cnt * sizeof(float)), *df = malloc(cnt * 4), *dtf = malloc(cnt * 4);
+  float *xf = malloc(cnt * 4), fixf[NSYS], edgef[6 * NSYS], endsf[2 * NSYS];
+  int stat[3 * NSYS];
+  cr_assert(abc && rows && d && dt && x && rf && df && dtf && xf);
+  tl_info info;
+  for (size_t k = 0; k < cnt; k++) {
+    abc[k] = sin(0.7 * (double)k), abc[cnt + k] = 4, abc[2 * cnt + k] = cos(1.3 * (double)k);
+    df[k] = (float)(d[k] = sin(0.01 * (double)k));
+  }
+  for (size_t s = 0; s < NSYS; s++) {
+    tl_distd2_plan plan;
+    size_t o = s * M;
+    cr_assert_eq(tl_distd2_plan_slice_in_d(&plan, 3 * M, 1, M, M, abc + o, abc + cnt + o,
+                                           abc + 2 * cnt + o, rows + 5 * o, &info),
+                 TL_OK, "%s", info.msg);
+    fixf[s] = (float)(fix[s] = plan.fix_scale[0]);
+    endsf[2 * s] = (float)(ends[2 * s] = 0.5);
+    endsf[2 * s + 1] = (float)(ends[2 * s + 1] = -0.25);
+    tl_distd2_plan_destroy(&plan);
+  }
+  for (size_t k = 0; k < 5 * cnt; k++)
+    rf[k] = (float)rows[k];
+  cr_assert_eq(tl_gpu_distd2_slice_decouple_d(M, NSYS, rows, fix, d, dt, edge, stat, &info), TL_OK);
+  cr_assert_eq(tl_gpu_distd2_slice_decouple_f(M, NSYS, rf, fixf, df, dtf, edgef, stat, &info),
+               TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_gpu_distd2_slice_substitute_d(M, NSYS, rows, ends, dt, x, stat, &info), TL_OK);
+  cr_assert_eq(tl_gpu_distd2_slice_substitute_f(M, NSYS, rf, endsf, dtf, xf, stat, &info), TL_OK,
+               "%s", info.msg);
+  double worst = 0, big = 0;
+  for (size_t k = 0; k < cnt; k++) {
+    worst = fmax(worst, fmax(fabs(x[k] - xf[k]), fabs(dt[k] - dtf[k])));
+    big = fmax(big, fmax(fabs(x[k]), fabs(dt[k])));
+  }
+  for (size_t k = 0; k < 6 * NSYS; k++)
+    worst = fmax(worst, fabs(edge[k] - edgef[k]));
+  cr_expect_lt(worst / big, 1e-5, "float error %g", worst / big);
+  free(abc), free(rows), free(d), free(dt), free(x), free(rf), free(df), free(dtf), free(xf);
+}
+
 /* ---------------------------------------------------------------- */
 /* PDD's local phase                                                 */
 

@@ -733,12 +733,13 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
 /* Block g, thread t: system s = g TL_GPU_SZ + t of nsys slices of m rows
  * (the batch layout: system s's rows at s m). Its plan (Algorithm 5, made
  * on the host: tl_distd2_plan_slice_in_d or tl_cpu_distd2_preprocess_lines_d)
- * is rows + 5 m s: sa, sc, fwd_scale, fwd_mul, bwd_mul (m each), and
+ * is plan + 5 m s: sa, sc, fwd_scale, fwd_mul, bwd_mul (m each), and
  * fix[s]. Algorithm 6 on d into dt, then the two rows the exchange sends
- * into edge + 6 s. stat: 3 ints per system, as the DistD2 kernels above
- * (the decoupling's first non-finite row, the interface's: -1 here, the
- * 2x2 systems are the host's, the substitution's); this kernel writes
- * the first two. The systems share nothing: no barrier inside. */
+ * into edge + 6 s. stat: 3 ints per system, as the DistD2 kernels above:
+ * word 0 the decoupling's first non-finite row, word 1 the interface's
+ * (-1 here: the 2x2 systems are the host's), word 2 the substitution's;
+ * this kernel writes words 0 and 1. The systems share nothing: no
+ * barrier inside. */
 TL_KERNEL(KF(distd2_slice_decouple_kernel), long m, long nsys, const T *plan, const T *fix,
           const T *d, T *dt, T *edge, int *stat)
 {

@@ -35,6 +35,8 @@ pcr_kernel|16 T B + 8n values (≤ 48 KiB), else 16 T B
 hybrid_kernel|32 P B
 distd2_decouple_kernel|0
 distd2_finish_kernel|0
+distd2_slice_decouple_kernel|0
+distd2_slice_substitute_kernel|0
 pdd_local_kernel|0
 spike_local_kernel|0
 KERNELS

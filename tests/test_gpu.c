@@ -624,6 +624,158 @@ Test(gpu_distd2, float_phases_are_accurate)
 }
 
 /* ---------------------------------------------------------------- */
+/* DistD2 on an MPI rank's slices (distd2_gpu_mpi)                    */
+
+/* nsys slices of m rows, rows [row0, row0 + m) of n_total-row systems,
+ * each system its own dominant matrix and so its own slice plan: the two
+ * slice kernels against the reference's phases system by system --
+ * Algorithm 6 (tl_distd2_decouple_d), the rows the exchange sends
+ * (tl_distd2_pack_d) and Algorithm 7 (tl_distd2_substitute_d) with given
+ * x_first, x_last -- bit for bit, apart and in place; the checker is on
+ * (a finding would be the entry's status). bad & 1: system 3 gets an
+ * infinite d (the decoupling overflows); bad & 2: an infinite x_first
+ * (the substitution does). The breakdown names the system and the
+ * reference's row, in the slice. */
+static void distd2_slice_agrees(size_t m, size_t nsys, size_t n_total, size_t row0, int periodic,
+                                int bad)
+{
+  size_t cnt = m * nsys;
+  double *abcd = malloc(4 * cnt * sizeof(double)), *a = abcd, *b = a + cnt, *c = b + cnt;
+  double *d = c + cnt, *rows = malloc(5 * cnt * sizeof(double)), *fix = malloc(nsys * 8);
+  double *dt = malloc(cnt * 8), *dtr = calloc(cnt, 8), *x = malloc(cnt * 8);
+  double *xr = malloc(cnt * 8), *xin = malloc(cnt * 8), *edge = malloc(6 * nsys * 8);
+  double *ends = malloc(2 * nsys * 8);
+  int *stat = malloc(3 * nsys * sizeof(int));
+  cr_assert(abcd && rows && fix && dt && dtr && x && xr && xin && edge && ends && stat);
+  for (size_t k = 0; k < cnt; k++) {
+    a[k] = sin(0.7 * (double)k + 0.3);
+    c[k] = cos(1.3 * (double)k);
+    b[k] = 4 + 0.5 * sin(0.11 * (double)k);
+    d[k] = 1 + 0.01 * (double)(k % 17) + sin(0.05 * (double)k);
+  }
+  if ((bad & 1) && nsys > 3)
+    d[3 * m + m / 2] = INFINITY;
+  tl_distd2_plan *plans = calloc(nsys, sizeof *plans);
+  tl_info info, ri;
+  int rdec = TL_OK, rsub = TL_OK;
+  long dsys = -1, drow = -1, ssys = -1, srow = -1;
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = s * m;
+    cr_assert_eq(tl_distd2_plan_slice_in_d(&plans[s], n_total, periodic, row0, m, a + o, b + o,
+                                           c + o, rows + 5 * o, &info),
+                 TL_OK, "%s", info.msg);
+    fix[s] = plans[s].fix_scale[0];
+    ends[2 * s] = (bad & 2) && s == 3 ? INFINITY : sin((double)s);
+    ends[2 * s + 1] = cos((double)s);
+    int st = tl_distd2_decouple_d(&plans[s], 0, d + o, dtr + o, &ri);
+    if (st < 0 && rdec == TL_OK)
+      rdec = st, dsys = (long)s, drow = ri.row - (long)row0;
+    st = tl_distd2_substitute_d(&plans[s], 0, ends[2 * s], ends[2 * s + 1], dtr + o, xr + o, &ri);
+    if (st < 0 && rsub == TL_OK)
+      rsub = st, ssys = (long)s, srow = ri.row - (long)row0;
+  }
+  int gs = tl_gpu_distd2_slice_decouple_d(m, nsys, rows, fix, d, dt, edge, stat, &info);
+  cr_expect_eq(gs, rdec, "m %zu nsys %zu row0 %zu: decouple %d vs %d (%s)", m, nsys, row0, gs, rdec,
+               info.msg);
+  if (gs < 0 && gs == rdec)
+    cr_expect(info.system == dsys && info.row == drow, "system %ld row %ld, reference %ld %ld",
+              info.system, info.row, dsys, drow);
+  for (size_t s = 0; s < nsys; s++) {
+    if ((long)s == dsys)
+      continue;
+    tl_distd2_edge e;
+    tl_distd2_pack_d(&plans[s], 0, dtr + s * m, &e);
+    cr_expect(memcmp(dt + s * m, dtr + s * m, m * 8) == 0, "d' of system %zu differs", s);
+    cr_expect(memcmp(edge + 6 * s, &e, sizeof e) == 0, "the edge of system %zu differs", s);
+  }
+  if (dsys >= 0) /* the reference's d' of the system that broke down: the same input */
+    memcpy(dt + (size_t)dsys * m, dtr + (size_t)dsys * m, m * 8);
+  memcpy(xin, dt, cnt * 8);
+  for (int in_place = 0; in_place <= 1; in_place++) {
+    double *out = in_place ? xin : x;
+    gs = tl_gpu_distd2_slice_substitute_d(m, nsys, rows, ends, in_place ? xin : dt, out, stat,
+                                          &info);
+    cr_expect_eq(gs, rsub, "m %zu: substitute %d vs %d (%s)", m, gs, rsub, info.msg);
+    if (gs < 0 && gs == rsub)
+      cr_expect(info.system == ssys && info.row == srow, "system %ld row %ld, reference %ld %ld",
+                info.system, info.row, ssys, srow);
+    for (size_t s = 0; s < nsys; s++)
+      if ((long)s != dsys && (long)s != ssys)
+        cr_expect(memcmp(out + s * m, xr + s * m, m * 8) == 0, "x of system %zu differs (%s)", s,
+                  in_place ? "in place" : "apart");
+  }
+  for (size_t s = 0; s < nsys; s++)
+    tl_distd2_plan_destroy(&plans[s]);
+  free(plans), free(abcd), free(rows), free(fix), free(dt), free(dtr), free(x), free(xr);
+  free(xin), free(edge), free(ends), free(stat);
+}
+
+Test(gpu_distd2, slice_phases_agree_with_the_reference, .timeout = 120)
+{
+  static const size_t ms[] = {2, 3, 9, 40, 101};
+  static const size_t counts_[] = {1, 7, 33, 70};
+  for (size_t o = 0; o < NORDERS; o++) {
+    set_orders(o);
+    for (size_t im = 0; im < 5; im++)
+      for (size_t ic = 0; ic < 4; ic++) {
+        size_t m = ms[im], nsys = counts_[ic];
+        distd2_slice_agrees(m, nsys, 3 * m, m, 0, 0);           /* a middle rank */
+        distd2_slice_agrees(m, nsys, 2 * m, 0, (int)ic & 1, 0); /* the first rank */
+        distd2_slice_agrees(m, nsys, 4 * m + 1, 3 * m + 1, 1, 1 + (int)(o & 1));
+      }
+  }
+  reset_order();
+}
+
+/* The float slice kernels: the double plans rounded to float, close to
+ * the double kernels' d', edges and x. */
+Test(gpu_distd2, float_slice_phases_are_accurate)
+{
+  enum { M = 60, NSYS = 37 };
+  size_t cnt = (size_t)M * NSYS;
+  double *abc = malloc(3 * cnt * sizeof(double)), *rows = malloc(5 * cnt * sizeof(double));
+  double *d = malloc(cnt * 8), *dt = malloc(cnt * 8), *x = malloc(cnt * 8);
+  double fix[NSYS], edge[6 * NSYS], ends[2 * NSYS];
+  float *rf = malloc(5 * cnt * sizeof(float)), *df = malloc(cnt * 4), *dtf = malloc(cnt * 4);
+  float *xf = malloc(cnt * 4), fixf[NSYS], edgef[6 * NSYS], endsf[2 * NSYS];
+  int stat[3 * NSYS];
+  cr_assert(abc && rows && d && dt && x && rf && df && dtf && xf);
+  tl_info info;
+  for (size_t k = 0; k < cnt; k++) {
+    abc[k] = sin(0.7 * (double)k), abc[cnt + k] = 4, abc[2 * cnt + k] = cos(1.3 * (double)k);
+    df[k] = (float)(d[k] = sin(0.01 * (double)k));
+  }
+  for (size_t s = 0; s < NSYS; s++) {
+    tl_distd2_plan plan;
+    size_t o = s * M;
+    cr_assert_eq(tl_distd2_plan_slice_in_d(&plan, 3 * M, 1, M, M, abc + o, abc + cnt + o,
+                                           abc + 2 * cnt + o, rows + 5 * o, &info),
+                 TL_OK, "%s", info.msg);
+    fixf[s] = (float)(fix[s] = plan.fix_scale[0]);
+    endsf[2 * s] = (float)(ends[2 * s] = 0.5);
+    endsf[2 * s + 1] = (float)(ends[2 * s + 1] = -0.25);
+    tl_distd2_plan_destroy(&plan);
+  }
+  for (size_t k = 0; k < 5 * cnt; k++)
+    rf[k] = (float)rows[k];
+  cr_assert_eq(tl_gpu_distd2_slice_decouple_d(M, NSYS, rows, fix, d, dt, edge, stat, &info), TL_OK);
+  cr_assert_eq(tl_gpu_distd2_slice_decouple_f(M, NSYS, rf, fixf, df, dtf, edgef, stat, &info),
+               TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_gpu_distd2_slice_substitute_d(M, NSYS, rows, ends, dt, x, stat, &info), TL_OK);
+  cr_assert_eq(tl_gpu_distd2_slice_substitute_f(M, NSYS, rf, endsf, dtf, xf, stat, &info), TL_OK,
+               "%s", info.msg);
+  double worst = 0, big = 0;
+  for (size_t k = 0; k < cnt; k++) {
+    worst = fmax(worst, fmax(fabs(x[k] - xf[k]), fabs(dt[k] - dtf[k])));
+    big = fmax(big, fmax(fabs(x[k]), fabs(dt[k])));
+  }
+  for (size_t k = 0; k < 6 * NSYS; k++)
+    worst = fmax(worst, fabs(edge[k] - edgef[k]));
+  cr_expect_lt(worst / big, 1e-5, "float error %g", worst / big);
+  free(abc), free(rows), free(d), free(dt), free(x), free(rf), free(df), free(dtf), free(xf);
+}
+
+/* ---------------------------------------------------------------- */
 /* PDD's local phase                                                 */
 
 /* The kernel against tl_pdd_ref_local_d, partition by partition: y, both

@@ -24,9 +24,9 @@ int mpi_agree(int value);
 
 /* --gpu: the name of the MPI algorithm whose rank program runs its local
  * phase on the GPU kernels (its registry backend names a GPU) and that
- * has `name`'s reference -- pdd_mpi's is pdd_gpu_mpi. NULL when there is
- * none, after saying so (`cmd`: the command, for the message), with the
- * algorithms that have one. */
+ * has `name`'s reference -- pdd_mpi's is pdd_gpu_mpi, distd2_mpi's
+ * distd2_gpu_mpi. NULL when there is none, after saying so (`cmd`: the
+ * command, for the message), with the algorithms that have one. */
 const char *mpi_gpu_name(const char *cmd, const char *name);
 
 #endif

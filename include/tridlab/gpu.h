@@ -141,6 +141,40 @@ int tl_gpu_distd2_stencil_sz_f(const tl_distd2_plan *plan, const double st[5], s
 void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], double *coef,
                            long *begin);
 
+/* DistD2 on an MPI rank's slices (optimized/mpi/distd2_mpi.c,
+ * distd2_gpu_mpi): nsys systems of m >= 2 rows each (the batch layout:
+ * system s's rows at s m), each the rank's partition of a longer system
+ * with its own matrix, so its own slice plan (Algorithm 5, on the host):
+ * rows + 5 m s holds its sa, sc, fwd_scale, fwd_mul, bwd_mul (m each; the
+ * rows tl_distd2_plan_slice_in_d and tl_cpu_distd2_preprocess_lines_d
+ * write), fix_scale[s] its fix_scale. One thread per system, TL_GPU_SZ
+ * systems per block, in two kernels with the exchange between them:
+ *
+ *   decouple    Algorithm 6 on d into dt (m nsys values, not d), and the
+ *               two rows each system sends into edge + 6 s, in
+ *               tl_distd2_edge's order (what tl_distd2_pack_d gives)
+ *   (host)      the exchange, the 2x2 systems (tl_distd2_interface_d)
+ *   substitute  Algorithm 7 from dt with ends[2 s], ends[2 s + 1] =
+ *               x_first, x_last of system s, into x (may be dt)
+ *
+ * stat: 3 ints per system, the decoupling's and the substitution's first
+ * non-finite row (words 0 and 2; word 1 is -1: the 2x2 systems are the
+ * host's), rows counted in the slice. The first system with one is
+ * returned as TL_ERR_BREAKDOWN (the caller may ask the reference for its
+ * report, as distd2_gpu_mpi does). The reference's operations, so its
+ * bits in double. Emulated on the host (no device path: on a device, dt
+ * would stay there between the two launches). */
+int tl_gpu_distd2_slice_decouple_d(size_t m, size_t nsys, const double *rows,
+                                   const double *fix_scale, const double *d, double *dt,
+                                   double *edge, int *stat, tl_info *info);
+int tl_gpu_distd2_slice_decouple_f(size_t m, size_t nsys, const float *rows, const float *fix_scale,
+                                   const float *d, float *dt, float *edge, int *stat,
+                                   tl_info *info);
+int tl_gpu_distd2_slice_substitute_d(size_t m, size_t nsys, const double *rows, const double *ends,
+                                     const double *dt, double *x, int *stat, tl_info *info);
+int tl_gpu_distd2_slice_substitute_f(size_t m, size_t nsys, const float *rows, const float *ends,
+                                     const float *dt, float *x, int *stat, tl_info *info);
+
 /* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d: the
  * partition's solution y and its whole spikes v, w) for every partition
  * of every system of a batch (batch layout), one block per system and

@@ -236,7 +236,11 @@ typedef struct KF(gpu_call) {
   T *y, *v, *part;        /* pdd_local: y, v and what PDD drops          */
   int *stat;              /* the status words                            */
   int periodic, stencil;  /* distd2: a periodic plan; d holds u          */
-  const T *coef;          /* distd2: the plan, flattened                 */
+  const T *coef;          /* distd2: the plan, flattened; distd2 slices:  */
+                          /* the plans' rows, 5 m per system            */
+  const T *fix;           /* distd2 slices: fix_scale per system (decouple) */
+                          /* or x_first, x_last per system (substitute) */
+  T *edge;                /* distd2 slices: the rows the exchange sends   */
 } KF(gpu_call);
 
 typedef int (*KF(gpu_on_device))(const KF(gpu_call) *k, char *err, size_t len);
@@ -398,6 +402,43 @@ static int KF(distd2_emulated)(const KF(gpu_call) *k, tl_info *info)
     TL_LAUNCH(KF(distd2_finish_kernel), (long)(groups * P), TL_GPU_SZ, 0, (long)n, (long)k->nsys,
               (int)P, q, k->w, k->x, k->stat);
   });
+  return TL_OK;
+}
+
+/* One rank's DistD2 slices (the batch layout, m = k->n rows, a plan
+ * per system): the plans' rows and d (or d' and x_first, x_last) in,
+ * d' (or x) out, and the status words. */
+static int KF(distd2_slice_decouple_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  (void)info;
+  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  watch_spec w[] = {{k->coef, 5 * m * nsys, z, "the plans", 1},
+                    {k->fix, nsys, z, "fix_scale", 1},
+                    {k->d, m * nsys, z, "d", 1},
+                    {k->w, m * nsys, z, "d'", 0},
+                    {k->edge, TL_DISTD2_SLICE_EDGE * nsys, z, "edges", 0},
+                    {k->stat, 3 * nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, TL_LAUNCH(KF(distd2_slice_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+                        k->coef, k->fix, k->d, k->w, k->edge, k->stat));
+  return TL_OK;
+}
+
+static int KF(distd2_slice_substitute_emulated)(const KF(gpu_call) *k, tl_info *info)
+{
+  (void)info;
+  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  watch_spec w[] = {{k->coef, 5 * m * nsys, z, "the plans", 1},
+                    {k->fix, 2 * nsys, z, "x_first, x_last", 1},
+                    {k->d, m * nsys, z, "d'", 1},
+                    {k->stat, 3 * nsys, sizeof(int), "stat", 0},
+                    {k->x, m * nsys, z, "x", 0}};
+  size_t watched = k->x == k->d ? 4 : 5; /* in place: x is d', watched once */
+  watch_each(w, watched);
+  TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, k->coef,
+            k->fix, k->d, k->x, k->stat);
+  forget_each(w, watched);
   return TL_OK;
 }
 
@@ -589,6 +630,45 @@ int KF(tl_gpu_distd2_stencil_sz)(const tl_distd2_plan *plan, const double st[5],
   if (!st)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "st", "distd2_gpu: no stencil");
   return KF(distd2_run)(plan, st, nsys, u, x, tol, info);
+}
+
+/* The status of a rank's DistD2 slices after one of the two kernels:
+ * the first system whose words say its d' (word 0) or its x (word 2) is
+ * not finite, as TL_ERR_BREAKDOWN with its system and row in the slice. */
+static int KF(distd2_slice_status)(const char *what, size_t nsys, const int *stat, int word,
+                                   tl_info *info)
+{
+  for (size_t s = 0; s < nsys; s++)
+    if (stat[3 * s + (size_t)word] >= 0)
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, (long)s, stat[3 * s + (size_t)word], "",
+                     "distd2_slice: overflow in the %s at row %d of system %zu", what,
+                     stat[3 * s + (size_t)word], s);
+  return TL_OK;
+}
+
+int KF(tl_gpu_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows, const T *fix_scale,
+                                     const T *d, T *dt, T *edge, int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("distd2_slice", m, nsys, 2, info));
+  if (!rows || !fix_scale || !d || !dt || !edge || !stat || dt == d)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array",
+                   "distd2_slice: no array may be NULL, and dt may not be d");
+  KF(gpu_call) call = {.who = "distd2_slice", .n = m, .nsys = nsys, .coef = rows,
+                       .fix = fix_scale, .d = d, .w = dt, .edge = edge, .stat = stat};
+  TL_CALL(KF(dispatch)(&call, NULL, KF(distd2_slice_decouple_emulated), info));
+  return KF(distd2_slice_status)("decoupling", nsys, stat, 0, info);
+}
+
+int KF(tl_gpu_distd2_slice_substitute)(size_t m, size_t nsys, const T *rows, const T *ends,
+                                       const T *dt, T *x, int *stat, tl_info *info)
+{
+  TL_CALL(check_sizes("distd2_slice", m, nsys, 2, info));
+  if (!rows || !ends || !dt || !x || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_slice: no array may be NULL");
+  KF(gpu_call) call = {.who = "distd2_slice", .n = m, .nsys = nsys, .coef = rows, .fix = ends,
+                       .d = dt, .x = x, .stat = stat};
+  TL_CALL(KF(dispatch)(&call, NULL, KF(distd2_slice_substitute_emulated), info));
+  return KF(distd2_slice_status)("substitution", nsys, stat, 2, info);
 }
 
 /* PDD's local phase: of whole systems (edges 0), or of a rank's slices

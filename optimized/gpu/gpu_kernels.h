@@ -531,20 +531,22 @@ typedef struct KF(distd2_coef) {
   const T *sa, *sc, *f, *r, *w, *fix;
 } KF(distd2_coef);
 
-/* u at row i of this lane (rows TL_GPU_SZ apart): wrap when periodic,
- * zero outside otherwise (the halo rule of tl_distd2_halo_d). */
-TL_DEVICE_FN T KF(field)(long n, int periodic, const T *u, long i)
+/* u at row i of this lane (rows z apart): wrap when periodic, zero
+ * outside otherwise (the halo rule of tl_distd2_halo_d). */
+TL_DEVICE_FN T KF(field)(long n, long z, int periodic, const T *u, long i)
 {
   if (i >= 0 && i < n)
-    return TL_LD(u, i * TL_GPU_SZ);
+    return TL_LD(u, i * z);
   if (!periodic)
     return 0;
-  return TL_LD(u, (((i % n) + n) % n) * TL_GPU_SZ);
+  return TL_LD(u, (((i % n) + n) % n) * z);
 }
 
-/* Algorithm 6 on rows [k0, k0 + m) of one lane: the right-hand side is d,
- * or the 5-point stencil on u when st is given (the fusion of Figure 9).
- * Returns the first row whose d' is not finite, or -1.
+/* Algorithm 6 on rows [k0, k0 + m) of one lane, whose rows are z apart
+ * in `in` and dt (TL_GPU_SZ packed, 1 on the batch layout; the plan's
+ * rows are 1 apart): the right-hand side is d, or the 5-point stencil on
+ * u when st is given (the fusion of Figure 9). Returns the first row
+ * whose d' is not finite, or -1.
  *
  * As Thomas's lane, the forward sweep loads TL_GPU_AHEAD rows ahead: u
  * through a window of the stencil's reach (win[k] = u(i0 - 2 + k)), or d;
@@ -552,12 +554,11 @@ TL_DEVICE_FN T KF(field)(long n, int periodic, const T *u, long i)
  * being finite as it is made (the last two rows in the forward sweep,
  * rows m-3..1 in the backward one, row 0 after lines 18-20), so no pass
  * reads d' again only to check it. */
-TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m,
+TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, long z, int periodic, long k0, long m,
                                            const KF(distd2_coef) * q, const T *fix, const T *st,
                                            const T *in, T *dt)
 {
   enum { U = TL_GPU_AHEAD };
-  const long z = TL_GPU_SZ;
   const T *f = q->f + k0, *r = q->r + k0, *w = q->w + k0;
   T *y = dt + k0 * z;
   long bad = m; /* the smallest row whose d' is not finite; m: none */
@@ -566,7 +567,7 @@ TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, int periodic, long k0, long m
     TL_UNROLL
     for (int k = 0; k < U + 4; k++) /* u(i0 - 2 .. i0 + U + 1): the window moves by U */
       if (st && (j0 == 0 || k >= 4))
-        win[k] = KF(field)(n, periodic, in, k0 + j0 - 2 + k);
+        win[k] = KF(field)(n, z, periodic, in, k0 + j0 - 2 + k);
       else if (st)
         win[k] = win[k + U];
     T rd[U];
@@ -631,7 +632,8 @@ TL_KERNEL(KF(distd2_decouple_kernel), long n, int periodic, long nsys, int parts
     long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
     if (s < nsys) {
       long k0 = TL_LD(q.begin, p), m = TL_LD(q.begin, p + 1) - k0;
-      long bad = KF(distd2_decouple_lane)(n, periodic, k0, m, &q, q.fix + p, st, in + o, dt + o);
+      long bad = KF(distd2_decouple_lane)(n, TL_GPU_SZ, periodic, k0, m, &q, q.fix + p, st, in + o,
+                                          dt + o);
       TL_ST(stat, (s * parts + p) * 3) = (int)bad;
     }
   }
@@ -660,6 +662,39 @@ TL_DEVICE_FN int KF(distd2_interface)(const KF(distd2_coef) * q, int parts, long
   return 1;
 }
 
+/* Algorithm 7 on rows [k0, k1) of one lane (rows z apart in dt and x,
+ * 1 apart in sa and sc): x_k0 = first, x_k = d'_k - sa_k first - sc_k
+ * last, x_(k1-1) = last, rows loaded ahead. x may be dt (each row is read
+ * before it is written). Returns the first row whose x is not finite, or
+ * -1. */
+TL_DEVICE_FN long KF(distd2_substitute_lane)(long k0, long k1, long z, const T *sa, const T *sc,
+                                             T first, T last, const T *dt, T *x)
+{
+  long bad = k1; /* the first row whose x is not finite; k1: none */
+  TL_ST(x, k0 * z) = first;
+  for (long k = k0 + 1; k + 1 < k1; k += TL_GPU_AHEAD) {
+    T rd[TL_GPU_AHEAD];
+    TL_UNROLL
+    for (int j = 0; j < TL_GPU_AHEAD; j++)
+      if (k + j + 1 < k1)
+        rd[j] = TL_LD(dt, (k + j) * z);
+    TL_UNROLL
+    for (int j = 0; j < TL_GPU_AHEAD; j++)
+      if (k + j + 1 < k1) {
+        T xk = rd[j] - TL_LD(sa, k + j) * first - TL_LD(sc, k + j) * last;
+        TL_ST(x, (k + j) * z) = xk;
+        if (!isfinite(xk) && k + j < bad)
+          bad = k + j;
+      }
+  }
+  TL_ST(x, (k1 - 1) * z) = last; /* (k1 - 1 = k0: one row, x = last) */
+  if (!isfinite(last) && bad == k1)
+    bad = k1 - 1;
+  if (k1 - 1 > k0 && !isfinite(first))
+    bad = k0;
+  return bad < k1 ? bad : -1;
+}
+
 /* Block (g, p): the two interfaces of partition p (before and after it),
  * then Algorithm 7 on its rows. Every partition solves its own copy of
  * the 2x2 it shares with a neighbour: the same operations on the same
@@ -678,30 +713,72 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
       KF(distd2_interface)(&q, parts, (p + parts - 1) % parts, dt + o, &unused, &first);
       int ok = KF(distd2_interface)(&q, parts, p, dt + o, &last, &unused);
       TL_ST(st, 1) = ok ? -1 : (int)(k1 - 1); /* the interface after p is p's to report */
-      T *xs = x + o;
-      long bad = k1;                     /* the first row whose x is not finite; k1: none */
-      TL_ST(xs, k0 * TL_GPU_SZ) = first; /* Algorithm 7, rows loaded ahead */
-      for (long k = k0 + 1; k + 1 < k1; k += TL_GPU_AHEAD) {
-        T rd[TL_GPU_AHEAD];
-        TL_UNROLL
-        for (int j = 0; j < TL_GPU_AHEAD; j++)
-          if (k + j + 1 < k1)
-            rd[j] = TL_LD(dt, o + (k + j) * TL_GPU_SZ);
-        TL_UNROLL
-        for (int j = 0; j < TL_GPU_AHEAD; j++)
-          if (k + j + 1 < k1) {
-            T xk = rd[j] - TL_LD(q.sa, k + j) * first - TL_LD(q.sc, k + j) * last;
-            TL_ST(xs, (k + j) * TL_GPU_SZ) = xk;
-            if (!isfinite(xk) && k + j < bad)
-              bad = k + j;
-          }
-      }
-      TL_ST(xs, (k1 - 1) * TL_GPU_SZ) = last; /* (k1 - 1 = k0: one row, x = last) */
-      if (!isfinite(last) && bad == k1)
-        bad = k1 - 1;
-      if (k1 - 1 > k0 && !isfinite(first))
-        bad = k0;
-      TL_ST(st, 2) = bad < k1 ? (int)bad : -1;
+      long bad =
+          KF(distd2_substitute_lane)(k0, k1, TL_GPU_SZ, q.sa, q.sc, first, last, dt + o, x + o);
+      TL_ST(st, 2) = (int)bad;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* ------------------------------------------------------------------ */
+/* DistD2 on an MPI rank's slices (optimized/mpi/distd2_mpi.c,          */
+/* distd2_gpu_mpi): one thread per system of the batch layout, each     */
+/* system its own matrix and so its own plan                            */
+
+/* What the decoupling of a rank's rows sends (tl_distd2_pack_d): its
+ * first and last rows, 6 values per system in tl_distd2_edge's order. */
+#define TL_DISTD2_SLICE_EDGE 6
+
+/* Block g, thread t: system s = g TL_GPU_SZ + t of nsys slices of m rows
+ * (the batch layout: system s's rows at s m). Its plan (Algorithm 5, made
+ * on the host: tl_distd2_plan_slice_in_d or tl_cpu_distd2_preprocess_lines_d)
+ * is plan + 5 m s: sa, sc, fwd_scale, fwd_mul, bwd_mul (m each), and
+ * fix[s]. Algorithm 6 on d into dt, then the two rows the exchange sends
+ * into edge + 6 s. stat: 3 ints per system, as the DistD2 kernels above:
+ * word 0 the decoupling's first non-finite row, word 1 the interface's
+ * (-1 here: the 2x2 systems are the host's), word 2 the substitution's;
+ * this kernel writes words 0 and 1. The systems share nothing: no
+ * barrier inside. */
+TL_KERNEL(KF(distd2_slice_decouple_kernel), long m, long nsys, const T *plan, const T *fix,
+          const T *d, T *dt, T *edge, int *stat)
+{
+  TL_REGION(t)
+  {
+    long s = TL_BLOCK_ID * TL_GPU_SZ + t;
+    if (s < nsys) {
+      const T *rows = plan + 5 * m * s;
+      KF(distd2_coef) q = {NULL, rows, rows + m, rows + 2 * m, rows + 3 * m, rows + 4 * m, fix + s};
+      T *y = dt + s * m, *e = edge + TL_DISTD2_SLICE_EDGE * s;
+      long bad = KF(distd2_decouple_lane)(m, 1, 0, 0, m, &q, q.fix, NULL, d + s * m, y);
+      TL_ST(e, 0) = TL_LD(q.sa, 0); /* first row: to the rank before */
+      TL_ST(e, 1) = TL_LD(q.sc, 0);
+      TL_ST(e, 2) = TL_LD(y, 0);
+      TL_ST(e, 3) = TL_LD(q.sa, m - 1); /* last row: to the rank after */
+      TL_ST(e, 4) = TL_LD(q.sc, m - 1);
+      TL_ST(e, 5) = TL_LD(y, m - 1);
+      TL_ST(stat, 3 * s) = (int)bad;
+      TL_ST(stat, 3 * s + 1) = -1;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* Thread t of block g, system s as above: Algorithm 7 on its rows with
+ * its x_first and x_last (ends[2 s], ends[2 s + 1]: the host solved the
+ * 2x2 systems from the exchanged rows), d' from dt into x (x may be dt).
+ * Writes stat[3 s + 2], the first row whose x is not finite (-1: none). */
+TL_KERNEL(KF(distd2_slice_substitute_kernel), long m, long nsys, const T *plan, const T *ends,
+          const T *dt, T *x, int *stat)
+{
+  TL_REGION(t)
+  {
+    long s = TL_BLOCK_ID * TL_GPU_SZ + t;
+    if (s < nsys) {
+      const T *rows = plan + 5 * m * s;
+      long bad = KF(distd2_substitute_lane)(0, m, 1, rows, rows + m, TL_LD(ends, 2 * s),
+                                            TL_LD(ends, 2 * s + 1), dt + s * m, x + s * m);
+      TL_ST(stat, 3 * s + 2) = (int)bad;
     }
   }
   TL_BARRIER();

@@ -32,6 +32,13 @@
  * on SZ-packed slices with the packed kernels of optimized/cpu/ (where
  * the packed kernels apply: a matrix shared by the batch).
  *
+ * distd2_gpu_mpi (one GPU per rank) is the general batch's program with
+ * Algorithms 6 and 7 on the GPU kernels of the rank's slices
+ * (tl_gpu_distd2_slice_decouple_d, tl_gpu_distd2_slice_substitute_d: a
+ * thread per system, each reading its own plan's rows): Algorithm 5 and
+ * the 2x2 systems stay on the host, and so do the messages and the
+ * ledger, which are distd2_mpi's.
+ *
  * Cost per rank: the reference's flops on m rows per system; one
  * exchange of 3 words per system with each neighbour (the packed entry:
  * a halo of 2 rows of u each way before it); the verdict's 12 words.
@@ -42,6 +49,7 @@
 
 #include "mpi_internal.h"
 #include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
 #include "tridlab/part_distd2.h"
 
 /* Phases in the reference's order (the order it meets failures in): the
@@ -76,6 +84,8 @@ typedef struct row3 {
 } row3;
 _Static_assert(sizeof(row3) == TL_DISTD2_EDGE_WORDS * sizeof(double),
                "a boundary row travels as 3 doubles");
+_Static_assert(sizeof(tl_distd2_edge) == 2 * TL_DISTD2_EDGE_WORDS * sizeof(double),
+               "the GPU kernel writes an edge as 6 doubles");
 
 /* The verdict's pairs per system: status, dropped (row), kappa, spike,
  * minus the worst relative margin (row), "not strictly dominant". */
@@ -253,17 +263,93 @@ static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const tl_d
 
 #define ROWS(arr, s) ((const double *)(arr) + (s)*sl->m)
 
+/* Phase 2 of distd2_gpu_mpi: Algorithm 6 of every system on the GPU
+ * kernel (tl_gpu_distd2_slice_decouple_d), d' into dt and each system's
+ * two boundary rows into its edge. On a device d' would stay there and
+ * only the edges (6 words per system) come back for the exchange; here
+ * the device is the emulator, with its checker. A system whose d' the
+ * kernel flags goes to the reference (redo) for its report; a launch
+ * that fails (a kernel bug the checker found) is every system's failure,
+ * reported; no memory: the reference for every system. */
+static void decouple_gpu(const notes *nt, const tl_mpi_batch *sl, const double *rows,
+                         const double *fix, double *dt, sys_state *ss, unsigned char *redo)
+{
+  size_t m = sl->m, nsys = sl->nsys;
+  double *edge = tl_alloc(TL_DISTD2_EDGE_WORDS * 2 * nsys, sizeof *edge);
+  int *stat = tl_alloc(3 * nsys, sizeof *stat);
+  tl_info gi;
+  tl_info_clear(&gi);
+  int rc = edge && stat
+               ? tl_gpu_distd2_slice_decouple_d(m, nsys, rows, fix, sl->d, dt, edge, stat, &gi)
+               : TL_ERR_NOMEM;
+  for (size_t s = 0; s < nsys; s++) {
+    if (ss[s].bad)
+      continue;
+    if (rc == TL_ERR_NOMEM || (rc == TL_ERR_BREAKDOWN && stat[3 * s] >= 0)) {
+      redo[s] = 1;
+    } else if (rc < 0 && rc != TL_ERR_BREAKDOWN) { /* nothing came back */
+      note(nt, s, PH_DECOUPLE, rc, &gi);
+      ss[s].bad = 1;
+    } else {
+      memcpy(&ss[s].edge, edge + 2 * TL_DISTD2_EDGE_WORDS * s, sizeof ss[s].edge);
+    }
+  }
+  free(edge);
+  free(stat);
+}
+
+/* Phase 5 of distd2_gpu_mpi: Algorithm 7 of every system on the GPU
+ * kernel (tl_gpu_distd2_slice_substitute_d) from d' in dt and the x_first,
+ * x_last of its 2x2 systems, into x; each system's status noted. A system
+ * the kernel flags, and every system when memory is short, runs the
+ * reference's substitution (its bits and report); a launch that fails
+ * is every system's failure. */
+static void substitute_gpu(const notes *nt, const tl_mpi_batch *sl, const tl_distd2_plan *plans,
+                           const double *rows, const double *dt, double *x, const sys_state *ss)
+{
+  size_t m = sl->m, nsys = sl->nsys;
+  double *ends = tl_alloc(2 * nsys, sizeof *ends);
+  int *stat = tl_alloc(3 * nsys, sizeof *stat);
+  tl_info one;
+  tl_info_clear(&one);
+  int rc = TL_ERR_NOMEM;
+  if (ends && stat) {
+    for (size_t s = 0; s < nsys; s++) {
+      ends[2 * s] = ss[s].bad ? 0.0 : ss[s].x_first;
+      ends[2 * s + 1] = ss[s].bad ? 0.0 : ss[s].x_last;
+    }
+    rc = tl_gpu_distd2_slice_substitute_d(m, nsys, rows, ends, dt, x, stat, &one);
+  }
+  tl_info gi = one;
+  for (size_t s = 0; s < nsys; s++) {
+    if (ss[s].bad)
+      continue;
+    tl_info_clear(&one);
+    int sst = TL_OK;
+    if (rc < 0 && rc != TL_ERR_BREAKDOWN && rc != TL_ERR_NOMEM) /* nothing came back */
+      sst = rc, one = gi;
+    else if (rc == TL_ERR_NOMEM || (rc == TL_ERR_BREAKDOWN && stat[3 * s + 2] >= 0))
+      sst = tl_distd2_substitute_d(&plans[s], 0, ss[s].x_first, ss[s].x_last, dt + s * m, x + s * m,
+                                   &one);
+    note(nt, s, PH_SUBSTITUTE, sst, &one);
+  }
+  free(ends);
+  free(stat);
+}
+
 /* Every system has its own matrix, so its own slice plan: 5 words per
  * row (sa, sc and the three multipliers), all of them alive from the
  * decoupling to the substitution. They live in the rank's scratch, kept
  * from one solve to the next (tl_mpi_scratch), not in fresh memory per
  * system and solve, whose first touch cost more than the solve itself
- * (docs/algorithms/distd2.md, "MPI"). */
-static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
-                            const tl_mpi_batch *sl, const size_t *slices, void *x_out,
-                            const tl_options *opt, tl_info *info)
+ * (docs/algorithms/distd2.md, "MPI"). gpu: Algorithms 6 and 7 on the GPU
+ * kernels (distd2_gpu_mpi), d' in the scratch after the plans (a sixth
+ * word per row: the reference's report of a failed substitution needs
+ * it), the plans and the 2x2 systems on the host as for distd2_mpi. */
+static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
+                            const tl_mpi_batch *sl, void *x_out, const tl_options *opt,
+                            tl_info *info)
 {
-  (void)slices;
   double tol = tl_param_value(self, opt, "tol");
   size_t nsys = sl->nsys, m = sl->m;
   double *x = x_out;
@@ -272,7 +358,7 @@ static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   notes nt = {&st, 0};
   tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
-  double *rows = tl_mpi_scratch(5 * m * nsys, sizeof(double));
+  double *rows = tl_mpi_scratch((gpu ? 6 : 5) * m * nsys, sizeof(double));
   double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
   unsigned char *flag = tl_alloc(nsys + 1, 1);
   int status = TL_OK;
@@ -303,29 +389,36 @@ static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     note(&nt, s, PH_PLAN, rc, &one);
     ss[s].bad = rc < 0;
   }
-  /* Phase 2: Algorithm 6, eight systems at once (the same bits); d' is
-   * kept in x. A system it flags runs the reference for its report; one
-   * whose plan failed is skipped. */
+  /* Phase 2: Algorithm 6, eight systems at once (the same bits), d' kept
+   * in x; or on the GPU kernel, d' in dt, the edges from the kernel. A
+   * system either flags runs the reference for its report; one whose
+   * plan failed is skipped. */
   memset(flag, 0, nsys);
-  tl_cpu_distd2_decouple_lines_d(m, nsys, rows, fix, sl->d, x, flag);
+  double *dt = gpu ? rows + 5 * m * nsys : x;
+  if (gpu)
+    decouple_gpu(&nt, sl, rows, fix, dt, ss, flag);
+  else
+    tl_cpu_distd2_decouple_lines_d(m, nsys, rows, fix, sl->d, x, flag);
   for (size_t s = 0; s < nsys; s++) {
     if (ss[s].bad)
       continue;
     int rc = TL_OK;
     tl_info_clear(&one);
     if (flag[s])
-      rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), x + s * m, &one);
+      rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), dt + s * m, &one);
     note(&nt, s, PH_DECOUPLE, rc, &one);
     ss[s].bad = rc < 0;
-    if (!ss[s].bad)
-      tl_distd2_pack_d(&plans[s], 0, x + s * m, &ss[s].edge);
+    if (!ss[s].bad && (!gpu || flag[s]))
+      tl_distd2_pack_d(&plans[s], 0, dt + s * m, &ss[s].edge);
   }
   status = exchange_and_interfaces(&nt, ss, 0, nsys, 0, sl->begin, m, sl->n, sl->periodic);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "distd2: the exchange of %zu systems failed", nsys);
     goto cleanup;
   }
-  for (size_t s = 0; s < nsys; s++) { /* phase 5: Algorithm 7, in place over d' */
+  if (gpu)
+    substitute_gpu(&nt, sl, plans, rows, dt, x, ss);
+  for (size_t s = 0; !gpu && s < nsys; s++) { /* phase 5: Algorithm 7, in place over d' */
     if (ss[s].bad)
       continue;
     tl_info_clear(&one);
@@ -343,6 +436,21 @@ cleanup:
   free(flag);
   tl_mpi_status_free(&st);
   return status;
+}
+
+static int distd2_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
+                            const size_t *slices, void *x, const tl_options *opt, tl_info *info)
+{
+  (void)slices;
+  return distd2_run_solve(0, self, ex, sl, x, opt, info);
+}
+
+static int distd2_gpu_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
+                                const tl_mpi_batch *sl, const size_t *slices, void *x,
+                                const tl_options *opt, tl_info *info)
+{
+  (void)slices;
+  return distd2_run_solve(1, self, ex, sl, x, opt, info);
 }
 
 #undef ROWS
@@ -508,4 +616,26 @@ const tl_algorithm tl_mpi_algo_distd2 = {
     .ledger_model = tl_mpi_ledger_model,
     .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
     .mpi = &distd2_program,
+};
+
+/* DistD2 with one GPU per rank (docs/mpi.md, "One GPU per rank"): the
+ * same program, its decoupling and substitution on the GPU kernels, the
+ * same messages and ledger. */
+static const tl_mpi_program distd2_gpu_program = {
+    .crosses = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
+               "verdict",
+    .solve = distd2_gpu_mpi_solve,
+};
+
+const tl_algorithm tl_mpi_algo_distd2_gpu = {
+    .name = "distd2_gpu_mpi",
+    .backend = "mpi+gpu-emulated",
+    .reference = &tl_algo_distd2_ref,
+    .summary = "DistD2 across MPI ranks, one GPU per rank: each rank's decoupling and "
+               "substitution on the GPU kernels (a plan per system, made on the host), the "
+               "boundary rows through the exchange layer",
+    .solve = tl_mpi_solve_batch,
+    .ledger_model = tl_mpi_ledger_model,
+    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .mpi = &distd2_gpu_program,
 };

@@ -210,6 +210,7 @@ extern const tl_algorithm tl_mpi_algo_pdd_gpu;
 extern const tl_algorithm tl_mpi_algo_rpdd;
 /* distd2_mpi.c, ptdma_mpi.c, its_mpi.c */
 extern const tl_algorithm tl_mpi_algo_distd2;
+extern const tl_algorithm tl_mpi_algo_distd2_gpu;
 extern const tl_algorithm tl_mpi_algo_ptdma;
 extern const tl_algorithm tl_mpi_algo_its;
 extern const tl_algorithm tl_mpi_algo_tridsolver; /* tridsolver_mpi.c */

@@ -13,6 +13,7 @@ static const tl_algorithm *const algorithms[] = {
     &tl_mpi_algo_pdd_gpu, /* pdd_mpi.c: phase 1 on the GPU kernel */
     &tl_mpi_algo_rpdd,
     &tl_mpi_algo_distd2, /* distd2_mpi.c */
+    &tl_mpi_algo_distd2_gpu, /* distd2_mpi.c: Algorithms 6 and 7 on the GPU kernels */
     &tl_mpi_algo_ptdma,  /* ptdma_mpi.c */
     &tl_mpi_algo_its,    /* its_mpi.c */
     &tl_mpi_algo_tridsolver, /* tridsolver_mpi.c */

@@ -4,7 +4,8 @@
  *
  *   mutant_driver FAMILY KIND
  *
- * FAMILY: thomas, periodic, pcr, hybrid, distd2, pdd, spike. KIND: what the
+ * FAMILY: thomas, periodic, pcr, hybrid, distd2, distd2-slice (the
+ * kernels of an MPI rank's DistD2 slices), pdd, spike. KIND: what the
  * checker must find in every order (race, race-blocks, uninitialized,
  * bounds), or "clean": nothing; or "orders": with the checker off, the
  * family's registry backend (--param orders=all, its default) must
@@ -94,6 +95,27 @@ static int run(const char *family, int broken, tl_info *info)
       status = tl_gpu_distd2_sz_d(&plan, NSYS, d, x, TL_DISTD2_DEFAULT_TOL, info);
       tl_distd2_plan_destroy(&plan);
     }
+  } else if (!strcmp(family, "distd2-slice")) { /* a rank's slices, a plan per system */
+    double *rows = calloc(5 * (size_t)N * NSYS, sizeof *rows), *fix = calloc(NSYS, sizeof *fix);
+    double *ends = calloc(2 * NSYS, sizeof *ends), *edge = calloc(6 * NSYS, sizeof *edge);
+    fill((size_t)N * NSYS, 0, a, b, c, d);
+    if (broken)
+      d[(size_t)N * NSYS / 2 + 3] = INFINITY; /* an overflow in the decoupling */
+    status = rows && fix && ends && edge ? TL_OK : TL_ERR_NOMEM;
+    for (size_t s = 0; s < NSYS && status == TL_OK; s++) { /* the middle rank of three */
+      tl_distd2_plan plan;
+      size_t o = s * N;
+      status =
+          tl_distd2_plan_slice_in_d(&plan, 3 * N, 0, N, N, a + o, b + o, c + o, rows + 5 * o, info);
+      fix[s] = status == TL_OK ? plan.fix_scale[0] : 0;
+      ends[2 * s] = 1, ends[2 * s + 1] = -1;
+      tl_distd2_plan_destroy(&plan);
+    }
+    if (status == TL_OK)
+      status = tl_gpu_distd2_slice_decouple_d(N, NSYS, rows, fix, d, w, edge, stat, info);
+    if (status == TL_OK || status == TL_ERR_BREAKDOWN)
+      status = tl_gpu_distd2_slice_substitute_d(N, NSYS, rows, ends, w, x, stat, info);
+    free(rows), free(fix), free(ends), free(edge);
   } else {
     fprintf(stderr, "mutant_driver: unknown family %s\n", family);
     exit(2);

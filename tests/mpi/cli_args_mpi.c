@@ -215,7 +215,8 @@ static void bad_arguments(int P)
   expect_bad(P, "unwritable --out", args, "no_dir");
   snprintf(args, sizeof args, "--algo ptdma %s --gpu", sys);
   expect_bad(P, "--gpu for an algorithm without a GPU version", args,
-             "has no version on the GPU kernels (those with one: pdd_gpu_mpi)");
+             "has no version on the GPU kernels (those with one: pdd_gpu_mpi, "
+             "distd2_gpu_mpi)");
 
   /* --slices that do not parse. */
   snprintf(args, sizeof args, "%s --slices ''", ok);
@@ -264,6 +265,12 @@ static void bad_arguments(int P)
   snprintf(args, sizeof args, "--algo pdd --gpu %s --quiet", sys);
   if (P <= 2)
     expect_good(P, "--gpu", args);
+  /* --gpu: distd2's (distd2_gpu_mpi) on 1 rank, where nothing is dropped
+   * (on 2, the 10-row slices drop a coupling of 8.6e-12 > tol: outside
+   * the domain, a warning, right). */
+  snprintf(args, sizeof args, "--algo distd2 --gpu %s --quiet", sys);
+  if (P == 1)
+    expect_good(P, "--gpu --algo distd2", args);
 }
 
 int main(int argc, char **argv)

@@ -92,8 +92,12 @@ static void set_case_param(tl_options *opt, const tl_algorithm *ref)
  * the systems it flags to the reference: INNER puts a zero pivot in the
  * middle of the middle rank's rows (Thomas breaks down there), SPIKE a
  * zero diagonal entry in the last row of rank 0, which only the right
- * spike's bottom-up elimination meets (a breakdown when P > 1). */
-typedef enum { PLAIN, BREAKDOWN, NONFINITE, WEAK, COL_DD, TINY, INNER, SPIKE } twist;
+ * spike's bottom-up elimination meets (a breakdown when P > 1).
+ * DistD2's decoupling runs through a batched kernel (distd2_mpi) or the
+ * GPU kernel (distd2_gpu_mpi) and hands the systems whose d' is not
+ * finite to the reference: OVERFLOW makes d' overflow in the middle of
+ * the middle rank's rows (finite entries, d near the largest double). */
+typedef enum { PLAIN, BREAKDOWN, NONFINITE, WEAK, COL_DD, TINY, INNER, SPIKE, OVERFLOW } twist;
 
 /* Rank 0's message, so every rank can compare its own with it. */
 static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
@@ -180,7 +184,7 @@ static void compare_with_reference(mpi_check *mc, const tl_algorithm *algo, cons
       MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
   }
-  if (tw == BREAKDOWN || tw == INNER || (tw == SPIKE && P > 1))
+  if (tw == BREAKDOWN || tw == INNER || (tw == SPIKE && P > 1) || tw == OVERFLOW)
     MC_EXPECT(mc, st == TL_ERR_BREAKDOWN, "breakdown case gave %s", tl_status_name(st));
   if (tw == NONFINITE)
     MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
@@ -210,6 +214,7 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
           : tw == TINY      ? " near-underflow"
           : tw == INNER     ? " inner-breakdown"
           : tw == SPIKE     ? " spike-breakdown"
+          : tw == OVERFLOW  ? " overflow"
                             : "");
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
@@ -243,6 +248,13 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
       tl_partition_bounds(n, P, slices, P / 2, &qb, &qe);
       set_entry(&pr, 0, s, qb + (qe - qb) / 2, 0.0);
       set_entry(&pr, 1, s, qb + (qe - qb) / 2, 0.0);
+    } else if (tw == OVERFLOW) { /* d'(k-1) ~ d/8 > 0, then d(k) + d'(k-1) > DBL_MAX */
+      size_t qb, qe;
+      tl_partition_bounds(n, P, slices, P / 2, &qb, &qe);
+      size_t k = qb + (qe - qb) / 2;
+      set_entry(&pr, 0, s, k, -1.0);
+      set_entry(&pr, 3, s, k - 1, 1.79e308);
+      set_entry(&pr, 3, s, k, 1.79e308);
     } else if (tw == SPIKE) {
       size_t qb, qe;
       tl_partition_bounds(n, P, slices, 0, &qb, &qe);
@@ -371,6 +383,39 @@ static void scratch_case(mpi_check *mc, const tl_algorithm *algo, uint64_t seed)
   free(pr.mem);
   free(big.mem);
   free(own);
+  mc_end(mc);
+}
+
+/* Two MPI algorithms that do the same operations (distd2_gpu_mpi's
+ * kernels and distd2_mpi's batched phases are both the reference's
+ * operations): the same status, report and bits of x on every rank. */
+static void same_bits_case(mpi_check *mc, const char *name, const char *twin, size_t n,
+                           size_t nsys, int periodic, const size_t *slices, uint64_t seed)
+{
+  const tl_algorithm *algo = tl_mpi_find(name), *other = tl_mpi_find(twin);
+  if (!algo || !other)
+    return;
+  mc_case(mc, "%s and %s: the same bits, P=%d n=%zu nsys=%zu%s%s", algo->name, other->name,
+          mc->size, n, nsys, periodic ? " periodic" : "", slices ? " uneven" : "");
+  problem pr = {{0}, NULL};
+  if (mc->rank == 0)
+    make_problem(&pr, TL_F64, n, nsys, periodic, seed);
+  tl_mpi_batch local;
+  tl_info info, oinfo;
+  MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, slices, &local, &info) == TL_OK,
+            "scatter: %s", info.msg);
+  size_t cnt = local.m * nsys;
+  double *x = calloc(cnt + 1, sizeof *x), *y = calloc(cnt + 1, sizeof *y);
+  int st = tl_mpi_solve(algo, mc->comm, &local, x, NULL, &info);
+  int ot = tl_mpi_solve(other, mc->comm, &local, y, NULL, &oinfo);
+  MC_EXPECT(mc, st == ot && strcmp(info.msg, oinfo.msg) == 0, "%s (%s), %s (%s)",
+            tl_status_name(st), info.msg, tl_status_name(ot), oinfo.msg);
+  MC_EXPECT(mc, !tl_status_has_solution(st) || memcmp(x, y, cnt * sizeof *x) == 0,
+            "x differs on rank %d", mc->rank);
+  free(x);
+  free(y);
+  tl_mpi_batch_free(&local);
+  free(pr.mem);
   mc_end(mc);
 }
 
@@ -732,6 +777,21 @@ int main(int argc, char **argv)
     run_case(&mc, ns, TL_F64, 40 * (size_t)P + 1, 19, 1, NULL, PLAIN, 92);
     run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, INNER, 93);
     run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, INNER, 94);
+  }
+  /* DistD2 on the GPU kernels (distd2_gpu_mpi) against distd2_mpi, bit
+   * for bit: a batch of 19 systems (a group of 8, 16 or 32 and more),
+   * even and uneven slices, plain and periodic; both against the
+   * reference when d' overflows in one system. */
+  same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", 40 * (size_t)P, 19, 0, NULL, 95);
+  same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", n_uneven, 19, 0, uneven, 96);
+  same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", n_uneven, 35, 1, uneven, 97);
+  static const char *const distd2s[] = {"distd2_mpi", "distd2_gpu_mpi"};
+  for (size_t k = 0; k < 2; k++) {
+    const tl_algorithm *algo = tl_mpi_find(distd2s[k]);
+    if (!algo)
+      continue;
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, OVERFLOW, 98);
+    run_case(&mc, algo, TL_F64, n_uneven, 35, 1, uneven, OVERFLOW, 99);
   }
   /* PDD's and RPDD's batched local phase: a batch of 17 systems (a
    * full SIMD group of 16 and one more), the systems it hands to the

@@ -791,10 +791,10 @@ static int FN(kernel_untruncatable)(const tl_spike_variant *var, size_t n, int p
   return TL_OK;
 }
 
-/* Phase 4 on partition 0, whole or truncated, its breakdowns restated
- * with rows of A and worded with the variant's name. */
-static int FN(phase4)(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
-                      int parts, const size_t *part_sizes, const S *tips, S *y, tl_info *info)
+/* Phase 4 on partition 0, whole (band or recursive) or truncated, its
+ * breakdowns restated with rows of A and worded with the variant's name. */
+int FN(tl_spike_phase4)(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n,
+                        int parts, const size_t *part_sizes, const S *tips, S *y, tl_info *info)
 {
   size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
   int truncate = mode && mode->truncate, recursive = mode && mode->recursive;
@@ -944,7 +944,7 @@ int FN(tl_spike_finish)(const tl_spike_variant *var, const tl_spike_mode *mode, 
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for scratch", name);
   /* Phase 4 on partition 0: the reduced system (truncated: its 2x2
    * systems, which the neighbours could solve instead; not built). */
-  status = FN(phase4)(var, mode, n, parts, part_sizes, tips, y, info);
+  status = FN(tl_spike_phase4)(var, mode, n, parts, part_sizes, tips, y, info);
   if (status < 0)
     goto cleanup;
   /* Phase 5 on every partition, with its two boundary unknowns (the scatter). */

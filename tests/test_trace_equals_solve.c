@@ -25,6 +25,11 @@ static const struct {
     {"tridsolver", "reduced=gather_scatter"},
     {"tridsolver", "reduced=pcr"},
     {"tridsolver", "reduced=jacobi,maxit=40"},
+    {"spike", "reduced=recursive"},
+    {"spike", "truncate=1"},
+    {"spike_dp", "reduced=recursive"},
+    {"spike_givens", "reduced=recursive"},
+    {"spike_givens", "truncate=1"},
 };
 
 typedef struct run {

@@ -38,6 +38,7 @@ typedef struct spike_kind {
   const char *intro, *phase1;
   int (*local)(const tracer *tr, spike_trace *sp, int p, tl_info *info);
   void (*note)(const tracer *tr, const spike_trace *sp, char *note, size_t size);
+  const tl_spike_variant *var;    /* the variant (its phase 4 is the driver's) */
   const tl_spike_variant *kernel; /* a variant with kernel columns K, else NULL */
 } spike_kind;
 
@@ -94,10 +95,29 @@ static void swaps_note(const tracer *tr, const spike_trace *sp, char *note, size
   }
 }
 
+/* Truncated SPIKE's dropped entries: each inner partition's W at its
+ * bottom row (the column of the previous partition's last unknown) and
+ * V at its top row (the next partition's first unknown). */
+static void truncated_drops(const tracer *tr, const spike_trace *sp, double tol,
+                            tl_trace_stage *st)
+{
+  st->tol = tol;
+  for (int p = 1; p + 1 < tr->parts && st->ndrop + 2 <= TL_TRACE_DROPS; p++) {
+    size_t top = tr->begin[p], bot = tr->begin[p + 1] - 1;
+    st->drop_row[st->ndrop] = (long)bot, st->drop_col[st->ndrop] = (long)top - 1;
+    st->drop_val[st->ndrop++] = sp->w[bot];
+    st->drop_row[st->ndrop] = (long)top, st->drop_col[st->ndrop] = (long)bot + 1;
+    st->drop_val[st->ndrop++] = sp->v[top];
+  }
+}
+
 /* The reduced system on the interface rows (the last row of each block,
  * the first of the next), drawn from S. */
-static void reduced_picture(tracer *tr, const spike_trace *sp, tl_trace_stage *st)
+static void reduced_picture(tracer *tr, const spike_trace *sp, const tl_spike_mode *mode,
+                            tl_trace_stage *st)
 {
+  if (mode->truncate)
+    truncated_drops(tr, sp, mode->tol, st);
   size_t nr = 0;
   for (int p = 0; p + 1 < tr->parts; p++) {
     sp->rows[nr++] = tr->begin[p + 1] - 1;
@@ -190,6 +210,7 @@ static const spike_kind partial = {
     .phase1 = "phase 1: factor A_p = L U with row swaps; g, V, W",
     .local = partial_local,
     .note = swaps_note,
+    .var = &tl_spike_partial,
 };
 
 static const spike_kind diagonal = {
@@ -199,6 +220,7 @@ static const spike_kind diagonal = {
     .phase1 = "phase 1: factor A_p = L B U with 1x1/2x2 pivots; g, V, W",
     .local = diagonal_local,
     .note = pivots_note,
+    .var = &tl_spike_diagonal,
 };
 
 static const spike_kind givens = {
@@ -209,6 +231,7 @@ static const spike_kind givens = {
         "phase 1: A_p = Q R by Givens rotations, R's last entry replaced where ~0; g, V, W, K",
     .local = givens_local,
     .note = modified_note,
+    .var = &tl_spike_givens,
     .kernel = &tl_spike_givens,
 };
 
@@ -244,8 +267,34 @@ static int spike_retrieve(const tracer *tr, const spike_trace *sp, const spike_k
                                     kernel_of(tr, sp, p), prev, next, pin, x + lo, info);
 }
 
-static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, double *x,
-                        tl_info *info)
+/* Phase 4, the driver's: the partitions' sizes from their first rows. */
+static int spike_reduced(const tracer *tr, spike_trace *sp, const spike_kind *kind,
+                         const tl_spike_mode *mode, tl_info *info)
+{
+  size_t *sizes = tl_alloc((size_t)tr->parts, sizeof *sizes);
+  if (!sizes)
+    return tl_tr_nomem(info);
+  for (int p = 0; p < tr->parts; p++)
+    sizes[p] = tr->begin[p + 1] - tr->begin[p];
+  int status = tl_spike_phase4_d(kind->var, mode, tr->n, tr->parts, sizes, sp->tips, sp->y, info);
+  free(sizes);
+  return status;
+}
+
+/* What phase 4 did, in words, for the stage's note. */
+static const char *reduced_words(const tl_spike_mode *mode)
+{
+  if (mode->truncate)
+    return "solves each interface's 2x2 system alone (truncated SPIKE: the far spike entries "
+           "are dropped)";
+  if (mode->recursive)
+    return "merges the partitions pairwise, level after level, each merge a 2x2 system "
+           "(recursive SPIKE; nothing is dropped)";
+  return "solves them with a pivoted band solve (nothing is dropped)";
+}
+
+static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind,
+                        const tl_spike_mode *mode, double *x, tl_info *info)
 {
   int P = tr->parts;
   tl_tr_stage_input(tr, kind->intro);
@@ -261,14 +310,13 @@ static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, dou
       tl_tr_add_vec(&st, "W", p, lo, m, sp->w + lo);
   }
   tl_tr_emit(tr, &st, 1);
-  TL_CALL(kind->kernel ? tl_spike_reduced_kernel_d(P, sp->tips, sp->y, info)
-                       : tl_spike_reduced_d(P, sp->tips, sp->y, info));
+  TL_CALL(spike_reduced(tr, sp, kind, mode, info));
   st = tl_tr_stage_new(tr, "phase 2: the tips go to partition 0; the reduced system");
   snprintf(st.note, sizeof st.note,
            "every partition sends the top and bottom entries of g, V and W%s; partition 0 "
-           "solves the %d boundary unknowns with a pivoted band solve (nothing is dropped)",
-           kind->kernel ? " and K" : "", 2 * (P - 1));
-  reduced_picture(tr, sp, &st);
+           "takes the %d boundary unknowns and %s",
+           kind->kernel ? " and K" : "", 2 * (P - 1), reduced_words(mode));
+  reduced_picture(tr, sp, mode, &st);
   st.ledger_phase[0] = "tips";
   tl_tr_emit(tr, &st, 0);
   for (int p = 0; p < P; p++)
@@ -287,8 +335,11 @@ static int spike_phases(tracer *tr, spike_trace *sp, const spike_kind *kind, dou
   return TL_OK;
 }
 
-static int spike_trace_run(tracer *tr, const spike_kind *kind, double *x, tl_info *info)
+static int spike_trace_run(tracer *tr, const spike_kind *kind, const tl_algorithm *algo,
+                           const tl_options *opt, double *x, tl_info *info)
 {
+  tl_spike_mode mode;
+  TL_CALL(tl_spike_mode_of(algo, opt, &mode, info));
   size_t n = tr->n, P = (size_t)tr->parts, R = P > 1 ? 2 * (P - 1) : 1;
   spike_trace sp = {.l = tl_alloc(13 * n + 10 * P + R * R + R, sizeof(double)),
                     .swap = tl_alloc(n, 1),
@@ -301,7 +352,7 @@ static int spike_trace_run(tracer *tr, const spike_kind *kind, double *x, tl_inf
     sp.v = sp.g + n, sp.w = sp.v + n, sp.tips = sp.w + n;
     sp.y = sp.tips + TL_SPIKE_SEND_KERNEL * P;
     sp.rd = sp.y + 2 * P, sp.rr = sp.rd + R * R;
-    status = spike_phases(tr, &sp, kind, x, info);
+    status = spike_phases(tr, &sp, kind, &mode, x, info);
   }
   free(sp.l);
   free(sp.swap);
@@ -312,23 +363,17 @@ static int spike_trace_run(tracer *tr, const spike_kind *kind, double *x, tl_inf
 int tl_tr_spike(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                 tl_info *info)
 {
-  (void)algo;
-  (void)opt;
-  return spike_trace_run(tr, &partial, x, info);
+  return spike_trace_run(tr, &partial, algo, opt, x, info);
 }
 
 int tl_tr_spike_dp(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                    tl_info *info)
 {
-  (void)algo;
-  (void)opt;
-  return spike_trace_run(tr, &diagonal, x, info);
+  return spike_trace_run(tr, &diagonal, algo, opt, x, info);
 }
 
 int tl_tr_spike_givens(tracer *tr, const tl_algorithm *algo, const tl_options *opt, double *x,
                        tl_info *info)
 {
-  (void)algo;
-  (void)opt;
-  return spike_trace_run(tr, &givens, x, info);
+  return spike_trace_run(tr, &givens, algo, opt, x, info);
 }

@@ -320,6 +320,18 @@ int tl_spike_run_mode_z(const tl_spike_variant *var, const tl_spike_mode *mode, 
                         const double complex *d, double complex *x, tl_ledger *ledger,
                         tl_info *info);
 
+/* Phase 4 as the driver runs it (the trace runs it too): the reduced
+ * system of `mode` (NULL: the band solve) from the tips of var's size,
+ * into y (2(P-1) scalars); a breakdown restated with the matrix row
+ * (tl_spike_reduced_failure, or the interface's rows when truncated) and
+ * worded with var's name; truncated with a kernel variant whose block
+ * left a column K, a breakdown naming the partition. */
+int tl_spike_phase4_d(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n, int parts,
+                      const size_t *part_sizes, const double *tips, double *y, tl_info *info);
+int tl_spike_phase4_z(const tl_spike_variant *var, const tl_spike_mode *mode, size_t n, int parts,
+                      const size_t *part_sizes, const double complex *tips, double complex *y,
+                      tl_info *info);
+
 /* Phases 4-5 and the verdict of tl_spike_run_mode_*, from phases 1-3's
  * results wherever they were computed (a GPU backend computes them on
  * the device): the variant's factors f (read only for a variant with a

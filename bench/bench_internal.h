@@ -17,9 +17,13 @@
 typedef struct tl_bench_buffers {
   size_t count, es;
   void *a, *b, *c, *d, *d0, *pa, *pb, *pc, *pd;
+  void *mem[9]; /* what was allocated: each array `offset` bytes further */
 } tl_bench_buffers;
 
 int tl_bench_buffers_alloc(tl_bench_buffers *m, size_t count, size_t es);
+/* The same with every array `offset` bytes past its 2 MiB boundary (a
+ * multiple of es): 16 is where malloc puts a large array. */
+int tl_bench_buffers_alloc_at(tl_bench_buffers *m, size_t count, size_t es, size_t offset);
 void tl_bench_buffers_free(tl_bench_buffers *m);
 
 struct tl_bench_ctx {

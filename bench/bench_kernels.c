@@ -25,9 +25,8 @@
 
 void tl_bench_buffers_free(tl_bench_buffers *m)
 {
-  void *all[] = {m->a, m->b, m->c, m->d, m->d0, m->pa, m->pb, m->pc, m->pd};
-  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
-    free(all[k]);
+  for (size_t k = 0; k < sizeof m->mem / sizeof m->mem[0]; k++)
+    free(m->mem[k]);
   memset(m, 0, sizeof *m);
 }
 
@@ -44,6 +43,11 @@ static double hash01(size_t k, unsigned salt)
 
 int tl_bench_buffers_alloc(tl_bench_buffers *m, size_t count, size_t es)
 {
+  return tl_bench_buffers_alloc_at(m, count, es, 0);
+}
+
+int tl_bench_buffers_alloc_at(tl_bench_buffers *m, size_t count, size_t es, size_t offset)
+{
   memset(m, 0, sizeof *m);
   m->count = count;
   m->es = es;
@@ -52,15 +56,16 @@ int tl_bench_buffers_alloc(tl_bench_buffers *m, size_t count, size_t es)
    * offers them: a solve along z touches a new 4 KiB page every row of
    * every array, so with small pages the strided kernels would measure
    * TLB misses as much as memory. The limit kernels use the same arrays. */
-  size_t huge = (size_t)2 << 20, bytes = (count * es + huge - 1) / huge * huge;
+  size_t huge = (size_t)2 << 20, bytes = (count * es + offset + huge - 1) / huge * huge;
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
-    if (!(*all[k] = aligned_alloc(huge, bytes))) {
+    if (!(m->mem[k] = aligned_alloc(huge, bytes))) {
       tl_bench_buffers_free(m);
       return -1;
     }
 #ifdef MADV_HUGEPAGE
-    (void)madvise(*all[k], bytes, MADV_HUGEPAGE);
+    (void)madvise(m->mem[k], bytes, MADV_HUGEPAGE);
 #endif
+    *all[k] = (char *)m->mem[k] + offset;
   }
   /* First touch by the kernels' threads and schedule (static split). */
   double *fa = m->a, *fb = m->b, *fc = m->c, *fd = m->d0;

@@ -398,7 +398,8 @@ int tl_bench_run(const tl_bench_config *cfg, FILE *csv, tl_bench_progress progre
     if (!(cfg->precisions & (1u << fl)))
       continue;
     tl_bench_buffers m;
-    if (tl_bench_buffers_alloc(&m, cfg->unknowns, fl ? sizeof(float) : sizeof(double))) {
+    if (tl_bench_buffers_alloc_at(&m, cfg->unknowns, fl ? sizeof(float) : sizeof(double),
+                                  cfg->offset)) {
       st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "unknowns",
                    "not enough memory for 9 arrays of %zu values", cfg->unknowns);
       break;

@@ -61,6 +61,8 @@ static void bench_usage(FILE *out)
           "  --precision P      double, float or both (default both)\n"
           "  --dirs LIST        directions for the Cartesian kernels, e.g. x,z (default x,y,z)\n"
           "  --kernels LIST     only these kernels (comma-separated)\n"
+          "  --offset B         every array B bytes past its 2 MiB boundary (default 0;\n"
+          "                     16: where malloc puts a large array; a multiple of 8)\n"
           "  --csv FILE         write the CSV to FILE instead of stdout\n"
           "  --plot PREFIX      write PREFIX.dat and PREFIX.gp (normalised time per unknown\n"
           "                     against n, as paper 000 Figure 12) and, when gnuplot is\n"
@@ -141,7 +143,16 @@ static int parse_one(int argc, char **argv, int *i, bench_opts *o, unsigned *giv
     return (v = cli_value(argc, argv, i, "--precision")) ? parse_precision(v, &c->precisions) : -1;
   else if (cli_is(arg, "--dirs"))
     return (v = cli_value(argc, argv, i, "--dirs")) ? parse_dirs(v, &c->dirs) : -1;
-  else if (cli_is(arg, "--kernels"))
+  else if (cli_is(arg, "--offset")) {
+    if (!(v = cli_value(argc, argv, i, "--offset")) ||
+        cli_parse_int(v, "--offset", 0, 1L << 20, &lv))
+      return -1;
+    if (lv % 8) {
+      cli_error("bench: --offset must be a multiple of 8 bytes, got %ld", lv);
+      return -1;
+    }
+    c->offset = (size_t)lv;
+  } else if (cli_is(arg, "--kernels"))
     return (c->kernels = cli_value(argc, argv, i, "--kernels")) ? 0 : -1;
   else if (cli_is(arg, "--csv"))
     return (o->csv_path = cli_value(argc, argv, i, "--csv")) ? 0 : -1;

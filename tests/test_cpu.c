@@ -651,18 +651,20 @@ Test(cpu_registry, thomas_periodic_cpu_finds_non_finite_entries, .timeout = 60)
 
 /* thomas_3d along x on hostile shapes: odd n, n not a multiple of the
  * tile, a batch count that is not a multiple of SZ, unaligned arrays,
- * double and float, every SZ; a breakdown in a middle line is reported
- * with its line and row. */
+ * double and float, every SZ; n a multiple of the tile in arrays 1 to 7
+ * doubles (a float more) past a 64-byte boundary, where the tiles start
+ * on the lines' cache-line boundaries (a short first tile); a breakdown
+ * in a middle line is reported with its line and row. */
 Test(cpu_thomas, x_lines_hostile_shapes, .timeout = 120)
 {
-  static const size_t ns[] = {1, 3, 31, 33, 65, 129, 301};
+  static const size_t ns[] = {1, 3, 31, 33, 65, 129, 301, 8, 16, 48, 64, 256};
   static const size_t nsyss[] = {1, 9, 67};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
     for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
       size_t n = ns[in], nsys = nsyss[ic], count = n * nsys, sz = all_sz[(in + ic) % NSZ];
       size_t dims[3] = {n, nsys, 1};
       hostile h;
-      hostile_make(&h, n, nsys, 1 + in % 3, (unsigned)(in * 7 + ic));
+      hostile_make(&h, n, nsys, 1 + (in + ic) % 7, (unsigned)(in * 7 + ic));
       double *xref = ref_solution(&h.p), *x = malloc((count + 1) * sizeof *x);
       tl_info info;
       cr_assert_eq(tl_cpu_thomas_3d_d(dims, TL_DIR_X, sz, h.p.a, h.p.b, h.p.c, h.p.d, x + 1, &info),

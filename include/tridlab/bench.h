@@ -151,6 +151,8 @@ typedef struct tl_bench_config {
   unsigned precisions; /* TL_BENCH_DOUBLE | TL_BENCH_FLOAT                */
   unsigned dirs;       /* bit 1 << TL_DIR_X, Y, Z: the Cartesian kernels' */
   const char *kernels; /* comma-separated names, or NULL: all             */
+  size_t offset;       /* bytes past each array's 2 MiB boundary (0; 16:
+                          where malloc puts a large array)               */
 } tl_bench_config;
 
 /* The defaults: n = 32, 64, ..., 8192, 2^25 unknowns, 7 runs, 1 and all

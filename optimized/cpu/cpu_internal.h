@@ -38,11 +38,14 @@
 #endif
 
 /* Software prefetch into every cache level (a hint; compilers without
- * the builtin get nothing). */
+ * the builtin get nothing). TL_CPU_PREFETCH_L2 stops at L2 (x86:
+ * prefetcht1): for a kernel that fetches more ahead than L1 holds. */
 #if defined(__GNUC__)
 #define TL_CPU_PREFETCH(p, write) __builtin_prefetch((p), (write), 3)
+#define TL_CPU_PREFETCH_L2(p, write) __builtin_prefetch((p), (write), 2)
 #else
 #define TL_CPU_PREFETCH(p, write) ((void)(p))
+#define TL_CPU_PREFETCH_L2(p, write) ((void)(p))
 #endif
 /* Software prefetch of row r of four SZ-packed arrays (every 64-byte
  * line of the row's sz values): a, b, c read, d read and written. */

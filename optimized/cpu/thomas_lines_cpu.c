@@ -297,6 +297,7 @@ static void FN(dom_masks)(const FN(dom) * m, uint64_t *outside, uint64_t *corner
 typedef struct FN(flight) {
   const T *a, *b, *c, *d;
   T *x;
+  size_t shift; /* rows before the first cache-line boundary (below) */
   size_t off;   /* entry (lane 0, row 0): line g SZ                 */
   size_t lane;  /* distance between lanes (lines): n                */
   size_t valid; /* real lines in the group (<= SZ)                  */
@@ -307,8 +308,10 @@ typedef struct FN(flight) {
 
 /* Group g of nsys lines of n rows, its scratch rows upside down if rev. */
 static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys, size_t g, int rev,
-                                           const T *a, const T *b, const T *c, const T *d, T *x)
+                                           size_t shift, const T *a, const T *b, const T *c,
+                                           const T *d, T *x)
 {
+  f->shift = shift;
   f->off = g * SZ * n;
   f->lane = n;
   f->valid = nsys - g * SZ < SZ ? nsys - g * SZ : SZ;
@@ -319,6 +322,23 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
   f->x = x;
   f->rev = rev;
   FN(dom_start)(&f->dom);
+}
+
+/* The rows of tile t: tiles are XT rows long and start on the lines'
+ * cache-line boundaries, so that the transposes read whole lines. A line
+ * whose first entry sits `shift` rows past a boundary (an array from
+ * malloc is usually 16 bytes past one) has a short first tile of XT -
+ * shift rows; tile t (t >= 1) starts at row t XT - shift. Without the
+ * shift every 64-byte block read would straddle two cache lines, and the
+ * SZ lines of a, b, c and d -- n entries apart, the same L1 sets when n
+ * is a power of two -- would need twice the lines in the same sets: 1.6
+ * times the time in cache, 1.5 times from memory (docs/performance.md).
+ * The scratch keeps virtual rows (row + shift), np of them. */
+static TL_CPU_INLINE void FN(tile_rows)(size_t n, size_t shift, size_t t, size_t *i0, size_t *rows)
+{
+  size_t v0 = t * XT, lo = v0 > shift ? v0 - shift : 0, hi = v0 + XT - shift;
+  *i0 = lo;
+  *rows = (hi < n ? hi : n) - lo;
 }
 
 /* Software prefetch one chunk ahead. A chunk is XC rows (all np rows
@@ -333,8 +353,12 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
  *
  * so memory sees runs of XC values rather than SZ scattered lines per
  * step, and the chunk waits in L2 (4 arrays x SZ x XC values: 64 KiB
- * for doubles, SZ = 8) before its tiles are read. A prefetch past the
- * end of an array is harmless (it never faults). */
+ * for doubles, SZ = 8) before its tiles are read. The prefetch stops at
+ * L2: a chunk is more than L1 holds, and prefetched into L1 it pushed
+ * out the lines of the tiles being read (from memory, one thread,
+ * n = 1024: 4.4-4.6 ns per unknown into L1, 3.6-3.8 into L2;
+ * docs/performance.md). A prefetch past the end of an array is harmless
+ * (it never faults). */
 static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, const FN(flight) * f)
 {
   size_t xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / XT, k = t / steps, j = t % steps;
@@ -347,10 +371,10 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
   const T *pd = f->d + base + r0;
   for (size_t u = 0; u < per_step; u++) {
     size_t o = line * ln + e * TILE;
-    TL_CPU_PREFETCH(pa + o, 0);
-    TL_CPU_PREFETCH(pb + o, 0);
-    TL_CPU_PREFETCH(pc + o, 0);
-    TL_CPU_PREFETCH(pd + o, 1);
+    TL_CPU_PREFETCH_L2(pa + o, 0);
+    TL_CPU_PREFETCH_L2(pb + o, 0);
+    TL_CPU_PREFETCH_L2(pc + o, 0);
+    TL_CPU_PREFETCH_L2(pd + o, 1);
     if (++e == per_line)
       e = 0, line++;
   }
@@ -362,7 +386,8 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
 static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t t, FN(flight) * f,
                                            T *cp, T *dp)
 {
-  size_t i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT, ln = f->lane;
+  size_t i0, rows, ln = f->lane, sh = f->shift;
+  FN(tile_rows)(n, sh, t, &i0, &rows);
   size_t valid = f->valid;
   const T *fa = f->a + f->off, *fb = f->b + f->off, *fc = f->c + f->off;
   const T *fd = f->d + f->off;
@@ -391,14 +416,14 @@ static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t 
   size_t r0 = 0;
   memcpy(chk, f->chk, sizeof chk);
   if (i0 == 0) {
-    size_t p = TL_CPU_POS(0, f->rev, np);
+    size_t p = TL_CPU_POS(sh, f->rev, np);
     FN(row_first)(tb, tc, td, cp + p * SZ, dp + p * SZ, chk);
     r0 = 1;
   }
-  size_t pm = TL_CPU_POS(i0 + r0 - 1, f->rev, np);
+  size_t pm = TL_CPU_POS(sh + i0 + r0 - 1, f->rev, np);
   memcpy(pc, cp + pm * SZ, sizeof pc), memcpy(pd, dp + pm * SZ, sizeof pd);
   for (size_t r = r0; r < rows; r++) {
-    size_t p = TL_CPU_POS(i0 + r, f->rev, np);
+    size_t p = TL_CPU_POS(sh + i0 + r, f->rev, np);
     FN(row_next)(ta + r * SZ, tb + r * SZ, tc + r * SZ, td + r * SZ, pc, pd, pc, pd, chk);
     memcpy(cp + p * SZ, pc, sizeof pc), memcpy(dp + p * SZ, pd, sizeof pd);
   }
@@ -409,11 +434,12 @@ static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t 
 static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(flight) * f,
                                             const T *cp, const T *dp)
 {
-  size_t t = np / XT - 1 - k, i0 = t * XT, rows = n - i0 < XT ? n - i0 : XT;
+  size_t i0, rows;
+  FN(tile_rows)(n, f->shift, np / XT - 1 - k, &i0, &rows);
   T tx[XT * SZ], xr[SZ], chk[SZ]; /* xr: x of row i + 1, in registers */
   memcpy(xr, f->xr, sizeof xr), memcpy(chk, f->chk, sizeof chk);
   for (size_t r = rows; r-- > 0;) {
-    size_t i = i0 + r, p = TL_CPU_POS(i, f->rev, np);
+    size_t i = i0 + r, p = TL_CPU_POS(f->shift + i, f->rev, np);
     if (i + 1 == n)
       FN(row_copy_check)(dp + p * SZ, xr, chk);
     else
@@ -436,22 +462,22 @@ static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(fl
  * every other group stores its rows upside down (rev), so group g+1
  * writes its tile k where group g has just read its tile nt-1-k. */
 static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
-                                             const T *a, const T *b, const T *c, const T *d, T *x,
-                                             T *cp, T *dp, uint64_t *bad, uint64_t *outside,
-                                             uint64_t *corner)
+                                             size_t shift, const T *a, const T *b, const T *c,
+                                             const T *d, T *x, T *cp, T *dp, uint64_t *bad,
+                                             uint64_t *outside, uint64_t *corner)
 {
-  size_t np = (n + XT - 1) / XT * XT, steps = np / XT;
+  size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) fl[2];
   if (g0 >= g1)
     return;
-  FN(flight_start)(&fl[0], n, nsys, g0, 0, a, b, c, d, x);
+  FN(flight_start)(&fl[0], n, nsys, g0, 0, shift, a, b, c, d, x);
   for (size_t k = 0; k < steps; k++)
     FN(tile_forward)(reg, n, np, k, &fl[0], cp, dp);
   for (size_t g = g0; g < g1; g++) {
     FN(flight) *cur = &fl[(g - g0) & 1u], *nxt = &fl[1 - ((g - g0) & 1u)];
     int more = g + 1 < g1;
     if (more)
-      FN(flight_start)(nxt, n, nsys, g + 1, !cur->rev, a, b, c, d, x);
+      FN(flight_start)(nxt, n, nsys, g + 1, !cur->rev, shift, a, b, c, d, x);
     for (size_t k = 0; k < steps; k++) {
       FN(tile_backward)(n, np, k, cur, cp, dp);
       if (more)
@@ -466,15 +492,16 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, siz
 /* The specialisations: with the registry's checks only where the
  * registry backend uses them (double), which keeps the build time down. */
 TL_CPU_CLONES static void FN(lines_run)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
-                                        const T *a, const T *b, const T *c, const T *d, T *x, T *cp,
-                                        T *dp, uint64_t *bad, uint64_t *outside, uint64_t *corner)
+                                        size_t shift, const T *a, const T *b, const T *c,
+                                        const T *d, T *x, T *cp, T *dp, uint64_t *bad,
+                                        uint64_t *outside, uint64_t *corner)
 {
 #if !TL_CPU_FLOAT
   if (reg)
-    FN(lines_pipeline)(1, n, nsys, g0, g1, a, b, c, d, x, cp, dp, bad, outside, corner);
+    FN(lines_pipeline)(1, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
   else
 #endif
-    FN(lines_pipeline)(0, n, nsys, g0, g1, a, b, c, d, x, cp, dp, bad, outside, corner);
+    FN(lines_pipeline)(0, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
   (void)reg;
 }
 
@@ -512,7 +539,13 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   if (reg && TL_CPU_FLOAT) /* not built: see lines_run */
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
                    "thomas_3d: the registry's checks are built for double lines along x only");
-  size_t groups = (nsys + SZ - 1) / SZ, np = (n + XT - 1) / XT * XT;
+  /* Tiles on b's cache lines (tile_rows): where every line starts the
+   * same distance past a boundary (n a multiple of TILE) and b's entries
+   * are aligned to their size; otherwise as they fall. */
+  size_t past = (size_t)((uintptr_t)b % 64), shift = 0;
+  if (n % TILE == 0 && past % sizeof(T) == 0 && past > 0)
+    shift = past / sizeof(T);
+  size_t groups = (nsys + SZ - 1) / SZ, np = (n + shift + XT - 1) / XT * XT;
   uint64_t *bad = tl_alloc(3 * groups, sizeof *bad);
   if (!bad)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
@@ -525,7 +558,7 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
     if (cp) {
       FN(lines_run)
-      (reg, n, nsys, g0, g1, a, b, c, d, x, cp, cp + np * SZ, bad, outside, corner);
+      (reg, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, outside, corner);
     } else if (g0 < g1) {
 #pragma omp atomic write
       nomem = 1;

@@ -277,18 +277,21 @@ int tl_spike_mode_of(const tl_algorithm *self, const tl_options *opt, tl_spike_m
  * 2, 4, 8, ... partitions -- each merge a 2x2 system at the interface it
  * removes, the merged block's tips from its halves' -- until one block is
  * left, then the interfaces' unknowns from the top level down. No
- * pivoting across partitions: a merged block that is singular (the
- * 2x2's determinant 1 - V[bottom] W[top] is 0 or not finite) is
- * TL_ERR_BREAKDOWN with info->row = the reduced row 2j of the interface
- * that merge removes, where the band solve may still succeed. */
+ * pivoting across partitions (each 2x2 is solved with partial pivoting):
+ * a merged block that is singular (a zero pivot in its 2x2, whose
+ * determinant is 1 - V[bottom] W[top]) or a 2x2 whose results overflow
+ * is TL_ERR_BREAKDOWN ("singular, or its 2x2 overflows") with info->row =
+ * the reduced row 2j of the interface that merge removes, where the band
+ * solve may still succeed. */
 int tl_spike_reduced_recursive_d(int parts, const double *tips, double *y, tl_info *info);
 int tl_spike_reduced_recursive_z(int parts, const double complex *tips, double complex *y,
                                  tl_info *info);
 
-/* The same on kernel tips (TL_SPIKE_SEND_KERNEL words per partition):
- * a partition with a column K is first solved for its pinned unknown
- * (its tips become plain ones); a singular block (1 - K_pin = 0) is
- * TL_ERR_BREAKDOWN, info->row the pinned unknown's reduced row. */
+/* The same on kernel tips (TL_SPIKE_SEND_KERNEL words per partition): a
+ * partition with a column K is first solved for its pinned unknown
+ * (divided by 1 - K_pin, without pivoting: its tips become plain ones); a
+ * singular block (1 - K_pin = 0) is TL_ERR_BREAKDOWN, info->row the
+ * pinned unknown's reduced row. */
 int tl_spike_reduced_recursive_kernel_d(int parts, const double *tips, double *y, tl_info *info);
 int tl_spike_reduced_recursive_kernel_z(int parts, const double complex *tips, double complex *y,
                                         tl_info *info);

@@ -380,7 +380,11 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
   }
 }
 
-/* Forward tile t (rows t XT ...) of a group; np = rows of the scratch.
+/* Forward tile t of a group (rows t XT - shift ..., tile_rows; tile 0
+ * short when shift > 0); np = rows of the scratch, in virtual rows (row
+ * + shift), so the pipeline's two groups still meet tile for tile: group
+ * g+1's forward tile k (upside down) fills exactly the XT positions that
+ * group g's backward tile nt-1-k has just read.
  * reg (the registry backend): the tile's corners and dominance margins
  * go into f->dom while the tile is in L1. */
 static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t t, FN(flight) * f,

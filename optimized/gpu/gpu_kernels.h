@@ -524,8 +524,10 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
 /* DistD2 (paper 000 §4.2), one thread per system of a packed group,    */
 /* one block per (group, partition)                                     */
 
-/* The preprocessed matrix of Algorithm 5 (tridlab/part_distd2.h), the
- * same for every system of the batch, in the kernel's precision. */
+/* The preprocessed matrix of Algorithm 5 (tridlab/part_distd2.h) in the
+ * kernel's precision: the same for every system of the batch in the
+ * SZ-packed kernels below (the slice kernels of one MPI rank read one
+ * per system instead). */
 typedef struct KF(distd2_coef) {
   const long *begin; /* P + 1 partition bounds */
   const T *sa, *sc, *f, *r, *w, *fix;

@@ -109,15 +109,16 @@ static int spike_givens_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
 }
 
 #define SP_CROSSES                                                                                 \
-  "g, V and W tips to rank 0 (6 scalars), the banded reduced system there, two boundary "         \
-  "unknowns back, verdict"
+  "g, V and W tips to rank 0 (6 scalars), the reduced system there (band or recursive), two "    \
+  "boundary unknowns back, verdict"
 
 static const tl_mpi_program spike_program = {.crosses = SP_CROSSES, .solve = spike_mpi_solve};
 static const tl_mpi_program spike_dp_program = {.crosses = SP_CROSSES,
                                                 .solve = spike_dp_mpi_solve};
 static const tl_mpi_program spike_givens_program = {
-    .crosses = "g, V, W and K tips to rank 0 (8 scalars), the banded reduced system there, three "
-               "boundary unknowns back (the outer two and the rank's pinned one), verdict",
+    .crosses = "g, V, W and K tips to rank 0 (8 scalars), the reduced system there (band or "
+               "recursive), three boundary unknowns back (the outer two and the rank's pinned "
+               "one), verdict",
     .solve = spike_givens_mpi_solve};
 
 const tl_algorithm tl_mpi_algo_spike = {

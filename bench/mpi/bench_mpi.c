@@ -279,6 +279,26 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
 /* ---------------------------------------------------------------- */
 /* The OpenMP packed kernel on rank 0                                  */
 
+/* Rank 0's timing of a baseline on `threads` threads: the steps paired
+ * with the same-traffic stream, the run's own status (*status, *why)
+ * reported when the timing itself went well; the result into res. */
+static int root_timed(int threads, tl_bench_fn restore, tl_bench_fn stream, tl_bench_fn run,
+                      void *k, int reps, const int *status, const tl_info *why,
+                      tl_mpi_bench_result *res, tl_info *info)
+{
+  int before = tl_cpu_threads();
+  tl_cpu_set_threads(threads);
+  tl_bench_timing tm;
+  int st = tl_bench_time(restore, stream, run, k, reps, &tm, info);
+  tl_cpu_set_threads(before);
+  if (st == TL_OK && *status != TL_OK)
+    st = *status, *info = *why;
+  if (st == TL_OK)
+    summarise(res, &tm, TL_MPI_BENCH_WORDS);
+  res->status = st;
+  return st;
+}
+
 /* The steps of the packed kernel's timing on rank 0. */
 typedef struct timed_packed {
   size_t n, nsys, sz, pc;
@@ -332,16 +352,8 @@ static int packed_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_be
     st = tl_cpu_pack_batch_d(n, nsys, sz, arr[q], dst[q], pads[q], info);
   if (st != TL_OK)
     goto out;
-  int before = tl_cpu_threads();
-  tl_cpu_set_threads(threads);
-  tl_bench_timing tm;
-  st = tl_bench_time(packed_restore, packed_stream, packed_run, &k, reps, &tm, info);
-  tl_cpu_set_threads(before);
-  if (st == TL_OK && k.status != TL_OK)
-    st = k.status, *info = k.info;
-  if (st == TL_OK)
-    summarise(res, &tm, TL_MPI_BENCH_WORDS);
-  res->status = st;
+  st = root_timed(threads, packed_restore, packed_stream, packed_run, &k, reps, &k.status,
+                  &k.info, res, info);
 out:
   free(plain);
   free(pk);
@@ -410,16 +422,8 @@ static int gtsv_on_root(int threads, const tl_mpi_bench_config *cfg, tl_mpi_benc
   for (int q = 0; q < 4; q++)
     k.orig[q] = mem + (size_t)q * cnt, k.w[q] = mem + (size_t)(4 + q) * cnt;
   tl_mpi_bench_fill(cfg->seed, n, nsys, 0, n, k.orig);
-  int before = tl_cpu_threads();
-  tl_cpu_set_threads(threads);
-  tl_bench_timing tm;
-  st = tl_bench_time(gtsv_restore, gtsv_stream, gtsv_run, &k, reps, &tm, info);
-  tl_cpu_set_threads(before);
-  if (st == TL_OK && k.status != TL_OK)
-    st = k.status, *info = k.info;
-  if (st == TL_OK)
-    summarise(res, &tm, TL_MPI_BENCH_WORDS);
-  res->status = st;
+  st = root_timed(threads, gtsv_restore, gtsv_stream, gtsv_run, &k, reps, &k.status, &k.info,
+                  res, info);
   free(mem);
   return st;
 }

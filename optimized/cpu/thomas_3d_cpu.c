@@ -44,7 +44,8 @@
  * forward pass of unit u+1 (memory) runs in the same loop as the
  * backward pass of unit u (cache), one row of each per step, and both
  * share one scratch (lanes_pipeline). Software prefetch runs about 2 KiB
- * ahead of the forward pass. The pipeline is built for SSE2, AVX2 and
+ * ahead of the forward pass, into L2 (prefetcht1: one thread, along y,
+ * 1.2-1.3 times faster than into L1, docs/performance.md). The pipeline is built for SSE2, AVX2 and
  * AVX-512 (TL_CPU_CLONES), and written once for every (precision, SZ)
  * pair: this file includes itself through optimized/layout/sz_passes.h (optimized/layout/sz_template.h
  * explains how). The baseline without reordering is
@@ -199,10 +200,10 @@ static TL_CPU_INLINE void FN(lanes_forward_group)(size_t n, size_t i, FN(flight)
   if (i + dist < n) {
     size_t ahead = dist * st;
     for (size_t e = 0; e < valid; e += 64 / sizeof(T)) {
-      TL_CPU_PREFETCH(pa + ahead + e, 0);
-      TL_CPU_PREFETCH(pb + ahead + e, 0);
-      TL_CPU_PREFETCH(pc + ahead + e, 0);
-      TL_CPU_PREFETCH(pd + ahead + e, 0);
+      TL_CPU_PREFETCH_L2(pa + ahead + e, 0);
+      TL_CPU_PREFETCH_L2(pb + ahead + e, 0);
+      TL_CPU_PREFETCH_L2(pc + ahead + e, 0);
+      TL_CPU_PREFETCH_L2(pd + ahead + e, 0);
     }
   }
   T ra[SZ], rb[SZ], rc[SZ], rd[SZ];

@@ -454,6 +454,17 @@ static void FN(kernel_entries)(int parts, const S *tips, S *ab)
   }
 }
 
+/* The end of every whole phase 4: each of the N reduced unknowns finite,
+ * else TL_ERR_BREAKDOWN at the first that is not. */
+static int FN(reduced_finite)(size_t N, const S *y, tl_info *info)
+{
+  for (size_t k = 0; k < N; k++)
+    if (!ISFINITE(y[k]))
+      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
+                     "spike: the reduced solution is not finite at reduced row %zu", k);
+  return TL_OK;
+}
+
 /* Phase 4 on tips of `send` words per partition (TL_SPIKE_SEND, or
  * TL_SPIKE_SEND_KERNEL with the kernel columns). */
 static int FN(reduced_send)(int parts, size_t send, const S *tips, S *y, tl_info *info)
@@ -498,11 +509,7 @@ static int FN(reduced_send)(int parts, size_t send, const S *tips, S *y, tl_info
   if (linfo < 0)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "lapack", "spike: LAPACK rejected argument %d",
                    (int)-linfo);
-  for (size_t k = 0; k < N; k++)
-    if (!ISFINITE(y[k]))
-      return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
-                     "spike: the reduced solution is not finite at reduced row %zu", k);
-  return TL_OK;
+  return FN(reduced_finite)(N, y, info);
 }
 
 #undef AB
@@ -721,12 +728,7 @@ static int FN(reduced_recursive_send)(int parts, size_t send, const S *tips, S *
     y[2 * m->j] = m->ug - m->uv * xn - m->uw * xp;
     y[2 * m->j + 1] = m->zg - m->zv * xn - m->zw * xp;
   }
-  for (size_t k = 0; k < 2 * (P - 1); k++)
-    if (!ISFINITE(y[k])) {
-      status = TL_FAIL(info, TL_ERR_BREAKDOWN, -1, (long)k, "",
-                       "spike: the reduced solution is not finite at reduced row %zu", k);
-      break;
-    }
+  status = FN(reduced_finite)(2 * (P - 1), y, info);
 cleanup:
   free(seg);
   free(span);

@@ -62,9 +62,9 @@ extern const tl_algorithm tl_algo_spike_givens_ref;
  * factorization and local solves are one phase. */
 enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
-static int sp_rank_d(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
+static int sp_rank_d(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_exchange *ex,
                      const tl_mpi_batch *sl, const size_t *slices, double *x, tl_info *info);
-static int sp_rank_z(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
+static int sp_rank_z(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_exchange *ex,
                      const tl_mpi_batch *sl, const size_t *slices, double complex *x,
                      tl_info *info);
 
@@ -84,8 +84,8 @@ static int sp_solve(const tl_spike_variant *var, const tl_algorithm *self, tl_mp
                    "%s: truncate=1 is not built across ranks (the simulated reference has it)",
                    var->name);
   if (sl->dtype == TL_F64)
-    return sp_rank_d(var, mode.recursive, ex, sl, slices, x, info);
-  return sp_rank_z(var, mode.recursive, ex, sl, slices, x, info);
+    return sp_rank_d(var, &mode, ex, sl, slices, x, info);
+  return sp_rank_z(var, &mode, ex, sl, slices, x, info);
 }
 
 static int spike_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
@@ -164,12 +164,14 @@ const tl_algorithm tl_mpi_algo_spike_dp = {
 
 /* Rank 0: the reduced system of system s from the gathered tips (rank q's
  * `up` nsys scalars, system after system: 6, or 8 for a kernel variant),
- * by the band solve or recursive SPIKE (reduced=recursive, the
- * reference's choice too), and every rank's boundary unknowns into
+ * by the reference's own phase 4 (tl_spike_phase4_*: the band solve or
+ * recursive SPIKE, its breakdowns named as the reference names them),
+ * and every rank's boundary unknowns into
  * `pairs` (rank-major, `down` per system: x_prev_bottom, x_next_top and,
  * for a kernel variant, its own pinned unknown). tips, y: up P and 2P
  * scratch. */
-static void FN(sp_root_solve)(const tl_spike_variant *var, int recursive, tl_mpi_status *st,
+static void FN(sp_root_solve)(const tl_spike_variant *var, const tl_spike_mode *mode,
+                              tl_mpi_status *st,
                               const tl_mpi_batch *sl, const size_t *slices, const S *all, size_t s,
                               S *tips, S *y, S *pairs)
 {
@@ -179,14 +181,9 @@ static void FN(sp_root_solve)(const tl_spike_variant *var, int recursive, tl_mpi
     memcpy(tips + up * q, all + (q * nsys + s) * up, up * sizeof(S));
   tl_info one;
   tl_info_clear(&one);
-  int status = var->kernel ? (recursive ? FN(tl_spike_reduced_recursive_kernel)((int)P, tips, y, &one)
-                                        : FN(tl_spike_reduced_kernel)((int)P, tips, y, &one))
-               : recursive ? FN(tl_spike_reduced_recursive)((int)P, tips, y, &one)
-                           : FN(tl_spike_reduced)((int)P, tips, y, &one);
-  if (status == TL_ERR_BREAKDOWN) /* name the matrix row, as the reference does */
-    status = tl_spike_reduced_failure(&one, status, sl->n, (int)P, slices);
+  int status = FN(tl_spike_phase4)(var, mode, sl->n, (int)P, slices, tips, y, &one);
   if (status < 0) {
-    tl_mpi_status_note(st, s, PH_REDUCED, tl_spike_named(var, status, &one), &one);
+    tl_mpi_status_note(st, s, PH_REDUCED, status, &one);
     return;
   }
   for (size_t q = 0; q < P; q++) {
@@ -200,7 +197,7 @@ static void FN(sp_root_solve)(const tl_spike_variant *var, int recursive, tl_mpi
 
 /* Phases 2-4: the gather, rank 0's reduced solves, the scatter into mine
  * (down nsys: each system's boundary unknowns). */
-static int FN(sp_reduced)(const tl_spike_variant *var, int recursive, tl_mpi_status *st,
+static int FN(sp_reduced)(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_status *st,
                           const tl_mpi_batch *sl, const size_t *slices, const S *send, S *mine)
 {
   tl_mpi_exchange *ex = st->ex;
@@ -213,7 +210,7 @@ static int FN(sp_reduced)(const tl_spike_variant *var, int recursive, tl_mpi_sta
   S *tips = root ? pairs + down * nsys * P : NULL, *y = root ? tips + up * P : NULL;
   int status = tl_mpi_gather(ex, "tips", 0, sl->dtype, send, up * nsys, all, 0);
   for (size_t s = 0; root && status == TL_OK && s < nsys; s++)
-    FN(sp_root_solve)(var, recursive, st, sl, slices, all, s, tips, y, pairs);
+    FN(sp_root_solve)(var, mode, st, sl, slices, all, s, tips, y, pairs);
   if (status == TL_OK)
     status = tl_mpi_scatter(ex, "boundary", 0, sl->dtype, pairs, down * nsys, mine, 0);
   free(all);
@@ -267,7 +264,7 @@ static int FN(sp_batched)(const tl_spike_variant *var, int p, int P, const tl_mp
 #endif
 }
 
-static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchange *ex,
+static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_exchange *ex,
                        const tl_mpi_batch *sl, const size_t *slices, S *x, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
@@ -301,7 +298,7 @@ static int FN(sp_rank)(const tl_spike_variant *var, int recursive, tl_mpi_exchan
     if (bad[s]) /* a failed system sends zeros */
       memset(send + up * s, 0, up * sizeof(S));
   }
-  status = FN(sp_reduced)(var, recursive, &st, sl, slices, send, mine);
+  status = FN(sp_reduced)(var, mode, &st, sl, slices, send, mine);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "%s: the reduced exchange failed", var->name);
     goto cleanup;

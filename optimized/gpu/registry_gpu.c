@@ -637,7 +637,7 @@ static tl_algorithm tl_algo_distd2_gpu = {
                "GPU, a block per partition",
     .source = "paper 000 (DistD2-TDS) §4.2 Algorithms 5, 6, 7",
     .params = distd2_gpu_params,
-    .nparams = 2,
+    .nparams = (int)(sizeof distd2_gpu_params / sizeof distd2_gpu_params[0]),
     .solve = distd2_gpu_solve,
 };
 
@@ -649,7 +649,7 @@ static tl_algorithm tl_algo_pdd_gpu = {
                "interfaces and the correction on the host",
     .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; Sun 1995",
     .params = pdd_gpu_params,
-    .nparams = 2,
+    .nparams = (int)(sizeof pdd_gpu_params / sizeof pdd_gpu_params[0]),
     .solve = pdd_gpu_solve,
 };
 
@@ -662,7 +662,7 @@ static tl_algorithm tl_algo_spike_gpu = {
     .source = "Polizzi and Sameh 2006; Chang, Stratton, Kim and Hwu SC12 (SPIKE on a GPU); LAPACK "
               "DGTTRF/DGTTRS",
     .params = spike_gpu_params,
-    .nparams = 4,
+    .nparams = (int)(sizeof spike_gpu_params / sizeof spike_gpu_params[0]),
     .solve = spike_gpu_solve,
 };
 

@@ -135,9 +135,68 @@ Test(gpu_registry, thomas_periodic_gpu_agrees_with_thomas_periodic, .timeout = 3
 
 Test(gpu_registry, hybrid_pcr_gpu_agrees_with_hybrid_pcr, .timeout = 300)
 {
-  static const int parts[] = {1, 2, 3, 7, 64};
+  /* 64 and 128: partitions of 2 to 8 rows at n = 257 and 1000, where
+   * the on-chip kernel runs (hybrid_chip_kernel) */
+  static const int parts[] = {1, 2, 3, 7, 64, 128};
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
     gallery_agrees("hybrid_pcr_gpu", "hybrid_pcr", 0, parts[k]);
+}
+
+/* The on-chip hybrid kernel against the one with global scratch
+ * (tl_gpu_hybrid_chip): the same status words and the same bits, NaN
+ * included, over the gallery's float64 types, at partitions of 2 to 8
+ * rows (even and uneven), in every order pair. */
+Test(gpu_registry, hybrid_chip_same_bits_as_global_scratch, .timeout = 300)
+{
+  static const size_t ns[] = {2, 3, 9, 17, 64, 257, 1000, 2048};
+  static const size_t rows[] = {2, 3, 5, 8};
+  size_t cases = 0;
+  for (size_t k = 0; k < tl_gallery_count(); k++) {
+    const tl_gallery_type *t = tl_gallery_get(k);
+    if (t->dtype != TL_F64 || t->periodic)
+      continue;
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+      for (size_t ir = 0; ir < sizeof rows / sizeof rows[0]; ir++) {
+        size_t n = ns[in], nsys = 1 + (in + ir) % 3, shared;
+        int per;
+        int parts = (int)((n + rows[ir] - 1) / rows[ir]);
+        tl_problem p;
+        tl_info info;
+        /* n = 2048 in partitions of 2 or 3 rows: the reduced system is
+         * too large for shared memory, hybrid_kernel would run */
+        int applies = tl_gpu_hybrid_chip_launch(n, parts, rows[ir], sizeof(double), &shared, &per);
+        cr_expect_eq(applies, !(n == 2048 && rows[ir] < 5), "n %zu, %d partitions", n, parts);
+        if (applies && n == 2048) /* staged in more than one round */
+          cr_expect_lt(per, parts, "n %zu, %d partitions: %d a round", n, parts, per);
+        if (!applies || n < t->min_n || n < 2 * (size_t)parts ||
+            tl_gallery_make(t->id, n, nsys, 3, &p, &info))
+          continue;
+        size_t cnt = n * nsys, o = (k + in + ir) % NORDERS;
+        set_orders(o);
+        double *x[2];
+        int *st[2], rc[2];
+        for (int chip = 0; chip < 2; chip++) {
+          x[chip] = calloc(cnt, sizeof(double));
+          st[chip] = calloc(3 * nsys, sizeof(int));
+          tl_gpu_hybrid_chip(chip);
+          rc[chip] = tl_gpu_hybrid_pcr_d(n, nsys, parts, NULL, p.sys.a, p.sys.b, p.sys.c, p.sys.d,
+                                         x[chip], st[chip], &info);
+        }
+        tl_gpu_hybrid_chip(1);
+        cr_expect_eq(rc[0], rc[1], "type %d n %zu P %d (%s): status %d vs %d", t->id, n, parts,
+                     order_names[o], rc[1], rc[0]);
+        cr_expect(memcmp(st[0], st[1], 3 * nsys * sizeof(int)) == 0,
+                  "type %d n %zu P %d (%s): status words differ", t->id, n, parts, order_names[o]);
+        cr_expect(memcmp(x[0], x[1], cnt * sizeof(double)) == 0,
+                  "type %d n %zu P %d (%s): x differs", t->id, n, parts, order_names[o]);
+        for (int chip = 0; chip < 2; chip++)
+          free(x[chip]), free(st[chip]);
+        tl_problem_free(&p);
+        cases++;
+      }
+  }
+  reset_order();
+  cr_expect_gt(cases, 100, "only %zu cases ran", cases);
 }
 
 /* DistD2's kernels (Algorithms 6 and 7; Algorithm 5 on the host) and
@@ -247,7 +306,7 @@ typedef struct run_out {
   int status;
 } run_out;
 
-enum { K_THOMAS, K_PERIODIC, K_PCR, K_HYBRID };
+enum { K_THOMAS, K_PERIODIC, K_PCR, K_HYBRID, K_CHIP };
 #define HYBRID_PARTS 3
 
 static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const th_sys *base)
@@ -279,9 +338,9 @@ static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const t
     double *w = calloc(2 * len, sizeof(double));
     if (kernel == K_PCR) {
       r.status = tl_gpu_pcr_d(n, nsys, in[0], in[1], in[2], in[3], r.x, r.stat, &info);
-    } else if (kernel == K_HYBRID) {
-      r.status = tl_gpu_hybrid_pcr_d(n, nsys, HYBRID_PARTS, NULL, in[0], in[1], in[2], in[3], r.x,
-                                     r.stat, &info);
+    } else if (kernel >= K_HYBRID) { /* K_CHIP: partitions of 2 to 4 rows, on chip */
+      r.status = tl_gpu_hybrid_pcr_d(n, nsys, kernel == K_CHIP ? (int)(n + 3) / 4 : HYBRID_PARTS,
+                                     NULL, in[0], in[1], in[2], in[3], r.x, r.stat, &info);
     } else {
       memcpy(r.x, in[3], len * sizeof(double));
       r.status =
@@ -299,9 +358,9 @@ static run_out run_kernel(int kernel, int single, size_t n, size_t nsys, const t
     }
     if (kernel == K_PCR) {
       r.status = tl_gpu_pcr_f(n, nsys, f[0], f[1], f[2], f[3], r.xf, r.stat, &info);
-    } else if (kernel == K_HYBRID) {
-      r.status = tl_gpu_hybrid_pcr_f(n, nsys, HYBRID_PARTS, NULL, f[0], f[1], f[2], f[3], r.xf,
-                                     r.stat, &info);
+    } else if (kernel >= K_HYBRID) {
+      r.status = tl_gpu_hybrid_pcr_f(n, nsys, kernel == K_CHIP ? (int)(n + 3) / 4 : HYBRID_PARTS,
+                                     NULL, f[0], f[1], f[2], f[3], r.xf, r.stat, &info);
     } else {
       memcpy(r.xf, f[3], len * sizeof(float));
       r.status =
@@ -329,7 +388,7 @@ Test(gpu_orders, every_kernel_same_bits_in_every_order, .timeout = 300)
 {
   const size_t ns[] = {3, 4, 5, 31, 64, 100, 777};
   const size_t nsyss[] = {1, 31, 33, 70};
-  for (int kernel = K_THOMAS; kernel <= K_HYBRID; kernel++)
+  for (int kernel = K_THOMAS; kernel <= K_CHIP; kernel++)
     for (int single = 0; single <= 1; single++)
       for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
         for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
@@ -369,7 +428,7 @@ Test(gpu_orders, float_kernels_are_accurate)
 {
   size_t n = 200, nsys = 40;
   th_sys base = th_sys_make(n, 0, 0.1, 1.0, 9);
-  for (int kernel = K_THOMAS; kernel <= K_HYBRID; kernel++) {
+  for (int kernel = K_THOMAS; kernel <= K_CHIP; kernel++) {
     run_out d = run_kernel(kernel, 0, n, nsys, &base), f = run_kernel(kernel, 1, n, nsys, &base);
     size_t len = kernel >= K_PCR ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
     double worst = 0, big = 0;

@@ -11,6 +11,8 @@
  *             unknown; also in float, against a float stream
  *   periodic_sz, pcr, hybrid_pcr  the other kernels, declared 5 words
  *             (their scratch traffic is not counted: it is their cost)
+ *   hybrid_chip_m8, _m4  hybrid Thomas-PCR on chip, partitions of 8 and
+ *             4 rows: 5 words declared and moved; also in float
  *   distd2_stencil  DistD2 with the compact stencil fused, declared 2
  *             words (read u, write du)
  *   pdd_local PDD's local phase (y and both spikes per partition),
@@ -325,6 +327,43 @@ static void distd2_row(const batch<double> &g, double limit)
   cudaFree(dcf), cudaFree(begin), cudaFree(dt), cudaFree(stat);
 }
 
+/* Hybrid Thomas-PCR on chip (hybrid_chip_kernel): a system split over a
+ * block's threads in partitions of m rows (m = 8 and 4, as many
+ * partitions as that makes), as gpu_device_pass.h launches it
+ * (tl_gpu_hybrid_chip_launch); 5 words declared, and moved. */
+template <class R>
+static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "double")
+{
+  long n = g.n, nsys = g.nsys;
+  for (int m = 8; m >= 4; m /= 2) {
+    int parts = (int)(n / m), per;
+    size_t shared;
+    if (!tl_gpu_hybrid_chip_launch((size_t)n, parts, (size_t)m, sizeof(R), &shared, &per))
+      continue;
+    std::vector<long> ho(parts + 1);
+    for (int p = 0; p <= parts; p++)
+      ho[p] = (long)((long long)n * p / parts);
+    long *off;
+    CHECK(cudaMalloc(&off, (parts + 1) * sizeof(long)));
+    CHECK(cudaMemcpy(off, ho.data(), (parts + 1) * sizeof(long), cudaMemcpyHostToDevice));
+    timing t = median([] {},
+                      [&] {
+                        if (sizeof(R) == sizeof(double))
+                          TL_LAUNCH(hybrid_chip_kernel_d, nsys, parts, shared, n, parts, per, off,
+                                    (const double *)g.a, (const double *)g.b, (const double *)g.c,
+                                    (const double *)g.d0, (double *)x, g.stat);
+                        else
+                          TL_LAUNCH(hybrid_chip_kernel_f, nsys, parts, shared, n, parts, per, off,
+                                    (const float *)g.a, (const float *)g.b, (const float *)g.c,
+                                    (const float *)g.d0, (float *)x, g.stat);
+                      });
+    char name[32];
+    snprintf(name, sizeof name, "hybrid_chip_m%d", m);
+    row(name, prec, n, nsys, 5, sizeof(R), t, limit);
+    cudaFree(off);
+  }
+}
+
 /* Thomas in float: its own limit, its own stream. */
 static void float_thomas(long n, long nsys)
 {
@@ -338,6 +377,10 @@ static void float_thomas(long n, long nsys)
                     });
   row("stream", "float", n, nsys, 5, sizeof(float), st, limit);
   row("thomas_sz", "float", n, nsys, 5, sizeof(float), t, limit);
+  float *x;
+  CHECK(cudaMalloc(&x, f.bytes));
+  chip_rows(f, limit, x, "float");
+  cudaFree(x);
 }
 
 /* PCR (one block per system) and hybrid Thomas-PCR (a thread per
@@ -373,6 +416,7 @@ static void batch_kernels(batch<double> &g, double limit)
                          parts, off, g.a, g.b, g.c, g.d0, x, work, g.stat);
              });
   row("hybrid_pcr", "double", n, nsys, 5, sizeof(double), t, limit);
+  chip_rows(g, limit, x);
   /* PDD's local phase on the same partitions: read a, b, c, d, write y,
    * v, w (7 words declared; the spikes' scratch is its cost). */
   double *yvw, *part;

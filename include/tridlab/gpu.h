@@ -114,6 +114,18 @@ int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_siz
                         const float *b, const float *c, const float *d, float *x, int *stat,
                         tl_info *info);
 
+/* Which kernel tl_gpu_hybrid_pcr_* launches. When every partition has 2
+ * to 8 rows and the block's shared memory allows, the on-chip kernel
+ * (hybrid_chip_kernel: partitions in registers, the reduced system
+ * through shared memory, 5 words per unknown through memory); else the
+ * kernel with its scratch in global memory (hybrid_kernel). Both do the
+ * reference's operations, so they give the same bits. mode 1: the
+ * on-chip kernel wherever it applies (the default); 0: never; -1: only
+ * ask. Returns the setting before the call. One setting per process,
+ * for the emulated and the device paths alike (tests and benchmarks
+ * compare the two kernels with it); not for concurrent use. */
+int tl_gpu_hybrid_chip(int mode);
+
 /* DistD2 (paper 000 §4.2, Algorithms 6 and 7) on SZ-packed batches that
  * share one matrix, preprocessed by tl_distd2_plan_create_d (Algorithm
  * 5, on the host, once): one thread per system, one block per (group,

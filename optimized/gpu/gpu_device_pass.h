@@ -60,7 +60,9 @@ extern "C" int KF(tl_gpu_dev_pcr)(size_t n, size_t nsys, const T *a, const T *b,
 }
 
 /* Hybrid Thomas-PCR on the batch layout, one thread per partition; off
- * holds the parts + 1 partition offsets (first rows, then n). */
+ * holds the parts + 1 partition offsets (first rows, then n). The
+ * on-chip kernel where it applies (tl_gpu_hybrid_chip), else the one
+ * with global scratch. */
 extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const long *off,
                                          const T *a, const T *b, const T *c, const T *d, T *x,
                                          int *stat, char *err, size_t len)
@@ -76,10 +78,24 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
                      sb,
                      ((size_t)parts + 1) * sizeof(long),
                      nsys * TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T)};
+  size_t shared, longest = 0;
+  int per;
+  for (int p = 0; p < parts; p++)
+    if ((size_t)(off[p + 1] - off[p]) > longest)
+      longest = (size_t)(off[p + 1] - off[p]);
+  int chip = tl_gpu_hybrid_chip(-1) &&
+             tl_gpu_hybrid_chip_launch(n, parts, longest, sizeof(T), &shared, &per);
+  if (chip)
+    bytes[7] = 0; /* no scratch: everything stays on the chip */
   tl_gpuError_t e = dev_upload(&m, 8, host, bytes);
   if (e != tl_gpuSuccess)
     return dev_done(&m, e, err, len);
-  TL_LAUNCH(KF(hybrid_kernel), nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n, parts,
+  if (chip)
+    TL_LAUNCH(KF(hybrid_chip_kernel), nsys, parts, shared, (long)n, parts, per,
+              (const long *)m.p[6], TL_DEV_ARGS(m), (const T *)m.p[3], (T *)m.p[4],
+              (int *)m.p[5]);
+  else
+    TL_LAUNCH(KF(hybrid_kernel), nsys, parts, 4 * (size_t)parts * sizeof(long long), (long)n, parts,
             (const long *)m.p[6], TL_DEV_ARGS(m), (const T *)m.p[3], (T *)m.p[4], (T *)m.p[7],
             (int *)m.p[5]);
   return dev_done(&m, dev_download(&m, 4, x, v, 5, stat, sb), err, len);

@@ -36,6 +36,18 @@ const char *tl_gpu_backend_name(void)
   return device ? device->name : "gpu-emulated";
 }
 
+/* tl_gpu_hybrid_chip's setting (tridlab/gpu.h): the on-chip hybrid
+ * kernel wherever it applies, unless a caller turned it off. */
+static int hybrid_chip_on = 1;
+
+int tl_gpu_hybrid_chip(int mode)
+{
+  int before = hybrid_chip_on;
+  if (mode == 0 || mode == 1)
+    hybrid_chip_on = mode;
+  return before;
+}
+
 /* A device call's result: TL_OK, or unsupported with the runtime's
  * message (the caller may fall back to the reference). */
 static int device_result(int rc, const char *who, const char *err, tl_info *info)
@@ -371,6 +383,20 @@ static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 static int KF(hybrid_pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
+  size_t shared, longest = 0;
+  int per;
+  for (int p = 0; p < k->parts; p++)
+    if ((size_t)(k->off[p + 1] - k->off[p]) > longest)
+      longest = (size_t)(k->off[p + 1] - k->off[p]);
+  if (tl_gpu_hybrid_chip(-1) &&
+      tl_gpu_hybrid_chip_launch(k->n, k->parts, longest, sizeof(T), &shared, &per)) {
+    watch_spec w[] = {BATCH_SPEC(k),
+                      {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1},
+                      {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
+    WATCHING(w, TL_LAUNCH(KF(hybrid_chip_kernel), (long)k->nsys, k->parts, shared, (long)k->n,
+                          k->parts, per, k->off, k->a, k->b, k->c, k->d, k->x, k->stat));
+    return TL_OK;
+  }
   T *work = tl_gpu_scratch_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T));
   if (!work)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");

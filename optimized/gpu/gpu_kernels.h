@@ -225,10 +225,14 @@ TL_KERNEL(KF(periodic_sz_kernel), long n, long nsys, const T *a, const T *b, con
 /* ------------------------------------------------------------------ */
 /* PCR, one block per system, any n                                    */
 
-/* The update of row i (pcr_row below); returns the row of a zero or
- * non-finite divisor, or -1 once row i of the next system is written. */
-TL_DEVICE_FN long KF(pcr_row_update)(long n, long s, long i, const T *a, const T *b, const T *c,
-                                     const T *d, T *na, T *nb, T *nc, T *nd)
+/* The update of row i at stride s (reference/pcr_ref.c, pcr_step), read
+ * from the current system a, b, c, d of n rows: the new row into
+ * out[0..3] (a, b, c, d). Returns the row of a zero or non-finite
+ * divisor (out is then unset), or -1. The arithmetic of every PCR in this
+ * file, wherever its rows live (pcr_row_update below: memory; the
+ * on-chip hybrid kernel: a thread's registers). */
+TL_DEVICE_FN long KF(pcr_row_value)(long n, long s, long i, const T *a, const T *b, const T *c,
+                                    const T *d, T *out)
 {
   T ai = 0, bi = TL_LD(b, i), ci = 0, di = TL_LD(d, i);
   if (i >= s) { /* left neighbour l = i - s */
@@ -253,10 +257,26 @@ TL_DEVICE_FN long KF(pcr_row_update)(long n, long s, long i, const T *a, const T
     bi += gamma * TL_LD(a, r);
     di += gamma * TL_LD(d, r);
   }
-  TL_ST(na, i) = ai;
-  TL_ST(nb, i) = bi;
-  TL_ST(nc, i) = ci;
-  TL_ST(nd, i) = di;
+  out[0] = ai;
+  out[1] = bi;
+  out[2] = ci;
+  out[3] = di;
+  return -1;
+}
+
+/* The update of row i (pcr_row below); returns the row of a zero or
+ * non-finite divisor, or -1 once row i of the next system is written. */
+TL_DEVICE_FN long KF(pcr_row_update)(long n, long s, long i, const T *a, const T *b, const T *c,
+                                     const T *d, T *na, T *nb, T *nc, T *nd)
+{
+  T row[4];
+  long bad = KF(pcr_row_value)(n, s, i, a, b, c, d, row);
+  if (bad >= 0)
+    return bad;
+  TL_ST(na, i) = row[0];
+  TL_ST(nb, i) = row[1];
+  TL_ST(nc, i) = row[2];
+  TL_ST(nd, i) = row[3];
   return -1;
 }
 
@@ -512,6 +532,280 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
       for (long q = 0; q < P && kind == TL_GPU_OK; q++)
         if (TL_LD(bwd, q) != TL_PCR_NONE)
           kind = TL_GPU_NONFINITE, row = TL_LD(bwd, q);
+      TL_ST(st, 0) = kind;
+      TL_ST(st, 1) = (int)row;
+      TL_ST(st, 2) = 0;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* ------------------------------------------------------------------ */
+/* Hybrid Thomas-PCR on chip: a system split over a block's threads,    */
+/* nothing but the answer written                                      */
+
+/* The same algorithm and arithmetic as hybrid_kernel (so the same bits),
+ * for partitions of at most TL_GPU_CHIP_M rows, with every intermediate
+ * kept on the chip: a thread's partition (a, b, c, d, then a*, c*, d*)
+ * and its two reduced rows in registers, the reduced system's exchange
+ * through shared memory. Global memory sees a, b, c, d read once and x
+ * written once: the 5 words per unknown of the byte model, where
+ * hybrid_kernel and the packed Thomas kernel move 9 or more (docs/gpu.md).
+ *
+ * A thread's rows are adjacent in memory, so a warp reading them
+ * directly would touch 32 lines per load. The block reads the arrays
+ * instead with consecutive threads on consecutive rows (coalesced) into
+ * shared memory, then every thread takes its own rows from there:
+ *
+ *   global a:  | r0 r1 r2 ... r7 | r8 ... r15 | ...    thread t loads rows
+ *                 t0 t1 t2  ...                         t, t + P, t + 2P, ...
+ *   shared:    | r0 .. r7 pad | r8 .. r15 pad | ...    one pad word per 8
+ *   registers: thread p takes rows off[p] .. off[p+1]-1
+ *
+ * The pad word keeps the second read free of bank conflicts (rows 8
+ * apart would otherwise fall in the same bank). All four arrays of `per`
+ * partitions are staged at once (a round): one round when the system
+ * fits in shared memory, more for long systems (tl_gpu_hybrid_chip_launch);
+ * x leaves the same way. */
+/* What a thread keeps across barriers: its partition's rows (a, b, c, d
+ * as loaded; a*, c*, d* after phase 1, x after phase 3), its two rows of
+ * the reduced system (a, b, c, d of rows 2p and 2p+1) and its first
+ * failure (key). */
+typedef struct KF(chip_rows) {
+  T a[TL_GPU_CHIP_M], b[TL_GPU_CHIP_M], c[TL_GPU_CHIP_M], d[TL_GPU_CHIP_M];
+  T red[8];
+  long long key;
+} KF(chip_rows);
+
+/* Phase 1 in a thread's registers: hybrid_forward's operations, in
+ * place (a* into a, c* into c, d* into d). Loops of TL_GPU_CHIP_M trips
+ * with a test of m, so that they unroll and the arrays stay registers.
+ * Returns the local row of a zero or non-finite pivot, or -1. */
+TL_DEVICE_FN long KF(chip_forward)(int m, int has_left, int has_right, T *a, const T *b, T *c, T *d)
+{
+  TL_UNROLL
+  for (int i = 0; i < 2; i++) { /* rows 0 and 1: scaled by their diagonal */
+    T bi = b[i];
+    if (bi == 0 || !isfinite(bi))
+      return i;
+    T ai = (i == 0 && !has_left) ? (T)0 : a[i];
+    T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
+    a[i] = ai / bi;
+    c[i] = ci / bi;
+    d[i] = d[i] / bi;
+  }
+  TL_UNROLL
+  for (int i = 2; i < TL_GPU_CHIP_M; i++) { /* forward: the fill-in stays in column 0 */
+    if (i < m) {
+      T ai = a[i], p = b[i] - ai * c[i - 1];
+      if (p == 0 || !isfinite(p))
+        return i;
+      T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
+      d[i] = (d[i] - ai * d[i - 1]) / p;
+      a[i] = -(ai * a[i - 1]) / p;
+      c[i] = ci / p;
+    }
+  }
+  TL_UNROLL
+  for (int i = TL_GPU_CHIP_M - 3; i >= 1; i--) { /* backward: the fill-in moves to column m-1 */
+    if (i <= m - 3) {
+      T ci = c[i];
+      d[i] = d[i] - ci * d[i + 1];
+      a[i] = a[i] - ci * a[i + 1];
+      c[i] = -ci * c[i + 1];
+    }
+  }
+  if (m >= 3) { /* row 0 eliminates x_1 */
+    T c0 = c[0], a1 = a[1], p = 1 - c0 * a1;
+    if (p == 0 || !isfinite(p))
+      return 0;
+    d[0] = (d[0] - c0 * d[1]) / p;
+    a[0] = a[0] / p;
+    c[0] = -(c0 * c[1]) / p;
+  }
+  return -1;
+}
+
+/* A failure's key: the smaller, the earlier in the reference's order
+ * (phase 1 by row, then PCR by step and row, then phase 3 by row), with
+ * the row to report in the low 32 bits. */
+#define TL_CHIP_KEY(rank, row) (((long long)(rank) << 32) | (long long)(unsigned)(row))
+#define TL_CHIP_NONE (0x7fffffffffffffffLL)
+
+/* One block per system, thread p = partition p of rows [off[p], off[p+1]),
+ * P threads, 2 <= rows <= TL_GPU_CHIP_M, `per` partitions a round
+ * (tl_gpu_hybrid_chip_launch).
+ *   rounds      a, b, c, d of partitions [q0, q0 + per) staged through
+ *               shared memory into their threads' registers; phase 1 on
+ *               each; rows 0 and m-1 become the thread's reduced rows 2p
+ *               and 2p+1
+ *   PCR         per stride: every thread stores its two rows, barrier,
+ *               computes their update from the stored system, barrier
+ *   phase 3     y = d / b of its two rows, x of its partition, staged
+ *               back through shared memory and stored coalesced
+ *   last region thread 0 reports the smallest failure key
+ * Shared memory: P keys, then the staging buffer (4 arrays of a round's
+ * rows, x, or the reduced system: whichever is largest). */
+TL_KERNEL(KF(hybrid_chip_kernel), long n, int parts, int per, const long *off, const T *a,
+          const T *b, const T *c, const T *d, T *x, int *stat)
+{
+  const long sys = TL_BLOCK_ID, P = parts, R = 2 * P;
+  const long span = TL_GPU_CHIP_SPAN((long)per); /* one array of a round */
+  long words = TL_GPU_CHIP_PAD(n - 1) + 1;                 /* x */
+  words = words > 4 * R ? words : 4 * R;
+  words = words > 4 * span ? words : 4 * span;
+  TL_SHARED_BEGIN();
+  long long *keys = TL_SHARED_ARRAY(long long, P);
+  T *buf = TL_SHARED_ARRAY(T, words);
+  TL_PER_THREAD(KF(chip_rows), rows);
+  const T *sa = a + sys * n, *sb = b + sys * n, *sc = c + sys * n, *sd = d + sys * n;
+  for (long q0 = 0; q0 < P; q0 += per) { /* a round: partitions q0 .. q1-1 */
+    const long q1 = q0 + per < P ? q0 + per : P;
+    TL_REGION(t) /* the round's rows, coalesced, into shared memory */
+    {
+      long r0 = TL_LD(off, q0), r1 = TL_LD(off, q1);
+      for (long i = t; i < r1 - r0; i += P) {
+        long j = TL_GPU_CHIP_PAD(i);
+        TL_ST(buf, j) = TL_LD(sa, r0 + i);
+        TL_ST(buf, span + j) = TL_LD(sb, r0 + i);
+        TL_ST(buf, 2 * span + j) = TL_LD(sc, r0 + i);
+        TL_ST(buf, 3 * span + j) = TL_LD(sd, r0 + i);
+      }
+    }
+    TL_BARRIER();
+    TL_REGION(p) /* each partition of the round: its rows, phase 1 */
+    {
+      if (p >= q0 && p < q1) {
+        KF(chip_rows) *r = &TL_MY(rows);
+        long lo = TL_LD(off, p), base = lo - TL_LD(off, q0);
+        int m = (int)(TL_LD(off, p + 1) - lo);
+        TL_UNROLL
+        for (int i = 0; i < TL_GPU_CHIP_M; i++)
+          if (i < m) {
+            long j = TL_GPU_CHIP_PAD(base + i);
+            r->a[i] = TL_LD(buf, j);
+            r->b[i] = TL_LD(buf, span + j);
+            r->c[i] = TL_LD(buf, 2 * span + j);
+            r->d[i] = TL_LD(buf, 3 * span + j);
+          }
+        long bad = KF(chip_forward)(m, p > 0, p + 1 < P, r->a, r->b, r->c, r->d);
+        r->key = bad < 0 ? TL_CHIP_NONE : TL_CHIP_KEY(lo + bad, 0);
+        TL_UNROLL
+        for (int i = 0; i < TL_GPU_CHIP_M; i++) /* a breakdown left rows unset: NaN */
+          if (bad >= 0 && i < m)
+            r->a[i] = r->c[i] = r->d[i] = (T)NAN;
+        T al = 0, cl = 0, dl = 0; /* row m-1, found by an unrolled loop: registers */
+        TL_UNROLL
+        for (int i = 1; i < TL_GPU_CHIP_M; i++)
+          if (i == m - 1)
+            al = r->a[i], cl = r->c[i], dl = r->d[i];
+        r->red[0] = p == 0 ? (T)0 : r->a[0];
+        r->red[1] = 1;
+        r->red[2] = r->c[0]; /* row 2p is never the last */
+        r->red[3] = r->d[0];
+        r->red[4] = al;
+        r->red[5] = 1;
+        r->red[6] = p + 1 == P ? (T)0 : cl;
+        r->red[7] = dl;
+      }
+    }
+    TL_BARRIER();
+  }
+  /* PCR on the reduced system: buf holds its a, b, c, d (R values each) */
+  const T *ra = buf, *rb = buf + R, *rc = buf + 2 * R, *rd = buf + 3 * R;
+  long step = 0;
+  for (long s = 1; s < R; s *= 2, step++) {
+    TL_REGION(p)
+    {
+      TL_UNROLL
+      for (int e = 0; e < 2; e++)
+        TL_UNROLL
+        for (int k = 0; k < 4; k++)
+          TL_ST(buf, k * R + 2 * p + e) = TL_MY(rows).red[4 * e + k];
+    }
+    TL_BARRIER();
+    TL_REGION(p)
+    {
+      KF(chip_rows) *r = &TL_MY(rows);
+      TL_UNROLL
+      for (int e = 0; e < 2; e++) {
+        long i = 2 * p + e;
+        long bad = KF(pcr_row_value)(R, s, i, ra, rb, rc, rd, r->red + 4 * e);
+        if (bad >= 0) {
+          TL_UNROLL
+          for (int k = 0; k < 4; k++)
+            r->red[4 * e + k] = (T)NAN;
+          long long key = TL_CHIP_KEY(n + step * R + i, bad);
+          r->key = key < r->key ? key : r->key;
+        }
+      }
+    }
+    TL_BARRIER();
+  }
+  TL_REGION(p) /* the reduced answer, phase 3, x staged in shared memory */
+  {
+    KF(chip_rows) *r = &TL_MY(rows);
+    long lo = TL_LD(off, p);
+    int m = (int)(TL_LD(off, p + 1) - lo);
+    T y[2];
+    TL_UNROLL
+    for (int e = 0; e < 2; e++) { /* y_i = d_i / b_i */
+      long i = 2 * p + e;
+      T bi = r->red[4 * e + 1];
+      y[e] = r->red[4 * e + 3] / bi;
+      if (bi == 0 || !isfinite(bi) || !isfinite(y[e])) {
+        long long key = TL_CHIP_KEY(n + step * R + i, i);
+        r->key = key < r->key ? key : r->key;
+      }
+    }
+    T first = y[0], last = y[1];
+    long long bad = TL_CHIP_NONE; /* the partition's first non-finite x */
+    TL_UNROLL
+    for (int i = 0; i < TL_GPU_CHIP_M; i++)
+      if (i < m) {
+        T xi = i == 0 ? first : i == m - 1 ? last : r->d[i] - r->a[i] * first - r->c[i] * last;
+        TL_ST(buf, TL_GPU_CHIP_PAD(lo + i)) = xi;
+        if (!isfinite(xi) && bad == TL_CHIP_NONE)
+          bad = TL_CHIP_KEY(n + (step + 1) * R + lo + i, 0);
+      }
+    TL_ST(keys, p) = bad < r->key ? bad : r->key;
+  }
+  TL_BARRIER();
+  const long W = P < 32 ? P : 32;
+  TL_REGION(t) /* x stored coalesced; the keys reduced to W */
+  {
+    T *xs = x + sys * n;
+    for (long i = t; i < n; i += P)
+      TL_ST(xs, i) = TL_LD(buf, TL_GPU_CHIP_PAD(i));
+    if (t < W) {
+      long long best = TL_LD(keys, t);
+      for (long q = t + W; q < P; q += W) {
+        long long kq = TL_LD(keys, q);
+        best = kq < best ? kq : best;
+      }
+      TL_ST(keys, t) = best;
+    }
+  }
+  TL_BARRIER();
+  TL_REGION(t) /* thread 0: the first failure in the reference's order */
+  {
+    if (t == 0) {
+      long long best = TL_LD(keys, 0);
+      for (long q = 1; q < W; q++) {
+        long long kq = TL_LD(keys, q);
+        best = kq < best ? kq : best;
+      }
+      int *st = stat + sys * TL_GPU_STAT_WORDS, kind = TL_GPU_OK;
+      long row = 0;
+      if (best != TL_CHIP_NONE) {
+        long rank = (long)(best >> 32), val = (long)(best & 0xffffffffLL);
+        if (rank < n) /* phase 1 */
+          kind = TL_GPU_PIVOT, row = rank;
+        else if (rank < n + (step + 1) * R) /* PCR: reduced row -> global row */
+          kind = TL_GPU_PIVOT, row = (val % 2) ? TL_LD(off, val / 2 + 1) - 1 : TL_LD(off, val / 2);
+        else /* phase 3 */
+          kind = TL_GPU_NONFINITE, row = rank - n - (step + 1) * R;
+      }
       TL_ST(st, 0) = kind;
       TL_ST(st, 1) = (int)row;
       TL_ST(st, 2) = 0;

@@ -8,7 +8,9 @@
  * orders are the Criterion tests' job): the status words must be equal
  * and the double answers bit-identical (the device build contracts no
  * a * b + c: -fmad=false); float answers within 4 ulps of the host's.
- * Prints "N passed, N failed"; exits 1 on any failure. */
+ * The hybrid kernel runs twice: with its scratch in global memory and
+ * on chip (tl_gpu_hybrid_chip). Prints "N passed, N failed"; exits 1 on
+ * any failure. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +79,10 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
       tl_cpu_pack_batch_d(n, nsys, TL_GPU_SZ, src[k], in[k], k == 1, NULL);
   }
   char err[256] = "";
-  int rc, parts = n >= 64 ? 16 : 1;
-  long off[17];
+  /* hybrid (3): 16 partitions from n = 64, with global scratch; hybrid
+   * on chip (4): partitions of at most 8 rows */
+  int rc, parts = kernel == 4 ? (int)((n + 7) / 8) : n >= 64 ? 16 : 1;
+  long *off = malloc(((size_t)parts + 1) * sizeof *off);
   for (int p = 0; p <= parts; p++) /* even partitions, as tl_partition_bounds */
     if (p < parts) {
       size_t lo, hi;
@@ -87,10 +91,12 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
       off[p + 1] = (long)hi;
     }
   tl_gpu_use_device(NULL); /* the tl_gpu_* entry points emulate; tl_gpu_dev_* run on the device */
-  if (kernel == 3) {
+  if (kernel >= 3) {
+    tl_gpu_hybrid_chip(kernel == 4);
     tl_gpu_hybrid_pcr_d(n, nsys, parts, NULL, in[0], in[1], in[2], in[3], xh, sh, &info);
     rc = tl_gpu_dev_hybrid_pcr_d(n, nsys, parts, off, in[0], in[1], in[2], in[3], xd, sd, err,
                                  sizeof err);
+    tl_gpu_hybrid_chip(1);
   } else if (kernel == 2) {
     tl_gpu_pcr_d(n, nsys, in[0], in[1], in[2], in[3], xh, sh, &info);
     rc = tl_gpu_dev_pcr_d(n, nsys, in[0], in[1], in[2], in[3], xd, sd, err, sizeof err);
@@ -105,14 +111,15 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
       rc = tl_gpu_dev_thomas_periodic_sz_d(n, nsys, in[0], in[1], in[2], xd, sd, err, sizeof err);
     }
   }
-  static const char *names[] = {"thomas_sz", "thomas_periodic_sz", "pcr", "hybrid_pcr"};
+  static const char *names[] = {"thomas_sz", "thomas_periodic_sz", "pcr", "hybrid_pcr",
+                                "hybrid_chip"};
   check(rc == 0, names[kernel], n, nsys, err);
   check(memcmp(sh, sd, nsys * TL_GPU_STAT_WORDS * sizeof(int)) == 0, names[kernel], n, nsys,
         "status words differ");
   check(same_answers(xh, xd, len, err, sizeof err), names[kernel], n, nsys, err);
   for (int k = 0; k < 4; k++)
     free(in[k]);
-  free(xh), free(xd), free(w), free(sh), free(sd);
+  free(xh), free(xd), free(w), free(sh), free(sd), free(off);
   tl_problem_free(&p);
 }
 
@@ -237,6 +244,7 @@ int main(void)
         compare(0, plain[t], sizes[i], counts[j]);
         compare(2, plain[t], sizes[i], counts[j]);
         compare(3, plain[t], sizes[i], counts[j]);
+        compare(4, plain[t], sizes[i], counts[j]);
       }
       compare(1, periodic[0], sizes[i], counts[j]);
     }

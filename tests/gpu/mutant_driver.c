@@ -4,7 +4,8 @@
  *
  *   mutant_driver FAMILY KIND
  *
- * FAMILY: thomas, periodic, pcr, hybrid, distd2, distd2-slice (the
+ * FAMILY: thomas, periodic, pcr, hybrid, hybrid-chip (the on-chip
+ * hybrid kernel), distd2, distd2-slice (the
  * kernels of an MPI rank's DistD2 slices), pdd, spike. KIND: what the
  * checker must find in every order (race, race-blocks, uninitialized,
  * bounds), or "clean": nothing; or "orders": with the checker off, the
@@ -69,9 +70,12 @@ static int run(const char *family, int broken, tl_info *info)
       fill((size_t)N * PSYS, broken, a, b, c, d);
       status = tl_gpu_pcr_d(N, PSYS, a, b, c, d, x, stat, info);
     }
-  } else if (!strcmp(family, "hybrid")) {
+  } else if (!strcmp(family, "hybrid")) { /* partitions of 16 rows: global scratch */
     fill((size_t)HN * PSYS, broken, a, b, c, d);
     status = tl_gpu_hybrid_pcr_d(HN, PSYS, PARTS, NULL, a, b, c, d, x, stat, info);
+  } else if (!strcmp(family, "hybrid-chip")) { /* 13 partitions of 4 or 5 rows: on chip */
+    fill((size_t)HN * PSYS, broken, a, b, c, d);
+    status = tl_gpu_hybrid_pcr_d(HN, PSYS, 13, NULL, a, b, c, d, x, stat, info);
   } else if (!strcmp(family, "pdd")) {
     fill((size_t)HN * PSYS, broken, a, b, c, d);
     status = tl_gpu_pdd_local_d(HN, PSYS, PARTS, NULL, a, b, c, d, y, v, w, part, stat, info);

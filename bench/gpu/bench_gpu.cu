@@ -328,18 +328,25 @@ static void distd2_row(const batch<double> &g, double limit)
 }
 
 /* Hybrid Thomas-PCR on chip (hybrid_chip_kernel): a system split over a
- * block's threads in partitions of m rows (m = 8 and 4, as many
- * partitions as that makes), as gpu_device_pass.h launches it
+ * block's threads in partitions of m rows (m = TL_GPU_CHIP_M, its half,
+ * ... down to 4; as many partitions as that makes), as gpu_device_pass.h launches it
  * (tl_gpu_hybrid_chip_launch); 5 words declared, and moved. */
 template <class R>
 static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "double")
 {
   long n = g.n, nsys = g.nsys;
-  for (int m = 8; m >= 4; m /= 2) {
+  for (int m = TL_GPU_CHIP_M; m >= 4; m /= 2) {
     int parts = (int)(n / m), per;
     size_t shared;
     if (!tl_gpu_hybrid_chip_launch((size_t)n, parts, (size_t)m, sizeof(R), &shared, &per))
       continue;
+#ifndef __HIPCC__
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, sizeof(R) == sizeof(double) ? (const void *)hybrid_chip_kernel_d
+                                                                 : (const void *)hybrid_chip_kernel_f));
+    if (fa.maxThreadsPerBlock < parts)
+      continue;
+#endif
     std::vector<long> ho(parts + 1);
     for (int p = 0; p <= parts; p++)
       ho[p] = (long)((long long)n * p / parts);

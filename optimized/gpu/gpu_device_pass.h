@@ -85,6 +85,12 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
       longest = (size_t)(off[p + 1] - off[p]);
   int chip = tl_gpu_hybrid_chip(-1) &&
              tl_gpu_hybrid_chip_launch(n, parts, longest, sizeof(T), &shared, &per);
+#ifndef __HIPCC__
+  cudaFuncAttributes fa; /* a device with fewer registers: the other kernel */
+  if (chip && (cudaFuncGetAttributes(&fa, KF(hybrid_chip_kernel)) != cudaSuccess ||
+               fa.maxThreadsPerBlock < parts))
+    chip = 0;
+#endif
   if (chip)
     bytes[7] = 0; /* no scratch: everything stays on the chip */
   tl_gpuError_t e = dev_upload(&m, 8, host, bytes);

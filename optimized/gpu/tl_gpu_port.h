@@ -90,6 +90,11 @@ static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *
 #define TL_GPU_CHIP_M 8
 #endif
 #define TL_GPU_CHIP_PAD(i) ((i) + ((i) >> 3))
+/* Its threads per block at most: a thread holds 4 TL_GPU_CHIP_M values
+ * and its reduced rows in registers (118 per thread in double, CUDA 13,
+ * sm_90: ptxas.txt), so 512 threads take most of a multiprocessor's
+ * 65536 registers and 1024 would not launch. */
+#define TL_GPU_CHIP_THREADS 512
 
 /* Its launch, the same for the emulator, the device wrapper and the
  * benchmark: one block of `parts` threads per system. Shared memory: a
@@ -97,9 +102,9 @@ static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *
  * of a round of *per partitions, the reduced system (4 x 2 parts values)
  * and x. *per: as many partitions as fit, all of them when the system
  * does (one round). Returns 1 with the shared bytes and *per when the
- * kernel applies: every partition of 2 to TL_GPU_CHIP_M rows (the
- * longest: max_rows) and the memory within TL_GPU_SHARED_MAX; else 0
- * (hybrid_kernel runs). */
+ * kernel applies: at most TL_GPU_CHIP_THREADS partitions, every one of
+ * 2 to TL_GPU_CHIP_M rows (the longest: max_rows), and the memory within
+ * TL_GPU_SHARED_MAX; else 0 (hybrid_kernel runs). */
 #define TL_GPU_CHIP_SPAN(per) (TL_GPU_CHIP_PAD((per) * TL_GPU_CHIP_M - 1) + 1)
 static inline int tl_gpu_hybrid_chip_launch(size_t n, int parts, size_t max_rows, size_t size,
                                             size_t *shared, int *per)
@@ -109,7 +114,7 @@ static inline int tl_gpu_hybrid_chip_launch(size_t n, int parts, size_t max_rows
   need = need > 8 * P ? need : 8 * P;
   *per = 0;
   *shared = 0;
-  if (parts < 1 || parts > 1024 || n < 2 || max_rows > TL_GPU_CHIP_M ||
+  if (parts < 1 || parts > TL_GPU_CHIP_THREADS || n < 2 || max_rows > TL_GPU_CHIP_M ||
       keys + need * size > TL_GPU_SHARED_MAX)
     return 0;
   size_t q = P; /* a round's four arrays in what is left, or in `need` */

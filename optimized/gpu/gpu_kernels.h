@@ -225,22 +225,23 @@ TL_KERNEL(KF(periodic_sz_kernel), long n, long nsys, const T *a, const T *b, con
 /* ------------------------------------------------------------------ */
 /* PCR, one block per system, any n                                    */
 
-/* The update of row i at stride s (reference/pcr_ref.c, pcr_step), read
- * from the current system a, b, c, d of n rows: the new row into
- * out[0..3] (a, b, c, d). Returns the row of a zero or non-finite
- * divisor (out is then unset), or -1. The arithmetic of every PCR in this
- * file, wherever its rows live (pcr_row_update below: memory; the
- * on-chip hybrid kernel: a thread's registers). */
-TL_DEVICE_FN long KF(pcr_row_value)(long n, long s, long i, const T *a, const T *b, const T *c,
-                                    const T *d, T *out)
+/* The update of row i at stride s (reference/pcr_ref.c, pcr_step): row
+ * i's own values in own[0..3] (a, b, c, d), its neighbours i - s and
+ * i + s read from the current system a, b, c, d of n rows; the new row
+ * into out[0..3]. Returns the row of a zero or non-finite divisor (out is
+ * then unset), or -1. The arithmetic of every PCR in this file, wherever
+ * its rows live (pcr_row_value below: all in memory; the on-chip hybrid
+ * kernel: a thread's own rows in its registers). */
+TL_DEVICE_FN long KF(pcr_row_own)(long n, long s, long i, const T *own, const T *a, const T *b,
+                                  const T *c, const T *d, T *out)
 {
-  T ai = 0, bi = TL_LD(b, i), ci = 0, di = TL_LD(d, i);
+  T ai = 0, bi = own[1], ci = 0, di = own[3];
   if (i >= s) { /* left neighbour l = i - s */
     long l = i - s;
     T bl = TL_LD(b, l);
     if (bl == 0 || !isfinite(bl))
       return l;
-    T alpha = -TL_LD(a, i) / bl;
+    T alpha = -own[0] / bl;
     if (l >= s)
       ai = alpha * TL_LD(a, l);
     bi += alpha * TL_LD(c, l);
@@ -251,7 +252,7 @@ TL_DEVICE_FN long KF(pcr_row_value)(long n, long s, long i, const T *a, const T 
     T br = TL_LD(b, r);
     if (br == 0 || !isfinite(br))
       return r;
-    T gamma = -TL_LD(c, i) / br;
+    T gamma = -own[2] / br;
     if (r + s < n)
       ci = gamma * TL_LD(c, r);
     bi += gamma * TL_LD(a, r);
@@ -262,6 +263,14 @@ TL_DEVICE_FN long KF(pcr_row_value)(long n, long s, long i, const T *a, const T 
   out[2] = ci;
   out[3] = di;
   return -1;
+}
+
+/* The same, row i's own values read from the system too. */
+TL_DEVICE_FN long KF(pcr_row_value)(long n, long s, long i, const T *a, const T *b, const T *c,
+                                    const T *d, T *out)
+{
+  T own[4] = {TL_LD(a, i), TL_LD(b, i), TL_LD(c, i), TL_LD(d, i)};
+  return KF(pcr_row_own)(n, s, i, own, a, b, c, d, out);
 }
 
 /* The update of row i (pcr_row below); returns the row of a zero or
@@ -567,41 +576,46 @@ TL_KERNEL(KF(hybrid_kernel), long n, int parts, const long *off, const T *a, con
  * partitions are staged at once (a round): one round when the system
  * fits in shared memory, more for long systems (tl_gpu_hybrid_chip_launch);
  * x leaves the same way. */
-/* What a thread keeps across barriers: its partition's rows (a, b, c, d
- * as loaded; a*, c*, d* after phase 1, x after phase 3), its two rows of
- * the reduced system (a, b, c, d of rows 2p and 2p+1) and its first
- * failure (key). */
+/* What a thread keeps across barriers: its partition (lo, m; a*, c*, d*
+ * after phase 1, x after phase 3), its two rows of the reduced system
+ * (a, b, c, d) and its first failure (key). */
 typedef struct KF(chip_rows) {
-  T a[TL_GPU_CHIP_M], b[TL_GPU_CHIP_M], c[TL_GPU_CHIP_M], d[TL_GPU_CHIP_M];
+  T a[TL_GPU_CHIP_M], c[TL_GPU_CHIP_M], d[TL_GPU_CHIP_M];
   T red[8];
   long long key;
+  long lo;
+  int m;
 } KF(chip_rows);
 
-/* Phase 1 in a thread's registers: hybrid_forward's operations, in
- * place (a* into a, c* into c, d* into d). Loops of TL_GPU_CHIP_M trips
- * with a test of m, so that they unroll and the arrays stay registers.
- * Returns the local row of a zero or non-finite pivot, or -1. */
-TL_DEVICE_FN long KF(chip_forward)(int m, int has_left, int has_right, T *a, const T *b, T *c, T *d)
+/* Phase 1 of one partition: hybrid_forward's operations, reading a, b,
+ * c, d of row i from the staged round (array k at buf[k span + pad(base
+ * + i)]) as the sweep reaches it and keeping only a*, c*, d* (in a, c,
+ * d: the thread's registers). Loops of TL_GPU_CHIP_M trips with a test
+ * of m, so that they unroll and the arrays stay registers. Returns the
+ * local row of a zero or non-finite pivot, or -1. */
+#define TL_CHIP_IN(k, i) TL_LD(buf, (k) * span + TL_GPU_CHIP_PAD(base + (i)))
+TL_DEVICE_FN long KF(chip_forward)(int m, int has_left, int has_right, const T *buf, long span,
+                                   long base, T *a, T *c, T *d)
 {
   TL_UNROLL
   for (int i = 0; i < 2; i++) { /* rows 0 and 1: scaled by their diagonal */
-    T bi = b[i];
+    T bi = TL_CHIP_IN(1, i);
     if (bi == 0 || !isfinite(bi))
       return i;
-    T ai = (i == 0 && !has_left) ? (T)0 : a[i];
-    T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
+    T ai = (i == 0 && !has_left) ? (T)0 : TL_CHIP_IN(0, i);
+    T ci = (i == m - 1 && !has_right) ? (T)0 : TL_CHIP_IN(2, i);
     a[i] = ai / bi;
     c[i] = ci / bi;
-    d[i] = d[i] / bi;
+    d[i] = TL_CHIP_IN(3, i) / bi;
   }
   TL_UNROLL
   for (int i = 2; i < TL_GPU_CHIP_M; i++) { /* forward: the fill-in stays in column 0 */
     if (i < m) {
-      T ai = a[i], p = b[i] - ai * c[i - 1];
+      T ai = TL_CHIP_IN(0, i), p = TL_CHIP_IN(1, i) - ai * c[i - 1];
       if (p == 0 || !isfinite(p))
         return i;
-      T ci = (i == m - 1 && !has_right) ? (T)0 : c[i];
-      d[i] = (d[i] - ai * d[i - 1]) / p;
+      T ci = (i == m - 1 && !has_right) ? (T)0 : TL_CHIP_IN(2, i);
+      d[i] = (TL_CHIP_IN(3, i) - ai * d[i - 1]) / p;
       a[i] = -(ai * a[i - 1]) / p;
       c[i] = ci / p;
     }
@@ -625,6 +639,7 @@ TL_DEVICE_FN long KF(chip_forward)(int m, int has_left, int has_right, T *a, con
   }
   return -1;
 }
+#undef TL_CHIP_IN
 
 /* A failure's key: the smaller, the earlier in the reference's order
  * (phase 1 by row, then PCR by step and row, then phase 3 by row), with
@@ -635,61 +650,72 @@ TL_DEVICE_FN long KF(chip_forward)(int m, int has_left, int has_right, T *a, con
 /* One block per system, thread p = partition p of rows [off[p], off[p+1]),
  * P threads, 2 <= rows <= TL_GPU_CHIP_M, `per` partitions a round
  * (tl_gpu_hybrid_chip_launch).
- *   rounds      a, b, c, d of partitions [q0, q0 + per) staged through
- *               shared memory into their threads' registers; phase 1 on
- *               each; rows 0 and m-1 become the thread's reduced rows 2p
- *               and 2p+1
- *   PCR         per stride: every thread stores its two rows, barrier,
- *               computes their update from the stored system, barrier
- *   phase 3     y = d / b of its two rows, x of its partition, staged
- *               back through shared memory and stored coalesced
- *   last region thread 0 reports the smallest failure key
+ *   rounds    a, b, c, d of partitions [q0, q0 + per) staged through
+ *             shared memory; phase 1 on each, reading its rows there;
+ *             rows 0 and m-1 become reduced rows 2p and 2p+1, stored
+ *   PCR       thread p owns reduced rows p and p + P (neighbouring
+ *             threads, neighbouring words: no bank conflicts); per
+ *             stride it updates them from the stored system, barrier,
+ *             stores them, barrier
+ *   phase 3   y = d / b of rows 2p and 2p+1, x of the partition, staged
+ *             back through shared memory and stored coalesced
+ *   last      thread 0 reports the smallest failure key
  * Shared memory: P keys, then the staging buffer (4 arrays of a round's
  * rows, x, or the reduced system: whichever is largest). */
-TL_KERNEL(KF(hybrid_chip_kernel), long n, int parts, int per, const long *off, const T *a,
-          const T *b, const T *c, const T *d, T *x, int *stat)
+TL_KERNEL_BOUNDED(KF(hybrid_chip_kernel), TL_GPU_CHIP_THREADS, long n, int parts, int per,
+                  const long *off, const T *a, const T *b, const T *c, const T *d, T *x, int *stat)
 {
   const long sys = TL_BLOCK_ID, P = parts, R = 2 * P;
   const long span = TL_GPU_CHIP_SPAN((long)per); /* one array of a round */
-  long words = TL_GPU_CHIP_PAD(n - 1) + 1;                 /* x */
+  long words = TL_GPU_CHIP_PAD(n - 1) + 1;       /* x */
   words = words > 4 * R ? words : 4 * R;
   words = words > 4 * span ? words : 4 * span;
   TL_SHARED_BEGIN();
   long long *keys = TL_SHARED_ARRAY(long long, P);
   T *buf = TL_SHARED_ARRAY(T, words);
+  T *ra = buf, *rb = buf + R, *rc = buf + 2 * R, *rd = buf + 3 * R; /* the reduced system */
   TL_PER_THREAD(KF(chip_rows), rows);
   const T *sa = a + sys * n, *sb = b + sys * n, *sc = c + sys * n, *sd = d + sys * n;
   for (long q0 = 0; q0 < P; q0 += per) { /* a round: partitions q0 .. q1-1 */
     const long q1 = q0 + per < P ? q0 + per : P;
     TL_REGION(t) /* the round's rows, coalesced, into shared memory */
     {
-      long r0 = TL_LD(off, q0), r1 = TL_LD(off, q1);
-      for (long i = t; i < r1 - r0; i += P) {
-        long j = TL_GPU_CHIP_PAD(i);
-        TL_ST(buf, j) = TL_LD(sa, r0 + i);
-        TL_ST(buf, span + j) = TL_LD(sb, r0 + i);
-        TL_ST(buf, 2 * span + j) = TL_LD(sc, r0 + i);
-        TL_ST(buf, 3 * span + j) = TL_LD(sd, r0 + i);
+      /* A thread's rows t, t + P, ... : at most TL_GPU_CHIP_M (a round
+       * has at most per <= P partitions of at most that many rows). Every
+       * load is issued before the first store, so that the thread waits
+       * for memory once, not once per row. */
+      long r0 = TL_LD(off, q0), rows_in = TL_LD(off, q1) - r0;
+      T v[4][TL_GPU_CHIP_M];
+      TL_UNROLL
+      for (int k = 0; k < TL_GPU_CHIP_M; k++) {
+        long i = t + k * P;
+        if (i < rows_in) {
+          v[0][k] = TL_LD(sa, r0 + i);
+          v[1][k] = TL_LD(sb, r0 + i);
+          v[2][k] = TL_LD(sc, r0 + i);
+          v[3][k] = TL_LD(sd, r0 + i);
+        }
+      }
+      TL_UNROLL
+      for (int k = 0; k < TL_GPU_CHIP_M; k++) {
+        long i = t + k * P;
+        if (i < rows_in)
+          TL_UNROLL
+          for (int q = 0; q < 4; q++)
+            TL_ST(buf, q * span + TL_GPU_CHIP_PAD(i)) = v[q][k];
       }
     }
     TL_BARRIER();
-    TL_REGION(p) /* each partition of the round: its rows, phase 1 */
+    TL_REGION(p) /* each partition of the round: phase 1 from the staged rows */
     {
       if (p >= q0 && p < q1) {
         KF(chip_rows) *r = &TL_MY(rows);
-        long lo = TL_LD(off, p), base = lo - TL_LD(off, q0);
-        int m = (int)(TL_LD(off, p + 1) - lo);
-        TL_UNROLL
-        for (int i = 0; i < TL_GPU_CHIP_M; i++)
-          if (i < m) {
-            long j = TL_GPU_CHIP_PAD(base + i);
-            r->a[i] = TL_LD(buf, j);
-            r->b[i] = TL_LD(buf, span + j);
-            r->c[i] = TL_LD(buf, 2 * span + j);
-            r->d[i] = TL_LD(buf, 3 * span + j);
-          }
-        long bad = KF(chip_forward)(m, p > 0, p + 1 < P, r->a, r->b, r->c, r->d);
-        r->key = bad < 0 ? TL_CHIP_NONE : TL_CHIP_KEY(lo + bad, 0);
+        r->lo = TL_LD(off, p);
+        r->m = (int)(TL_LD(off, p + 1) - r->lo);
+        int m = r->m;
+        long bad = KF(chip_forward)(m, p > 0, p + 1 < P, buf, span, r->lo - TL_LD(off, q0), r->a,
+                                    r->c, r->d);
+        r->key = bad < 0 ? TL_CHIP_NONE : TL_CHIP_KEY(r->lo + bad, 0);
         TL_UNROLL
         for (int i = 0; i < TL_GPU_CHIP_M; i++) /* a breakdown left rows unset: NaN */
           if (bad >= 0 && i < m)
@@ -711,48 +737,65 @@ TL_KERNEL(KF(hybrid_chip_kernel), long n, int parts, int per, const long *off, c
     }
     TL_BARRIER();
   }
-  /* PCR on the reduced system: buf holds its a, b, c, d (R values each) */
-  const T *ra = buf, *rb = buf + R, *rc = buf + 2 * R, *rd = buf + 3 * R;
+  TL_REGION(p) /* the reduced rows 2p, 2p+1 into the reduced system */
+  {
+    TL_UNROLL
+    for (int e = 0; e < 2; e++) {
+      TL_ST(ra, 2 * p + e) = TL_MY(rows).red[4 * e];
+      TL_ST(rb, 2 * p + e) = TL_MY(rows).red[4 * e + 1];
+      TL_ST(rc, 2 * p + e) = TL_MY(rows).red[4 * e + 2];
+      TL_ST(rd, 2 * p + e) = TL_MY(rows).red[4 * e + 3];
+    }
+  }
+  TL_BARRIER();
+  /* PCR on the reduced system: thread p's rows p and p + P */
   long step = 0;
   for (long s = 1; s < R; s *= 2, step++) {
-    TL_REGION(p)
-    {
-      TL_UNROLL
-      for (int e = 0; e < 2; e++)
-        TL_UNROLL
-        for (int k = 0; k < 4; k++)
-          TL_ST(buf, k * R + 2 * p + e) = TL_MY(rows).red[4 * e + k];
-    }
-    TL_BARRIER();
     TL_REGION(p)
     {
       KF(chip_rows) *r = &TL_MY(rows);
       TL_UNROLL
       for (int e = 0; e < 2; e++) {
-        long i = 2 * p + e;
-        long bad = KF(pcr_row_value)(R, s, i, ra, rb, rc, rd, r->red + 4 * e);
+        long i = p + e * P;
+        T *row = r->red + 4 * e;
+        if (step == 0) /* the stored rows, theirs until now */
+          row[0] = TL_LD(ra, i), row[1] = TL_LD(rb, i), row[2] = TL_LD(rc, i),
+          row[3] = TL_LD(rd, i);
+        T own[4] = {row[0], row[1], row[2], row[3]};
+        long bad = KF(pcr_row_own)(R, s, i, own, ra, rb, rc, rd, row);
         if (bad >= 0) {
           TL_UNROLL
           for (int k = 0; k < 4; k++)
-            r->red[4 * e + k] = (T)NAN;
+            row[k] = (T)NAN;
           long long key = TL_CHIP_KEY(n + step * R + i, bad);
           r->key = key < r->key ? key : r->key;
         }
       }
     }
     TL_BARRIER();
+    TL_REGION(p)
+    {
+      TL_UNROLL
+      for (int e = 0; e < 2; e++) {
+        long i = p + e * P;
+        TL_ST(ra, i) = TL_MY(rows).red[4 * e];
+        TL_ST(rb, i) = TL_MY(rows).red[4 * e + 1];
+        TL_ST(rc, i) = TL_MY(rows).red[4 * e + 2];
+        TL_ST(rd, i) = TL_MY(rows).red[4 * e + 3];
+      }
+    }
+    TL_BARRIER();
   }
-  TL_REGION(p) /* the reduced answer, phase 3, x staged in shared memory */
+  TL_REGION(p) /* the reduced answer for rows 2p, 2p+1; phase 3 in registers */
   {
     KF(chip_rows) *r = &TL_MY(rows);
-    long lo = TL_LD(off, p);
-    int m = (int)(TL_LD(off, p + 1) - lo);
+    int m = r->m;
     T y[2];
     TL_UNROLL
     for (int e = 0; e < 2; e++) { /* y_i = d_i / b_i */
       long i = 2 * p + e;
-      T bi = r->red[4 * e + 1];
-      y[e] = r->red[4 * e + 3] / bi;
+      T bi = TL_LD(rb, i);
+      y[e] = TL_LD(rd, i) / bi;
       if (bi == 0 || !isfinite(bi) || !isfinite(y[e])) {
         long long key = TL_CHIP_KEY(n + step * R + i, i);
         r->key = key < r->key ? key : r->key;
@@ -764,19 +807,30 @@ TL_KERNEL(KF(hybrid_chip_kernel), long n, int parts, int per, const long *off, c
     for (int i = 0; i < TL_GPU_CHIP_M; i++)
       if (i < m) {
         T xi = i == 0 ? first : i == m - 1 ? last : r->d[i] - r->a[i] * first - r->c[i] * last;
-        TL_ST(buf, TL_GPU_CHIP_PAD(lo + i)) = xi;
+        r->d[i] = xi;
         if (!isfinite(xi) && bad == TL_CHIP_NONE)
-          bad = TL_CHIP_KEY(n + (step + 1) * R + lo + i, 0);
+          bad = TL_CHIP_KEY(n + (step + 1) * R + r->lo + i, 0);
       }
     TL_ST(keys, p) = bad < r->key ? bad : r->key;
+  }
+  TL_BARRIER();
+  TL_REGION(p) /* x into shared memory, as the rows were staged */
+  {
+    KF(chip_rows) *r = &TL_MY(rows);
+    TL_UNROLL
+    for (int i = 0; i < TL_GPU_CHIP_M; i++)
+      if (i < r->m)
+        TL_ST(buf, TL_GPU_CHIP_PAD(r->lo + i)) = r->d[i];
   }
   TL_BARRIER();
   const long W = P < 32 ? P : 32;
   TL_REGION(t) /* x stored coalesced; the keys reduced to W */
   {
-    T *xs = x + sys * n;
-    for (long i = t; i < n; i += P)
-      TL_ST(xs, i) = TL_LD(buf, TL_GPU_CHIP_PAD(i));
+    T *xs = x + sys * n; /* at most TL_GPU_CHIP_M rows a thread */
+    TL_UNROLL
+    for (int k = 0; k < TL_GPU_CHIP_M; k++)
+      if (t + k * P < n)
+        TL_ST(xs, t + k * P) = TL_LD(buf, TL_GPU_CHIP_PAD(t + k * P));
     if (t < W) {
       long long best = TL_LD(keys, t);
       for (long q = t + W; q < P; q += W) {

@@ -6,7 +6,10 @@
  * on its own data; a barrier is where the threads wait for each other.
  *
  *   TL_KERNEL(name, args...)          kernel scope: uniform values only
- *   {                                 (the same for every thread)
+ *   {                                 (the same for every thread;
+ *                                     TL_KERNEL_BOUNDED(name, threads,
+ *                                     args...): launched with at most
+ *                                     `threads`, registers kept to that)
  *     TL_PER_THREAD(double, carry);   a value that lives across barriers
  *     TL_SHARED_BEGIN();              carve the block's shared memory:
  *     double *u = TL_SHARED_ARRAY(double, n);    sub-arrays, in order
@@ -90,11 +93,12 @@ static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *
 #define TL_GPU_CHIP_M 8
 #endif
 #define TL_GPU_CHIP_PAD(i) ((i) + ((i) >> 3))
-/* Its threads per block at most: a thread holds 4 TL_GPU_CHIP_M values
- * and its reduced rows in registers (118 per thread in double, CUDA 13,
- * sm_90: ptxas.txt), so 512 threads take most of a multiprocessor's
- * 65536 registers and 1024 would not launch. */
-#define TL_GPU_CHIP_THREADS 512
+/* Its threads per block at most (its partitions): a thread holds 3
+ * TL_GPU_CHIP_M values and its reduced rows in registers, and a block of
+ * 1024 such threads would not launch; the kernel is compiled to fit
+ * 4096 / TL_GPU_CHIP_M threads (512: 128 registers each), enough for
+ * systems of 4096 rows. */
+#define TL_GPU_CHIP_THREADS (4096 / TL_GPU_CHIP_M)
 
 /* Its launch, the same for the emulator, the device wrapper and the
  * benchmark: one block of `parts` threads per system. Shared memory: a
@@ -161,6 +165,9 @@ static inline int tl_gpu_hybrid_chip_launch(size_t n, int parts, size_t max_rows
 #endif
 
 #define TL_KERNEL(name, ...) __global__ void name(__VA_ARGS__)
+/* A kernel launched with at most `threads` threads a block: the compiler
+ * keeps its registers within what that many threads can have. */
+#define TL_KERNEL_BOUNDED(name, threads, ...) __global__ void __launch_bounds__(threads) name(__VA_ARGS__)
 #define TL_DEVICE_FN __device__ static inline
 /* Unroll the next loop fully (its trip count is a constant). */
 #define TL_UNROLL _Pragma("unroll")
@@ -196,6 +203,7 @@ extern __shared__ double tl_gpu_shared_[];
 #include "gpu_emulator.h"
 
 #define TL_KERNEL(name, ...) static void name(tl_gpu_block *tl_blk_, __VA_ARGS__)
+#define TL_KERNEL_BOUNDED(name, threads, ...) TL_KERNEL(name, __VA_ARGS__)
 #define TL_DEVICE_FN static inline
 #define TL_UNROLL
 #define TL_BLOCK_ID (tl_blk_->block)

@@ -13,6 +13,9 @@
  *             (their scratch traffic is not counted: it is their cost)
  *   hybrid_chip_m8, _m4  hybrid Thomas-PCR on chip, partitions of 8 and
  *             4 rows: 5 words declared and moved; also in float
+ *   ddiv      the device's rate of double divisions (once, with n = 256):
+ *             GB/s holds 10^9 divisions a second, limit_ratio divisions
+ *             per clock per multiprocessor
  *   distd2_stencil  DistD2 with the compact stencil fused, declared 2
  *             words (read u, write du)
  *   pdd_local PDD's local phase (y and both spikes per partition),
@@ -60,6 +63,10 @@
 #define cudaMemcpy hipMemcpy
 #define cudaMemcpyHostToDevice hipMemcpyHostToDevice
 #define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define cudaGetDevice hipGetDevice
+#define cudaDeviceGetAttribute hipDeviceGetAttribute
+#define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
+#define cudaDevAttrClockRate hipDeviceAttributeClockRate
 #define SPARSE "rocsparse"
 #else
 #include <cusparse.h>
@@ -327,6 +334,43 @@ static void distd2_row(const batch<double> &g, double limit)
   cudaFree(dcf), cudaFree(begin), cudaFree(dt), cudaFree(stat);
 }
 
+/* The device's rate of IEEE divisions in double (the kernels do the
+ * reference's divisions, so that their answers are its bits): every
+ * thread runs 4 independent chains of TL_DIV_STEPS divisions y = (y + 1)
+ * / b, b read from memory so that nothing folds. Row ddiv: the GB/s
+ * column holds 10^9 divisions per second, limit_ratio the divisions per
+ * clock per multiprocessor at the device's top clock. */
+#define TL_DIV_STEPS 64
+static __global__ void ddiv_chains(long count, const double *b, double *y)
+{
+  long k = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count)
+    return;
+  double bk = b[k], y0 = 1, y1 = 2, y2 = 3, y3 = 4;
+  for (int s = 0; s < TL_DIV_STEPS; s++) {
+    y0 = (y0 + 1) / bk;
+    y1 = (y1 + 1) / bk;
+    y2 = (y2 + 1) / bk;
+    y3 = (y3 + 1) / bk;
+  }
+  y[k] = y0 + y1 + y2 + y3;
+}
+
+static void division_row(const batch<double> &g)
+{
+  int dev = 0, sms = 0, khz = 0;
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  long count = g.count / 16; /* 2^21 threads */
+  timing t = median([] {}, [&] {
+    ddiv_chains<<<(unsigned)((count + 255) / 256), 256>>>(count, g.b, g.w);
+  });
+  double divs = 4.0 * TL_DIV_STEPS * (double)count, rate = divs / (t.med * 1e-3);
+  printf("ddiv,double,%d,%ld,%d,%.4f,%.4f,%.4f,%.1f,%.3f\n", TL_DIV_STEPS * 4, count, TL_GPU_AHEAD,
+         t.med, t.lo, t.hi, rate / 1e9, rate / ((double)sms * khz * 1e3));
+}
+
 /* Hybrid Thomas-PCR on chip (hybrid_chip_kernel): a system split over a
  * block's threads in partitions of m rows (m = TL_GPU_CHIP_M, its half,
  * ... down to 4; as many partitions as that makes), as gpu_device_pass.h launches it
@@ -496,6 +540,8 @@ int main(int argc, char **argv)
     row("thomas_sz", "double", n, nsys, 5, sizeof(double), thomas, limit);
     row("periodic_sz", "double", n, nsys, 5, sizeof(double), periodic, limit);
     batch_kernels(g, limit);
+    if (n == 256)
+      division_row(g);
     distd2_row(g, limit);
     float_thomas(n, nsys);
 

@@ -16,6 +16,9 @@
  *   ddiv      the device's rate of double divisions (once, with n = 256):
  *             GB/s holds 10^9 divisions a second, limit_ratio divisions
  *             per clock per multiprocessor
+ *   hybrid_chip_m<m>_resident  (CUDA) blocks of that launch resident on
+ *             a multiprocessor at once, in the GB/s column, and their
+ *             threads over the multiprocessor's most, in limit_ratio
  *   distd2_stencil  DistD2 with the compact stencil fused, declared 2
  *             words (read u, write du)
  *   pdd_local PDD's local phase (y and both spikes per partition),
@@ -336,8 +339,9 @@ static void distd2_row(const batch<double> &g, double limit)
 
 /* The device's rate of IEEE divisions in double (the kernels do the
  * reference's divisions, so that their answers are its bits): every
- * thread runs 4 independent chains of TL_DIV_STEPS divisions y = (y + 1)
- * / b, b read from memory so that nothing folds. Row ddiv: the GB/s
+ * thread runs 4 independent chains of TL_DIV_STEPS divisions, each by a
+ * divisor of its own that changes every step (as a pivot does), so that
+ * no part of a division can be hoisted or shared. Row ddiv: the GB/s
  * column holds 10^9 divisions per second, limit_ratio the divisions per
  * clock per multiprocessor at the device's top clock. */
 #define TL_DIV_STEPS 64
@@ -348,10 +352,11 @@ static __global__ void ddiv_chains(long count, const double *b, double *y)
     return;
   double bk = b[k], y0 = 1, y1 = 2, y2 = 3, y3 = 4;
   for (int s = 0; s < TL_DIV_STEPS; s++) {
-    y0 = (y0 + 1) / bk;
-    y1 = (y1 + 1) / bk;
-    y2 = (y2 + 1) / bk;
-    y3 = (y3 + 1) / bk;
+    double q = bk + (double)s;
+    y0 = 1 / (q - 0.25 * y0);
+    y1 = 1 / (q + 0.5 - 0.25 * y1);
+    y2 = 1 / (q + 1.0 - 0.25 * y2);
+    y3 = 1 / (q + 1.5 - 0.25 * y3);
   }
   y[k] = y0 + y1 + y2 + y3;
 }
@@ -408,9 +413,21 @@ static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "doubl
                                     (const float *)g.a, (const float *)g.b, (const float *)g.c,
                                     (const float *)g.d0, (float *)x, g.stat);
                       });
-    char name[32];
+    char name[48];
     snprintf(name, sizeof name, "hybrid_chip_m%d", m);
     row(name, prec, n, nsys, 5, sizeof(R), t, limit);
+#ifndef __HIPCC__
+    int blocks = 0, dev = 0, most = 0; /* what the launch leaves resident */
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks,
+        sizeof(R) == sizeof(double) ? (const void *)hybrid_chip_kernel_d
+                                    : (const void *)hybrid_chip_kernel_f,
+        parts, shared));
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    printf("%s_resident,%s,%ld,%ld,%d,0,0,0,%d,%.3f\n", name, prec, n, nsys, TL_GPU_AHEAD, blocks,
+           (double)blocks * parts / most);
+#endif
     cudaFree(off);
   }
 }

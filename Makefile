@@ -283,7 +283,7 @@ GPU_OUT  = $(BUILD)/gpu
 ROCSPARSE_H ?= $(wildcard /usr/include/rocsparse/rocsparse.h /opt/rocm/include/rocsparse/rocsparse.h)
 GPU_LINK = $(LIB_A) -llapacke -llapack -lblas -lm -lpthread -lgomp
 
-gpu: $(LIB_A) $(CLI_OBJ)
+gpu: $(LIB_A) $(CLI_OBJ) $(if $(MPICC),$(MPI_CLI_OBJ) $(MPI_LIB_A))
 ifneq ($(NVCC),)
 	@mkdir -p $(GPU_OUT)/cuda
 	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -Xptxas -v -c optimized/gpu/gpu_device.cu \
@@ -291,6 +291,10 @@ ifneq ($(NVCC),)
 	$(NVCC) $(NVCC_FLAGS) -o $(GPU_OUT)/cuda/device_test tests/gpu/device_test.c \
 	  $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
 	$(NVCC) -o $(GPU_OUT)/cuda/tridlab $(CLI_OBJ) $(GPU_OUT)/cuda/gpu_device.o $(GPU_LINK)
+ifneq ($(MPICC),)
+	$(NVCC) -ccbin $(MPICC) -o $(GPU_OUT)/cuda/tridlab-mpi $(MPI_CLI_OBJ) $(MPI_LIB_A) \
+	  $(GPU_OUT)/cuda/gpu_device.o $(MPI_LDLIBS) $(GPU_LINK) -lstdc++
+endif
 	$(NVCC) $(NVCC_FLAGS) $(NVCC_ARCH) -o $(GPU_OUT)/cuda/tridlab-gpu-bench bench/gpu/bench_gpu.cu \
 	  -lcusparse $(GPU_LINK)
 	@if $(NVCC) -x cu $(CPPFLAGS) -c tests/gpu/scope_error.c -o /dev/null >/dev/null 2>&1; then \
@@ -326,6 +330,13 @@ check-gpu: gpu
 	  if [ $$rc = 77 ]; then echo "check-gpu: $$t SKIPPED (no device)"; \
 	  elif [ $$rc != 0 ]; then echo "check-gpu: $$t FAILED"; exit 1; fi; \
 	done
+	@# The device build of tridlab-mpi: its GPU algorithms on 2 ranks (on the
+	@# device where there is one, else emulated), as the host build's.
+	@if [ -x $(GPU_OUT)/cuda/tridlab-mpi ]; then \
+	  $(MPI_ENV) timeout -k 5 300 mpirun -n 2 $(GPU_OUT)/cuda/tridlab-mpi verify --gpu \
+	    > $(GPU_OUT)/cuda/verify-mpi.txt 2>&1 || { cat $(GPU_OUT)/cuda/verify-mpi.txt; \
+	    echo "check-gpu: mpirun -n 2 $(GPU_OUT)/cuda/tridlab-mpi verify --gpu FAILED"; exit 1; }; \
+	  echo "check-gpu: $$(tail -1 $(GPU_OUT)/cuda/verify-mpi.txt) ($(GPU_OUT)/cuda/tridlab-mpi)"; fi
 
 # Runnable examples of the tutorials (tutorials/): one program each.
 .SECONDARY: $(EXAMPLE_SRC:%.c=$(BUILD)/obj/%.o)

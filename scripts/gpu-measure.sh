@@ -5,7 +5,8 @@
 # (docs/gpu.md, "Measuring on a device"). Results go to the folder given
 # (default gpu-results/), each file as soon as its step ends: device.txt,
 # gpu-bench.csv, device_test.txt, backends.txt, verify.txt, ptxas.txt,
-# registers.md. Exits non-zero if a build, the device test or a verify
+# registers.md, and verify-mpi.txt where the device build of tridlab-mpi
+# and mpirun are there. Exits non-zero if a build, the device test or a verify
 # fails. Without a device the test programs say so and nothing is
 # measured.
 #
@@ -49,4 +50,15 @@ for a in thomas_gpu pcr_gpu thomas_periodic_gpu hybrid_pcr_gpu distd2_gpu pdd_gp
   timeout "$limit" $bin/tridlab verify --algo "$a" --quick >> "$out/verify.txt" 2>&1 || rc=1
   tail -1 "$out/verify.txt"
 done
+# The device build of tridlab-mpi, where mpicc built it: the GPU
+# algorithms on 1 to 4 ranks sharing the device.
+if [ -x $bin/tridlab-mpi ] && command -v mpirun > /dev/null; then
+  : > "$out/verify-mpi.txt"
+  for p in 1 2 3 4; do
+    echo "== $p ranks" >> "$out/verify-mpi.txt"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$limit" \
+      mpirun --oversubscribe -n $p $bin/tridlab-mpi verify --gpu >> "$out/verify-mpi.txt" 2>&1 || rc=1
+    tail -1 "$out/verify-mpi.txt"
+  done
+fi
 exit $rc

@@ -269,6 +269,14 @@ typedef struct tl_gpu_device_ops {
   int (*spike_local)(size_t n, size_t nsys, int parts, const long *offsets, const double *a,
                      const double *b, const double *c, const double *d, double *g, double *v,
                      double *w, double *tips, int *stat, char *err, size_t len);
+  /* One MPI rank's DistD2 slices (tl_gpu_distd2_slice_decouple_d and
+   * _substitute_d): the plans' rows, d or d', in; d' and the edges, or
+   * x (which may be dt), out. */
+  int (*distd2_slice_decouple)(size_t m, size_t nsys, const double *rows, const double *fix_scale,
+                               const double *d, double *dt, double *edge, int *stat, char *err,
+                               size_t len);
+  int (*distd2_slice_substitute)(size_t m, size_t nsys, const double *rows, const double *ends,
+                                 const double *dt, double *x, int *stat, char *err, size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

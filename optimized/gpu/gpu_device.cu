@@ -89,7 +89,9 @@ static tl_gpuError_t dev_download(dev_arrays *m, int ans, void *x, size_t xbytes
 static const tl_gpu_device_ops device_ops = {TL_GPU_RUNTIME, tl_gpu_dev_thomas_sz_d,
                                              tl_gpu_dev_thomas_periodic_sz_d, tl_gpu_dev_pcr_d,
                                              tl_gpu_dev_hybrid_pcr_d, tl_gpu_dev_distd2_d,
-                                             tl_gpu_dev_pdd_local_d, tl_gpu_dev_spike_local_d};
+                                             tl_gpu_dev_pdd_local_d, tl_gpu_dev_spike_local_d,
+                                             tl_gpu_dev_distd2_slice_decouple_d,
+                                             tl_gpu_dev_distd2_slice_substitute_d};
 
 /* The device's table, for programs that switch between it and emulation
  * (tests/gpu/device_test.c). */

@@ -197,4 +197,51 @@ extern "C" int KF(tl_gpu_dev_spike_local)(size_t n, size_t nsys, int parts, cons
   return dev_done(&m, e, err, len);
 }
 
+/* One MPI rank's DistD2 slices (the batch layout, m rows, a plan of 5 m
+ * values per system). Decoupling: rows, fix_scale and d in; d', the
+ * edges and stat back. Device arrays: 0 rows, 1 fix_scale, 2 d, 3 d',
+ * 4 edges, 5 stat. Every call copies in and out: d' comes back to the
+ * host between the two kernels, as the exchange needs only the edges. */
+extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows,
+                                                    const T *fix_scale, const T *d, T *dt, T *edge,
+                                                    int *stat, char *err, size_t len)
+{
+  dev_arrays a = {{0}, 0};
+  size_t v = m * nsys * sizeof(T), eb = TL_DISTD2_SLICE_EDGE * nsys * sizeof(T);
+  size_t sb = 3 * nsys * sizeof(int), groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  const void *host[6] = {rows, fix_scale, d, NULL, NULL, NULL};
+  size_t bytes[6] = {5 * v, nsys * sizeof(T), v, v, eb, sb};
+  tl_gpuError_t e = dev_upload(&a, 6, host, bytes);
+  if (e != tl_gpuSuccess)
+    return dev_done(&a, e, err, len);
+  TL_LAUNCH(KF(distd2_slice_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+            (const T *)a.p[0], (const T *)a.p[1], (const T *)a.p[2], (T *)a.p[3], (T *)a.p[4],
+            (int *)a.p[5]);
+  e = dev_download(&a, 3, dt, v, 5, stat, sb);
+  if (e == tl_gpuSuccess)
+    e = tl_gpuMemcpy(edge, a.p[4], eb, tl_gpuMemcpyDeviceToHost);
+  return dev_done(&a, e, err, len);
+}
+
+/* Substitution: rows, x_first and x_last per system, d' in; x (which may
+ * be d') and stat back. Device arrays: 0 rows, 1 ends, 2 d', 3 x, 4 stat. */
+extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, const T *rows,
+                                                      const T *ends, const T *dt, T *x, int *stat,
+                                                      char *err, size_t len)
+{
+  dev_arrays a = {{0}, 0};
+  size_t v = m * nsys * sizeof(T), sb = 3 * nsys * sizeof(int);
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  int in_place = x == dt;
+  const void *host[5] = {rows, ends, dt, NULL, NULL};
+  size_t bytes[5] = {5 * v, 2 * nsys * sizeof(T), v, in_place ? 0 : v, sb};
+  tl_gpuError_t e = dev_upload(&a, 5, host, bytes);
+  if (e != tl_gpuSuccess)
+    return dev_done(&a, e, err, len);
+  T *dx = in_place ? (T *)a.p[2] : (T *)a.p[3];
+  TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+            (const T *)a.p[0], (const T *)a.p[1], (const T *)a.p[2], dx, (int *)a.p[4]);
+  return dev_done(&a, dev_download(&a, in_place ? 2 : 3, x, v, 4, stat, sb), err, len);
+}
+
 #undef TL_DEV_ARGS

@@ -317,6 +317,16 @@ static int KF(spike_local_on_device)(const KF(gpu_call) *k, char *err, size_t le
   return device->spike_local(k->n, k->nsys, k->parts, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
                              k->w, k->part, k->stat, err, len);
 }
+static int KF(distd2_slice_decouple_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->distd2_slice_decouple(k->n, k->nsys, k->coef, k->fix, k->d, k->w, k->edge,
+                                       k->stat, err, len);
+}
+static int KF(distd2_slice_substitute_on_device)(const KF(gpu_call) *k, char *err, size_t len)
+{
+  return device->distd2_slice_substitute(k->n, k->nsys, k->coef, k->fix, k->d, k->x, k->stat,
+                                         err, len);
+}
 #define ON_DEVICE(f) f
 #else
 #define ON_DEVICE(f) NULL
@@ -681,7 +691,8 @@ int KF(tl_gpu_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows, const
                    "distd2_slice: no array may be NULL, and dt may not be d");
   KF(gpu_call) call = {.who = "distd2_slice", .n = m, .nsys = nsys, .coef = rows,
                        .fix = fix_scale, .d = d, .w = dt, .edge = edge, .stat = stat};
-  TL_CALL(KF(dispatch)(&call, NULL, KF(distd2_slice_decouple_emulated), info));
+  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(distd2_slice_decouple_on_device)),
+                       KF(distd2_slice_decouple_emulated), info));
   return KF(distd2_slice_status)("decoupling", nsys, stat, 0, info);
 }
 
@@ -693,7 +704,8 @@ int KF(tl_gpu_distd2_slice_substitute)(size_t m, size_t nsys, const T *rows, con
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_slice: no array may be NULL");
   KF(gpu_call) call = {.who = "distd2_slice", .n = m, .nsys = nsys, .coef = rows, .fix = ends,
                        .d = dt, .x = x, .stat = stat};
-  TL_CALL(KF(dispatch)(&call, NULL, KF(distd2_slice_substitute_emulated), info));
+  TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(distd2_slice_substitute_on_device)),
+                       KF(distd2_slice_substitute_emulated), info));
   return KF(distd2_slice_status)("substitution", nsys, stat, 2, info);
 }
 

@@ -18,6 +18,7 @@
 
 #include "tridlab/cpu.h"
 #include "tridlab/gpu.h"
+#include "tridlab/part_distd2.h"
 #include "tridlab/tridlab.h"
 
 int tl_gpu_device_count(void);
@@ -229,6 +230,70 @@ static void local_on_device(int spike, int type, size_t n, int parts, size_t nsy
   tl_problem_free(&p);
 }
 
+/* One MPI rank's DistD2 slices (what distd2_gpu_mpi runs on each rank):
+ * the middle rank of three, m rows, a plan per system; the decoupling
+ * and the substitution emulated, then on the device: d', the edges, x
+ * and the status words bit for bit (NaN equals NaN). `broken`: an
+ * infinite d in one system, so that the failure paths run too. */
+static void slices_on_device(size_t m, size_t nsys, int broken)
+{
+  size_t len = m * nsys;
+  double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b), *c = malloc(len * sizeof *c);
+  double *d = malloc(len * sizeof *d), *rows = calloc(5 * len, sizeof *rows);
+  double *fix = calloc(nsys, sizeof *fix), *ends = calloc(2 * nsys, sizeof *ends);
+  double *out[2][3];
+  int *st[2][2], rc[2][2];
+  tl_info info;
+  for (size_t k = 0; k < len; k++) { /* dominant: b = 4, a and c in [-1, 1] */
+    a[k] = sin(0.7 * (double)k), c[k] = cos(1.3 * (double)k), b[k] = 4;
+    d[k] = 1 + 0.01 * (double)(k % 17);
+  }
+  if (broken)
+    d[len / 2 + 3] = INFINITY;
+  int ok = 1;
+  for (size_t s = 0; s < nsys && ok; s++) {
+    tl_distd2_plan plan;
+    size_t o = s * m;
+    ok = tl_distd2_plan_slice_in_d(&plan, 3 * m, 0, m, m, a + o, b + o, c + o, rows + 5 * o,
+                                   &info) == TL_OK;
+    fix[s] = ok ? plan.fix_scale[0] : 0;
+    ends[2 * s] = 1, ends[2 * s + 1] = -1;
+    tl_distd2_plan_destroy(&plan);
+  }
+  check(ok, "distd2_slice plans", m, nsys, info.msg);
+  for (int k = 0; k < 2 && ok; k++) {
+    out[k][0] = calloc(len, sizeof(double)); /* d' */
+    out[k][1] = calloc(6 * nsys, sizeof(double)); /* the edges */
+    out[k][2] = calloc(len, sizeof(double)); /* x */
+    st[k][0] = calloc(3 * nsys, sizeof(int));
+    st[k][1] = calloc(3 * nsys, sizeof(int));
+    tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
+    rc[k][0] = tl_gpu_distd2_slice_decouple_d(m, nsys, rows, fix, d, out[k][0], out[k][1],
+                                              st[k][0], &info);
+    rc[k][1] = tl_gpu_distd2_slice_substitute_d(m, nsys, rows, ends, out[k][0], out[k][2],
+                                                st[k][1], &info);
+  }
+  tl_gpu_use_device(NULL);
+  if (ok) {
+    char err[256] = "";
+    check(rc[0][0] == rc[1][0] && rc[0][1] == rc[1][1], "distd2_slice", m, nsys, info.msg);
+    check(!memcmp(st[0][0], st[1][0], 3 * nsys * sizeof(int)) &&
+              !memcmp(st[0][1], st[1][1], 3 * nsys * sizeof(int)),
+          "distd2_slice", m, nsys, "status words differ");
+    static const size_t per[3] = {1, 0, 1};
+    int same = 1;
+    for (int j = 0; j < 3 && same; j++)
+      same = same_answers(out[0][j], out[1][j], per[j] ? len : 6 * nsys, err, sizeof err);
+    check(same, "distd2_slice", m, nsys, err);
+    for (int k = 0; k < 2; k++) {
+      for (int j = 0; j < 3; j++)
+        free(out[k][j]);
+      free(st[k][0]), free(st[k][1]);
+    }
+  }
+  free(a), free(b), free(c), free(d), free(rows), free(fix), free(ends);
+}
+
 int main(void)
 {
   if (tl_gpu_device_count() < 1) {
@@ -249,6 +314,10 @@ int main(void)
       compare(1, periodic[0], sizes[i], counts[j]);
     }
   registry_on_device();
+  for (int broken = 0; broken <= 1; broken++) {
+    slices_on_device(37, 70, broken);
+    slices_on_device(1000, 33, broken);
+  }
   distd2_on_device(1000, 1, 8, 500);
   distd2_on_device(4096, 0, 16, 33);
   for (int spike = 0; spike <= 1; spike++)

@@ -56,8 +56,10 @@ if [ -x $bin/tridlab-mpi ] && command -v mpirun > /dev/null; then
   : > "$out/verify-mpi.txt"
   for p in 1 2 3 4; do
     echo "== $p ranks" >> "$out/verify-mpi.txt"
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$limit" \
-      mpirun --oversubscribe -n $p $bin/tridlab-mpi verify --gpu >> "$out/verify-mpi.txt" 2>&1 || rc=1
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
+      timeout "$limit" mpirun --oversubscribe -n $p $bin/tridlab-mpi verify --gpu \
+      >> "$out/verify-mpi.txt" 2>&1 || rc=1
     tail -1 "$out/verify-mpi.txt"
   done
 fi

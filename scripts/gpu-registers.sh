@@ -33,7 +33,7 @@ thomas_sz_kernel|0
 periodic_sz_kernel|0
 pcr_kernel|16 T B + 8n values (≤ 48 KiB), else 16 T B
 hybrid_kernel|32 P B
-hybrid_chip_kernel|8 P B + max(4 rounds' rows, 8 P, n) values with a pad word per 8 (≤ 48 KiB)
+hybrid_chip_kernel|8 P B + the largest of 4 x a round's padded rows, 8 P, padded n values (≤ 48 KiB)
 distd2_decouple_kernel|0
 distd2_finish_kernel|0
 distd2_slice_decouple_kernel|0

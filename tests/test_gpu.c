@@ -142,6 +142,31 @@ Test(gpu_registry, hybrid_pcr_gpu_agrees_with_hybrid_pcr, .timeout = 300)
     gallery_agrees("hybrid_pcr_gpu", "hybrid_pcr", 0, parts[k]);
 }
 
+/* Given partition sizes: each of at least 2 rows, summing to n; else
+ * TL_ERR_ARG, for either kernel (the on-chip one would otherwise read
+ * the next partition's row as a one-row partition's second). */
+Test(gpu_registry, hybrid_partition_sizes_are_checked)
+{
+  double a[9], b[9], c[9], d[9], x[9];
+  int st[3];
+  for (int i = 0; i < 9; i++)
+    a[i] = -1, b[i] = 4, c[i] = -1, d[i] = i;
+  static const size_t one_row[3] = {1, 4, 4}, too_many[3] = {2, 4, 4}, good[3] = {3, 3, 3};
+  size_t shared;
+  int per;
+  cr_expect_eq(tl_gpu_hybrid_chip_launch(9, 3, 1, 4, sizeof(double), &shared, &per), 0);
+  for (int chip = 0; chip < 2; chip++) {
+    tl_info info;
+    tl_gpu_hybrid_chip(chip);
+    cr_expect_eq(tl_gpu_hybrid_pcr_d(9, 1, 3, one_row, a, b, c, d, x, st, &info), TL_ERR_ARG);
+    cr_expect_str_eq(info.arg, "parts");
+    cr_expect_eq(tl_gpu_hybrid_pcr_d(9, 1, 3, too_many, a, b, c, d, x, st, &info), TL_ERR_ARG);
+    cr_expect(strstr(info.msg, "sum to 10") != NULL, "%s", info.msg);
+    cr_expect_eq(tl_gpu_hybrid_pcr_d(9, 1, 3, good, a, b, c, d, x, st, &info), TL_OK);
+  }
+  tl_gpu_hybrid_chip(1);
+}
+
 /* The on-chip hybrid kernel against the one with global scratch
  * (tl_gpu_hybrid_chip): the same status words and the same bits, NaN
  * included, over the gallery's float64 types, at partitions of 2 to 8
@@ -164,7 +189,7 @@ Test(gpu_registry, hybrid_chip_same_bits_as_global_scratch, .timeout = 300)
         tl_info info;
         /* n = 2048 in partitions of 2 or 3 rows: the reduced system is
          * too large for shared memory, hybrid_kernel would run */
-        int applies = tl_gpu_hybrid_chip_launch(n, parts, rows[ir], sizeof(double), &shared, &per);
+        int applies = tl_gpu_hybrid_chip_launch(n, parts, 2, rows[ir], sizeof(double), &shared, &per);
         cr_expect_eq(applies, !(n == 2048 && rows[ir] < 5), "n %zu, %d partitions", n, parts);
         if (applies && n == 2048) /* staged in more than one round */
           cr_expect_lt(per, parts, "n %zu, %d partitions: %d a round", n, parts, per);

@@ -341,7 +341,8 @@ static void distd2_row(const batch<double> &g, double limit)
  * reference's divisions, so that their answers are its bits): every
  * thread runs 4 independent chains of TL_DIV_STEPS divisions, each by a
  * divisor of its own that changes every step (as a pivot does), so that
- * no part of a division can be hoisted or shared. Row ddiv: the GB/s
+ * no part of a division can be hoisted or shared, and with a numerator
+ * other than 1 (1 / q compiles to a reciprocal, which is cheaper). Row ddiv: the GB/s
  * column holds 10^9 divisions per second, limit_ratio the divisions per
  * clock per multiprocessor at the device's top clock. */
 #define TL_DIV_STEPS 64
@@ -352,11 +353,11 @@ static __global__ void ddiv_chains(long count, const double *b, double *y)
     return;
   double bk = b[k], y0 = 1, y1 = 2, y2 = 3, y3 = 4;
   for (int s = 0; s < TL_DIV_STEPS; s++) {
-    double q = bk + (double)s;
-    y0 = 1 / (q - 0.25 * y0);
-    y1 = 1 / (q + 0.5 - 0.25 * y1);
-    y2 = 1 / (q + 1.0 - 0.25 * y2);
-    y3 = 1 / (q + 1.5 - 0.25 * y3);
+    double q = bk + (double)s; /* a numerator of its own too: a division, not a reciprocal */
+    y0 = (bk + y0) / (q - 0.25 * y0);
+    y1 = (bk + y1) / (q + 0.5 - 0.25 * y1);
+    y2 = (bk + y2) / (q + 1.0 - 0.25 * y2);
+    y3 = (bk + y3) / (q + 1.5 - 0.25 * y3);
   }
   y[k] = y0 + y1 + y2 + y3;
 }
@@ -387,7 +388,8 @@ static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "doubl
   for (int m = TL_GPU_CHIP_M; m >= 4; m /= 2) {
     int parts = (int)(n / m), per;
     size_t shared;
-    if (!tl_gpu_hybrid_chip_launch((size_t)n, parts, (size_t)m, sizeof(R), &shared, &per))
+    if (n % m || !tl_gpu_hybrid_chip_launch((size_t)n, parts, (size_t)m, (size_t)m, sizeof(R),
+                                            &shared, &per))
       continue;
 #ifndef __HIPCC__
     cudaFuncAttributes fa;

@@ -114,8 +114,9 @@ int tl_gpu_hybrid_pcr_f(size_t n, size_t nsys, int parts, const size_t *part_siz
                         const float *b, const float *c, const float *d, float *x, int *stat,
                         tl_info *info);
 
-/* Which kernel tl_gpu_hybrid_pcr_* launches. When every partition has 2
- * to 8 rows and the block's shared memory allows, the on-chip kernel
+/* Which kernel tl_gpu_hybrid_pcr_* launches. When there are at most 512
+ * partitions, every one of 2 to 8 rows, and the block's shared memory
+ * allows (on a device: and the kernel's own thread limit), the on-chip kernel
  * (hybrid_chip_kernel: partitions in registers, the reduced system
  * through shared memory, 5 words per unknown through memory); else the
  * kernel with its scratch in global memory (hybrid_kernel). Both do the
@@ -174,8 +175,9 @@ void tl_gpu_distd2_flatten(const tl_distd2_plan *plan, const double st[5], doubl
  * host's), rows counted in the slice. The first system with one is
  * returned as TL_ERR_BREAKDOWN (the caller may ask the reference for its
  * report, as distd2_gpu_mpi does). The reference's operations, so its
- * bits in double. Emulated on the host (no device path: on a device, dt
- * would stay there between the two launches). */
+ * bits in double. On the device where a device build installed one (the
+ * double entry points; each call copies its arrays there and back, so dt
+ * returns to the host between the two), else emulated on the host. */
 int tl_gpu_distd2_slice_decouple_d(size_t m, size_t nsys, const double *rows,
                                    const double *fix_scale, const double *d, double *dt,
                                    double *edge, int *stat, tl_info *info);

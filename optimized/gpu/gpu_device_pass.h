@@ -78,18 +78,23 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
                      sb,
                      ((size_t)parts + 1) * sizeof(long),
                      nsys * TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T)};
-  size_t shared, longest = 0;
+  size_t shared, longest = 0, shortest = n;
   int per;
-  for (int p = 0; p < parts; p++)
-    if ((size_t)(off[p + 1] - off[p]) > longest)
-      longest = (size_t)(off[p + 1] - off[p]);
+  for (int p = 0; p < parts; p++) {
+    size_t m_p = (size_t)(off[p + 1] - off[p]);
+    longest = m_p > longest ? m_p : longest;
+    shortest = m_p < shortest ? m_p : shortest;
+  }
   int chip = tl_gpu_hybrid_chip(-1) &&
-             tl_gpu_hybrid_chip_launch(n, parts, longest, sizeof(T), &shared, &per);
+             tl_gpu_hybrid_chip_launch(n, parts, shortest, longest, sizeof(T), &shared, &per);
 #ifndef __HIPCC__
   cudaFuncAttributes fa; /* a device with fewer registers: the other kernel */
-  if (chip && (cudaFuncGetAttributes(&fa, KF(hybrid_chip_kernel)) != cudaSuccess ||
-               fa.maxThreadsPerBlock < parts))
+  if (chip && cudaFuncGetAttributes(&fa, KF(hybrid_chip_kernel)) != cudaSuccess) {
+    (void)cudaGetLastError(); /* not left pending for the launch after it */
     chip = 0;
+  } else if (chip && fa.maxThreadsPerBlock < parts) {
+    chip = 0;
+  }
 #endif
   if (chip)
     bytes[7] = 0; /* no scratch: everything stays on the chip */
@@ -200,7 +205,8 @@ extern "C" int KF(tl_gpu_dev_spike_local)(size_t n, size_t nsys, int parts, cons
 /* One MPI rank's DistD2 slices (the batch layout, m rows, a plan of 5 m
  * values per system). Decoupling: rows, fix_scale and d in; d', the
  * edges and stat back. Device arrays: 0 rows, 1 fix_scale, 2 d, 3 d',
- * 4 edges, 5 stat. Every call copies in and out: d' comes back to the
+ * 4 edges, 5 stat (uploaded too: each kernel writes only its own words
+ * of the three, and the others must come back as they went). Every call copies in and out: d' comes back to the
  * host between the two kernels, as the exchange needs only the edges. */
 extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows,
                                                     const T *fix_scale, const T *d, T *dt, T *edge,
@@ -209,7 +215,7 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const
   dev_arrays a = {{0}, 0};
   size_t v = m * nsys * sizeof(T), eb = TL_DISTD2_SLICE_EDGE * nsys * sizeof(T);
   size_t sb = 3 * nsys * sizeof(int), groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
-  const void *host[6] = {rows, fix_scale, d, NULL, NULL, NULL};
+  const void *host[6] = {rows, fix_scale, d, NULL, NULL, stat};
   size_t bytes[6] = {5 * v, nsys * sizeof(T), v, v, eb, sb};
   tl_gpuError_t e = dev_upload(&a, 6, host, bytes);
   if (e != tl_gpuSuccess)
@@ -224,7 +230,8 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const
 }
 
 /* Substitution: rows, x_first and x_last per system, d' in; x (which may
- * be d') and stat back. Device arrays: 0 rows, 1 ends, 2 d', 3 x, 4 stat. */
+ * be d') and stat back. Device arrays: 0 rows, 1 ends, 2 d', 3 x, 4 stat
+ * (uploaded, as above). */
 extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, const T *rows,
                                                       const T *ends, const T *dt, T *x, int *stat,
                                                       char *err, size_t len)
@@ -233,7 +240,7 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, con
   size_t v = m * nsys * sizeof(T), sb = 3 * nsys * sizeof(int);
   size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
   int in_place = x == dt;
-  const void *host[5] = {rows, ends, dt, NULL, NULL};
+  const void *host[5] = {rows, ends, dt, NULL, stat};
   size_t bytes[5] = {5 * v, 2 * nsys * sizeof(T), v, in_place ? 0 : v, sb};
   tl_gpuError_t e = dev_upload(&a, 5, host, bytes);
   if (e != tl_gpuSuccess)

@@ -393,13 +393,15 @@ static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 static int KF(hybrid_pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
-  size_t shared, longest = 0;
+  size_t shared, longest = 0, shortest = k->n;
   int per;
-  for (int p = 0; p < k->parts; p++)
-    if ((size_t)(k->off[p + 1] - k->off[p]) > longest)
-      longest = (size_t)(k->off[p + 1] - k->off[p]);
+  for (int p = 0; p < k->parts; p++) {
+    size_t m = (size_t)(k->off[p + 1] - k->off[p]);
+    longest = m > longest ? m : longest;
+    shortest = m < shortest ? m : shortest;
+  }
   if (tl_gpu_hybrid_chip(-1) &&
-      tl_gpu_hybrid_chip_launch(k->n, k->parts, longest, sizeof(T), &shared, &per)) {
+      tl_gpu_hybrid_chip_launch(k->n, k->parts, shortest, longest, sizeof(T), &shared, &per)) {
     watch_spec w[] = {BATCH_SPEC(k),
                       {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1},
                       {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
@@ -571,8 +573,8 @@ int KF(tl_gpu_pcr)(size_t n, size_t nsys, const T *a, const T *b, const T *c, co
 }
 
 /* What the partitioned entry points share: the partition count (1 to
- * TL_GPU_MAX_THREADS, even partitions of at least min_rows rows; given
- * sizes were checked by the caller), the partitions' first rows
+ * TL_GPU_MAX_THREADS, partitions of at least min_rows rows, even or of
+ * the sizes given, which must sum to n), the partitions' first rows
  * (call->off, one thread each), and the dispatch. */
 static int KF(dispatch_parts)(KF(gpu_call) *call, const size_t *part_sizes, size_t min_rows,
                               KF(gpu_on_device) on_device, KF(gpu_emulated) emulate,
@@ -580,6 +582,14 @@ static int KF(dispatch_parts)(KF(gpu_call) *call, const size_t *part_sizes, size
 {
   int parts = call->parts;
   int too_small = !part_sizes && parts >= 1 && call->n / (size_t)parts < min_rows;
+  size_t sum = 0; /* given sizes: each at least min_rows, summing to n */
+  for (int p = 0; part_sizes && p < parts && p <= TL_GPU_MAX_THREADS; p++) {
+    too_small |= part_sizes[p] < min_rows;
+    sum += part_sizes[p];
+  }
+  if (part_sizes && parts >= 1 && parts <= TL_GPU_MAX_THREADS && sum != call->n)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts", "%s: partition sizes sum to %zu, not n = %zu",
+                   call->who, sum, call->n);
   if (parts < 1 || parts > TL_GPU_MAX_THREADS || too_small)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "parts",
                    "%s: %d partitions of %zu rows: 1 to %d partitions of >= %zu row%s", call->who,

@@ -104,21 +104,23 @@ static inline int tl_gpu_pcr_launch(size_t n, size_t size, size_t *shared, int *
  * benchmark: one block of `parts` threads per system. Shared memory: a
  * failure key per thread, then one buffer for, in turn, the four arrays
  * of a round of *per partitions, the reduced system (4 x 2 parts values)
- * and x. *per: as many partitions as fit, all of them when the system
- * does (one round). Returns 1 with the shared bytes and *per when the
- * kernel applies: at most TL_GPU_CHIP_THREADS partitions, every one of
- * 2 to TL_GPU_CHIP_M rows (the longest: max_rows), and the memory within
+ * and x. *per: the first of P, P/2, P/4, ... (rounded up) whose round
+ * fits; P when the whole system does (one round). Returns 1 with the
+ * shared bytes and *per when the kernel applies: at most
+ * TL_GPU_CHIP_THREADS partitions, every one of 2 to TL_GPU_CHIP_M rows
+ * (the shortest: min_rows, the longest: max_rows), and the memory within
  * TL_GPU_SHARED_MAX; else 0 (hybrid_kernel runs). */
 #define TL_GPU_CHIP_SPAN(per) (TL_GPU_CHIP_PAD((per) * TL_GPU_CHIP_M - 1) + 1)
-static inline int tl_gpu_hybrid_chip_launch(size_t n, int parts, size_t max_rows, size_t size,
-                                            size_t *shared, int *per)
+static inline int tl_gpu_hybrid_chip_launch(size_t n, int parts, size_t min_rows, size_t max_rows,
+                                            size_t size, size_t *shared, int *per)
 {
   size_t P = (size_t)parts, keys = P * sizeof(long long);
   size_t need = TL_GPU_CHIP_PAD(n - 1) + 1; /* x; then the reduced system */
   need = need > 8 * P ? need : 8 * P;
   *per = 0;
   *shared = 0;
-  if (parts < 1 || parts > TL_GPU_CHIP_THREADS || n < 2 || max_rows > TL_GPU_CHIP_M ||
+  if (parts < 1 || parts > TL_GPU_CHIP_THREADS || n < 2 || min_rows < 2 ||
+      max_rows > TL_GPU_CHIP_M ||
       keys + need * size > TL_GPU_SHARED_MAX)
     return 0;
   size_t q = P; /* a round's four arrays in what is left, or in `need` */

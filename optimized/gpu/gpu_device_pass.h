@@ -78,15 +78,9 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
                      sb,
                      ((size_t)parts + 1) * sizeof(long),
                      nsys * TL_HYBRID_WORK(n, (size_t)parts) * sizeof(T)};
-  size_t shared, longest = 0, shortest = n;
-  int per;
-  for (int p = 0; p < parts; p++) {
-    size_t m_p = (size_t)(off[p + 1] - off[p]);
-    longest = m_p > longest ? m_p : longest;
-    shortest = m_p < shortest ? m_p : shortest;
-  }
-  int chip = tl_gpu_hybrid_chip(-1) &&
-             tl_gpu_hybrid_chip_launch(n, parts, shortest, longest, sizeof(T), &shared, &per);
+  size_t shared;
+  int per, chip = tl_gpu_hybrid_chip(-1) &&
+                  tl_gpu_hybrid_chip_fits(n, parts, off, sizeof(T), &shared, &per);
 #ifndef __HIPCC__
   cudaFuncAttributes fa; /* a device with fewer registers: the other kernel */
   if (chip && cudaFuncGetAttributes(&fa, KF(hybrid_chip_kernel)) != cudaSuccess) {

@@ -393,31 +393,25 @@ static int KF(pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 static int KF(hybrid_pcr_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
-  size_t shared, longest = 0, shortest = k->n;
-  int per;
-  for (int p = 0; p < k->parts; p++) {
-    size_t m = (size_t)(k->off[p + 1] - k->off[p]);
-    longest = m > longest ? m : longest;
-    shortest = m < shortest ? m : shortest;
-  }
-  if (tl_gpu_hybrid_chip(-1) &&
-      tl_gpu_hybrid_chip_launch(k->n, k->parts, shortest, longest, sizeof(T), &shared, &per)) {
-    watch_spec w[] = {BATCH_SPEC(k),
-                      {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1},
-                      {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
-    WATCHING(w, TL_LAUNCH(KF(hybrid_chip_kernel), (long)k->nsys, k->parts, shared, (long)k->n,
-                          k->parts, per, k->off, k->a, k->b, k->c, k->d, k->x, k->stat));
-    return TL_OK;
-  }
-  T *work = tl_gpu_scratch_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T));
-  if (!work)
+  size_t shared;
+  int per, chip = tl_gpu_hybrid_chip(-1) &&
+                  tl_gpu_hybrid_chip_fits(k->n, k->parts, k->off, sizeof(T), &shared, &per);
+  T *work = NULL; /* hybrid_kernel's scratch; the on-chip kernel needs none */
+  if (!chip &&
+      !(work = tl_gpu_scratch_alloc(k->nsys, TL_HYBRID_WORK(k->n, (size_t)k->parts) * sizeof(T))))
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for scratch");
   watch_spec w[] = {BATCH_SPEC(k),
                     {k->off, (size_t)k->parts + 1, sizeof(long), "off", 1},
                     {k->stat, 3 * k->nsys, sizeof(int), "stat", 0}};
-  WATCHING(w, TL_LAUNCH(KF(hybrid_kernel), (long)k->nsys, k->parts,
-                        4 * (size_t)k->parts * sizeof(long long), (long)k->n, k->parts, k->off,
-                        k->a, k->b, k->c, k->d, k->x, work, k->stat));
+  WATCHING(w, {
+    if (chip)
+      TL_LAUNCH(KF(hybrid_chip_kernel), (long)k->nsys, k->parts, shared, (long)k->n, k->parts,
+                per, k->off, k->a, k->b, k->c, k->d, k->x, k->stat);
+    else
+      TL_LAUNCH(KF(hybrid_kernel), (long)k->nsys, k->parts,
+                4 * (size_t)k->parts * sizeof(long long), (long)k->n, k->parts, k->off, k->a,
+                k->b, k->c, k->d, k->x, work, k->stat);
+  });
   tl_gpu_scratch_free(work);
   return TL_OK;
 }

@@ -134,6 +134,21 @@ static inline int tl_gpu_hybrid_chip_launch(size_t n, int parts, size_t min_rows
   return 1;
 }
 
+/* The same, for the partitions whose first rows are off[0..parts-1] and
+ * off[parts] = n (the host's copy): what the emulator and the device
+ * wrapper ask before choosing the kernel. */
+static inline int tl_gpu_hybrid_chip_fits(size_t n, int parts, const long *off, size_t size,
+                                          size_t *shared, int *per)
+{
+  size_t shortest = n, longest = 0;
+  for (int p = 0; p < parts; p++) {
+    size_t m = (size_t)(off[p + 1] - off[p]);
+    shortest = m < shortest ? m : shortest;
+    longest = m > longest ? m : longest;
+  }
+  return tl_gpu_hybrid_chip_launch(n, parts, shortest, longest, size, shared, per);
+}
+
 #if defined(__CUDACC__) || defined(__HIPCC__)
 /* ------------------------------------------------------------------ */
 /* Device build: CUDA or HIP                                           */

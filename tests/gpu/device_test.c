@@ -20,6 +20,7 @@
 #include "tridlab/gpu.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/tridlab.h"
+#include "slice_batch.h"
 
 int tl_gpu_device_count(void);
 const tl_gpu_device_ops *tl_gpu_device_ops_built(void);
@@ -244,22 +245,10 @@ static void slices_on_device(size_t m, size_t nsys, int broken)
   double *out[2][3];
   int *st[2][2], rc[2][2];
   tl_info info;
-  for (size_t k = 0; k < len; k++) { /* dominant: b = 4, a and c in [-1, 1] */
-    a[k] = sin(0.7 * (double)k), c[k] = cos(1.3 * (double)k), b[k] = 4;
-    d[k] = 1 + 0.01 * (double)(k % 17);
-  }
+  fill(len, 0, a, b, c, d);
   if (broken)
     d[len / 2 + 3] = INFINITY;
-  int ok = 1;
-  for (size_t s = 0; s < nsys && ok; s++) {
-    tl_distd2_plan plan;
-    size_t o = s * m;
-    ok = tl_distd2_plan_slice_in_d(&plan, 3 * m, 0, m, m, a + o, b + o, c + o, rows + 5 * o,
-                                   &info) == TL_OK;
-    fix[s] = ok ? plan.fix_scale[0] : 0;
-    ends[2 * s] = 1, ends[2 * s + 1] = -1;
-    tl_distd2_plan_destroy(&plan);
-  }
+  int ok = slice_plans(m, nsys, a, b, c, rows, fix, ends, &info) == TL_OK;
   check(ok, "distd2_slice plans", m, nsys, info.msg);
   for (int k = 0; k < 2 && ok; k++) {
     out[k][0] = calloc(len, sizeof(double)); /* d' */

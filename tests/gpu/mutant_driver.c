@@ -25,25 +25,10 @@
 #include "tridlab/layout.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/registry.h"
+#include "slice_batch.h"
 
 static const char *const kinds[] = {"race", "race-blocks", "uninitialized", "bounds"};
 
-/* A dominant tridiagonal batch of `count` values per array: b = 4,
- * a and c in [-1, 1]; with `broken`, one zero pivot near the middle of
- * the values (system 1 of a batch layout, some lane of a packed one). */
-static void fill(size_t count, int broken, double *a, double *b, double *c, double *d)
-{
-  for (size_t k = 0; k < count; k++) {
-    a[k] = sin(0.7 * (double)k);
-    c[k] = cos(1.3 * (double)k);
-    b[k] = 4;
-    d[k] = 1 + 0.01 * (double)(k % 17);
-  }
-  if (broken) { /* b = a c' is hard to aim at: a zero row is a zero pivot */
-    size_t k = count / 2 + 3;
-    a[k] = b[k] = c[k] = 0;
-  }
-}
 
 /* One run of the family's entry point; the status. */
 static int run(const char *family, int broken, tl_info *info)
@@ -105,16 +90,8 @@ static int run(const char *family, int broken, tl_info *info)
     fill((size_t)N * NSYS, 0, a, b, c, d);
     if (broken)
       d[(size_t)N * NSYS / 2 + 3] = INFINITY; /* an overflow in the decoupling */
-    status = rows && fix && ends && edge ? TL_OK : TL_ERR_NOMEM;
-    for (size_t s = 0; s < NSYS && status == TL_OK; s++) { /* the middle rank of three */
-      tl_distd2_plan plan;
-      size_t o = s * N;
-      status =
-          tl_distd2_plan_slice_in_d(&plan, 3 * N, 0, N, N, a + o, b + o, c + o, rows + 5 * o, info);
-      fix[s] = status == TL_OK ? plan.fix_scale[0] : 0;
-      ends[2 * s] = 1, ends[2 * s + 1] = -1;
-      tl_distd2_plan_destroy(&plan);
-    }
+    status = rows && fix && ends && edge ? slice_plans(N, NSYS, a, b, c, rows, fix, ends, info)
+                                         : TL_ERR_NOMEM;
     if (status == TL_OK)
       status = tl_gpu_distd2_slice_decouple_d(N, NSYS, rows, fix, d, w, edge, stat, info);
     if (status == TL_OK || status == TL_ERR_BREAKDOWN)

@@ -342,9 +342,9 @@ static void distd2_row(const batch<double> &g, double limit)
  * thread runs 4 independent chains of TL_DIV_STEPS divisions, each by a
  * divisor of its own that changes every step (as a pivot does), so that
  * no part of a division can be hoisted or shared, and with a numerator
- * other than 1 (1 / q compiles to a reciprocal, which is cheaper). Row ddiv: the GB/s
- * column holds 10^9 divisions per second, limit_ratio the divisions per
- * clock per multiprocessor at the device's top clock. */
+ * other than 1 (1 / q compiles to a reciprocal, which is cheaper). Row
+ * ddiv: the GB/s column holds 10^9 divisions per second, limit_ratio the
+ * divisions per clock per multiprocessor at the device's top clock. */
 #define TL_DIV_STEPS 64
 static __global__ void ddiv_chains(long count, const double *b, double *y)
 {
@@ -379,12 +379,22 @@ static void division_row(const batch<double> &g)
 
 /* Hybrid Thomas-PCR on chip (hybrid_chip_kernel): a system split over a
  * block's threads in partitions of m rows (m = TL_GPU_CHIP_M, its half,
- * ... down to 4; as many partitions as that makes), as gpu_device_pass.h launches it
- * (tl_gpu_hybrid_chip_launch); 5 words declared, and moved. */
+ * ... down to 4; as many partitions as that makes), as
+ * gpu_device_pass.h launches it (tl_gpu_hybrid_chip_launch); 5 words
+ * declared, and moved. The kernel of the batch's precision: */
+static decltype(&hybrid_chip_kernel_d) chip_kernel(double)
+{
+  return hybrid_chip_kernel_d;
+}
+static decltype(&hybrid_chip_kernel_f) chip_kernel(float)
+{
+  return hybrid_chip_kernel_f;
+}
 template <class R>
 static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "double")
 {
   long n = g.n, nsys = g.nsys;
+  auto kernel = chip_kernel(R());
   for (int m = TL_GPU_CHIP_M; m >= 4; m /= 2) {
     int parts = (int)(n / m), per;
     size_t shared;
@@ -393,8 +403,7 @@ static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "doubl
       continue;
 #ifndef __HIPCC__
     cudaFuncAttributes fa;
-    CHECK(cudaFuncGetAttributes(&fa, sizeof(R) == sizeof(double) ? (const void *)hybrid_chip_kernel_d
-                                                                 : (const void *)hybrid_chip_kernel_f));
+    CHECK(cudaFuncGetAttributes(&fa, (const void *)kernel));
     if (fa.maxThreadsPerBlock < parts)
       continue;
 #endif
@@ -406,25 +415,16 @@ static void chip_rows(batch<R> &g, double limit, R *x, const char *prec = "doubl
     CHECK(cudaMemcpy(off, ho.data(), (parts + 1) * sizeof(long), cudaMemcpyHostToDevice));
     timing t = median([] {},
                       [&] {
-                        if (sizeof(R) == sizeof(double))
-                          TL_LAUNCH(hybrid_chip_kernel_d, nsys, parts, shared, n, parts, per, off,
-                                    (const double *)g.a, (const double *)g.b, (const double *)g.c,
-                                    (const double *)g.d0, (double *)x, g.stat);
-                        else
-                          TL_LAUNCH(hybrid_chip_kernel_f, nsys, parts, shared, n, parts, per, off,
-                                    (const float *)g.a, (const float *)g.b, (const float *)g.c,
-                                    (const float *)g.d0, (float *)x, g.stat);
+                        TL_LAUNCH(kernel, nsys, parts, shared, n, parts, per, off, g.a, g.b, g.c,
+                                  g.d0, x, g.stat);
                       });
     char name[48];
     snprintf(name, sizeof name, "hybrid_chip_m%d", m);
     row(name, prec, n, nsys, 5, sizeof(R), t, limit);
 #ifndef __HIPCC__
     int blocks = 0, dev = 0, most = 0; /* what the launch leaves resident */
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks,
-        sizeof(R) == sizeof(double) ? (const void *)hybrid_chip_kernel_d
-                                    : (const void *)hybrid_chip_kernel_f,
-        parts, shared));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)kernel, parts,
+                                                        shared));
     CHECK(cudaGetDevice(&dev));
     CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     printf("%s_resident,%s,%ld,%ld,%d,0,0,0,%d,%.3f\n", name, prec, n, nsys, TL_GPU_AHEAD, blocks,

@@ -18,6 +18,7 @@
 
 #include "helpers.h"
 #include "tridlab/backend.h"
+#include "tridlab/cpu.h"
 #include "tridlab/part_its.h"
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
@@ -373,4 +374,73 @@ Test(its, gallery_sweep_no_silent_wrong_answer, .timeout = 120)
         tl_problem_free(&p);
       }
   }
+}
+
+/* The batched rate (optimized/cpu/its_cpu.c) against tl_its_rate, bit for
+ * bit: slices at the start, in the middle and at the end of a plain
+ * system and of a periodic one, of 1 to 40 rows (the SIMD loop's
+ * remainders), with rows that are not strictly dominant (rate 1), rows
+ * with a zero coupling and a zero diagonal among them. */
+Test(its, cpu_rate_same_bits_as_reference)
+{
+  const size_t n = 97, nsys = 5;
+  const size_t sizes[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 40};
+  double *a = malloc(n * nsys * sizeof *a), *b = malloc(n * nsys * sizeof *b);
+  double *c = malloc(n * nsys * sizeof *c), rate[5];
+  cr_assert(a && b && c);
+  uint32_t seed = SEED;
+  for (size_t k = 0; k < n * nsys; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    double u = (double)(seed >> 8) / 16777216.0;
+    a[k] = u - 0.5, c[k] = 0.7 - u, b[k] = 1.0 + 2.0 * u;
+    if (seed % 11 == 0) /* not strictly dominant */
+      b[k] = 0.5 * u;
+    if (seed % 13 == 0)
+      a[k] = 0.0;
+    if (seed % 29 == 0)
+      b[k] = 0.0;
+  }
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+      size_t m = sizes[j];
+      size_t begins[3] = {0, (n - m) / 2, n - m};
+      for (int e = 0; e < 3; e++) {
+        size_t begin = begins[e];
+        /* the slice of every system, m rows each, contiguous */
+        double *sa = malloc(m * nsys * sizeof *sa), *sb = malloc(m * nsys * sizeof *sb);
+        double *sc = malloc(m * nsys * sizeof *sc);
+        cr_assert(sa && sb && sc);
+        for (size_t s = 0; s < nsys; s++)
+          for (size_t i = 0; i < m; i++) {
+            sa[s * m + i] = a[s * n + begin + i];
+            sb[s * m + i] = b[s * n + begin + i];
+            sc[s * m + i] = c[s * n + begin + i];
+          }
+        tl_cpu_its_rate_d(n, periodic, begin, m, nsys, sa, sb, sc, rate);
+        for (size_t s = 0; s < nsys; s++) {
+          /* the reference: these rows are partition q of up to three */
+          size_t ps[3];
+          int P = 0, q;
+          if (begin > 0)
+            ps[P++] = begin;
+          q = P, ps[P++] = m;
+          if (begin + m < n)
+            ps[P++] = n - begin - m;
+          tl_its_state st;
+          cr_assert_eq(tl_its_init(&st, n, periodic, P, ps, NULL), TL_OK, "m %zu begin %zu", m,
+                       begin);
+          tl_its_rate(&st, q, sa + s * m, sb + s * m, sc + s * m);
+          cr_expect(!memcmp(&st.rate[q], &rate[s], sizeof rate[s]),
+                    "periodic %d, rows [%zu, %zu), system %zu: %.17g, reference %.17g", periodic,
+                    begin, begin + m, s, rate[s], st.rate[q]);
+          tl_its_free(&st);
+        }
+        free(sa);
+        free(sb);
+        free(sc);
+      }
+    }
+  free(a);
+  free(b);
+  free(c);
 }

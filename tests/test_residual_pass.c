@@ -10,7 +10,9 @@
  * 11, 12 near the ends of the range, 58, 59 near overflow), answers near
  * the solution and far from it, one slice, uneven slices, slices of one
  * row; then matrices and answers scaled by powers of two up to the
- * range's edge, zeros, tiny entries, and values that are not finite. */
+ * range's edge, zeros, tiny entries, and values that are not finite.
+ * Also ITS's pass of the weakest row and the maxima alone
+ * (tl_slice_weakest_max_d) against the two steps, on every slice. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,16 @@ static verdict_numbers by_steps(const sys1 *s, const size_t *sizes, size_t k)
     tl_pair_max(&v.weak, &v.weak_row, neg, r);
     tl_residual_slice_max(TL_F64, s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
                           s->c + begin, s->x + begin, max);
+    /* ITS's one pass for these two: the same bits */
+    double fmax[2], fneg;
+    long frow;
+    tl_slice_weakest_max_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                           s->c + begin, s->x + begin, &fneg, &frow, fmax);
+    cr_expect(same_bits(fmax[0], max[0]) && same_bits(fmax[1], max[1]) &&
+                  same_bits(fneg, neg) && frow == r,
+              "slice %zu of %zu: weakest and max in one pass (%a %ld, %a %a), in two (%a %ld, "
+              "%a %a)",
+              j, k, fneg, frow, fmax[0], fmax[1], neg, r, max[0], max[1]);
     tl_pair_max(&v.max[0], &row, max[0], -1);
     tl_pair_max(&v.max[1], &ignored, max[1], -1);
   }

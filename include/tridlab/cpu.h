@@ -290,6 +290,14 @@ void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *
                                  const double *sup, const unsigned char *skip, double *x,
                                  unsigned char *tiny, unsigned char *bad);
 
+/* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
+ * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +
+ * m) of n: rate[s] the largest tl_its_row_rate of system s's rows, the
+ * rows of a slice side by side in SIMD lanes (optimized/cpu/its_cpu.c).
+ * The reference's operations, so its bits, for finite entries. */
+void tl_cpu_its_rate_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                       const double *a, const double *b, const double *c, double *rate);
+
 /* SPIKE's local phase with partial pivoting (phases 1-3 of
  * tridlab/part_spike.h: tl_spike_factor_d, tl_spike_local_d,
  * tl_spike_tips_d) on nsys slices of m rows, eight systems at once, the

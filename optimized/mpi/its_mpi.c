@@ -92,12 +92,13 @@ static int truncate(its_run *r, const size_t *slices, size_t J, double eps_c)
   if (!rate)
     return TL_ERR_NOMEM;
   int rc = TL_OK;
+  /* tl_its_rate of every system, the rows of each in SIMD lanes (the
+   * reference's bits) */
+  tl_cpu_its_rate_d(sl->n, sl->periodic, sl->begin, sl->m, nsys, sl->a, sl->b, sl->c, rate);
   for (size_t s = 0; s < nsys && rc == TL_OK; s++) {
     rc = tl_its_init(&r->st[s], sl->n, sl->periodic, P, slices, NULL);
-    if (rc == TL_OK) {
-      tl_its_rate(&r->st[s], p, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s));
-      rate[s] = r->st[s].rate[p];
-    }
+    if (rc == TL_OK)
+      r->st[s].rate[p] = rate[s];
   }
   if (rc == TL_OK)
     rc = tl_mpi_allreduce_max(r->ex, "rate", 0, rate, nsys);
@@ -364,6 +365,15 @@ static unsigned char *local_lines(its_run *r, double *x)
   return redo;
 }
 
+/* The dominance pairs of the verdict from the slice's weakest row (neg,
+ * worst): -rel and its row, and whether a row is not strictly dominant
+ * (rel <= 0, as tl_classes_d's strictness judges it). */
+static void set_classes(double *q, double neg, long worst)
+{
+  q[2 * V_MARGIN] = neg, q[2 * V_MARGIN + 1] = (double)worst;
+  q[2 * V_NOTSTRICT] = neg < 0.0 ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
+}
+
 /* Steps 6-7 and this rank's numbers of the verdict. */
 static void local_solves(its_run *r, double *x, double *pairs)
 {
@@ -373,38 +383,40 @@ static void local_solves(its_run *r, double *x, double *pairs)
   unsigned char *redo = local_lines(r, x); /* NULL: all by the reference */
   for (size_t s = 0; s < sl->nsys; s++) {
     tl_its_state *st = &r->st[s];
-    double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
-    long worst = -1;
-    unsigned cls = tl_row_classes_slice_d(m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                                          sl->begin, sl->n, sl->periodic, &rel, &worst);
+    const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+    double *q = pairs + 2 * V_PAIRS * s, *xs = x + s * m;
     int mine = !r->bad[s] && p < st->nif; /* the interface this rank measured */
     q[2 * V_DROPPED] = mine ? st->dropped[p] : 0.0;
     q[2 * V_DROPPED + 1] = mine ? (double)(st->begin[p + 1] - 1) : -1.0;
     q[2 * V_BOUND] = mine ? st->bound[p] : 0.0, q[2 * V_BOUND + 1] = -1.0;
     q[2 * V_EPSC] = mine ? st->eps_c[p] : 0.0, q[2 * V_EPSC + 1] = -1.0;
-    q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
-    q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
     q[2 * V_XMAX] = q[2 * V_AMAX] = 0.0, q[2 * V_XMAX + 1] = q[2 * V_AMAX + 1] = -1.0;
-    if (r->bad[s])
+    double neg; /* -rel of the weakest row: strictly dominant rows when < 0 */
+    long worst;
+    if (r->bad[s]) {
+      tl_slice_weakest_row(TL_F64, sl->n, sl->periodic, sl->begin, m, a, b, c, &neg, &worst);
+      set_classes(q, neg, worst);
       continue;
+    }
     tl_info one;
     tl_info_clear(&one);
     int rc = redo && !redo[s] ? TL_OK
-                              : tl_its_local_solve(st, p, ROWS(sl->a, s), ROWS(sl->b, s),
-                                                   ROWS(sl->c, s), ROWS(sl->d, s), x + s * m, &one);
+                              : tl_its_local_solve(st, p, a, b, c, ROWS(sl->d, s), xs, &one);
     tl_mpi_status_note(&r->status, s, PH_LOCAL, rc, &one);
-    for (size_t i = 0; rc == TL_OK && i < m; i++)
-      if (!isfinite(x[s * m + i])) {
+    /* The verdict's numbers of this slice in one read of a, b, c and x:
+     * the weakest row and what the residual ratio scales by */
+    double max[2];
+    tl_slice_weakest_max_d(sl->n, sl->periodic, sl->begin, m, a, b, c, xs, &neg, &worst, max);
+    set_classes(q, neg, worst);
+    q[2 * V_XMAX] = max[0], q[2 * V_AMAX] = max[1];
+    for (size_t i = 0; rc == TL_OK && max[0] == INFINITY && i < m; i++) /* x not finite: where */
+      if (!isfinite(xs[i])) {
         size_t row = sl->begin + i;
         tl_info_clear(&one);
         rc = TL_FAIL(&one, TL_ERR_BREAKDOWN, -1, (long)row, "",
                      "its: non-finite solution at row %zu (overflow)", row);
         tl_mpi_status_note(&r->status, s, PH_FINITE, rc, &one);
       }
-    double max[2]; /* what the residual ratio scales by */
-    tl_residual_slice_max(TL_F64, sl->n, sl->periodic, sl->begin, m, ROWS(sl->a, s), ROWS(sl->b, s),
-                          ROWS(sl->c, s), x + s * m, max);
-    q[2 * V_XMAX] = max[0], q[2 * V_AMAX] = max[1];
   }
   free(redo);
 }

@@ -121,12 +121,21 @@ static int decide(tl_mpi_status *stat, const tl_mpi_batch *sl, const double *pai
 }
 
 /* This slice's part of system s's norms, given its global maxima: from
- * the verdict's one pass (pass, may be NULL) when they rescale exactly;
- * else a second pass over the slice. */
+ * the verdict's one pass (pass) when they rescale exactly; for a double
+ * slice without one, from a pass made now (one read of the slice, where
+ * the scaled norms read it several times); else the scaled norms. */
 static void slice_norms(const tl_mpi_batch *sl, const void *x, const void *halo, size_t s,
                         const double max[2], const tl_residual_pass *pass, double norms[3])
 {
   size_t es = tl_dtype_size(sl->dtype), m = sl->m;
+  tl_residual_pass now;
+  if (!pass && sl->dtype == TL_F64) {
+    tl_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, (const double *)AT(sl->a, s, 0),
+                             (const double *)AT(sl->b, s, 0), (const double *)AT(sl->c, s, 0),
+                             (const double *)AT(sl->d, s, 0), (const double *)x + s * m,
+                             (const double *)halo + 4 * s, &now);
+    pass = &now;
+  }
   if (pass && tl_residual_slice_rescale(pass, max, norms))
     return;
   tl_residual_slice_norms(sl->dtype, sl->n, sl->periodic, sl->begin, m, AT(sl->a, s, 0),

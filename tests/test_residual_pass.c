@@ -12,7 +12,10 @@
  * row; then matrices and answers scaled by powers of two up to the
  * range's edge, zeros, tiny entries, and values that are not finite.
  * Also ITS's pass of the weakest row and the maxima alone
- * (tl_slice_weakest_max_d) against the two steps, on every slice. */
+ * (tl_slice_weakest_max_d) against the two steps, and the CPU room's SIMD
+ * forms of both passes (tl_cpu_residual_slice_pass_d,
+ * tl_cpu_slice_weakest_max_d) against the core ones, on every slice; and
+ * long slices for the SIMD blocks' edges (256 rows). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 #include <criterion/criterion.h>
 
 #include "tridlab/backend.h"
+#include "tridlab/cpu.h"
 #include "tridlab/verify.h"
 
 /* A real system and an answer (the arrays are the test's own). */
@@ -65,6 +69,22 @@ static void add_norms(verdict_numbers *v, const double norms[3])
     v->norms[2] = norms[2];
 }
 
+/* The SIMD pass of the CPU room (optimized/cpu/residual_cpu.c) on the
+ * same slice: every number of the core pass, bit for bit. */
+static void expect_cpu_pass(const sys1 *s, size_t begin, size_t m, const double h[4],
+                            const tl_residual_pass *core, const char *what)
+{
+  tl_residual_pass simd;
+  tl_cpu_residual_slice_pass_d(s->n, s->periodic, begin, m, s->a + begin, s->b + begin,
+                               s->c + begin, s->d + begin, s->x + begin, h, &simd);
+  cr_expect(!memcmp(&simd, core, sizeof simd),
+            "%s, rows [%zu, %zu): the SIMD pass differs (weak %a row %ld, max %a %a, norms %a "
+            "%a %a; core: weak %a row %ld, max %a %a, norms %a %a %a)",
+            what, begin, begin + m, simd.weak, simd.weak_row, simd.max[0], simd.max[1],
+            simd.norms[0], simd.norms[1], simd.norms[2], core->weak, core->weak_row, core->max[0],
+            core->max[1], core->norms[0], core->norms[1], core->norms[2]);
+}
+
 /* The verdict's numbers the way before the one pass: k slices of sizes
  * sizes[0..k). */
 static verdict_numbers by_steps(const sys1 *s, const size_t *sizes, size_t k)
@@ -84,6 +104,15 @@ static verdict_numbers by_steps(const sys1 *s, const size_t *sizes, size_t k)
     long frow;
     tl_slice_weakest_max_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
                            s->c + begin, s->x + begin, &fneg, &frow, fmax);
+    double cmax[2], cneg;
+    long crow;
+    tl_cpu_slice_weakest_max_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                               s->c + begin, s->x + begin, &cneg, &crow, cmax);
+    cr_expect(same_bits(cmax[0], max[0]) && same_bits(cmax[1], max[1]) &&
+                  same_bits(cneg, neg) && crow == r,
+              "slice %zu of %zu: weakest and max by SIMD (%a %ld, %a %a), in two (%a %ld, "
+              "%a %a)",
+              j, k, cneg, crow, cmax[0], cmax[1], neg, r, max[0], max[1]);
     cr_expect(same_bits(fmax[0], max[0]) && same_bits(fmax[1], max[1]) &&
                   same_bits(fneg, neg) && frow == r,
               "slice %zu of %zu: weakest and max in one pass (%a %ld, %a %a), in two (%a %ld, "
@@ -116,6 +145,7 @@ static verdict_numbers by_pass(const sys1 *s, const size_t *sizes, size_t k, con
     halo_of(s, begin, sizes[j], h);
     tl_residual_slice_pass_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
                              s->c + begin, s->d + begin, s->x + begin, h, &pass[j]);
+    expect_cpu_pass(s, begin, sizes[j], h, &pass[j], what);
     tl_pair_max(&v.weak, &v.weak_row, pass[j].weak, pass[j].weak_row);
     tl_pair_max(&v.max[0], &row, pass[j].max[0], -1);
     tl_pair_max(&v.max[1], &ignored, pass[j].max[1], -1);
@@ -373,4 +403,44 @@ Test(residual_pass, values_that_go_subnormal_when_scaled)
   expect_same_sliced(&s, "x from 2^300 down to 2^-760", &fused, &total);
   cr_expect_eq(fused, 0, "the pass served %zu of %zu slices", fused, total);
   free(s.a);
+}
+
+/* Slices longer than the SIMD passes' blocks of 256 rows, cut at and
+ * around the blocks' edges, of a system with rows that tie for the
+ * weakest (the first must win, also across blocks), a zero diagonal
+ * (-rel = inf) and zero entries: the CPU room's passes give the core's
+ * bits. */
+Test(residual_pass, simd_blocks_give_the_same_bits)
+{
+  static const size_t cuts[][3] = {{3, 997, 0},    {255, 745, 0},   {256, 744, 0},
+                                   {257, 743, 0},  {258, 513, 229}, {514, 486, 0},
+                                   {1000, 0, 0},   {300, 600, 100}};
+  size_t fused = 0, total = 0;
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (int variant = 0; variant < 3; variant++) {
+      sys1 s = random_sys(1000, periodic, 40 + (uint64_t)variant);
+      if (variant >= 1) { /* ties for the weakest: rows 100, 300 and 700 alike */
+        for (size_t i = 300; i <= 700; i += 400) {
+          s.a[i] = s.a[100], s.b[i] = s.b[100], s.c[i] = s.c[100];
+        }
+        s.b[100] = s.b[300] = s.b[700] = 1.5 * (fabs(s.a[100]) + fabs(s.c[100]));
+      }
+      if (variant == 2) { /* zeros, and a zero diagonal past the first block */
+        s.a[20] = s.c[20] = s.x[21] = s.d[22] = 0.0;
+        s.b[600] = 0.0;
+      }
+      for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+        size_t sizes[3], nk = 0;
+        for (int j = 0; j < 3; j++)
+          if (cuts[k][j])
+            sizes[nk++] = cuts[k][j];
+        char what[120];
+        snprintf(what, sizeof what, "n = 1000, variant %d, cut %zu, periodic %d", variant, k,
+                 periodic);
+        fused += expect_same(&s, sizes, nk, what);
+        total += nk;
+      }
+      free(s.a);
+    }
+  cr_expect_eq(fused, total, "the pass served %zu of %zu slices", fused, total);
 }

@@ -290,6 +290,19 @@ void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *
                                  const double *sup, const unsigned char *skip, double *x,
                                  unsigned char *tiny, unsigned char *bad);
 
+/* The MPI verdicts' passes over a double slice (tridlab/backend.h:
+ * tl_residual_slice_pass_d, tl_slice_weakest_max_d), blocks of rows in
+ * SIMD lanes and the two sums in row order (optimized/cpu/residual_cpu.c):
+ * the same arguments, the same results bit for bit. */
+struct tl_residual_pass;
+void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m,
+                                  const double *a, const double *b, const double *c,
+                                  const double *d, const double *x, const double *halo,
+                                  struct tl_residual_pass *out);
+void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                                const double *b, const double *c, const double *x, double *neg,
+                                long *row, double max[2]);
+
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +
  * m) of n: rate[s] the largest tl_its_row_rate of system s's rows, the

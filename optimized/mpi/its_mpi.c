@@ -406,7 +406,7 @@ static void local_solves(its_run *r, double *x, double *pairs)
     /* The verdict's numbers of this slice in one read of a, b, c and x:
      * the weakest row and what the residual ratio scales by */
     double max[2];
-    tl_slice_weakest_max_d(sl->n, sl->periodic, sl->begin, m, a, b, c, xs, &neg, &worst, max);
+    tl_cpu_slice_weakest_max_d(sl->n, sl->periodic, sl->begin, m, a, b, c, xs, &neg, &worst, max);
     set_classes(q, neg, worst);
     q[2 * V_XMAX] = max[0], q[2 * V_AMAX] = max[1];
     for (size_t i = 0; rc == TL_OK && max[0] == INFINITY && i < m; i++) /* x not finite: where */

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "tridlab/cpu.h"
 
 /* Elements of the batch: system s, local row i. */
 #define AT(arr, s, i) ((const char *)(arr) + ((s)*sl->m + (i)) * es)
@@ -130,10 +131,10 @@ static void slice_norms(const tl_mpi_batch *sl, const void *x, const void *halo,
   size_t es = tl_dtype_size(sl->dtype), m = sl->m;
   tl_residual_pass now;
   if (!pass && sl->dtype == TL_F64) {
-    tl_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, (const double *)AT(sl->a, s, 0),
-                             (const double *)AT(sl->b, s, 0), (const double *)AT(sl->c, s, 0),
-                             (const double *)AT(sl->d, s, 0), (const double *)x + s * m,
-                             (const double *)halo + 4 * s, &now);
+    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m,
+                                 (const double *)AT(sl->a, s, 0), (const double *)AT(sl->b, s, 0),
+                                 (const double *)AT(sl->c, s, 0), (const double *)AT(sl->d, s, 0),
+                                 (const double *)x + s * m, (const double *)halo + 4 * s, &now);
     pass = &now;
   }
   if (pass && tl_residual_slice_rescale(pass, max, norms))
@@ -190,10 +191,10 @@ static void round0_pairs(const tl_mpi_batch *sl, const void *x, const void *halo
   double max[2];
   long row;
   if (pass) {
-    tl_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, (const double *)AT(sl->a, s, 0),
-                             (const double *)AT(sl->b, s, 0), (const double *)AT(sl->c, s, 0),
-                             (const double *)AT(sl->d, s, 0), xs, (const double *)halo + 4 * s,
-                             pass);
+    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m,
+                                 (const double *)AT(sl->a, s, 0), (const double *)AT(sl->b, s, 0),
+                                 (const double *)AT(sl->c, s, 0), (const double *)AT(sl->d, s, 0),
+                                 xs, (const double *)halo + 4 * s, pass);
     q[2] = pass->weak, row = pass->weak_row;
     max[0] = pass->max[0], max[1] = pass->max[1];
   } else {

@@ -1,0 +1,237 @@
+/* optimized/cpu/residual_cpu.c -- the MPI verdicts' passes over a double
+ * slice, the rows side by side in SIMD lanes: tl_residual_slice_pass_d
+ * and tl_slice_weakest_max_d (core/residual.c) with their bits.
+ *
+ * WHY. The core passes go row after row: per row a division (the row's
+ * dominance margin over |b|), a dozen comparisons with branches, and two
+ * running sums. In a rank program of Tridsolver, the hybrid or ITS that
+ * was a fifth to a third of the solve. Only the sums depend on the row
+ * before; the rest is per row. So a block of rows is computed at once,
+ *
+ *   rows i .. i+B-1 of the block   SIMD: each row's |x_i|, its residual
+ *                                  |d_i - ((b_i x_i + a_i x_{i-1}) +
+ *                                  c_i x_{i+1})|, its column sum, its
+ *                                  -rel; the maxima, the smallest nonzero
+ *                                  entries, the largest -rel of the block
+ *   the two running sums           one add per row, in row order
+ *   the weakest row                the first row of the block with the
+ *                                  largest -rel, only when the block beats
+ *                                  the rows before it
+ *
+ * WHY THE SAME BITS. Every per-row value is computed by the operations of
+ * the core pass, in its order (no contraction into fused multiply-adds:
+ * the room's flags); the sums add those values in row order, as the core
+ * pass does; a maximum or minimum of finite values does not depend on the
+ * order it is taken in, and the weakest row is the first row of the
+ * largest -rel, as the core pass keeps it. The fast loops assume finite
+ * values; when a sum shows one that is not, or for slices of fewer than
+ * three rows, the core function runs instead, with its rules.
+ */
+#include <math.h>
+
+#include "cpu_internal.h"
+
+/* Rows per block: the per-row buffers stay in L1. */
+#define BLOCK 256
+
+/* row_margin of core/residual.c: (|b| - (left + right)) / |b|, DBL_MIN
+ * when strict but the quotient underflowed, -inf when b = 0; negated. */
+#define NEG_REL(mb, ma, mc, out)                                                                   \
+  do {                                                                                             \
+    double margin_ = (mb) - ((ma) + (mc));                                                         \
+    double rel_ = (mb) > 0.0 ? margin_ / (mb) : -INFINITY;                                         \
+    rel_ = (margin_ > 0.0 && !(rel_ > 0.0)) ? DBL_MIN : rel_;                                      \
+    (out) = -rel_;                                                                                 \
+  } while (0)
+
+/* The first row of neg[0 .. k) that holds its largest value best. */
+static size_t first_of(const double *neg, size_t k, double best)
+{
+  size_t j = 0;
+  while (j + 1 < k && !(neg[j] == best))
+    j++;
+  return j;
+}
+
+/* ---- the weakest row and the maxima (tl_slice_weakest_max_d) ---------- */
+
+typedef struct weak_acc {
+  double amax, xmax, weak, sum; /* sum: only to see a value not finite */
+  long weak_row;
+} weak_acc;
+
+/* Rows [0, k) of a block whose every row has both couplings, the block's
+ * first row being global row g0. */
+TL_CPU_CLONES static void weak_block(size_t k, const double *a, const double *b,
+                                     const double *c, const double *x, long g0, weak_acc *w)
+{
+  double neg[BLOCK];
+  double amax = w->amax, xmax = w->xmax, sum = 0.0, best = -INFINITY;
+#pragma omp simd reduction(max : amax, xmax, best) reduction(+ : sum)
+  for (size_t i = 0; i < k; i++) {
+    double ma = fabs(a[i]), mb = fabs(b[i]), mc = fabs(c[i]), mx = fabs(x[i]);
+    sum += (ma + mb) + (mc + mx);
+    double big = mb > ma ? mb : ma;
+    big = big > mc ? big : mc;
+    amax = big > amax ? big : amax;
+    xmax = mx > xmax ? mx : xmax;
+    double ng;
+    NEG_REL(mb, ma, mc, ng);
+    neg[i] = ng;
+    best = ng > best ? ng : best;
+  }
+  w->amax = amax, w->xmax = xmax, w->sum += sum;
+  if (best > w->weak) { /* on a tie the earlier row stays */
+    w->weak = best;
+    w->weak_row = g0 + (long)first_of(neg, k, best);
+  }
+}
+
+/* One row with the couplings it has (0 for one it does not). */
+static void weak_row(double a, double b, double c, double x, long g, weak_acc *w)
+{
+  weak_block(1, &a, &b, &c, &x, g, w);
+}
+
+void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                                const double *b, const double *c, const double *x, double *neg,
+                                long *row, double max[2])
+{
+  if (m < 3) { /* a row or two: the core pass */
+    tl_slice_weakest_max_d(n, periodic, begin, m, a, b, c, x, neg, row, max);
+    return;
+  }
+  weak_acc w = {0.0, 0.0, -INFINITY, 0.0, -1};
+  int left = begin > 0 || periodic, right = begin + m < n || periodic;
+  size_t l = m - 1;
+  weak_row(left ? a[0] : 0.0, b[0], c[0], x[0], (long)begin, &w);
+  for (size_t i = 1; i < l; i += BLOCK) {
+    size_t k = l - i < BLOCK ? l - i : BLOCK;
+    weak_block(k, a + i, b + i, c + i, x + i, (long)(begin + i), &w);
+  }
+  weak_row(a[l], b[l], right ? c[l] : 0.0, x[l], (long)(begin + l), &w);
+  if (!isfinite(w.sum)) { /* the core pass, with its rules for inf and NaN */
+    tl_slice_weakest_max_d(n, periodic, begin, m, a, b, c, x, neg, row, max);
+    return;
+  }
+  max[0] = w.xmax, max[1] = w.amax;
+  *neg = w.weak, *row = w.weak_row;
+}
+
+/* ---- the verdict's one pass (tl_residual_slice_pass_d) ---------------- */
+
+typedef struct pass_acc {
+  double amax, xmax, alo, xlo, dlo, dmax, col, weak;
+  double xnorm, rnorm; /* in row order */
+  long weak_row;
+} pass_acc;
+
+/* The smallest nonzero of v >= 0 as a minimum: zeros do not count. */
+#define NONZERO(v) ((v) > 0.0 ? (v) : INFINITY)
+
+/* Rows [0, k) of a block (global row g0 first): xm[i] = x of the row
+ * above, xp[i] of the row below, cu[i] = c of the row above, ad[i] = a of
+ * the row below (pointers offset by one from x, c, a for the rows
+ * between the ends). */
+TL_CPU_CLONES static void pass_block(size_t k, const double *a, const double *b,
+                                     const double *c, const double *d, const double *x,
+                                     const double *xm, const double *xp, const double *cu,
+                                     const double *ad, long g0, pass_acc *p)
+{
+  double neg[BLOCK], xs[BLOCK], rs[BLOCK];
+  double amax = p->amax, xmax = p->xmax, alo = p->alo, xlo = p->xlo, dlo = p->dlo;
+  double dmax = p->dmax, col = p->col, best = -INFINITY;
+#pragma omp simd reduction(max : amax, xmax, dmax, col, best) reduction(min : alo, xlo, dlo)
+  for (size_t i = 0; i < k; i++) {
+    double ma = fabs(a[i]), mb = fabs(b[i]), mc = fabs(c[i]), mx = fabs(x[i]), md = fabs(d[i]);
+    double big = mb > ma ? mb : ma;
+    big = big > mc ? big : mc;
+    amax = big > amax ? big : amax;
+    double lo = NONZERO(ma);
+    lo = NONZERO(mb) < lo ? NONZERO(mb) : lo;
+    lo = NONZERO(mc) < lo ? NONZERO(mc) : lo;
+    alo = lo < alo ? lo : alo;
+    xmax = mx > xmax ? mx : xmax;
+    xlo = NONZERO(mx) < xlo ? NONZERO(mx) : xlo;
+    xs[i] = mx;
+    rs[i] = fabs(d[i] - ((b[i] * x[i] + a[i] * xm[i]) + c[i] * xp[i]));
+    double cs = (mb + fabs(cu[i])) + fabs(ad[i]);
+    col = cs > col ? cs : col;
+    dlo = NONZERO(md) < dlo ? NONZERO(md) : dlo;
+    dmax = md > dmax ? md : dmax;
+    double ng;
+    NEG_REL(mb, ma, mc, ng);
+    neg[i] = ng;
+    best = ng > best ? ng : best;
+  }
+  double xnorm = p->xnorm, rnorm = p->rnorm;
+  for (size_t i = 0; i < k; i++) { /* the sums, in row order */
+    xnorm += xs[i];
+    rnorm += rs[i];
+  }
+  *p = (pass_acc){amax, xmax, alo, xlo, dlo, dmax, col, p->weak, xnorm, rnorm, p->weak_row};
+  if (best > p->weak) { /* on a tie the earlier row stays */
+    p->weak = best;
+    p->weak_row = g0 + (long)first_of(neg, k, best);
+  }
+}
+
+/* A row at an end of the slice, as core/residual.c's pass_end_row: the
+ * entries it does not have (left, right: it has them) as 0; those it reads
+ * from the halo enter the smallest entries too. */
+static void pass_end(pass_acc *p, double a, double b, double c, double d, double x, double xm,
+                     double xp, double cu, double ad, int left, int right, long g)
+{
+  if (left) {
+    p->xlo = NONZERO(fabs(xm)) < p->xlo ? fabs(xm) : p->xlo;
+    p->alo = NONZERO(fabs(cu)) < p->alo ? fabs(cu) : p->alo;
+  } else {
+    a = xm = cu = 0.0;
+  }
+  if (right) {
+    p->xlo = NONZERO(fabs(xp)) < p->xlo ? fabs(xp) : p->xlo;
+    p->alo = NONZERO(fabs(ad)) < p->alo ? fabs(ad) : p->alo;
+  } else {
+    c = xp = ad = 0.0;
+  }
+  pass_block(1, &a, &b, &c, &d, &x, &xm, &xp, &cu, &ad, g, p);
+}
+
+void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m,
+                                  const double *a, const double *b, const double *c,
+                                  const double *d, const double *x, const double *halo,
+                                  tl_residual_pass *out)
+{
+  if (m < 3) { /* a row or two (and the folded periodic systems): the core pass */
+    tl_residual_slice_pass_d(n, periodic, begin, m, a, b, c, d, x, halo, out);
+    return;
+  }
+  pass_acc p = {.alo = INFINITY, .xlo = INFINITY, .dlo = INFINITY, .weak = -INFINITY,
+                .weak_row = -1};
+  int left = begin > 0 || periodic, right = begin + m < n || periodic;
+  /* the unknowns and entries just outside the rows (the whole system:
+   * its other end) */
+  double xl = m == n ? x[n - 1] : halo[0], xr = m == n ? x[0] : halo[1];
+  double cl = m == n ? c[n - 1] : halo[2], ar = m == n ? a[0] : halo[3];
+  size_t l = m - 1;
+  pass_end(&p, a[0], b[0], c[0], d[0], x[0], xl, x[1], cl, a[1], left, 1, (long)begin);
+  for (size_t i = 1; i < l; i += BLOCK) {
+    size_t k = l - i < BLOCK ? l - i : BLOCK;
+    pass_block(k, a + i, b + i, c + i, d + i, x + i, x + i - 1, x + i + 1, c + i - 1, a + i + 1,
+               (long)(begin + i), &p);
+  }
+  pass_end(&p, a[l], b[l], c[l], d[l], x[l], x[l - 1], xr, c[l - 1], ar, 1, right,
+           (long)(begin + l));
+  int finite = isfinite(p.xnorm) && isfinite(p.rnorm) && isfinite(p.col) &&
+               (!left || isfinite(cl)) && (!right || isfinite(ar));
+  if (!finite) { /* the core pass, with its rules for inf and NaN */
+    tl_residual_slice_pass_d(n, periodic, begin, m, a, b, c, d, x, halo, out);
+    return;
+  }
+  *out = (tl_residual_pass){.max = {p.xmax, p.amax},
+                            .weak = p.weak,
+                            .weak_row = p.weak_row,
+                            .norms = {p.xnorm, p.rnorm, p.col},
+                            .lo = {p.alo, p.xlo, p.dlo},
+                            .dmax = p.dmax};
+}

@@ -444,3 +444,43 @@ Test(residual_pass, simd_blocks_give_the_same_bits)
     }
   cr_expect_eq(fused, total, "the pass served %zu of %zu slices", fused, total);
 }
+
+/* The row classes of a slice (DistD2's and P-TDMA's verdicts) by the CPU
+ * room's SIMD blocks against the core loop: the classes, the smallest
+ * margin / |b| bit for bit and its first row; slices of 1 to 1000 rows
+ * at the start, middle and end of plain and periodic systems, with a
+ * row that is not dominant, a zero diagonal, rows that tie, and a NaN. */
+Test(residual_pass, simd_row_classes_give_the_same_bits)
+{
+  static const size_t ms[] = {1, 2, 3, 4, 9, 255, 256, 257, 258, 600, 1000};
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (int variant = 0; variant < 5; variant++) {
+      sys1 s = random_sys(1000, periodic, 70 + (uint64_t)variant);
+      if (variant == 1) /* not dominant */
+        s.b[500] = 0.25;
+      if (variant == 2) /* a zero diagonal */
+        s.b[999] = 0.0;
+      if (variant == 3) /* ties across blocks, the margin exactly 0 */
+        for (size_t i = 10; i < 1000; i += 300)
+          s.a[i] = 1.0, s.c[i] = 2.0, s.b[i] = 3.0;
+      if (variant == 4) /* a value that is not finite */
+        s.a[400] = NAN;
+      for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
+        size_t m = ms[j], begins[3] = {0, (1000 - m) / 2, 1000 - m};
+        for (int e = 0; e < 3; e++) {
+          size_t b0 = begins[e];
+          double r1 = 0.0, r2 = 0.0;
+          long w1 = -7, w2 = -7;
+          unsigned c1 = tl_row_classes_slice_d(m, s.a + b0, s.b + b0, s.c + b0, b0, 1000, periodic,
+                                               &r1, &w1);
+          unsigned c2 = tl_cpu_row_classes_slice_d(m, s.a + b0, s.b + b0, s.c + b0, b0, 1000,
+                                                   periodic, &r2, &w2);
+          cr_expect(c1 == c2 && same_bits(r1, r2) && w1 == w2,
+                    "variant %d, periodic %d, rows [%zu, %zu): classes %u %u, worst %a %a, row "
+                    "%ld %ld",
+                    variant, periodic, b0, b0 + m, c1, c2, r1, r2, w1, w2);
+        }
+      }
+      free(s.a);
+    }
+}

@@ -302,6 +302,11 @@ void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m
 void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
                                 const double *b, const double *c, const double *x, double *neg,
                                 long *row, double max[2]);
+/* tl_row_classes_slice_d (tridlab/system.h) the same way: the classes,
+ * the smallest margin / |b| and its first row, bit for bit. */
+unsigned tl_cpu_row_classes_slice_d(size_t m, const double *a, const double *b, const double *c,
+                                    size_t row0, size_t n, int periodic, double *worst_rel,
+                                    long *worst_row);
 
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +

@@ -235,3 +235,64 @@ void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m
                             .lo = {p.alo, p.xlo, p.dlo},
                             .dmax = p.dmax};
 }
+
+/* ---- the row classes of a slice (tl_row_classes_slice_d) -------------- */
+
+typedef struct class_acc {
+  int row_dd, strict; /* every margin >= 0; every margin > 0 */
+  double worst;       /* the smallest margin / |b|          */
+  long worst_row;
+} class_acc;
+
+/* Rows [0, k) of a block with both couplings (left = right = 1) or with
+ * the couplings an end row has, the first being global row g0. */
+TL_CPU_CLONES static void class_block(size_t k, const double *a, const double *b,
+                                      const double *c, int left, int right, long g0,
+                                      class_acc *w)
+{
+  double rel[BLOCK];
+  int row_dd = 1, strict = 1;
+  double best = INFINITY;
+#pragma omp simd reduction(min : best) reduction(& : row_dd, strict)
+  for (size_t i = 0; i < k; i++) {
+    double mb = fabs(b[i]), l = left ? fabs(a[i]) : 0.0, r = right ? fabs(c[i]) : 0.0;
+    double margin = mb - (l + r); /* core/system.c's judge_row */
+    row_dd &= margin >= 0.0;
+    strict &= margin > 0.0;
+    double q = mb > 0.0 ? margin / mb : -INFINITY;
+    rel[i] = q;
+    best = q < best ? q : best;
+  }
+  w->row_dd &= row_dd, w->strict &= strict;
+  if (best < w->worst) { /* on a tie the earlier row stays */
+    size_t j = 0;
+    while (j + 1 < k && !(rel[j] == best))
+      j++;
+    w->worst = best;
+    w->worst_row = g0 + (long)j;
+  }
+}
+
+unsigned tl_cpu_row_classes_slice_d(size_t m, const double *a, const double *b, const double *c,
+                                    size_t row0, size_t n, int periodic, double *worst_rel,
+                                    long *worst_row)
+{
+  class_acc w = {1, 1, INFINITY, m ? (long)row0 : -1};
+  /* the global rows 0 and n-1 of a plain system have a coupling fewer */
+  size_t lo = (!periodic && row0 == 0) ? 1 : 0, hi = (!periodic && row0 + m == n) ? 1 : 0;
+  if (m < lo + hi + 1) /* a row or two at both ends: the core loop */
+    return tl_row_classes_slice_d(m, a, b, c, row0, n, periodic, worst_rel, worst_row);
+  if (lo)
+    class_block(1, a, b, c, 0, 1, (long)row0, &w);
+  for (size_t i = lo; i < m - hi; i += BLOCK) {
+    size_t k = m - hi - i < BLOCK ? m - hi - i : BLOCK;
+    class_block(k, a + i, b + i, c + i, 1, 1, (long)(row0 + i), &w);
+  }
+  if (hi)
+    class_block(1, a + m - 1, b + m - 1, c + m - 1, 1, 0, (long)(row0 + m - 1), &w);
+  if (worst_rel)
+    *worst_rel = w.worst;
+  if (worst_row)
+    *worst_row = w.worst_row;
+  return (w.row_dd ? TL_CLASS_ROW_DD : 0u) | (w.row_dd && w.strict ? TL_CLASS_STRICT_DD : 0u);
+}

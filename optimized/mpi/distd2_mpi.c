@@ -382,8 +382,10 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
       fix[s] = plans[s].fix_scale[0]; /* for the batched decoupling below */
     } else if (rc == TL_OK)
       plans[s].fix_scale[0] = fix[s], plans[s].spike = spike[s];
-    if (rc == TL_OK)
-      tl_distd2_plan_slice_classes_d(&plans[s], a, b, c);
+    if (rc == TL_OK) /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes */
+      plans[s].classes =
+          tl_cpu_row_classes_slice_d(m, a, b, c, sl->begin, sl->n, sl->periodic,
+                                     &plans[s].worst_rel, &plans[s].worst_row);
     else
       tl_distd2_plan_destroy(&plans[s]); /* a plan that failed holds nothing (verdict) */
     note(&nt, s, PH_PLAN, rc, &one);

@@ -183,8 +183,8 @@ static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs
   for (size_t s = 0; s < sl->nsys; s++) {
     double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
     long worst = -1;
-    unsigned cls = tl_row_classes_slice_d(m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s), begin,
-                                          sl->n, sl->periodic, &rel, &worst);
+    unsigned cls = tl_cpu_row_classes_slice_d(m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
+                                              begin, sl->n, sl->periodic, &rel, &worst);
     q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
     q[2 * V_NOTROW] = (cls & TL_CLASS_ROW_DD) ? 0.0 : 1.0, q[2 * V_NOTROW + 1] = -1.0;
     q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;

@@ -24,6 +24,7 @@
 
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
+#include "tridlab/part_nshaped.h"
 #include "tridlab/verify.h"
 
 /* A real system and an answer (the arrays are the test's own). */
@@ -99,6 +100,12 @@ static verdict_numbers by_steps(const sys1 *s, const size_t *sizes, size_t k)
     tl_pair_max(&v.weak, &v.weak_row, neg, r);
     tl_residual_slice_max(TL_F64, s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
                           s->c + begin, s->x + begin, max);
+    double smax[2];
+    tl_cpu_residual_slice_max_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
+                                s->c + begin, s->x + begin, smax);
+    cr_expect(same_bits(smax[0], max[0]) && same_bits(smax[1], max[1]),
+              "slice %zu of %zu: max by SIMD %a %a, by the core %a %a", j, k, smax[0], smax[1],
+              max[0], max[1]);
     /* ITS's one pass for these two: the same bits */
     double fmax[2], fneg;
     long frow;
@@ -445,8 +452,9 @@ Test(residual_pass, simd_blocks_give_the_same_bits)
   cr_expect_eq(fused, total, "the pass served %zu of %zu slices", fused, total);
 }
 
-/* The row classes of a slice (DistD2's and P-TDMA's verdicts) by the CPU
- * room's SIMD blocks against the core loop: the classes, the smallest
+/* The row classes of a slice (DistD2's and P-TDMA's verdicts) and
+ * N-shaped's dominance by rows and columns, by the CPU
+ * room's SIMD blocks against the core loops: the classes, the smallest
  * margin / |b| bit for bit and its first row; slices of 1 to 1000 rows
  * at the start, middle and end of plain and periodic systems, with a
  * row that is not dominant, a zero diagonal, rows that tie, and a NaN. */
@@ -479,6 +487,20 @@ Test(residual_pass, simd_row_classes_give_the_same_bits)
                     "variant %d, periodic %d, rows [%zu, %zu): classes %u %u, worst %a %a, row "
                     "%ld %ld",
                     variant, periodic, b0, b0 + m, c1, c2, r1, r2, w1, w2);
+          /* N-shaped's: by columns too, with the neighbours' moduli */
+          double up = b0 > 0 ? fabs(s.c[b0 - 1]) : (periodic ? fabs(s.c[999]) : 0.0);
+          double down = b0 + m < 1000 ? fabs(s.a[b0 + m]) : (periodic ? fabs(s.a[0]) : 0.0);
+          int f1[3], f2[3];
+          r1 = r2 = 0.0, w1 = w2 = -7;
+          tl_nshaped_dd_slice_d(1000, periodic, b0, m, s.a + b0, s.b + b0, s.c + b0, up, down, f1,
+                                &r1, &w1);
+          tl_cpu_nshaped_dd_slice_d(1000, periodic, b0, m, s.a + b0, s.b + b0, s.c + b0, up, down,
+                                    f2, &r2, &w2);
+          cr_expect(!memcmp(f1, f2, sizeof f1) && same_bits(r1, r2) && w1 == w2,
+                    "nshaped: variant %d, periodic %d, rows [%zu, %zu): flags %d%d%d %d%d%d, "
+                    "worst %a %a, row %ld %ld",
+                    variant, periodic, b0, b0 + m, f1[0], f1[1], f1[2], f2[0], f2[1], f2[2], r1,
+                    r2, w1, w2);
         }
       }
       free(s.a);

@@ -307,6 +307,13 @@ void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, 
 unsigned tl_cpu_row_classes_slice_d(size_t m, const double *a, const double *b, const double *c,
                                     size_t row0, size_t n, int periodic, double *worst_rel,
                                     long *worst_row);
+/* And tl_nshaped_dd_slice_d (tridlab/part_nshaped.h) and the double case
+ * of tl_residual_slice_max (tridlab/backend.h). */
+void tl_cpu_nshaped_dd_slice_d(size_t n, int periodic, size_t row0, size_t m, const double *a,
+                               const double *b, const double *c, double up, double down,
+                               int flags[3], double *worst_rel, long *worst_row);
+void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                                 const double *b, const double *c, const double *x, double max[2]);
 
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +

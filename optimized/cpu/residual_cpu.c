@@ -1,6 +1,8 @@
 /* optimized/cpu/residual_cpu.c -- the MPI verdicts' passes over a double
- * slice, the rows side by side in SIMD lanes: tl_residual_slice_pass_d
- * and tl_slice_weakest_max_d (core/residual.c) with their bits.
+ * slice, the rows side by side in SIMD lanes, with the bits of the loops
+ * they replace: tl_residual_slice_pass_d, tl_slice_weakest_max_d and
+ * tl_residual_slice_max (core/residual.c), tl_row_classes_slice_d
+ * (core/system.c) and tl_nshaped_dd_slice_d (reference/nshaped_ref.c).
  *
  * WHY. The core passes go row after row: per row a division (the row's
  * dominance margin over |b|), a dozen comparisons with branches, and two
@@ -30,6 +32,7 @@
 #include <math.h>
 
 #include "cpu_internal.h"
+#include "tridlab/part_nshaped.h"
 
 /* Rows per block: the per-row buffers stay in L1. */
 #define BLOCK 256
@@ -295,4 +298,109 @@ unsigned tl_cpu_row_classes_slice_d(size_t m, const double *a, const double *b, 
   if (worst_row)
     *worst_row = w.worst_row;
   return (w.row_dd ? TL_CLASS_ROW_DD : 0u) | (w.row_dd && w.strict ? TL_CLASS_STRICT_DD : 0u);
+}
+
+/* ---- N-shaped's dominance of a slice (tl_nshaped_dd_slice_d) ---------- */
+
+typedef struct dd_acc {
+  int not_row, not_strict, not_col; /* some row fails: by rows, strictly, by columns */
+  double worst;
+  long worst_row;
+} dd_acc;
+
+/* Rows [0, k) (global row g0 first); cu[i], ad[i]: the moduli's sources
+ * above and below b in its column (c of the row above, a of the row
+ * below); left, right: the rows have those couplings. */
+TL_CPU_CLONES static void dd_block(size_t k, const double *a, const double *b, const double *c,
+                                   const double *cu, const double *ad, int left, int right,
+                                   long g0, dd_acc *w)
+{
+  double rel[BLOCK];
+  int not_row = 0, not_strict = 0, not_col = 0;
+  double best = INFINITY;
+#pragma omp simd reduction(min : best) reduction(| : not_row, not_strict, not_col)
+  for (size_t i = 0; i < k; i++) {
+    double l = left ? fabs(a[i]) : 0.0, r = right ? fabs(c[i]) : 0.0;
+    double above = fabs(cu[i]), below = fabs(ad[i]);
+    double bi = fabs(b[i]), margin = bi - (l + r);
+    not_row |= !(margin >= 0.0);
+    not_strict |= !(margin > 0.0);
+    not_col |= !(bi - (above + below) >= 0.0);
+    double q = bi > 0.0 ? margin / bi : -INFINITY;
+    rel[i] = q;
+    best = q < best ? q : best;
+  }
+  w->not_row |= not_row, w->not_strict |= not_strict, w->not_col |= not_col;
+  if (best < w->worst) { /* on a tie the earlier row stays */
+    size_t j = 0;
+    while (j + 1 < k && !(rel[j] == best))
+      j++;
+    w->worst = best;
+    w->worst_row = g0 + (long)j;
+  }
+}
+
+void tl_cpu_nshaped_dd_slice_d(size_t n, int periodic, size_t row0, size_t m, const double *a,
+                               const double *b, const double *c, double up, double down,
+                               int flags[3], double *worst_rel, long *worst_row)
+{
+  if (m < 3) { /* a row or two: the reference's loop */
+    tl_nshaped_dd_slice_d(n, periodic, row0, m, a, b, c, up, down, flags, worst_rel, worst_row);
+    return;
+  }
+  dd_acc w = {0, 0, 0, INFINITY, (long)row0};
+  size_t l = m - 1;
+  /* the first row: c above it is `up`; the last: a below it is `down`
+   * (the neighbours' entries, given as moduli) */
+  dd_block(1, a, b, c, &up, a + 1, row0 > 0 || periodic, 1, (long)row0, &w);
+  for (size_t i = 1; i < l; i += BLOCK) {
+    size_t k = l - i < BLOCK ? l - i : BLOCK;
+    dd_block(k, a + i, b + i, c + i, c + i - 1, a + i + 1, 1, 1, (long)(row0 + i), &w);
+  }
+  dd_block(1, a + l, b + l, c + l, c + l - 1, &down, 1, row0 + m < n || periodic,
+           (long)(row0 + l), &w);
+  flags[0] = w.not_row, flags[1] = w.not_strict, flags[2] = w.not_col;
+  *worst_rel = w.worst, *worst_row = w.worst_row;
+}
+
+/* ---- the maxima alone (tl_residual_slice_max) ------------------------- */
+
+TL_CPU_CLONES static void max_block(size_t k, const double *a, const double *b, const double *c,
+                                    const double *x, int left, int right, double *amax,
+                                    double *xmax, double *sum)
+{
+  double am = *amax, xm = *xmax, s = 0.0;
+#pragma omp simd reduction(max : am, xm) reduction(+ : s)
+  for (size_t i = 0; i < k; i++) {
+    double ma = left ? fabs(a[i]) : 0.0, mb = fabs(b[i]), mc = right ? fabs(c[i]) : 0.0;
+    double mx = fabs(x[i]);
+    s += (ma + mb) + (mc + mx);
+    double big = mb > ma ? mb : ma;
+    big = big > mc ? big : mc;
+    am = big > am ? big : am;
+    xm = mx > xm ? mx : xm;
+  }
+  *amax = am, *xmax = xm, *sum += s;
+}
+
+void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                                 const double *b, const double *c, const double *x, double max[2])
+{
+  if (m < 3) {
+    tl_residual_slice_max(TL_F64, n, periodic, begin, m, a, b, c, x, max);
+    return;
+  }
+  double amax = 0.0, xmax = 0.0, sum = 0.0;
+  size_t l = m - 1;
+  max_block(1, a, b, c, x, begin > 0 || periodic, 1, &amax, &xmax, &sum);
+  for (size_t i = 1; i < l; i += BLOCK) {
+    size_t k = l - i < BLOCK ? l - i : BLOCK;
+    max_block(k, a + i, b + i, c + i, x + i, 1, 1, &amax, &xmax, &sum);
+  }
+  max_block(1, a + l, b + l, c + l, x + l, 1, begin + m < n || periodic, &amax, &xmax, &sum);
+  if (!isfinite(sum)) { /* the core loops, with their rules for inf and NaN */
+    tl_residual_slice_max(TL_F64, n, periodic, begin, m, a, b, c, x, max);
+    return;
+  }
+  max[0] = xmax, max[1] = amax;
 }

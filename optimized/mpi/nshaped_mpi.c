@@ -365,11 +365,20 @@ static void FN(ns_pairs)(FN(ns_run) * r, size_t s, const S *x, const S *halo, do
     flags[2] = !(cls & TL_CLASS_COL_DD);
     rel = 0.0;
   } else {
+#if NS_BATCHED /* the rows in SIMD lanes, the same bits */
+    tl_cpu_nshaped_dd_slice_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, ABS(halo[2]),
+                              ABS(halo[3]), flags, &rel, &row);
+#else
     FN(tl_nshaped_dd_slice)
     (sl->n, sl->periodic, sl->begin, sl->m, a, b, c, ABS(halo[2]), ABS(halo[3]), flags, &rel, &row);
+#endif
   }
   double max[2];
+#if NS_BATCHED
+  tl_cpu_residual_slice_max_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
+#else
   tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
+#endif
   double v[TL_NSHAPED_VERDICT_PAIRS][2] = {
       [V_WEAKEST] = {-rel, (double)row}, [V_NOT_ROW] = {flags[0], -1.0},
       [V_NOT_STRICT] = {flags[1], -1.0}, [V_NOT_COL] = {flags[2], -1.0},

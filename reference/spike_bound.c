@@ -52,7 +52,7 @@ static void local_margin(tl_pdd_part_d *pt, const double *a, const double *b, co
   }
 }
 
-void tl_pdd_bound_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c)
+void tl_pdd_bound_drops_d(tl_pdd_part_d *pt)
 {
   /* A whole spike's far entry is dropped from the 2x2 system at the other
    * end of the partition: v_{m-1} unless p is the last, w_0 unless p is
@@ -61,6 +61,11 @@ void tl_pdd_bound_local_d(tl_pdd_part_d *pt, const double *a, const double *b, c
   pt->drop_v = (pt->kv == m && pt->p + 1 < pt->parts) ? fabs(pt->v[m - 1]) : 0.0;
   pt->drop_w = (pt->kw == m && pt->p > 0) ? fabs(pt->w[0]) : 0.0;
   pt->tail_coef_v = pt->tail_coef_w = 0.0;
+}
+
+void tl_pdd_bound_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c)
+{
+  tl_pdd_bound_drops_d(pt);
   local_margin(pt, a, b, c);
 }
 

@@ -315,6 +315,29 @@ void tl_cpu_nshaped_dd_slice_d(size_t n, int periodic, size_t row0, size_t m, co
 void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
                                  const double *b, const double *c, const double *x, double max[2]);
 
+/* PDD's loops besides its Thomas solves, for the rank programs of PDD and
+ * RPDD (optimized/cpu/pdd_cpu.c), the reference's operations row by row:
+ *   tl_cpu_reverse_d      dst[t] = src[m-1-t];
+ *   tl_cpu_mirror_rows_d  k systems of m rows mirrored (row t of the
+ *                         mirror is row m-1-t, a and c swapped): the block
+ *                         the right spike w is eliminated bottom-up on;
+ *   tl_cpu_pdd_margin_d   tl_pdd_bound_local_d's margin of one partition
+ *                         of m rows (has_left, has_right: it has those
+ *                         neighbours) and its first row (0-based); 0, and
+ *                         nothing set, when a margin is NaN;
+ *   tl_cpu_pdd_correct_d  tl_pdd_ref_correct_d on m rows: x -= v x_left
+ *                         where k < kv, then x -= w x_right where k + kw
+ *                         >= m (v and w hold m values each), *xmax the
+ *                         largest |x|; 0, x untouched, when a value would
+ *                         not be finite (the reference reports it). */
+void tl_cpu_reverse_d(size_t m, const double *src, double *dst);
+void tl_cpu_mirror_rows_d(size_t m, size_t k, const double *a, const double *b, const double *c,
+                          double *ma, double *mb, double *mc);
+int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, const double *b,
+                        const double *c, double *margin, long *row);
+int tl_cpu_pdd_correct_d(size_t m, size_t kv, size_t kw, const double *v, const double *w,
+                         double xl, double xr, double *x, double *xmax);
+
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +
  * m) of n: rate[s] the largest tl_its_row_rate of system s's rows, the

@@ -18,8 +18,10 @@
  *   way), then each rank solves both of its interfaces itself.
  *
  * Phase 1 runs for the whole slice through the x-line CPU kernel (below,
- * "Phase 1 for the whole slice"); the later phases are the reference's,
- * one system at a time.
+ * "Phase 1 for the whole slice"), its bookkeeping's margin and the
+ * correction (phase 5) through SIMD loops with the reference's bits
+ * (optimized/cpu/pdd_cpu.c); the interfaces and the verdict are the
+ * reference's, one system at a time.
  *
  * Cost per rank: phase 1 at the node's memory bandwidth (PDD: 5 words per
  * unknown for y, about 8 more per spike), then the reference's flops for
@@ -174,29 +176,50 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
   return 1;
 }
 
-/* The spikes go through a scratch of a few SIMD groups of systems at a
- * time (tl_mpi_kernel_chunk), reused: the right-hand sides and the
- * mirrored blocks stay in cache, and no batch-sized buffer is taken and
- * touched anew on every solve (measured: its first touch cost more than
- * the solves). */
+/* The slice goes through the kernel a few SIMD groups of systems at a
+ * time (tl_mpi_kernel_chunk): y, then the spikes and the bookkeeping of
+ * the same systems while their rows are still in cache, so that a, b and
+ * c come from memory once. The right-hand sides of the spikes and the
+ * mirrored blocks live in one scratch of that size, reused; no
+ * batch-sized buffer is taken and touched anew on every solve (measured:
+ * its first touch cost more than the solves). */
+
+/* What tl_pdd_bound_local_d leaves after phase 1 of system s, with the
+ * margin's loop in SIMD lanes (tl_cpu_pdd_margin_d, the same bits; the
+ * reference's loop when it meets a NaN). */
+static void bookkeeping(pdd_run *r, size_t s)
+{
+  const tl_mpi_batch *sl = r->sl;
+  tl_pdd_part_d *pt = &r->pt[s];
+  const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+  long row;
+  tl_pdd_ref_spike_lengths_d(pt);
+  tl_pdd_bound_drops_d(pt);
+  if (tl_cpu_pdd_margin_d(sl->m, r->ex->rank > 0, r->ex->rank + 1 < r->ex->size, a, b, c,
+                          &pt->margin, &row))
+    pt->margin_row = (long)pt->begin + row;
+  else
+    tl_pdd_bound_local_d(pt, a, b, c);
+}
 
 /* y into x for every system; with spikes (PDD), v and w into each
- * system's pt. Marks in redo the systems for the reference (all of them
- * when memory is short). */
+ * system's pt and its bookkeeping. Marks in redo the systems for the
+ * reference (all of them when memory is short). */
 static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m, nsys = sl->nsys;
-  const double *A = sl->a, *B = sl->b, *C = sl->c;
+  const double *A = sl->a, *B = sl->b, *C = sl->c, *D = sl->d;
   int left = spikes && r->ex->rank > 0, right = spikes && r->ex->rank + 1 < r->ex->size;
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
-  unsigned char *flag = tl_alloc(nsys, 1);
+  unsigned char *flag = tl_alloc(chunk, 1);
   double *buf = left || right ? tl_alloc(4 * chunk * m, sizeof *buf) : NULL;
   int ok = m > 0 && flag && (buf || !(left || right));
-  ok = ok && lines(m, nsys, A, B, C, sl->d, r->x, flag, redo);
-  for (size_t s0 = 0; ok && (left || right) && s0 < nsys; s0 += chunk) {
+  for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m;
-    if (left) { /* v: the right-hand side a[0] e_0, solved in place */
+    /* y: Thomas on the blocks */
+    ok = lines(m, k, A + o0, B + o0, C + o0, D + o0, r->x + o0, flag, redo + s0);
+    if (ok && left) { /* v: the right-hand side a[0] e_0, solved in place */
       memset(buf, 0, k * m * sizeof *buf);
       for (size_t j = 0; j < k; j++)
         buf[j * m] = A[o0 + j * m];
@@ -207,21 +230,18 @@ static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
     }
     if (ok && right) { /* w: the mirrored block, right-hand side c[m-1] e_0 */
       double *ma = buf + chunk * m, *mb = ma + chunk * m, *mc = mb + chunk * m;
-      for (size_t j = 0; j < k; j++) {
-        size_t o = j * m, last = o0 + o + m - 1;
-        for (size_t t = 0; t < m; t++) {
-          ma[o + t] = C[last - t];
-          mb[o + t] = B[last - t];
-          mc[o + t] = A[last - t];
-          buf[o + t] = t ? 0.0 : C[last];
-        }
-      }
+      tl_cpu_mirror_rows_d(m, k, A + o0, B + o0, C + o0, ma, mb, mc);
+      memset(buf, 0, k * m * sizeof *buf);
+      for (size_t j = 0; j < k; j++)
+        buf[j * m] = C[o0 + j * m + m - 1];
       ok = lines(m, k, ma, mb, mc, buf, buf, flag, redo + s0);
       for (size_t j = 0; ok && j < k; j++)
         if (!r->bad[s0 + j] && !redo[s0 + j])
-          for (size_t i = 0; i < m; i++)
-            r->pt[s0 + j].w[i] = buf[j * m + m - 1 - i];
+          tl_cpu_reverse_d(m, buf + j * m, r->pt[s0 + j].w);
     }
+    for (size_t j = 0; ok && spikes && j < k; j++)
+      if (!r->bad[s0 + j] && !redo[s0 + j])
+        bookkeeping(r, s0 + j);
   }
   if (!ok)
     memset(redo, 1, nsys);
@@ -302,15 +322,26 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
       st = tl_rpdd_ref_spikes_d(&r->pt[s], a, b, c, J, tol, scratch, &one);
     } else if (r->gpu) { /* y, v, w and the bookkeeping from the GPU kernel */
       st = TL_OK;
-    } else { /* y, v and w from the kernel */
-      tl_pdd_ref_spike_lengths_d(&r->pt[s]);
-      tl_pdd_bound_local_d(&r->pt[s], a, b, c);
+    } else { /* y, v, w and the bookkeeping from local_lines */
       st = TL_OK;
     }
     note(r, s, phase, st, &one);
   }
   free(redo);
   free(scratch);
+}
+
+/* Phase 5 of system s: the correction in SIMD lanes (tl_cpu_pdd_correct_d,
+ * the reference's bits); the reference's own when a value would not be
+ * finite, for its report. */
+static int correct(pdd_run *r, size_t s, tl_info *info)
+{
+  tl_pdd_part_d *pt = &r->pt[s];
+  double *x = r->x + s * r->sl->m;
+  if (tl_cpu_pdd_correct_d(pt->m, pt->kv, pt->kw, pt->v, pt->w, pt->x_left, pt->x_right, x,
+                           &pt->xmax))
+    return TL_OK;
+  return tl_pdd_ref_correct_d(pt, x, info);
 }
 
 /* The verdict (both rounds) and the batch's status. */
@@ -415,7 +446,7 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
       tl_pdd_ref_receive_d(&r->pt[s], &down_in[s]);
     tl_info one;
     tl_info_clear(&one);
-    note(r, s, PH_CORRECT_PDD, tl_pdd_ref_correct_d(&r->pt[s], r->x + s * sl->m, &one), &one);
+    note(r, s, PH_CORRECT_PDD, correct(r, s, &one), &one);
   }
   status = verdict(r, tol, info); /* phase 6 */
 cleanup:
@@ -471,7 +502,7 @@ static int rpdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     if (r->bad[s])
       continue;
     tl_info_clear(&one);
-    note(r, s, PH_CORRECT_RPDD, tl_pdd_ref_correct_d(&r->pt[s], r->x + s * sl->m, &one), &one);
+    note(r, s, PH_CORRECT_RPDD, correct(r, s, &one), &one);
   }
   status = verdict(r, tol, info); /* phase 5 */
 cleanup:

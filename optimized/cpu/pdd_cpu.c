@@ -1,0 +1,122 @@
+/* optimized/cpu/pdd_cpu.c -- PDD's per-system loops besides the Thomas
+ * solves (tridlab/part_pdd.h), the rows side by side in SIMD lanes, for
+ * the rank programs of PDD and RPDD (optimized/mpi/pdd_mpi.c):
+ *
+ *   tl_cpu_mirror_rows_d   the mirrored block the right spike w is solved
+ *                          on (row t is row m-1-t, a and c swapped)
+ *   tl_cpu_reverse_d       and w mirrored back
+ *   tl_cpu_pdd_margin_d    the local margin of the error bound
+ *                          (reference/spike_bound.c, local_margin)
+ *   tl_cpu_pdd_correct_d   phase 5, x = y - v x_left - w x_right
+ *                          (tl_pdd_ref_correct_d)
+ *
+ * Each does the reference's operations on each row, so it gives the
+ * reference's bits; where the reference would meet a value that is not
+ * finite, these say so and leave the work untouched for the reference,
+ * which makes the report.
+ */
+#include <math.h>
+
+#include "cpu_internal.h"
+
+/* Rows per block of the margin's search: its buffer stays in L1. */
+#define BLOCK 256
+
+TL_CPU_CLONES void tl_cpu_reverse_d(size_t m, const double *src, double *dst)
+{
+#pragma omp simd
+  for (size_t t = 0; t < m; t++)
+    dst[t] = src[m - 1 - t];
+}
+
+void tl_cpu_mirror_rows_d(size_t m, size_t k, const double *a, const double *b, const double *c,
+                          double *ma, double *mb, double *mc)
+{
+  for (size_t j = 0; j < k; j++) {
+    size_t o = j * m;
+    tl_cpu_reverse_d(m, c + o, ma + o); /* the mirror's sub-diagonal is c */
+    tl_cpu_reverse_d(m, b + o, mb + o);
+    tl_cpu_reverse_d(m, a + o, mc + o);
+  }
+}
+
+/* Rows [0, k) of a block, the block's first row being row k0 of m: the
+ * smallest margin |b| - (left + right) into *best and its first row into
+ * *row when it is smaller than *best; left = |a| but at row 0 of a
+ * partition without a left neighbour, right = |c| but at row m-1 without
+ * a right one. *nan set when a margin is NaN. */
+TL_CPU_CLONES static void margin_block(size_t k, size_t k0, size_t m, int has_left,
+                                       int has_right, const double *a, const double *b,
+                                       const double *c, double *best, long *row, int *nan)
+{
+  double mg[BLOCK], lo = INFINITY;
+  int bad = 0;
+#pragma omp simd reduction(min : lo) reduction(| : bad)
+  for (size_t i = 0; i < k; i++) {
+    size_t r = k0 + i;
+    double left = (r > 0 || has_left) ? fabs(a[i]) : 0.0;
+    double right = (r + 1 < m || has_right) ? fabs(c[i]) : 0.0;
+    double v = fabs(b[i]) - (left + right);
+    bad |= v != v;
+    mg[i] = v;
+    lo = v < lo ? v : lo;
+  }
+  *nan |= bad;
+  if (lo < *best) { /* on a tie the earlier row stays */
+    size_t j = 0;
+    while (j + 1 < k && !(mg[j] == lo))
+      j++;
+    *best = lo;
+    *row = (long)(k0 + j);
+  }
+}
+
+int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, const double *b,
+                        const double *c, double *margin, long *row)
+{
+  double best = INFINITY;
+  long at = -1;
+  int nan = 0;
+  for (size_t i = 0; i < m; i += BLOCK) {
+    size_t k = m - i < BLOCK ? m - i : BLOCK;
+    margin_block(k, i, m, has_left, has_right, a + i, b + i, c + i, &best, &at, &nan);
+  }
+  if (nan)
+    return 0;
+  *margin = best, *row = at;
+  return 1;
+}
+
+/* Row k's corrected value: the reference's operations in its order (v
+ * and w are read for every row, and used where the spikes reach). */
+static inline double corrected(size_t k, size_t m, size_t kv, size_t kw, const double *v,
+                               const double *w, double xl, double xr, const double *x)
+{
+  double s = x[k];
+  s = k < kv ? s - v[k] * xl : s;
+  return k + kw >= m ? s - w[k] * xr : s;
+}
+
+TL_CPU_CLONES int tl_cpu_pdd_correct_d(size_t m, size_t kv, size_t kw, const double *v,
+                                       const double *w, double xl, double xr, double *x,
+                                       double *xmax)
+{
+  /* First the values alone: the largest |x| and whether all are finite
+   * (a sum of the moduli is not finite exactly then, or on an overflow
+   * that the reference would not call one: then the reference decides).
+   * Only then x is written, so that the reference can start again. */
+  double mx = 0.0, sum = 0.0;
+#pragma omp simd reduction(max : mx) reduction(+ : sum)
+  for (size_t k = 0; k < m; k++) {
+    double s = fabs(corrected(k, m, kv, kw, v, w, xl, xr, x));
+    sum += s;
+    mx = s > mx ? s : mx;
+  }
+  if (!isfinite(sum))
+    return 0;
+#pragma omp simd
+  for (size_t k = 0; k < m; k++)
+    x[k] = corrected(k, m, kv, kw, v, w, xl, xr, x);
+  *xmax = mx;
+  return 1;
+}

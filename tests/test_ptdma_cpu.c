@@ -66,3 +66,41 @@ Test(ptdma_cpu, a_broken_system_is_flagged_alone)
 {
   th_slices_one_broken(compare, 17);
 }
+
+/* The reconstruction in SIMD lanes (tl_cpu_ptdma_reconstruct_d) against
+ * tl_ptdma_reconstruct_d and tl_ptdma_reconstruct_tiny_d: x bit for bit,
+ * the status, row and message, and the tiny test, with b and without it
+ * (the combined form), at 2 to 300 rows; with rows that meet the tiny
+ * test and a value that overflows. */
+Test(ptdma_cpu, reconstruction_is_the_reference_bits)
+{
+  static const size_t ms[] = {2, 3, 4, 9, 16, 17, 300};
+  for (size_t z = 0; z < sizeof ms / sizeof ms[0]; z++)
+    for (int combined = 0; combined < 2; combined++)
+      for (int twist = 0; twist < 3; twist++) {
+        size_t m = ms[z];
+        double *v = th_dominant_slices(m, 1, 90 + m + (size_t)twist);
+        double *a = v, *b = v + m, *c = v + 2 * m, *d = v + 3 * m;
+        double xf = 0.75, xl = -1.25;
+        if (twist == 1 && m > 2) /* a row that meets the tiny test */
+          a[m / 2] = c[m / 2] = d[m / 2] = 0.0;
+        if (twist == 2 && m > 2) /* an overflow */
+          d[m - 2] = 1e308, a[m - 2] = -1e308, xf = 1e10;
+        double *x1 = calloc(m, sizeof *x1), *x2 = calloc(m, sizeof *x2);
+        tl_info i1, i2;
+        tl_info_clear(&i1), tl_info_clear(&i2);
+        const double *bb = combined ? NULL : b;
+        int s1 = tl_ptdma_reconstruct_d(40, 40 + m, a, bb, c, d, xf, xl, x1, &i1);
+        int t1 = tl_ptdma_reconstruct_tiny_d(m, a, c, d, xf, xl), t2 = -1;
+        int s2 = tl_cpu_ptdma_reconstruct_d(40, m, a, bb, c, d, xf, xl, x2, &t2, &i2);
+        cr_expect(s1 == s2 && i1.row == i2.row && !strcmp(i1.msg, i2.msg),
+                  "m %zu, combined %d, twist %d: status %d/%d, '%s'/'%s'", m, combined, twist, s1,
+                  s2, i1.msg, i2.msg);
+        cr_expect(!memcmp(x1, x2, m * sizeof *x1), "m %zu, combined %d, twist %d: x differs", m,
+                  combined, twist);
+        cr_expect(t1 == t2, "m %zu, twist %d: tiny %d, %d", m, twist, t1, t2);
+        free(x1);
+        free(x2);
+        free(v);
+      }
+}

@@ -237,6 +237,12 @@ void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t 
                          double *c, unsigned char *bad);
 void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
                             const double *b, const double *D, double *d);
+/* And its reconstruction of one system's m rows (tl_ptdma_reconstruct_d:
+ * the same arguments but m, the same bits and status), the rows in SIMD
+ * lanes; *tiny = tl_ptdma_reconstruct_tiny_d's answer on the same rows. */
+int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const double *b,
+                               const double *c, const double *d, double x_first, double x_last,
+                               double *x, int *tiny, tl_info *info);
 
 /* DistD2's Algorithm 5 (tl_distd2_preprocess_d, tridlab/part_distd2.h) on
  * nsys slices of m >= 2 rows, rows [row0, row0 + m) of n_total, system s

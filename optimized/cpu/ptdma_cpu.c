@@ -29,6 +29,7 @@
  * sweep has none, and every a and c go into the lanes' check sums
  * (lanes.h); a flagged system runs the reference for its report.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,4 +238,42 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
     size_t o = s * m;
     tl_ptdma_runtime_d(begin, begin + m, A + o, C + o, b + o, D + o, d + o);
   }
+}
+
+/* Step 4, the reconstruction (tl_ptdma_reconstruct_d), of one system's m
+ * rows, the rows side by side in SIMD lanes: no recurrence, so each lane
+ * does the reference's operations on its row, (d - a x_first) - c x_last,
+ * then the division by b (b = NULL: the combined form, none). Together,
+ * tl_ptdma_reconstruct_tiny_d's test, which only asks whether some row
+ * meets it. The values are checked after they are written, as the
+ * reference checks them: when one is not finite the reference runs again
+ * (the same values) and makes the report. */
+TL_CPU_CLONES static int reconstruct_rows(size_t m, const double *a, const double *b,
+                                          const double *c, const double *d, double xf, double xl,
+                                          double *x, int *tiny)
+{
+  double sum = fabs(xf) + fabs(xl);
+  int small = 0;
+#pragma omp simd reduction(+ : sum) reduction(| : small)
+  for (size_t k = 1; k < m - 1; k++) {
+    double v = d[k] - a[k] * xf - c[k] * xl;
+    double q = b ? v / b[k] : v;
+    x[k] = q;
+    sum += fabs(q);
+    small |= fabs(d[k]) + fabs(a[k] * xf) + fabs(c[k] * xl) < 2 * DBL_MIN;
+  }
+  x[0] = xf, x[m - 1] = xl;
+  *tiny = small;
+  return isfinite(sum);
+}
+
+int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const double *b,
+                               const double *c, const double *d, double x_first, double x_last,
+                               double *x, int *tiny, tl_info *info)
+{
+  *tiny = 0;
+  if (m >= 2 && reconstruct_rows(m, a, b, c, d, x_first, x_last, x, tiny))
+    return TL_OK;
+  /* a value not finite (or a partition of one row): the reference */
+  return tl_ptdma_reconstruct_d(begin, begin + m, a, b, c, d, x_first, x_last, x, info);
 }

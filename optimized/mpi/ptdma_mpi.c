@@ -179,7 +179,7 @@ static void solve_reduced(ptdma_run *r, const size_t *begins, const double *coef
 static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t begin = sl->begin, end = begin + sl->m, m = sl->m;
+  size_t begin = sl->begin, m = sl->m;
   for (size_t s = 0; s < sl->nsys; s++) {
     double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
     long worst = -1;
@@ -194,11 +194,11 @@ static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs
     const double *b = r->combined ? NULL : MINE(r->b, s);
     tl_info one;
     tl_info_clear(&one);
-    int rc = tl_ptdma_reconstruct_d(begin, end, MINE(r->a, s), b, MINE(r->c, s), MINE(r->d, s),
-                                    xb[2 * s], xb[2 * s + 1], x + s * m, &one);
+    int tiny; /* the rows in SIMD lanes, the reference's bits and report */
+    int rc = tl_cpu_ptdma_reconstruct_d(begin, m, MINE(r->a, s), b, MINE(r->c, s), MINE(r->d, s),
+                                        xb[2 * s], xb[2 * s + 1], x + s * m, &tiny, &one);
     tl_mpi_status_note(&r->st, s, PH_RECONSTRUCT, rc, &one);
-    if (!r->combined && tl_ptdma_reconstruct_tiny_d(m, MINE(r->a, s), MINE(r->c, s), MINE(r->d, s),
-                                                    xb[2 * s], xb[2 * s + 1]))
+    if (!r->combined && tiny)
       q[2 * V_TINY] = 1.0;
   }
 }

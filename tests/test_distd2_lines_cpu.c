@@ -2,7 +2,8 @@
  * (optimized/cpu/distd2_lines_cpu.c) against the reference's slice plans
  * and decoupling (reference/distd2_ref.c): the same bits in every array
  * of every system of a whole group of eight, the same fix_scale, spike
- * and d', the same systems flagged, at every size around the tile and group edges, for a
+ * and d', the same systems flagged, and the substitution in SIMD lanes
+ * (tl_cpu_two_spike_rows_d) the reference's bits, at every size around the tile and group edges, for a
  * first, middle and last slice, plain and periodic. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -65,6 +66,19 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
         cr_expect(!memcmp(dt + s * m, rdt + s * m, m * sizeof *dt),
                   "m=%zu nsys=%zu slice %d periodic %d: system %zu's d' differs", m, nsys, q,
                   periodic, s);
+    }
+    if (dc == TL_OK && m >= 2) { /* Algorithm 7 in place over d', both ways */
+      double *x1 = malloc(2 * m * sizeof *x1), *x2 = x1 + m, xf = 0.5 + (double)s, xl = -0.25;
+      size_t k0 = plans[s].begin[0];
+      memcpy(x1, rdt + s * m, m * sizeof *x1);
+      memcpy(x2, rdt + s * m, m * sizeof *x2);
+      cr_expect_eq(tl_distd2_substitute_d(&plans[s], 0, xf, xl, x1, x1, &info), TL_OK);
+      cr_expect(tl_cpu_two_spike_rows_d(m, plans[s].sa + k0, NULL, plans[s].sc + k0, x2 + k0, xf,
+                                        xl, x2 + k0, NULL));
+      cr_expect(!memcmp(x1, x2, m * sizeof *x1),
+                "m=%zu slice %d periodic %d: system %zu's substitution differs", m, q, periodic,
+                s);
+      free(x1);
     }
     tl_distd2_plan_destroy(&plans[s]);
   }

@@ -243,6 +243,15 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
 int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const double *b,
                                const double *c, const double *d, double x_first, double x_last,
                                double *x, int *tiny, tl_info *info);
+/* The loop both run, and DistD2's substitution (tl_distd2_substitute_d):
+ * x[0] = x_first, x[m-1] = x_last, x[k] = ((d[k] - a[k] x_first) - c[k]
+ * x_last) / b[k] between (b = NULL: no division), the rows in SIMD lanes,
+ * the references' bits; *tiny (may be NULL) whether a row meets
+ * tl_ptdma_reconstruct_tiny_d's test. 0, x untouched, when m < 2 or a
+ * value would not be finite: the caller's reference reports it. d may be
+ * x. */
+int tl_cpu_two_spike_rows_d(size_t m, const double *a, const double *b, const double *c,
+                            const double *d, double x_first, double x_last, double *x, int *tiny);
 
 /* DistD2's Algorithm 5 (tl_distd2_preprocess_d, tridlab/part_distd2.h) on
  * nsys slices of m >= 2 rows, rows [row0, row0 + m) of n_total, system s

@@ -240,31 +240,43 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
   }
 }
 
-/* Step 4, the reconstruction (tl_ptdma_reconstruct_d), of one system's m
- * rows, the rows side by side in SIMD lanes: no recurrence, so each lane
- * does the reference's operations on its row, (d - a x_first) - c x_last,
- * then the division by b (b = NULL: the combined form, none). Together,
- * tl_ptdma_reconstruct_tiny_d's test, which only asks whether some row
- * meets it. The values are checked after they are written, as the
- * reference checks them: when one is not finite the reference runs again
- * (the same values) and makes the report. */
-TL_CPU_CLONES static int reconstruct_rows(size_t m, const double *a, const double *b,
-                                          const double *c, const double *d, double xf, double xl,
-                                          double *x, int *tiny)
+/* Rows 1 .. m-2 of the two-spike substitution, the value of row k
+ * by the references' operations in their order. */
+static inline double two_spike_row(size_t k, const double *a, const double *b, const double *c,
+                                   const double *d, double xf, double xl)
 {
-  double sum = fabs(xf) + fabs(xl);
+  double v = d[k] - a[k] * xf - c[k] * xl;
+  return b ? v / b[k] : v;
+}
+
+/* P-TDMA's reconstruction (tl_ptdma_reconstruct_d, step 4) and DistD2's
+ * substitution (tl_distd2_substitute_d, Algorithm 7) are one loop with no
+ * recurrence, so the rows go side by side in SIMD lanes. First the values
+ * alone, whether all are finite and whether one meets the tiny test;
+ * only then x is written (d may be x): a caller whose values are not all
+ * finite runs its reference on untouched data, for the report. */
+TL_CPU_CLONES int tl_cpu_two_spike_rows_d(size_t m, const double *a, const double *b,
+                                          const double *c, const double *d, double x_first,
+                                          double x_last, double *x, int *tiny)
+{
+  double xf = x_first, xl = x_last, sum = fabs(xf) + fabs(xl);
   int small = 0;
+  if (m < 2)
+    return 0;
 #pragma omp simd reduction(+ : sum) reduction(| : small)
   for (size_t k = 1; k < m - 1; k++) {
-    double v = d[k] - a[k] * xf - c[k] * xl;
-    double q = b ? v / b[k] : v;
-    x[k] = q;
-    sum += fabs(q);
+    sum += fabs(two_spike_row(k, a, b, c, d, xf, xl));
     small |= fabs(d[k]) + fabs(a[k] * xf) + fabs(c[k] * xl) < 2 * DBL_MIN;
   }
+  if (tiny)
+    *tiny = small;
+  if (!isfinite(sum)) /* a value not finite (or a sum that overflowed) */
+    return 0;
+#pragma omp simd
+  for (size_t k = 1; k < m - 1; k++)
+    x[k] = two_spike_row(k, a, b, c, d, xf, xl);
   x[0] = xf, x[m - 1] = xl;
-  *tiny = small;
-  return isfinite(sum);
+  return 1;
 }
 
 int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const double *b,
@@ -272,7 +284,7 @@ int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const do
                                double *x, int *tiny, tl_info *info)
 {
   *tiny = 0;
-  if (m >= 2 && reconstruct_rows(m, a, b, c, d, x_first, x_last, x, tiny))
+  if (tl_cpu_two_spike_rows_d(m, a, b, c, d, x_first, x_last, x, tiny))
     return TL_OK;
   /* a value not finite (or a partition of one row): the reference */
   return tl_ptdma_reconstruct_d(begin, begin + m, a, b, c, d, x_first, x_last, x, info);

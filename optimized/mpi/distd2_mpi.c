@@ -337,6 +337,19 @@ static void substitute_gpu(const notes *nt, const tl_mpi_batch *sl, const tl_dis
   free(stat);
 }
 
+/* Algorithm 7 on a slice in place over d' (tl_distd2_substitute_d), its
+ * rows in SIMD lanes (tl_cpu_two_spike_rows_d, the same bits); the
+ * reference when a value would not be finite, for its report. */
+static int substitute(const tl_distd2_plan *plan, double x_first, double x_last, double *x,
+                      tl_info *info)
+{
+  size_t k0 = plan->begin[0], m = plan->begin[1] - k0;
+  if (tl_cpu_two_spike_rows_d(m, plan->sa + k0, NULL, plan->sc + k0, x + k0, x_first, x_last,
+                              x + k0, NULL))
+    return TL_OK;
+  return tl_distd2_substitute_d(plan, 0, x_first, x_last, x, x, info);
+}
+
 /* Every system has its own matrix, so its own slice plan: 5 words per
  * row (sa, sc and the three multipliers), all of them alive from the
  * decoupling to the substitution. They live in the rank's scratch, kept
@@ -424,8 +437,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
     if (ss[s].bad)
       continue;
     tl_info_clear(&one);
-    int rc = tl_distd2_substitute_d(&plans[s], 0, ss[s].x_first, ss[s].x_last, x + s * m, x + s * m,
-                                    &one);
+    int rc = substitute(&plans[s], ss[s].x_first, ss[s].x_last, x + s * m, &one);
     note(&nt, s, PH_SUBSTITUTE, rc, &one);
   }
   status = verdict(&nt, ss, nsys, plans, 1, tol, info);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tridlab/cpu.h"
+#include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_ptdma.h"
 #include "helpers.h"
 #include "tridlab/verify.h"
@@ -68,7 +69,8 @@ Test(ptdma_cpu, a_broken_system_is_flagged_alone)
 }
 
 /* The reconstruction in SIMD lanes (tl_cpu_ptdma_reconstruct_d) against
- * tl_ptdma_reconstruct_d and tl_ptdma_reconstruct_tiny_d: x bit for bit,
+ * tl_ptdma_reconstruct_d and tl_ptdma_reconstruct_tiny_d (and, without b,
+ * the hybrid's substitution, the same loop): x bit for bit,
  * the status, row and message, and the tiny test, with b and without it
  * (the combined form), at 2 to 300 rows; with rows that meet the tiny
  * test and a value that overflows. */
@@ -99,6 +101,16 @@ Test(ptdma_cpu, reconstruction_is_the_reference_bits)
         cr_expect(!memcmp(x1, x2, m * sizeof *x1), "m %zu, combined %d, twist %d: x differs", m,
                   combined, twist);
         cr_expect(t1 == t2, "m %zu, twist %d: tiny %d, %d", m, twist, t1, t2);
+        if (combined) { /* the hybrid's substitution is the same loop */
+          double *x3 = calloc(m, sizeof *x3);
+          tl_info i3;
+          tl_info_clear(&i3);
+          int s3 = tl_hybrid_pcr_backward_d(40, m, a, c, d, xf, xl, x3, &i3);
+          cr_expect(s3 == s1 && i3.row == i1.row && !memcmp(x1, x3, m * sizeof *x1),
+                    "m %zu, twist %d: the hybrid's substitution differs (status %d, row %ld)", m,
+                    twist, s3, i3.row);
+          free(x3);
+        }
         free(x1);
         free(x2);
         free(v);

@@ -178,8 +178,13 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     tl_info one;
     tl_info_clear(&one);
     size_t o = s * m;
-    int bst = FN(tl_hybrid_pcr_backward)(sl->begin, m, as + o, cs + o, ds + o, mine[2 * s],
-                                         mine[2 * s + 1], x + o, &one);
+    int bst = TL_OK;
+#if !TL_IS_COMPLEX /* the rows in SIMD lanes, the same bits; the reference for a report */
+    if (!tl_cpu_two_spike_rows_d(m, as + o, NULL, cs + o, ds + o, mine[2 * s], mine[2 * s + 1],
+                                 x + o, NULL))
+#endif
+      bst = FN(tl_hybrid_pcr_backward)(sl->begin, m, as + o, cs + o, ds + o, mine[2 * s],
+                                       mine[2 * s + 1], x + o, &one);
     tl_mpi_status_note(&st, s, PH_BACKWARD, bst, &one);
   }
   status = tl_mpi_residual_verdict(&st, sl, x, "hybrid_pcr", DD_WHY, RESIDUAL_WHY, NULL, info);

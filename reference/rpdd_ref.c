@@ -198,6 +198,16 @@ int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, con
 int tl_rpdd_ref_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                          size_t J, double tol, double *scratch, tl_info *info)
 {
+  int st = tl_rpdd_ref_spikes_drops_d(pt, a, b, c, J, tol, scratch, info);
+  if (st == TL_OK)
+    tl_pdd_bound_margin_d(pt, a, b, c); /* bookkeeping: the local margin */
+  return st;
+}
+
+int tl_rpdd_ref_spikes_drops_d(tl_pdd_part_d *pt, const double *a, const double *b,
+                               const double *c, size_t J, double tol, double *scratch,
+                               tl_info *info)
+{
   size_t m = pt->m;
   /* J = 0: grow each spike until its estimated tail is below tol. */
   size_t kmax = J ? J : m;
@@ -210,7 +220,7 @@ int tl_rpdd_ref_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b, co
     bad = tl_rpdd_ref_spike_last_d(m, a, b, c, kmax, stop, pt->w, &pt->kw, &eta_w, scratch);
   if (bad >= 0)
     return tl_pdd_ref_spike_breakdown_d(pt, bad, info);
-  tl_pdd_bound_local_d(pt, a, b, c);
+  tl_pdd_bound_drops_d(pt); /* bookkeeping: what phase 3 drops */
   truncation_bound(pt, a, c, eta_v, eta_w);
   return TL_OK;
 }

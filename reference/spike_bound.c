@@ -63,6 +63,11 @@ void tl_pdd_bound_drops_d(tl_pdd_part_d *pt)
   pt->tail_coef_v = pt->tail_coef_w = 0.0;
 }
 
+void tl_pdd_bound_margin_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c)
+{
+  local_margin(pt, a, b, c);
+}
+
 void tl_pdd_bound_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c)
 {
   tl_pdd_bound_drops_d(pt);

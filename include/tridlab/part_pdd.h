@@ -162,10 +162,11 @@ int tl_pdd_ref_correct_d(tl_pdd_part_d *pt, double *x, tl_info *info);
  * then records its truncated ones): drop_v, drop_w, the margin; tail
  * couplings reset. */
 void tl_pdd_bound_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c);
-/* Its first half, the entries dropped and the tails reset, without the
- * margin (a rank program that measures the margin with a batched kernel,
- * tl_cpu_pdd_margin_d). */
+/* Its two halves: the entries dropped and the tails reset; the margin
+ * (a rank program measures the margin with a batched kernel,
+ * tl_cpu_pdd_margin_d, and calls this where that declines). */
 void tl_pdd_bound_drops_d(tl_pdd_part_d *pt);
+void tl_pdd_bound_margin_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c);
 /* When a whole spike's far entry is dropped, the coupling entry that
  * multiplies it belongs to the neighbour and arrives with its message:
  * from p+1 (a[end]) and from p-1 (c[begin-1]). */

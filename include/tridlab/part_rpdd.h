@@ -57,6 +57,11 @@ int tl_rpdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, con
  * tl_rpdd_ref_local_d does them; J <= m; scratch: m doubles. */
 int tl_rpdd_ref_spikes_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                          size_t J, double tol, double *scratch, tl_info *info);
+/* All of it but the local margin (tl_pdd_bound_margin_d), for a rank
+ * program that measures the margin with a batched kernel. */
+int tl_rpdd_ref_spikes_drops_d(tl_pdd_part_d *pt, const double *a, const double *b,
+                               const double *c, size_t J, double tol, double *scratch,
+                               tl_info *info);
 
 /* Phase 2: the edges to send (either pointer may be NULL; to_prev is only
  * written when p >= 1, to_next when p <= P-2). */

@@ -184,22 +184,28 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
  * batch-sized buffer is taken and touched anew on every solve (measured:
  * its first touch cost more than the solves). */
 
-/* What tl_pdd_bound_local_d leaves after phase 1 of system s, with the
- * margin's loop in SIMD lanes (tl_cpu_pdd_margin_d, the same bits; the
+/* The local margin of the error bound of system s (tl_pdd_bound_margin_d),
+ * its loop in SIMD lanes (tl_cpu_pdd_margin_d, the same bits; the
  * reference's loop when it meets a NaN). */
-static void bookkeeping(pdd_run *r, size_t s)
+static void margin(pdd_run *r, size_t s)
 {
   const tl_mpi_batch *sl = r->sl;
   tl_pdd_part_d *pt = &r->pt[s];
   const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
   long row;
-  tl_pdd_ref_spike_lengths_d(pt);
-  tl_pdd_bound_drops_d(pt);
   if (tl_cpu_pdd_margin_d(sl->m, r->ex->rank > 0, r->ex->rank + 1 < r->ex->size, a, b, c,
                           &pt->margin, &row))
     pt->margin_row = (long)pt->begin + row;
   else
-    tl_pdd_bound_local_d(pt, a, b, c);
+    tl_pdd_bound_margin_d(pt, a, b, c);
+}
+
+/* What tl_pdd_bound_local_d leaves after phase 1 of system s. */
+static void bookkeeping(pdd_run *r, size_t s)
+{
+  tl_pdd_ref_spike_lengths_d(&r->pt[s]);
+  tl_pdd_bound_drops_d(&r->pt[s]);
+  margin(r, s);
 }
 
 /* y into x for every system; with spikes (PDD), v and w into each
@@ -318,8 +324,10 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
                 : tl_pdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, &one);
       if (rpdd && st == TL_ERR_ARG)
         phase = PH_CHECK;
-    } else if (rpdd) { /* y from the kernel; the truncated spikes */
-      st = tl_rpdd_ref_spikes_d(&r->pt[s], a, b, c, J, tol, scratch, &one);
+    } else if (rpdd) { /* y from the kernel; the truncated spikes, the margin in SIMD lanes */
+      st = tl_rpdd_ref_spikes_drops_d(&r->pt[s], a, b, c, J, tol, scratch, &one);
+      if (st == TL_OK)
+        margin(r, s);
     } else if (r->gpu) { /* y, v, w and the bookkeeping from the GPU kernel */
       st = TL_OK;
     } else { /* y, v, w and the bookkeeping from local_lines */

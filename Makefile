@@ -49,7 +49,7 @@ LDLIBS_LAPACK = -llapacke -llapack -lblas -lm -ldl -pthread
 OMP     = -fopenmp
 OPT_CPU = -O3 -g -ffp-contract=off -fno-math-errno
 ifeq ($(SANITIZE),1)
-OPT_CPU = $(OPT)
+OPT_CPU = $(OPT) -ffp-contract=off
 endif
 SAN_LDFLAGS =
 ifeq ($(SANITIZE),1)

@@ -5,7 +5,9 @@
  * the correction's x and largest |x| bit for bit, with spikes of every
  * reach (none, part, whole), and a value that overflows (left to the
  * reference, x untouched); the margin and its first row bit for bit, with
- * ties, a row that is not dominant and a NaN (left to the reference); the
+ * ties, a row that is not dominant, a NaN and infinite diagonals (left to
+ * the reference); a correction whose values are finite but whose sum
+ * overflows (left to the reference, which succeeds); the
  * mirrored block and the reversal.
  */
 #include <math.h>
@@ -81,6 +83,18 @@ Test(pdd_cpu, correction_same_bits_as_reference)
           cr_expect(!memcmp(xs, x0, m * sizeof *xs), "m %zu: x was touched", m);
           cr_expect_eq(tl_pdd_ref_correct_d(&pt, xs, &info), TL_ERR_BREAKDOWN);
         }
+        /* every value finite, but their sum overflows: the kernel declines
+         * and the reference, on the untouched x, succeeds */
+        if (m >= 2 && reach == 2) {
+          for (size_t i = 0; i < m; i++)
+            x0[i] = 1.5e308;
+          memcpy(xs, x0, m * sizeof *xs);
+          cr_expect(!tl_cpu_pdd_correct_d(m, pt.kv, pt.kw, pt.v, pt.w, pt.x_left, pt.x_right, xs,
+                                          &xmax),
+                    "m %zu: a sum that overflows is the reference's to judge", m);
+          cr_expect(!memcmp(xs, x0, m * sizeof *xs), "m %zu: x was touched", m);
+          cr_expect_eq(tl_pdd_ref_correct_d(&pt, xs, &info), TL_OK);
+        }
         tl_pdd_part_free_d(&pt);
         free(spikes);
         free(x0);
@@ -94,7 +108,7 @@ Test(pdd_cpu, margin_same_bits_as_reference)
   uint64_t st = 0x9876u;
   for (size_t z = 0; z < NSIZES; z++)
     for (int q = 0; q < 3; q++)
-      for (int variant = 0; variant < 4; variant++) {
+      for (int variant = 0; variant < 5; variant++) {
         size_t m = sizes[z];
         double *spikes = calloc(2 * m, sizeof *spikes), *a = malloc(3 * m * sizeof *a);
         cr_assert(spikes && a);
@@ -111,14 +125,17 @@ Test(pdd_cpu, margin_same_bits_as_reference)
           b[m - 1] = 0.0;
         if (variant == 3) /* a NaN: the reference's rules */
           b[m / 2] = NAN;
+        if (variant == 4) /* every |b| infinite: no margin below +inf */
+          for (size_t i = 0; i < m; i++)
+            b[i] = INFINITY;
         tl_pdd_part_d pt;
         part3(&pt, m, q, spikes);
         tl_pdd_bound_local_d(&pt, a, b, c);
         double margin = 0.0;
         long row = -7;
         int took = tl_cpu_pdd_margin_d(m, q > 0, q < 2, a, b, c, &margin, &row);
-        if (variant == 3) {
-          cr_expect(!took, "m %zu: a NaN is the reference's to judge", m);
+        if (variant >= 3) {
+          cr_expect(!took, "m %zu, variant %d: the reference's to judge", m, variant);
         } else {
           cr_expect(took && !memcmp(&margin, &pt.margin, sizeof margin) &&
                         (long)pt.begin + row == pt.margin_row,

@@ -339,7 +339,8 @@ void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m,
  *   tl_cpu_pdd_margin_d   tl_pdd_bound_local_d's margin of one partition
  *                         of m rows (has_left, has_right: it has those
  *                         neighbours) and its first row (0-based); 0, and
- *                         nothing set, when a margin is NaN;
+ *                         nothing set, when a margin is NaN or none is
+ *                         below +inf (the reference's rules decide);
  *   tl_cpu_pdd_correct_d  tl_pdd_ref_correct_d on m rows: x -= v x_left
  *                         where k < kv, then x -= w x_right where k + kw
  *                         >= m (v and w hold m values each), *xmax the

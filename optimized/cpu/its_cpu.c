@@ -11,8 +11,9 @@
  * rows that are not strictly dominant compute a value that is thrown
  * away). Division and square root are correctly rounded in a vector as
  * in a scalar, and the largest of the rates does not depend on the order
- * it is taken in (the rates are finite and >= +0 when the entries are
- * finite, which tl_solve checks first): the reference's bits.
+ * it is taken in (the rates are >= +0; a lane whose rate is NaN is
+ * skipped by the comparison, as the reference's loop skips it): the
+ * reference's bits.
  *
  *   rows of system s:   g = begin, begin+1, ..., begin+m-1 (global)
  *   ends of a plain system: row 0 has no a, row n-1 no c -> 0 for them

@@ -62,11 +62,11 @@ TL_CPU_CLONES static void margin_block(size_t k, size_t k0, size_t m, int has_le
     lo = v < lo ? v : lo;
   }
   *nan |= bad;
-  if (lo < *best) { /* on a tie the earlier row stays */
+  if (k > 0 && lo < *best) { /* on a tie the earlier row stays */
     size_t j = 0;
     while (j + 1 < k && !(mg[j] == lo))
       j++;
-    *best = lo;
+    *best = mg[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
     *row = (long)(k0 + j);
   }
 }
@@ -81,7 +81,7 @@ int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, 
     size_t k = m - i < BLOCK ? m - i : BLOCK;
     margin_block(k, i, m, has_left, has_right, a + i, b + i, c + i, &best, &at, &nan);
   }
-  if (nan)
+  if (nan || at < 0) /* a NaN, or no row below +inf (none, or |b| = inf): the reference's rules */
     return 0;
   *margin = best, *row = at;
   return 1;

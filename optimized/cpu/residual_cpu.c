@@ -25,9 +25,13 @@
  * the room's flags); the sums add those values in row order, as the core
  * pass does; a maximum or minimum of finite values does not depend on the
  * order it is taken in, and the weakest row is the first row of the
- * largest -rel, as the core pass keeps it. The fast loops assume finite
- * values; when a sum shows one that is not, or for slices of fewer than
- * three rows, the core function runs instead, with its rules.
+ * largest -rel, as the core pass keeps it (its value is that row's own,
+ * so that a tie of +0 and -0 keeps the sign the core loop keeps). The
+ * passes with sums assume finite values; when a sum shows one that is
+ * not, or for slices of fewer than three rows, the core function runs
+ * instead, with its rules. The row classes and N-shaped's dominance have
+ * no sums: their comparisons treat a NaN as the core loops do, and only
+ * the slices too short for their end rows go to the core loops.
  */
 #include <math.h>
 
@@ -85,8 +89,9 @@ TL_CPU_CLONES static void weak_block(size_t k, const double *a, const double *b,
   }
   w->amax = amax, w->xmax = xmax, w->sum += sum;
   if (best > w->weak) { /* on a tie the earlier row stays */
-    w->weak = best;
-    w->weak_row = g0 + (long)first_of(neg, k, best);
+    size_t j = first_of(neg, k, best);
+    w->weak = neg[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
+    w->weak_row = g0 + (long)j;
   }
 }
 
@@ -174,8 +179,9 @@ TL_CPU_CLONES static void pass_block(size_t k, const double *a, const double *b,
   }
   *p = (pass_acc){amax, xmax, alo, xlo, dlo, dmax, col, p->weak, xnorm, rnorm, p->weak_row};
   if (best > p->weak) { /* on a tie the earlier row stays */
-    p->weak = best;
-    p->weak_row = g0 + (long)first_of(neg, k, best);
+    size_t j = first_of(neg, k, best);
+    p->weak = neg[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
+    p->weak_row = g0 + (long)j;
   }
 }
 
@@ -271,7 +277,7 @@ TL_CPU_CLONES static void class_block(size_t k, const double *a, const double *b
     size_t j = 0;
     while (j + 1 < k && !(rel[j] == best))
       j++;
-    w->worst = best;
+    w->worst = rel[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
     w->worst_row = g0 + (long)j;
   }
 }
@@ -335,7 +341,7 @@ TL_CPU_CLONES static void dd_block(size_t k, const double *a, const double *b, c
     size_t j = 0;
     while (j + 1 < k && !(rel[j] == best))
       j++;
-    w->worst = best;
+    w->worst = rel[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
     w->worst_row = g0 + (long)j;
   }
 }

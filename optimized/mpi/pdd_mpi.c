@@ -133,8 +133,8 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * scalar recurrence (about 17 ns per unknown for y alone). The slice is
  * nsys contiguous systems of m rows, exactly what tl_cpu_thomas_lines_d
  * takes: SZ systems per SIMD group, at the node's memory bandwidth (about
- * 4 ns per unknown). So y is one kernel call on the whole slice, and
- * v and w one call each per chunk of systems (below).
+ * 4 ns per unknown). So y, v and w are one kernel call each per chunk
+ * of systems (below).
  *
  * WHY IT IS THE REFERENCE'S ANSWER (to rounding: the kernel multiplies
  * by a reciprocal where the reference divides):

@@ -51,11 +51,12 @@
     (out) = -rel_;                                                                                 \
   } while (0)
 
-/* The first row of neg[0 .. k) that holds its largest value best. */
-static size_t first_of(const double *neg, size_t k, double best)
+/* The first row of v[0 .. k) that holds the block's extreme value best
+ * (a block's largest -rel, smallest rel). */
+static size_t first_of(const double *v, size_t k, double best)
 {
   size_t j = 0;
-  while (j + 1 < k && !(neg[j] == best))
+  while (j + 1 < k && !(v[j] == best))
     j++;
   return j;
 }
@@ -274,9 +275,7 @@ TL_CPU_CLONES static void class_block(size_t k, const double *a, const double *b
   }
   w->row_dd &= row_dd, w->strict &= strict;
   if (best < w->worst) { /* on a tie the earlier row stays */
-    size_t j = 0;
-    while (j + 1 < k && !(rel[j] == best))
-      j++;
+    size_t j = first_of(rel, k, best);
     w->worst = rel[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
     w->worst_row = g0 + (long)j;
   }
@@ -338,9 +337,7 @@ TL_CPU_CLONES static void dd_block(size_t k, const double *a, const double *b, c
   }
   w->not_row |= not_row, w->not_strict |= not_strict, w->not_col |= not_col;
   if (best < w->worst) { /* on a tie the earlier row stays */
-    size_t j = 0;
-    while (j + 1 < k && !(rel[j] == best))
-      j++;
+    size_t j = first_of(rel, k, best);
     w->worst = rel[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
     w->worst_row = g0 + (long)j;
   }

@@ -506,3 +506,46 @@ Test(residual_pass, simd_row_classes_give_the_same_bits)
       free(s.a);
     }
 }
+
+/* ITS's verdict reads strictness off the weakest row: every row strictly
+ * dominant (TL_CLASS_STRICT_DD of tl_row_classes_slice_d) exactly when
+ * the largest -rel (tl_slice_weakest_row, and the one pass) is < 0 --
+ * with a zero diagonal (-rel = inf), a margin of exactly 0 (-rel = -0),
+ * a tiny positive margin, and slices of every kind; and where it is not
+ * strict, the two name the same row. */
+Test(residual_pass, strictness_from_the_weakest_row)
+{
+  static const size_t ms[] = {1, 2, 3, 17, 300};
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (int variant = 0; variant < 5; variant++) {
+      sys1 s = random_sys(300, periodic, 200 + (uint64_t)variant);
+      if (variant == 1)
+        s.b[150] = 0.0;
+      if (variant == 2)
+        s.a[150] = 1.0, s.c[150] = 2.0, s.b[150] = 3.0;
+      if (variant == 3)
+        s.a[150] = 1.0, s.c[150] = 2.0, s.b[150] = 3.0 + 0x1p-51;
+      if (variant == 4)
+        s.a[0] = 5.0, s.c[299] = 5.0, s.b[0] = s.b[299] = 1.0; /* the corners decide */
+      for (size_t j = 0; j < sizeof ms / sizeof *ms; j++) {
+        size_t m = ms[j], begins[3] = {0, (300 - m) / 2, 300 - m};
+        for (int e = 0; e < 3; e++) {
+          size_t b0 = begins[e];
+          double rel, neg;
+          long wc, wn;
+          unsigned cls = tl_row_classes_slice_d(m, s.a + b0, s.b + b0, s.c + b0, b0, 300,
+                                                periodic, &rel, &wc);
+          tl_slice_weakest_row(TL_F64, 300, periodic, b0, m, s.a + b0, s.b + b0, s.c + b0, &neg,
+                               &wn);
+          int strict = (cls & TL_CLASS_STRICT_DD) != 0;
+          cr_expect(strict == (neg < 0.0),
+                    "variant %d, periodic %d, rows [%zu, %zu): strict %d, weakest -rel %a", variant,
+                    periodic, b0, b0 + m, strict, neg);
+          if (!strict)
+            cr_expect(wc == wn, "variant %d, rows [%zu, %zu): worst row %ld, weakest %ld", variant,
+                      b0, b0 + m, wc, wn);
+        }
+      }
+      free(s.a);
+    }
+}

@@ -388,16 +388,16 @@ Test(its, cpu_rate_same_bits_as_reference)
   double *a = malloc(n * nsys * sizeof *a), *b = malloc(n * nsys * sizeof *b);
   double *c = malloc(n * nsys * sizeof *c), rate[5];
   cr_assert(a && b && c);
-  uint32_t seed = SEED;
+  tl_rng rng;
+  tl_rng_seed(&rng, SEED);
   for (size_t k = 0; k < n * nsys; k++) {
-    seed = seed * 1664525u + 1013904223u;
-    double u = (double)(seed >> 8) / 16777216.0;
+    double u = tl_rng_uniform(&rng, 0.0, 1.0);
     a[k] = u - 0.5, c[k] = 0.7 - u, b[k] = 1.0 + 2.0 * u;
-    if (seed % 11 == 0) /* not strictly dominant */
+    if (k % 11 == 3) /* not strictly dominant */
       b[k] = 0.5 * u;
-    if (seed % 13 == 0)
+    if (k % 13 == 5)
       a[k] = 0.0;
-    if (seed % 29 == 0)
+    if (k % 29 == 7)
       b[k] = 0.0;
   }
   for (int periodic = 0; periodic < 2; periodic++)

@@ -20,16 +20,10 @@
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 #include "tridlab/part_pdd.h"
+#include "tridlab/verify.h"
 
 static const size_t sizes[] = {1, 2, 3, 7, 8, 9, 17, 255, 256, 257, 600, 1000};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
-
-/* Uniform in [lo, hi) from a 64-bit LCG. */
-static double uniform(uint64_t *state, double lo, double hi)
-{
-  *state = *state * 6364136223846793005u + 1442695040888963407u;
-  return lo + (hi - lo) * (double)(*state >> 11) / 9007199254740992.0;
-}
 
 /* Partition q of three (the first, the middle, the last) of m rows each,
  * its spikes in `spikes` (2 m values). */
@@ -43,7 +37,8 @@ static void part3(tl_pdd_part_d *pt, size_t m, int q, double *spikes)
 
 Test(pdd_cpu, correction_same_bits_as_reference)
 {
-  uint64_t st = 0x1234u;
+  tl_rng st;
+  tl_rng_seed(&st, 0x1234u);
   for (size_t z = 0; z < NSIZES; z++)
     for (int q = 0; q < 3; q++)
       for (int reach = 0; reach < 3; reach++) {
@@ -58,11 +53,11 @@ Test(pdd_cpu, correction_same_bits_as_reference)
         if (reach == 2) /* none */
           pt.kv = pt.kw = 0;
         for (size_t i = 0; i < m; i++) {
-          pt.v[i] = uniform(&st, -1.0, 1.0);
-          pt.w[i] = uniform(&st, -1.0, 1.0);
-          x0[i] = uniform(&st, -3.0, 3.0);
+          pt.v[i] = tl_rng_uniform(&st, -1.0, 1.0);
+          pt.w[i] = tl_rng_uniform(&st, -1.0, 1.0);
+          x0[i] = tl_rng_uniform(&st, -3.0, 3.0);
         }
-        pt.x_left = uniform(&st, -2.0, 2.0), pt.x_right = uniform(&st, -2.0, 2.0);
+        pt.x_left = tl_rng_uniform(&st, -2.0, 2.0), pt.x_right = tl_rng_uniform(&st, -2.0, 2.0);
         memcpy(xr, x0, m * sizeof *xr);
         memcpy(xs, x0, m * sizeof *xs);
         tl_info info;
@@ -105,7 +100,8 @@ Test(pdd_cpu, correction_same_bits_as_reference)
 
 Test(pdd_cpu, margin_same_bits_as_reference)
 {
-  uint64_t st = 0x9876u;
+  tl_rng st;
+  tl_rng_seed(&st, 0x9876u);
   for (size_t z = 0; z < NSIZES; z++)
     for (int q = 0; q < 3; q++)
       for (int variant = 0; variant < 5; variant++) {
@@ -114,9 +110,9 @@ Test(pdd_cpu, margin_same_bits_as_reference)
         cr_assert(spikes && a);
         double *b = a + m, *c = b + m;
         for (size_t i = 0; i < m; i++) {
-          a[i] = uniform(&st, -1.0, 1.0);
-          c[i] = uniform(&st, -1.0, 1.0);
-          b[i] = uniform(&st, 2.0, 4.0);
+          a[i] = tl_rng_uniform(&st, -1.0, 1.0);
+          c[i] = tl_rng_uniform(&st, -1.0, 1.0);
+          b[i] = tl_rng_uniform(&st, 2.0, 4.0);
         }
         if (variant == 1) /* ties: the first must win, across blocks too */
           for (size_t i = 0; i < m; i += 130)

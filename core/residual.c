@@ -295,61 +295,6 @@ void tl_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m, co
       .dmax = p.dmax};
 }
 
-/* ---- the weakest row and the maxima in one pass --------------------
- *
- * What a verdict needs before its first reduction when its residual
- * ratio comes later, if at all (ITS): tl_slice_weakest_row's and
- * tl_residual_slice_max's numbers from one read of a, b, c, x. The row
- * loop is written for finite values, as the pass above; a value that is
- * not finite shows in a running sum, and then the general loops measure
- * again with their rules for inf and NaN. Maxima of finite values and the
- * first row of the largest -rel do not depend on how they are computed:
- * the general loops' bits. */
-static inline void weak_max_row(double a, double b, double c, double x, long g, double *amax,
-                                double *xmax, double *weak, long *weak_row, double *sum)
-{
-  double ma = fabs(a), mb = fabs(b), mc = fabs(c), mx = fabs(x);
-  *sum += (ma + mb) + (mc + mx);
-  double big = mb > ma ? mb : ma;
-  big = big > mc ? big : mc;
-  *amax = big > *amax ? big : *amax;
-  *xmax = mx > *xmax ? mx : *xmax;
-  double neg = -row_margin(mb, ma, mc);
-  if (neg > *weak) { /* on a tie the first row stays */
-    *weak = neg;
-    *weak_row = g;
-  }
-}
-
-void tl_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
-                            const double *b, const double *c, const double *x, double *neg,
-                            long *row, double max[2])
-{
-  double amax = 0.0, xmax = 0.0, weak = -INFINITY, sum = 0.0;
-  long wrow = -1;
-  /* the ends of a plain system have no coupling there: 0 */
-  int left = begin > 0 || periodic, right = begin + m < n || periodic;
-  if (m == 1) {
-    weak_max_row(left ? a[0] : 0.0, b[0], right ? c[0] : 0.0, x[0], (long)begin, &amax, &xmax,
-                 &weak, &wrow, &sum);
-  } else if (m > 1) {
-    size_t l = m - 1;
-    weak_max_row(left ? a[0] : 0.0, b[0], c[0], x[0], (long)begin, &amax, &xmax, &weak, &wrow,
-                 &sum);
-    for (size_t i = 1; i < l; i++)
-      weak_max_row(a[i], b[i], c[i], x[i], (long)(begin + i), &amax, &xmax, &weak, &wrow, &sum);
-    weak_max_row(a[l], b[l], right ? c[l] : 0.0, x[l], (long)(begin + l), &amax, &xmax, &weak,
-                 &wrow, &sum);
-  }
-  if (!isfinite(sum)) { /* the general loops, with their rules for inf and NaN */
-    slice_max_d(n, periodic, begin, m, a, b, c, x, max);
-    rows_weakest_d(n, periodic, begin, m, a, b, c, neg, row);
-    return;
-  }
-  max[0] = xmax, max[1] = amax;
-  *neg = weak, *row = wrow;
-}
-
 /* Every nonzero operand of both computations in [SAFE_LO, SAFE_HI]: A's
  * entries (scaled by fa), x's (by fx), d's (by 2^kd = fa fx). The
  * largest |A| and |x| are the global maxima, and scaled they are < 1. */

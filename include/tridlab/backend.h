@@ -254,12 +254,6 @@ double tl_residual_slice_ratio(size_t n, const double max[2], const double norms
  * tl_pair_max combines it; (-inf, -1) for no rows. */
 void tl_slice_weakest_row(tl_dtype dtype, size_t n, int periodic, size_t begin, size_t m,
                           const void *a, const void *b, const void *c, double *neg, long *row);
-/* tl_slice_weakest_row's (neg, row) and tl_residual_slice_max's max of a
- * double slice in one pass over a, b, c, x, their bits (ITS's verdict:
- * the residual ratio, if any, comes after the first reduction). */
-void tl_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
-                            const double *b, const double *c, const double *x, double *neg,
-                            long *row, double max[2]);
 /* All of it for a double slice in one pass over a, b, c, d, x (the MPI
  * verdict reads each slice once):
  *   max         as tl_residual_slice_max;

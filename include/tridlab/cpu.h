@@ -305,10 +305,12 @@ void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *
                                  const double *sup, const unsigned char *skip, double *x,
                                  unsigned char *tiny, unsigned char *bad);
 
-/* The MPI verdicts' passes over a double slice (tridlab/backend.h:
- * tl_residual_slice_pass_d, tl_slice_weakest_max_d), blocks of rows in
- * SIMD lanes and the two sums in row order (optimized/cpu/residual_cpu.c):
- * the same arguments, the same results bit for bit. */
+/* The MPI verdicts' passes over a double slice (tridlab/backend.h), blocks
+ * of rows in SIMD lanes and the two sums in row order
+ * (optimized/cpu/residual_cpu.c), the same results bit for bit:
+ * tl_cpu_residual_slice_pass_d as tl_residual_slice_pass_d (the same
+ * arguments); tl_cpu_slice_weakest_max_d as tl_slice_weakest_row's (neg,
+ * row) and tl_residual_slice_max's max, in one pass over a, b, c, x. */
 struct tl_residual_pass;
 void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m,
                                   const double *a, const double *b, const double *c,

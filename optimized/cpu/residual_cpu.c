@@ -1,7 +1,8 @@
 /* optimized/cpu/residual_cpu.c -- the MPI verdicts' passes over a double
  * slice, the rows side by side in SIMD lanes, with the bits of the loops
- * they replace: tl_residual_slice_pass_d, tl_slice_weakest_max_d and
- * tl_residual_slice_max (core/residual.c), tl_row_classes_slice_d
+ * they replace: tl_residual_slice_pass_d, tl_slice_weakest_row with
+ * tl_residual_slice_max (one pass for the two), and tl_residual_slice_max
+ * (core/residual.c), tl_row_classes_slice_d
  * (core/system.c) and tl_nshaped_dd_slice_d (reference/nshaped_ref.c).
  *
  * WHY. The core passes go row after row: per row a division (the row's
@@ -61,7 +62,17 @@ static size_t first_of(const double *v, size_t k, double best)
   return j;
 }
 
-/* ---- the weakest row and the maxima (tl_slice_weakest_max_d) ---------- */
+/* ---- the weakest row and the maxima in one pass ---------------------- */
+
+/* The core loops this pass replaces, one after the other: for a row or
+ * two, and for values that are not finite (their rules for inf and NaN). */
+static void weak_max_core(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                          const double *b, const double *c, const double *x, double *neg,
+                          long *row, double max[2])
+{
+  tl_slice_weakest_row(TL_F64, n, periodic, begin, m, a, b, c, neg, row);
+  tl_residual_slice_max(TL_F64, n, periodic, begin, m, a, b, c, x, max);
+}
 
 typedef struct weak_acc {
   double amax, xmax, weak, sum; /* sum: only to see a value not finite */
@@ -106,8 +117,8 @@ void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, 
                                 const double *b, const double *c, const double *x, double *neg,
                                 long *row, double max[2])
 {
-  if (m < 3) { /* a row or two: the core pass */
-    tl_slice_weakest_max_d(n, periodic, begin, m, a, b, c, x, neg, row, max);
+  if (m < 3) { /* a row or two: the core loops */
+    weak_max_core(n, periodic, begin, m, a, b, c, x, neg, row, max);
     return;
   }
   weak_acc w = {0.0, 0.0, -INFINITY, 0.0, -1};
@@ -119,8 +130,8 @@ void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, 
     weak_block(k, a + i, b + i, c + i, x + i, (long)(begin + i), &w);
   }
   weak_row(a[l], b[l], right ? c[l] : 0.0, x[l], (long)(begin + l), &w);
-  if (!isfinite(w.sum)) { /* the core pass, with its rules for inf and NaN */
-    tl_slice_weakest_max_d(n, periodic, begin, m, a, b, c, x, neg, row, max);
+  if (!isfinite(w.sum)) { /* the core loops, with their rules for inf and NaN */
+    weak_max_core(n, periodic, begin, m, a, b, c, x, neg, row, max);
     return;
   }
   max[0] = w.xmax, max[1] = w.amax;

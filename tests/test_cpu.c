@@ -593,19 +593,21 @@ static void fused_checks_case(size_t n, size_t nsys)
       }
 }
 
-/* Small batches (SZ = 16, in cache): n not a multiple of the tile, nsys
- * not a multiple of SZ. */
+/* Small batches (in cache): n not a multiple of the tile, nsys not a
+ * multiple of SZ; n = 64, whose last tile is whole (its corner c[n-1]
+ * and last column margin taken in registers), in arrays 0 to 2 doubles
+ * past a boundary (a short first tile for 1 and 2). */
 Test(cpu_registry, thomas_cpu_fused_checks_find_what_thomas_finds, .timeout = 120)
 {
-  static const size_t ns[] = {1, 2, 37, 300};
+  static const size_t ns[] = {1, 2, 37, 64, 300};
   static const size_t nsyss[] = {1, 13, 70};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
     for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
       fused_checks_case(ns[in], nsyss[ic]);
 }
 
-/* Batches beyond 2 MiB, which thomas_cpu solves with SZ = 8 (the group
- * size for lines): the same checks, nsys not a multiple of 8. */
+/* Batches beyond 2 MiB (thomas_cpu takes SZ = 8, the group size for
+ * lines, at every size): the same checks, nsys not a multiple of 8. */
 Test(cpu_registry, thomas_cpu_fused_checks_on_a_large_batch, .timeout = 120)
 {
   cr_assert_eq(tl_cpu_sz_lines(37, sizeof(double)), 8);
@@ -695,6 +697,59 @@ Test(cpu_thomas, x_lines_hostile_shapes, .timeout = 120)
       }
       free(xref), free(x), free(fm), free(h.mem);
     }
+}
+
+/* Along x, whole tiles of a double group of 8 lines run in registers and
+ * the rest (a short first tile, the last rows, a group of fewer lines)
+ * through tiles on the stack; both are the recurrence the y kernel runs
+ * on adjacent systems. So x (thomas_3d and the registry's
+ * tl_cpu_thomas_lines_d, its checks on) must give the y kernel's bits on
+ * the transposed batch: n around and at multiples of the tile, 8, 9 and
+ * 17 lines, the arrays 0 to 7 doubles past a 64-byte boundary. */
+Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
+{
+  static const size_t ns[] = {7, 8, 9, 16, 23, 64, 257, 1024};
+  static const size_t nsyss[] = {8, 9, 17};
+  for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+    for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
+      for (size_t skew = 0; skew < 8; skew++) {
+        size_t n = ns[in], nsys = nsyss[ic], count = n * nsys;
+        size_t xdims[3] = {n, nsys, 1}, ydims[3] = {nsys, n, 1};
+        hostile h;
+        hostile_make(&h, n, nsys, skew, (unsigned)(100 + in * 31 + ic * 7 + skew));
+        double *y = malloc(5 * count * sizeof *y), *x = malloc(2 * count * sizeof *x);
+        double *xl = x + count;
+        const double *src[4] = {h.p.a, h.p.b, h.p.c, h.p.d};
+        for (int k = 0; k < 4; k++) /* row i of line s at s + nsys i */
+          for (size_t s = 0; s < nsys; s++)
+            for (size_t i = 0; i < n; i++)
+              y[k * count + s + nsys * i] = src[k][s * n + i];
+        double *ya = y, *yb = y + count, *yc = y + 2 * count, *yd = y + 3 * count;
+        double *yx = y + 4 * count;
+        unsigned char *flag = calloc(nsys, 1);
+        tl_info info;
+        cr_assert_eq(tl_cpu_thomas_3d_d(ydims, TL_DIR_Y, 8, ya, yb, yc, yd, yx, &info), TL_OK);
+        cr_assert_eq(tl_cpu_thomas_3d_d(xdims, TL_DIR_X, 8, h.p.a, h.p.b, h.p.c, h.p.d, x, &info),
+                     TL_OK);
+        cr_assert_eq(tl_cpu_thomas_lines_d(n, nsys, h.p.a, h.p.b, h.p.c, h.p.d, xl, flag, &info),
+                     TL_OK);
+        size_t diff = 0, diffl = 0, flagged = 0;
+        for (size_t s = 0; s < nsys; s++) {
+          flagged += flag[s] != 0;
+          for (size_t i = 0; i < n; i++) {
+            double v = yx[s + nsys * i];
+            diff += memcmp(&x[s * n + i], &v, sizeof v) != 0;
+            diffl += memcmp(&xl[s * n + i], &v, sizeof v) != 0;
+          }
+        }
+        cr_expect_eq(diff, 0, "thomas_3d x, n %zu nsys %zu skew %zu: %zu values differ", n,
+                     nsys, skew, diff);
+        cr_expect_eq(diffl, 0, "thomas_lines, n %zu nsys %zu skew %zu: %zu values differ", n,
+                     nsys, skew, diffl);
+        cr_expect_eq(flagged, 0, "n %zu nsys %zu skew %zu: dominant systems flagged", n, nsys,
+                     skew);
+        free(y), free(x), free(flag), free(h.mem);
+      }
 }
 
 /* ------------------------------------------------------------------ */

@@ -67,9 +67,8 @@ int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float 
 
 /* A batch of nsys contiguous systems of n rows (system s at s n, the
  * layout of tl_batch and of a rank's slice in the MPI room), through the
- * x-line kernel, checks fused into its pass: SZ = 16 for a batch whose
- * five arrays fit in 2 MiB together (cache), tl_cpu_sz_lines(n) (8
- * doubles) beyond. a[0] and c[n-1] of each system are not used by the
+ * x-line kernel, checks fused into its pass, SZ = tl_cpu_sz_lines(n)
+ * (8 doubles). a[0] and c[n-1] of each system are not used by the
  * solve. Nothing is reported per
  * system: flag[s] (nsys bytes) receives 1 when system s may have broken
  * down or holds a non-finite entry (its x is then not to be trusted:

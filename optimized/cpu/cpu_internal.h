@@ -93,11 +93,11 @@ typedef float tl_cpu_v4f __attribute__((vector_size(16)));
  */
 typedef double tl_cpu_v8d __attribute__((vector_size(64)));
 
-static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *p, size_t ps, double *q, size_t qs)
+/* The three rounds on eight rows held in registers: r[k] (row k) becomes
+ * column k, in place. */
+static TL_CPU_INLINE void tl_cpu_transpose8_regs_d(tl_cpu_v8d r[8])
 {
-  tl_cpu_v8d r[8], t[8], u[8], o;
-  for (int k = 0; k < 8; k++)
-    memcpy(&r[k], p + (size_t)k * ps, sizeof r[k]);
+  tl_cpu_v8d t[8], u[8];
   for (int k = 0; k < 8; k += 2) {
     t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
     t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
@@ -108,11 +108,33 @@ static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *p, size_t ps, double
       u[k + j + 2] = __builtin_shufflevector(t[k + j], t[k + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
   for (int k = 0; k < 4; k++) {
-    o = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-    memcpy(q + (size_t)k * qs, &o, sizeof o);
-    o = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    memcpy(q + (size_t)(k + 4) * qs, &o, sizeof o);
+    r[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
+}
+
+/* Rows p + k ps (k = 0..7) into registers as columns: v[j][k] = p[k ps + j]. */
+static TL_CPU_INLINE void tl_cpu_transpose8_load_d(const double *p, size_t ps, tl_cpu_v8d v[8])
+{
+  for (int k = 0; k < 8; k++)
+    memcpy(&v[k], p + (size_t)k * ps, sizeof v[k]);
+  tl_cpu_transpose8_regs_d(v);
+}
+
+/* The inverse: q[k qs + j] = v[j][k] (v is transposed in place). */
+static TL_CPU_INLINE void tl_cpu_transpose8_store_d(tl_cpu_v8d v[8], double *q, size_t qs)
+{
+  tl_cpu_transpose8_regs_d(v);
+  for (int k = 0; k < 8; k++)
+    memcpy(q + (size_t)k * qs, &v[k], sizeof v[k]);
+}
+
+static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *p, size_t ps, double *q, size_t qs)
+{
+  tl_cpu_v8d r[8];
+  tl_cpu_transpose8_load_d(p, ps, r);
+  for (int k = 0; k < 8; k++)
+    memcpy(q + (size_t)k * qs, &r[k], sizeof r[k]);
 }
 
 static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, const float *p2,

@@ -39,15 +39,19 @@
  * A software pipeline over the groups of a thread keeps memory busy: the
  * forward tiles of group g+1 (memory) run in the same loop as the
  * backward tiles of group g (cache), one tile of each per step, and both
- * share one scratch (lines_pipeline). Software prefetch runs one chunk of
- * 256 rows ahead (chunk_prefetch). The pipeline is built for SSE2, AVX2
+ * share one scratch (lines_pipeline). Where whole tiles run in registers
+ * (double, SZ = 8, below) the groups run one after the other instead
+ * (lines_sequence): measured, as fast or faster. Software prefetch runs
+ * one chunk of 256 rows ahead (chunk_prefetch). The kernel is built for SSE2, AVX2
  * and AVX-512 (TL_CPU_CLONES), and written once for every (precision, SZ)
  * pair: this file includes itself through optimized/layout/sz_passes.h (optimized/layout/sz_template.h
  * explains how).
  *
- * The group size: tl_cpu_thomas_lines_d takes lines_sz below (8 doubles
- * out of cache, 16 in cache); thomas_3d takes what its caller gives,
- * tl_cpu_sz_lines(n) by default.
+ * The group size: tl_cpu_thomas_lines_d takes lines_sz below (8 doubles);
+ * thomas_3d takes what its caller gives, tl_cpu_sz_lines(n) by default.
+ * Where a tile is whole (8 rows of a double group of 8 lines) it runs in
+ * registers (tile_forward_regs, tile_backward_regs); the rest through
+ * small tiles on the stack.
  *
  * Checks fused into the solve: the registry backend "thomas_cpu" needs
  * what tl_solve would have checked in passes of its own. This kernel
@@ -62,6 +66,14 @@
 #include <string.h>
 
 #include "cpu_internal.h"
+
+/* The whole tiles' helpers pass 64-byte vectors by value between inline
+ * functions of this file, never across a library boundary: GCC's
+ * -Wpsabi note (the ABI of such a vector without AVX-512) concerns no
+ * caller, as in lanes.h. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 
 #define TL_CPU_SELF "optimized/cpu/thomas_lines_cpu.c"
 #include "optimized/layout/sz_passes.h"
@@ -81,14 +93,12 @@ int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, c
 }
 
 /* The group size of tl_cpu_thomas_lines_d: tl_cpu_sz_lines (one 64-byte
- * vector of each row, 8 doubles: the fewest lines read at once, best when
- * the batch streams from memory), but 16 for a batch that fits in cache
- * (5 arrays of at most 2 MiB together), where two chains of dependent
- * divisions per row hide each other's latency (docs/performance.md). */
-static size_t lines_sz(size_t n, size_t nsys)
+ * vector of each row, 8 doubles), in and out of cache. A batch that fits
+ * in cache used to take 16 (two chains of dependent divisions per row);
+ * since a whole tile of 8 lines runs in registers, 8 is 1.2-1.3 times
+ * faster there too (docs/performance.md). */
+static size_t lines_sz(size_t n)
 {
-  if (nsys <= ((size_t)2 << 20) / (5 * sizeof(double)) / n)
-    return 16;
   return tl_cpu_sz_lines(n, sizeof(double));
 }
 
@@ -101,7 +111,7 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
   TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
-  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, info);
+  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n), a, b, c, d, x, flag, info);
 }
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -321,6 +331,7 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
   f->d = d;
   f->x = x;
   f->rev = rev;
+  memset(f->xr, 0, sizeof f->xr); /* set by the last tile before it is read */
   FN(dom_start)(&f->dom);
 }
 
@@ -380,6 +391,145 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
   }
 }
 
+/* ---- a whole tile in registers (double, SZ = 8) ---- */
+
+/* Where a tile is whole -- XT = 8 rows of all 8 lines of a double group
+ * -- its rows are transposed straight into eight 512-bit registers per
+ * array (tl_cpu_transpose8_load_d) and the recurrence runs on them; the
+ * backward pass keeps its eight rows of x in registers too and
+ * transposes them out. The general path (tile_load / tile_store) goes
+ * through small tiles on the stack instead, a store and a reload of
+ * every row between the transposes and the recurrence; that round trip
+ * cost about a third of the kernel's time (docs/performance.md, "The x
+ * kernel's whole tiles in registers"). The operations are row_first's,
+ * row_next's, row_back's and row_copy_check's, in the same order: the
+ * same bits. */
+#undef TL_LINES_REGS
+#if defined(TL_CPU_SHUFFLE) && !TL_CPU_FLOAT && SZ == 8 && TL_CPU_XT_LINES == 1
+#define TL_LINES_REGS 1
+
+typedef long long FN(v8l) __attribute__((vector_size(64)));
+
+/* |v|, and v where v < cur else cur: fabs and dom_tile's `mr < rmin ?
+ * mr : rmin`, lane by lane (a NaN keeps cur). */
+static TL_CPU_INLINE tl_cpu_v8d FN(vabs)(tl_cpu_v8d v)
+{
+  const FN(v8l) m = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
+                     INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  return (tl_cpu_v8d)((FN(v8l))v & m);
+}
+
+static TL_CPU_INLINE tl_cpu_v8d FN(vless)(tl_cpu_v8d v, tl_cpu_v8d cur)
+{
+  T o[SZ], w[SZ], c[SZ];
+  memcpy(w, &v, sizeof w), memcpy(c, &cur, sizeof c);
+#pragma omp simd
+  for (int l = 0; l < SZ; l++)
+    o[l] = w[l] < c[l] ? w[l] : c[l];
+  memcpy(&cur, o, sizeof o);
+  return cur;
+}
+
+/* dom_tile on a whole tile in registers: the same margins, the same
+ * order, the same bits. */
+static TL_CPU_INLINE void FN(dom_tile_regs)(const tl_cpu_v8d *A, const tl_cpu_v8d *B,
+                                            const tl_cpu_v8d *C, size_t i0, size_t n,
+                                            FN(dom) * m)
+{
+  tl_cpu_v8d rmin, cmin, b1, c1, c2;
+  size_t r0 = 0;
+  memcpy(&rmin, m->rmin, sizeof rmin), memcpy(&cmin, m->cmin, sizeof cmin);
+  memcpy(&b1, m->b1, sizeof b1), memcpy(&c1, m->c1, sizeof c1), memcpy(&c2, m->c2, sizeof c2);
+  if (i0 == 0) { /* row 0: |b_0| - |c_0| */
+    tl_cpu_v8d ab = FN(vabs)(B[0]), ac = FN(vabs)(C[0]);
+    rmin = FN(vless)(ab - ac, rmin);
+    c2 = c1, c1 = ac, b1 = ab;
+    r0 = 1;
+  }
+  for (size_t r = r0; r < XT; r++) {
+    tl_cpu_v8d ab = FN(vabs)(B[r]), aa = FN(vabs)(A[r]), ac = FN(vabs)(C[r]);
+    rmin = FN(vless)(ab - (aa + ac), rmin);
+    cmin = FN(vless)(b1 - (c2 + aa), cmin);
+    c2 = c1, c1 = ac, b1 = ab;
+  }
+  if (i0 + XT == n) /* the last column: |b_{n-1}| - |c_{n-2}| */
+    cmin = FN(vless)(b1 - c2, cmin);
+  memcpy(m->rmin, &rmin, sizeof rmin), memcpy(m->cmin, &cmin, sizeof cmin);
+  memcpy(m->b1, &b1, sizeof b1), memcpy(m->c1, &c1, sizeof c1), memcpy(m->c2, &c2, sizeof c2);
+}
+
+static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, size_t i0,
+                                                FN(flight) * f, T *cp, T *dp)
+{
+  const tl_cpu_v8d one = {1, 1, 1, 1, 1, 1, 1, 1};
+  size_t ln = f->lane, sh = f->shift, r0 = 0;
+  tl_cpu_v8d A[XT], B[XT], C[XT], D[XT], pc, pd, chk;
+  tl_cpu_transpose8_load_d(f->a + f->off + i0, ln, A); /* A[r]: row i0 + r of the 8 lines */
+  tl_cpu_transpose8_load_d(f->b + f->off + i0, ln, B);
+  tl_cpu_transpose8_load_d(f->c + f->off + i0, ln, C);
+  tl_cpu_transpose8_load_d(f->d + f->off + i0, ln, D);
+  if (reg && i0 == 0)
+    for (int l = 0; l < SZ; l++)
+      f->dom.corner[l] += TABS(A[0][l]);
+  if (i0 + XT == n) { /* the corner c[n-1] is not part of the system */
+    if (reg)
+      for (int l = 0; l < SZ; l++)
+        f->dom.corner[l] += TABS(C[XT - 1][l]);
+    C[XT - 1] = one - one;
+  }
+  memcpy(&chk, f->chk, sizeof chk);
+  if (i0 == 0) { /* row_first */
+    tl_cpu_v8d q = one / B[0];
+    size_t w = TL_CPU_POS(sh, f->rev, np);
+    pc = C[0] * q;
+    pd = D[0] * q;
+    chk = B[0];
+    memcpy(cp + w * SZ, &pc, sizeof pc), memcpy(dp + w * SZ, &pd, sizeof pd);
+    r0 = 1;
+  } else {
+    size_t pm = TL_CPU_POS(sh + i0 - 1, f->rev, np);
+    memcpy(&pc, cp + pm * SZ, sizeof pc), memcpy(&pd, dp + pm * SZ, sizeof pd);
+  }
+  for (size_t r = r0; r < XT; r++) { /* row_next */
+    tl_cpu_v8d p = B[r] - A[r] * pc, q = one / p;
+    size_t w = TL_CPU_POS(sh + i0 + r, f->rev, np);
+    pc = C[r] * q;
+    pd = (D[r] - A[r] * pd) * q;
+    chk += p;
+    memcpy(cp + w * SZ, &pc, sizeof pc), memcpy(dp + w * SZ, &pd, sizeof pd);
+  }
+  memcpy(f->chk, &chk, sizeof chk);
+  if (reg)
+    FN(dom_tile_regs)(A, B, C, i0, n, &f->dom);
+}
+
+static TL_CPU_INLINE void FN(tile_backward_regs)(size_t n, size_t np, size_t i0, FN(flight) * f,
+                                                 const T *cp, const T *dp)
+{
+  size_t sh = f->shift, r = XT;
+  tl_cpu_v8d X[XT], xr, chk, c1, d1;
+  memcpy(&chk, f->chk, sizeof chk);
+  if (i0 + XT == n) { /* row_copy_check: x = d' on the last row */
+    r--;
+    memcpy(&xr, dp + TL_CPU_POS(sh + i0 + r, f->rev, np) * SZ, sizeof xr);
+    chk += xr;
+    X[r] = xr;
+  } else {
+    memcpy(&xr, f->xr, sizeof xr);
+  }
+  while (r-- > 0) { /* row_back */
+    size_t p = TL_CPU_POS(sh + i0 + r, f->rev, np);
+    memcpy(&c1, cp + p * SZ, sizeof c1), memcpy(&d1, dp + p * SZ, sizeof d1);
+    xr = d1 - c1 * xr;
+    chk += xr;
+    X[r] = xr;
+  }
+  memcpy(f->xr, &xr, sizeof xr); /* row i0 carries into the tile below */
+  memcpy(f->chk, &chk, sizeof chk);
+  tl_cpu_transpose8_store_d(X, f->x + f->off + i0, f->lane);
+}
+#endif
+
 /* Forward tile t of a group (rows t XT - shift ..., tile_rows; tile 0
  * short when shift > 0); np = rows of the scratch, in virtual rows (row
  * + shift), so the pipeline's two groups still meet tile for tile: group
@@ -396,6 +546,12 @@ static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t 
   const T *fa = f->a + f->off, *fb = f->b + f->off, *fc = f->c + f->off;
   const T *fd = f->d + f->off;
   FN(chunk_prefetch)(n, np, t, f);
+#ifdef TL_LINES_REGS
+  if (rows == XT && valid == SZ) {
+    FN(tile_forward_regs)(reg, n, np, i0, f, cp, dp);
+    return;
+  }
+#endif
   T ta[XT * SZ], tb[XT * SZ], tc[XT * SZ], td[XT * SZ];
   FN(tile_load)(fa + i0, ln, valid, rows, 0, ta);
   FN(tile_load)(fb + i0, ln, valid, rows, 1, tb);
@@ -440,6 +596,12 @@ static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(fl
 {
   size_t i0, rows;
   FN(tile_rows)(n, f->shift, np / XT - 1 - k, &i0, &rows);
+#ifdef TL_LINES_REGS
+  if (rows == XT && f->valid == SZ) {
+    FN(tile_backward_regs)(n, np, i0, f, cp, dp);
+    return;
+  }
+#endif
   T tx[XT * SZ], xr[SZ], chk[SZ]; /* xr: x of row i + 1, in registers */
   memcpy(xr, f->xr, sizeof xr), memcpy(chk, f->chk, sizeof chk);
   for (size_t r = rows; r-- > 0;) {
@@ -493,6 +655,40 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, siz
   }
 }
 
+/* A thread's groups g0..g1-1 one after the other: all forward tiles of
+ * a group, then its backward tiles. With whole tiles in registers
+ * (double, SZ = 8) this order was as fast as the pipeline above for
+ * thomas_3d and 1.12-1.31 times faster for the registry backend, whose
+ * margins the pipeline kept for two groups at once (docs/performance.md);
+ * the chunk prefetch still runs ahead, into the next group. Where the
+ * tiles go through the stack (float, larger SZ) the pipeline stays: on
+ * two threads it is 1.1-1.4 times faster there. */
+static TL_CPU_INLINE void FN(lines_sequence)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
+                                             size_t shift, const T *a, const T *b, const T *c,
+                                             const T *d, T *x, T *cp, T *dp, uint64_t *bad,
+                                             uint64_t *outside, uint64_t *corner)
+{
+  size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
+  FN(flight) f;
+  for (size_t g = g0; g < g1; g++) {
+    FN(flight_start)(&f, n, nsys, g, 0, shift, a, b, c, d, x);
+    for (size_t k = 0; k < steps; k++)
+      FN(tile_forward)(reg, n, np, k, &f, cp, dp);
+    for (size_t k = 0; k < steps; k++)
+      FN(tile_backward)(n, np, k, &f, cp, dp);
+    TL_CPU_BAD_MASK(f.chk, SZ, bad[g]);
+    if (reg)
+      FN(dom_masks)(&f.dom, &outside[g], &corner[g]);
+  }
+}
+
+#undef TL_LINES_GROUPS
+#ifdef TL_LINES_REGS
+#define TL_LINES_GROUPS FN(lines_sequence)
+#else
+#define TL_LINES_GROUPS FN(lines_pipeline)
+#endif
+
 /* The specialisations: with the registry's checks only where the
  * registry backend uses them (double), which keeps the build time down. */
 TL_CPU_CLONES static void FN(lines_run)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
@@ -502,10 +698,10 @@ TL_CPU_CLONES static void FN(lines_run)(int reg, size_t n, size_t nsys, size_t g
 {
 #if !TL_CPU_FLOAT
   if (reg)
-    FN(lines_pipeline)(1, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+    TL_LINES_GROUPS(1, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
   else
 #endif
-    FN(lines_pipeline)(0, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+    TL_LINES_GROUPS(0, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
   (void)reg;
 }
 

@@ -752,6 +752,58 @@ Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
       }
 }
 
+/* The registry's flags from whole tiles in registers: a batch of 8
+ * aligned systems (one whole group; whole first and, for n a multiple of
+ * 8, last tiles), one case per system, each flag asserted, then each
+ * system solved alone (a group of one line: the stack tiles), which must
+ * give the same flag and the same bits. */
+Test(cpu_registry, thomas_lines_flags_from_whole_tiles, .timeout = 60)
+{
+  static const size_t ns[] = {8, 16, 37, 64};
+  static const unsigned char want[8] = {3, 3, 2, 2, 1, 1, 1, 0};
+  for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++) {
+    size_t n = ns[in], nsys = 8, count = n * nsys;
+    hostile h;
+    hostile_make(&h, n, nsys, 0, (unsigned)(500 + in));
+    double *a = (double *)h.p.a, *b = (double *)h.p.b, *c = (double *)h.p.c;
+    double *d = (double *)h.p.d;
+    a[0 * n] = 0.5;                                         /* a corner a[0]                */
+    c[1 * n + n - 1] = INFINITY;                            /* a corner c[n-1], not finite  */
+    b[2 * n] = 0.1, c[2 * n] = 0.4, a[2 * n + 1] = 0.4;     /* row and column 0 not dominant */
+    b[3 * n + n - 1] = 0.1, a[3 * n + n - 1] = 0.4;         /* the last row and column      */
+    c[3 * n + n - 2] = 0.4;
+    a[4 * n + (n > 9 ? 9 : n - 1)] = NAN;                   /* a NaN inside a tile          */
+    b[5 * n + n / 2] = 0.0, a[5 * n + n / 2] = 0.0;         /* a zero pivot                 */
+    b[6 * n + n / 2] = -0.0, a[6 * n + n / 2] = 0.0;        /* a zero pivot of sign -       */
+    double *x = malloc(count * sizeof *x), *x1 = malloc(n * sizeof *x1);
+    unsigned char flag[8], f1;
+    tl_info info;
+    cr_assert_eq(tl_cpu_thomas_lines_d(n, nsys, a, b, c, d, x, flag, &info), TL_OK);
+    for (size_t s = 0; s < nsys; s++) {
+      cr_expect_eq(flag[s], want[s], "n %zu system %zu: flag %d, want %d", n, s, flag[s], want[s]);
+      size_t o = s * n;
+      cr_assert_eq(tl_cpu_thomas_lines_d(n, 1, a + o, b + o, c + o, d + o, x1, &f1, &info), TL_OK);
+      cr_expect_eq(f1, flag[s], "n %zu system %zu alone: flag %d, in the group %d", n, s, f1,
+                   flag[s]);
+      cr_expect_eq(memcmp(x1, x + o, n * sizeof *x1), 0, "n %zu system %zu: other bits alone", n,
+                   s);
+    }
+    free(x), free(x1), free(h.mem);
+  }
+  /* thomas_3d along x reports a zero pivot in a whole tile with its line and row. */
+  hostile h;
+  size_t n = 64, nsys = 16, dims[3] = {64, 16, 1};
+  hostile_make(&h, n, nsys, 0, 77);
+  ((double *)h.p.b)[5 * n + 40] = 0.0, ((double *)h.p.a)[5 * n + 40] = 0.0;
+  double *x = malloc(n * nsys * sizeof *x);
+  tl_info info;
+  cr_expect_eq(tl_cpu_thomas_3d_d(dims, TL_DIR_X, 8, h.p.a, h.p.b, h.p.c, h.p.d, x, &info),
+               TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 5);
+  cr_expect_eq(info.row, 40);
+  free(x), free(h.mem);
+}
+
 /* ------------------------------------------------------------------ */
 /* Periodic Thomas on SZ-packed data                                    */
 

@@ -41,7 +41,8 @@
  * backward tiles of group g (cache), one tile of each per step, and both
  * share one scratch (lines_pipeline). Where whole tiles run in registers
  * (double, SZ = 8, below) the groups run one after the other instead
- * (lines_sequence): measured, as fast or faster. Software prefetch runs
+ * (lines_sequence): measured, about as fast for thomas_3d and faster for
+ * the registry backend. Software prefetch runs
  * one chunk of 256 rows ahead (chunk_prefetch). The kernel is built for SSE2, AVX2
  * and AVX-512 (TL_CPU_CLONES), and written once for every (precision, SZ)
  * pair: this file includes itself through optimized/layout/sz_passes.h (optimized/layout/sz_template.h
@@ -49,13 +50,15 @@
  *
  * The group size: tl_cpu_thomas_lines_d takes lines_sz below (8 doubles);
  * thomas_3d takes what its caller gives, tl_cpu_sz_lines(n) by default.
- * Where a tile is whole (8 rows of a double group of 8 lines) it runs in
- * registers (tile_forward_regs, tile_backward_regs); the rest through
- * small tiles on the stack.
+ * Where a tile is whole (8 rows of a double group of 8 lines; SZ = 8,
+ * the default, with a compiler that has TL_CPU_SHUFFLE) it runs in
+ * registers (tile_forward_regs, tile_backward_regs); the rest, and every
+ * tile of the other group sizes and of float, through small tiles on the
+ * stack.
  *
  * Checks fused into the solve: the registry backend "thomas_cpu" needs
  * what tl_solve would have checked in passes of its own. This kernel
- * records it in the tiles it reads anyway, while they are in L1
+ * records it in the tiles it reads anyway, while they are in L1 or in registers
  * (reg = 1, double only): non-zero corners and each lane's dominance
  * margins (FN(dom) below). It reports nothing itself: redo[s] says which
  * systems the caller must hand to tl_check_entries and the reference.
@@ -93,12 +96,19 @@ int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, c
 }
 
 /* The group size of tl_cpu_thomas_lines_d: tl_cpu_sz_lines (one 64-byte
- * vector of each row, 8 doubles), in and out of cache. A batch that fits
- * in cache used to take 16 (two chains of dependent divisions per row);
- * since a whole tile of 8 lines runs in registers, 8 is 1.2-1.3 times
- * faster there too (docs/performance.md). */
-static size_t lines_sz(size_t n)
+ * vector of each row, 8 doubles: the fewest lines read at once, best
+ * when the batch streams from memory). A batch that fits in cache (5
+ * arrays of at most 2 MiB together) took 16, two chains of dependent
+ * divisions per row; since a whole tile of 8 lines runs in registers, 8
+ * is 1.2-1.3 times faster there too (docs/performance.md). A compiler
+ * without the register transposes (TL_CPU_SHUFFLE) keeps 16 in cache. */
+static size_t lines_sz(size_t n, size_t nsys)
 {
+#ifndef TL_CPU_SHUFFLE
+  if (nsys <= ((size_t)2 << 20) / (5 * sizeof(double)) / n)
+    return 16;
+#endif
+  (void)nsys;
   return tl_cpu_sz_lines(n, sizeof(double));
 }
 
@@ -111,7 +121,7 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
   TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
-  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n), a, b, c, d, x, flag, info);
+  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, info);
 }
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -331,7 +341,10 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
   f->d = d;
   f->x = x;
   f->rev = rev;
-  memset(f->xr, 0, sizeof f->xr); /* set by the last tile before it is read */
+  /* xr is carried from one backward tile to the one below; the last tile
+   * (row n-1) starts it, so this value is never used -- but the compiler
+   * cannot see that through the register path's copies. */
+  memset(f->xr, 0, sizeof f->xr);
   FN(dom_start)(&f->dom);
 }
 

@@ -312,8 +312,8 @@ static int sums(its_run *r)
  * (tl_its_local_system builds it, as tl_its_local_solve does). The
  * reference then runs Thomas on it, one system after another.
  * WHY THE KERNEL. N^p is a plain tridiagonal system, m rows per system,
- * so tl_cpu_thomas_lines_d (tridlab/cpu.h) solves 8 or 16 systems per
- * SIMD group at the memory bandwidth instead of the scalar recurrence; the
+ * so tl_cpu_thomas_lines_d (tridlab/cpu.h) solves 8 systems per SIMD
+ * group at the memory bandwidth instead of the scalar recurrence; the
  * same Thomas, to rounding (it multiplies by reciprocals).
  * FALLBACK. A system the kernel flags 1 (a zero or non-finite pivot, a
  * non-finite result) is solved again by tl_its_local_solve, which gives

@@ -699,13 +699,14 @@ Test(cpu_thomas, x_lines_hostile_shapes, .timeout = 120)
     }
 }
 
-/* Along x, whole tiles of a double group of 8 lines run in registers and
- * the rest (a short first tile, the last rows, a group of fewer lines)
+/* Along x, whole tiles of a group of 8 lines run in registers and the
+ * rest (a short first tile, the last rows, a group of fewer lines)
  * through tiles on the stack; both are the recurrence the y kernel runs
- * on adjacent systems. So x (thomas_3d and the registry's
- * tl_cpu_thomas_lines_d, its checks on) must give the y kernel's bits on
- * the transposed batch: n around and at multiples of the tile, 8, 9 and
- * 17 lines, the arrays 0 to 7 doubles past a 64-byte boundary. */
+ * on adjacent systems. So x (thomas_3d in double and float, and the
+ * registry's tl_cpu_thomas_lines_d, its checks on) must give the y
+ * kernel's bits on the transposed batch: n around and at multiples of
+ * the tile, 8, 9 and 17 lines, the arrays 0 to 7 elements past a 64-byte
+ * boundary. */
 Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
 {
   static const size_t ns[] = {7, 8, 9, 16, 23, 64, 257, 1024};
@@ -748,6 +749,28 @@ Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
                      nsys, skew, diffl);
         cr_expect_eq(flagged, 0, "n %zu nsys %zu skew %zu: dominant systems flagged", n, nsys,
                      skew);
+        /* float: whole tiles of 16 rows, the lines 0 to 7 floats past a boundary */
+        float *fm = aligned_alloc(64, ((5 * count + 16) * sizeof(float) + 63) / 64 * 64);
+        float *fx = fm + skew, *ya2 = malloc(5 * count * sizeof *ya2);
+        for (int k = 0; k < 4; k++)
+          for (size_t s = 0; s < nsys; s++)
+            for (size_t i = 0; i < n; i++)
+              fx[k * count + s * n + i] = ya2[k * count + s + nsys * i] =
+                  (float)src[k][s * n + i];
+        cr_assert_eq(tl_cpu_thomas_3d_f(ydims, TL_DIR_Y, 8, ya2, ya2 + count, ya2 + 2 * count,
+                                        ya2 + 3 * count, ya2 + 4 * count, &info),
+                     TL_OK);
+        cr_assert_eq(tl_cpu_thomas_3d_f(xdims, TL_DIR_X, 8, fx, fx + count, fx + 2 * count,
+                                        fx + 3 * count, fx + 4 * count, &info),
+                     TL_OK);
+        size_t difff = 0;
+        for (size_t s = 0; s < nsys; s++)
+          for (size_t i = 0; i < n; i++)
+            difff += memcmp(&fx[4 * count + s * n + i], &ya2[4 * count + s + nsys * i],
+                            sizeof(float)) != 0;
+        cr_expect_eq(difff, 0, "float thomas_3d x, n %zu nsys %zu skew %zu: %zu values differ", n,
+                     nsys, skew, difff);
+        free(fm), free(ya2);
         free(y), free(x), free(flag), free(h.mem);
       }
 }

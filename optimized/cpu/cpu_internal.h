@@ -137,6 +137,51 @@ static TL_CPU_INLINE void tl_cpu_transpose8_d(const double *p, size_t ps, double
     memcpy(q + (size_t)k * qs, &r[k], sizeof r[k]);
 }
 
+/* 8x8 floats in 256-bit registers, in three rounds of 8 two-vector
+ * shuffles (the float x kernel's whole tiles: thomas_lines_cpu.c): r[k]
+ * (row k) becomes column k, in place.
+ *
+ *   rows               round 1            round 2                    round 3: halves
+ *   r0: 00 01 .. 07    t0: 00 10 01 11    u0: 00 10 20 30 04 14 24 34  q0: 00 10 .. 70
+ *   r1: 10 11 .. 17        04 14 05 15    u1: 01 11 21 31 05 15 25 35  q4: 04 14 .. 74
+ */
+typedef float tl_cpu_v8f __attribute__((vector_size(32)));
+
+static TL_CPU_INLINE void tl_cpu_transpose8_regs_f(tl_cpu_v8f r[8])
+{
+  tl_cpu_v8f t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int j = 0; j < 2; j++) {
+      u[k + 2 * j] = __builtin_shufflevector(t[k + j], t[k + j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[k + 2 * j + 1] =
+          __builtin_shufflevector(t[k + j], t[k + j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int k = 0; k < 4; k++) {
+    r[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
+/* Rows p + k ps (k = 0..7) into registers as columns: v[j][k] = p[k ps + j]. */
+static TL_CPU_INLINE void tl_cpu_transpose8_load_f(const float *p, size_t ps, tl_cpu_v8f v[8])
+{
+  for (int k = 0; k < 8; k++)
+    memcpy(&v[k], p + (size_t)k * ps, sizeof v[k]);
+  tl_cpu_transpose8_regs_f(v);
+}
+
+/* The inverse: q[k qs + j] = v[j][k] (v is transposed in place). */
+static TL_CPU_INLINE void tl_cpu_transpose8_store_f(tl_cpu_v8f v[8], float *q, size_t qs)
+{
+  tl_cpu_transpose8_regs_f(v);
+  for (int k = 0; k < 8; k++)
+    memcpy(q + (size_t)k * qs, &v[k], sizeof v[k]);
+}
+
 static TL_CPU_INLINE void tl_cpu_transpose4_f(const float *p0, const float *p1, const float *p2,
                                               const float *p3, float *q0, float *q1, float *q2,
                                               float *q3)

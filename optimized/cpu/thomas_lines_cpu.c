@@ -40,7 +40,7 @@
  * forward tiles of group g+1 (memory) run in the same loop as the
  * backward tiles of group g (cache), one tile of each per step, and both
  * share one scratch (lines_pipeline). Where whole tiles run in registers
- * (double, SZ = 8, below) the groups run one after the other instead
+ * (SZ = 8, below) the groups run one after the other instead
  * (lines_sequence): measured, about as fast for thomas_3d and faster for
  * the registry backend. Software prefetch runs
  * one chunk of 256 rows ahead (chunk_prefetch). The kernel is built for SSE2, AVX2
@@ -50,11 +50,11 @@
  *
  * The group size: tl_cpu_thomas_lines_d takes lines_sz below (8 doubles);
  * thomas_3d takes what its caller gives, tl_cpu_sz_lines(n) by default.
- * Where a tile is whole (8 rows of a double group of 8 lines; SZ = 8,
- * the default, with a compiler that has TL_CPU_SHUFFLE) it runs in
- * registers (tile_forward_regs, tile_backward_regs); the rest, and every
- * tile of the other group sizes and of float, through small tiles on the
- * stack.
+ * Where a tile is whole (all 8 lines of a group, SZ = 8, the default,
+ * with a compiler that has TL_CPU_SHUFFLE; 8 rows of doubles, 16 of
+ * floats) it runs in registers (tile_forward_regs, tile_backward_regs);
+ * the rest, and every tile of the other group sizes, through small tiles
+ * on the stack.
  *
  * Checks fused into the solve: the registry backend "thomas_cpu" needs
  * what tl_solve would have checked in passes of its own. This kernel
@@ -404,11 +404,12 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
   }
 }
 
-/* ---- a whole tile in registers (double, SZ = 8) ---- */
+/* ---- a whole tile in registers (SZ = 8) ---- */
 
-/* Where a tile is whole -- XT = 8 rows of all 8 lines of a double group
- * -- its rows are transposed straight into eight 512-bit registers per
- * array (tl_cpu_transpose8_load_d) and the recurrence runs on them; the
+/* Where a tile is whole -- XT rows (8 doubles, 16 floats: one cache
+ * line) of all 8 lines of a group -- its rows are transposed straight
+ * into registers, one vector of the 8 lanes per row and array
+ * (tl_cpu_transpose8_load_d, _f) and the recurrence runs on them; the
  * backward pass keeps its eight rows of x in registers too and
  * transposes them out. The general path (tile_load / tile_store) goes
  * through small tiles on the stack instead, a store and a reload of
@@ -418,9 +419,25 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
  * row_next's, row_back's and row_copy_check's, in the same order: the
  * same bits. */
 #undef TL_LINES_REGS
-#if defined(TL_CPU_SHUFFLE) && !TL_CPU_FLOAT && SZ == 8 && TL_CPU_XT_LINES == 1
+#if defined(TL_CPU_SHUFFLE) && SZ == 8 && TL_CPU_XT_LINES == 1
 #define TL_LINES_REGS 1
 
+/* A row of the 8 lanes: 512 bits of doubles, 256 of floats; a float tile
+ * (16 rows, one cache line) is two 8x8 transposes. */
+#undef TL_LV
+#undef TL_LV_LOAD
+#undef TL_LV_STORE
+#if TL_CPU_FLOAT
+#define TL_LV tl_cpu_v8f
+#define TL_LV_LOAD tl_cpu_transpose8_load_f
+#define TL_LV_STORE tl_cpu_transpose8_store_f
+#else
+#define TL_LV tl_cpu_v8d
+#define TL_LV_LOAD tl_cpu_transpose8_load_d
+#define TL_LV_STORE tl_cpu_transpose8_store_d
+#endif
+
+#if !TL_CPU_FLOAT /* the registry's margins: double only */
 typedef long long FN(v8l) __attribute__((vector_size(64)));
 
 /* |v|, and v where v < cur else cur: fabs and dom_tile's `mr < rmin ?
@@ -470,17 +487,20 @@ static TL_CPU_INLINE void FN(dom_tile_regs)(const tl_cpu_v8d *A, const tl_cpu_v8
   memcpy(m->rmin, &rmin, sizeof rmin), memcpy(m->cmin, &cmin, sizeof cmin);
   memcpy(m->b1, &b1, sizeof b1), memcpy(m->c1, &c1, sizeof c1), memcpy(m->c2, &c2, sizeof c2);
 }
+#endif
 
 static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, size_t i0,
                                                 FN(flight) * f, T *cp, T *dp)
 {
-  const tl_cpu_v8d one = {1, 1, 1, 1, 1, 1, 1, 1};
+  const TL_LV one = {1, 1, 1, 1, 1, 1, 1, 1};
   size_t ln = f->lane, sh = f->shift, r0 = 0;
-  tl_cpu_v8d A[XT], B[XT], C[XT], D[XT], pc, pd, chk;
-  tl_cpu_transpose8_load_d(f->a + f->off + i0, ln, A); /* A[r]: row i0 + r of the 8 lines */
-  tl_cpu_transpose8_load_d(f->b + f->off + i0, ln, B);
-  tl_cpu_transpose8_load_d(f->c + f->off + i0, ln, C);
-  tl_cpu_transpose8_load_d(f->d + f->off + i0, ln, D);
+  TL_LV A[XT], B[XT], C[XT], D[XT], pc, pd, chk;
+  for (size_t h = 0; h < XT; h += 8) { /* A[r]: row i0 + r of the 8 lines */
+    TL_LV_LOAD(f->a + f->off + i0 + h, ln, A + h);
+    TL_LV_LOAD(f->b + f->off + i0 + h, ln, B + h);
+    TL_LV_LOAD(f->c + f->off + i0 + h, ln, C + h);
+    TL_LV_LOAD(f->d + f->off + i0 + h, ln, D + h);
+  }
   if (reg && i0 == 0)
     for (int l = 0; l < SZ; l++)
       f->dom.corner[l] += TABS(A[0][l]);
@@ -492,7 +512,7 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
   }
   memcpy(&chk, f->chk, sizeof chk);
   if (i0 == 0) { /* row_first */
-    tl_cpu_v8d q = one / B[0];
+    TL_LV q = one / B[0];
     size_t w = TL_CPU_POS(sh, f->rev, np);
     pc = C[0] * q;
     pd = D[0] * q;
@@ -504,7 +524,7 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
     memcpy(&pc, cp + pm * SZ, sizeof pc), memcpy(&pd, dp + pm * SZ, sizeof pd);
   }
   for (size_t r = r0; r < XT; r++) { /* row_next */
-    tl_cpu_v8d p = B[r] - A[r] * pc, q = one / p;
+    TL_LV p = B[r] - A[r] * pc, q = one / p;
     size_t w = TL_CPU_POS(sh + i0 + r, f->rev, np);
     pc = C[r] * q;
     pd = (D[r] - A[r] * pd) * q;
@@ -512,15 +532,17 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
     memcpy(cp + w * SZ, &pc, sizeof pc), memcpy(dp + w * SZ, &pd, sizeof pd);
   }
   memcpy(f->chk, &chk, sizeof chk);
+#if !TL_CPU_FLOAT
   if (reg)
     FN(dom_tile_regs)(A, B, C, i0, n, &f->dom);
+#endif
 }
 
 static TL_CPU_INLINE void FN(tile_backward_regs)(size_t n, size_t np, size_t i0, FN(flight) * f,
                                                  const T *cp, const T *dp)
 {
   size_t sh = f->shift, r = XT;
-  tl_cpu_v8d X[XT], xr, chk, c1, d1;
+  TL_LV X[XT], xr, chk, c1, d1;
   memcpy(&chk, f->chk, sizeof chk);
   if (i0 + XT == n) { /* row_copy_check: x = d' on the last row */
     r--;
@@ -539,7 +561,8 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(size_t n, size_t np, size_t i0,
   }
   memcpy(f->xr, &xr, sizeof xr); /* row i0 carries into the tile below */
   memcpy(f->chk, &chk, sizeof chk);
-  tl_cpu_transpose8_store_d(X, f->x + f->off + i0, f->lane);
+  for (size_t h = 0; h < XT; h += 8)
+    TL_LV_STORE(X + h, f->x + f->off + i0 + h, f->lane);
 }
 #endif
 
@@ -669,13 +692,13 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, siz
 }
 
 /* A thread's groups g0..g1-1 one after the other: all forward tiles of
- * a group, then its backward tiles. With whole tiles in registers
- * (double, SZ = 8) this order was as fast as the pipeline above for
- * thomas_3d and 1.12-1.31 times faster for the registry backend, whose
- * margins the pipeline kept for two groups at once (docs/performance.md);
- * the chunk prefetch still runs ahead, into the next group. Where the
- * tiles go through the stack (float, larger SZ) the pipeline stays: on
- * two threads it is 1.1-1.4 times faster there. */
+ * a group, then its backward tiles. With whole tiles in registers (SZ =
+ * 8) this order was as fast as the pipeline above for double thomas_3d,
+ * 1.12-1.31 times faster for the registry backend, whose margins the
+ * pipeline kept for two groups at once, and 1.15-1.2 times faster for
+ * float (docs/performance.md); the chunk prefetch still runs ahead, into
+ * the next group. Where every tile goes through the stack (SZ 16 to 64)
+ * the pipeline stays. */
 static TL_CPU_INLINE void FN(lines_sequence)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
                                              size_t shift, const T *a, const T *b, const T *c,
                                              const T *d, T *x, T *cp, T *dp, uint64_t *bad,

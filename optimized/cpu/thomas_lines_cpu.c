@@ -410,7 +410,7 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
  * line) of all 8 lines of a group -- its rows are transposed straight
  * into registers, one vector of the 8 lanes per row and array
  * (tl_cpu_transpose8_load_d, _f) and the recurrence runs on them; the
- * backward pass keeps its eight rows of x in registers too and
+ * backward pass keeps the tile's rows of x in registers too and
  * transposes them out. The general path (tile_load / tile_store) goes
  * through small tiles on the stack instead, a store and a reload of
  * every row between the transposes and the recurrence; that round trip

@@ -8,7 +8,9 @@
  * ties, a row that is not dominant, a NaN and infinite diagonals (left to
  * the reference); a correction whose values are finite but whose sum
  * overflows (left to the reference, which succeeds); the
- * mirrored block and the reversal.
+ * correction at the ends of short spikes; the ends of y, v and w by
+ * two eliminations (optimized/cpu/pdd_ends_cpu.c) against the whole
+ * reference solutions, and their breakdown flags.
  */
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +19,7 @@
 
 #include <criterion/criterion.h>
 
+#include "tridlab/algorithms.h"
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 #include "tridlab/part_pdd.h"
@@ -144,26 +147,171 @@ Test(pdd_cpu, margin_same_bits_as_reference)
       }
 }
 
-Test(pdd_cpu, mirror_and_reverse)
+/* The correction at the ends (RPDD's short spikes): x and the largest |x|
+ * bit for bit with the reference, the largest |x| of the rows between the
+ * spikes given by tl_cpu_max_abs_d; overlapping spikes go to the whole
+ * correction; an overflow is declined, x untouched. */
+Test(pdd_cpu, correction_at_the_ends_same_bits)
 {
-  const size_t m = 37, k = 3;
-  double *in = malloc(3 * m * k * sizeof *in), *out = malloc(3 * m * k * sizeof *out);
-  cr_assert(in && out);
-  for (size_t i = 0; i < 3 * m * k; i++)
-    in[i] = (double)i;
-  const double *a = in, *b = in + m * k, *c = in + 2 * m * k;
-  double *ma = out, *mb = out + m * k, *mc = out + 2 * m * k;
-  tl_cpu_mirror_rows_d(m, k, a, b, c, ma, mb, mc);
-  for (size_t j = 0; j < k; j++)
-    for (size_t t = 0; t < m; t++) {
-      size_t at = j * m + t, from = j * m + m - 1 - t;
-      cr_expect(ma[at] == c[from] && mb[at] == b[from] && mc[at] == a[from],
-                "system %zu, mirrored row %zu", j, t);
+  tl_rng st;
+  tl_rng_seed(&st, 0x4321u);
+  for (size_t z = 0; z < NSIZES; z++)
+    for (int q = 0; q < 3; q++)
+      for (int reach = 0; reach < 4; reach++) {
+        size_t m = sizes[z];
+        double *spikes = malloc(2 * m * sizeof *spikes), *x0 = malloc(m * sizeof *x0);
+        double *xr = malloc(m * sizeof *xr), *xs = malloc(m * sizeof *xs);
+        cr_assert(spikes && x0 && xr && xs);
+        tl_pdd_part_d pt;
+        part3(&pt, m, q, spikes);
+        size_t kvs[4] = {pt.kv / 4, pt.kv ? 1 : 0, 0, pt.kv}, kws[4] = {pt.kw / 5, 0, 0, pt.kw};
+        pt.kv = kvs[reach], pt.kw = kws[reach]; /* reach 3: whole, overlapping */
+        for (size_t i = 0; i < m; i++) { /* beyond the spikes: garbage, never read */
+          pt.v[i] = i < pt.kv ? tl_rng_uniform(&st, -1.0, 1.0) : NAN;
+          pt.w[i] = i + pt.kw >= m ? tl_rng_uniform(&st, -1.0, 1.0) : NAN;
+          x0[i] = tl_rng_uniform(&st, -3.0, 3.0);
+        }
+        if (reach == 3)
+          for (size_t i = 0; i < m; i++)
+            pt.v[i] = i < pt.kv ? pt.v[i] : 0.0, pt.w[i] = i + pt.kw >= m ? pt.w[i] : 0.0;
+        pt.x_left = tl_rng_uniform(&st, -2.0, 2.0), pt.x_right = tl_rng_uniform(&st, -2.0, 2.0);
+        memcpy(xr, x0, m * sizeof *xr);
+        memcpy(xs, x0, m * sizeof *xs);
+        tl_info info;
+        cr_assert_eq(tl_pdd_ref_correct_d(&pt, xr, &info), TL_OK);
+        size_t mid = pt.kv + pt.kw <= m ? m - pt.kv - pt.kw : 0;
+        double mid_max = tl_cpu_max_abs_d(mid, x0 + pt.kv), xmax = -1.0;
+        cr_assert(tl_cpu_pdd_correct_ends_d(m, pt.kv, pt.kw, pt.v, pt.w, pt.x_left, pt.x_right,
+                                            xs, mid_max, &xmax));
+        cr_expect(!memcmp(xr, xs, m * sizeof *xs) && !memcmp(&xmax, &pt.xmax, sizeof xmax),
+                  "m %zu, partition %d, reach %d: x or max |x| (%a, %a) differ", m, q, reach,
+                  xmax, pt.xmax);
+        if (pt.kw > 0 && pt.kv + pt.kw <= m) { /* an overflow at the far end */
+          pt.w[m - 1] = 1e308, pt.x_right = -1e10;
+          memcpy(xs, x0, m * sizeof *xs);
+          cr_expect(!tl_cpu_pdd_correct_ends_d(m, pt.kv, pt.kw, pt.v, pt.w, pt.x_left,
+                                               pt.x_right, xs, mid_max, &xmax),
+                    "m %zu: an overflow is not the kernel's to report", m);
+          cr_expect(!memcmp(xs, x0, m * sizeof *xs), "m %zu: x was touched", m);
+        }
+        tl_pdd_part_free_d(&pt);
+        free(spikes);
+        free(x0);
+        free(xr);
+        free(xs);
+      }
+  double none = -1.0, three[3] = {-2.0, 5.0, -7.5};
+  cr_expect(tl_cpu_max_abs_d(0, &none) == 0.0 && tl_cpu_max_abs_d(3, three) == 7.5);
+}
+
+/* nsys systems of m rows, strictly dominant (|b| >= |a| + |c| + 1), the
+ * couplings a[0], c[m-1] not zero. */
+static void dominant_batch(tl_rng *st, size_t m, size_t nsys, double *a, double *b, double *c,
+                           double *d)
+{
+  for (size_t k = 0; k < m * nsys; k++) {
+    a[k] = tl_rng_uniform(st, -1.0, 1.0), c[k] = tl_rng_uniform(st, -1.0, 1.0);
+    b[k] = (fabs(a[k]) + fabs(c[k]) + tl_rng_uniform(st, 1.0, 2.0)) * (k % 3 ? 1.0 : -1.0);
+    d[k] = tl_rng_uniform(st, -5.0, 5.0);
+  }
+}
+
+/* |got - want| within 64 eps of scale, or of |want| for the far ends of
+ * the spikes (they decay, to below the smallest normal number at the
+ * larger m). */
+static int close_to(double got, double want, double scale)
+{
+  return fabs(got - want) <= 64 * 0x1p-52 * scale + 0x1p-1000;
+}
+
+/* The ends of y, v and w (tl_cpu_pdd_ends_d) against the reference's
+ * whole solutions: Thomas for y, the spike sweeps for v and w; in SIMD
+ * groups of 8 and the systems after them; each sweep alone writes only
+ * its ends. */
+Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
+{
+  static const size_t counts[] = {1, 7, 8, 9, 17};
+  tl_rng st;
+  tl_rng_seed(&st, 0xe4d5u);
+  for (size_t z = 0; z < NSIZES; z++)
+    for (size_t h = 0; h < sizeof counts / sizeof counts[0]; h++) {
+      size_t m = sizes[z], nsys = counts[h], cnt = m * nsys;
+      double *mem = malloc((4 * cnt + 3 * m) * sizeof *mem), *ends = malloc(6 * nsys * 8);
+      unsigned char *bad = malloc(nsys);
+      cr_assert(mem && ends && bad);
+      double *a = mem, *b = a + cnt, *c = b + cnt, *d = c + cnt, *y = d + cnt, *v = y + m;
+      double *w = v + m;
+      dominant_batch(&st, m, nsys, a, b, c, d);
+      for (int sweeps = 1; sweeps <= 3; sweeps++) { /* down, up, both */
+        int down = sweeps & 1, up = (sweeps >> 1) & 1;
+        for (size_t k = 0; k < 6 * nsys; k++)
+          ends[k] = 12345.0; /* what no sweep writes stays */
+        tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad);
+        for (size_t s = 0; s < nsys; s++) {
+          const double *as = a + s * m, *bs = b + s * m, *cs = c + s * m, *ds = d + s * m;
+          double cp[1000];
+          tl_info info;
+          cr_assert_eq(tl_thomas_ref_d(m, as, bs, cs, ds, y, &info), TL_OK);
+          cr_assert_eq(tl_pdd_ref_spike_first_fwd_d(m, as, bs, cs, 0, m, v, cp), -1);
+          tl_pdd_ref_spike_first_back_d(m, v, cp);
+          cr_assert_eq(tl_pdd_ref_spike_last_fwd_d(m, as, bs, cs, 0, m, w, cp), -1);
+          tl_pdd_ref_spike_last_back_d(m, m, w, cp);
+          double ys = 0, vs = 0, ws = 0;
+          for (size_t i = 0; i < m; i++)
+            ys = fmax(ys, fabs(y[i])), vs = fmax(vs, fabs(v[i])), ws = fmax(ws, fabs(w[i]));
+          const double *e = ends + 6 * s;
+          cr_expect_eq(bad[s], 0, "m %zu nsys %zu system %zu flagged", m, nsys, s);
+          if (up)
+            cr_expect(close_to(e[0], y[0], ys) && close_to(e[2], v[0], vs) &&
+                          close_to(e[4], w[0], fabs(w[0])),
+                      "m %zu nsys %zu system %zu: y_0 %g/%g, v_0 %g/%g, w_0 %g/%g", m, nsys, s,
+                      e[0], y[0], e[2], v[0], e[4], w[0]);
+          if (down)
+            cr_expect(close_to(e[1], y[m - 1], ys) && close_to(e[3], v[m - 1], fabs(v[m - 1])) &&
+                          close_to(e[5], w[m - 1], ws),
+                      "m %zu nsys %zu system %zu: y_m-1 %g/%g, v_m-1 %g/%g, w_m-1 %g/%g", m,
+                      nsys, s, e[1], y[m - 1], e[3], v[m - 1], e[5], w[m - 1]);
+          for (int k = 0; k < 6; k++)
+            if ((k % 2 == 0 && !up) || (k % 2 == 1 && !down))
+              cr_expect(e[k] == 12345.0, "m %zu system %zu: end %d written", m, s, k);
+        }
+      }
+      free(mem);
+      free(ends);
+      free(bad);
     }
-  double back[37];
-  tl_cpu_reverse_d(m, ma, back);
-  for (size_t t = 0; t < m; t++)
-    cr_expect(back[t] == c[t], "reversed row %zu", t);
-  free(in);
-  free(out);
+}
+
+/* A zero pivot of either sweep, or a non-finite entry, flags its system
+ * (and only it), in a SIMD group and after the groups. */
+Test(pdd_cpu, ends_flag_what_breaks_down)
+{
+  const size_t m = 37, nsys = 9;
+  tl_rng st;
+  tl_rng_seed(&st, 0xbadu);
+  double *mem = malloc(4 * m * nsys * sizeof *mem), *ends = malloc(6 * nsys * sizeof *ends);
+  unsigned char *bad = malloc(nsys);
+  cr_assert(mem && ends && bad);
+  double *a = mem, *b = a + m * nsys, *c = b + m * nsys, *d = c + m * nsys;
+  for (int twist = 0; twist < 4; twist++)
+    for (size_t s = 3; s < nsys; s += 5) { /* system 3 (a group), system 8 (after it) */
+      dominant_batch(&st, m, nsys, a, b, c, d);
+      size_t o = s * m;
+      int down = 1, up = 1;
+      if (twist == 0) /* the top-down pivot of row 0 */
+        b[o] = 0.0, down = 1, up = 0;
+      if (twist == 1) /* the bottom-up pivot of row m-1 */
+        b[o + m - 1] = 0.0, down = 0, up = 1;
+      if (twist == 2) /* a NaN right-hand side, met by either sweep */
+        d[o + 20] = NAN, down = s == 3, up = s != 3;
+      if (twist == 3) /* an infinite coupling of the last row: w_{m-1} */
+        c[o + m - 1] = INFINITY, down = 1, up = 0;
+      tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad);
+      for (size_t k = 0; k < nsys; k++)
+        cr_expect_eq(bad[k], k == s, "twist %d, system %zu of %zu broken: flag of %zu is %d",
+                     twist, s, nsys, k, bad[k]);
+    }
+  free(mem);
+  free(ends);
+  free(bad);
 }

@@ -333,10 +333,6 @@ void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m,
 
 /* PDD's loops besides its Thomas solves, for the rank programs of PDD and
  * RPDD (optimized/cpu/pdd_cpu.c), the reference's operations row by row:
- *   tl_cpu_reverse_d      dst[t] = src[m-1-t];
- *   tl_cpu_mirror_rows_d  k systems of m rows mirrored (row t of the
- *                         mirror is row m-1-t, a and c swapped): the block
- *                         the right spike w is eliminated bottom-up on;
  *   tl_cpu_pdd_margin_d   tl_pdd_bound_local_d's margin of one partition
  *                         of m rows (has_left, has_right: it has those
  *                         neighbours) and its first row (0-based); 0, and
@@ -347,13 +343,33 @@ void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m,
  *                         >= m (v and w hold m values each), *xmax the
  *                         largest |x|; 0, x untouched, when a value would
  *                         not be finite (the reference reports it). */
-void tl_cpu_reverse_d(size_t m, const double *src, double *dst);
-void tl_cpu_mirror_rows_d(size_t m, size_t k, const double *a, const double *b, const double *c,
-                          double *ma, double *mb, double *mc);
 int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, const double *b,
                         const double *c, double *margin, long *row);
 int tl_cpu_pdd_correct_d(size_t m, size_t kv, size_t kw, const double *v, const double *w,
                          double xl, double xr, double *x, double *xmax);
+/*   tl_cpu_pdd_correct_ends_d  the same where kv + kw <= m touching only
+ *                         rows [0, kv) and [m - kw, m): v and w are read
+ *                         only there, mid_max is the largest |x| of the
+ *                         rows between (the caller's, e.g. while they were
+ *                         in cache); kv + kw > m: tl_cpu_pdd_correct_d;
+ *   tl_cpu_max_abs_d      the largest |x_k| of m values (0 for none). */
+int tl_cpu_pdd_correct_ends_d(size_t m, size_t kv, size_t kw, const double *v, const double *w,
+                              double xl, double xr, double *x, double mid_max, double *xmax);
+double tl_cpu_max_abs_d(size_t m, const double *x);
+
+/* What PDD's messages need of its phase 1, for nsys slices of m rows
+ * (system s at [s m, (s+1) m)), without the spikes
+ * (optimized/cpu/pdd_ends_cpu.c): ends[6 s ..] = y_0, y_{m-1}, v_0,
+ * v_{m-1}, w_0, w_{m-1} of A_p y = d, A_p v = a[0] e_0, A_p w = c[m-1]
+ * e_{m-1} (A_p: the block without a[0], c[m-1]). down: y_{m-1}, v_{m-1},
+ * w_{m-1} are set (the top-down elimination, Thomas's pivots); up: y_0,
+ * v_0, w_0 (the bottom-up one, the pivots of the reference's w); the
+ * others are not written. bad[s] = 1 when a pivot or a value of a sweep
+ * of system s is zero or not finite (then its ends are unspecified: the
+ * reference's phase 1 decides). */
+void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
+                       const double *b, const double *c, const double *d, double *ends,
+                       unsigned char *bad);
 
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +

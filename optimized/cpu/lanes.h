@@ -127,12 +127,16 @@ static TL_CPU_INLINE void tl_lanes_tile_put(double *p, size_t m, size_t i0, size
     tl_lanes_scatter(p, m, i0 + r, tl_lanes_load(tile + r * TL_LANES));
 }
 
-/* Software prefetch of row i of the eight slices of p (when it exists). */
+/* Software prefetch of row i of the eight slices of p (when it exists),
+ * into L2 only: eight slices of 2^k rows start on the same L1 set, and
+ * the lines of several arrays prefetched into L1 pushed out the tile
+ * being read (P = 2, 4096 x 4096: Tridsolver's rank program 165 -> 126
+ * ms, P-TDMA's 152 -> 127, docs/performance.md, "MPI"). */
 static TL_CPU_INLINE void tl_lanes_prefetch(const double *p, size_t m, size_t i)
 {
   if (i < m)
     for (int l = 0; l < TL_LANES; l++)
-      TL_CPU_PREFETCH(p + (size_t)l * m + i, 0);
+      TL_CPU_PREFETCH_L2(p + (size_t)l * m + i, 0);
 }
 
 /* The step that starts every tile of a sweep: rows r0 .. r1-1 of the

@@ -2,13 +2,13 @@
  * solves (tridlab/part_pdd.h), the rows side by side in SIMD lanes, for
  * the rank programs of PDD and RPDD (optimized/mpi/pdd_mpi.c):
  *
- *   tl_cpu_mirror_rows_d   the mirrored block the right spike w is solved
- *                          on (row t is row m-1-t, a and c swapped)
- *   tl_cpu_reverse_d       and w mirrored back
  *   tl_cpu_pdd_margin_d    the local margin of the error bound
  *                          (reference/spike_bound.c, local_margin)
  *   tl_cpu_pdd_correct_d   phase 5, x = y - v x_left - w x_right
  *                          (tl_pdd_ref_correct_d)
+ *   tl_cpu_pdd_correct_ends_d  the same where the spikes are short
+ *                          (RPDD): only the rows they reach
+ *   tl_cpu_max_abs_d       the largest |x| of a block
  *
  * Each does the reference's operations on each row, so it gives the
  * reference's bits; where the reference would meet a value that is not
@@ -21,24 +21,6 @@
 
 /* Rows per block of the margin's search: its buffer stays in L1. */
 #define BLOCK 256
-
-TL_CPU_CLONES void tl_cpu_reverse_d(size_t m, const double *src, double *dst)
-{
-#pragma omp simd
-  for (size_t t = 0; t < m; t++)
-    dst[t] = src[m - 1 - t];
-}
-
-void tl_cpu_mirror_rows_d(size_t m, size_t k, const double *a, const double *b, const double *c,
-                          double *ma, double *mb, double *mc)
-{
-  for (size_t j = 0; j < k; j++) {
-    size_t o = j * m;
-    tl_cpu_reverse_d(m, c + o, ma + o); /* the mirror's sub-diagonal is c */
-    tl_cpu_reverse_d(m, b + o, mb + o);
-    tl_cpu_reverse_d(m, a + o, mc + o);
-  }
-}
 
 /* Rows [0, k) of a block, the block's first row being row k0 of m: the
  * smallest margin |b| - (left + right) into *best and its first row into
@@ -117,6 +99,60 @@ TL_CPU_CLONES int tl_cpu_pdd_correct_d(size_t m, size_t kv, size_t kw, const dou
 #pragma omp simd
   for (size_t k = 0; k < m; k++)
     x[k] = corrected(k, m, kv, kw, v, w, xl, xr, x);
+  *xmax = mx;
+  return 1;
+}
+
+TL_CPU_CLONES double tl_cpu_max_abs_d(size_t m, const double *x)
+{
+  double mx = 0.0;
+#pragma omp simd reduction(max : mx)
+  for (size_t k = 0; k < m; k++) {
+    double s = fabs(x[k]);
+    mx = s > mx ? s : mx;
+  }
+  return mx;
+}
+
+/* Rows [k0, k1) corrected by one spike s (v or w) times xs, the
+ * reference's operation: first only looked at (the largest |x| max-ed
+ * into *hi, the moduli added to *sum), then written. */
+static inline void probe_rows(size_t k0, size_t k1, const double *s, double xs, const double *x,
+                              double *hi, double *sum)
+{
+  double h = *hi, t = *sum;
+#pragma omp simd reduction(max : h) reduction(+ : t)
+  for (size_t k = k0; k < k1; k++) {
+    double v = fabs(x[k] - s[k] * xs);
+    t += v;
+    h = v > h ? v : h;
+  }
+  *hi = h, *sum = t;
+}
+
+static inline void write_rows(size_t k0, size_t k1, const double *s, double xs, double *x)
+{
+#pragma omp simd
+  for (size_t k = k0; k < k1; k++)
+    x[k] = x[k] - s[k] * xs;
+}
+
+TL_CPU_CLONES int tl_cpu_pdd_correct_ends_d(size_t m, size_t kv, size_t kw, const double *v,
+                                            const double *w, double xl, double xr, double *x,
+                                            double mid_max, double *xmax)
+{
+  if (kv + kw > m) /* the spikes overlap: every row takes both */
+    return tl_cpu_pdd_correct_d(m, kv, kw, v, w, xl, xr, x, xmax);
+  /* Rows [0, kv) take v, rows [m - kw, m) take w, the rows between keep
+   * y (their largest |y| is mid_max). Both ends are looked at before
+   * either is written, so that the reference can start again on y. */
+  double mx = mid_max, sum = 0.0;
+  probe_rows(0, kv, v, xl, x, &mx, &sum);
+  probe_rows(m - kw, m, w, xr, x, &mx, &sum);
+  if (!isfinite(sum))
+    return 0;
+  write_rows(0, kv, v, xl, x);
+  write_rows(m - kw, m, w, xr, x);
   *xmax = mx;
   return 1;
 }

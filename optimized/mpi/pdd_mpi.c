@@ -17,15 +17,14 @@
  *   RPDD: one "edges" exchange with both neighbours at once (3 words each
  *   way), then each rank solves both of its interfaces itself.
  *
- * Phase 1 runs for the whole slice through the x-line CPU kernel (below,
- * "Phase 1 for the whole slice"), its bookkeeping's margin and the
- * correction (phase 5) through SIMD loops with the reference's bits
- * (optimized/cpu/pdd_cpu.c); the interfaces and the verdict are the
- * reference's, one system at a time.
+ * Phase 1 and the correction run for the whole slice on CPU kernels
+ * (below, "Phase 1 for the whole slice"); the interfaces and the verdict
+ * are the reference's, one system at a time.
  *
- * Cost per rank: phase 1 at the node's memory bandwidth (PDD: 5 words per
- * unknown for y, about 8 more per spike), then the reference's flops for
- * the interfaces, the correction (4m per system) and the verdict;
+ * Cost per rank: PDD reads the slice twice (phase 1's two eliminations
+ * from one copy, phase 5's second solve) and writes x: 9 words per
+ * unknown; RPDD reads it once and writes y, plus a few words per spike
+ * row; then the reference's flops for the interfaces and the verdict;
  * messages: 2 (PDD, in two dependent steps) or 2 at once (RPDD), plus the
  * verdict.
  */
@@ -55,8 +54,22 @@ typedef struct pdd_run {
   tl_pdd_part_d *pt;        /* one per system                           */
   tl_pdd_edge_d *to_prev, *to_next, *from_prev, *from_next;
   unsigned char *bad;       /* 1: the system failed on this rank        */
+  unsigned char *finish;    /* per system: how phase 5 finishes x (below) */
+  double *mid_max;          /* ENDS: the largest |y| between the spikes  */
   tl_mpi_status st;
 } pdd_run;
+
+/* How a system's x is finished after the interfaces (phase 5), by what
+ * its phase 1 kept:
+ *   CORRECT    x holds y, v and w whole (the reference's phase 1, or the
+ *              GPU kernel's): x -= v x_left + w x_right on every row;
+ *   ENDS       RPDD on the kernel: x holds y, v and w only the rows they
+ *              reach ([0, kv), [m - kw, m)), and mid_max the largest |y|
+ *              between: only the rows the spikes reach are corrected;
+ *   RESOLVE    PDD on the kernel: x holds only y_0 and y_{m-1}, v and w
+ *              only their first and last entries; x is solved again with
+ *              the neighbours' x moved to the right-hand side. */
+enum { CORRECT = 0, ENDS = 1, RESOLVE = 2 };
 
 #define ROWS(arr, s) ((const double *)(arr) + (s) * r->sl->m)
 
@@ -68,6 +81,8 @@ static void run_free(pdd_run *r)
   free(r->pt);
   free(r->to_prev);
   free(r->bad);
+  free(r->finish);
+  free(r->mid_max);
   tl_mpi_status_free(&r->st);
 }
 
@@ -83,11 +98,15 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
   r->pt = tl_alloc(nsys, sizeof *r->pt);
   r->to_prev = tl_alloc(4 * nsys, sizeof *r->to_prev);
   r->bad = tl_alloc(nsys, 1);
+  r->finish = tl_alloc(nsys, 1);
+  r->mid_max = tl_alloc(nsys, sizeof *r->mid_max);
   /* Every system's spikes v, w (2 words per own row), in the rank's
-   * scratch kept from one solve to the next, not fresh per system. */
-  double *spikes = tl_mpi_scratch(2 * sl->m * nsys, sizeof(double));
+   * scratch kept from one solve to the next, not fresh per system, and
+   * not zeroed: each phase reads only the entries its phase 1 wrote
+   * (the kernel's paths keep a few of them: "finish" above). */
+  double *spikes = tl_mpi_scratch_dirty(2 * sl->m * nsys, sizeof(double));
   int status = tl_mpi_status_init(&r->st, ex, nsys, info);
-  if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad || !spikes))
+  if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad || !r->finish || !r->mid_max || !spikes))
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %zu systems", name, nsys);
   if (status < 0) {
     run_free(r);
@@ -120,45 +139,49 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
 
 /* ---- Phase 1 for the whole slice ------------------------------------
  *
- * WHAT IT COMPUTES. For every system of the slice, the local solution
- * A_p y = d_p (into x) and, for PDD, the two spikes
+ * WHAT THE REFERENCE COMPUTES. For every system of the slice, the local
+ * solution A_p y = d_p and the two spikes
  *   A_p v = a[0] e_0        (only when p has a left neighbour: kv = m)
  *   A_p w = c[m-1] e_{m-1}  (only when p has a right neighbour: kw = m)
- * into the system's tl_pdd_part_d, then the reference's bookkeeping
- * (tl_pdd_bound_local_d). RPDD takes y from here and computes its
- * truncated spikes with the reference (tl_rpdd_ref_spikes_d: they stop
- * after a few rows, y is the bulk of the work).
+ * then its bookkeeping (tl_pdd_bound_local_d); RPDD truncates the spikes
+ * (tl_rpdd_ref_spikes_drops_d: they stop after a few rows, y is the bulk
+ * of the work). One system after another, with scalar recurrences (about
+ * 17 ns per unknown for y alone).
  *
- * WHY THE KERNEL. The reference solves one system after another with a
- * scalar recurrence (about 17 ns per unknown for y alone). The slice is
- * nsys contiguous systems of m rows, exactly what tl_cpu_thomas_lines_d
- * takes: SZ systems per SIMD group, at the node's memory bandwidth (about
- * 4 ns per unknown). So y, v and w are one kernel call each per chunk
- * of systems (below).
+ * WHAT THE RANK KEEPS, AND WHY. Each word per unknown written and read
+ * back costs a rank program about a tenth of its time at P = 2
+ * (docs/performance.md, "MPI"), so phase 1 keeps only what the later
+ * phases read:
+ *   PDD   the ends of y, v and w: y_0, y_{m-1} in x; v_0, v_{m-1}, w_0,
+ *         w_{m-1} in the spikes (the messages and the bound read nothing
+ *         else). They come from two eliminations that write nothing
+ *         (tl_cpu_pdd_ends_d, optimized/cpu/pdd_ends_cpu.c: the end of a
+ *         solution needs no back substitution). Phase 5 then solves the
+ *         block again with the neighbours' unknowns on the right-hand
+ *         side (resolve, below): x = y - v x_left - w x_right without y,
+ *         v or w.
+ *   RPDD  y through the x-line kernel (tl_cpu_thomas_lines_d, the
+ *         node's memory bandwidth), a chunk of systems at a time; while
+ *         a chunk's rows are in cache, each system's truncated spikes by
+ *         the reference into a buffer of one system, of which the rows
+ *         they reach are kept; the margin; and the largest |y| between
+ *         the spikes, so that phase 5 reads and writes only the rows the
+ *         spikes reach.
+ * The ends and y are the reference's to rounding (other eliminations of
+ * the same numbers; the kernels multiply by reciprocals where the
+ * reference divides). The bottom-up elimination of PDD's ends has the
+ * reference's pivots of w, so it meets w's breakdowns where the
+ * reference does; the top-down one (and phase 5's solve) has y's and v's.
  *
- * WHY IT IS THE REFERENCE'S ANSWER (to rounding: the kernel multiplies
- * by a reciprocal where the reference divides):
- *   y  both are Thomas on the block; neither reads a[0] or c[m-1].
- *   v  the reference's left spike is Thomas's recurrence with the
- *      right-hand side a[0] e_0: the same pivots, forward values
- *      a[0] / p_0 and -a[i] g_{i-1} / p_i, the same back substitution.
- *   w  the reference eliminates the right spike BOTTOM-UP (pivots
- *      b[i] - c[i] a[i+1] / p_{i+1}): it breaks down where a trailing
- *      block is singular, not where a leading one is. Thomas on the
- *      mirrored block (row t is row m-1-t, a and c swapped) with the
- *      right-hand side c[m-1] e_0 is exactly that elimination, so w is
- *      solved on a mirrored copy and mirrored back. (Thomas top-down would
- *      give the same w, but miss those breakdowns.)
- *
- * FALLBACK. A system the kernel flags 1 in any of the solves (a pivot
- * zero or not finite, or a result not finite) gets the reference's whole
- * phase 1 instead (tl_pdd_ref_local_d, tl_rpdd_ref_local_d), which gives
- * its exact status, row and message. Flags 2 and 3 do not matter here:
- * the corners of a block are its couplings, and the verdict judges
- * dominance. When scratch memory is short, every system falls back.
- * The flag sees what the kernel's own rounding produces: a pivot that is
- * exactly zero only in the reference's rounding is not seen, as for the
- * registry's thomas_cpu. */
+ * FALLBACK. A system a kernel flags (a pivot zero or not finite, or a
+ * value not finite) gets the reference's whole phase 1 instead
+ * (tl_pdd_ref_local_d, tl_rpdd_ref_local_d), which gives its exact
+ * status, row and message, and later the whole correction. Flags 2 and 3
+ * of the x-line kernel do not matter here: the corners of a block are its
+ * couplings, and the verdict judges dominance. When scratch memory is
+ * short, every system falls back. The flag sees what the kernel's own
+ * rounding produces: a pivot that is exactly zero only in the
+ * reference's rounding is not seen, as for the registry's thomas_cpu. */
 
 /* One kernel solve of k systems of m rows (a, b, c), right-hand sides
  * rhs into sol (may be rhs); systems flagged 1 are marked in redo. 0
@@ -176,14 +199,6 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
   return 1;
 }
 
-/* The slice goes through the kernel a few SIMD groups of systems at a
- * time (tl_mpi_kernel_chunk): y, then the spikes and the bookkeeping of
- * the same systems while their rows are still in cache, so that a, b and
- * c come from memory once. The right-hand sides of the spikes and the
- * mirrored blocks live in one scratch of that size, reused; no
- * batch-sized buffer is taken and touched anew on every solve (measured:
- * its first touch cost more than the solves). */
-
 /* The local margin of the error bound of system s (tl_pdd_bound_margin_d),
  * its loop in SIMD lanes (tl_cpu_pdd_margin_d, the same bits; the
  * reference's loop when it meets a NaN). */
@@ -200,57 +215,105 @@ static void margin(pdd_run *r, size_t s)
     tl_pdd_bound_margin_d(pt, a, b, c);
 }
 
-/* What tl_pdd_bound_local_d leaves after phase 1 of system s. */
-static void bookkeeping(pdd_run *r, size_t s)
-{
-  tl_pdd_ref_spike_lengths_d(&r->pt[s]);
-  tl_pdd_bound_drops_d(&r->pt[s]);
-  margin(r, s);
-}
+/* The systems of a chunk still on the kernel's path. */
+#define KEPT(r, redo, s) (!(r)->bad[s] && !(redo)[s])
 
-/* y into x for every system; with spikes (PDD), v and w into each
- * system's pt and its bookkeeping. Marks in redo the systems for the
- * reference (all of them when memory is short). */
-static void local_lines(pdd_run *r, int spikes, unsigned char *redo)
+/* PDD's phase 1 on the kernel: only the ends of y, v and w, by two
+ * eliminations that keep nothing (tl_cpu_pdd_ends_d); y_0 and y_{m-1}
+ * into x, the spikes' ends into the spikes, the bookkeeping but the
+ * margin (phase 5 takes it, when the rows are in cache). Systems the
+ * kernel flags into redo. 0 when there was no memory for it. */
+static int pdd_ends(pdd_run *r, unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m, nsys = sl->nsys;
-  const double *A = sl->a, *B = sl->b, *C = sl->c, *D = sl->d;
-  int left = spikes && r->ex->rank > 0, right = spikes && r->ex->rank + 1 < r->ex->size;
+  int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
+  double *ends = tl_alloc(6 * nsys, sizeof *ends);
+  if (!ends)
+    return 0;
+  /* Bottom-up whenever there is a neighbour: the ends at row 0, and w's
+   * pivots (the reference's breakdowns of w). Top-down for the ends at
+   * m-1; a breakdown of y (and so of v: the same pivots) on a partition
+   * without it is met by phase 5's solve, which has y's pivots. */
+  tl_cpu_pdd_ends_d(m, nsys, right, left || right, sl->a, sl->b, sl->c, sl->d, ends, redo);
+  for (size_t s = 0; s < nsys; s++) {
+    if (!KEPT(r, redo, s))
+      continue;
+    tl_pdd_part_d *pt = &r->pt[s];
+    const double *e = ends + 6 * s;
+    double *x = r->x + s * m;
+    if (left) /* y_0, v_0, w_0 */
+      x[0] = e[0], pt->v[0] = e[2], pt->w[0] = e[4];
+    if (right) /* y_{m-1}, v_{m-1}, w_{m-1} */
+      x[m - 1] = e[1], pt->v[m - 1] = e[3], pt->w[m - 1] = e[5];
+    tl_pdd_ref_spike_lengths_d(pt);
+    tl_pdd_bound_drops_d(pt); /* reads v_{m-1} (right) and w_0 (left) only */
+    r->finish[s] = RESOLVE;
+  }
+  free(ends);
+  return 1;
+}
+
+/* RPDD's phase 1 of the k systems from s0: y by the kernel into x, then
+ * each system's truncated spikes by the reference into sp (2 m words,
+ * and m multipliers after them), of which the rows they reach are kept;
+ * the margin, and the largest |y| between the spikes. Each system's
+ * status noted. 0 when the kernel could not run. */
+static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, double *sp,
+                      unsigned char *flag, unsigned char *redo)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m;
+  if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
+             r->x + s0 * m, flag, redo + s0))
+    return 0;
+  for (size_t s = s0; s < s0 + k; s++) {
+    if (!KEPT(r, redo, s))
+      continue;
+    tl_pdd_part_d *pt = &r->pt[s];
+    double *v = pt->v, *w = pt->w;
+    pt->v = sp, pt->w = sp + m; /* the reference's spikes, in cache */
+    tl_info one;
+    tl_info_clear(&one);
+    int st = tl_rpdd_ref_spikes_drops_d(pt, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s), J,
+                                        tol, sp + 2 * m, &one);
+    memcpy(v, sp, pt->kv * sizeof *v);
+    memcpy(w + m - pt->kw, sp + 2 * m - pt->kw, pt->kw * sizeof *w);
+    pt->v = v, pt->w = w;
+    note(r, s, PH_LOCAL, st, &one);
+    if (st != TL_OK)
+      continue;
+    margin(r, s);
+    if (pt->kv + pt->kw <= m) {
+      r->mid_max[s] = tl_cpu_max_abs_d(m - pt->kv - pt->kw, r->x + s * m + pt->kv);
+      r->finish[s] = ENDS;
+    }
+  }
+  return 1;
+}
+
+/* Phase 1 on the kernel for every system it can take (PDD: rpdd = 0;
+ * RPDD: 1, with its J and tol); the others are marked in redo (all of
+ * them when memory is short). */
+static void local_lines(pdd_run *r, int rpdd, size_t J, double tol, unsigned char *redo)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m, nsys = sl->nsys;
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *flag = tl_alloc(chunk, 1);
-  double *buf = left || right ? tl_alloc(4 * chunk * m, sizeof *buf) : NULL;
-  int ok = m > 0 && flag && (buf || !(left || right));
-  for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
-    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m;
-    /* y: Thomas on the blocks */
-    ok = lines(m, k, A + o0, B + o0, C + o0, D + o0, r->x + o0, flag, redo + s0);
-    if (ok && left) { /* v: the right-hand side a[0] e_0, solved in place */
-      memset(buf, 0, k * m * sizeof *buf);
-      for (size_t j = 0; j < k; j++)
-        buf[j * m] = A[o0 + j * m];
-      ok = lines(m, k, A + o0, B + o0, C + o0, buf, buf, flag, redo + s0);
-      for (size_t j = 0; ok && j < k; j++)
-        if (!r->bad[s0 + j] && !redo[s0 + j])
-          memcpy(r->pt[s0 + j].v, buf + j * m, m * sizeof *buf);
-    }
-    if (ok && right) { /* w: the mirrored block, right-hand side c[m-1] e_0 */
-      double *ma = buf + chunk * m, *mb = ma + chunk * m, *mc = mb + chunk * m;
-      tl_cpu_mirror_rows_d(m, k, A + o0, B + o0, C + o0, ma, mb, mc);
-      memset(buf, 0, k * m * sizeof *buf);
-      for (size_t j = 0; j < k; j++)
-        buf[j * m] = C[o0 + j * m + m - 1];
-      ok = lines(m, k, ma, mb, mc, buf, buf, flag, redo + s0);
-      for (size_t j = 0; ok && j < k; j++)
-        if (!r->bad[s0 + j] && !redo[s0 + j])
-          tl_cpu_reverse_d(m, buf + j * m, r->pt[s0 + j].w);
-    }
-    for (size_t j = 0; ok && spikes && j < k; j++)
-      if (!r->bad[s0 + j] && !redo[s0 + j])
-        bookkeeping(r, s0 + j);
+  /* RPDD: the two spikes of one system and the reference's multipliers */
+  double *buf = rpdd ? tl_alloc(3 * m, sizeof *buf) : NULL;
+  int ok = m > 0 && flag && (buf || !rpdd);
+  if (ok && !rpdd)
+    ok = pdd_ends(r, redo);
+  for (size_t s0 = 0; ok && rpdd && s0 < nsys; s0 += chunk) {
+    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
+    ok = rpdd_chunk(r, s0, k, J, tol, buf, flag, redo);
   }
-  if (!ok)
+  if (!ok) { /* every system to the reference, its status and finish afresh */
     memset(redo, 1, nsys);
+    memset(r->finish, CORRECT, nsys);
+  }
   free(flag);
   free(buf);
 }
@@ -305,51 +368,123 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
   const tl_mpi_batch *sl = r->sl;
   size_t nsys = sl->nsys;
   unsigned char *redo = tl_alloc(nsys, 1);
-  double *scratch = rpdd ? tl_alloc(sl->m, sizeof *scratch) : NULL;
-  int kernel = redo && (!rpdd || (scratch && J <= sl->m)); /* RPDD checks J first */
+  int kernel = redo && (!rpdd || J <= sl->m); /* RPDD checks J first */
+  memset(r->finish, CORRECT, nsys);
   if (kernel && r->gpu)
     local_gpu(r, redo);
   else if (kernel)
-    local_lines(r, !rpdd, redo);
+    local_lines(r, rpdd, J, tol, redo);
   for (size_t s = 0; s < nsys; s++) {
-    if (r->bad[s])
-      continue;
+    if (r->bad[s] || (kernel && !redo[s]))
+      continue; /* failed, or done on the kernel (its status noted) */
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
     double *x = r->x + s * sl->m;
     tl_info one;
     tl_info_clear(&one);
-    int st, phase = PH_LOCAL;
-    if (!kernel || redo[s]) { /* the reference's whole phase 1 */
-      st = rpdd ? tl_rpdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, J, tol, &one)
-                : tl_pdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, &one);
-      if (rpdd && st == TL_ERR_ARG)
-        phase = PH_CHECK;
-    } else if (rpdd) { /* y from the kernel; the truncated spikes, the margin in SIMD lanes */
-      st = tl_rpdd_ref_spikes_drops_d(&r->pt[s], a, b, c, J, tol, scratch, &one);
-      if (st == TL_OK)
-        margin(r, s);
-    } else if (r->gpu) { /* y, v, w and the bookkeeping from the GPU kernel */
-      st = TL_OK;
-    } else { /* y, v, w and the bookkeeping from local_lines */
-      st = TL_OK;
-    }
+    int phase = PH_LOCAL; /* the reference's whole phase 1 */
+    int st = rpdd ? tl_rpdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, J, tol, &one)
+                  : tl_pdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, &one);
+    if (rpdd && st == TL_ERR_ARG)
+      phase = PH_CHECK;
+    r->finish[s] = CORRECT;
     note(r, s, phase, st, &one);
   }
   free(redo);
-  free(scratch);
 }
 
-/* Phase 5 of system s: the correction in SIMD lanes (tl_cpu_pdd_correct_d,
- * the reference's bits); the reference's own when a value would not be
+/* Phase 5 of system s (CORRECT, ENDS): the correction in SIMD lanes
+ * (tl_cpu_pdd_correct_d, or _ends_d on the rows RPDD's spikes reach; the
+ * reference's bits); the reference's own when a value would not be
  * finite, for its report. */
 static int correct(pdd_run *r, size_t s, tl_info *info)
 {
   tl_pdd_part_d *pt = &r->pt[s];
   double *x = r->x + s * r->sl->m;
-  if (tl_cpu_pdd_correct_d(pt->m, pt->kv, pt->kw, pt->v, pt->w, pt->x_left, pt->x_right, x,
-                           &pt->xmax))
-    return TL_OK;
-  return tl_pdd_ref_correct_d(pt, x, info);
+  int done = r->finish[s] == ENDS
+                 ? tl_cpu_pdd_correct_ends_d(pt->m, pt->kv, pt->kw, pt->v, pt->w, pt->x_left,
+                                             pt->x_right, x, r->mid_max[s], &pt->xmax)
+                 : tl_cpu_pdd_correct_d(pt->m, pt->kv, pt->kw, pt->v, pt->w, pt->x_left,
+                                        pt->x_right, x, &pt->xmax);
+  return done ? TL_OK : tl_pdd_ref_correct_d(pt, x, info);
+}
+
+/* A RESOLVE system the kernel flags in phase 5: the reference's whole
+ * phase 1 (its spikes whole, y in x) and its correction, which give its
+ * report; what the interfaces told the system is kept. */
+static void resolve_by_reference(pdd_run *r, size_t s, int phase)
+{
+  const tl_mpi_batch *sl = r->sl;
+  tl_pdd_part_d *pt = &r->pt[s];
+  tl_pdd_part_d told = *pt;
+  tl_info one;
+  tl_info_clear(&one);
+  r->finish[s] = CORRECT;
+  int st = tl_pdd_ref_local_d(pt, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
+                              ROWS(sl->d, s), r->x + s * sl->m, &one);
+  if (st < 0) {
+    note(r, s, PH_LOCAL, st, &one);
+    return;
+  }
+  pt->x_left = told.x_left, pt->x_right = told.x_right;
+  pt->tail_coef_v = told.tail_coef_v, pt->tail_coef_w = told.tail_coef_w;
+  tl_info_clear(&one);
+  note(r, s, phase, correct(r, s, &one), &one);
+}
+
+/* Phase 5 of the RESOLVE systems: x solved again by the kernel, a chunk
+ * at a time, the neighbours' unknowns on the right-hand side,
+ *
+ *   A_p x = d_p - a[0] x_left e_0 - c[m-1] x_right e_{m-1}
+ *
+ * (= y - v x_left - w x_right: the correction without y, v, w). Where
+ * every system of a chunk is RESOLVE, x is solved into place; else into
+ * a scratch, and only those copied. *xmax: the largest |x|. */
+static void resolve(pdd_run *r, int phase)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m, nsys = sl->nsys;
+  int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
+  size_t chunk = tl_mpi_kernel_chunk(m, nsys);
+  unsigned char *flag = tl_alloc(chunk, 1), *redo = tl_alloc(chunk, 1);
+  double *rhs = tl_alloc(chunk * m, sizeof *rhs);
+  int ok = m > 0 && flag && redo && rhs;
+  for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
+    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
+    for (size_t s = s0; s < s0 + k; s++)
+      mine += r->finish[s] == RESOLVE && !r->bad[s];
+    if (!mine)
+      continue;
+    double *x = r->x + o0, *sol = mine == k ? x : rhs;
+    int ran = 0;
+    if (ok) {
+      const double *A = ROWS(sl->a, s0), *C = ROWS(sl->c, s0);
+      memcpy(rhs, ROWS(sl->d, s0), k * m * sizeof *rhs);
+      for (size_t j = 0; j < k; j++) {
+        const tl_pdd_part_d *pt = &r->pt[s0 + j];
+        if (left)
+          rhs[j * m] -= A[j * m] * pt->x_left;
+        if (right)
+          rhs[j * m + m - 1] -= C[j * m + m - 1] * pt->x_right;
+      }
+      memset(redo, 0, k);
+      ran = lines(m, k, A, ROWS(sl->b, s0), C, rhs, sol, flag, redo);
+    }
+    for (size_t j = 0, s = s0; j < k; j++, s++) {
+      if (r->finish[s] != RESOLVE || r->bad[s])
+        continue;
+      if (!ran || redo[j]) {
+        resolve_by_reference(r, s, phase);
+        continue;
+      }
+      if (sol != x)
+        memcpy(x + j * m, sol + j * m, m * sizeof *x);
+      r->pt[s].xmax = tl_cpu_max_abs_d(m, x + j * m);
+      margin(r, s); /* phase 1's bookkeeping, its rows in cache now */
+    }
+  }
+  free(flag);
+  free(redo);
+  free(rhs);
 }
 
 /* The verdict (both rounds) and the batch's status. */
@@ -452,10 +587,13 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
       continue;
     if (p > 0)
       tl_pdd_ref_receive_d(&r->pt[s], &down_in[s]);
+    if (r->finish[s] == RESOLVE)
+      continue; /* below */
     tl_info one;
     tl_info_clear(&one);
     note(r, s, PH_CORRECT_PDD, correct(r, s, &one), &one);
   }
+  resolve(r, PH_CORRECT_PDD);
   status = verdict(r, tol, info); /* phase 6 */
 cleanup:
   free(down);

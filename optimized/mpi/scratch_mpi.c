@@ -11,7 +11,8 @@
  * machine that cost three to four times the solve itself
  * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer,
  * grown when a solve needs more, zero-filled on every request (the
- * algorithms send zeros for a failed system), freed by
+ * algorithms send zeros for a failed system; tl_mpi_scratch_dirty skips
+ * that for a solve that reads only what it wrote), freed by
  * tl_mpi_scratch_release. Per thread, so two threads solving at once do
  * not share one (and each thread releases its own). Growth goes through
  * tl_alloc: memory that runs out is reported as before
@@ -51,6 +52,11 @@ static void *kept_buffer(int k, size_t n, size_t size, int zero)
 void *tl_mpi_scratch(size_t n, size_t size)
 {
   return kept_buffer(ALGORITHM, n, size, 1);
+}
+
+void *tl_mpi_scratch_dirty(size_t n, size_t size)
+{
+  return kept_buffer(ALGORITHM, n, size, 0);
 }
 
 void *tl_mpi_keep(size_t n, size_t size)

@@ -1,0 +1,240 @@
+/* optimized/cpu/pdd_ends_cpu.c -- what PDD's messages need of phase 1,
+ * without the spikes: the ends of y, v and w by two eliminations that
+ * keep nothing (tl_cpu_pdd_ends_d, tridlab/cpu.h), for the rank program
+ * of PDD (optimized/mpi/pdd_mpi.c).
+ *
+ * PDD's phase 1 (reference/pdd_ref.c) solves, on partition p's block A_p
+ * (the coupling entries a[0] and c[m-1] left out),
+ *
+ *   A_p y = d,   A_p v = a[0] e_0,   A_p w = c[m-1] e_{m-1},
+ *
+ * and keeps all three whole. What leaves the partition is only their
+ * ends: y_0, v_0 go up, y_{m-1}, w_{m-1} go down (the 2x2 interface
+ * systems), v_{m-1} and w_0 are what the bound drops. And the ends of a
+ * solution need no back substitution:
+ *
+ *   top-down elimination (Thomas's forward sweep), pivots p_i:
+ *     row m-1 is reduced to   x_{m-1} = (what the right-hand side became)
+ *     so y_{m-1} = d'_{m-1}, v_{m-1} = g'_{m-1} (g: a[0] e_0 swept
+ *     along), w_{m-1} = c[m-1] / p_{m-1} (its right-hand side is zero
+ *     until that row);
+ *
+ *   bottom-up elimination (the reference's sweep for w), pivots q_i:
+ *     row 0 is reduced to     x_0 = ...
+ *     so y_0 = d''_0, w_0 = h''_0 (h: c[m-1] e_{m-1} swept up),
+ *     v_0 = a[0] / q_0.
+ *
+ *     row:     0   1   2  ...  m-2  m-1
+ *     down:    p0 -> p1 -> ...     -> p_{m-1}   gives y, v, w at m-1
+ *     up:      q0 <- q1 <- ...     <- q_{m-1}   gives y, v, w at 0
+ *
+ * Each sweep is one reciprocal and a few products per row, and writes
+ * nothing: where phase 1 solved three systems whole (two sweeps and two
+ * stores per unknown each), this reads the block at most twice. The
+ * caller picks the sweeps (pdd_mpi.c: the bottom-up one whenever there
+ * is a neighbour, as it also meets w's breakdowns; the top-down one when
+ * there is a right neighbour). The rank program then solves the block
+ * once more with the neighbours' unknowns on the right-hand side
+ * (pdd_mpi.c, "RESOLVE").
+ *
+ * The same ends as the reference's to rounding: the values are exact
+ * functions of the block, computed by eliminations without pivoting, as
+ * the reference's are, in another order. A zero or non-finite pivot in
+ * either sweep, or a result that is not finite, flags the system
+ * (check sums, as optimized/cpu/lanes.h); the caller then runs the
+ * reference's phase 1, which gives the report. A bottom-up pivot can
+ * vanish where the reference, which sweeps y top-down, meets none: the
+ * reference then simply solves it.
+ *
+ * Eight systems at once, one per SIMD lane, through lanes.h's tiles; a
+ * batch's last systems (fewer than eight) one at a time, the same
+ * operations.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "lanes.h"
+#include "tridlab/cpu.h"
+
+/* One system's sweeps, scalar: the operations of the lanes below. */
+static int ends_one(size_t m, int down, int up, const double *a, const double *b,
+                    const double *c, const double *d, double e[6])
+{
+  double chk = 0.0;
+  if (down) { /* g starts at -1 so that row 0 gives a[0] / p_0 */
+    double cs = 0.0, ds = 0.0, gs = -1.0;
+    for (size_t i = 0; i < m; i++) {
+      double p = b[i] - a[i] * cs, r = 1.0 / p;
+      ds = (d[i] - a[i] * ds) * r;
+      gs = -(a[i] * gs) * r;
+      cs = c[i] * r;
+      chk = chk + p + ds + gs + cs;
+    }
+    e[1] = ds, e[3] = gs, e[5] = cs; /* y, v, w at m-1 */
+  }
+  if (up) {
+    double as = 0.0, es = 0.0, hs = -1.0;
+    for (size_t i = m; i-- > 0;) {
+      double q = b[i] - c[i] * as, r = 1.0 / q;
+      es = (d[i] - c[i] * es) * r;
+      hs = -(c[i] * hs) * r;
+      as = a[i] * r;
+      chk = chk + q + es + hs + as;
+    }
+    e[0] = es, e[2] = as, e[4] = hs; /* y, v, w at 0 */
+  }
+  return !(chk - chk == 0.0);
+}
+
+#if TL_LANES_OK
+
+/* What a sweep carries from row to row: the eliminated row's multiplier
+ * (c' down, a' up) and its two right-hand sides (y's; and v's down, w's
+ * up), per lane. */
+typedef struct sweep {
+  tl_lanes mul, y, s;
+} sweep;
+
+/* One row of a sweep: down (lo = a, hi = c)
+ *   p = b - a c',  c' = c / p,  y' = (d - a y') / p,  g' = -a g' / p;
+ * up, a and c trade places (lo = c, hi = a). One reciprocal and products
+ * for the three divisions. The check sum takes the pivot and both
+ * right-hand sides (a multiplier that overflows makes the next pivot
+ * infinite; the last row's is added at the end). */
+static TL_CPU_INLINE void sweep_row(sweep *w, tl_lanes lo, tl_lanes b, tl_lanes hi, tl_lanes d,
+                                    tl_lanes *chk)
+{
+  tl_lanes p = b - lo * w->mul, rp = tl_lanes_splat(1.0) / p;
+  w->y = (d - lo * w->y) * rp;
+  w->s = -(lo * w->s) * rp;
+  w->mul = hi * rp;
+  *chk = *chk + p + w->y + w->s;
+}
+
+/* Row r of a stack tile t (a, b, c, d in t[0..3]). */
+static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size_t r,
+                                         tl_lanes *chk)
+{
+  size_t k = r * TL_LANES;
+  tl_lanes a = tl_lanes_load(t[0] + k), c = tl_lanes_load(t[2] + k);
+  sweep_row(w, up ? c : a, tl_lanes_load(t[1] + k), up ? a : c, tl_lanes_load(t[3] + k), chk);
+}
+
+/* Tile j of one group's sweeps (nch = 2: down and up, tile nt-1-j of
+ * the way up; nch = 1: the one sweep, up1 says which); the group's 8
+ * slices of m rows are ls apart in each of src[0..3] (a, b, c, d). A
+ * whole tile (8 rows of the 8 slices) is transposed straight into
+ * registers, as the x kernel's are (thomas_lines_cpu.c: the round trip
+ * through a stack tile cost a third of its time); a partial one (a
+ * sweep's first or last) goes through lanes.h's stack tile. */
+static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt, size_t m,
+                                     size_t ls, const double *const *src, sweep *w,
+                                     tl_lanes *chk)
+{
+  for (int q = 0; q < nch; q++) {
+    int up = nch == 2 ? q : up1;
+    size_t i0 = (up ? nt - 1 - j : j) * TL_LANES, r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    if (r0 == 0 && r1 == TL_LANES) {
+      tl_lanes A[TL_LANES], B[TL_LANES], C[TL_LANES], D[TL_LANES];
+      tl_cpu_transpose8_load_d(src[0] + i0, ls, A);
+      tl_cpu_transpose8_load_d(src[1] + i0, ls, B);
+      tl_cpu_transpose8_load_d(src[2] + i0, ls, C);
+      tl_cpu_transpose8_load_d(src[3] + i0, ls, D);
+      for (int r = 0; r < TL_LANES; r++) {
+        int i = up ? TL_LANES - 1 - r : r;
+        sweep_row(&w[q], up ? C[i] : A[i], B[i], up ? A[i] : C[i], D[i], chk);
+      }
+      continue;
+    }
+    double t[4][64]; /* the partial tiles of a, b, c, d */
+    for (int k = 0; k < 4; k++)
+      tl_lanes_tile_get(src[k], ls, i0, r0, r1, t[k]);
+    for (size_t i = r0; i < r1; i++)
+      sweep_row_tile(&w[q], up, t, up ? r1 - 1 - (i - r0) : i, chk);
+  }
+}
+
+/* One group's sweeps and its ends (ends[6 l ..] for lane l), its flags
+ * into bad[0..7]. */
+TL_CPU_CLONES
+static void ends_group(size_t m, size_t ls, int down, int up, const double *const *src,
+                       double *ends, unsigned char *bad)
+{
+  sweep w[2];
+  tl_lanes chk = tl_lanes_splat(0.0), last = chk;
+  for (int q = 0; q < 2; q++) /* s = -1: row 0's v' is a / p (and w' up) */
+    w[q].mul = w[q].y = tl_lanes_splat(0.0), w[q].s = tl_lanes_splat(-1.0);
+  size_t nt = (m + TL_LANES - 1) / TL_LANES;
+  for (size_t j = 0; j < nt; j++) {
+    if (down && up)
+      sweep_step(2, 0, j, nt, m, ls, src, w, &chk);
+    else
+      sweep_step(1, up, j, nt, m, ls, src, w, &chk);
+  }
+  const sweep *dn = &w[0], *un = down ? &w[1] : &w[0];
+  for (int l = 0; l < TL_LANES; l++) {
+    double *e = ends + 6 * l;
+    if (up) /* y, v, w at row 0 */
+      e[0] = un->y[l], e[2] = un->mul[l], e[4] = un->s[l];
+    if (down) /* y, v, w at row m-1 */
+      e[1] = dn->y[l], e[3] = dn->s[l], e[5] = dn->mul[l];
+  }
+  if (up)
+    last = last + un->mul;
+  if (down)
+    last = last + dn->mul;
+  tl_lanes_flag(chk + last, bad);
+}
+
+/* Where the group's slices are read from: a copy with each of the 32
+ * slices (4 arrays x 8 systems) one cache line further along the cache's
+ * sets than the last. A slice of 2^k rows starts on the same L1 set as
+ * every other; 32 lines of one set read together overflow its 12 ways,
+ * and the sweeps ran 3 times slower (m = 2048, in cache: 3.0 ns per
+ * unknown per sweep, 1.2 with the slices one line apart). The copy reads
+ * the group from memory once, the sweeps read the copy (in L2). */
+enum { PAD = 8 }; /* doubles: one cache line */
+
+static void pack_group(size_t m, size_t ls, const double *const *src, double *buf,
+                       const double **dst)
+{
+  for (int k = 0; k < 4; k++) {
+    dst[k] = buf + (size_t)k * TL_LANES * ls;
+    for (int l = 0; l < TL_LANES; l++)
+      memcpy(buf + ((size_t)k * TL_LANES + (size_t)l) * ls, src[k] + (size_t)l * m,
+             m * sizeof *buf);
+  }
+}
+
+#endif /* TL_LANES_OK */
+
+void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
+                       const double *b, const double *c, const double *d, double *ends,
+                       unsigned char *bad)
+{
+  for (size_t s = 0; s < nsys; s++)
+    bad[s] = 0;
+  if (m == 0 || !(up || down))
+    return;
+  size_t s = 0;
+#if TL_LANES_OK
+  size_t ls = m + PAD;
+  double *buf = nsys >= TL_LANES ? malloc(4 * TL_LANES * ls * sizeof *buf) : NULL;
+  for (; s + TL_LANES <= nsys; s += TL_LANES) {
+    const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m}, *in[4];
+    if (buf) {
+      pack_group(m, ls, src, buf, in);
+      ends_group(m, ls, down, up, in, ends + 6 * s, bad + s);
+    } else {
+      ends_group(m, m, down, up, src, ends + 6 * s, bad + s);
+    }
+  }
+  free(buf);
+#endif
+  for (; s < nsys; s++)
+    bad[s] = (unsigned char)ends_one(m, down, up, a + s * m, b + s * m, c + s * m, d + s * m,
+                                     ends + 6 * s);
+}

@@ -43,6 +43,16 @@ int tl_cpu_threads(void);
 /* Use `threads` threads from now on; threads <= 0 restores all cores. */
 void tl_cpu_set_threads(int threads);
 
+/* The batched local phases of the MPI rank programs (optimized/cpu/
+ * lanes.h) write their results with streaming stores (without reading
+ * each cache line first) when they write more than this many bytes, to
+ * arrays on 64-byte boundaries: results larger than the cache go to
+ * memory anyway. Default 32 MiB; the setter returns the old value (the
+ * tests set 0 to compare both paths' bits). Not thread-safe: set it
+ * before solving. */
+size_t tl_cpu_stream_min_bytes(void);
+size_t tl_cpu_set_stream_min_bytes(size_t bytes);
+
 /* ------------------------------------------------------------------ */
 /* Thomas (general coefficients, non-periodic)                         */
 

@@ -29,6 +29,23 @@ void tl_cpu_set_threads(int threads)
 #endif
 }
 
+/* The least bytes of output a batched MPI phase writes with streaming
+ * stores (optimized/cpu/lanes.h): more than this machine's last-level
+ * cache, 32 MiB. */
+static size_t stream_min_bytes = (size_t)32 << 20;
+
+size_t tl_cpu_stream_min_bytes(void)
+{
+  return stream_min_bytes;
+}
+
+size_t tl_cpu_set_stream_min_bytes(size_t bytes)
+{
+  size_t was = stream_min_bytes;
+  stream_min_bytes = bytes;
+  return was;
+}
+
 int tl_cpu_check_arrays(const void *a, const void *b, const void *c, const void *d, const void *x,
                         const char *who, tl_info *info)
 {

@@ -116,8 +116,8 @@ static TL_CPU_INLINE tl_lanes d2_backward(size_t m, double *pk, tl_lanes *chk)
 }
 
 TL_CPU_CLONES
-static void d2_group(const d2_rows *w, const double *a, const double *b, const double *c,
-                     double *rows, double *pk, double *fix_scale, double *spike,
+static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
+                     const double *c, double *rows, double *pk, double *fix_scale, double *spike,
                      unsigned char *bad)
 {
   size_t m = w->m;
@@ -143,7 +143,7 @@ static void d2_group(const d2_rows *w, const double *a, const double *b, const d
     size_t r0, r1;
     tl_lanes_clip(i0, 0, m, &r0, &r1);
     for (int k = 0; k < ARRAYS; k++)
-      tl_lanes_tile_put(rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
+      tl_lanes_tile_write(nt, rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
   }
   for (int l = 0; l < TL_LANES; l++)
     fix_scale[l] = fix[l], spike[l] = big[l];
@@ -157,8 +157,8 @@ static void d2_group(const d2_rows *w, const double *a, const double *b, const d
  * and row 0's fix, then out to the slices; the reference's operations.
  * rows: the group's first plan (5 m values per system). */
 TL_CPU_CLONES
-static void d2_decouple_group(size_t m, const double *rows, const double *fix, const double *d,
-                              double *dt, double *y, unsigned char *bad)
+static void d2_decouple_group(size_t m, int nt, const double *rows, const double *fix,
+                              const double *d, double *dt, double *y, unsigned char *bad)
 {
   size_t lane = ARRAYS * m; /* between two systems' plan rows */
   const double *f = rows + (size_t)F * m, *r = rows + (size_t)R * m, *w = rows + (size_t)W * m;
@@ -195,7 +195,7 @@ static void d2_decouple_group(size_t m, const double *rows, const double *fix, c
     tl_lanes_clip(i0, 0, m, &r0, &r1);
     for (size_t q = r0; q < r1; q++)
       chk = chk + tl_lanes_load(y + TL_LANES * (i0 + q));
-    tl_lanes_tile_put(dt, m, i0, r0, r1, y + TL_LANES * i0);
+    tl_lanes_tile_write(nt, dt, m, i0, r0, r1, y + TL_LANES * i0);
   }
   tl_lanes_flag(chk, bad);
 }
@@ -210,10 +210,12 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
   size_t groups = tl_lanes_groups(m, nsys, 5, &pk); /* sa, sc, f, r, w */
 #if TL_LANES_OK
   d2_rows w = {.n_total = n_total, .row0 = row0, .m = m, .periodic = periodic};
+  int nt = tl_lanes_stream_worth(ARRAYS * groups * TL_LANES * m, m, 1, &rows); /* to memory */
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
-    d2_group(&w, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s);
+    d2_group(&w, nt, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s);
   }
+  tl_lanes_stream_done();
 #endif
   free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++)
@@ -227,10 +229,12 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
   double *y;
   size_t groups = tl_lanes_groups(m, nsys, 1, &y);
 #if TL_LANES_OK
+  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &dt); /* to memory */
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
-    d2_decouple_group(m, rows + 5 * o, fix_scale + s, d + o, dt + o, y, bad + s);
+    d2_decouple_group(m, nt, rows + 5 * o, fix_scale + s, d + o, dt + o, y, bad + s);
   }
+  tl_lanes_stream_done();
 #endif
   free(y);
   for (size_t s = groups * TL_LANES; s < nsys; s++)

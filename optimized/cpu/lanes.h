@@ -45,9 +45,11 @@
 #define TL_CPU_LANES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cpu_internal.h"
+#include "tridlab/cpu.h"
 
 enum { TL_LANES = 8 }; /* systems per group = rows per tile */
 
@@ -125,6 +127,75 @@ static TL_CPU_INLINE void tl_lanes_tile_put(double *p, size_t m, size_t i0, size
   }
   for (size_t r = r0; r < r1; r++)
     tl_lanes_scatter(p, m, i0 + r, tl_lanes_load(tile + r * TL_LANES));
+}
+
+/* Streaming stores: a whole tile's rows are whole cache lines of the
+ * slices (8 doubles from a multiple of 8 rows), so they can be written
+ * without the line being read first (the "read for ownership" a plain
+ * store makes, a word read per word written). For batches larger than the
+ * cache, whose results go to memory anyway (tl_lanes_stream_worth). SSE2's
+ * streaming store is in every x86-64 processor; elsewhere plain stores. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define TL_LANES_NT 1
+#else
+#define TL_LANES_NT 0
+#endif
+
+/* Whether arrays of `words` doubles are worth writing with streaming
+ * stores: more than the last-level cache holds (tl_cpu_stream_min_bytes,
+ * tridlab/cpu.h: 32 MiB, a bound that errs towards plain stores on larger
+ * caches), and each of the k arrays p[j] and its slices of m rows on
+ * cache lines (64 bytes). A streaming store to a part of a line would
+ * cost more than a plain one. Measured (one thread, 4096 slices of 2048
+ * rows, a', c', d' and x to aligned arrays): Tridsolver's forward sweep
+ * 5.3 -> 4.3 ns per unknown, its backward sweep 3.2 -> 1.9. */
+static inline int tl_lanes_stream_worth(size_t words, size_t m, int k, double *const *p)
+{
+  int ok = TL_LANES_NT && words * sizeof(double) > tl_cpu_stream_min_bytes() && m % 8 == 0;
+  for (int j = 0; j < k; j++)
+    ok &= (uintptr_t)p[j] % 64 == 0;
+  return ok;
+}
+
+/* The inverse of tl_lanes_tile_get with streaming stores where the tile
+ * is whole (the caller has checked with tl_lanes_stream_worth that the
+ * lines are aligned); plain stores else. The caller ends its kernel with
+ * tl_lanes_stream_done. */
+static TL_CPU_INLINE void tl_lanes_tile_put_nt(double *p, size_t m, size_t i0, size_t r0, size_t r1,
+                                               const double *tile)
+{
+#if TL_LANES_NT
+  if (r0 == 0 && r1 == TL_LANES) {
+    tl_cpu_v8d r[8];
+    tl_cpu_transpose8_load_d(tile, TL_LANES, r);
+    for (int k = 0; k < 8; k++)
+      for (int h = 0; h < 8; h += 2)
+        _mm_stream_pd(p + (size_t)k * m + i0 + h, _mm_set_pd(r[k][h + 1], r[k][h]));
+    return;
+  }
+#endif
+  tl_lanes_tile_put(p, m, i0, r0, r1, tile);
+}
+
+/* tl_lanes_tile_put_nt when nt (tl_lanes_stream_worth), else
+ * tl_lanes_tile_put. */
+static TL_CPU_INLINE void tl_lanes_tile_write(int nt, double *p, size_t m, size_t i0, size_t r0,
+                                              size_t r1, const double *tile)
+{
+  if (nt)
+    tl_lanes_tile_put_nt(p, m, i0, r0, r1, tile);
+  else
+    tl_lanes_tile_put(p, m, i0, r0, r1, tile);
+}
+
+/* After a kernel's streaming stores: they are ordered before what
+ * follows (another thread or rank may read the results next). */
+static inline void tl_lanes_stream_done(void)
+{
+#if TL_LANES_NT
+  _mm_sfence();
+#endif
 }
 
 /* Software prefetch of row i of the eight slices of p (when it exists),

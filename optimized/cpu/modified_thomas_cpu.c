@@ -113,7 +113,7 @@ static TL_CPU_INLINE void forward_row0(fw_state *f, size_t m, int has_left, cons
  * elements on): a row of each group per step, so that the groups' chains
  * of dependent divisions overlap in the processor (one chain alone leaves
  * it waiting on each division). */
-static TL_CPU_INLINE void forward_groups(int nch, const size_t *o, size_t m, int has_left,
+static TL_CPU_INLINE void forward_groups(int nch, int nt, const size_t *o, size_t m, int has_left,
                                          int has_right, const double *a, const double *b,
                                          const double *c, const double *d, double *as,
                                          double *cs, double *ds, unsigned char *bad)
@@ -147,8 +147,9 @@ static TL_CPU_INLINE void forward_groups(int nch, const size_t *o, size_t m, int
     }
     for (int k = 0; k < nch; k++) {
       size_t q = o[k];
-      tl_lanes_tile_put(as + q, m, i0, r0, r1, oa[k]), tl_lanes_tile_put(cs + q, m, i0, r0, r1, oc[k]);
-      tl_lanes_tile_put(ds + q, m, i0, r0, r1, od[k]);
+      tl_lanes_tile_write(nt, as + q, m, i0, r0, r1, oa[k]);
+      tl_lanes_tile_write(nt, cs + q, m, i0, r0, r1, oc[k]);
+      tl_lanes_tile_write(nt, ds + q, m, i0, r0, r1, od[k]);
     }
   }
   for (int k = 0; k < nch; k++)
@@ -163,24 +164,27 @@ static void forward_all(size_t groups, size_t m, int has_left, int has_right, co
                         double *ds, unsigned char *bad)
 {
   size_t g = 0, step = TL_LANES * m;
+  double *const out[3] = {as, cs, ds}; /* a', c', d' to memory */
+  int nt = tl_lanes_stream_worth(3 * groups * step, m, 3, out);
   for (; g + TS_CHAINS <= groups; g += TS_CHAINS) {
     size_t o[TS_CHAINS];
     for (int k = 0; k < TS_CHAINS; k++)
       o[k] = (g + (size_t)k) * step;
-    forward_groups(TS_CHAINS, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
+    forward_groups(TS_CHAINS, nt, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
   }
   for (; g < groups; g++) {
     size_t o[1] = {g * step};
-    forward_groups(1, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
+    forward_groups(1, nt, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
   }
+  tl_lanes_stream_done();
 }
 
 /* The backward sweep of a group, rows m-1 .. 1, as the reference writes
  * it: x_i = d'_i - a'_i x_0 - c'_i x_{i+1}, x_m = the next partition's
  * first unknown; x_0 = F[p]. F[2 l], F[2 l + 1]: lane l's two. */
 TL_CPU_CLONES
-static void backward_group(size_t m, const double *as, const double *cs, const double *ds,
-                           const double *F, double *x, unsigned char *bad)
+static void backward_group(size_t m, int nt, const double *as, const double *cs,
+                           const double *ds, const double *F, double *x, unsigned char *bad)
 {
   tl_lanes first, xn;
   for (int l = 0; l < TL_LANES; l++)
@@ -198,7 +202,7 @@ static void backward_group(size_t m, const double *as, const double *cs, const d
       chk = chk + xn;
       tl_lanes_store(tx + k, xn);
     }
-    tl_lanes_tile_put(x, m, i0, r0, r1, tx);
+    tl_lanes_tile_write(nt, x, m, i0, r0, r1, tx);
     if (i0 == 0)
       break;
   }
@@ -232,10 +236,13 @@ void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const dou
 {
   size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
 #if TL_LANES_OK
+  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x); /* x to memory */
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;
-    backward_group(m, as + o, cs + o, ds + o, F + 2 * g * TL_LANES, x + o, bad + g * TL_LANES);
+    backward_group(m, nt, as + o, cs + o, ds + o, F + 2 * g * TL_LANES, x + o,
+                   bad + g * TL_LANES);
   }
+  tl_lanes_stream_done();
 #endif
   for (size_t s = groups * TL_LANES; s < nsys; s++) {
     size_t o = s * m;
@@ -333,9 +340,9 @@ static TL_CPU_INLINE void hp_backward_pass(size_t m, double *pa, double *pc, dou
 }
 
 TL_CPU_CLONES
-static void hp_group(size_t m, int has_left, int has_right, const double *a, const double *b,
-                     const double *c, const double *d, double *as, double *cs, double *ds,
-                     double *pk, unsigned char *bad)
+static void hp_group(size_t m, int nt, int has_left, int has_right, const double *a,
+                     const double *b, const double *c, const double *d, double *as, double *cs,
+                     double *ds, double *pk, unsigned char *bad)
 {
   double *pa = pk, *pc = pk + TL_LANES * m, *pd = pk + 2 * TL_LANES * m;
   tl_lanes chk = tl_lanes_splat(0.0);
@@ -345,9 +352,9 @@ static void hp_group(size_t m, int has_left, int has_right, const double *a, con
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) { /* packed -> the slices */
     size_t r0, r1;
     tl_lanes_clip(i0, 0, m, &r0, &r1);
-    tl_lanes_tile_put(as, m, i0, r0, r1, pa + TL_LANES * i0);
-    tl_lanes_tile_put(cs, m, i0, r0, r1, pc + TL_LANES * i0);
-    tl_lanes_tile_put(ds, m, i0, r0, r1, pd + TL_LANES * i0);
+    tl_lanes_tile_write(nt, as, m, i0, r0, r1, pa + TL_LANES * i0);
+    tl_lanes_tile_write(nt, cs, m, i0, r0, r1, pc + TL_LANES * i0);
+    tl_lanes_tile_write(nt, ds, m, i0, r0, r1, pd + TL_LANES * i0);
   }
   tl_lanes_flag(chk, bad);
 }
@@ -362,11 +369,14 @@ void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_le
   double *pk;
   size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
 #if TL_LANES_OK
+  double *const out[3] = {as, cs, ds}; /* a', c', d' to memory */
+  int nt = tl_lanes_stream_worth(3 * groups * TL_LANES * m, m, 3, out);
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;
-    hp_group(m, has_left, has_right, a + o, b + o, c + o, d + o, as + o, cs + o, ds + o, pk,
+    hp_group(m, nt, has_left, has_right, a + o, b + o, c + o, d + o, as + o, cs + o, ds + o, pk,
              bad + o / m);
   }
+  tl_lanes_stream_done();
 #endif
   free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++) {

@@ -120,8 +120,8 @@ static TL_CPU_INLINE void ru_up_ju(size_t m, size_t L, const double *b, const do
 }
 
 TL_CPU_CLONES
-static void reduce_group(size_t m, size_t L, const double *a, const double *b, const double *c,
-                         const double *d, double *rows, double *ju, double *pk,
+static void reduce_group(size_t m, size_t L, int nt, const double *a, const double *b,
+                         const double *c, const double *d, double *rows, double *ju, double *pk,
                          unsigned char *bad)
 {
   tl_lanes chk = tl_lanes_splat(0.0);
@@ -131,7 +131,7 @@ static void reduce_group(size_t m, size_t L, const double *a, const double *b, c
     size_t r0, r1;
     tl_lanes_clip(i0, 1, L + 1, &r0, &r1);
     for (int k = 0; k < ARRAYS; k++)
-      tl_lanes_tile_put(rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
+      tl_lanes_tile_write(nt, rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
   }
   tl_lanes_flag(chk, bad);
 }
@@ -208,10 +208,12 @@ void tl_cpu_nshaped_reduce_d(size_t m, size_t L, size_t nsys, const double *a, c
   double *pk = NULL;
   size_t groups = L >= 1 && L < m ? tl_lanes_groups(m, nsys, 4, &pk) : 0; /* left .. rhs */
 #if TL_LANES_OK
+  int nt = tl_lanes_stream_worth(ARRAYS * groups * TL_LANES * m, m, 1, &rows); /* to memory */
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
-    reduce_group(m, L, a + o, b + o, c + o, d + o, rows + 4 * o, ju + 3 * s, pk, bad + s);
+    reduce_group(m, L, nt, a + o, b + o, c + o, d + o, rows + 4 * o, ju + 3 * s, pk, bad + s);
   }
+  tl_lanes_stream_done();
 #endif
   free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++)

@@ -125,28 +125,29 @@ static TL_CPU_INLINE void init_backward(size_t m, double *pk, tl_lanes *chk)
 
 /* Packed rows of `arrays` arrays (from array k0) into the slices; every a
  * and c into the check sum when chk is given. */
-static TL_CPU_INLINE void unpack(size_t m, const double *pk, int k0, int arrays,
+static TL_CPU_INLINE void unpack(size_t m, int nt, const double *pk, int k0, int arrays,
                                  double *const *out, tl_lanes *chk)
 {
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 0, m, &r0, &r1);
     for (int k = 0; k < arrays; k++)
-      tl_lanes_tile_put(out[k], m, i0, r0, r1, PK(pk, k0 + k, i0));
+      tl_lanes_tile_write(nt, out[k], m, i0, r0, r1, PK(pk, k0 + k, i0));
   }
   for (size_t i = 0; chk && i < m; i++)
     *chk = *chk + tl_lanes_load(PK(pk, 0, i)) + tl_lanes_load(PK(pk, 2, i));
 }
 
 TL_CPU_CLONES
-static void init_group(const pt_rows *w, const double *A, const double *B, const double *C,
-                       double *a, double *b, double *c, double *pk, unsigned char *bad)
+static void init_group(const pt_rows *w, int nt, const double *A, const double *B,
+                       const double *C, double *a, double *b, double *c, double *pk,
+                       unsigned char *bad)
 {
   tl_lanes chk = tl_lanes_splat(0.0);
   init_forward(w, A, B, C, pk, &chk);
   init_backward(w->m, pk, &chk);
   double *out[3] = {a, b, c};
-  unpack(w->m, pk, 0, 3, out, &chk);
+  unpack(w->m, nt, pk, 0, 3, out, &chk);
   tl_lanes_flag(chk, bad);
 }
 
@@ -154,7 +155,7 @@ static void init_group(const pt_rows *w, const double *A, const double *B, const
  * (row i keeps d of rows 0 and 1 as they are), then backward from m-3 to
  * 0, reading b and C a tile at a time from the last. */
 TL_CPU_CLONES
-static void runtime_group(size_t m, const double *A, const double *C, const double *b,
+static void runtime_group(size_t m, int nt, const double *A, const double *C, const double *b,
                           const double *D, double *d, double *pk)
 {
   tl_lanes dp = tl_lanes_gather(D, m, 1), bp = tl_lanes_gather(b, m, 1);
@@ -193,7 +194,7 @@ static void runtime_group(size_t m, const double *A, const double *C, const doub
     }
   }
   double *out[1] = {d};
-  unpack(m, pk, 0, 1, out, NULL);
+  unpack(m, nt, pk, 0, 1, out, NULL);
 }
 
 #undef PK
@@ -207,10 +208,13 @@ void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t 
   size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
 #if TL_LANES_OK
   pt_rows w = {.n = n, .begin = begin, .m = m, .periodic = periodic};
+  double *const out[3] = {a, b, c}; /* to memory: streaming stores where worth it */
+  int nt = tl_lanes_stream_worth(3 * groups * TL_LANES * m, m, 3, out);
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;
-    init_group(&w, A + o, B + o, C + o, a + o, b + o, c + o, pk, bad + g * TL_LANES);
+    init_group(&w, nt, A + o, B + o, C + o, a + o, b + o, c + o, pk, bad + g * TL_LANES);
   }
+  tl_lanes_stream_done();
 #endif
   free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++) { /* the rest: the reference */
@@ -228,10 +232,12 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
   double *pk;
   size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
 #if TL_LANES_OK
+  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &d);
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;
-    runtime_group(m, A + o, C + o, b + o, D + o, d + o, pk);
+    runtime_group(m, nt, A + o, C + o, b + o, D + o, d + o, pk);
   }
+  tl_lanes_stream_done();
 #endif
   free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++) {

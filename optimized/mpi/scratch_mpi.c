@@ -18,6 +18,7 @@
  * tl_alloc: memory that runs out is reported as before
  * (tests/mpi/oom_mpi.c).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,26 +28,32 @@
  * and its caller's (tl_mpi_keep: the grid's gathered lines, around the
  * solve that uses the first). */
 enum { ALGORITHM, CALLER, BUFFERS };
-static _Thread_local void *kept[BUFFERS];
+static _Thread_local void *kept[BUFFERS];   /* as allocated              */
+static _Thread_local char *start[BUFFERS];  /* its first 64-byte boundary */
 static _Thread_local size_t kept_bytes[BUFFERS];
 
-/* Buffer k, at least n * size bytes; zeroed when `zero`. */
+/* Buffer k, at least n * size bytes from a 64-byte boundary (a cache
+ * line: the batched kernels write whole lines of it with streaming
+ * stores, optimized/cpu/lanes.h); zeroed when `zero`. */
 static void *kept_buffer(int k, size_t n, size_t size, int zero)
 {
   if (size && n > SIZE_MAX / size)
     return NULL;
   size_t bytes = n && size ? n * size : 1;
   if (bytes > kept_bytes[k]) {
-    void *p = tl_alloc(bytes, 1); /* calloc: the pages come zeroed */
+    if (bytes > SIZE_MAX - 64)
+      return NULL;
+    void *p = tl_alloc(bytes + 64, 1); /* calloc: the pages come zeroed */
     if (!p)
       return NULL;
     free(kept[k]);
     kept[k] = p, kept_bytes[k] = bytes;
-    return p;
+    start[k] = (char *)p + (64 - (uintptr_t)p % 64) % 64;
+    return start[k];
   }
   if (zero)
-    memset(kept[k], 0, bytes);
-  return kept[k];
+    memset(start[k], 0, bytes);
+  return start[k];
 }
 
 void *tl_mpi_scratch(size_t n, size_t size)
@@ -68,6 +75,6 @@ void tl_mpi_scratch_release(void)
 {
   for (int k = 0; k < BUFFERS; k++) {
     free(kept[k]);
-    kept[k] = NULL, kept_bytes[k] = 0;
+    kept[k] = NULL, start[k] = NULL, kept_bytes[k] = 0;
   }
 }

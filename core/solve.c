@@ -50,6 +50,11 @@ static inline uint64_t not_finite_bit(const double *v)
  * fast backends stay fast. */
 static int all_finite(const double *v, size_t count)
 {
+  return tl_all_finite_d(v, count);
+}
+
+int tl_all_finite_d(const double *v, size_t count)
+{
   uint64_t acc[8] = {0};
   size_t k = 0;
   for (; k + 8 <= count; k += 8)

@@ -81,6 +81,11 @@ typedef struct tl_mpi_program {
                            no ledger model                              */
   void (*slices)(size_t n, int P, size_t *sizes); /* the layout it needs;
                            NULL: any slices, even by default            */
+  int own_entry_check;  /* 1: the program checks that its entries are
+                           finite and its corners zero in its own pass
+                           over them and agrees on the verdict
+                           (tl_mpi_entries_agree) before its own one;
+                           tl_mpi_solve checks the rest                 */
 } tl_mpi_program;
 
 /* The MPI room's algorithms, in the order of the registry. The first
@@ -161,7 +166,11 @@ void tl_mpi_scratch_release(void);
  * of the same shape, the slices contiguous and each at least the
  * algorithm's rows (tl_check_partitions), the parameters -- agreed by one
  * collective that the ledger does not count (it is not part of the
- * algorithm); then the algorithm; then the verdict. */
+ * algorithm); then the algorithm; then the verdict. A program with
+ * own_entry_check checks the entries in its first pass over them instead
+ * (read once, not twice) and agrees before its verdict, by one more
+ * collective the ledger does not count: the same report (the lowest
+ * failing rank's tl_check_entries) on every rank; x is then unspecified. */
 int tl_mpi_solve(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info);
 

@@ -70,6 +70,21 @@ int tl_mpi_sparse(tl_mpi_exchange *ex, const char *phase, int round, tl_dtype dt
 /* Time a local step (not communication) without recording anything. */
 double tl_mpi_now(void);
 
+/* ---- entries checked in a program's own pass (solve_mpi.c) ------- */
+
+/* For a program with own_entry_check (tridlab/mpi.h): 1 when systems
+ * [s0, s0 + k) of the slice have finite entries and, where the slice
+ * holds them, zero corners (a plain system); 0 else. Run it on rows the
+ * program reads anyway, while they are in cache. */
+int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k);
+
+/* Collective, once per solve, on every rank, before the verdict:
+ * suspect = 1 when a scan of this rank said 0. Then TL_OK, or on every
+ * rank the report of the lowest rank whose tl_check_entries fails (what
+ * tl_mpi_solve's own check gives), in info. Not recorded in the ledger
+ * (the checks are not part of the algorithm). */
+int tl_mpi_entries_agree(tl_mpi_exchange *ex, const tl_mpi_batch *sl, int suspect, tl_info *info);
+
 /* ---- scratch kept between solves (scratch_mpi.c) ------------------ */
 
 /* n elements of size bytes, zero-filled, from this thread's scratch

@@ -56,6 +56,9 @@ typedef struct pdd_run {
   unsigned char *bad;       /* 1: the system failed on this rank        */
   unsigned char *finish;    /* per system: how phase 5 finishes x (below) */
   double *mid_max;          /* ENDS: the largest |y| between the spikes  */
+  int own_check;            /* 1: the entries checked here (own_entry_check) */
+  int suspect;              /* 1: a scan of the entries said no          */
+  size_t scanned;           /* systems whose entries were scanned        */
   tl_mpi_status st;
 } pdd_run;
 
@@ -264,6 +267,10 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m;
+  if (r->own_check) { /* the entries, on their way into cache for the kernel */
+    r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
+    r->scanned += k;
+  }
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
              r->x + s0 * m, flag, redo + s0))
     return 0;
@@ -450,6 +457,10 @@ static void resolve(pdd_run *r, int phase)
   int ok = m > 0 && flag && redo && rhs;
   for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
+    if (r->own_check) { /* the entries, on their way into cache for the kernel */
+      r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
+      r->scanned += k;
+    }
     for (size_t s = s0; s < s0 + k; s++)
       mine += r->finish[s] == RESOLVE && !r->bad[s];
     if (!mine)
@@ -485,6 +496,18 @@ static void resolve(pdd_run *r, int phase)
   free(flag);
   free(redo);
   free(rhs);
+}
+
+/* Before the verdict, with own_entry_check: the systems no pass has
+ * scanned yet (a program that took the reference's path) scanned now,
+ * and every rank's verdict on its entries agreed. */
+static int entries_agree(pdd_run *r, tl_info *info)
+{
+  if (!r->own_check)
+    return TL_OK;
+  if (r->scanned != r->sl->nsys)
+    r->suspect |= !tl_mpi_entries_scan(r->sl, 0, r->sl->nsys);
+  return tl_mpi_entries_agree(r->ex, r->sl, r->suspect, info);
 }
 
 /* The verdict (both rounds) and the batch's status. */
@@ -554,6 +577,7 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
   pdd_run run, *r = &run;
   TL_CALL(run_init(r, ex, sl, slices, x, "pdd", info));
   r->gpu = gpu;
+  r->own_check = self->mpi->own_entry_check;
   size_t nsys = sl->nsys;
   tl_pdd_iface_d *down = tl_alloc(2 * nsys, sizeof *down);
   if (!down) {
@@ -594,7 +618,9 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
     note(r, s, PH_CORRECT_PDD, correct(r, s, &one), &one);
   }
   resolve(r, PH_CORRECT_PDD);
-  status = verdict(r, tol, info); /* phase 6 */
+  status = entries_agree(r, info);
+  if (status == TL_OK)
+    status = verdict(r, tol, info); /* phase 6 */
 cleanup:
   free(down);
   run_free(r);
@@ -624,6 +650,7 @@ static int rpdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   size_t J = (size_t)tl_param_value(self, opt, "J");
   pdd_run run, *r = &run;
   TL_CALL(run_init(r, ex, sl, slices, x, "rpdd", info));
+  r->own_check = self->mpi->own_entry_check;
   size_t nsys = sl->nsys;
   int status = TL_OK;
   local_phase(r, 1, J, tol); /* phase 1 (J checked first) */
@@ -650,7 +677,9 @@ static int rpdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     tl_info_clear(&one);
     note(r, s, PH_CORRECT_RPDD, correct(r, s, &one), &one);
   }
-  status = verdict(r, tol, info); /* phase 5 */
+  status = entries_agree(r, info);
+  if (status == TL_OK)
+    status = verdict(r, tol, info); /* phase 5 */
 cleanup:
   run_free(r);
   return status;
@@ -662,6 +691,7 @@ extern const tl_algorithm tl_algo_rpdd_ref;
 static const tl_mpi_program pdd_program = {
     .crosses = "first rows up, solved interfaces down (2 dependent messages), verdict",
     .solve = pdd_mpi_solve,
+    .own_entry_check = 1, /* in phase 5's pass over the slice */
 };
 
 const tl_algorithm tl_mpi_algo_pdd = {
@@ -696,6 +726,7 @@ const tl_algorithm tl_mpi_algo_pdd_gpu = {
 static const tl_mpi_program rpdd_program = {
     .crosses = "one exchange of edges with both neighbours, verdict",
     .solve = rpdd_mpi_solve,
+    .own_entry_check = 1, /* in phase 1's pass over the slice */
 };
 
 const tl_algorithm tl_mpi_algo_rpdd = {

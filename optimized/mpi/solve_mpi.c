@@ -39,14 +39,51 @@ void tl_mpi_default_slices(const tl_algorithm *algo, size_t n, int P, size_t *si
   }
 }
 
+static int share_report(MPI_Comm comm, int rank, int owner, tl_info *info);
+
 /* The checks of one rank on its own slice (no communication): tl_solve's
- * own (tl_check_batch), on the rows this rank holds. */
+ * own (tl_check_batch), on the rows this rank holds; the entries' values
+ * but for a program that checks them itself (own_entry_check). */
 static int check_local(const tl_algorithm *algo, const tl_mpi_batch *sl, const void *x,
                        tl_info *info)
 {
   tl_batch mine = {.dtype = sl->dtype, .n = sl->m, .nsys = sl->nsys, .periodic = sl->periodic,
                    .a = sl->a, .b = sl->b, .c = sl->c, .d = sl->d};
-  return tl_check_batch(algo, &mine, sl->begin, sl->n, x, 1, info);
+  return tl_check_batch(algo, &mine, sl->begin, sl->n, x, !algo->mpi->own_entry_check, info);
+}
+
+int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k)
+{
+  size_t m = sl->m, o = s0 * m, cnt = k * m;
+  const double *arr[4] = {sl->a, sl->b, sl->c, sl->d};
+  int ok = sl->dtype == TL_F64;
+  for (int j = 0; ok && j < 4; j++)
+    ok = tl_all_finite_d(arr[j] + o, cnt);
+  if (ok && !sl->periodic && m > 0) { /* the corners this slice holds are zero */
+    int first = sl->begin == 0, last = sl->begin + m == sl->n;
+    for (size_t s = s0; s < s0 + k; s++)
+      ok &= !(first && arr[0][s * m] != 0.0) && !(last && arr[2][s * m + m - 1] != 0.0);
+  }
+  return ok;
+}
+
+int tl_mpi_entries_agree(tl_mpi_exchange *ex, const tl_mpi_batch *sl, int suspect, tl_info *info)
+{
+  tl_info mine;
+  tl_info_clear(&mine);
+  int status = TL_OK;
+  if (suspect) { /* the report, as tl_mpi_solve's own check would give it */
+    tl_batch b = {.dtype = sl->dtype, .n = sl->m, .nsys = sl->nsys, .periodic = sl->periodic,
+                  .a = sl->a, .b = sl->b, .c = sl->c, .d = sl->d};
+    status = tl_check_entries(&b, sl->begin, sl->n, &mine);
+  }
+  int failed = status < 0 ? ex->rank : ex->size, owner;
+  MPI_Allreduce(&failed, &owner, 1, MPI_INT, MPI_MIN, ex->comm);
+  if (owner == ex->size)
+    return TL_OK;
+  if (ex->rank == owner)
+    *info = mine;
+  return share_report(ex->comm, ex->rank, owner, info);
 }
 
 int tl_mpi_check_slices(const tl_algorithm *algo, size_t n, int P, const size_t *slices,

@@ -487,6 +487,73 @@ static void solve_checks_case(mpi_check *mc, const tl_algorithm *algo, int who)
   mc_end(mc);
 }
 
+/* A program that checks its entries in its own pass (own_entry_check:
+ * pdd_mpi, rpdd_mpi) gives the report tl_mpi_solve's check gave: one bad
+ * entry (NaN, infinity, a non-zero corner) in each array, on the first,
+ * a middle and the last rank, in a batch of 19 systems (the kernels'
+ * path) -- and RPDD with J > m (the reference's path: the entries are
+ * scanned before the verdict) -- reports that array, system and global
+ * row, the same on every rank; two bad entries on two ranks report the
+ * lower rank's. */
+static void own_entry_check_case(mpi_check *mc, const char *name, const char *param)
+{
+  int P = mc->size;
+  const tl_algorithm *algo = tl_mpi_find(name);
+  if (!algo)
+    return;
+  mc_case(mc, "%s%s%s: its own entry check, P=%d", algo->name, param ? " " : "",
+          param ? param : "", P);
+  MC_EXPECT(mc, algo->mpi->own_entry_check, "%s does not check its own entries", algo->name);
+  size_t n = 24 * (size_t)P, nsys = 19;
+  static const char *const names[4] = {"a", "b", "c", "d"};
+  for (int k = 0; k < 4; k++)
+    for (int where = 0; where < 4; where++) {
+      /* where: 0 first rank, 1 middle, 2 last, 3 the corner of the array (a: row 0, c: row
+       * n-1; b, d: two bad entries, on the last rank and then on the first) */
+      size_t s = (size_t)(k * 5 + where) % nsys, q = where == 0 ? 0 : where == 1 ? (size_t)P / 2
+                                                                                  : (size_t)P - 1;
+      size_t row = q * 24 + 5 + (size_t)k, row2 = 0;
+      double v = where == 1 ? INFINITY : NAN;
+      if (where == 3 && (k == 0 || k == 2))
+        row = k == 0 ? 0 : n - 1, v = 0.5;
+      else if (where == 3)
+        row = (size_t)(P - 1) * 24 + 7, row2 = 3;
+      problem pr = {{0}, NULL};
+      if (mc->rank == 0) {
+        make_problem(&pr, TL_F64, n, nsys, 0, 300 + (uint64_t)(4 * k + where));
+        set_entry(&pr, k, s, row, v);
+        if (where == 3 && k % 2 == 1)
+          set_entry(&pr, k, (s + 1) % nsys, row2, NAN);
+      }
+      tl_mpi_batch local;
+      tl_info info;
+      MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, NULL, &local, &info) == TL_OK,
+                "scatter: %s", info.msg);
+      double *x = calloc(local.m * nsys + 1, sizeof *x);
+      tl_options opt;
+      tl_options_init(&opt);
+      case_param = param;
+      set_case_param(&opt, algo->reference);
+      case_param = NULL;
+      int st = tl_mpi_solve(algo, mc->comm, &local, x, &opt, &info);
+      same_on_all_ranks(mc, &info, st);
+      size_t want_s = where == 3 && k % 2 == 1 && P > 1 ? (s + 1) % nsys : s;
+      size_t want_row = where == 3 && k % 2 == 1 && P > 1 ? row2 : row;
+      size_t s2 = (s + 1) % nsys;
+      if (where == 3 && k % 2 == 1 && P == 1) /* one rank: its first, system by system */
+        want_s = s2 < s ? s2 : s, want_row = s2 < s ? row2 : row;
+      MC_EXPECT(mc, st == TL_ERR_ARG && !strcmp(info.arg, names[k]) &&
+                        info.system == (long)want_s && info.row == (long)want_row,
+                "%s[%zu] of system %zu (case %d): %s, arg %s, system %ld, row %ld: %s",
+                names[k], want_row, want_s, where, tl_status_name(st), info.arg, info.system,
+                info.row, info.msg);
+      free(x);
+      tl_mpi_batch_free(&local);
+      free(pr.mem);
+    }
+  mc_end(mc);
+}
+
 /* An MPI algorithm is a registry algorithm: found by tl_find in room
  * "mpi", and solved through tl_solve with the whole batch on every rank
  * (tl_mpi_solve_batch): x gathered on every rank, the same as the
@@ -714,6 +781,9 @@ int main(int argc, char **argv)
     spike_pivoting_case(&mc, 20, 50 * (size_t)P, 17, 86, how);
   }
   solve_checks_case(&mc, tl_mpi_find("pdd"), -1);
+  own_entry_check_case(&mc, "pdd", NULL);
+  own_entry_check_case(&mc, "rpdd", NULL);
+  own_entry_check_case(&mc, "rpdd", "J=1000000");
   solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
   for (size_t k = 0; k < count; k++)
     registry_case(&mc, reg[k], 40 + (int)k);

@@ -46,9 +46,9 @@ Test(pdd_cpu, correction_same_bits_as_reference)
     for (int q = 0; q < 3; q++)
       for (int reach = 0; reach < 3; reach++) {
         size_t m = sizes[z];
-        double *spikes = malloc(2 * m * sizeof *spikes), *x0 = malloc(m * sizeof *x0);
-        double *xr = malloc(m * sizeof *xr), *xs = malloc(m * sizeof *xs);
-        cr_assert(spikes && x0 && xr && xs);
+        double *mem = malloc(5 * m * sizeof *mem); /* spikes (2 m), x0, xr, xs */
+        cr_assert(mem);
+        double *spikes = mem, *x0 = mem + 2 * m, *xr = x0 + m, *xs = xr + m;
         tl_pdd_part_d pt;
         part3(&pt, m, q, spikes);
         if (reach == 1) /* truncated spikes, as RPDD keeps them */
@@ -94,10 +94,7 @@ Test(pdd_cpu, correction_same_bits_as_reference)
           cr_expect_eq(tl_pdd_ref_correct_d(&pt, xs, &info), TL_OK);
         }
         tl_pdd_part_free_d(&pt);
-        free(spikes);
-        free(x0);
-        free(xr);
-        free(xs);
+        free(mem);
       }
 }
 
@@ -159,13 +156,13 @@ Test(pdd_cpu, correction_at_the_ends_same_bits)
     for (int q = 0; q < 3; q++)
       for (int reach = 0; reach < 4; reach++) {
         size_t m = sizes[z];
-        double *spikes = malloc(2 * m * sizeof *spikes), *x0 = malloc(m * sizeof *x0);
-        double *xr = malloc(m * sizeof *xr), *xs = malloc(m * sizeof *xs);
-        cr_assert(spikes && x0 && xr && xs);
+        double *mem = malloc(5 * m * sizeof *mem); /* spikes (2 m), x0, xr, xs */
+        cr_assert(mem);
+        double *spikes = mem, *x0 = mem + 2 * m, *xr = x0 + m, *xs = xr + m;
         tl_pdd_part_d pt;
         part3(&pt, m, q, spikes);
         size_t kvs[4] = {pt.kv / 4, pt.kv ? 1 : 0, 0, pt.kv}, kws[4] = {pt.kw / 5, 0, 0, pt.kw};
-        pt.kv = kvs[reach], pt.kw = kws[reach]; /* reach 3: whole, overlapping */
+        pt.kv = kvs[reach], pt.kw = kws[reach]; /* reach 3: whole (overlapping in the middle) */
         for (size_t i = 0; i < m; i++) { /* beyond the spikes: garbage, never read */
           pt.v[i] = i < pt.kv ? tl_rng_uniform(&st, -1.0, 1.0) : NAN;
           pt.w[i] = i + pt.kw >= m ? tl_rng_uniform(&st, -1.0, 1.0) : NAN;
@@ -195,10 +192,7 @@ Test(pdd_cpu, correction_at_the_ends_same_bits)
           cr_expect(!memcmp(xs, x0, m * sizeof *xs), "m %zu: x was touched", m);
         }
         tl_pdd_part_free_d(&pt);
-        free(spikes);
-        free(x0);
-        free(xr);
-        free(xs);
+        free(mem);
       }
   double none = -1.0, three[3] = {-2.0, 5.0, -7.5};
   cr_expect(tl_cpu_max_abs_d(0, &none) == 0.0 && tl_cpu_max_abs_d(3, three) == 7.5);
@@ -249,7 +243,8 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
         tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad);
         for (size_t s = 0; s < nsys; s++) {
           const double *as = a + s * m, *bs = b + s * m, *cs = c + s * m, *ds = d + s * m;
-          double cp[1000];
+          double *cp = malloc(m * sizeof *cp);
+          cr_assert(cp);
           tl_info info;
           cr_assert_eq(tl_thomas_ref_d(m, as, bs, cs, ds, y, &info), TL_OK);
           cr_assert_eq(tl_pdd_ref_spike_first_fwd_d(m, as, bs, cs, 0, m, v, cp), -1);
@@ -274,6 +269,7 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
           for (int k = 0; k < 6; k++)
             if ((k % 2 == 0 && !up) || (k % 2 == 1 && !down))
               cr_expect(e[k] == 12345.0, "m %zu system %zu: end %d written", m, s, k);
+          free(cp);
         }
       }
       free(mem);

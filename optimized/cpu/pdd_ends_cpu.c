@@ -221,8 +221,10 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
     return;
   size_t s = 0;
 #if TL_LANES_OK
+  /* The copy where it stays in L2 (32 slices of up to 4096 rows: 1 MiB);
+   * longer slices are read where they are. */
   size_t ls = m + PAD;
-  double *buf = nsys >= TL_LANES ? malloc(4 * TL_LANES * ls * sizeof *buf) : NULL;
+  double *buf = nsys >= TL_LANES && m <= 4096 ? malloc(4 * TL_LANES * ls * sizeof *buf) : NULL;
   for (; s + TL_LANES <= nsys; s += TL_LANES) {
     const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m}, *in[4];
     if (buf) {

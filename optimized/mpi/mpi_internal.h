@@ -95,9 +95,10 @@ int tl_mpi_entries_agree(tl_mpi_exchange *ex, const tl_mpi_batch *sl, int suspec
 void *tl_mpi_scratch(size_t n, size_t size);
 
 /* The same buffer NOT zero-filled: zeros when fresh, else what the last
- * solve left there. For a solve that reads only entries it wrote itself
- * (PDD's and RPDD's spikes, pdd_mpi.c): zeroing 2 words per unknown
- * cost RPDD 6 % of its time. */
+ * solve (of any algorithm) left there. For a solve whose results depend
+ * only on entries it wrote itself (PDD's and RPDD's spikes, Tridsolver's
+ * and the hybrid's a', c', d'): zeroing 2 words per unknown cost RPDD 6 %
+ * of its time. */
 void *tl_mpi_scratch_dirty(size_t n, size_t size);
 
 /* The same for the code around a solve (the 3-D grid's lines gathered

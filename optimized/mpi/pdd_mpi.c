@@ -22,8 +22,9 @@
  * are the reference's, one system at a time.
  *
  * Cost per rank: PDD reads the slice twice (phase 1's two eliminations
- * from one copy, phase 5's second solve) and writes x: 9 words per
- * unknown; RPDD reads it once and writes y, plus a few words per spike
+ * from one copy, phase 5's second solve) and writes x: 10 words per
+ * unknown with x's read for ownership; RPDD reads it once and writes y
+ * (6 words), plus a few words per spike
  * row; then the reference's flops for the interfaces and the verdict;
  * messages: 2 (PDD, in two dependent steps) or 2 at once (RPDD), plus the
  * verdict.
@@ -105,8 +106,9 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
   r->mid_max = tl_alloc(nsys, sizeof *r->mid_max);
   /* Every system's spikes v, w (2 words per own row), in the rank's
    * scratch kept from one solve to the next, not fresh per system, and
-   * not zeroed: each phase reads only the entries its phase 1 wrote
-   * (the kernel's paths keep a few of them: "finish" above). */
+   * not zeroed whole: the kernels' paths write and read only a few
+   * entries ("finish" above), the reference's path zeroes a system's
+   * spikes first (spikes_zero). */
   double *spikes = tl_mpi_scratch_dirty(2 * sl->m * nsys, sizeof(double));
   int status = tl_mpi_status_init(&r->st, ex, nsys, info);
   if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad || !r->finish || !r->mid_max || !spikes))
@@ -179,7 +181,10 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * FALLBACK. A system a kernel flags (a pivot zero or not finite, or a
  * value not finite) gets the reference's whole phase 1 instead
  * (tl_pdd_ref_local_d, tl_rpdd_ref_local_d), which gives its exact
- * status, row and message, and later the whole correction. Flags 2 and 3
+ * status, row and message, and later the whole correction. What PDD's
+ * kernels do not compute they cannot flag: a y or a v that overflows
+ * inside the block while x does not (near-overflow data) is a breakdown
+ * for the reference and not here. Flags 2 and 3
  * of the x-line kernel do not matter here: the corners of a block are its
  * couplings, and the verdict judges dominance. When scratch memory is
  * short, every system falls back. The flag sees what the kernel's own
@@ -218,6 +223,16 @@ static void margin(pdd_run *r, size_t s)
     tl_pdd_bound_margin_d(pt, a, b, c);
 }
 
+/* A system that takes the reference's phase 1: its spikes zeroed first,
+ * as the reference's own memory is ("the rest is 0", part_pdd.h), since
+ * the rank's scratch is not zeroed (tl_mpi_scratch_dirty) and the whole
+ * correction reads every row of v and w. */
+static void spikes_zero(tl_pdd_part_d *pt)
+{
+  memset(pt->v, 0, pt->m * sizeof *pt->v);
+  memset(pt->w, 0, pt->m * sizeof *pt->w);
+}
+
 /* The systems of a chunk still on the kernel's path. */
 #define KEPT(r, redo, s) (!(r)->bad[s] && !(redo)[s])
 
@@ -245,6 +260,9 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
     tl_pdd_part_d *pt = &r->pt[s];
     const double *e = ends + 6 * s;
     double *x = r->x + s * m;
+    /* the four ends, zero where no sweep computed them (read by nothing,
+     * but defined): the scratch holds another solve's numbers */
+    pt->v[0] = pt->v[m - 1] = pt->w[0] = pt->w[m - 1] = 0.0;
     if (left) /* y_0, v_0, w_0 */
       x[0] = e[0], pt->v[0] = e[2], pt->w[0] = e[4];
     if (right) /* y_{m-1}, v_{m-1}, w_{m-1} */
@@ -389,6 +407,7 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
     tl_info one;
     tl_info_clear(&one);
     int phase = PH_LOCAL; /* the reference's whole phase 1 */
+    spikes_zero(&r->pt[s]);
     int st = rpdd ? tl_rpdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, J, tol, &one)
                   : tl_pdd_ref_local_d(&r->pt[s], a, b, c, ROWS(sl->d, s), x, &one);
     if (rpdd && st == TL_ERR_ARG)
@@ -426,6 +445,7 @@ static void resolve_by_reference(pdd_run *r, size_t s, int phase)
   tl_info one;
   tl_info_clear(&one);
   r->finish[s] = CORRECT;
+  spikes_zero(pt);
   int st = tl_pdd_ref_local_d(pt, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
                               ROWS(sl->d, s), r->x + s * sl->m, &one);
   if (st < 0) {
@@ -451,7 +471,11 @@ static void resolve(pdd_run *r, int phase)
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m, nsys = sl->nsys;
   int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
-  size_t chunk = tl_mpi_kernel_chunk(m, nsys);
+  size_t chunk = tl_mpi_kernel_chunk(m, nsys), any = 0;
+  for (size_t s = 0; s < nsys; s++)
+    any += r->finish[s] == RESOLVE && !r->bad[s];
+  if (!any) /* (the entries are then scanned before the verdict) */
+    return;
   unsigned char *flag = tl_alloc(chunk, 1), *redo = tl_alloc(chunk, 1);
   double *rhs = tl_alloc(chunk * m, sizeof *rhs);
   int ok = m > 0 && flag && redo && rhs;
@@ -700,7 +724,7 @@ const tl_algorithm tl_mpi_algo_pdd = {
     .reference = &tl_algo_pdd_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &pdd_program,
 };
 
@@ -735,6 +759,6 @@ const tl_algorithm tl_mpi_algo_rpdd = {
     .reference = &tl_algo_rpdd_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &rpdd_program,
 };

@@ -12,7 +12,7 @@
  * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer,
  * grown when a solve needs more, zero-filled on every request (the
  * algorithms send zeros for a failed system; tl_mpi_scratch_dirty skips
- * that for a solve that reads only what it wrote), freed by
+ * that for a solve that uses only what it wrote), freed by
  * tl_mpi_scratch_release. Per thread, so two threads solving at once do
  * not share one (and each thread releases its own). Growth goes through
  * tl_alloc: memory that runs out is reported as before

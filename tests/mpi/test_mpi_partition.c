@@ -863,9 +863,9 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, OVERFLOW, 98);
     run_case(&mc, algo, TL_F64, n_uneven, 35, 1, uneven, OVERFLOW, 99);
   }
-  /* PDD's and RPDD's batched local phase: a batch of 17 systems (a
-   * full SIMD group of 16 and one more), the systems it hands to the
-   * reference in its middle, RPDD with a fixed spike length too. */
+  /* PDD's and RPDD's kernels' phases: a batch of 17 systems (two SIMD
+   * groups of 8 and one more), the systems they hand to the reference in
+   * its middle, RPDD with a fixed spike length too. */
   static const struct {
     const char *algo, *param;
   } batched[] = {{"pdd", NULL}, {"rpdd", NULL}, {"rpdd", "J=3"}};
@@ -895,8 +895,8 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, n_uneven, 17, 0, uneven, INNER, 64 + k);
     case_param = NULL;
   }
-  /* 2048 rows per rank: PDD's spikes go 16 systems at a time (a scratch
-   * of 2^15 entries), so system 16 of 33 is in the second chunk. */
+  /* 2048 rows per rank: PDD's second solve goes 16 systems at a time (a
+   * scratch of 2^15 entries), so system 16 of 33 is in the second chunk. */
   const tl_algorithm *pdd = tl_mpi_find("pdd");
   static const twist chunked[] = {PLAIN, INNER, SPIKE};
   for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)

@@ -124,12 +124,13 @@ void tl_note_caller_tolerance(const tl_algorithm *algo, const tl_options *opt, i
  * corners are checked where the slice holds them; reports name global
  * rows. TL_ERR_ARG with the array in info->arg, the system and the row. */
 int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info);
-/* Whether the count doubles at v are all finite: tl_check_entries' scan
- * of one array (eight independent accumulators: the memory's speed), for
- * a solver that checks its entries in its own first pass over them (the
- * MPI rank programs of PDD and RPDD) and calls tl_check_entries for the
- * report only when this says no. */
-int tl_all_finite_d(const double *v, size_t count);
+/* Whether tl_check_entries would pass (no array NULL assumed), without a
+ * report: 1 when every entry is finite and the corners it checks are
+ * zero. Its scans run at the memory's speed. For a solver that checks its
+ * entries in its own pass over them (the MPI rank programs of PDD and
+ * RPDD, a chunk of systems at a time) and calls tl_check_entries for the
+ * report only when this says 0. */
+int tl_entries_fine(const tl_batch *sys, size_t row0, size_t n_total);
 
 /* tl_solve's checks of a batch for algo, in tl_solve's order: a dtype and
  * a layout algo solves (the periodic hint), n_total >= 1 and nsys >= 1,

@@ -158,15 +158,14 @@ static inline int tl_lanes_stream_worth(size_t words, size_t m, int k, double *c
   return ok;
 }
 
-/* The inverse of tl_lanes_tile_get with streaming stores where the tile
- * is whole (the caller has checked with tl_lanes_stream_worth that the
- * lines are aligned); plain stores else. The caller ends its kernel with
- * tl_lanes_stream_done. */
-static TL_CPU_INLINE void tl_lanes_tile_put_nt(double *p, size_t m, size_t i0, size_t r0, size_t r1,
-                                               const double *tile)
+/* tl_lanes_tile_put, with streaming stores for a whole tile when nt
+ * (tl_lanes_stream_worth has checked that the lines are aligned). The
+ * caller ends its kernel with tl_lanes_stream_done. */
+static TL_CPU_INLINE void tl_lanes_tile_write(int nt, double *p, size_t m, size_t i0, size_t r0,
+                                              size_t r1, const double *tile)
 {
 #if TL_LANES_NT
-  if (r0 == 0 && r1 == TL_LANES) {
+  if (nt && r0 == 0 && r1 == TL_LANES) {
     tl_cpu_v8d r[8];
     tl_cpu_transpose8_load_d(tile, TL_LANES, r);
     for (int k = 0; k < 8; k++)
@@ -174,19 +173,10 @@ static TL_CPU_INLINE void tl_lanes_tile_put_nt(double *p, size_t m, size_t i0, s
         _mm_stream_pd(p + (size_t)k * m + i0 + h, _mm_set_pd(r[k][h + 1], r[k][h]));
     return;
   }
+#else
+  (void)nt;
 #endif
   tl_lanes_tile_put(p, m, i0, r0, r1, tile);
-}
-
-/* tl_lanes_tile_put_nt when nt (tl_lanes_stream_worth), else
- * tl_lanes_tile_put. */
-static TL_CPU_INLINE void tl_lanes_tile_write(int nt, double *p, size_t m, size_t i0, size_t r0,
-                                              size_t r1, const double *tile)
-{
-  if (nt)
-    tl_lanes_tile_put_nt(p, m, i0, r0, r1, tile);
-  else
-    tl_lanes_tile_put(p, m, i0, r0, r1, tile);
 }
 
 /* After a kernel's streaming stores: they are ordered before what

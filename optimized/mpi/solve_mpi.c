@@ -54,17 +54,11 @@ static int check_local(const tl_algorithm *algo, const tl_mpi_batch *sl, const v
 
 int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k)
 {
-  size_t m = sl->m, o = s0 * m, cnt = k * m;
-  const double *arr[4] = {sl->a, sl->b, sl->c, sl->d};
-  int ok = sl->dtype == TL_F64;
-  for (int j = 0; ok && j < 4; j++)
-    ok = tl_all_finite_d(arr[j] + o, cnt);
-  if (ok && !sl->periodic && m > 0) { /* the corners this slice holds are zero */
-    int first = sl->begin == 0, last = sl->begin + m == sl->n;
-    for (size_t s = s0; s < s0 + k; s++)
-      ok &= !(first && arr[0][s * m] != 0.0) && !(last && arr[2][s * m + m - 1] != 0.0);
-  }
-  return ok;
+  size_t off = s0 * sl->m * tl_dtype_size(sl->dtype); /* bytes to system s0 */
+  tl_batch chunk = {.dtype = sl->dtype, .n = sl->m, .nsys = k, .periodic = sl->periodic,
+                    .a = (const char *)sl->a + off, .b = (const char *)sl->b + off,
+                    .c = (const char *)sl->c + off, .d = (const char *)sl->d + off};
+  return tl_entries_fine(&chunk, sl->begin, sl->n);
 }
 
 int tl_mpi_entries_agree(tl_mpi_exchange *ex, const tl_mpi_batch *sl, int suspect, tl_info *info)

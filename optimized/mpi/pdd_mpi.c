@@ -302,8 +302,13 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
     tl_info_clear(&one);
     int st = tl_rpdd_ref_spikes_drops_d(pt, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s), J,
                                         tol, sp + 2 * m, &one);
-    memcpy(v, sp, pt->kv * sizeof *v);
-    memcpy(w + m - pt->kw, sp + 2 * m - pt->kw, pt->kw * sizeof *w);
+    if (pt->kv + pt->kw <= m) { /* the rows the spikes reach */
+      memcpy(v, sp, pt->kv * sizeof *v);
+      memcpy(w + m - pt->kw, sp + 2 * m - pt->kw, pt->kw * sizeof *w);
+    } else { /* they overlap: whole, for the whole correction (zeros beyond) */
+      memcpy(v, sp, m * sizeof *v);
+      memcpy(w, sp + m, m * sizeof *w);
+    }
     pt->v = v, pt->w = w;
     note(r, s, PH_LOCAL, st, &one);
     if (st != TL_OK)

@@ -539,3 +539,58 @@ Test(residual_pass, strictness_from_the_weakest_row)
       free(s.a);
     }
 }
+
+/* tl_cpu_residual_slices_pass_d on a batch of k slices, one after the
+ * other as a rank holds them: each system's numbers are the core pass's
+ * bits, whatever the group it falls in (groups of 8, a last group of
+ * fewer), with one system not finite (the core pass's rules) and one with
+ * zeros and a zero diagonal among its neighbours; slices at the start,
+ * middle and end of plain and periodic systems, of 1 to 600 rows. */
+Test(residual_pass, batched_slices_give_the_same_bits)
+{
+  static const size_t ks[] = {1, 7, 8, 9, 17};
+  static const size_t spans[][2] = {{0, 300}, {300, 600}, {700, 300}, {0, 1000},
+                                    {5, 3},   {998, 2},   {0, 1},     {999, 1}};
+  size_t n = 1000, checked = 0;
+  for (int periodic = 0; periodic < 2; periodic++)
+    for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+      for (size_t si = 0; si < sizeof spans / sizeof *spans; si++) {
+        size_t k = ks[ki], begin = spans[si][0], m = spans[si][1];
+        double *mem = malloc(5 * k * m * sizeof *mem), *halo = malloc(4 * k * sizeof *halo);
+        tl_residual_pass *got = malloc(k * sizeof *got);
+        sys1 *sys = malloc(k * sizeof *sys);
+        cr_assert(mem && halo && got && sys);
+        double *a = mem, *b = a + k * m, *c = b + k * m, *d = c + k * m, *x = d + k * m;
+        for (size_t s = 0; s < k; s++) {
+          sys[s] = random_sys(n, periodic, 900 + 31 * s + ki);
+          if (s == 5) /* not finite: the core pass's rules */
+            sys[s].d[begin + m / 2] = NAN;
+          if (s == 2) { /* zeros, a zero diagonal */
+            sys[s].a[begin + m / 3] = sys[s].x[begin + m / 2] = 0.0;
+            sys[s].b[begin + m - 1] = 0.0;
+          }
+          memcpy(a + s * m, sys[s].a + begin, m * sizeof *a);
+          memcpy(b + s * m, sys[s].b + begin, m * sizeof *b);
+          memcpy(c + s * m, sys[s].c + begin, m * sizeof *c);
+          memcpy(d + s * m, sys[s].d + begin, m * sizeof *d);
+          memcpy(x + s * m, sys[s].x + begin, m * sizeof *x);
+          halo_of(&sys[s], begin, m, halo + 4 * s);
+        }
+        tl_cpu_residual_slices_pass_d(n, periodic, begin, m, k, a, b, c, d, x, halo, got);
+        for (size_t s = 0; s < k; s++) {
+          tl_residual_pass core;
+          tl_residual_slice_pass_d(n, periodic, begin, m, sys[s].a + begin, sys[s].b + begin,
+                                   sys[s].c + begin, sys[s].d + begin, sys[s].x + begin,
+                                   halo + 4 * s, &core);
+          cr_expect(!memcmp(&got[s], &core, sizeof core),
+                    "k = %zu, rows [%zu, %zu), periodic %d: system %zu differs (norms %a %a, "
+                    "core %a %a; weak row %ld, core %ld)",
+                    k, begin, begin + m, periodic, s, got[s].norms[0], got[s].norms[1],
+                    core.norms[0], core.norms[1], got[s].weak_row, core.weak_row);
+          checked++;
+          free(sys[s].a);
+        }
+        free(mem), free(halo), free(got), free(sys);
+      }
+  cr_expect_eq(checked, 2 * 42 * 8, "systems checked: %zu", checked);
+}

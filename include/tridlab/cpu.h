@@ -325,6 +325,14 @@ void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m
                                   const double *a, const double *b, const double *c,
                                   const double *d, const double *x, const double *halo,
                                   struct tl_residual_pass *out);
+/* The same for k systems' slices of m rows each, one after the other in
+ * a, b, c, d, x (system s from row s m), halo 4 per system, out[k]: each
+ * out[s] the bits tl_cpu_residual_slice_pass_d gives for system s. Eight
+ * systems at a time, so that their row-ordered sums run side by side. */
+void tl_cpu_residual_slices_pass_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, const double *x, const double *halo,
+                                   struct tl_residual_pass *out);
 void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
                                 const double *b, const double *c, const double *x, double *neg,
                                 long *row, double max[2]);

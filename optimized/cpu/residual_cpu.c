@@ -39,8 +39,10 @@
 #include "cpu_internal.h"
 #include "tridlab/part_nshaped.h"
 
-/* Rows per block: the per-row buffers stay in L1. */
+/* Rows per block: the per-row buffers stay in L1 (the pass's: 2 per
+ * system of a group of TL_PASS_GROUP, 32 KiB). */
 #define BLOCK 256
+#define TL_PASS_GROUP 8
 
 /* row_margin of core/residual.c: (|b| - (left + right)) / |b|, DBL_MIN
  * when strict but the quotient underflowed, -inf when b = 0; negated. */
@@ -67,8 +69,8 @@ static size_t first_of(const double *v, size_t k, double best)
 /* The core loops this pass replaces, one after the other: for a row or
  * two, and for values that are not finite (their rules for inf and NaN). */
 static void weak_max_core(size_t n, int periodic, size_t begin, size_t m, const double *a,
-                          const double *b, const double *c, const double *x, double *neg,
-                          long *row, double max[2])
+                          const double *b, const double *c, const double *x, double *neg, long *row,
+                          double max[2])
 {
   tl_slice_weakest_row(TL_F64, n, periodic, begin, m, a, b, c, neg, row);
   tl_residual_slice_max(TL_F64, n, periodic, begin, m, a, b, c, x, max);
@@ -81,8 +83,8 @@ typedef struct weak_acc {
 
 /* Rows [0, k) of a block whose every row has both couplings, the block's
  * first row being global row g0. */
-TL_CPU_CLONES static void weak_block(size_t k, const double *a, const double *b,
-                                     const double *c, const double *x, long g0, weak_acc *w)
+TL_CPU_CLONES static void weak_block(size_t k, const double *a, const double *b, const double *c,
+                                     const double *x, long g0, weak_acc *w)
 {
   double neg[BLOCK];
   double amax = w->amax, xmax = w->xmax, sum = 0.0, best = -INFINITY;
@@ -149,52 +151,96 @@ typedef struct pass_acc {
 /* The smallest nonzero of v >= 0 as a minimum: zeros do not count. */
 #define NONZERO(v) ((v) > 0.0 ? (v) : INFINITY)
 
+/* The same minimum without a comparison and a blend per value: the bits
+ * of a double >= 0 (or NaN) order as the unsigned integers they are, and
+ * bits - 1 wraps +0 to the largest one, so the unsigned minimum of bits - 1
+ * over the values, plus 1, is the smallest nonzero value. A NaN's bits lie
+ * above +inf's and never win, as NaN never wins the comparison above. The
+ * running minimum is > 0, so the minimum never wraps. */
+static inline uint64_t lo_key(double v)
+{
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u - 1;
+}
+static inline double lo_of_key(uint64_t key)
+{
+  double v;
+  key += 1;
+  memcpy(&v, &key, sizeof v);
+  return v;
+}
+
 /* Rows [0, k) of a block (global row g0 first): xm[i] = x of the row
  * above, xp[i] of the row below, cu[i] = c of the row above, ad[i] = a of
  * the row below (pointers offset by one from x, c, a for the rows
- * between the ends). */
-TL_CPU_CLONES static void pass_block(size_t k, const double *a, const double *b,
-                                     const double *c, const double *d, const double *x,
-                                     const double *xm, const double *xp, const double *cu,
-                                     const double *ad, long g0, pass_acc *p)
+ * between the ends). Everything per row but the two sums: each row's
+ * |x_i| into xs, its residual into rs, for ordered_sums. */
+TL_CPU_CLONES static void pass_rows(size_t k, const double *a, const double *b, const double *c,
+                                    const double *d, const double *x, const double *xm,
+                                    const double *xp, const double *cu, const double *ad, long g0,
+                                    pass_acc *p, double *xs, double *rs)
 {
-  double neg[BLOCK], xs[BLOCK], rs[BLOCK];
-  double amax = p->amax, xmax = p->xmax, alo = p->alo, xlo = p->xlo, dlo = p->dlo;
-  double dmax = p->dmax, col = p->col, best = -INFINITY;
+  double neg[BLOCK];
+  double amax = p->amax, xmax = p->xmax, dmax = p->dmax, col = p->col, best = -INFINITY;
+  uint64_t alo = lo_key(p->alo), xlo = lo_key(p->xlo), dlo = lo_key(p->dlo);
 #pragma omp simd reduction(max : amax, xmax, dmax, col, best) reduction(min : alo, xlo, dlo)
   for (size_t i = 0; i < k; i++) {
     double ma = fabs(a[i]), mb = fabs(b[i]), mc = fabs(c[i]), mx = fabs(x[i]), md = fabs(d[i]);
     double big = mb > ma ? mb : ma;
     big = big > mc ? big : mc;
     amax = big > amax ? big : amax;
-    double lo = NONZERO(ma);
-    lo = NONZERO(mb) < lo ? NONZERO(mb) : lo;
-    lo = NONZERO(mc) < lo ? NONZERO(mc) : lo;
+    uint64_t ka = lo_key(ma), kb = lo_key(mb), kc = lo_key(mc), kx = lo_key(mx), kd = lo_key(md);
+    uint64_t lo = ka < kb ? ka : kb;
+    lo = kc < lo ? kc : lo;
     alo = lo < alo ? lo : alo;
     xmax = mx > xmax ? mx : xmax;
-    xlo = NONZERO(mx) < xlo ? NONZERO(mx) : xlo;
+    xlo = kx < xlo ? kx : xlo;
     xs[i] = mx;
     rs[i] = fabs(d[i] - ((b[i] * x[i] + a[i] * xm[i]) + c[i] * xp[i]));
     double cs = (mb + fabs(cu[i])) + fabs(ad[i]);
     col = cs > col ? cs : col;
-    dlo = NONZERO(md) < dlo ? NONZERO(md) : dlo;
+    dlo = kd < dlo ? kd : dlo;
     dmax = md > dmax ? md : dmax;
     double ng;
     NEG_REL(mb, ma, mc, ng);
     neg[i] = ng;
     best = ng > best ? ng : best;
   }
-  double xnorm = p->xnorm, rnorm = p->rnorm;
-  for (size_t i = 0; i < k; i++) { /* the sums, in row order */
-    xnorm += xs[i];
-    rnorm += rs[i];
-  }
-  *p = (pass_acc){amax, xmax, alo, xlo, dlo, dmax, col, p->weak, xnorm, rnorm, p->weak_row};
+  p->amax = amax, p->xmax = xmax, p->dmax = dmax, p->col = col;
+  p->alo = lo_of_key(alo), p->xlo = lo_of_key(xlo), p->dlo = lo_of_key(dlo);
   if (best > p->weak) { /* on a tie the earlier row stays */
     size_t j = first_of(neg, k, best);
     p->weak = neg[j]; /* the row's own value (a tie of +0 and -0 keeps its sign) */
     p->weak_row = g0 + (long)j;
   }
+}
+
+/* The two sums of the g systems of a group over k rows, each system's in
+ * its row order. One system's sums are two chains of dependent adds (one
+ * add per row each, ~0.7 ns per row of the pass's 2.2 in cache); the
+ * chains of the group's systems are independent, and run side by side. */
+static void ordered_sums(int g, size_t k, const double (*xs)[BLOCK], const double (*rs)[BLOCK],
+                         pass_acc *p)
+{
+  double xn[TL_PASS_GROUP], rn[TL_PASS_GROUP];
+  for (int j = 0; j < g; j++)
+    xn[j] = p[j].xnorm, rn[j] = p[j].rnorm;
+  if (g == TL_PASS_GROUP) { /* the usual group: its chains interleaved */
+    for (size_t i = 0; i < k; i++)
+      for (int j = 0; j < TL_PASS_GROUP; j++) {
+        xn[j] += xs[j][i];
+        rn[j] += rs[j][i];
+      }
+  } else {
+    for (int j = 0; j < g; j++)
+      for (size_t i = 0; i < k; i++) {
+        xn[j] += xs[j][i];
+        rn[j] += rs[j][i];
+      }
+  }
+  for (int j = 0; j < g; j++)
+    p[j].xnorm = xn[j], p[j].rnorm = rn[j];
 }
 
 /* A row at an end of the slice, as core/residual.c's pass_end_row: the
@@ -215,46 +261,101 @@ static void pass_end(pass_acc *p, double a, double b, double c, double d, double
   } else {
     c = xp = ad = 0.0;
   }
-  pass_block(1, &a, &b, &c, &d, &x, &xm, &xp, &cu, &ad, g, p);
+  double xs, rs;
+  pass_rows(1, &a, &b, &c, &d, &x, &xm, &xp, &cu, &ad, g, p, &xs, &rs);
+  p->xnorm += xs;
+  p->rnorm += rs;
 }
 
-void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m,
-                                  const double *a, const double *b, const double *c,
-                                  const double *d, const double *x, const double *halo,
-                                  tl_residual_pass *out)
+/* One system's slice (the arrays from its first row; halo: its 4). */
+typedef struct pass_slice {
+  const double *a, *b, *c, *d, *x, *halo;
+} pass_slice;
+
+/* The unknowns and entries just outside the rows: from the halo, or for
+ * a whole system its other end. */
+static void outside(const pass_slice *q, size_t n, size_t m, double o[4])
 {
-  if (m < 3) { /* a row or two (and the folded periodic systems): the core pass */
-    tl_residual_slice_pass_d(n, periodic, begin, m, a, b, c, d, x, halo, out);
-    return;
-  }
-  pass_acc p = {.alo = INFINITY, .xlo = INFINITY, .dlo = INFINITY, .weak = -INFINITY,
-                .weak_row = -1};
+  o[0] = m == n ? q->x[n - 1] : q->halo[0]; /* x left  */
+  o[1] = m == n ? q->x[0] : q->halo[1];     /* x right */
+  o[2] = m == n ? q->c[n - 1] : q->halo[2]; /* c left  */
+  o[3] = m == n ? q->a[0] : q->halo[3];     /* a right */
+}
+
+/* The g (<= TL_PASS_GROUP) systems of a group, m >= 3 rows each, rows
+ * [1, m-1) a block at a time for all of them, then each one's end rows. */
+static void pass_group(size_t n, int periodic, size_t begin, size_t m, int g, const pass_slice *q,
+                       tl_residual_pass *out)
+{
+  double xs[TL_PASS_GROUP][BLOCK], rs[TL_PASS_GROUP][BLOCK];
+  pass_acc p[TL_PASS_GROUP];
   int left = begin > 0 || periodic, right = begin + m < n || periodic;
-  /* the unknowns and entries just outside the rows (the whole system:
-   * its other end) */
-  double xl = m == n ? x[n - 1] : halo[0], xr = m == n ? x[0] : halo[1];
-  double cl = m == n ? c[n - 1] : halo[2], ar = m == n ? a[0] : halo[3];
   size_t l = m - 1;
-  pass_end(&p, a[0], b[0], c[0], d[0], x[0], xl, x[1], cl, a[1], left, 1, (long)begin);
+  for (int j = 0; j < g; j++) {
+    double o[4];
+    outside(&q[j], n, m, o);
+    p[j] = (pass_acc){
+        .alo = INFINITY, .xlo = INFINITY, .dlo = INFINITY, .weak = -INFINITY, .weak_row = -1};
+    pass_end(&p[j], q[j].a[0], q[j].b[0], q[j].c[0], q[j].d[0], q[j].x[0], o[0], q[j].x[1], o[2],
+             q[j].a[1], left, 1, (long)begin);
+  }
   for (size_t i = 1; i < l; i += BLOCK) {
     size_t k = l - i < BLOCK ? l - i : BLOCK;
-    pass_block(k, a + i, b + i, c + i, d + i, x + i, x + i - 1, x + i + 1, c + i - 1, a + i + 1,
-               (long)(begin + i), &p);
+    for (int j = 0; j < g; j++) {
+      const double *a = q[j].a, *c = q[j].c, *x = q[j].x;
+      pass_rows(k, a + i, q[j].b + i, c + i, q[j].d + i, x + i, x + i - 1, x + i + 1, c + i - 1,
+                a + i + 1, (long)(begin + i), &p[j], xs[j], rs[j]);
+    }
+    ordered_sums(g, k, (const double(*)[BLOCK])xs, (const double(*)[BLOCK])rs, p);
   }
-  pass_end(&p, a[l], b[l], c[l], d[l], x[l], x[l - 1], xr, c[l - 1], ar, 1, right,
-           (long)(begin + l));
-  int finite = isfinite(p.xnorm) && isfinite(p.rnorm) && isfinite(p.col) &&
-               (!left || isfinite(cl)) && (!right || isfinite(ar));
-  if (!finite) { /* the core pass, with its rules for inf and NaN */
-    tl_residual_slice_pass_d(n, periodic, begin, m, a, b, c, d, x, halo, out);
-    return;
+  for (int j = 0; j < g; j++) {
+    double o[4];
+    outside(&q[j], n, m, o);
+    pass_end(&p[j], q[j].a[l], q[j].b[l], q[j].c[l], q[j].d[l], q[j].x[l], q[j].x[l - 1], o[1],
+             q[j].c[l - 1], o[3], 1, right, (long)(begin + l));
+    int finite = isfinite(p[j].xnorm) && isfinite(p[j].rnorm) && isfinite(p[j].col) &&
+                 (!left || isfinite(o[2])) && (!right || isfinite(o[3]));
+    if (!finite) { /* the core pass, with its rules for inf and NaN */
+      tl_residual_slice_pass_d(n, periodic, begin, m, q[j].a, q[j].b, q[j].c, q[j].d, q[j].x,
+                               q[j].halo, &out[j]);
+      continue;
+    }
+    out[j] = (tl_residual_pass){.max = {p[j].xmax, p[j].amax},
+                                .weak = p[j].weak,
+                                .weak_row = p[j].weak_row,
+                                .norms = {p[j].xnorm, p[j].rnorm, p[j].col},
+                                .lo = {p[j].alo, p[j].xlo, p[j].dlo},
+                                .dmax = p[j].dmax};
   }
-  *out = (tl_residual_pass){.max = {p.xmax, p.amax},
-                            .weak = p.weak,
-                            .weak_row = p.weak_row,
-                            .norms = {p.xnorm, p.rnorm, p.col},
-                            .lo = {p.alo, p.xlo, p.dlo},
-                            .dmax = p.dmax};
+}
+
+void tl_cpu_residual_slices_pass_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, const double *x, const double *halo,
+                                   tl_residual_pass *out)
+{
+  for (size_t s0 = 0; s0 < k; s0 += TL_PASS_GROUP) {
+    int g = k - s0 < TL_PASS_GROUP ? (int)(k - s0) : TL_PASS_GROUP;
+    pass_slice q[TL_PASS_GROUP];
+    for (int j = 0; j < g; j++) {
+      size_t at = (s0 + (size_t)j) * m;
+      q[j] = (pass_slice){a + at, b + at, c + at, d + at, x + at, halo + 4 * (s0 + (size_t)j)};
+    }
+    if (m >= 3) {
+      pass_group(n, periodic, begin, m, g, q, out + s0);
+      continue;
+    }
+    for (int j = 0; j < g; j++) /* a row or two (and the folded periodic systems): the core pass */
+      tl_residual_slice_pass_d(n, periodic, begin, m, q[j].a, q[j].b, q[j].c, q[j].d, q[j].x,
+                               q[j].halo, &out[s0 + (size_t)j]);
+  }
+}
+
+void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
+                                  const double *b, const double *c, const double *d,
+                                  const double *x, const double *halo, tl_residual_pass *out)
+{
+  tl_cpu_residual_slices_pass_d(n, periodic, begin, m, 1, a, b, c, d, x, halo, out);
 }
 
 /* ---- the row classes of a slice (tl_row_classes_slice_d) -------------- */
@@ -267,9 +368,8 @@ typedef struct class_acc {
 
 /* Rows [0, k) of a block with both couplings (left = right = 1) or with
  * the couplings an end row has, the first being global row g0. */
-TL_CPU_CLONES static void class_block(size_t k, const double *a, const double *b,
-                                      const double *c, int left, int right, long g0,
-                                      class_acc *w)
+TL_CPU_CLONES static void class_block(size_t k, const double *a, const double *b, const double *c,
+                                      int left, int right, long g0, class_acc *w)
 {
   double rel[BLOCK];
   int row_dd = 1, strict = 1;
@@ -328,8 +428,8 @@ typedef struct dd_acc {
  * above and below b in its column (c of the row above, a of the row
  * below); left, right: the rows have those couplings. */
 TL_CPU_CLONES static void dd_block(size_t k, const double *a, const double *b, const double *c,
-                                   const double *cu, const double *ad, int left, int right,
-                                   long g0, dd_acc *w)
+                                   const double *cu, const double *ad, int left, int right, long g0,
+                                   dd_acc *w)
 {
   double rel[BLOCK];
   int not_row = 0, not_strict = 0, not_col = 0;
@@ -371,8 +471,8 @@ void tl_cpu_nshaped_dd_slice_d(size_t n, int periodic, size_t row0, size_t m, co
     size_t k = l - i < BLOCK ? l - i : BLOCK;
     dd_block(k, a + i, b + i, c + i, c + i - 1, a + i + 1, 1, 1, (long)(row0 + i), &w);
   }
-  dd_block(1, a + l, b + l, c + l, c + l - 1, &down, 1, row0 + m < n || periodic,
-           (long)(row0 + l), &w);
+  dd_block(1, a + l, b + l, c + l, c + l - 1, &down, 1, row0 + m < n || periodic, (long)(row0 + l),
+           &w);
   flags[0] = w.not_row, flags[1] = w.not_strict, flags[2] = w.not_col;
   *worst_rel = w.worst, *worst_row = w.worst_row;
 }

@@ -131,10 +131,10 @@ static void slice_norms(const tl_mpi_batch *sl, const void *x, const void *halo,
   size_t es = tl_dtype_size(sl->dtype), m = sl->m;
   tl_residual_pass now;
   if (!pass && sl->dtype == TL_F64) {
-    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m,
-                                 (const double *)AT(sl->a, s, 0), (const double *)AT(sl->b, s, 0),
-                                 (const double *)AT(sl->c, s, 0), (const double *)AT(sl->d, s, 0),
-                                 (const double *)x + s * m, (const double *)halo + 4 * s, &now);
+    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, (const double *)AT(sl->a, s, 0),
+                                 (const double *)AT(sl->b, s, 0), (const double *)AT(sl->c, s, 0),
+                                 (const double *)AT(sl->d, s, 0), (const double *)x + s * m,
+                                 (const double *)halo + 4 * s, &now);
     pass = &now;
   }
   if (pass && tl_residual_slice_rescale(pass, max, norms))
@@ -181,20 +181,18 @@ int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const vo
 
 /* Round 0's numbers of system s into its 4 pairs q (the first, the
  * status, is set): the weakest row, the largest |x| and |A| entry. A
- * double slice is read once (*pass keeps the unscaled norms for rounds 1
- * and 2); a complex one twice here and once more in round 1. */
-static void round0_pairs(const tl_mpi_batch *sl, const void *x, const void *halo, size_t s,
-                         double *q, tl_residual_pass *pass)
+ * double slice has been read once already (*pass, made for the whole
+ * batch by tl_cpu_residual_slices_pass_d, keeps the unscaled norms for
+ * rounds 1 and 2); a complex one is read twice here and once more in
+ * round 1. */
+static void round0_pairs(const tl_mpi_batch *sl, const void *x, size_t s, double *q,
+                         const tl_residual_pass *pass)
 {
   size_t es = tl_dtype_size(sl->dtype), m = sl->m;
   const void *xs = (const char *)x + s * m * es;
   double max[2];
   long row;
   if (pass) {
-    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m,
-                                 (const double *)AT(sl->a, s, 0), (const double *)AT(sl->b, s, 0),
-                                 (const double *)AT(sl->c, s, 0), (const double *)AT(sl->d, s, 0),
-                                 xs, (const double *)halo + 4 * s, pass);
     q[2] = pass->weak, row = pass->weak_row;
     max[0] = pass->max[0], max[1] = pass->max[1];
   } else {
@@ -232,8 +230,11 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
   }
   /* Round 0: the status, the weakest row, the maxima of x and A. */
   tl_mpi_status_pairs(st, pairs, 4);
+  if (passes)
+    tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, sl->m, nsys, sl->a, sl->b, sl->c,
+                                  sl->d, x, (const double *)halo, passes);
   for (size_t s = 0; s < nsys; s++)
-    round0_pairs(sl, x, halo, s, pairs + 8 * s, passes ? passes + s : NULL);
+    round0_pairs(sl, x, s, pairs + 8 * s, passes ? passes + s : NULL);
   TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, 4 * nsys));
   status = tl_mpi_status_first_error(st, pairs, 4, info);
   if (status != 0)

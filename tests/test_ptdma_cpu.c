@@ -35,7 +35,7 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
                               ref + cnt + o, ref + 2 * cnt + o, &info) < 0;
   }
   /* The runtime step from the reference's b, on the good systems. */
-  tl_cpu_ptdma_runtime_d(begin, m, nsys, A, C, ref + cnt, D, out + 3 * cnt);
+  tl_cpu_ptdma_runtime_d(begin, m, nsys, A, C, ref + cnt, D, out + 3 * cnt, NULL);
   for (size_t s = 0; s < nsys; s++) {
     size_t o = s * m;
     if (!rbad[s])

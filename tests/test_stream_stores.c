@@ -75,7 +75,7 @@ static void run_all(batch *bt)
                               bt->bad);
   tl_cpu_ptdma_init_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, o[0] + bt->cnt,
                       o[1] + bt->cnt, o[2] + bt->cnt, bt->bad);
-  tl_cpu_ptdma_runtime_d(m, m, NSYS, bt->a, bt->c, o[1] + bt->cnt, bt->d, o[3] + bt->cnt);
+  tl_cpu_ptdma_runtime_d(m, m, NSYS, bt->a, bt->c, o[1] + bt->cnt, bt->d, o[3] + bt->cnt, NULL);
   tl_cpu_nshaped_reduce_d(m, m - 1, NSYS, bt->a, bt->b, bt->c, bt->d, o[7], bt->extra[1],
                           bt->bad);
   tl_cpu_distd2_preprocess_lines_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, o[8],

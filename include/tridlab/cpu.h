@@ -215,7 +215,9 @@ void tl_cpu_stream_stencil_f(size_t n, size_t ngroups, size_t sz, const double s
  * non-finite pivot (forward) or a non-finite x (backward) sets bad[s]
  * (never cleared; an overflowing check sum may set it too); that
  * system's outputs are then unspecified: run the reference phase on it
- * for the report. */
+ * for the report. The forward sweep also sets bad[s] when one of system
+ * s's 4 m entries (the corners too) is not finite, so an unflagged
+ * system's entries are all finite. */
 void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
                                  const double *a, const double *b, const double *c,
                                  const double *d, double *as, double *cs, double *ds,
@@ -228,7 +230,7 @@ void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const dou
  * tridlab/part_hybrid_pcr.h) on the same layout, eight systems at once:
  * as, cs, ds as the reference writes them, its forward pass with one
  * reciprocal per row (within a few roundings), its backward pass and row
- * 0 with its own operations. bad[s] as above. */
+ * 0 with its own operations. bad[s] as above (the entries too). */
 void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
                                  const double *a, const double *b, const double *c,
                                  const double *d, double *as, double *cs, double *ds,
@@ -237,15 +239,17 @@ void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_le
 /* CaNS's P-TDMA (tridlab/part_ptdma.h) on the same layout, eight systems
  * at once (optimized/cpu/ptdma_cpu.c), the reference's operations, so its
  * bits: tl_ptdma_init_d of the rows [begin, begin + m) of n (a, b, c as
- * it writes them; bad[s] set, never cleared, where it would break down --
+ * it writes them; bad[s] set, never cleared, where it would break down
+ * or where one of system s's A, B, C (the corners too) is not finite --
  * run it on that system for the report) and tl_ptdma_runtime_d (d' from
  * D and the initialization's b; a system flagged by the initialization
- * gets an unspecified d'). */
+ * gets an unspecified d'; bad, unless NULL, set where one of system s's
+ * D is not finite). */
 void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                          const double *A, const double *B, const double *C, double *a, double *b,
                          double *c, unsigned char *bad);
 void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
-                            const double *b, const double *D, double *d);
+                            const double *b, const double *D, double *d, unsigned char *bad);
 /* And its reconstruction of one system's m rows (tl_ptdma_reconstruct_d:
  * the same arguments but m, the same bits and status), the rows in SIMD
  * lanes; *tiny = tl_ptdma_reconstruct_tiny_d's answer on the same rows. */
@@ -269,7 +273,8 @@ int tl_cpu_two_spike_rows_d(size_t m, const double *a, const double *b, const do
  * its bits: system s's plan rows (sa, sc, fwd_scale, fwd_mul, bwd_mul,
  * m each) at rows + 5 m s, its fix_scale and spike into fix_scale[s] and
  * spike[s]. bad[s] set (never cleared) where the reference would break
- * down, and for the systems past the last group of eight: run the
+ * down, where one of the system's a, b, c (the corners too) is not
+ * finite, and for the systems past the last group of eight: run the
  * reference on them (then its results replace these). */
 void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
                                       size_t nsys, const double *a, const double *b,
@@ -279,8 +284,8 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
 /* DistD2's Algorithm 6 (tl_distd2_decouple_d) on the same slices, from
  * the plan rows and fix_scale above: d' of system s into dt + s m, the
  * reference's operations and bits; bad[s] set where a d' is not finite
- * (the reference's breakdown) and past the last group of eight: run the
- * reference there. */
+ * (the reference's breakdown), where a d is not, and past the last group
+ * of eight: run the reference there. */
 void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
                                     const double *fix_scale, const double *d, double *dt,
                                     unsigned char *bad);
@@ -296,7 +301,8 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
  * (left, diag, right, rhs, m each: the rows tl_nshaped_init_rank_in_d
  * takes) into rows 1 .. L of rows + 4 m s, and J_p's reduced row (rb,
  * rc, rd) into ju[3 s ..]. bad[s] set (never cleared) where RD would
- * break down, for the systems past the last group of eight, and for all
+ * break down, where one of the entries of rows 0 .. L (the ones read) is
+ * not finite, for the systems past the last group of eight, and for all
  * when L is out of range: run the reference stages there (then their
  * results replace these). */
 void tl_cpu_nshaped_reduce_d(size_t m, size_t L, size_t nsys, const double *a, const double *b,

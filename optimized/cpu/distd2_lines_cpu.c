@@ -14,7 +14,10 @@
  * backward pass and row 0, then cross into each system's plan rows
  * once. A zero or non-finite pivot, or a spike entry that overflows, in a
  * lane flags that system (lanes.h's check sums); the caller runs the
- * reference on it for its report.
+ * reference on it for its report. So does an entry that is not finite:
+ * a, b, c (the corners too) in the preprocessing, d in the decoupling
+ * (tl_lanes_check_row), so that a rank program need not read its slice
+ * once more to check it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -58,9 +61,10 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
   tl_lanes zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0);
   for (size_t j = 0; j < 2; j++) {
     tl_lanes bj = tl_lanes_gather(b, m, j), f = one / bj;
-    tl_lanes aj = no_lower(w, j) ? zero : tl_lanes_gather(a, m, j);
-    tl_lanes cj = no_upper(w, j) ? zero : tl_lanes_gather(c, m, j);
-    *chk = *chk + bj + f;
+    tl_lanes ar = tl_lanes_gather(a, m, j), cr = tl_lanes_gather(c, m, j);
+    tl_lanes aj = no_lower(w, j) ? zero : ar;
+    tl_lanes cj = no_upper(w, j) ? zero : cr;
+    *chk = tl_lanes_check_row(*chk + bj + f, ar, bj, cr, zero); /* corners too */
     tl_lanes_store(PK(F, j), f);
     tl_lanes_store(PK(SA, j), aj * f), tl_lanes_store(PK(SC, j), cj * f);
     tl_lanes_store(PK(R, j), zero), tl_lanes_store(PK(W, j), zero);
@@ -77,9 +81,11 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
     for (size_t r = r0; r < r1; r++) {
       size_t j = i0 + r, k = r * TL_LANES;
       tl_lanes aj = tl_lanes_load(t[0] + k); /* j >= 2: never the system's row 0 */
-      tl_lanes pivot = tl_lanes_load(t[1] + k) - aj * sc;
+      tl_lanes bj = tl_lanes_load(t[1] + k), cr = tl_lanes_load(t[2] + k);
+      *chk = tl_lanes_check_row(*chk, aj, bj, cr, zero); /* the entries (lanes.h) */
+      tl_lanes pivot = bj - aj * sc;
       tl_lanes f = one / pivot;
-      tl_lanes cj = no_upper(w, j) ? zero : tl_lanes_load(t[2] + k);
+      tl_lanes cj = no_upper(w, j) ? zero : cr;
       sa = -f * aj * sa;
       sc = f * cj;
       *chk = *chk + pivot + f;
@@ -174,6 +180,7 @@ static void d2_decouple_group(size_t m, int nt, const double *rows, const double
     for (size_t q = r0; q < r1; q++) { /* lines 1-12 */
       size_t j = i0 + q, k = q * TL_LANES;
       tl_lanes rhs = tl_lanes_load(t[0] + k), fj = tl_lanes_load(t[1] + k);
+      chk = chk + (rhs - rhs); /* d's own check (lanes.h, tl_lanes_check_row) */
       yp = j < 2 ? rhs * fj : fj * (rhs - tl_lanes_load(t[2] + k) * yp);
       tl_lanes_store(y + TL_LANES * j, yp);
     }

@@ -57,6 +57,19 @@ enum { TL_LANES = 8 }; /* systems per group = rows per tile */
 #define TL_LANES_AHEAD 64 /* rows the software prefetch runs ahead */
 #endif
 
+/* 1 when the m values of each of the k arrays v[j] (a system's first
+ * row on) are all finite (an overflowing sum may say 0 too: a false
+ * alarm, as with tl_lanes_check_row), for the systems a kernel leaves to
+ * the reference. */
+static inline int tl_lanes_rows_finite(size_t m, int k, const double *const *v)
+{
+  double e = 0.0;
+  for (int j = 0; j < k; j++)
+    for (size_t i = 0; i < m; i++)
+      e += v[j][i] - v[j][i];
+  return e == 0.0;
+}
+
 #ifdef TL_CPU_SHUFFLE
 #define TL_LANES_OK 1
 
@@ -230,6 +243,21 @@ static TL_CPU_INLINE void tl_lanes_fillin_row(tl_lanes a, tl_lanes b, tl_lanes c
   *as = -(a * *as) * r;
   *cs = ci * r;
   *chk = *chk + p + *ds;
+}
+
+/* The entries' own check, folded into the check sum: e - e is 0 for a
+ * finite e and NaN for an inf or NaN, and e = (a + b) + (c + d) is not
+ * finite when one of a row's four entries is not -- or when the sum
+ * overflows, a false alarm that only sends the system to the reference
+ * and to the caller's scan of its entries. Five operations per row: a
+ * rank program whose sweep reads the slice anyway need not read it once
+ * more to check it (own_entry_check, tridlab/mpi.h). Raw values: a
+ * corner read as 0 is checked as it is. */
+static TL_CPU_INLINE tl_lanes tl_lanes_check_row(tl_lanes chk, tl_lanes a, tl_lanes b, tl_lanes c,
+                                                 tl_lanes d)
+{
+  tl_lanes e = (a + b) + (c + d);
+  return chk + (e - e);
 }
 
 /* 1 into flag[l] (or-ed in) for each lane l whose check sum is not

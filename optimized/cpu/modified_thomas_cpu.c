@@ -30,7 +30,11 @@
  * A zero or non-finite pivot (forward) or a non-finite x (backward) in a
  * lane sets bad[s] (as may a check sum that overflowed: lanes.h); that
  * lane's outputs are then unspecified, and the caller runs the reference
- * phase on the system for its report.
+ * phase on the system for its report. The forward sweeps also set bad[s]
+ * when one of system s's entries is not finite (tl_lanes_check_row, five
+ * operations per row, on the values the sweep reads anyway): a rank
+ * program then scans only the flagged systems' entries, instead of the
+ * whole slice before the solve.
  */
 #include <math.h>
 #include <stdint.h>
@@ -81,14 +85,18 @@ static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_righ
 {
   tl_lanes b1 = tl_lanes_gather(b, m, 1);
   tl_lanes c1 = (m == 2 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_gather(c, m, 1);
-  f->as = tl_lanes_gather(a, m, 1) / b1;
+  tl_lanes a1 = tl_lanes_gather(a, m, 1), d1 = tl_lanes_gather(d, m, 1);
+  f->as = a1 / b1;
   f->cs = c1 / b1;
-  f->ds = tl_lanes_gather(d, m, 1) / b1;
+  f->ds = d1 / b1;
   f->chk = b1 + f->ds;
   tl_lanes_scatter(as, m, 1, f->as), tl_lanes_scatter(cs, m, 1, f->cs);
   tl_lanes_scatter(ds, m, 1, f->ds);
   f->b0 = tl_lanes_gather(b, m, 0), f->c0 = tl_lanes_gather(c, m, 0);
   f->d0 = tl_lanes_gather(d, m, 0);
+  /* the entries of rows 0 and 1, corners too (lanes.h) */
+  f->chk = tl_lanes_check_row(f->chk, a1, b1, tl_lanes_gather(c, m, 1), d1);
+  f->chk = tl_lanes_check_row(f->chk, tl_lanes_gather(a, m, 0), f->b0, f->c0, f->d0);
   if (m >= 3) {
     tl_lanes c0 = f->c0;
     f->b0 = f->b0 - c0 * f->as;
@@ -138,9 +146,10 @@ static TL_CPU_INLINE void forward_groups(int nch, int nt, const size_t *o, size_
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, j = r * TL_LANES;
       for (int k = 0; k < nch; k++) {
-        forward_row(&f[k], tl_lanes_load(t[k][0] + j), tl_lanes_load(t[k][1] + j),
-                    tl_lanes_load(t[k][2] + j), tl_lanes_load(t[k][3] + j),
-                    i == m - 1 && !has_right, i + 1 < m);
+        tl_lanes ta = tl_lanes_load(t[k][0] + j), tb = tl_lanes_load(t[k][1] + j);
+        tl_lanes tc = tl_lanes_load(t[k][2] + j), td = tl_lanes_load(t[k][3] + j);
+        f[k].chk = tl_lanes_check_row(f[k].chk, ta, tb, tc, td);
+        forward_row(&f[k], ta, tb, tc, td, i == m - 1 && !has_right, i + 1 < m);
         tl_lanes_store(oa[k] + j, f[k].as), tl_lanes_store(oc[k] + j, f[k].cs);
         tl_lanes_store(od[k] + j, f[k].ds);
       }
@@ -225,7 +234,8 @@ void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_le
     size_t o = s * m;
     tl_info info;
     if (tl_tridsolver_forward_d(begin, m, has_left, has_right, a + o, b + o, c + o, d + o, as + o,
-                                cs + o, ds + o, &info) < 0)
+                                cs + o, ds + o, &info) < 0 ||
+        !tl_lanes_rows_finite(m, 4, (const double *const[4]){a + o, b + o, c + o, d + o}))
       bad[s] = 1;
   }
 }
@@ -277,12 +287,14 @@ static TL_CPU_INLINE void hp_first_rows(size_t m, int has_left, int has_right, c
 {
   for (size_t i = 0; i < 2; i++) {
     tl_lanes bi = tl_lanes_gather(b, m, i), zero = tl_lanes_splat(0.0);
-    tl_lanes ai = (i == 0 && !has_left) ? zero : tl_lanes_gather(a, m, i);
-    tl_lanes ci = (i == m - 1 && !has_right) ? zero : tl_lanes_gather(c, m, i);
-    tl_lanes di = tl_lanes_gather(d, m, i) / bi;
+    tl_lanes ar = tl_lanes_gather(a, m, i), cr = tl_lanes_gather(c, m, i);
+    tl_lanes dr = tl_lanes_gather(d, m, i);
+    tl_lanes ai = (i == 0 && !has_left) ? zero : ar;
+    tl_lanes ci = (i == m - 1 && !has_right) ? zero : cr;
+    tl_lanes di = dr / bi;
     tl_lanes_store(pa + 8 * i, ai / bi), tl_lanes_store(pc + 8 * i, ci / bi);
     tl_lanes_store(pd + 8 * i, di);
-    *chk = *chk + bi + di;
+    *chk = tl_lanes_check_row(*chk + bi + di, ar, bi, cr, dr); /* corners too (lanes.h) */
   }
 }
 
@@ -303,9 +315,11 @@ static TL_CPU_INLINE void hp_forward_pass(size_t m, int has_right, const double 
     tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
-      tl_lanes ci = (i == m - 1 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_load(t[2] + k);
-      tl_lanes_fillin_row(tl_lanes_load(t[0] + k), tl_lanes_load(t[1] + k), ci,
-                          tl_lanes_load(t[3] + k), &as, &cs, &ds, chk);
+      tl_lanes ta = tl_lanes_load(t[0] + k), tb = tl_lanes_load(t[1] + k);
+      tl_lanes tc = tl_lanes_load(t[2] + k), td = tl_lanes_load(t[3] + k);
+      *chk = tl_lanes_check_row(*chk, ta, tb, tc, td);
+      tl_lanes ci = (i == m - 1 && !has_right) ? tl_lanes_splat(0.0) : tc;
+      tl_lanes_fillin_row(ta, tb, ci, td, &as, &cs, &ds, chk);
       tl_lanes_store(pa + 8 * i, as), tl_lanes_store(pc + 8 * i, cs);
       tl_lanes_store(pd + 8 * i, ds);
     }
@@ -383,7 +397,8 @@ void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_le
     size_t o = s * m;
     tl_info info;
     if (tl_hybrid_pcr_forward_d(begin, m, has_left, has_right, a + o, b + o, c + o, d + o, as + o,
-                                cs + o, ds + o, &info) < 0)
+                                cs + o, ds + o, &info) < 0 ||
+        !tl_lanes_rows_finite(m, 4, (const double *const[4]){a + o, b + o, c + o, d + o}))
       bad[s] = 1;
   }
 }

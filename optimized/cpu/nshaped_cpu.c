@@ -65,7 +65,7 @@ static TL_CPU_INLINE void rd_down(size_t m, size_t L, const double *a, const dou
 {
   tl_lanes left = tl_lanes_gather(a, m, 1), diag = tl_lanes_gather(b, m, 1);
   tl_lanes rhs = tl_lanes_gather(d, m, 1), cp = tl_lanes_gather(c, m, 1);
-  *chk = *chk + diag;
+  *chk = tl_lanes_check_row(*chk + diag, left, diag, cp, rhs); /* the entries (lanes.h) */
   tl_lanes_store(PK(LEFT, 1), left), tl_lanes_store(PK(DIAG, 1), diag);
   tl_lanes_store(PK(RIGHT, 1), cp), tl_lanes_store(PK(RHS, 1), rhs);
   const double *src[4] = {a, b, c, d};
@@ -78,11 +78,14 @@ static TL_CPU_INLINE void rd_down(size_t m, size_t L, const double *a, const dou
     tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
-      tl_lanes ri = -tl_lanes_load(t[0] + k) / diag; /* r = -a_i / diag_{i-1} */
+      tl_lanes ai = tl_lanes_load(t[0] + k), bi = tl_lanes_load(t[1] + k);
+      tl_lanes ci = tl_lanes_load(t[2] + k), di = tl_lanes_load(t[3] + k);
+      *chk = tl_lanes_check_row(*chk, ai, bi, ci, di);
+      tl_lanes ri = -ai / diag; /* r = -a_i / diag_{i-1} */
       left = ri * left;
-      diag = tl_lanes_load(t[1] + k) + ri * cp;
-      rhs = tl_lanes_load(t[3] + k) + ri * rhs;
-      cp = tl_lanes_load(t[2] + k);
+      diag = bi + ri * cp;
+      rhs = di + ri * rhs;
+      cp = ci;
       *chk = *chk + diag;
       tl_lanes_store(PK(LEFT, i), left), tl_lanes_store(PK(DIAG, i), diag);
       tl_lanes_store(PK(RIGHT, i), cp), tl_lanes_store(PK(RHS, i), rhs);
@@ -95,8 +98,9 @@ static TL_CPU_INLINE void rd_down(size_t m, size_t L, const double *a, const dou
  * leaves the pivots alone; row L keeps its c as its right. Then JU
  * (§4.1.3): the joint line J_w, row 0, absorbs row 1, the row RU ended
  * on; its reduced row rb, rc, rd into ju[3 l ..] for lane l. */
-static TL_CPU_INLINE void ru_up_ju(size_t m, size_t L, const double *b, const double *c,
-                                   const double *d, double *pk, double *ju, tl_lanes *chk)
+static TL_CPU_INLINE void ru_up_ju(size_t m, size_t L, const double *a, const double *b,
+                                   const double *c, const double *d, double *pk, double *ju,
+                                   tl_lanes *chk)
 {
   tl_lanes left = tl_lanes_load(PK(LEFT, L)), diag = tl_lanes_load(PK(DIAG, L));
   tl_lanes right = tl_lanes_load(PK(RIGHT, L)), rhs = tl_lanes_load(PK(RHS, L));
@@ -110,11 +114,13 @@ static TL_CPU_INLINE void ru_up_ju(size_t m, size_t L, const double *b, const do
     tl_lanes_store(PK(LEFT, i), left), tl_lanes_store(PK(RIGHT, i), right);
     tl_lanes_store(PK(RHS, i), rhs);
   }
-  tl_lanes ri = -tl_lanes_gather(c, m, 0) / diag; /* JU: r = -c_{J_w} / diag_1 */
-  tl_lanes rb = tl_lanes_gather(b, m, 0) + ri * left;
+  tl_lanes c0 = tl_lanes_gather(c, m, 0), b0 = tl_lanes_gather(b, m, 0);
+  tl_lanes d0 = tl_lanes_gather(d, m, 0);
+  tl_lanes ri = -c0 / diag; /* JU: r = -c_{J_w} / diag_1 */
+  tl_lanes rb = b0 + ri * left;
   tl_lanes rc = ri * right;
-  tl_lanes rd = tl_lanes_gather(d, m, 0) + ri * rhs;
-  *chk = *chk + ri;
+  tl_lanes rd = d0 + ri * rhs;
+  *chk = tl_lanes_check_row(*chk + ri, tl_lanes_gather(a, m, 0), b0, c0, d0); /* row 0's too */
   for (int l = 0; l < TL_LANES; l++)
     ju[3 * l] = rb[l], ju[3 * l + 1] = rc[l], ju[3 * l + 2] = rd[l];
 }
@@ -126,7 +132,7 @@ static void reduce_group(size_t m, size_t L, int nt, const double *a, const doub
 {
   tl_lanes chk = tl_lanes_splat(0.0);
   rd_down(m, L, a, b, c, d, pk, &chk);
-  ru_up_ju(m, L, b, c, d, pk, ju, &chk);
+  ru_up_ju(m, L, a, b, c, d, pk, ju, &chk);
   for (size_t i0 = 0; i0 <= L; i0 += TL_LANES) { /* packed -> each system's block rows */
     size_t r0, r1;
     tl_lanes_clip(i0, 1, L + 1, &r0, &r1);

@@ -41,7 +41,7 @@
 #if TL_LANES_OK
 
 /* Packed rows: row i of array k of a group (k = 0, 1, 2: a, b, c). */
-#define PK(pk, k, i) ((pk) + ((k) * m + (i)) * TL_LANES)
+#define PK(pk, k, i) ((pk) + ((k)*m + (i)) * TL_LANES)
 
 /* Row i of this partition is global row begin + i: without periodic
  * wrap-around, A of global row 0 and C of row n-1 are corners, read as 0
@@ -59,7 +59,7 @@ static TL_CPU_INLINE tl_lanes lower_at(const pt_rows *w, const double *A, size_t
 static TL_CPU_INLINE tl_lanes upper_at(const pt_rows *w, const double *C, size_t i)
 {
   return (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0)
-                                                     : tl_lanes_gather(C, w->m, i);
+                                                    : tl_lanes_gather(C, w->m, i);
 }
 
 /* Initialization, lines 3-10: rows 0 and 1 as they are, then the
@@ -71,6 +71,8 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
   for (size_t i = 0; i < 2; i++) {
     tl_lanes Bi = tl_lanes_gather(B, m, i);
     *chk = *chk + Bi + tl_lanes_splat(1.0) / Bi;
+    *chk = tl_lanes_check_row(*chk, tl_lanes_gather(A, m, i), Bi, tl_lanes_gather(C, m, i),
+                              tl_lanes_splat(0.0)); /* the entries, corners too (lanes.h) */
     tl_lanes_store(PK(pk, 0, i), lower_at(w, A, i));
     tl_lanes_store(PK(pk, 1, i), Bi);
     tl_lanes_store(PK(pk, 2, i), upper_at(w, C, i));
@@ -88,11 +90,12 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
       tl_lanes Ai = tl_lanes_load(t[0] + k); /* i >= 2: never global row 0 */
-      tl_lanes b = tl_lanes_load(t[1] + k) - Ai * (cp / bp);
+      tl_lanes Bi = tl_lanes_load(t[1] + k), Ci = tl_lanes_load(t[2] + k);
+      *chk = tl_lanes_check_row(*chk, Ai, Bi, Ci, tl_lanes_splat(0.0));
+      tl_lanes b = Bi - Ai * (cp / bp);
       ap = -Ai * (ap / bp);
       bp = b;
-      cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0)
-                                                       : tl_lanes_load(t[2] + k);
+      cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : Ci;
       *chk = *chk + b;
       tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), bp);
       tl_lanes_store(PK(pk, 2, i), cp);
@@ -139,9 +142,8 @@ static TL_CPU_INLINE void unpack(size_t m, int nt, const double *pk, int k0, int
 }
 
 TL_CPU_CLONES
-static void init_group(const pt_rows *w, int nt, const double *A, const double *B,
-                       const double *C, double *a, double *b, double *c, double *pk,
-                       unsigned char *bad)
+static void init_group(const pt_rows *w, int nt, const double *A, const double *B, const double *C,
+                       double *a, double *b, double *c, double *pk, unsigned char *bad)
 {
   tl_lanes chk = tl_lanes_splat(0.0);
   init_forward(w, A, B, C, pk, &chk);
@@ -156,10 +158,12 @@ static void init_group(const pt_rows *w, int nt, const double *A, const double *
  * 0, reading b and C a tile at a time from the last. */
 TL_CPU_CLONES
 static void runtime_group(size_t m, int nt, const double *A, const double *C, const double *b,
-                          const double *D, double *d, double *pk)
+                          const double *D, double *d, double *pk, unsigned char *bad)
 {
   tl_lanes dp = tl_lanes_gather(D, m, 1), bp = tl_lanes_gather(b, m, 1);
-  tl_lanes_store(PK(pk, 0, 0), tl_lanes_gather(D, m, 0));
+  tl_lanes d0 = tl_lanes_gather(D, m, 0);
+  tl_lanes chk = (d0 - d0) + (dp - dp); /* D's own check (lanes.h, tl_lanes_check_row) */
+  tl_lanes_store(PK(pk, 0, 0), d0);
   tl_lanes_store(PK(pk, 0, 1), dp);
   const double *src[3] = {A, b, D};
   double t[3][64]; /* tiles of A, b, D; then of C, b */
@@ -171,7 +175,9 @@ static void runtime_group(size_t m, int nt, const double *A, const double *C, co
     tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t k = r * TL_LANES;
-      dp = tl_lanes_load(t[2] + k) - tl_lanes_load(t[0] + k) * (dp / bp);
+      tl_lanes Di = tl_lanes_load(t[2] + k);
+      chk = chk + (Di - Di);
+      dp = Di - tl_lanes_load(t[0] + k) * (dp / bp);
       bp = tl_lanes_load(t[1] + k);
       tl_lanes_store(PK(pk, 0, i0 + r), dp);
     }
@@ -195,6 +201,8 @@ static void runtime_group(size_t m, int nt, const double *A, const double *C, co
   }
   double *out[1] = {d};
   unpack(m, nt, pk, 0, 1, out, NULL);
+  if (bad)
+    tl_lanes_flag(chk, bad);
 }
 
 #undef PK
@@ -221,13 +229,14 @@ void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t 
     size_t o = s * m;
     tl_info info;
     if (tl_ptdma_init_d(n, periodic, begin, begin + m, A + o, B + o, C + o, a + o, b + o, c + o,
-                        &info) < 0)
+                        &info) < 0 ||
+        !tl_lanes_rows_finite(m, 3, (const double *const[3]){A + o, B + o, C + o}))
       bad[s] = 1;
   }
 }
 
 void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
-                            const double *b, const double *D, double *d)
+                            const double *b, const double *D, double *d, unsigned char *bad)
 {
   double *pk;
   size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
@@ -235,7 +244,7 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
   int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &d);
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m;
-    runtime_group(m, nt, A + o, C + o, b + o, D + o, d + o, pk);
+    runtime_group(m, nt, A + o, C + o, b + o, D + o, d + o, pk, bad ? bad + g * TL_LANES : NULL);
   }
   tl_lanes_stream_done();
 #endif
@@ -243,6 +252,8 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
   for (size_t s = groups * TL_LANES; s < nsys; s++) {
     size_t o = s * m;
     tl_ptdma_runtime_d(begin, begin + m, A + o, C + o, b + o, D + o, d + o);
+    if (bad && !tl_lanes_rows_finite(m, 1, (const double *const[1]){D + o}))
+      bad[s] = 1;
   }
 }
 

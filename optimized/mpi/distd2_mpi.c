@@ -385,9 +385,16 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
    * gives its report. */
   tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
                                    rows, fix, spike, flag);
+  /* own_entry_check: the kernels checked the entries of the systems they
+   * did not flag as they read them (a, b, c here, d in phase 2); the
+   * corners of all, and a flagged system's entries whole, here. */
+  int own_check = self->mpi->own_entry_check;
+  int suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
   for (size_t s = 0; s < nsys; s++) {
     tl_info_clear(&one);
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+    if (own_check && flag[s])
+      suspect |= !tl_mpi_entries_scan(sl, s, 1);
     int rc = tl_distd2_plan_slice_shell_d(&plans[s], sl->n, sl->periodic, sl->begin, m,
                                           rows + 5 * m * s, &one);
     if (rc == TL_OK && flag[s]) {
@@ -415,6 +422,8 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   else
     tl_cpu_distd2_decouple_lines_d(m, nsys, rows, fix, sl->d, x, flag);
   for (size_t s = 0; s < nsys; s++) {
+    if (own_check && (flag[s] || ss[s].bad)) /* d not checked by the kernel */
+      suspect |= !tl_mpi_entries_scan(sl, s, 1);
     if (ss[s].bad)
       continue;
     int rc = TL_OK;
@@ -440,7 +449,9 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
     int rc = substitute(&plans[s], ss[s].x_first, ss[s].x_last, x + s * m, &one);
     note(&nt, s, PH_SUBSTITUTE, rc, &one);
   }
-  status = verdict(&nt, ss, nsys, plans, 1, tol, info);
+  status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
+  if (status == TL_OK)
+    status = verdict(&nt, ss, nsys, plans, 1, tol, info);
 cleanup:
   for (size_t s = 0; plans && s < nsys; s++)
     tl_distd2_plan_destroy(&plans[s]);
@@ -620,6 +631,7 @@ static const tl_mpi_program distd2_program = {
     .crosses = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
                "verdict",
     .solve = distd2_mpi_solve,
+    .own_entry_check = 1, /* in the preprocessing's and the decoupling's passes */
 };
 
 const tl_algorithm tl_mpi_algo_distd2 = {
@@ -628,7 +640,7 @@ const tl_algorithm tl_mpi_algo_distd2 = {
     .reference = &tl_algo_distd2_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &distd2_program,
 };
 

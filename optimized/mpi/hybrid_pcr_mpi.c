@@ -45,25 +45,26 @@ enum { PH_FORWARD = 1, PH_REDUCED = 2, PH_BACKWARD = 3 };
 
 /* The rank program for each scalar type (the template passes below). */
 static int hp_rank_d(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, double *x,
-                     tl_info *info);
+                     int own_check, tl_info *info);
 static int hp_rank_z(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
-                     double complex *x, tl_info *info);
+                     double complex *x, int own_check, tl_info *info);
 
 static int hybrid_pcr_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                                 const tl_mpi_batch *sl, const size_t *slices, void *x,
                                 const tl_options *opt, tl_info *info)
 {
-  (void)self;
   (void)opt;
+  int own_check = self->mpi->own_entry_check;
   if (sl->dtype == TL_F64)
-    return hp_rank_d(ex, sl, slices, x, info);
-  return hp_rank_z(ex, sl, slices, x, info);
+    return hp_rank_d(ex, sl, slices, x, own_check, info);
+  return hp_rank_z(ex, sl, slices, x, own_check, info);
 }
 
 static const tl_mpi_program hybrid_pcr_program = {
     .crosses = "two boundary rows to rank 0, PCR on the 2P-row reduced system there, two "
                "unknowns back, verdict",
     .solve = hybrid_pcr_mpi_solve,
+    .own_entry_check = 1, /* in the forward sweep's pass over the slice */
 };
 
 const tl_algorithm tl_mpi_algo_hybrid_pcr = {
@@ -72,7 +73,7 @@ const tl_algorithm tl_mpi_algo_hybrid_pcr = {
     .reference = &tl_algo_hybrid_pcr_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &hybrid_pcr_program,
 };
 
@@ -134,7 +135,7 @@ static int FN(hp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_
 }
 
 static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
-                       tl_info *info)
+                       int own_check, tl_info *info)
 {
   int p = ex->rank, P = ex->size;
   size_t nsys = sl->nsys, m = sl->m;
@@ -155,12 +156,18 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   memset(send, 0, 8 * nsys * sizeof(S));
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
   memset(bad, 0, nsys);
+  int suspect = 0; /* an entry here is not fine (own_entry_check) */
 #if !TL_IS_COMPLEX /* eight systems at once; a flagged one again below */
   tl_cpu_hybrid_pcr_forward_d(sl->begin, m, nsys, p > 0, p + 1 < P, a, b, c, d, as, cs, ds, bad);
+  /* it checked the entries of the systems it did not flag as it read
+   * them; the corners of all, and the flagged systems whole, here */
+  suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
 #endif
   for (size_t s = 0; s < nsys; s++) { /* phase 1: modified Thomas, then pack */
     size_t o = s * m;
     if (TL_IS_COMPLEX || bad[s]) { /* the reference, for its report */
+      if (own_check)
+        suspect |= !tl_mpi_entries_scan(sl, s, 1);
       tl_info one;
       tl_info_clear(&one);
       int fst = FN(tl_hybrid_pcr_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o,
@@ -191,7 +198,9 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                                        mine[2 * s + 1], x + o, &one);
     tl_mpi_status_note(&st, s, PH_BACKWARD, bst, &one);
   }
-  status = tl_mpi_residual_verdict(&st, sl, x, "hybrid_pcr", DD_WHY, RESIDUAL_WHY, NULL, info);
+  status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
+  if (status == TL_OK)
+    status = tl_mpi_residual_verdict(&st, sl, x, "hybrid_pcr", DD_WHY, RESIDUAL_WHY, NULL, info);
 cleanup:
   free(bad);
   tl_mpi_status_free(&st);

@@ -61,8 +61,10 @@ _Static_assert(2 * V_PAIRS == TL_ITS_VERDICT_WORDS, "the verdict's words");
 typedef struct its_run {
   tl_mpi_exchange *ex;
   const tl_mpi_batch *sl;
-  tl_its_state *st;   /* one per system, as the reference's (P partitions) */
-  unsigned char *bad; /* 1: no J for this system (every rank alike)        */
+  tl_its_state *st;       /* one per system, as the reference's (P partitions) */
+  unsigned char *bad;     /* 1: no J for this system (every rank alike)        */
+  int own_check, suspect; /* own_entry_check; 1: an entry here is not fine  */
+  size_t scanned;         /* systems whose entries were scanned so far        */
   tl_mpi_status status;
 } its_run;
 
@@ -337,6 +339,10 @@ static unsigned char *local_lines(its_run *r, double *x)
   for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
     double *la = buf, *lb = la + chunk * m, *lc = lb + chunk * m, *ld = lc + chunk * m;
+    if (r->own_check) { /* the entries, on their way into cache for the copy */
+      r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
+      r->scanned += k;
+    }
     for (size_t j = 0, s = s0; j < k; j++, s++) {
       size_t o = j * m;
       if (r->bad[s]) { /* no N^p: an identity block, never copied out */
@@ -498,7 +504,7 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
   size_t J = (size_t)tl_param_value(self, opt, "J"), nsys = sl->nsys;
   double eps_c = tl_param_value(self, opt, "eps_c");
   double tol = tl_param_value(self, opt, "tol");
-  its_run run = {.ex = ex, .sl = sl}, *r = &run;
+  its_run run = {.ex = ex, .sl = sl, .own_check = self->mpi->own_entry_check}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->status, ex, nsys, info));
   r->st = tl_alloc(nsys, sizeof *r->st);
   r->bad = tl_alloc(nsys, 1);
@@ -521,6 +527,12 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
     goto cleanup;
   }
   local_solves(r, x, pairs);
+  if (r->own_check) { /* the systems no pass scanned (the kernel could not run), then agree */
+    if (r->scanned != nsys)
+      r->suspect |= !tl_mpi_entries_scan(sl, 0, nsys);
+    if ((status = tl_mpi_entries_agree(ex, sl, r->suspect, info)) != TL_OK)
+      goto cleanup;
+  }
   tl_mpi_status_pairs(&r->status, pairs, V_PAIRS);
   TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, V_PAIRS * nsys));
   status = its_outcome(r, x, pairs, tol, info);
@@ -543,6 +555,7 @@ static const tl_mpi_program its_program = {
     .crosses = "setup: window rows to each interface's rank, t to the next; then the single "
                "exchange of one word each way per interface, verdict",
     .solve = its_mpi_solve,
+    .own_entry_check = 1, /* in step 7's copy of the local systems */
 };
 
 const tl_algorithm tl_mpi_algo_its = {
@@ -551,6 +564,6 @@ const tl_algorithm tl_mpi_algo_its = {
     .reference = &tl_algo_its_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &its_program,
 };

@@ -67,7 +67,8 @@ typedef struct ns_plan {
   const size_t *slices;
   size_t *begin;
   int levels;
-  int src, dst; /* the block row comes from src and goes to dst (-1: none) */
+  int src, dst;  /* the block row comes from src and goes to dst (-1: none) */
+  int own_check; /* the entries checked in the local stages (own_entry_check) */
 } ns_plan;
 
 static int ns_rank_d(ns_plan *pl, double *x, tl_info *info);
@@ -80,6 +81,7 @@ static int nshaped_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   int P = ex->size, p = ex->rank;
   ns_plan pl = {.ex = ex, .sl = sl, .slices = slices};
   pl.levels = (int)tl_param_value(self, opt, "levels");
+  pl.own_check = self->mpi->own_entry_check;
   pl.begin = tl_alloc((size_t)P + 1, sizeof(size_t));
   if (!pl.begin)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "nshaped: no memory for %d ranks", P);
@@ -100,6 +102,7 @@ static const tl_mpi_program nshaped_program = {
     .crosses = "last block row to the next rank, joint rows gathered on the last rank, its "
                "reduced solve, two support values back, verdict",
     .solve = nshaped_mpi_solve,
+    .own_entry_check = 1, /* in the batched reduction's pass over the slice */
 };
 
 const tl_algorithm tl_mpi_algo_nshaped = {
@@ -108,7 +111,7 @@ const tl_algorithm tl_mpi_algo_nshaped = {
     .reference = &tl_algo_nshaped_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &nshaped_program,
 };
 
@@ -134,13 +137,14 @@ const tl_algorithm tl_mpi_algo_nshaped = {
 typedef struct FN(ns_run) {
   ns_plan *pl;
   ST *st;
-  S *rows;             /* every system's block rows, 4 m each (the states') */
-  unsigned char *bad;  /* 1: the system failed on this rank            */
-  unsigned char *tiny; /* 1: SS (or the root's nested RS) near underflow */
-  unsigned char *flag; /* 1: a batched stage flagged it (NS_BATCHED)      */
-  S *buf;              /* 4 nsys out, 4 nsys in, then sup and ju:       */
-  S *sup;              /* 2 nsys: x of J_p and of the next joint line    */
-  S *ju;               /* 3 nsys: J_p's rb, rc, rd from the batched JU  */
+  S *rows;                /* every system's block rows, 4 m each (the states') */
+  unsigned char *bad;     /* 1: the system failed on this rank            */
+  unsigned char *tiny;    /* 1: SS (or the root's nested RS) near underflow */
+  unsigned char *flag;    /* 1: a batched stage flagged it (NS_BATCHED)      */
+  int own_check, suspect; /* own_entry_check; 1: an entry here is not fine */
+  S *buf;                 /* 4 nsys out, 4 nsys in, then sup and ju:       */
+  S *sup;                 /* 2 nsys: x of J_p and of the next joint line    */
+  S *ju;                  /* 3 nsys: J_p's rb, rc, rd from the batched JU  */
   tl_mpi_status stat;
 } FN(ns_run);
 
@@ -212,6 +216,12 @@ static void FN(ns_local)(FN(ns_run) * r)
 #if NS_BATCHED
   size_t L = FN(ns_block_last)(r);
   tl_cpu_nshaped_reduce_d(sl->m, L, sl->nsys, sl->a, sl->b, sl->c, sl->d, r->rows, r->ju, r->flag);
+  /* own_entry_check: the kernel checked rows 0 .. L of the systems it did
+   * not flag as it read them; the rows after L and the corners of all,
+   * and a flagged system whole, here. */
+  if (r->own_check)
+    r->suspect |= !tl_mpi_corners_fine(sl, 0, sl->nsys) ||
+                  (L + 1 < sl->m && !tl_mpi_rows_finite(sl, 0, sl->nsys, L + 1, sl->m));
 #endif
   for (size_t s = 0; s < sl->nsys; s++) {
     tl_info one;
@@ -223,6 +233,8 @@ static void FN(ns_local)(FN(ns_run) * r)
       continue;
     }
 #endif
+    if (r->own_check)
+      r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
     if (!r->bad[s])
       FN(ns_note)
     (r, s, PH_RD,
@@ -472,7 +484,7 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
   const tl_mpi_batch *sl = pl->sl;
   size_t nsys = sl->nsys;
   int P = pl->ex->size, p = pl->ex->rank;
-  FN(ns_run) run = {.pl = pl}, *r = &run;
+  FN(ns_run) run = {.pl = pl, .own_check = pl->own_check}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->stat, pl->ex, nsys, info));
   r->st = tl_alloc(nsys, sizeof(ST));
   r->bad = tl_alloc(3 * nsys, 1);
@@ -505,7 +517,9 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
     goto cleanup;
   }
   FN(ns_substitute)(r, x);
-  status = FN(ns_verdict)(r, x, info);
+  status = r->own_check ? tl_mpi_entries_agree(pl->ex, sl, r->suspect, info) : TL_OK;
+  if (status == TL_OK)
+    status = FN(ns_verdict)(r, x, info);
 cleanup:
   FN(ns_free)(r);
   return status;

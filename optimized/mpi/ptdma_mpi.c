@@ -53,9 +53,10 @@ _Static_assert(2 * V_PAIRS == TL_PTDMA_VERDICT_WORDS, "the verdict's words");
 typedef struct ptdma_run {
   tl_mpi_exchange *ex;
   const tl_mpi_batch *sl;
-  int combined;          /* 1: Algorithm 1; 0: Algorithm 2 (plan, runtime)   */
-  double *a, *b, *c, *d; /* reduced rows: m per system (b: split only)   */
-  unsigned char *bad;    /* 1: the system failed on this rank            */
+  int combined;           /* 1: Algorithm 1; 0: Algorithm 2 (plan, runtime)   */
+  int own_check, suspect; /* own_entry_check; 1: an entry here is not fine  */
+  double *a, *b, *c, *d;  /* reduced rows: m per system (b: split only)   */
+  unsigned char *bad;     /* 1: the system failed on this rank            */
   tl_mpi_status st;
 } ptdma_run;
 
@@ -101,10 +102,18 @@ static void reduce_and_pack(ptdma_run *r, double *rows)
   if (!r->combined)
     tl_cpu_ptdma_init_d(sl->n, sl->periodic, begin, sl->m, sl->nsys, sl->a, sl->b, sl->c, r->a,
                         r->b, r->c, r->bad);
+  /* own_entry_check: the kernel checked the entries of the systems it
+   * did not flag as it read them (A, B, C here, D in the runtime); the
+   * corners of all, and the other systems' entries whole, here. */
+  if (r->own_check && !r->combined)
+    r->suspect |= !tl_mpi_corners_fine(sl, 0, sl->nsys);
   for (size_t s = 0; s < sl->nsys; s++) {
     double *q = rows + s * w; /* [a0 a1 | b0 b1 | c0 c1] or [a0 a1 | c0 c1 | d0 d1] */
-    if (r->combined || r->bad[s])
+    if (r->combined || r->bad[s]) {
+      if (r->own_check)
+        r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
       reduce_one(r, s);
+    }
     if (r->combined)
       tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), NULL, MINE(r->c, s), MINE(r->d, s), q, NULL,
                       q + 2, q + 4);
@@ -118,12 +127,16 @@ static void reduce_and_pack(ptdma_run *r, double *rows)
 
 /* Algorithm 2 step 2: d' of own rows (eight systems at once,
  * tl_cpu_ptdma_runtime_d), and its 2 boundary values. */
-static void runtime_and_pack(ptdma_run *r, double *rd)
+static void runtime_and_pack(ptdma_run *r, double *rd, unsigned char *dflag)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t begin = sl->begin, end = begin + sl->m;
-  tl_cpu_ptdma_runtime_d(begin, sl->m, sl->nsys, sl->a, sl->c, r->b, sl->d, r->d);
+  memset(dflag, 0, sl->nsys);
+  tl_cpu_ptdma_runtime_d(begin, sl->m, sl->nsys, sl->a, sl->c, r->b, sl->d, r->d,
+                         r->own_check ? dflag : NULL);
   for (size_t s = 0; s < sl->nsys; s++) {
+    if (dflag[s]) /* a D not finite (own_entry_check) */
+      r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
     rd[2 * s] = rd[2 * s + 1] = 0.0;
     if (!r->bad[s])
       tl_ptdma_pack_d(begin, end, 0, NULL, NULL, NULL, MINE(r->d, s), NULL, NULL, NULL, rd + 2 * s);
@@ -225,7 +238,7 @@ static int judge(void *ctx, size_t s, const double *q, tl_info *one)
 
 static void run_free(ptdma_run *r)
 {
-  free(r->bad); /* r->a is the rank's scratch, kept for the next solve */
+  free(r->bad); /* r->a is the rank's scratch, kept for the next solve; bad + nsys: D's flags */
   tl_mpi_status_free(&r->st);
 }
 
@@ -237,10 +250,11 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   size_t nsys = sl->nsys, m = sl->m, rows = 2 * (size_t)P;
   ptdma_run run = {.ex = ex, .sl = sl}, *r = &run;
   r->combined = (int)tl_param_value(self, opt, "flavour") == TL_PTDMA_COMBINED;
+  r->own_check = self->mpi->own_entry_check;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   size_t w = send_words(r), all = root ? (size_t)P * nsys : 0;
   r->a = tl_mpi_scratch(4 * m * nsys, sizeof(double));
-  r->bad = tl_alloc(nsys, 1);
+  r->bad = tl_alloc(2 * nsys, 1);
   /* mine: the rows this rank sends and the 2 values it gets back; at rank
    * 0 also everyone's, the bounds and one reduced system. */
   double *mine = tl_alloc((w + 4) * nsys, sizeof(double));
@@ -263,7 +277,7 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   reduce_and_pack(r, mine); /* step 1 */
   TL_CHECK(gather_rows(r, r->combined ? "rows" : "plan-rows", mine, w, coef_all));
   if (!r->combined) { /* step 2: the runtime, per right-hand side */
-    runtime_and_pack(r, rd);
+    runtime_and_pack(r, rd, r->bad + nsys);
     TL_CHECK(gather_rows(r, "rhs-rows", rd, 2, rhs_all));
   }
   if (root) /* step 3 */
@@ -272,7 +286,9 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     memcpy(xb, x_all, 2 * nsys * sizeof *xb);
   else
     TL_CHECK(tl_mpi_scatter(ex, "solution", 0, TL_F64, x_all, 2 * nsys, xb, 0));
-  reconstruct(r, xb, x, pairs);                /* step 4 */
+  reconstruct(r, xb, x, pairs); /* step 4 */
+  if (r->own_check && (status = tl_mpi_entries_agree(ex, sl, r->suspect, info)) != TL_OK)
+    goto cleanup;
   tl_mpi_status_pairs(&r->st, pairs, V_PAIRS); /* after the last phase's notes */
   TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, V_PAIRS * nsys));
   status = tl_mpi_status_verdicts(&r->st, pairs, V_PAIRS, judge, r, info);
@@ -295,6 +311,7 @@ static const tl_mpi_program ptdma_program = {
     .crosses = "2 boundary rows per system gathered on rank 0 (plan once, d' per solve), reduced "
                "systems solved there, x of the 2 rows scattered back, verdict",
     .solve = ptdma_mpi_solve,
+    .own_entry_check = 1, /* in the initialization's and the runtime's passes */
 };
 
 const tl_algorithm tl_mpi_algo_ptdma = {
@@ -303,6 +320,6 @@ const tl_algorithm tl_mpi_algo_ptdma = {
     .reference = &tl_algo_ptdma_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &ptdma_program,
 };

@@ -14,6 +14,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,30 @@ int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k)
                     .a = (const char *)sl->a + off, .b = (const char *)sl->b + off,
                     .c = (const char *)sl->c + off, .d = (const char *)sl->d + off};
   return tl_entries_fine(&chunk, sl->begin, sl->n);
+}
+
+int tl_mpi_corners_fine(const tl_mpi_batch *sl, size_t s0, size_t k)
+{
+  const double *a = sl->a, *c = sl->c;
+  size_t m = sl->m;
+  int first = sl->begin == 0, last = sl->begin + m == sl->n;
+  if (sl->periodic || m == 0)
+    return 1;
+  for (size_t s = s0; s < s0 + k; s++) /* != 0: a NaN corner fails too, as in tl_entries_fine */
+    if ((first && a[s * m] != 0.0) || (last && c[s * m + m - 1] != 0.0))
+      return 0;
+  return 1;
+}
+
+int tl_mpi_rows_finite(const tl_mpi_batch *sl, size_t s0, size_t k, size_t i0, size_t i1)
+{
+  const double *v[4] = {sl->a, sl->b, sl->c, sl->d};
+  for (size_t s = s0; s < s0 + k; s++)
+    for (int j = 0; j < 4; j++)
+      for (size_t i = i0; i < i1; i++)
+        if (!isfinite(v[j][s * sl->m + i]))
+          return 0;
+  return 1;
 }
 
 int tl_mpi_entries_agree(tl_mpi_exchange *ex, const tl_mpi_batch *sl, int suspect, tl_info *info)

@@ -48,6 +48,7 @@ enum { PH_FORWARD = 1, PH_REDUCED = 2, PH_BACKWARD = PH_REDUCED + 40 };
 
 /* The choice of reduced solve and Jacobi's parameters. */
 typedef struct ts_params {
+  int own_check; /* the entries checked in the forward sweep (own_entry_check) */
   int strategy;
   size_t minibatch;
   long iters, maxit;
@@ -71,7 +72,8 @@ static int tridsolver_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
                                 const tl_options *opt, tl_info *info)
 {
   int strategy = (int)tl_param_value(self, opt, "reduced");
-  ts_params par = {.strategy = strategy,
+  ts_params par = {.own_check = self->mpi->own_entry_check,
+                   .strategy = strategy,
                    .minibatch = (size_t)tl_param_value(self, opt, "minibatch"),
                    .iters = (long)tl_param_value(self, opt, "iters"),
                    .tol = tl_param_value(self, opt, "tol"),
@@ -87,6 +89,7 @@ static const tl_mpi_program tridsolver_program = {
     .crosses = "last row to the right, the P reduced rows by allgather, gather-scatter or PCR "
                "over ranks, verdict",
     .solve = tridsolver_mpi_solve,
+    .own_entry_check = 1, /* in the forward sweep's pass over the slice */
 };
 
 const tl_algorithm tl_mpi_algo_tridsolver = {
@@ -95,7 +98,7 @@ const tl_algorithm tl_mpi_algo_tridsolver = {
     .reference = &tl_algo_tridsolver_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &tridsolver_program,
 };
 
@@ -119,8 +122,9 @@ typedef struct FN(ts_run) {
   unsigned char *bad; /* 1: the system failed on this rank              */
   unsigned char *flag;/* 1: the batched sweep flagged it (TS_BATCHED)    */
   tl_mpi_status st;
-  size_t s0, ns; /* the mini-batch being solved: systems [s0, s0+ns) */
-  int round0;    /* its rounds in the ledger: round0 + r             */
+  int own_check, suspect; /* own_entry_check; 1: an entry is not fine here */
+  size_t s0, ns;          /* the mini-batch being solved: systems [s0, s0+ns) */
+  int round0;             /* its rounds in the ledger: round0 + r             */
 } FN(ts_run);
 
 static void FN(ts_note)(FN(ts_run) * r, size_t s, int phase, int status, const tl_info *one)
@@ -469,9 +473,17 @@ static int FN(ts_forward)(FN(ts_run) * r, size_t s0, size_t ns, int round, tl_mp
   tl_cpu_tridsolver_forward_d(sl->begin, m, ns, p > 0, p + 1 < P, a + o0, b + o0, c + o0, d + o0,
                               r->as + o0, r->cs + o0, r->ds + o0, r->flag + s0);
 #endif
+  /* The entries (own_entry_check): the batched sweep checked the values
+   * of the systems it did not flag as it read them; the corners of all,
+   * and the flagged ones whole, here. */
+  if (r->own_check && TS_BATCHED)
+    r->suspect |= !tl_mpi_corners_fine(sl, s0, ns);
   for (size_t s = s0; s < s0 + ns; s++) {
-    if (!TS_BATCHED || r->flag[s])
+    if (!TS_BATCHED || r->flag[s]) {
+      if (r->own_check)
+        r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
       FN(ts_forward_one)(r, s);
+    }
     r->flag[s] = 0;
     size_t o = s * m;
     if (!r->bad[s])
@@ -539,7 +551,9 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                        const ts_params *par, tl_info *info)
 {
   size_t nsys = sl->nsys, m = sl->m;
-  FN(ts_run) run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype}, *r = &run;
+  FN(ts_run)
+  run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype, .own_check = par->own_check},
+  *r = &run;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   /* a', c', d' of every system, then its rows of the reduced system: the
    * sweeps write every row they are read at (a system that failed is
@@ -581,7 +595,10 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
                                 r->F[2 * s], r->F[2 * s + 1], x + s * m, &one),
      &one);
   }
-  status = tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, fields, info);
+  status = r->own_check ? tl_mpi_entries_agree(ex, sl, r->suspect, info) : TL_OK;
+  if (status == TL_OK)
+    status =
+        tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, fields, info);
 cleanup:
   free(fields);
   FN(ts_free)(r);

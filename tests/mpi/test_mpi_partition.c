@@ -507,9 +507,10 @@ static void own_entry_check_case(mpi_check *mc, const char *name, const char *pa
   size_t n = 24 * (size_t)P, nsys = 19;
   static const char *const names[4] = {"a", "b", "c", "d"};
   for (int k = 0; k < 4; k++)
-    for (int where = 0; where < 4; where++) {
+    for (int where = 0; where < 5; where++) {
       /* where: 0 first rank, 1 middle, 2 last, 3 the corner of the array (a: row 0, c: row
-       * n-1; b, d: two bad entries, on the last rank and then on the first) */
+       * n-1; b, d: two bad entries, on the last rank and then on the first), 4 the first
+       * rank's last row (an inf; with c, a value a sweep reads but need not compute with) */
       size_t s = (size_t)(k * 5 + where) % nsys, q = where == 0 ? 0 : where == 1 ? (size_t)P / 2
                                                                                   : (size_t)P - 1;
       size_t row = q * 24 + 5 + (size_t)k, row2 = 0;
@@ -518,6 +519,8 @@ static void own_entry_check_case(mpi_check *mc, const char *name, const char *pa
         row = k == 0 ? 0 : n - 1, v = 0.5;
       else if (where == 3)
         row = (size_t)(P - 1) * 24 + 7, row2 = 3;
+      else if (where == 4)
+        row = 23, v = INFINITY;
       problem pr = {{0}, NULL};
       if (mc->rank == 0) {
         make_problem(&pr, TL_F64, n, nsys, 0, 300 + (uint64_t)(4 * k + where));
@@ -784,6 +787,16 @@ int main(int argc, char **argv)
   own_entry_check_case(&mc, "pdd", NULL);
   own_entry_check_case(&mc, "rpdd", NULL);
   own_entry_check_case(&mc, "rpdd", "J=1000000");
+  own_entry_check_case(&mc, "tridsolver", NULL);
+  own_entry_check_case(&mc, "tridsolver", "reduced=pcr,minibatch=2");
+  own_entry_check_case(&mc, "tridsolver", "reduced=jacobi");
+  own_entry_check_case(&mc, "hybrid_pcr", NULL);
+  own_entry_check_case(&mc, "distd2", NULL);
+  own_entry_check_case(&mc, "ptdma", NULL);
+  own_entry_check_case(&mc, "ptdma", "flavour=combined");
+  own_entry_check_case(&mc, "nshaped", NULL);
+  own_entry_check_case(&mc, "nshaped", "levels=2");
+  own_entry_check_case(&mc, "its", NULL);
   solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
   for (size_t k = 0; k < count; k++)
     registry_case(&mc, reg[k], 40 + (int)k);

@@ -419,6 +419,9 @@ check-unit: $(TESTS) $(CLI) $(PORTS) $(TEST_PORTS)
 
 # The MPI test programs on 1..7 ranks; a failing or hanging rank fails the
 # run (timeout -k: nothing may hang). Skipped, and said, without mpicc.
+# The two that run every rank program once more on 3 ranks with
+# TRIDLAB_SCRATCH_POISON=1: the scratch that is not zeroed comes back
+# full of NaNs, so a program that reads what it did not write fails.
 # The command's own behaviour (cli_mpi: one message, one exit status;
 # cli_args_mpi: the same for every kind of bad argument, on 1, 2, 3, 7 ranks) is
 # checked in the plain run; its library code runs sanitized above.
@@ -427,6 +430,10 @@ ifneq ($(MPICC),)
 	@for P in $(MPI_RANKS); do for t in $(MPI_TESTS); do \
 	  $(MPI_ENV) timeout -k 5 300 mpirun -n $$P $$t || { echo "FAILED: mpirun -n $$P $$t"; exit 1; }; \
 	done; done
+	@for t in $(filter %/test_mpi_partition %/test_mpi_distd2_ptdma_its,$(MPI_TESTS)); do \
+	  $(MPI_ENV) TRIDLAB_SCRATCH_POISON=1 timeout -k 5 300 mpirun -x TRIDLAB_SCRATCH_POISON -n 3 $$t || \
+	    { echo "FAILED: TRIDLAB_SCRATCH_POISON=1 mpirun -n 3 $$t"; exit 1; }; \
+	done
 	@$(MPI_ENV) timeout -k 5 60 mpirun -n 1 $(MPI_OOM_TEST) || { echo "FAILED: oom_mpi on 1 rank"; exit 1; }
 	@for c in "tridsolver reduced=gather_scatter 6" "pdd '' 2" "distd2 '' 3"; do \
 	  eval set -- $$c; \

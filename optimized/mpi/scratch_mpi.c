@@ -61,9 +61,26 @@ void *tl_mpi_scratch(size_t n, size_t size)
   return kept_buffer(ALGORITHM, n, size, 1);
 }
 
+/* TRIDLAB_SCRATCH_POISON=1 (the tests): every dirty request comes back
+ * filled with NaNs (all bits set), so that a solve that reads what it did
+ * not write gives NaNs, and fails its test, instead of the last solve's
+ * values that may happen to be right. */
+static int poison(void)
+{
+  static int on = -1; /* read once: the tests set it before the first solve */
+  if (on < 0) {
+    const char *v = getenv("TRIDLAB_SCRATCH_POISON");
+    on = v && *v && strcmp(v, "0") != 0;
+  }
+  return on;
+}
+
 void *tl_mpi_scratch_dirty(size_t n, size_t size)
 {
-  return kept_buffer(ALGORITHM, n, size, 0);
+  void *p = kept_buffer(ALGORITHM, n, size, 0);
+  if (p && poison())
+    memset(p, 0xff, n && size ? n * size : 1);
+  return p;
 }
 
 void *tl_mpi_keep(size_t n, size_t size)

@@ -13,7 +13,8 @@
  * range's edge, zeros, tiny entries, and values that are not finite.
  * Also the CPU room's SIMD passes against the core loops, on every
  * slice: tl_cpu_residual_slice_pass_d against the one pass, ITS's
- * tl_cpu_slice_weakest_max_d against the two steps; and
+ * tl_cpu_slice_weakest_max_d against the two steps, N-shaped's dominance
+ * with and without the maxima (tl_cpu_nshaped_dd_max_slice_d); and
  * long slices for the SIMD blocks' edges (256 rows). */
 #include <math.h>
 #include <stdlib.h>
@@ -491,6 +492,20 @@ Test(residual_pass, simd_row_classes_give_the_same_bits)
                     "worst %a %a, row %ld %ld",
                     variant, periodic, b0, b0 + m, f1[0], f1[1], f1[2], f2[0], f2[1], f2[2], r1,
                     r2, w1, w2);
+          /* and with the maxima in the same pass: both the same bits */
+          int f3[3];
+          double r3 = 0.0, mx1[2], mx3[2];
+          long w3 = -7;
+          tl_residual_slice_max(TL_F64, 1000, periodic, b0, m, s.a + b0, s.b + b0, s.c + b0,
+                                s.x + b0, mx1);
+          tl_cpu_nshaped_dd_max_slice_d(1000, periodic, b0, m, s.a + b0, s.b + b0, s.c + b0,
+                                        s.x + b0, up, down, f3, &r3, &w3, mx3);
+          cr_expect(!memcmp(f1, f3, sizeof f1) && same_bits(r1, r3) && w1 == w3 &&
+                        same_bits(mx1[0], mx3[0]) && same_bits(mx1[1], mx3[1]),
+                    "nshaped, with the maxima: variant %d, periodic %d, rows [%zu, %zu): flags "
+                    "%d%d%d %d%d%d, worst %a %a, row %ld %ld, max %a %a, %a %a",
+                    variant, periodic, b0, b0 + m, f1[0], f1[1], f1[2], f3[0], f3[1], f3[2], r1,
+                    r3, w1, w3, mx1[0], mx3[0], mx1[1], mx3[1]);
         }
       }
       free(s.a);

@@ -354,6 +354,13 @@ void tl_cpu_nshaped_dd_slice_d(size_t n, int periodic, size_t row0, size_t m, co
                                int flags[3], double *worst_rel, long *worst_row);
 void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
                                  const double *b, const double *c, const double *x, double max[2]);
+/* Both of tl_cpu_nshaped_dd_slice_d and tl_cpu_residual_slice_max_d (x:
+ * the slice's answer; max as the latter's) in one pass over a, b, c: the
+ * same results, bit for bit. */
+void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m, const double *a,
+                                   const double *b, const double *c, const double *x, double up,
+                                   double down, int flags[3], double *worst_rel, long *worst_row,
+                                   double max[2]);
 
 /* PDD's loops besides its Thomas solves, for the rank programs of PDD and
  * RPDD (optimized/cpu/pdd_cpu.c), the reference's operations row by row:

@@ -518,3 +518,38 @@ void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m,
   }
   max[0] = xmax, max[1] = amax;
 }
+
+/* ---- N-shaped's dominance and the maxima in one pass ------------------ */
+
+void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m, const double *a,
+                                   const double *b, const double *c, const double *x, double up,
+                                   double down, int flags[3], double *worst_rel, long *worst_row,
+                                   double max[2])
+{
+  if (m < 3) { /* a row or two: the two functions, each with its own rules */
+    tl_cpu_nshaped_dd_slice_d(n, periodic, row0, m, a, b, c, up, down, flags, worst_rel,
+                              worst_row);
+    tl_cpu_residual_slice_max_d(n, periodic, row0, m, a, b, c, x, max);
+    return;
+  }
+  dd_acc w = {0, 0, 0, INFINITY, (long)row0};
+  double amax = 0.0, xmax = 0.0, sum = 0.0;
+  size_t l = m - 1;
+  int left = row0 > 0 || periodic, right = row0 + m < n || periodic;
+  dd_block(1, a, b, c, &up, a + 1, left, 1, (long)row0, &w);
+  max_block(1, a, b, c, x, left, 1, &amax, &xmax, &sum);
+  for (size_t i = 1; i < l; i += BLOCK) { /* the block read once from memory, once from L1 */
+    size_t k = l - i < BLOCK ? l - i : BLOCK;
+    dd_block(k, a + i, b + i, c + i, c + i - 1, a + i + 1, 1, 1, (long)(row0 + i), &w);
+    max_block(k, a + i, b + i, c + i, x + i, 1, 1, &amax, &xmax, &sum);
+  }
+  dd_block(1, a + l, b + l, c + l, c + l - 1, &down, 1, right, (long)(row0 + l), &w);
+  max_block(1, a + l, b + l, c + l, x + l, 1, right, &amax, &xmax, &sum);
+  flags[0] = w.not_row, flags[1] = w.not_strict, flags[2] = w.not_col;
+  *worst_rel = w.worst, *worst_row = w.worst_row;
+  if (!isfinite(sum)) { /* the core loops, with their rules for inf and NaN */
+    tl_residual_slice_max(TL_F64, n, periodic, row0, m, a, b, c, x, max);
+    return;
+  }
+  max[0] = xmax, max[1] = amax;
+}

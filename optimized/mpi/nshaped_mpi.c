@@ -368,8 +368,9 @@ static void FN(ns_pairs)(FN(ns_run) * r, size_t s, const S *x, const S *halo, do
   const tl_mpi_batch *sl = r->pl->sl;
   const S *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
   int flags[3];
-  double rel;
+  double rel, max[2];
   long row;
+  int maxima = 1; /* still to compute */
   if (r->pl->ex->size == 1) {
     unsigned cls = CLASSES(sl->n, a, b, c, sl->periodic, &row);
     flags[0] = !(cls & TL_CLASS_ROW_DD);
@@ -377,19 +378,21 @@ static void FN(ns_pairs)(FN(ns_run) * r, size_t s, const S *x, const S *halo, do
     flags[2] = !(cls & TL_CLASS_COL_DD);
     rel = 0.0;
   } else {
-#if NS_BATCHED /* the rows in SIMD lanes, the same bits */
-    tl_cpu_nshaped_dd_slice_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, ABS(halo[2]),
-                              ABS(halo[3]), flags, &rel, &row);
+#if NS_BATCHED /* the rows in SIMD lanes, the same bits; the maxima in the same pass */
+    tl_cpu_nshaped_dd_max_slice_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, ABS(halo[2]),
+                                  ABS(halo[3]), flags, &rel, &row, max);
+    maxima = 0;
 #else
     FN(tl_nshaped_dd_slice)
     (sl->n, sl->periodic, sl->begin, sl->m, a, b, c, ABS(halo[2]), ABS(halo[3]), flags, &rel, &row);
 #endif
   }
-  double max[2];
 #if NS_BATCHED
-  tl_cpu_residual_slice_max_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
+  if (maxima)
+    tl_cpu_residual_slice_max_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
 #else
   tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
+  (void)maxima;
 #endif
   double v[TL_NSHAPED_VERDICT_PAIRS][2] = {
       [V_WEAKEST] = {-rel, (double)row}, [V_NOT_ROW] = {flags[0], -1.0},

@@ -560,7 +560,7 @@ Test(residual_pass, strictness_from_the_weakest_row)
  * bits, whatever the group it falls in (groups of 8, a last group of
  * fewer), with one system not finite (the core pass's rules) and one with
  * zeros and a zero diagonal among its neighbours; slices at the start,
- * middle and end of plain and periodic systems, of 1 to 600 rows. */
+ * middle and end of plain and periodic systems, of 1 to 1000 rows. */
 Test(residual_pass, batched_slices_give_the_same_bits)
 {
   static const size_t ks[] = {1, 7, 8, 9, 17};

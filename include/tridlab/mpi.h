@@ -167,10 +167,13 @@ void tl_mpi_scratch_release(void);
  * algorithm's rows (tl_check_partitions), the parameters -- agreed by one
  * collective that the ledger does not count (it is not part of the
  * algorithm); then the algorithm; then the verdict. A program with
- * own_entry_check checks the entries in its first pass over them instead
- * (read once, not twice) and agrees before its verdict, by one more
- * collective the ledger does not count: the same report (the lowest
- * failing rank's tl_check_entries) on every rank; x is then unspecified. */
+ * own_entry_check checks the entries itself, in passes over them it
+ * makes anyway (its batched sweeps, or a scan of each chunk just before
+ * its kernel reads it), and scans what those do not read; it agrees
+ * before its verdict, by one more collective the ledger does not count:
+ * the same report (the lowest failing rank's tl_check_entries) on every
+ * rank. The program has then run on the bad entries (its messages and
+ * ledger entries exist), and x is unspecified. */
 int tl_mpi_solve(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_batch *local, void *x,
                  const tl_options *opt, tl_info *info);
 

@@ -58,9 +58,8 @@ enum { TL_LANES = 8 }; /* systems per group = rows per tile */
 #endif
 
 /* 1 when the m values of each of the k arrays v[j] (a system's first
- * row on) are all finite (an overflowing sum may say 0 too: a false
- * alarm, as with tl_lanes_check_row), for the systems a kernel leaves to
- * the reference. */
+ * row on) are all finite (v - v is 0 for each finite v, NaN else), for
+ * the systems a kernel leaves to the reference. */
 static inline int tl_lanes_rows_finite(size_t m, int k, const double *const *v)
 {
   double e = 0.0;

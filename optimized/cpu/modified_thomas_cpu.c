@@ -77,8 +77,8 @@ static TL_CPU_INLINE void forward_row(fw_state *f, tl_lanes a, tl_lanes b, tl_la
 }
 
 /* Rows 0 and 1 of a group (lines 1-6): row 1 normalised, and row 0
- * eliminating x_1 (with m = 2, x_1 is already x_{m-1}). The corners are
- * never read. */
+ * eliminating x_1 (with m = 2, x_1 is already x_{m-1}). The corners do
+ * not enter the arithmetic; they are read for the entries' check only. */
 static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_right,
                                              const double *a, const double *b, const double *c,
                                              const double *d, double *as, double *cs, double *ds)

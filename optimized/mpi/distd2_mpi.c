@@ -353,7 +353,8 @@ static int substitute(const tl_distd2_plan *plan, double x_first, double x_last,
 /* Every system has its own matrix, so its own slice plan: 5 words per
  * row (sa, sc and the three multipliers), all of them alive from the
  * decoupling to the substitution. They live in the rank's scratch, kept
- * from one solve to the next (tl_mpi_scratch), not in fresh memory per
+ * from one solve to the next (tl_mpi_scratch_dirty; the GPU program's
+ * tl_mpi_scratch, zeroed), not in fresh memory per
  * system and solve, whose first touch cost more than the solve itself
  * (docs/algorithms/distd2.md, "MPI"). gpu: Algorithms 6 and 7 on the GPU
  * kernels (distd2_gpu_mpi), d' in the scratch after the plans (a sixth
@@ -381,6 +382,10 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
   unsigned char *flag = tl_alloc(nsys + 1, 1);
   int status = TL_OK;
+  /* own_entry_check: the kernels check the entries of the systems they do
+   * not flag as they read them (a, b, c in phase 1, d in phase 2); the
+   * corners of all, and a flagged system's entries whole, here. */
+  int own_check = self->mpi->own_entry_check, suspect = 0;
   if (!plans || !ss || !rows || !fix || !flag) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);
     goto cleanup;
@@ -391,11 +396,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
    * gives its report. */
   tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
                                    rows, fix, spike, flag);
-  /* own_entry_check: the kernels checked the entries of the systems they
-   * did not flag as they read them (a, b, c here, d in phase 2); the
-   * corners of all, and a flagged system's entries whole, here. */
-  int own_check = self->mpi->own_entry_check;
-  int suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
+  suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
   for (size_t s = 0; s < nsys; s++) {
     tl_info_clear(&one);
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);

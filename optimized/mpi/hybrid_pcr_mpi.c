@@ -147,7 +147,7 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
    * solve, not zeroed whole (that cost 3 % of the solve) */
   S *as = tl_mpi_scratch_dirty(3 * m * nsys + 8 * nsys, sizeof(S));
   unsigned char *bad = tl_alloc(nsys, 1);
-  int status = TL_OK;
+  int status = TL_OK, suspect = 0; /* suspect: an entry here is not fine (own_entry_check) */
   if (!as || !bad) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for %zu systems", nsys);
     goto cleanup;
@@ -156,7 +156,6 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   memset(send, 0, 8 * nsys * sizeof(S));
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
   memset(bad, 0, nsys);
-  int suspect = 0; /* an entry here is not fine (own_entry_check) */
 #if !TL_IS_COMPLEX /* eight systems at once; a flagged one again below */
   tl_cpu_hybrid_pcr_forward_d(sl->begin, m, nsys, p > 0, p + 1 < P, a, b, c, d, as, cs, ds, bad);
   /* it checked the entries of the systems it did not flag as it read

@@ -112,7 +112,7 @@ static void reduce_and_pack(ptdma_run *r, double *rows)
     if (r->combined || r->bad[s]) {
       if (r->own_check)
         r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
-      for (int k = 0; k < 4; k++) /* its rows zeroed, as the reference expects them */
+      for (int k = 0; k < 4 && !r->combined; k++) /* its rows zeroed, as they were before */
         memset(MINE(r->a, s) + (size_t)k * sl->m * sl->nsys, 0, sl->m * sizeof(double));
       reduce_one(r, s);
     }

@@ -67,7 +67,7 @@ void *tl_mpi_scratch(size_t n, size_t size)
  * values that may happen to be right. */
 static int poison(void)
 {
-  static int on = -1; /* read once: the tests set it before the first solve */
+  static _Thread_local int on = -1; /* read once per thread: the tests set it first */
   if (on < 0) {
     const char *v = getenv("TRIDLAB_SCRATCH_POISON");
     on = v && *v && strcmp(v, "0") != 0;

@@ -488,29 +488,34 @@ static void solve_checks_case(mpi_check *mc, const tl_algorithm *algo, int who)
 }
 
 /* A program that checks its entries in its own pass (own_entry_check:
- * pdd_mpi, rpdd_mpi) gives the report tl_mpi_solve's check gave: one bad
- * entry (NaN, infinity, a non-zero corner) in each array, on the first,
- * a middle and the last rank, in a batch of 19 systems (the kernels'
- * path) -- and RPDD with J > m (the reference's path: the entries are
- * scanned before the verdict) -- reports that array, system and global
- * row, the same on every rank; two bad entries on two ranks report the
- * lower rank's. */
-static void own_entry_check_case(mpi_check *mc, const char *name, const char *param)
+ * pdd_mpi, rpdd_mpi, its_mpi, and the programs whose batched sweeps
+ * check what they read: tridsolver_mpi, hybrid_pcr_mpi, ptdma_mpi,
+ * distd2_mpi, nshaped_mpi) gives the report tl_mpi_solve's check gave:
+ * one bad entry (NaN, infinity, a non-zero corner) in each array, on the
+ * first, a middle and the last rank, in a batch of nsys systems (19: the
+ * kernels' groups and a rest; 5: no group, every system by the
+ * reference's path; complex: the reference's path) -- and RPDD with J > m
+ * (the reference's path: the entries are scanned before the verdict) --
+ * reports that array, system and global row, the same on every rank; two
+ * bad entries on two ranks report the lower rank's. */
+static void own_entry_check_case(mpi_check *mc, const char *name, const char *param, tl_dtype dt,
+                                 size_t nsys)
 {
   int P = mc->size;
   const tl_algorithm *algo = tl_mpi_find(name);
-  if (!algo)
+  if (!algo || !(algo->reference->dtypes & TL_DTYPE_BIT(dt)))
     return;
-  mc_case(mc, "%s%s%s: its own entry check, P=%d", algo->name, param ? " " : "",
-          param ? param : "", P);
+  mc_case(mc, "%s%s%s: its own entry check, %s, %zu systems, P=%d", algo->name, param ? " " : "",
+          param ? param : "", dt == TL_F64 ? "double" : "complex", nsys, P);
   MC_EXPECT(mc, algo->mpi->own_entry_check, "%s does not check its own entries", algo->name);
-  size_t n = 24 * (size_t)P, nsys = 19;
+  size_t n = 24 * (size_t)P;
   static const char *const names[4] = {"a", "b", "c", "d"};
   for (int k = 0; k < 4; k++)
-    for (int where = 0; where < 5; where++) {
+    for (int where = 0; where < 6; where++) {
       /* where: 0 first rank, 1 middle, 2 last, 3 the corner of the array (a: row 0, c: row
        * n-1; b, d: two bad entries, on the last rank and then on the first), 4 the first
-       * rank's last row (an inf; with c, a value a sweep reads but need not compute with) */
+       * rank's last row (an inf; with c, a value a sweep reads but need not compute with),
+       * 5 the last row of the system (a NaN: N-shaped's kernel does not read that row) */
       size_t s = (size_t)(k * 5 + where) % nsys, q = where == 0 ? 0 : where == 1 ? (size_t)P / 2
                                                                                   : (size_t)P - 1;
       size_t row = q * 24 + 5 + (size_t)k, row2 = 0;
@@ -521,9 +526,11 @@ static void own_entry_check_case(mpi_check *mc, const char *name, const char *pa
         row = (size_t)(P - 1) * 24 + 7, row2 = 3;
       else if (where == 4)
         row = 23, v = INFINITY;
+      else if (where == 5)
+        row = n - 1, v = NAN;
       problem pr = {{0}, NULL};
       if (mc->rank == 0) {
-        make_problem(&pr, TL_F64, n, nsys, 0, 300 + (uint64_t)(4 * k + where));
+        make_problem(&pr, dt, n, nsys, 0, 300 + (uint64_t)(4 * k + where));
         set_entry(&pr, k, s, row, v);
         if (where == 3 && k % 2 == 1)
           set_entry(&pr, k, (s + 1) % nsys, row2, NAN);
@@ -532,7 +539,7 @@ static void own_entry_check_case(mpi_check *mc, const char *name, const char *pa
       tl_info info;
       MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, NULL, &local, &info) == TL_OK,
                 "scatter: %s", info.msg);
-      double *x = calloc(local.m * nsys + 1, sizeof *x);
+      void *x = calloc(local.m * nsys + 1, tl_dtype_size(dt));
       tl_options opt;
       tl_options_init(&opt);
       case_param = param;
@@ -784,19 +791,25 @@ int main(int argc, char **argv)
     spike_pivoting_case(&mc, 20, 50 * (size_t)P, 17, 86, how);
   }
   solve_checks_case(&mc, tl_mpi_find("pdd"), -1);
-  own_entry_check_case(&mc, "pdd", NULL);
-  own_entry_check_case(&mc, "rpdd", NULL);
-  own_entry_check_case(&mc, "rpdd", "J=1000000");
-  own_entry_check_case(&mc, "tridsolver", NULL);
-  own_entry_check_case(&mc, "tridsolver", "reduced=pcr,minibatch=2");
-  own_entry_check_case(&mc, "tridsolver", "reduced=jacobi");
-  own_entry_check_case(&mc, "hybrid_pcr", NULL);
-  own_entry_check_case(&mc, "distd2", NULL);
-  own_entry_check_case(&mc, "ptdma", NULL);
-  own_entry_check_case(&mc, "ptdma", "flavour=combined");
-  own_entry_check_case(&mc, "nshaped", NULL);
-  own_entry_check_case(&mc, "nshaped", "levels=2");
-  own_entry_check_case(&mc, "its", NULL);
+  own_entry_check_case(&mc, "pdd", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "rpdd", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "rpdd", "J=1000000", TL_F64, 19);
+  own_entry_check_case(&mc, "tridsolver", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "tridsolver", "reduced=pcr,minibatch=2", TL_F64, 19);
+  own_entry_check_case(&mc, "tridsolver", "reduced=jacobi", TL_F64, 19);
+  own_entry_check_case(&mc, "hybrid_pcr", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "distd2", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "ptdma", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "ptdma", "flavour=combined", TL_F64, 19);
+  own_entry_check_case(&mc, "nshaped", NULL, TL_F64, 19);
+  own_entry_check_case(&mc, "nshaped", "levels=2", TL_F64, 19);
+  own_entry_check_case(&mc, "its", NULL, TL_F64, 19);
+  static const char *const own_checks[] = {"tridsolver", "hybrid_pcr", "distd2", "ptdma",
+                                           "nshaped", "its", "pdd", "rpdd"};
+  for (size_t k = 0; k < sizeof own_checks / sizeof *own_checks; k++) {
+    own_entry_check_case(&mc, own_checks[k], NULL, TL_F64, 5); /* no group of eight */
+    own_entry_check_case(&mc, own_checks[k], NULL, TL_C128, 19); /* where it has complex */
+  }
   solve_checks_case(&mc, tl_mpi_find("ptdma"), P - 1);
   for (size_t k = 0; k < count; k++)
     registry_case(&mc, reg[k], 40 + (int)k);

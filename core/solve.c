@@ -75,6 +75,18 @@ static int check_present(const tl_batch *sys, tl_info *info)
   return TL_OK;
 }
 
+int tl_corners_fine(const tl_batch *sys, size_t row0, size_t n_total)
+{
+  if (sys->periodic || sys->n == 0)
+    return 1;
+  int first = row0 == 0, last = row0 + sys->n == n_total;
+  for (size_t s = 0; s < sys->nsys; s++)
+    if ((first && nonzero_at(sys, sys->a, s * sys->n)) ||
+        (last && nonzero_at(sys, sys->c, s * sys->n + sys->n - 1)))
+      return 0;
+  return 1;
+}
+
 int tl_entries_fine(const tl_batch *sys, size_t row0, size_t n_total)
 {
   const void *arrs[4] = {sys->a, sys->b, sys->c, sys->d};
@@ -84,14 +96,7 @@ int tl_entries_fine(const tl_batch *sys, size_t row0, size_t n_total)
   for (int k = 0; k < 4; k++)
     if (!all_finite(arrs[k], doubles))
       return 0;
-  if (!sys->periodic) {
-    int first = row0 == 0, last = row0 + sys->n == n_total;
-    for (size_t s = 0; s < sys->nsys; s++)
-      if ((first && nonzero_at(sys, sys->a, s * sys->n)) ||
-          (last && nonzero_at(sys, sys->c, s * sys->n + sys->n - 1)))
-        return 0;
-  }
-  return 1;
+  return tl_corners_fine(sys, row0, n_total);
 }
 
 int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *info)

@@ -131,6 +131,9 @@ int tl_check_entries(const tl_batch *sys, size_t row0, size_t n_total, tl_info *
  * RPDD, a chunk of systems at a time) and calls tl_check_entries for the
  * report only when this says 0. */
 int tl_entries_fine(const tl_batch *sys, size_t row0, size_t n_total);
+/* Its corners alone (a NaN corner is not zero): for a solver whose own
+ * pass has checked that the values are finite. */
+int tl_corners_fine(const tl_batch *sys, size_t row0, size_t n_total);
 
 /* tl_solve's checks of a batch for algo, in tl_solve's order: a dtype and
  * a layout algo solves (the periodic hint), n_total >= 1 and nsys >= 1,

@@ -77,7 +77,7 @@ double tl_mpi_now(void);
  * holds them, zero corners (a plain system); 0 else. Run it on rows the
  * program reads anyway, while they are in cache. */
 int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k);
-/* Only the corners of systems [s0, s0 + k) (a double slice): for the
+/* Only the corners of systems [s0, s0 + k) (tl_corners_fine): for the
  * systems whose values a kernel checked as it read them. */
 int tl_mpi_corners_fine(const tl_mpi_batch *sl, size_t s0, size_t k);
 /* 1 when rows [i0, i1) of a, b, c, d of systems [s0, s0 + k) (a double

@@ -53,26 +53,25 @@ static int check_local(const tl_algorithm *algo, const tl_mpi_batch *sl, const v
   return tl_check_batch(algo, &mine, sl->begin, sl->n, x, !algo->mpi->own_entry_check, info);
 }
 
-int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k)
+/* Systems [s0, s0 + k) of the slice as a batch of their own. */
+static tl_batch chunk_of(const tl_mpi_batch *sl, size_t s0, size_t k)
 {
   size_t off = s0 * sl->m * tl_dtype_size(sl->dtype); /* bytes to system s0 */
-  tl_batch chunk = {.dtype = sl->dtype, .n = sl->m, .nsys = k, .periodic = sl->periodic,
+  return (tl_batch){.dtype = sl->dtype, .n = sl->m, .nsys = k, .periodic = sl->periodic,
                     .a = (const char *)sl->a + off, .b = (const char *)sl->b + off,
                     .c = (const char *)sl->c + off, .d = (const char *)sl->d + off};
+}
+
+int tl_mpi_entries_scan(const tl_mpi_batch *sl, size_t s0, size_t k)
+{
+  tl_batch chunk = chunk_of(sl, s0, k);
   return tl_entries_fine(&chunk, sl->begin, sl->n);
 }
 
 int tl_mpi_corners_fine(const tl_mpi_batch *sl, size_t s0, size_t k)
 {
-  const double *a = sl->a, *c = sl->c;
-  size_t m = sl->m;
-  int first = sl->begin == 0, last = sl->begin + m == sl->n;
-  if (sl->periodic || m == 0)
-    return 1;
-  for (size_t s = s0; s < s0 + k; s++) /* != 0: a NaN corner fails too, as in tl_entries_fine */
-    if ((first && a[s * m] != 0.0) || (last && c[s * m + m - 1] != 0.0))
-      return 0;
-  return 1;
+  tl_batch chunk = chunk_of(sl, s0, k);
+  return tl_corners_fine(&chunk, sl->begin, sl->n);
 }
 
 int tl_mpi_rows_finite(const tl_mpi_batch *sl, size_t s0, size_t k, size_t i0, size_t i1)

@@ -310,13 +310,17 @@ static int measure_at(sweep *s, tl_bench_ctx *r, const tl_bench_kernel *kn, int 
   return TL_OK;
 }
 
-/* measure_at with the group size for lines (tl_cpu_sz_lines) along x
- * when no --sz was given, the SZ of the sweep otherwise. */
+/* measure_at with the group size of the Cartesian kernels
+ * (tl_cpu_sz_3d of the shape timed: tl_cpu_sz_lines along x) when no --sz
+ * was given, the SZ of the sweep otherwise. */
 static int measure_one(sweep *s, tl_bench_ctx *r, const tl_bench_kernel *kn, int dir, tl_info *info)
 {
   size_t sz = r->sz;
-  if (!s->cfg->nszs && kn->per_dir && dir == TL_DIR_X)
-    r->sz = tl_cpu_sz_lines(r->n, r->m->es);
+  if (!s->cfg->nszs && kn->per_dir) {
+    size_t dims[3];
+    shape_for(r->n, r->nsys, (tl_dir)dir, dims);
+    r->sz = tl_cpu_sz_3d(dims, (tl_dir)dir, r->m->es);
+  }
   int st = measure_at(s, r, kn, dir, info);
   r->sz = sz;
   return st;

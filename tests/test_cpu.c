@@ -106,6 +106,20 @@ Test(cpu_layout, sz_choice)
     cr_expect(tl_cpu_sz_supported(tl_cpu_sz_default(n, 4)) &&
               tl_cpu_sz_supported(tl_cpu_sz_default(n, 8)));
   cr_expect(!tl_cpu_sz_supported(4) && !tl_cpu_sz_supported(12) && !tl_cpu_sz_supported(128));
+  /* Cartesian: 128-byte rows where they are near (<= 32 KiB apart), 32
+   * lanes where they are far, no more lanes than an x-row holds. */
+  size_t cube[3] = {256, 64, 1024}, near_z[3] = {64, 64, 4096}, thin[3] = {5, 100, 100};
+  size_t mid[3] = {12, 100, 100}, zero[3] = {0, 4, 4};
+  cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_X, 8), tl_cpu_sz_lines(256, 8));
+  cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Y, 8), 16);
+  cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Y, 4), 32);
+  cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Z, 8), 32, "rows 128 KiB apart");
+  cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Z, 4), 32);
+  cr_expect_eq(tl_cpu_sz_3d(near_z, TL_DIR_Z, 8), 16, "rows exactly 32 KiB apart are near");
+  cr_expect_eq(tl_cpu_sz_3d(thin, TL_DIR_Y, 8), 8);
+  cr_expect_eq(tl_cpu_sz_3d(mid, TL_DIR_Z, 4), 16);
+  cr_expect_eq(tl_cpu_sz_3d(zero, TL_DIR_Y, 8), 0);
+  cr_expect_eq(tl_cpu_sz_3d(cube, (tl_dir)3, 8), 0);
   cr_expect_eq(tl_cpu_packed_count(5, 17, 8), 3 * 8 * 5);
   cr_expect_eq(tl_cpu_packed_count(5, 16, 8), 2 * 8 * 5);
   cr_expect_eq(tl_cpu_packed_count(0, 16, 8), 0);
@@ -387,6 +401,71 @@ Test(cpu_thomas, cartesian_xyz_match_reference, .timeout = 120)
         free(fa), free(fb), free(fc), free(fd), free(fd2), free(fx);
         tl_problem_free(&p);
       }
+}
+
+/* Along y and z a unit is one group where the rows are near (at most
+ * TL_CPU_NEAR_ROWS bytes apart) and several where they are far: both must
+ * give the bits of the x kernel on the same batch (the same operations
+ * lane by lane), at the recommended SZ and at 8 and 64, in both
+ * precisions (a float row is half as far), and report a zero pivot in a
+ * middle group with its line. */
+static void units_case(const size_t *dims, tl_dir dir, size_t sz)
+{
+  size_t n, nsys;
+  tl_info info;
+  cr_assert_eq(tl_cpu_lines(dims, dir, &n, &nsys, &info), TL_OK);
+  tl_problem p;
+  cr_assert_eq(tl_gallery_make(2, n, nsys, 11, &p, &info), TL_OK);
+  size_t total = n * nsys, xdims[3] = {n, nsys, 1};
+  double *a = scatter(dims, dir, &p, p.a), *b = scatter(dims, dir, &p, p.b);
+  double *c = scatter(dims, dir, &p, p.c), *d = scatter(dims, dir, &p, p.d);
+  double *x = malloc(total * sizeof *x), *xb = malloc(total * sizeof *xb);
+  double *xx = malloc(total * sizeof *xx);
+  cr_assert_eq(tl_cpu_thomas_3d_d(dims, dir, sz, a, b, c, d, x, &info), TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_cpu_thomas_3d_d(xdims, TL_DIR_X, 8, p.a, p.b, p.c, p.d, xx, &info), TL_OK);
+  gather(dims, dir, n, nsys, x, xb);
+  size_t diff = 0;
+  for (size_t q = 0; q < total; q++)
+    diff += memcmp(&xb[q], &xx[q], sizeof xx[q]) != 0;
+  cr_expect_eq(diff, 0, "dims %zu %zu %zu dir %d sz %zu: %zu values differ from x", dims[0],
+               dims[1], dims[2], (int)dir, sz, diff);
+  /* float */
+  float *fa = to_float(a, total), *fb = to_float(b, total), *fc = to_float(c, total);
+  float *fd = to_float(d, total), *fx = malloc(total * sizeof *fx);
+  float *ga = to_float(p.a, total), *gb = to_float(p.b, total), *gc = to_float(p.c, total);
+  float *gd = to_float(p.d, total), *gx = malloc(total * sizeof *gx);
+  cr_assert_eq(tl_cpu_thomas_3d_f(dims, dir, sz, fa, fb, fc, fd, fx, &info), TL_OK);
+  cr_assert_eq(tl_cpu_thomas_3d_f(xdims, TL_DIR_X, 8, ga, gb, gc, gd, gx, &info), TL_OK);
+  size_t difff = 0;
+  for (size_t s = 0; s < nsys; s++)
+    for (size_t i = 0; i < n; i++)
+      difff += memcmp(&fx[cart_index(dims, dir, s, i)], &gx[s * n + i], sizeof(float)) != 0;
+  cr_expect_eq(difff, 0, "float dims %zu %zu %zu dir %d sz %zu: %zu values differ from x",
+               dims[0], dims[1], dims[2], (int)dir, sz, difff);
+  /* a zero pivot in row 0 of a line of a middle group */
+  size_t bad = nsys / 2 + 3;
+  b[cart_index(dims, dir, bad, 0)] = 0;
+  cr_expect_eq(tl_cpu_thomas_3d_d(dims, dir, sz, a, b, c, d, x, &info), TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, (long)bad, "dims %zu %zu %zu dir %d sz %zu: line %ld", dims[0],
+               dims[1], dims[2], (int)dir, sz, info.system);
+  free(a), free(b), free(c), free(d), free(x), free(xb), free(xx);
+  free(fa), free(fb), free(fc), free(fd), free(fx), free(ga), free(gb), free(gc), free(gd);
+  free(gx);
+  tl_problem_free(&p);
+}
+
+Test(cpu_thomas, cartesian_units_near_and_far_are_the_bits_of_x, .timeout = 120)
+{
+  /* double rows: far, far, near, near, far (float: near, near, near,
+   * near, far) */
+  static const size_t shapes[][3] = {
+      {72, 64, 6}, {4100, 3, 2}, {40, 30, 9}, {33, 70, 12}, {130, 300, 5}};
+  static const tl_dir dirs[] = {TL_DIR_Z, TL_DIR_Y, TL_DIR_Z, TL_DIR_Y, TL_DIR_Z};
+  for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++) {
+    size_t szs[3] = {tl_cpu_sz_3d(shapes[h], dirs[h], sizeof(double)), 8, 64};
+    for (size_t k = 0; k < 3; k++)
+      units_case(shapes[h], dirs[h], szs[k]);
+  }
 }
 
 /* ------------------------------------------------------------------ */

@@ -66,10 +66,15 @@ int tl_cpu_thomas_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const f
                        const float *c, float *d, tl_info *info);
 
 /* Along direction dir of Cartesian arrays, without a separate reordering
- * pass: lines along y and z are read SZ adjacent systems at a time; lines
- * along x are transposed through a small tile in cache, one 64-byte cache
- * line of each of SZ lines at a time (use SZ = tl_cpu_sz_lines(n) there). x may be d (in place) but must not overlap a, b,
- * c. Reads a, b, c, d and writes x: 5 words per unknown. */
+ * pass: lines along y and z are read SZ adjacent systems at a time (one
+ * group where the rows are at most TL_CPU_NEAR_ROWS bytes apart, several
+ * side by side where they are further); lines along x are transposed
+ * through a small tile in cache, one 64-byte cache line of each of SZ
+ * lines at a time. Along y and z every supported SZ gives the same bits
+ * (cpu_thomas::cartesian_units_near_and_far_are_the_bits_of_x); the fastest
+ * measured is tl_cpu_sz_3d(dims, dir, elem_size) (tl_cpu_sz_lines(n) along
+ * x). x may be d (in place) but must not overlap a, b, c. Reads a, b, c, d
+ * and writes x: 5 words per unknown. */
 int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double *a,
                        const double *b, const double *c, const double *d, double *x, tl_info *info);
 int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float *a, const float *b,

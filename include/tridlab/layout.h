@@ -78,6 +78,18 @@ typedef enum tl_dir { TL_DIR_X = 0, TL_DIR_Y = 1, TL_DIR_Z = 2 } tl_dir;
  * a zero dimension, a bad dir or an overflowing size. */
 int tl_cpu_lines(const size_t dims[3], tl_dir dir, size_t *n, size_t *nsys, tl_info *info);
 
+/* Rows of a line along y or z this many bytes apart, or fewer, are "near":
+ * tl_cpu_thomas_3d then reads one group of SZ adjacent lines at a time
+ * (rows of SZ values), and further apart a unit of several groups (rows of
+ * up to 2 KiB). docs/performance.md measures both. */
+#define TL_CPU_NEAR_ROWS (32u << 10)
+/* The recommended SZ for tl_cpu_thomas_3d along dir of an array of dims:
+ * along x tl_cpu_sz_lines(n); along y and z, rows of 128 bytes (16
+ * doubles, 32 floats) where the rows are near, 32 lanes where they are
+ * not, and no more lanes than the x-rows hold (at least 8). 0 for a zero
+ * dimension or a bad dir. */
+size_t tl_cpu_sz_3d(const size_t dims[3], tl_dir dir, size_t elem_size);
+
 /* Batch layout (system s at [s n, (s+1) n)) to SZ-packed and back. dst
  * holds tl_cpu_packed_count(n, nsys, sz) entries; padding lanes get pad. */
 int tl_cpu_pack_batch_d(size_t n, size_t nsys, size_t sz, const double *src, double *dst,

@@ -30,10 +30,13 @@
  *   row i+1 of the same groups: nx values further (y) or nx ny (z)
  *
  * A group stays inside one x-row of the array (ceil(nx / SZ) groups per
- * row, the last padded with the identity). G adjacent groups advance in
- * lockstep (a UNIT), so that each row is read as one run of up to 2 KiB
- * instead of SZ values: DRAM streams long runs far better than many
- * short ones.
+ * row, the last padded with the identity). Where the rows are far apart
+ * (more than TL_CPU_NEAR_ROWS bytes: large planes along z), G adjacent
+ * groups advance in lockstep (a UNIT), so that each row is read as one
+ * run of up to 2 KiB instead of SZ values: there DRAM streams long runs
+ * far better than many short ones. Where they are near (along y, small
+ * planes along z) a unit is one group: measured faster (cart_width).
+ * tl_cpu_sz_3d picks SZ for both: rows of 128 bytes, and 32 lanes.
  *
  * Traffic (the byte model of docs/performance.md): a, b, c and d are read
  * once and x written once, 5 words per unknown. cp and dp live in a
@@ -138,12 +141,20 @@ static void FN(unit_groups)(const size_t *dims, size_t G, size_t u, size_t *firs
   *count = per_row - k < G ? per_row - k : G;
 }
 
-/* Groups per unit: rows of up to 2 KiB (GMAX groups), as far as the
- * x-row reaches, while the unit's scratch (2 np SZ values per group)
- * stays within 2 MiB. */
-static size_t FN(cart_width)(const size_t *dims, size_t np)
+/* Groups per unit. Where the rows of a line are near (at most
+ * TL_CPU_NEAR_ROWS bytes apart: along y, and along z of small planes),
+ * one group: units of two groups were 1.3-1.9 times slower from memory
+ * there, wider ones 1.05-1.7 times, and as fast in cache (docs/performance.md, "Along y and z:
+ * one group where the rows are near"). Further apart (large planes along
+ * z) one group of 16 doubles was 1.4-1.95 times slower than a wide unit: rows
+ * of up to 2 KiB (GMAX groups), as far as the x-row reaches, while the
+ * unit's scratch (2 np SZ values per group) stays within 2 MiB. */
+static size_t FN(cart_width)(const size_t *dims, tl_dir dir, size_t np)
 {
   size_t G = 1, per_row = (dims[0] + SZ - 1) / SZ;
+  size_t row = dir == TL_DIR_Y ? dims[0] : dims[0] * dims[1];
+  if (row <= TL_CPU_NEAR_ROWS / sizeof(T))
+    return 1;
   while (2 * G <= (size_t)GMAX && 2 * G <= per_row &&
          2 * (2 * G) * np * SZ * sizeof(T) <= ((size_t)2 << 20))
     G *= 2;
@@ -317,7 +328,7 @@ static int FN(thomas_lanes)(const size_t *dims, tl_dir dir, const T *a, const T 
                             const T *d, T *x, tl_info *info)
 {
   size_t n = dims[dir], groups = FN(cart_groups)(dims, dir);
-  size_t np = (n + TILE - 1) / TILE * TILE, G = FN(cart_width)(dims, np);
+  size_t np = (n + TILE - 1) / TILE * TILE, G = FN(cart_width)(dims, dir, np);
   size_t units = FN(cart_units)(dims, dir, G);
   uint64_t *bad = tl_alloc(groups, sizeof *bad);
   if (!bad)

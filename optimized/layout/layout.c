@@ -67,6 +67,26 @@ size_t tl_cpu_sz_lines(size_t n, size_t elem_size)
   return sz < lines ? sz : lines;
 }
 
+size_t tl_cpu_sz_3d(const size_t dims[3], tl_dir dir, size_t elem_size)
+{
+  if (!dims || !dims[0] || !dims[1] || !dims[2] || (unsigned)dir > TL_DIR_Z)
+    return 0;
+  if (elem_size == 0)
+    elem_size = sizeof(double);
+  if (dir == TL_DIR_X)
+    return tl_cpu_sz_lines(dims[0], elem_size);
+  /* The distance between rows, in bytes; saturated, only compared. */
+  size_t row = dims[0] * elem_size;
+  if (dir == TL_DIR_Z)
+    row = dims[1] > TL_CPU_NEAR_ROWS / row ? (size_t)TL_CPU_NEAR_ROWS + 1 : row * dims[1];
+  size_t sz = row <= TL_CPU_NEAR_ROWS ? 128u / elem_size : 32u;
+  if (sz > TL_CPU_SZ_MAX)
+    sz = TL_CPU_SZ_MAX;
+  while (sz > TL_CPU_SZ_MIN && sz / 2 >= dims[0])
+    sz /= 2;
+  return sz < TL_CPU_SZ_MIN ? TL_CPU_SZ_MIN : sz;
+}
+
 size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz)
 {
   if (!n || !nsys || !sz)

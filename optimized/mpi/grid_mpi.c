@@ -283,8 +283,7 @@ static int solve_local(const tl_grid *g, tl_dir d, const double *a, const double
 {
   if (!tl_grid_local_count(g))
     return TL_OK; /* an empty box: nothing to solve */
-  size_t sz = tl_cpu_sz_default(g->m[d], sizeof(double));
-  return tl_cpu_thomas_3d_d(g->m, d, sz, a, b, c, d_, x, info);
+  return tl_cpu_thomas_3d_d(g->m, d, tl_cpu_sz_3d(g->m, d, sizeof(double)), a, b, c, d_, x, info);
 }
 
 /* The distributed path: this rank's slice of the grid line's batch. */

@@ -947,6 +947,60 @@ Test(cpu_periodic, packed_matches_reference, .timeout = 120)
     }
 }
 
+/* The registry path packs each group into its scratch, solves it there
+ * and unpacks x: on strictly dominant batches (which it solves itself)
+ * its x must be the packed kernel's, bit for bit, at its SZ
+ * (tl_cpu_sz_default), whole groups of 8-row blocks or not. A change to
+ * its packing or unpacking that moves a value fails here. */
+static int strictly_dominant(const tl_problem *p)
+{
+  size_t count = p->sys.n * p->sys.nsys;
+  const double *a = p->a, *b = p->b, *c = p->c;
+  for (size_t q = 0; q < count; q++)
+    if (!(fabs(b[q]) - (fabs(a[q]) + fabs(c[q])) > 0))
+      return 0;
+  return 1;
+}
+
+Test(cpu_periodic, registry_path_is_the_packed_kernels_bits, .timeout = 120)
+{
+  static const int types[] = {50, 51, 52, 53, 54, 55};
+  static const size_t ns[] = {3, 7, 8, 9, 16, 17, 100, 257, 1024};
+  static const size_t nsyss[] = {5, 16, 17, 40};
+  const tl_algorithm *opt = tl_find("thomas_periodic_cpu");
+  cr_assert_not_null(opt);
+  size_t compared = 0;
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+      for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++) {
+        size_t n = ns[in], nsys = nsyss[ic], sz = tl_cpu_sz_default(n, sizeof(double));
+        tl_problem p;
+        tl_info info;
+        if (tl_gallery_make(types[t], n, nsys, 5 + ic, &p, &info) != TL_OK)
+          continue;
+        if (!strictly_dominant(&p)) {
+          tl_problem_free(&p);
+          continue;
+        }
+        double *x = malloc(n * nsys * sizeof *x), *xp = malloc(n * nsys * sizeof *xp);
+        cr_assert_eq(tl_solve(opt, &p.sys, x, NULL, &info), TL_OK, "type %d n %zu: %s", types[t],
+                     n, info.msg);
+        double *pa = packed(&p, p.a, sz, 0), *pb = packed(&p, p.b, sz, 1);
+        double *pc = packed(&p, p.c, sz, 0), *pd = packed(&p, p.d, sz, 0);
+        cr_assert_eq(tl_cpu_thomas_periodic_sz_d(n, nsys, sz, pa, pb, pc, pd, &info), TL_OK);
+        tl_cpu_unpack_batch_d(n, nsys, sz, pd, xp, &info);
+        size_t diff = 0;
+        for (size_t q = 0; q < n * nsys; q++)
+          diff += memcmp(&x[q], &xp[q], sizeof x[q]) != 0;
+        cr_expect_eq(diff, 0, "type %d n %zu nsys %zu: %zu values differ", types[t], n, nsys,
+                     diff);
+        compared++;
+        free(x), free(xp), free(pa), free(pb), free(pc), free(pd);
+        tl_problem_free(&p);
+      }
+  cr_expect_geq(compared, 40, "only %zu dominant batches compared", compared);
+}
+
 Test(cpu_periodic, singular_system_is_a_breakdown)
 {
   size_t n = 12, nsys = 9, sz = 8;

@@ -207,6 +207,25 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
   return 1;
 }
 
+/* With own_entry_check, the k systems from s0 that the kernel has just
+ * solved: its flag 1 covers every entry it read (a non-finite one makes a
+ * lane's check sum not finite), so a flagged system only makes this rank
+ * suspect (tl_mpi_entries_agree then scans it whole). The kernel reads
+ * neither a[0] nor c[m-1], so rows 0 and m-1 are checked here, 8 values
+ * a system, and the batch's corners (zero where it has no neighbour:
+ * tl_mpi_corners_fine). This replaces a scan of the four arrays before
+ * the kernel. */
+static void entries_from_flags(pdd_run *r, size_t s0, size_t k, const unsigned char *flag)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int bad = !tl_mpi_rows_finite(sl, s0, k, 0, 1) ||
+            !tl_mpi_rows_finite(sl, s0, k, sl->m - 1, sl->m) || !tl_mpi_corners_fine(sl, s0, k);
+  for (size_t j = 0; j < k && !bad; j++)
+    bad = flag[j] == 1;
+  r->suspect |= bad;
+  r->scanned += k;
+}
+
 /* The local margin of the error bound of system s (tl_pdd_bound_margin_d),
  * its loop in SIMD lanes (tl_cpu_pdd_margin_d, the same bits; the
  * reference's loop when it meets a NaN). */
@@ -285,13 +304,11 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m;
-  if (r->own_check) { /* the entries, on their way into cache for the kernel */
-    r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
-    r->scanned += k;
-  }
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
              r->x + s0 * m, flag, redo + s0))
     return 0;
+  if (r->own_check) /* the entries, from the kernel's flags */
+    entries_from_flags(r, s0, k, flag);
   for (size_t s = s0; s < s0 + k; s++) {
     if (!KEPT(r, redo, s))
       continue;
@@ -486,14 +503,16 @@ static void resolve(pdd_run *r, int phase)
   int ok = m > 0 && flag && redo && rhs;
   for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
-    if (r->own_check) { /* the entries, on their way into cache for the kernel */
-      r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
-      r->scanned += k;
-    }
     for (size_t s = s0; s < s0 + k; s++)
       mine += r->finish[s] == RESOLVE && !r->bad[s];
-    if (!mine)
-      continue;
+    if (!mine || !ok) {
+      if (r->own_check) { /* no kernel here: the entries scanned */
+        r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
+        r->scanned += k;
+      }
+      if (!mine)
+        continue;
+    }
     double *x = r->x + o0, *sol = mine == k ? x : rhs;
     int ran = 0;
     if (ok) {
@@ -508,6 +527,12 @@ static void resolve(pdd_run *r, int phase)
       }
       memset(redo, 0, k);
       ran = lines(m, k, A, ROWS(sl->b, s0), C, rhs, sol, flag, redo);
+      if (r->own_check && ran) /* the entries, from the kernel's flags */
+        entries_from_flags(r, s0, k, flag);
+      else if (r->own_check) {
+        r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
+        r->scanned += k;
+      }
     }
     for (size_t j = 0, s = s0; j < k; j++, s++) {
       if (r->finish[s] != RESOLVE || r->bad[s])

@@ -339,10 +339,6 @@ static unsigned char *local_lines(its_run *r, double *x)
   for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
     double *la = buf, *lb = la + chunk * m, *lc = lb + chunk * m, *ld = lc + chunk * m;
-    if (r->own_check) { /* the entries, on their way into cache for the copy */
-      r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
-      r->scanned += k;
-    }
     for (size_t j = 0, s = s0; j < k; j++, s++) {
       size_t o = j * m;
       if (r->bad[s]) { /* no N^p: an identity block, never copied out */
@@ -356,6 +352,10 @@ static unsigned char *local_lines(its_run *r, double *x)
     tl_info ti;
     tl_info_clear(&ti);
     ok = tl_cpu_thomas_lines_d(m, k, la, lb, lc, ld, ld, flag, &ti) == TL_OK;
+    if (ok && r->own_check) { /* the entries, from the kernel's flags */
+      r->suspect |= !tl_mpi_entries_from_flags(sl, s0, k, flag, r->bad + s0);
+      r->scanned += k;
+    }
     for (size_t j = 0, s = s0; ok && j < k; j++, s++) {
       redo[s] = flag[j] == 1;
       if (!r->bad[s] && !redo[s])
@@ -555,7 +555,7 @@ static const tl_mpi_program its_program = {
     .crosses = "setup: window rows to each interface's rank, t to the next; then the single "
                "exchange of one word each way per interface, verdict",
     .solve = its_mpi_solve,
-    .own_entry_check = 1, /* in step 7's copy of the local systems */
+    .own_entry_check = 1, /* from step 7 kernel flags (rows 0, m-1 apart) */
 };
 
 const tl_algorithm tl_mpi_algo_its = {

@@ -83,6 +83,17 @@ int tl_mpi_corners_fine(const tl_mpi_batch *sl, size_t s0, size_t k);
 /* 1 when rows [i0, i1) of a, b, c, d of systems [s0, s0 + k) (a double
  * slice) are finite: the rows such a kernel does not read. */
 int tl_mpi_rows_finite(const tl_mpi_batch *sl, size_t s0, size_t k, size_t i0, size_t i1);
+/* For the systems [s0, s0 + k) of a double slice that the x-line kernel
+ * (tl_cpu_thomas_lines_d) has just solved, each from rows 1 .. m-2 of
+ * the slice as they are (rows 0 and m-1 may be changed or dropped: PDD's
+ * and ITS's right-hand sides, ITS's identity row), with its flags: 1 when
+ * their entries are fine as far as can be told without a scan -- no flag
+ * 1 (every entry the kernel reads enters a lane's check sum), rows 0 and
+ * m-1 finite, the corners zero where the slice holds them -- and the
+ * systems with skip[j] set (not solved by the kernel; skip may be NULL)
+ * scanned. 0: the rank is suspect (tl_mpi_entries_agree decides). */
+int tl_mpi_entries_from_flags(const tl_mpi_batch *sl, size_t s0, size_t k,
+                              const unsigned char *flag, const unsigned char *skip);
 
 /* Collective, once per solve, on every rank, before the verdict:
  * suspect = 1 when a scan of this rank said 0. Then TL_OK, or on every

@@ -208,21 +208,11 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
 }
 
 /* With own_entry_check, the k systems from s0 that the kernel has just
- * solved: its flag 1 covers every entry it read (a non-finite one makes a
- * lane's check sum not finite), so a flagged system only makes this rank
- * suspect (tl_mpi_entries_agree then scans it whole). The kernel reads
- * neither a[0] nor c[m-1], so rows 0 and m-1 are checked here, 8 values
- * a system, and the batch's corners (zero where it has no neighbour:
- * tl_mpi_corners_fine). This replaces a scan of the four arrays before
- * the kernel. */
+ * solved: its flags instead of a scan of the four arrays before it
+ * (tl_mpi_entries_from_flags). */
 static void entries_from_flags(pdd_run *r, size_t s0, size_t k, const unsigned char *flag)
 {
-  const tl_mpi_batch *sl = r->sl;
-  int bad = !tl_mpi_rows_finite(sl, s0, k, 0, 1) ||
-            !tl_mpi_rows_finite(sl, s0, k, sl->m - 1, sl->m) || !tl_mpi_corners_fine(sl, s0, k);
-  for (size_t j = 0; j < k && !bad; j++)
-    bad = flag[j] == 1;
-  r->suspect |= bad;
+  r->suspect |= !tl_mpi_entries_from_flags(r->sl, s0, k, flag, NULL);
   r->scanned += k;
 }
 

@@ -85,6 +85,22 @@ int tl_mpi_rows_finite(const tl_mpi_batch *sl, size_t s0, size_t k, size_t i0, s
   return 1;
 }
 
+int tl_mpi_entries_from_flags(const tl_mpi_batch *sl, size_t s0, size_t k,
+                              const unsigned char *flag, const unsigned char *skip)
+{
+  if (!tl_mpi_rows_finite(sl, s0, k, 0, 1) || !tl_mpi_rows_finite(sl, s0, k, sl->m - 1, sl->m) ||
+      !tl_mpi_corners_fine(sl, s0, k))
+    return 0;
+  for (size_t j = 0; j < k; j++) {
+    if (skip && skip[j]) {
+      if (!tl_mpi_entries_scan(sl, s0 + j, 1))
+        return 0;
+    } else if (flag[j] == 1)
+      return 0;
+  }
+  return 1;
+}
+
 int tl_mpi_entries_agree(tl_mpi_exchange *ex, const tl_mpi_batch *sl, int suspect, tl_info *info)
 {
   tl_info mine;

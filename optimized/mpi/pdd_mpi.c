@@ -506,17 +506,20 @@ static void resolve(pdd_run *r, int phase)
     double *x = r->x + o0, *sol = mine == k ? x : rhs;
     int ran = 0;
     if (ok) {
-      const double *A = ROWS(sl->a, s0), *C = ROWS(sl->c, s0);
-      memcpy(rhs, ROWS(sl->d, s0), k * m * sizeof *rhs);
-      for (size_t j = 0; j < k; j++) {
-        const tl_pdd_part_d *pt = &r->pt[s0 + j];
-        if (left)
-          rhs[j * m] -= A[j * m] * pt->x_left;
-        if (right)
-          rhs[j * m + m - 1] -= C[j * m + m - 1] * pt->x_right;
+      const double *A = ROWS(sl->a, s0), *C = ROWS(sl->c, s0), *in = ROWS(sl->d, s0);
+      if (left || right) { /* the neighbours' x on the right-hand side, in a copy */
+        memcpy(rhs, in, k * m * sizeof *rhs);
+        for (size_t j = 0; j < k; j++) {
+          const tl_pdd_part_d *pt = &r->pt[s0 + j];
+          if (left)
+            rhs[j * m] -= A[j * m] * pt->x_left;
+          if (right)
+            rhs[j * m + m - 1] -= C[j * m + m - 1] * pt->x_right;
+        }
+        in = rhs;
       }
       memset(redo, 0, k);
-      ran = lines(m, k, A, ROWS(sl->b, s0), C, rhs, sol, flag, redo);
+      ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, redo);
       if (r->own_check && ran) /* the entries, from the kernel's flags */
         entries_from_flags(r, s0, k, flag);
       else if (r->own_check) {

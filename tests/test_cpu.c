@@ -107,9 +107,10 @@ Test(cpu_layout, sz_choice)
               tl_cpu_sz_supported(tl_cpu_sz_default(n, 8)));
   cr_expect(!tl_cpu_sz_supported(4) && !tl_cpu_sz_supported(12) && !tl_cpu_sz_supported(128));
   /* Cartesian: 128-byte rows where they are near (<= 32 KiB apart), 32
-   * lanes where they are far, no more lanes than an x-row holds. */
+   * lanes where they are far, then the smallest SZ that covers an x-row,
+   * and a group's scratch (2 n SZ values) within 1 MiB. */
   size_t cube[3] = {256, 64, 1024}, near_z[3] = {64, 64, 4096}, thin[3] = {5, 100, 100};
-  size_t mid[3] = {12, 100, 100}, zero[3] = {0, 4, 4};
+  size_t mid[3] = {12, 100, 100}, zero[3] = {0, 4, 4}, long_y[3] = {64, 16384, 2};
   cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_X, 8), tl_cpu_sz_lines(256, 8));
   cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Y, 8), 16);
   cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Y, 4), 32);
@@ -120,6 +121,9 @@ Test(cpu_layout, sz_choice)
   cr_expect_eq(tl_cpu_sz_3d(mid, TL_DIR_Z, 4), 16);
   cr_expect_eq(tl_cpu_sz_3d(zero, TL_DIR_Y, 8), 0);
   cr_expect_eq(tl_cpu_sz_3d(cube, (tl_dir)3, 8), 0);
+  cr_expect_eq(tl_cpu_sz_3d(cube, TL_DIR_Y, 12), 0, "an element size of neither 4 nor 8");
+  cr_expect_eq(tl_cpu_sz_3d(long_y, TL_DIR_Y, 8), 8, "n = 16384: 16 lanes would hold 4 MiB");
+  cr_expect_eq(tl_cpu_sz_3d(long_y, TL_DIR_Y, 4), 8);
   cr_expect_eq(tl_cpu_packed_count(5, 17, 8), 3 * 8 * 5);
   cr_expect_eq(tl_cpu_packed_count(5, 16, 8), 2 * 8 * 5);
   cr_expect_eq(tl_cpu_packed_count(0, 16, 8), 0);
@@ -407,8 +411,8 @@ Test(cpu_thomas, cartesian_xyz_match_reference, .timeout = 120)
  * TL_CPU_NEAR_ROWS bytes apart) and several where they are far: both must
  * give the bits of the x kernel on the same batch (the same operations
  * lane by lane), at the recommended SZ and at 8 and 64, in both
- * precisions (a float row is half as far), and report a zero pivot in a
- * middle group with its line. */
+ * precisions (a float row is half as far), and report a zero pivot in the
+ * first, a middle or the last group of an x-row with its line. */
 static void units_case(const size_t *dims, tl_dir dir, size_t sz)
 {
   size_t n, nsys;
@@ -442,12 +446,19 @@ static void units_case(const size_t *dims, tl_dir dir, size_t sz)
       difff += memcmp(&fx[cart_index(dims, dir, s, i)], &gx[s * n + i], sizeof(float)) != 0;
   cr_expect_eq(difff, 0, "float dims %zu %zu %zu dir %d sz %zu: %zu values differ from x",
                dims[0], dims[1], dims[2], (int)dir, sz, difff);
-  /* a zero pivot in row 0 of a line of a middle group */
-  size_t bad = nsys / 2 + 3;
-  b[cart_index(dims, dir, bad, 0)] = 0;
-  cr_expect_eq(tl_cpu_thomas_3d_d(dims, dir, sz, a, b, c, d, x, &info), TL_ERR_BREAKDOWN);
-  cr_expect_eq(info.system, (long)bad, "dims %zu %zu %zu dir %d sz %zu: line %ld", dims[0],
-               dims[1], dims[2], (int)dir, sz, info.system);
+  /* a zero pivot in row 0 of one line, in the first, a middle and the
+   * last group of an x-row (and so of a wide unit), one at a time */
+  size_t nx = dims[0], base = nsys / 2 / nx * nx;
+  size_t at[3] = {3 < nx ? 3 : nx - 1, nx / 2 + 3 < nx ? nx / 2 + 3 : nx - 1, nx - 1};
+  for (int q = 0; q < 3; q++) {
+    size_t bad = base + at[q], e = cart_index(dims, dir, bad, 0);
+    double keep = b[e];
+    b[e] = 0;
+    cr_expect_eq(tl_cpu_thomas_3d_d(dims, dir, sz, a, b, c, d, x, &info), TL_ERR_BREAKDOWN);
+    cr_expect_eq(info.system, (long)bad, "dims %zu %zu %zu dir %d sz %zu: line %ld, not %zu",
+                 dims[0], dims[1], dims[2], (int)dir, sz, info.system, bad);
+    b[e] = keep;
+  }
   free(a), free(b), free(c), free(d), free(x), free(xb), free(xx);
   free(fa), free(fb), free(fc), free(fd), free(fx), free(ga), free(gb), free(gc), free(gd);
   free(gx);

@@ -86,8 +86,10 @@ int tl_cpu_lines(const size_t dims[3], tl_dir dir, size_t *n, size_t *nsys, tl_i
 /* The recommended SZ for tl_cpu_thomas_3d along dir of an array of dims:
  * along x tl_cpu_sz_lines(n); along y and z, rows of 128 bytes (16
  * doubles, 32 floats) where the rows are near, 32 lanes where they are
- * not, and no more lanes than the x-rows hold (at least 8). 0 for a zero
- * dimension or a bad dir. */
+ * not, then the smallest supported SZ that covers an x-row, and halved
+ * (not below 8) while a group's scratch of 2 n SZ values would exceed
+ * 1 MiB. elem_size 8 or 4 (0: 8); 0 for another size, a zero dimension
+ * or a bad dir. */
 size_t tl_cpu_sz_3d(const size_t dims[3], tl_dir dir, size_t elem_size);
 
 /* Batch layout (system s at [s n, (s+1) n)) to SZ-packed and back. dst

@@ -168,8 +168,8 @@ void tl_mpi_scratch_release(void);
  * collective that the ledger does not count (it is not part of the
  * algorithm); then the algorithm; then the verdict. A program with
  * own_entry_check checks the entries itself, in passes over them it
- * makes anyway (its batched sweeps, or a scan of each chunk just before
- * its kernel reads it), and scans what those do not read; it agrees
+ * makes anyway (its batched sweeps, or the flags of the x-line kernel
+ * that solves its local systems), and scans what those do not read; it agrees
  * before its verdict, by one more collective the ledger does not count:
  * the same report (the lowest failing rank's tl_check_entries) on every
  * rank. The program has then run on the bad entries (its messages and

@@ -31,11 +31,13 @@
  *
  * A group stays inside one x-row of the array (ceil(nx / SZ) groups per
  * row, the last padded with the identity). Where the rows are far apart
- * (more than TL_CPU_NEAR_ROWS bytes: large planes along z), G adjacent
+ * (more than TL_CPU_NEAR_ROWS bytes: large planes along z, long x-rows
+ * along y), G adjacent
  * groups advance in lockstep (a UNIT), so that each row is read as one
  * run of up to 2 KiB instead of SZ values: there DRAM streams long runs
- * far better than many short ones. Where they are near (along y, small
- * planes along z) a unit is one group: measured faster (cart_width).
+ * far better than many short ones. Where they are near (short x-rows
+ * along y, small planes along z) a unit is one group: measured faster
+ * (cart_width).
  * tl_cpu_sz_3d picks SZ for both: rows of 128 bytes, and 32 lanes.
  *
  * Traffic (the byte model of docs/performance.md): a, b, c and d are read
@@ -142,9 +144,10 @@ static void FN(unit_groups)(const size_t *dims, size_t G, size_t u, size_t *firs
 }
 
 /* Groups per unit. Where the rows of a line are near (at most
- * TL_CPU_NEAR_ROWS bytes apart: along y, and along z of small planes),
- * one group: units of two groups were 1.3-1.9 times slower from memory
- * there, wider ones 1.05-1.7 times, and as fast in cache (docs/performance.md, "Along y and z:
+ * TL_CPU_NEAR_ROWS bytes apart: along y where an x-row is that short,
+ * along z where a plane is), one group: units of two groups were
+ * 1.15-1.9 times slower from memory there at the recommended SZ
+ * (tl_cpu_sz_3d), wider ones 1.05-1.7 times, and as fast in cache (docs/performance.md, "Along y and z:
  * one group where the rows are near"). Further apart (large planes along
  * z) one group of 16 doubles was 1.4-1.95 times slower than a wide unit: rows
  * of up to 2 KiB (GMAX groups), as far as the x-row reaches, while the

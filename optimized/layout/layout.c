@@ -73,18 +73,27 @@ size_t tl_cpu_sz_3d(const size_t dims[3], tl_dir dir, size_t elem_size)
     return 0;
   if (elem_size == 0)
     elem_size = sizeof(double);
+  if (elem_size != sizeof(double) && elem_size != sizeof(float))
+    return 0;
   if (dir == TL_DIR_X)
-    return tl_cpu_sz_lines(dims[0], elem_size);
-  /* The distance between rows, in bytes; saturated, only compared. */
-  size_t row = dims[0] * elem_size;
-  if (dir == TL_DIR_Z)
-    row = dims[1] > TL_CPU_NEAR_ROWS / row ? (size_t)TL_CPU_NEAR_ROWS + 1 : row * dims[1];
-  size_t sz = row <= TL_CPU_NEAR_ROWS ? 128u / elem_size : 32u;
+    return tl_cpu_sz_lines(dims[dir], elem_size);
+  /* Whether the rows are near: nx (y) or nx ny (z) elements apart, at
+   * most TL_CPU_NEAR_ROWS bytes (compared without a product that could
+   * wrap). */
+  size_t near_elems = TL_CPU_NEAR_ROWS / elem_size;
+  int near = dims[0] <= near_elems &&
+             (dir == TL_DIR_Y || dims[1] <= near_elems / dims[0]);
+  size_t sz = near ? 128u / elem_size : 32u, n = dims[dir];
   if (sz > TL_CPU_SZ_MAX)
     sz = TL_CPU_SZ_MAX;
+  /* The smallest supported SZ that covers an x-row, */
   while (sz > TL_CPU_SZ_MIN && sz / 2 >= dims[0])
     sz /= 2;
-  return sz < TL_CPU_SZ_MIN ? TL_CPU_SZ_MIN : sz;
+  /* and a group's scratch (2 n SZ values) within 1 MiB, the most
+   * measured (16 doubles at n = 4096, performance.md). */
+  while (sz > TL_CPU_SZ_MIN && n > (1u << 20) / (2 * sz * elem_size))
+    sz /= 2;
+  return sz;
 }
 
 size_t tl_cpu_packed_count(size_t n, size_t nsys, size_t sz)

@@ -32,13 +32,12 @@
  * A group stays inside one x-row of the array (ceil(nx / SZ) groups per
  * row, the last padded with the identity). Where the rows are far apart
  * (more than TL_CPU_NEAR_ROWS bytes: large planes along z, long x-rows
- * along y), G adjacent
- * groups advance in lockstep (a UNIT), so that each row is read as one
- * run of up to 2 KiB instead of SZ values: there DRAM streams long runs
- * far better than many short ones. Where they are near (short x-rows
- * along y, small planes along z) a unit is one group: measured faster
- * (cart_width).
- * tl_cpu_sz_3d picks SZ for both: rows of 128 bytes, and 32 lanes.
+ * along y), G adjacent groups advance in lockstep (a UNIT), so that each
+ * row is read as one run of up to 2 KiB instead of SZ values: there DRAM
+ * streams long runs far better than many short ones. Where they are near
+ * (short x-rows along y, small planes along z) a unit is one group:
+ * measured faster (cart_width). tl_cpu_sz_3d picks SZ for both: rows of
+ * 128 bytes where they are near, 32 lanes where they are far.
  *
  * Traffic (the byte model of docs/performance.md): a, b, c and d are read
  * once and x written once, 5 words per unknown. cp and dp live in a
@@ -147,11 +146,12 @@ static void FN(unit_groups)(const size_t *dims, size_t G, size_t u, size_t *firs
  * TL_CPU_NEAR_ROWS bytes apart: along y where an x-row is that short,
  * along z where a plane is), one group: units of two groups were
  * 1.15-1.9 times slower from memory there at the recommended SZ
- * (tl_cpu_sz_3d), wider ones 1.05-1.7 times, and as fast in cache (docs/performance.md, "Along y and z:
- * one group where the rows are near"). Further apart (large planes along
- * z) one group of 16 doubles was 1.4-1.95 times slower than a wide unit: rows
- * of up to 2 KiB (GMAX groups), as far as the x-row reaches, while the
- * unit's scratch (2 np SZ values per group) stays within 2 MiB. */
+ * (tl_cpu_sz_3d), wider ones 1.05-1.7 times, and as fast in cache
+ * (docs/performance.md, "Along y and z: one group where the rows are
+ * near"). Further apart (large planes along z) one group of 16 doubles
+ * was 1.4-1.95 times slower than a wide unit: rows of up to 2 KiB (GMAX
+ * groups), as far as the x-row reaches, while the unit's scratch (2 np
+ * SZ values per group) stays within 2 MiB. */
 static size_t FN(cart_width)(const size_t *dims, tl_dir dir, size_t np)
 {
   size_t G = 1, per_row = (dims[0] + SZ - 1) / SZ;

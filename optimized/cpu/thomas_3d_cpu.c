@@ -155,8 +155,7 @@ static void FN(unit_groups)(const size_t *dims, size_t G, size_t u, size_t *firs
 static size_t FN(cart_width)(const size_t *dims, tl_dir dir, size_t np)
 {
   size_t G = 1, per_row = (dims[0] + SZ - 1) / SZ;
-  size_t row = dir == TL_DIR_Y ? dims[0] : dims[0] * dims[1];
-  if (row <= TL_CPU_NEAR_ROWS / sizeof(T))
+  if (tl_cpu_rows_near(dims, dir, sizeof(T)))
     return 1;
   while (2 * G <= (size_t)GMAX && 2 * G <= per_row &&
          2 * (2 * G) * np * SZ * sizeof(T) <= ((size_t)2 << 20))

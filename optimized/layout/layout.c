@@ -67,6 +67,12 @@ size_t tl_cpu_sz_lines(size_t n, size_t elem_size)
   return sz < lines ? sz : lines;
 }
 
+int tl_cpu_rows_near(const size_t dims[3], tl_dir dir, size_t elem_size)
+{
+  size_t near_elems = TL_CPU_NEAR_ROWS / elem_size;
+  return dims[0] <= near_elems && (dir == TL_DIR_Y || dims[1] <= near_elems / dims[0]);
+}
+
 size_t tl_cpu_sz_3d(const size_t dims[3], tl_dir dir, size_t elem_size)
 {
   if (!dims || !dims[0] || !dims[1] || !dims[2] || (unsigned)dir > TL_DIR_Z)
@@ -77,13 +83,7 @@ size_t tl_cpu_sz_3d(const size_t dims[3], tl_dir dir, size_t elem_size)
     return 0;
   if (dir == TL_DIR_X)
     return tl_cpu_sz_lines(dims[dir], elem_size);
-  /* Whether the rows are near: nx (y) or nx ny (z) elements apart, at
-   * most TL_CPU_NEAR_ROWS bytes (compared without a product that could
-   * wrap). */
-  size_t near_elems = TL_CPU_NEAR_ROWS / elem_size;
-  int near = dims[0] <= near_elems &&
-             (dir == TL_DIR_Y || dims[1] <= near_elems / dims[0]);
-  size_t sz = near ? 128u / elem_size : 32u, n = dims[dir];
+  size_t sz = tl_cpu_rows_near(dims, dir, elem_size) ? 128u / elem_size : 32u, n = dims[dir];
   if (sz > TL_CPU_SZ_MAX)
     sz = TL_CPU_SZ_MAX;
   /* The smallest supported SZ that covers an x-row, */

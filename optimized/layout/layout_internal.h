@@ -31,4 +31,11 @@
 /* TL_ERR_ARG unless sz is 8, 16, 32 or 64. */
 int tl_cpu_check_sz(size_t sz, const char *who, tl_info *info);
 
+/* 1 when the rows of a line along y or z (dims[0] elements apart along
+ * y, dims[0] dims[1] along z) of elements of elem_size bytes are at most
+ * TL_CPU_NEAR_ROWS bytes apart: tl_cpu_thomas_3d then runs one group per
+ * unit, and tl_cpu_sz_3d recommends 128-byte rows. No product that could
+ * wrap. */
+int tl_cpu_rows_near(const size_t dims[3], tl_dir dir, size_t elem_size);
+
 #endif

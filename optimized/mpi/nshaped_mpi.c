@@ -360,6 +360,18 @@ static void FN(ns_substitute)(FN(ns_run) * r, S *x)
   }
 }
 
+/* The slice's largest |x| and |A| (the residual's scale): the rows in
+ * SIMD lanes where the batch is real, the core's loop else. */
+static void FN(ns_maxima)(const tl_mpi_batch *sl, const S *a, const S *b, const S *c, const S *x,
+                          double max[2])
+{
+#if NS_BATCHED
+  tl_cpu_residual_slice_max_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
+#else
+  tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
+#endif
+}
+
 /* This rank's verdict pairs of system s (all but the status). One rank
  * judges the whole matrix as the reference does (tl_classes_*, which
  * knows the folded periodic systems of 1 and 2 rows). */
@@ -370,30 +382,23 @@ static void FN(ns_pairs)(FN(ns_run) * r, size_t s, const S *x, const S *halo, do
   int flags[3];
   double rel, max[2];
   long row;
-  int maxima = 1; /* still to compute */
   if (r->pl->ex->size == 1) {
     unsigned cls = CLASSES(sl->n, a, b, c, sl->periodic, &row);
     flags[0] = !(cls & TL_CLASS_ROW_DD);
     flags[1] = !(cls & TL_CLASS_STRICT_DD);
     flags[2] = !(cls & TL_CLASS_COL_DD);
     rel = 0.0;
+    FN(ns_maxima)(sl, a, b, c, x, max);
   } else {
 #if NS_BATCHED /* the rows in SIMD lanes, the same bits; the maxima in the same pass */
     tl_cpu_nshaped_dd_max_slice_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, ABS(halo[2]),
                                   ABS(halo[3]), flags, &rel, &row, max);
-    maxima = 0;
 #else
     FN(tl_nshaped_dd_slice)
     (sl->n, sl->periodic, sl->begin, sl->m, a, b, c, ABS(halo[2]), ABS(halo[3]), flags, &rel, &row);
+    FN(ns_maxima)(sl, a, b, c, x, max);
 #endif
   }
-#if NS_BATCHED
-  if (maxima)
-    tl_cpu_residual_slice_max_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
-#else
-  tl_residual_slice_max(sl->dtype, sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, max);
-  (void)maxima;
-#endif
   double v[TL_NSHAPED_VERDICT_PAIRS][2] = {
       [V_WEAKEST] = {-rel, (double)row}, [V_NOT_ROW] = {flags[0], -1.0},
       [V_NOT_STRICT] = {flags[1], -1.0}, [V_NOT_COL] = {flags[2], -1.0},

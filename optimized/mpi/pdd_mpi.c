@@ -207,12 +207,16 @@ static int lines(size_t m, size_t k, const double *a, const double *b, const dou
   return 1;
 }
 
-/* With own_entry_check, the k systems from s0 that the kernel has just
- * solved: its flags instead of a scan of the four arrays before it
- * (tl_mpi_entries_from_flags). */
-static void entries_from_flags(pdd_run *r, size_t s0, size_t k, const unsigned char *flag)
+/* With own_entry_check, the entries of the k systems from s0: from the
+ * flags of the kernel that has just solved them (tl_mpi_entries_from_flags)
+ * instead of a scan of the four arrays, or, flag NULL (no kernel ran
+ * here), a scan. */
+static void entries_checked(pdd_run *r, size_t s0, size_t k, const unsigned char *flag)
 {
-  r->suspect |= !tl_mpi_entries_from_flags(r->sl, s0, k, flag, NULL);
+  if (!r->own_check)
+    return;
+  r->suspect |= flag ? !tl_mpi_entries_from_flags(r->sl, s0, k, flag, NULL)
+                     : !tl_mpi_entries_scan(r->sl, s0, k);
   r->scanned += k;
 }
 
@@ -297,8 +301,7 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
              r->x + s0 * m, flag, redo + s0))
     return 0;
-  if (r->own_check) /* the entries, from the kernel's flags */
-    entries_from_flags(r, s0, k, flag);
+  entries_checked(r, s0, k, flag);
   for (size_t s = s0; s < s0 + k; s++) {
     if (!KEPT(r, redo, s))
       continue;
@@ -495,13 +498,9 @@ static void resolve(pdd_run *r, int phase)
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
     for (size_t s = s0; s < s0 + k; s++)
       mine += r->finish[s] == RESOLVE && !r->bad[s];
-    if (!mine || !ok) {
-      if (r->own_check) { /* no kernel here: the entries scanned */
-        r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
-        r->scanned += k;
-      }
-      if (!mine)
-        continue;
+    if (!mine) { /* no kernel here: the entries scanned */
+      entries_checked(r, s0, k, NULL);
+      continue;
     }
     double *x = r->x + o0, *sol = mine == k ? x : rhs;
     int ran = 0;
@@ -520,13 +519,8 @@ static void resolve(pdd_run *r, int phase)
       }
       memset(redo, 0, k);
       ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, redo);
-      if (r->own_check && ran) /* the entries, from the kernel's flags */
-        entries_from_flags(r, s0, k, flag);
-      else if (r->own_check) {
-        r->suspect |= !tl_mpi_entries_scan(sl, s0, k);
-        r->scanned += k;
-      }
     }
+    entries_checked(r, s0, k, ran ? flag : NULL);
     for (size_t j = 0, s = s0; j < k; j++, s++) {
       if (r->finish[s] != RESOLVE || r->bad[s])
         continue;

@@ -108,3 +108,107 @@ Test(stream_stores, the_bits_of_plain_stores)
   }
   cr_expect_eq(tl_cpu_stream_min_bytes(), (size_t)32 << 20, "the default is restored");
 }
+
+/* The x-line kernel (tl_cpu_thomas_lines_d, thomas_3d along x) writes
+ * whole tiles of a separate x with streaming stores when x lies as far
+ * past a cache line as b and the lines are a multiple of a tile long
+ * (thomas_lines_cpu.c, stream_x), and the same-traffic limit of
+ * tl_solve's backends (tl_cpu_stream_abcdx_d) writes x's whole lines so.
+ * Each: the same bits and flags as with plain stores, with x on b's
+ * offset (streaming) and on another (plain), at lengths that are and are
+ * not a multiple of a tile, in whole and partial groups; float lines,
+ * which keep plain stores, the same either way. */
+static void *offset_block(size_t count, size_t past, size_t elem, void **mem)
+{
+  *mem = aligned_alloc(64, ((count + 16) * elem + 63) / 64 * 64);
+  cr_assert(*mem);
+  memset(*mem, 0, ((count + 16) * elem + 63) / 64 * 64);
+  return (char *)*mem + past * elem;
+}
+
+static void lines_case(size_t n, size_t nsys, size_t pb, size_t px)
+{
+  size_t count = n * nsys;
+  void *mb[4], *mx[4];
+  double *in[4];
+  tl_rng st;
+  tl_rng_seed(&st, 0xa11ce + n + nsys + 8 * pb + px);
+  for (int k = 0; k < 4; k++)
+    in[k] = offset_block(count, pb, sizeof(double), &mb[k]);
+  for (size_t i = 0; i < count; i++) {
+    in[0][i] = tl_rng_uniform(&st, -1.0, 1.0), in[2][i] = tl_rng_uniform(&st, -1.0, 1.0);
+    in[1][i] = 3.0 + tl_rng_uniform(&st, 0.0, 1.0), in[3][i] = tl_rng_uniform(&st, -4.0, 4.0);
+  }
+  for (size_t s = 0; s < nsys; s++) /* the corners a[0], c[n-1] */
+    in[0][s * n] = in[2][s * n + n - 1] = 0.0;
+  double *x[4];
+  float *fin[4], *fx[2];
+  void *mf[4], *mfx[2];
+  for (int k = 0; k < 4; k++) {
+    x[k] = offset_block(count, px, sizeof(double), &mx[k]);
+    fin[k] = offset_block(count, 2 * pb, sizeof(float), &mf[k]);
+    for (size_t i = 0; i < count; i++)
+      fin[k][i] = (float)in[k][i];
+  }
+  for (int k = 0; k < 2; k++)
+    fx[k] = offset_block(count, 2 * px, sizeof(float), &mfx[k]);
+  unsigned char flag[2][64];
+  size_t dims[3] = {n, nsys, 1};
+  tl_info info;
+  for (int nt = 0; nt < 2; nt++) {
+    size_t was = tl_cpu_set_stream_min_bytes(nt ? 0 : SIZE_MAX);
+    cr_assert_eq(tl_cpu_thomas_lines_d(n, nsys, in[0], in[1], in[2], in[3], x[nt], flag[nt], &info),
+                 TL_OK);
+    cr_assert_eq(
+        tl_cpu_thomas_3d_d(dims, TL_DIR_X, 8, in[0], in[1], in[2], in[3], x[2 + nt], &info), TL_OK);
+    cr_assert_eq(
+        tl_cpu_thomas_3d_f(dims, TL_DIR_X, 8, fin[0], fin[1], fin[2], fin[3], fx[nt], &info),
+        TL_OK);
+    tl_cpu_set_stream_min_bytes(was);
+  }
+  cr_expect(!memcmp(x[0], x[1], count * sizeof(double)) && !memcmp(flag[0], flag[1], nsys),
+            "thomas_lines n %zu nsys %zu, b %zu x %zu doubles past a line: other bits", n, nsys, pb,
+            px);
+  cr_expect(!memcmp(x[2], x[3], count * sizeof(double)) &&
+                !memcmp(x[0], x[2], count * sizeof(double)),
+            "thomas_3d x n %zu nsys %zu, b %zu x %zu: other bits", n, nsys, pb, px);
+  cr_expect(!memcmp(fx[0], fx[1], count * sizeof(float)),
+            "float thomas_3d x n %zu nsys %zu, b %zu x %zu floats past: other bits", n, nsys,
+            2 * pb, 2 * px);
+  for (size_t s = 0; s < nsys; s++)
+    cr_expect_eq(flag[0][s], 0, "n %zu: dominant system %zu flagged", n, s);
+  for (int k = 0; k < 4; k++)
+    free(mb[k]), free(mx[k]), free(mf[k]);
+  free(mfx[0]), free(mfx[1]);
+}
+
+Test(stream_stores, x_lines_are_the_bits_of_plain_stores, .timeout = 60)
+{
+  static const size_t ns[] = {64, 72, 16, 37};
+  static const size_t nsyss[] = {8, 17};
+  static const size_t past[][2] = {{0, 0}, {2, 2}, {5, 5}, {2, 0}, {0, 3}};
+  for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+    for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
+      for (size_t ip = 0; ip < sizeof past / sizeof past[0]; ip++)
+        lines_case(ns[in], nsyss[ic], past[ip][0], past[ip][1]);
+}
+
+Test(stream_stores, the_limit_computes_what_it_says)
+{
+  enum { COUNT = 1000 };
+  double a[COUNT], b[COUNT], c[COUNT], d[COUNT];
+  for (size_t k = 0; k < COUNT; k++)
+    a[k] = 0.5 + (double)k, b[k] = 2.0 + (double)(k % 3), c[k] = 0.25, d[k] = (double)k;
+  for (size_t past = 0; past < 8; past++) {
+    void *mem;
+    double *x = offset_block(COUNT, past, sizeof(double), &mem);
+    size_t was = tl_cpu_set_stream_min_bytes(0);
+    tl_cpu_stream_abcdx_d(COUNT, a, b, c, d, x);
+    tl_cpu_set_stream_min_bytes(was);
+    size_t bad = 0;
+    for (size_t k = 0; k < COUNT; k++)
+      bad += x[k] != (d[k] - a[k] * c[k]) * b[k];
+    cr_expect_eq(bad, 0, "x %zu doubles past a line: %zu values wrong", past, bad);
+    free(mem);
+  }
+}

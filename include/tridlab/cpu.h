@@ -47,7 +47,9 @@ void tl_cpu_set_threads(int threads);
  * lanes.h) write their results with streaming stores (without reading
  * each cache line first) when they write more than this many bytes, to
  * arrays on 64-byte boundaries: results larger than the cache go to
- * memory anyway. Default 32 MiB; the setter returns the old value (the
+ * memory anyway. So do the double x-line kernel (thomas_3d along x,
+ * thomas_cpu) into an x apart from d that lies as far past a cache line
+ * as b, and tl_cpu_stream_abcdx_d, its limit. Default 32 MiB; the setter returns the old value (the
  * tests set 0 to compare both paths' bits). Not thread-safe: set it
  * before solving. */
 size_t tl_cpu_stream_min_bytes(void);
@@ -198,7 +200,10 @@ void tl_cpu_stream_abcd_d(size_t count, const double *a, const double *b, const 
                           double *d);
 void tl_cpu_stream_abcd_f(size_t count, const float *a, const float *b, const float *c, float *d);
 /* The traffic of Thomas into a separate x, as tl_solve's backends
- * write it: read a, b, c, d, write x (x may not overlap d). */
+ * write it: read a, b, c, d, write x (x may not overlap d). x's whole
+ * cache lines by streaming stores above tl_cpu_stream_min_bytes when x
+ * is on 16-byte boundaries: 5 words per unknown on the memory bus, not
+ * 6 (a plain store reads each line of x first). */
 void tl_cpu_stream_abcdx_d(size_t count, const double *a, const double *b, const double *c,
                            const double *d, double *x);
 /* The traffic of the fused compact solve: read u, write du (a 5-point

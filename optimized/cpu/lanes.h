@@ -141,18 +141,12 @@ static TL_CPU_INLINE void tl_lanes_tile_put(double *p, size_t m, size_t i0, size
     tl_lanes_scatter(p, m, i0 + r, tl_lanes_load(tile + r * TL_LANES));
 }
 
-/* Streaming stores: a whole tile's rows are whole cache lines of the
- * slices (8 doubles from a multiple of 8 rows), so they can be written
- * without the line being read first (the "read for ownership" a plain
- * store makes, a word read per word written). For batches larger than the
- * cache, whose results go to memory anyway (tl_lanes_stream_worth). SSE2's
- * streaming store is in every x86-64 processor; elsewhere plain stores. */
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#define TL_LANES_NT 1
-#else
-#define TL_LANES_NT 0
-#endif
+/* Streaming stores (cpu_internal.h, TL_CPU_NT): a whole tile's rows are
+ * whole cache lines of the slices (8 doubles from a multiple of 8 rows),
+ * so they can be written without the line being read first. For batches
+ * larger than the cache, whose results go to memory anyway
+ * (tl_lanes_stream_worth). */
+#define TL_LANES_NT TL_CPU_NT
 
 /* Whether arrays of `words` doubles are worth writing with streaming
  * stores: more than the last-level cache holds (tl_cpu_stream_min_bytes,
@@ -195,9 +189,7 @@ static TL_CPU_INLINE void tl_lanes_tile_write(int nt, double *p, size_t m, size_
  * follows (another thread or rank may read the results next). */
 static inline void tl_lanes_stream_done(void)
 {
-#if TL_LANES_NT
-  _mm_sfence();
-#endif
+  tl_cpu_stream_fence();
 }
 
 /* Software prefetch of row i of the eight slices of p (when it exists),

@@ -9,6 +9,7 @@
  * the compiler can neither drop a load nor turn the loop into memset.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cpu_internal.h"
 
@@ -58,15 +59,38 @@ TL_CPU_STREAM_ABCD(tl_cpu_stream_abcd_d, double)
 TL_CPU_STREAM_ABCD(tl_cpu_stream_abcd_f, float)
 
 /* Thomas into a separate x (tl_solve's contract: x may not overlap d):
- * read a, b, c, d, write x; the same blocks and prefetch. */
+ * read a, b, c, d, write x; the same blocks and prefetch. Where x is
+ * larger than the cache (tl_cpu_stream_min_bytes) and its entries on
+ * 16-byte boundaries, the whole cache lines of x are written by
+ * streaming stores (cpu_internal.h), as the x-line kernel writes them
+ * (thomas_lines_cpu.c): without, each line of x is read before it is
+ * written, a sixth word per unknown, and the limit would be slower than
+ * the memory allows. The blocks then start on x's cache lines. */
+static void abcdx_rows(size_t k, size_t e, const double *a, const double *b, const double *c,
+                       const double *d, double *x)
+{
+#pragma omp simd
+  for (size_t i = k; i < e; i++)
+    x[i] = (d[i] - a[i] * c[i]) * b[i];
+}
+
 void tl_cpu_stream_abcdx_d(size_t count, const double *a, const double *b, const double *c,
                            const double *d, double *x)
 {
+  int nt =
+      TL_CPU_NT && count * sizeof(double) > tl_cpu_stream_min_bytes() && (uintptr_t)x % 16 == 0;
 #pragma omp parallel
   {
     size_t k0, k1, ahead = TL_CPU_STREAM_PF / sizeof(double);
     tl_cpu_my_share(count, &k0, &k1);
-    for (size_t k = k0; k < k1; k += 64) {
+    size_t k = k0;
+    if (nt) { /* up to x's next cache line, plain */
+      size_t head = (64 - (uintptr_t)(x + k0) % 64) % 64 / sizeof(double);
+      size_t e = k1 - k0 < head ? k1 : k0 + head;
+      abcdx_rows(k0, e, a, b, c, d, x);
+      k = e;
+    }
+    for (; k < k1; k += 64) {
       size_t e = k1 - k < 64 ? k1 : k + 64;
       if (k + ahead + 64 <= k1)
         for (size_t q = 0; q < 64; q += 64 / sizeof(double)) {
@@ -74,12 +98,21 @@ void tl_cpu_stream_abcdx_d(size_t count, const double *a, const double *b, const
           TL_CPU_PREFETCH(b + k + ahead + q, 0);
           TL_CPU_PREFETCH(c + k + ahead + q, 0);
           TL_CPU_PREFETCH(d + k + ahead + q, 0);
-          TL_CPU_PREFETCH(x + k + ahead + q, 1);
+          if (!nt)
+            TL_CPU_PREFETCH(x + k + ahead + q, 1);
         }
-#pragma omp simd
-      for (size_t i = k; i < e; i++)
-        x[i] = (d[i] - a[i] * c[i]) * b[i];
+#if TL_CPU_NT
+      if (nt && e - k == 64) {
+        for (size_t i = k; i < e; i += 2)
+          _mm_stream_pd(x + i, _mm_set_pd((d[i + 1] - a[i + 1] * c[i + 1]) * b[i + 1],
+                                          (d[i] - a[i] * c[i]) * b[i]));
+        continue;
+      }
+#endif
+      abcdx_rows(k, e, a, b, c, d, x);
     }
+    if (nt)
+      tl_cpu_stream_fence();
   }
 }
 

@@ -322,6 +322,7 @@ typedef struct FN(flight) {
   size_t lane;  /* distance between lanes (lines): n                */
   size_t valid; /* real lines in the group (<= SZ)                  */
   int rev;      /* scratch rows stored upside down (TL_CPU_POS)     */
+  int nt;       /* whole tiles of x by streaming stores (stream_x)  */
   T chk[SZ], xr[SZ];
   FN(dom) dom;
 } FN(flight);
@@ -341,6 +342,7 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
   f->d = d;
   f->x = x;
   f->rev = rev;
+  f->nt = 0;
   /* xr is carried from one backward tile to the one below; the last tile
    * (row n-1) starts it, so this value is never used -- but the compiler
    * cannot see that through the register path's copies. */
@@ -561,6 +563,12 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(size_t n, size_t np, size_t i0,
   }
   memcpy(f->xr, &xr, sizeof xr); /* row i0 carries into the tile below */
   memcpy(f->chk, &chk, sizeof chk);
+#if !TL_CPU_FLOAT
+  if (f->nt) { /* the tile's 8 rows: a whole cache line of each line */
+    tl_cpu_transpose8_stream_d(X, f->x + f->off + i0, f->lane);
+    return;
+  }
+#endif
   for (size_t h = 0; h < XT; h += 8)
     TL_LV_STORE(X + h, f->x + f->off + i0 + h, f->lane);
 }
@@ -663,13 +671,14 @@ static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(fl
  * One scratch pair (c', d') of np SZ values each serves both groups:
  * every other group stores its rows upside down (rev), so group g+1
  * writes its tile k where group g has just read its tile nt-1-k. */
-static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
-                                             size_t shift, const T *a, const T *b, const T *c,
-                                             const T *d, T *x, T *cp, T *dp, uint64_t *bad,
-                                             uint64_t *outside, uint64_t *corner)
+static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t nsys, size_t g0,
+                                             size_t g1, size_t shift, const T *a, const T *b,
+                                             const T *c, const T *d, T *x, T *cp, T *dp,
+                                             uint64_t *bad, uint64_t *outside, uint64_t *corner)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) fl[2];
+  (void)nt; /* its tiles go through the stack: plain stores */
   if (g0 >= g1)
     return;
   FN(flight_start)(&fl[0], n, nsys, g0, 0, shift, a, b, c, d, x);
@@ -699,15 +708,16 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, size_t n, size_t nsys, siz
  * float (docs/performance.md); the chunk prefetch still runs ahead, into
  * the next group. Where every tile goes through the stack (SZ 16 to 64)
  * the pipeline stays. */
-static TL_CPU_INLINE void FN(lines_sequence)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
-                                             size_t shift, const T *a, const T *b, const T *c,
-                                             const T *d, T *x, T *cp, T *dp, uint64_t *bad,
-                                             uint64_t *outside, uint64_t *corner)
+static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t nsys, size_t g0,
+                                             size_t g1, size_t shift, const T *a, const T *b,
+                                             const T *c, const T *d, T *x, T *cp, T *dp,
+                                             uint64_t *bad, uint64_t *outside, uint64_t *corner)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) f;
   for (size_t g = g0; g < g1; g++) {
     FN(flight_start)(&f, n, nsys, g, 0, shift, a, b, c, d, x);
+    f.nt = nt;
     for (size_t k = 0; k < steps; k++)
       FN(tile_forward)(reg, n, np, k, &f, cp, dp);
     for (size_t k = 0; k < steps; k++)
@@ -727,17 +737,19 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, size_t n, size_t nsys, siz
 
 /* The specialisations: with the registry's checks only where the
  * registry backend uses them (double), which keeps the build time down. */
-TL_CPU_CLONES static void FN(lines_run)(int reg, size_t n, size_t nsys, size_t g0, size_t g1,
-                                        size_t shift, const T *a, const T *b, const T *c,
+TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, size_t n, size_t nsys, size_t g0,
+                                        size_t g1, size_t shift, const T *a, const T *b, const T *c,
                                         const T *d, T *x, T *cp, T *dp, uint64_t *bad,
                                         uint64_t *outside, uint64_t *corner)
 {
 #if !TL_CPU_FLOAT
   if (reg)
-    TL_LINES_GROUPS(1, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+    TL_LINES_GROUPS(1, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
   else
 #endif
-    TL_LINES_GROUPS(0, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+    TL_LINES_GROUPS(0, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+  if (nt)
+    tl_cpu_stream_fence();
   (void)reg;
 }
 
@@ -763,6 +775,27 @@ static int FN(lines_report)(size_t n, size_t nsys, const uint64_t *bad, const T 
   return TL_OK;
 }
 
+/* Whether x's whole tiles go out by streaming stores (cpu_internal.h,
+ * TL_CPU_NT): x larger than the cache (tl_cpu_stream_min_bytes), so its
+ * lines go to memory anyway, and each whole tile of x a whole cache line
+ * of every line -- lines a multiple of TILE long and x as far past a
+ * 64-byte boundary as b, on whose lines the tiles start (tile_rows) --
+ * and x an array of its own (tl_solve's). Without them each line of x
+ * is read from memory before it is written: a sixth word per unknown
+ * where the model has five. In place (x = d) the line of d the forward
+ * sweep read is still in L2 when the backward sweep writes it, and a
+ * streaming store, which takes the line out of the cache, was slower
+ * there: 2.0-2.3 -> 2.3-2.9 ns per unknown (docs/performance.md).
+ * Double only: for float lines (a whole tile is two transposes, 16 rows)
+ * streaming was 1.15-1.2 times faster at n = 256 and 1.05 times slower
+ * at 4096 (one thread, 2^24 unknowns), so plain stores stay. */
+static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *x)
+{
+  size_t past = (size_t)((uintptr_t)b % 64);
+  return TL_CPU_NT && !TL_CPU_FLOAT && x != d && n % TILE == 0 && past % sizeof(T) == 0 &&
+         (uintptr_t)x % 64 == past && n * nsys * sizeof(T) > tl_cpu_stream_min_bytes();
+}
+
 /* Solve nsys lines of n rows. Without redo, the first breakdown is
  * reported. With redo (nsys bytes; the registry backend, double only)
  * nothing is reported: redo[s] receives 1 for a system that may have
@@ -781,6 +814,7 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   size_t past = (size_t)((uintptr_t)b % 64), shift = 0;
   if (n % TILE == 0 && past % sizeof(T) == 0 && past > 0)
     shift = past / sizeof(T);
+  int nt = FN(stream_x)(n, nsys, b, d, x);
   size_t groups = (nsys + SZ - 1) / SZ, np = (n + shift + XT - 1) / XT * XT;
   uint64_t *bad = tl_alloc(3 * groups, sizeof *bad);
   if (!bad)
@@ -794,7 +828,7 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
     if (cp) {
       FN(lines_run)
-      (reg, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, outside, corner);
+      (reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, outside, corner);
     } else if (g0 < g1) {
 #pragma omp atomic write
       nomem = 1;

@@ -237,7 +237,7 @@ static TL_CPU_INLINE void FN(tile_store)(const T *tile, size_t lane, size_t vali
  *   row i:     |b_i| - (|a_i| + |c_i|)          (a_0, c_{n-1} count as 0)
  *   column i:  |b_i| - (|c_{i-1}| + |a_{i+1}|)  (checked at row i + 1)  */
 typedef struct FN(dom) {
-  T corner[SZ];             /* |a_0| + |c_{n-1}|: 0 unless a corner is set */
+  _Alignas(64) T corner[SZ]; /* |a_0| + |c_{n-1}|: 0 unless a corner is set */
   T rmin[SZ], cmin[SZ];     /* least row and column margins so far         */
   T b1[SZ], c1[SZ], c2[SZ]; /* |b_{i-1}|, |c_{i-1}|, |c_{i-2}|          */
 } FN(dom);
@@ -323,7 +323,12 @@ typedef struct FN(flight) {
   size_t valid; /* real lines in the group (<= SZ)                  */
   int rev;      /* scratch rows stored upside down (TL_CPU_POS)     */
   int nt;       /* whole tiles of x by streaming stores (stream_x)  */
-  T chk[SZ], xr[SZ];
+  /* On cache lines, as the dominance state below: the whole-tile path
+   * loads and stores these as 64-byte vectors every tile, and where the
+   * layout of a larger state left them across two lines one thread ran
+   * 1.6 times slower than the other (thomas_cpu, 2 threads: 2.2-2.6
+   * against 1.4 ns per unknown; docs/performance.md). */
+  _Alignas(64) T chk[SZ], xr[SZ];
   FN(dom) dom;
 } FN(flight);
 

@@ -109,7 +109,10 @@ Test(stream_stores, the_bits_of_plain_stores)
   cr_expect_eq(tl_cpu_stream_min_bytes(), (size_t)32 << 20, "the default is restored");
 }
 
-/* The x-line kernel (tl_cpu_thomas_lines_d, thomas_3d along x) writes
+/* (No test here can see a missing fence: the stores of one thread are
+ * seen by that thread in order.)
+ *
+ * The x-line kernel (tl_cpu_thomas_lines_d, thomas_3d along x) writes
  * whole tiles of a separate x with streaming stores when x lies as far
  * past a cache line as b and the lines are a multiple of a tile long
  * (thomas_lines_cpu.c, stream_x), and the same-traffic limit of
@@ -199,16 +202,22 @@ Test(stream_stores, the_limit_computes_what_it_says)
   double a[COUNT], b[COUNT], c[COUNT], d[COUNT];
   for (size_t k = 0; k < COUNT; k++)
     a[k] = 0.5 + (double)k, b[k] = 2.0 + (double)(k % 3), c[k] = 0.25, d[k] = (double)k;
-  for (size_t past = 0; past < 8; past++) {
-    void *mem;
-    double *x = offset_block(COUNT, past, sizeof(double), &mem);
-    size_t was = tl_cpu_set_stream_min_bytes(0);
-    tl_cpu_stream_abcdx_d(COUNT, a, b, c, d, x);
-    tl_cpu_set_stream_min_bytes(was);
-    size_t bad = 0;
-    for (size_t k = 0; k < COUNT; k++)
-      bad += x[k] != (d[k] - a[k] * c[k]) * b[k];
-    cr_expect_eq(bad, 0, "x %zu doubles past a line: %zu values wrong", past, bad);
-    free(mem);
-  }
+  /* one and two threads: each thread's share has whole blocks of 64
+   * (more threads would leave none, and only the plain path would run) */
+  for (int threads = 1; threads <= 2; threads++)
+    for (size_t past = 0; past < 8; past++) {
+      void *mem;
+      double *x = offset_block(COUNT, past, sizeof(double), &mem);
+      size_t was = tl_cpu_set_stream_min_bytes(0);
+      tl_cpu_set_threads(threads);
+      tl_cpu_stream_abcdx_d(COUNT, a, b, c, d, x);
+      tl_cpu_set_threads(0);
+      tl_cpu_set_stream_min_bytes(was);
+      size_t bad = 0;
+      for (size_t k = 0; k < COUNT; k++)
+        bad += x[k] != (d[k] - a[k] * c[k]) * b[k];
+      cr_expect_eq(bad, 0, "%d thread(s), x %zu doubles past a line: %zu values wrong", threads,
+                   past, bad);
+      free(mem);
+    }
 }

@@ -47,9 +47,10 @@ void tl_cpu_set_threads(int threads);
  * lanes.h) write their results with streaming stores (without reading
  * each cache line first) when they write more than this many bytes, to
  * arrays on 64-byte boundaries: results larger than the cache go to
- * memory anyway. So do the double x-line kernel (thomas_3d along x,
- * thomas_cpu) into an x apart from d that lies as far past a cache line
- * as b, and tl_cpu_stream_abcdx_d, its limit. Default 32 MiB; the setter returns the old value (the
+ * memory anyway. So does the double x-line kernel (thomas_3d along x,
+ * thomas_cpu) in one call, into an x apart from d that lies as far past
+ * a cache line as b, lines a multiple of 8 long, groups of 8 (its whole
+ * tiles in registers); and tl_cpu_stream_abcdx_d, its limit. Default 32 MiB; the setter returns the old value (the
  * tests set 0 to compare both paths' bits). Not thread-safe: set it
  * before solving. */
 size_t tl_cpu_stream_min_bytes(void);

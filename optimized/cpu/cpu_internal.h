@@ -70,6 +70,30 @@
  * schedule splits them (the whole range outside a parallel region). */
 void tl_cpu_my_share(size_t count, size_t *first, size_t *end);
 
+/* Streaming stores: a whole cache line written without being read first
+ * (the "read for ownership" a plain store to a line not in cache makes,
+ * a word read per word written). Worth it only for results larger than
+ * the cache, which go to memory anyway, and only for whole, aligned
+ * lines: a streaming store to part of a line costs more than a plain
+ * one. SSE2's is in every x86-64 processor (the write-combining buffer
+ * joins its 16-byte pieces into the line); elsewhere plain stores. The
+ * caller ends its kernel with tl_cpu_stream_fence. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define TL_CPU_NT 1
+#else
+#define TL_CPU_NT 0
+#endif
+
+/* After a kernel's streaming stores: they are ordered before what
+ * follows (another thread or rank may read the results next). */
+static inline void tl_cpu_stream_fence(void)
+{
+#if TL_CPU_NT
+  _mm_sfence();
+#endif
+}
+
 /* Small in-register transposes for the tiles of the x-direction kernels:
  * 8x8 blocks of doubles, 4x4 of floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have
  * __builtin_shufflevector; other compilers get the scalar loops. */
@@ -129,21 +153,6 @@ static TL_CPU_INLINE void tl_cpu_transpose8_store_d(tl_cpu_v8d v[8], double *q, 
     memcpy(q + (size_t)k * qs, &v[k], sizeof v[k]);
 }
 
-/* Streaming stores: a whole cache line written without being read first
- * (the "read for ownership" a plain store to a line not in cache makes,
- * a word read per word written). Worth it only for results larger than
- * the cache, which go to memory anyway, and only for whole, aligned
- * lines: a streaming store to part of a line costs more than a plain
- * one. SSE2's is in every x86-64 processor (the write-combining buffer
- * joins its 16-byte pieces into the line); elsewhere plain stores. The
- * caller ends its kernel with tl_cpu_stream_fence. */
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#define TL_CPU_NT 1
-#else
-#define TL_CPU_NT 0
-#endif
-
 /* tl_cpu_transpose8_store_d with streaming stores: each q + k qs on a
  * 64-byte boundary. */
 static TL_CPU_INLINE void tl_cpu_transpose8_stream_d(tl_cpu_v8d v[8], double *q, size_t qs)
@@ -155,15 +164,6 @@ static TL_CPU_INLINE void tl_cpu_transpose8_stream_d(tl_cpu_v8d v[8], double *q,
       _mm_stream_pd(q + (size_t)k * qs + h, _mm_set_pd(v[k][h + 1], v[k][h]));
 #else
   tl_cpu_transpose8_store_d(v, q, qs);
-#endif
-}
-
-/* After a kernel's streaming stores: they are ordered before what
- * follows (another thread or rank may read the results next). */
-static inline void tl_cpu_stream_fence(void)
-{
-#if TL_CPU_NT
-  _mm_sfence();
 #endif
 }
 

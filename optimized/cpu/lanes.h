@@ -146,7 +146,6 @@ static TL_CPU_INLINE void tl_lanes_tile_put(double *p, size_t m, size_t i0, size
  * so they can be written without the line being read first. For batches
  * larger than the cache, whose results go to memory anyway
  * (tl_lanes_stream_worth). */
-#define TL_LANES_NT TL_CPU_NT
 
 /* Whether arrays of `words` doubles are worth writing with streaming
  * stores: more than the last-level cache holds (tl_cpu_stream_min_bytes,
@@ -158,7 +157,7 @@ static TL_CPU_INLINE void tl_lanes_tile_put(double *p, size_t m, size_t i0, size
  * 5.3 -> 4.3 ns per unknown, its backward sweep 3.2 -> 1.9. */
 static inline int tl_lanes_stream_worth(size_t words, size_t m, int k, double *const *p)
 {
-  int ok = TL_LANES_NT && words * sizeof(double) > tl_cpu_stream_min_bytes() && m % 8 == 0;
+  int ok = TL_CPU_NT && words * sizeof(double) > tl_cpu_stream_min_bytes() && m % 8 == 0;
   for (int j = 0; j < k; j++)
     ok &= (uintptr_t)p[j] % 64 == 0;
   return ok;
@@ -170,7 +169,7 @@ static inline int tl_lanes_stream_worth(size_t words, size_t m, int k, double *c
 static TL_CPU_INLINE void tl_lanes_tile_write(int nt, double *p, size_t m, size_t i0, size_t r0,
                                               size_t r1, const double *tile)
 {
-#if TL_LANES_NT
+#if TL_CPU_NT
   if (nt && r0 == 0 && r1 == TL_LANES) {
     tl_cpu_v8d r[8];
     tl_cpu_transpose8_load_d(tile, TL_LANES, r);

@@ -324,10 +324,11 @@ typedef struct FN(flight) {
   int rev;      /* scratch rows stored upside down (TL_CPU_POS)     */
   int nt;       /* whole tiles of x by streaming stores (stream_x)  */
   /* On cache lines, as the dominance state below: the whole-tile path
-   * loads and stores these as 64-byte vectors every tile, and where the
-   * layout of a larger state left them across two lines one thread ran
-   * 1.6 times slower than the other (thomas_cpu, 2 threads: 2.2-2.6
-   * against 1.4 ns per unknown; docs/performance.md). */
+   * loads and stores these as 64-byte vectors every tile. Where the
+   * layout of a larger state left them across two lines, one of two
+   * threads ran much slower: thomas_cpu on two threads took 2.2-2.7 ns
+   * per unknown, against 1.4 with the same code aligned
+   * (docs/performance.md). */
   _Alignas(64) T chk[SZ], xr[SZ];
   FN(dom) dom;
 } FN(flight);
@@ -796,9 +797,14 @@ static int FN(lines_report)(size_t n, size_t nsys, const uint64_t *bad, const T 
  * at 4096 (one thread, 2^24 unknowns), so plain stores stay. */
 static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *x)
 {
+#ifdef TL_LINES_REGS /* only whole tiles in registers stream (tile_backward_regs) */
   size_t past = (size_t)((uintptr_t)b % 64);
   return TL_CPU_NT && !TL_CPU_FLOAT && x != d && n % TILE == 0 && past % sizeof(T) == 0 &&
          (uintptr_t)x % 64 == past && n * nsys * sizeof(T) > tl_cpu_stream_min_bytes();
+#else
+  (void)n, (void)nsys, (void)b, (void)d, (void)x;
+  return 0;
+#endif
 }
 
 /* Solve nsys lines of n rows. Without redo, the first breakdown is

@@ -50,9 +50,9 @@ void tl_cpu_set_threads(int threads);
  * memory anyway. So does the double x-line kernel (thomas_3d along x,
  * thomas_cpu) in one call, into an x apart from d that lies as far past
  * a cache line as b, lines a multiple of 8 long, groups of 8 (its whole
- * tiles in registers); and tl_cpu_stream_abcdx_d, its limit. Default 32 MiB; the setter returns the old value (the
- * tests set 0 to compare both paths' bits). Not thread-safe: set it
- * before solving. */
+ * tiles in registers); and tl_cpu_stream_abcdx_d, its limit. Default
+ * 32 MiB; the setter returns the old value (the tests set 0 to compare
+ * both paths' bits). Not thread-safe: set it before solving. */
 size_t tl_cpu_stream_min_bytes(void);
 size_t tl_cpu_set_stream_min_bytes(size_t bytes);
 

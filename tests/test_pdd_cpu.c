@@ -144,6 +144,83 @@ Test(pdd_cpu, margin_same_bits_as_reference)
       }
 }
 
+/* The margin from the x-line kernel's row minima: rowmin is the margin of
+ * a partition without neighbours, and with rows 0 and m-1 of the
+ * neighbours a partition has, tl_cpu_pdd_margin_from_rows_d gives the
+ * reference's margin bit for bit where it is positive; it declines a
+ * margin that is not (its row is then searched for) or a NaN in the end
+ * rows. Batches of 1 to 13 systems (whole and partial groups of 8),
+ * entries one double past a cache line (the kernel's shifted tiles). */
+Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
+{
+  static const size_t counts[] = {1, 8, 13};
+  tl_rng st;
+  tl_rng_seed(&st, 0x5151u);
+  for (size_t z = 1; z < NSIZES; z++)
+    for (size_t ic = 0; ic < 3; ic++)
+      for (int variant = 0; variant < 6; variant++) {
+        size_t m = sizes[z], k = counts[ic], cnt = m * k;
+        double *mem = tl_alloc(6 * cnt + 8, sizeof *mem), *rowmin = malloc(k * sizeof *rowmin);
+        unsigned char *flag = malloc(k);
+        cr_assert(mem && rowmin && flag);
+        double *a = mem + 1, *b = a + cnt, *c = b + cnt, *d = c + cnt, *x = d + cnt;
+        for (size_t i = 0; i < cnt; i++) {
+          a[i] = tl_rng_uniform(&st, -1.0, 1.0);
+          c[i] = tl_rng_uniform(&st, -1.0, 1.0);
+          b[i] = tl_rng_uniform(&st, 2.0, 4.0);
+          d[i] = tl_rng_uniform(&st, -1.0, 1.0);
+        }
+        for (size_t s = 0; s < k; s++) {
+          double *sa = a + s * m, *sb = b + s * m, *sc = c + s * m;
+          if (variant == 1) /* ties, the end rows among them */
+            for (size_t i = 0; i < m; i += 3)
+              sa[i] = 1.0, sb[i] = 2.5, sc[i] = -1.0;
+          if (variant == 2) /* a middle row not dominant */
+            sb[m / 2] = 0.5;
+          if (variant == 3) /* row 0 dominant only without its left neighbour */
+            sa[0] = 10.0;
+          if (variant == 4) /* row m-1 dominant only without its right one */
+            sc[m - 1] = -10.0;
+          if (variant == 5 && s % 2) /* NaN outside the solve's rows */
+            sa[0] = NAN, sc[m - 1] = NAN;
+        }
+        tl_info info;
+        cr_assert_eq(tl_cpu_thomas_lines_margins_d(m, k, a, b, c, d, x, flag, rowmin, &info),
+                     TL_OK);
+        for (size_t s = 0; s < k; s++) {
+          const double *sa = a + s * m, *sb = b + s * m, *sc = c + s * m;
+          cr_assert_neq(flag[s], 1, "m %zu system %zu: flagged", m, s);
+          for (int q = 0; q < 3; q++) {
+            double spikes[2 * 1000] = {0};
+            tl_pdd_part_d pt;
+            part3(&pt, m, q, spikes);
+            tl_pdd_bound_local_d(&pt, sa, sb, sc);
+            double mg = -7.0;
+            int took = tl_cpu_pdd_margin_from_rows_d(m, q > 0, q < 2, sa, sb, sc, rowmin[s], &mg);
+            int positive = pt.margin > 0.0 && pt.margin < INFINITY;
+            cr_expect_eq(took, positive,
+                         "m %zu variant %d system %zu partition %d: took %d, "
+                         "reference margin %a",
+                         m, variant, s, q, took, pt.margin);
+            if (took && positive)
+              cr_expect(!memcmp(&mg, &pt.margin, sizeof mg),
+                        "m %zu variant %d system %zu partition %d: %a, reference %a", m, variant, s,
+                        q, mg, pt.margin);
+            tl_pdd_part_free_d(&pt);
+          }
+          /* rowmin is the margin of a partition without neighbours */
+          double alone = 0.0;
+          long row;
+          if (tl_cpu_pdd_margin_d(m, 0, 0, sa, sb, sc, &alone, &row))
+            cr_expect(!memcmp(&alone, &rowmin[s], sizeof alone), "m %zu system %zu: %a, %a", m, s,
+                      rowmin[s], alone);
+        }
+        free(mem);
+        free(rowmin);
+        free(flag);
+      }
+}
+
 /* The correction at the ends (RPDD's short spikes): x and the largest |x|
  * bit for bit with the reference, the largest |x| of the rows between the
  * spikes given by tl_cpu_max_abs_d; overlapping spikes go to the whole

@@ -99,6 +99,19 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
                           const double *c, const double *d, double *x, unsigned char *flag,
                           tl_info *info);
 
+/* The same, and rowmin[s] (nsys doubles; may be NULL) the least row
+ * margin of diagonal dominance of system s, min over i of
+ * |b_i| - (|a_i| + |c_i|) with a[0] and c[n-1] counted as 0, computed
+ * in the kernel's pass from the tiles it reads anyway and in the
+ * reference's operations (the bits of tl_pdd_bound_margin_d's margin of
+ * a partition without neighbours). Meaningful where flag[s] is not 1 (a
+ * system with a non-finite entry the solve reads is flagged 1). The
+ * rank programs of PDD and RPDD take their margin from it instead of a
+ * pass of their own (tl_cpu_pdd_margin_from_rows_d). */
+int tl_cpu_thomas_lines_margins_d(size_t n, size_t nsys, const double *a, const double *b,
+                                  const double *c, const double *d, double *x, unsigned char *flag,
+                                  double *rowmin, tl_info *info);
+
 /* The baseline without any reordering (what a solver on Cartesian arrays
  * does when the layout is not changed): along x one line after another
  * with the scalar recurrence; along y and z one vectorised sweep over all
@@ -387,6 +400,16 @@ void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m
  *                         not be finite (the reference reports it). */
 int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, const double *b,
                         const double *c, double *margin, long *row);
+/* The same margin from the x-line kernel's row minimum rowmin of the
+ * partition (tl_cpu_thomas_lines_margins_d, rows 0 and m-1 without
+ * their outer neighbour), with only rows 0 and m-1 read again for the
+ * neighbours it has: the same bits. Its row is not searched: 1, *margin
+ * set, only when the margin is positive and finite, where the verdict
+ * never names its row (tl_pdd_ref_verdict_d names the row of a margin
+ * that is not positive); 0 otherwise, for tl_cpu_pdd_margin_d or the
+ * reference to find it. m >= 2. */
+int tl_cpu_pdd_margin_from_rows_d(size_t m, int has_left, int has_right, const double *a,
+                                  const double *b, const double *c, double rowmin, double *margin);
 int tl_cpu_pdd_correct_d(size_t m, size_t kv, size_t kw, const double *v, const double *w,
                          double xl, double xr, double *x, double *xmax);
 /*   tl_cpu_pdd_correct_ends_d  the same where kv + kw <= m touching only

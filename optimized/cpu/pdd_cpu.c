@@ -4,6 +4,8 @@
  *
  *   tl_cpu_pdd_margin_d    the local margin of the error bound
  *                          (reference/spike_bound.c, local_margin)
+ *   tl_cpu_pdd_margin_from_rows_d  the same from the x-line kernel's
+ *                          row minimum and rows 0 and m-1
  *   tl_cpu_pdd_correct_d   phase 5, x = y - v x_left - w x_right
  *                          (tl_pdd_ref_correct_d)
  *   tl_cpu_pdd_correct_ends_d  the same where the spikes are short
@@ -66,6 +68,31 @@ int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, 
   if (nan || at < 0) /* a NaN, or no row below +inf (none, or |b| = inf): the reference's rules */
     return 0;
   *margin = best, *row = at;
+  return 1;
+}
+
+/* Row 0 with a left neighbour counts |a_0|, row m-1 with a right one
+ * |c_{m-1}|: each such margin is at most the kernel's for its row (the
+ * same |b| less a larger sum, rounded monotonically), so the least of
+ * rowmin and the two is the least over the partition, in the same bits.
+ * A NaN fails the test below: the row search decides. */
+int tl_cpu_pdd_margin_from_rows_d(size_t m, int has_left, int has_right, const double *a,
+                                  const double *b, const double *c, double rowmin, double *margin)
+{
+  double best = rowmin;
+  if (m < 2)
+    return 0;
+  if (has_left) {
+    double v = fabs(b[0]) - (fabs(a[0]) + fabs(c[0]));
+    best = v < best || v != v ? v : best;
+  }
+  if (has_right) {
+    double v = fabs(b[m - 1]) - (fabs(a[m - 1]) + fabs(c[m - 1]));
+    best = v < best || v != v ? v : best;
+  }
+  if (!(best > 0.0) || best == INFINITY)
+    return 0;
+  *margin = best;
   return 1;
 }
 

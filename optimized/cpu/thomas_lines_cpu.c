@@ -83,16 +83,16 @@
 
 int tl_cpu_thomas_lines_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
                              const double *c, const double *d, double *x, unsigned char *redo,
-                             tl_info *info)
+                             double *rowmin, tl_info *info)
 {
-  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, info);
+  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, rowmin, info);
 }
 
 int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
                              const float *c, const float *d, float *x, unsigned char *redo,
                              tl_info *info)
 {
-  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, info);
+  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, NULL, info);
 }
 
 /* The group size of tl_cpu_thomas_lines_d: tl_cpu_sz_lines (one 64-byte
@@ -112,16 +112,22 @@ static size_t lines_sz(size_t n, size_t nsys)
   return tl_cpu_sz_lines(n, sizeof(double));
 }
 
-int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b,
-                          const double *c, const double *d, double *x, unsigned char *flag,
-                          tl_info *info)
+int tl_cpu_thomas_lines_margins_d(size_t n, size_t nsys, const double *a, const double *b,
+                                  const double *c, const double *d, double *x, unsigned char *flag,
+                                  double *rowmin, tl_info *info)
 {
   if (!n || !nsys)
     return TL_OK;
   TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
-  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, info);
+  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, rowmin, info);
+}
+
+int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
+                          const double *d, double *x, unsigned char *flag, tl_info *info)
+{
+  return tl_cpu_thomas_lines_margins_d(n, nsys, a, b, c, d, x, flag, NULL, info);
 }
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -294,19 +300,24 @@ static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, si
   memcpy(m->b1, b1, sizeof b1), memcpy(m->c1, c1, sizeof c1), memcpy(m->c2, c2, sizeof c2);
 }
 
-/* Lanes outside Thomas's dominance classes (neither by rows nor by
- * columns), and lanes with a non-zero corner. */
-static void FN(dom_masks)(const FN(dom) * m, uint64_t *outside, uint64_t *corner)
+/* What a group's lanes end with, kept for after the solve: out[0 .. SZ)
+ * the least row margins, out[SZ .. 2 SZ) the least column margins,
+ * out[2 SZ .. 3 SZ) the corners. */
+static void FN(dom_keep)(const FN(dom) * m, T *out)
 {
-  uint64_t o = 0, k = 0;
-  for (int l = 0; l < SZ; l++) {
-    if (!(m->rmin[l] >= 0) && !(m->cmin[l] >= 0))
-      o |= (uint64_t)1 << l;
-    if (m->corner[l] != 0)
-      k |= (uint64_t)1 << l;
-  }
-  *outside = o;
-  *corner = k;
+  memcpy(out, m->rmin, SZ * sizeof(T));
+  memcpy(out + SZ, m->cmin, SZ * sizeof(T));
+  memcpy(out + 2 * SZ, m->corner, SZ * sizeof(T));
+}
+
+/* Lane l's flag from what dom_keep kept (thomas_lines): 3 for a non-zero
+ * corner, 2 for a lane outside Thomas's dominance classes (neither by
+ * rows nor by columns), else 0. */
+static unsigned char FN(dom_flag)(const T *kept, size_t l)
+{
+  if (kept[2 * SZ + l] != 0)
+    return 3;
+  return !(kept[l] >= 0) && !(kept[SZ + l] >= 0) ? 2 : 0;
 }
 
 /* ---- one group in flight: a tile of it per step ---- */
@@ -680,7 +691,7 @@ static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(fl
 static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t nsys, size_t g0,
                                              size_t g1, size_t shift, const T *a, const T *b,
                                              const T *c, const T *d, T *x, T *cp, T *dp,
-                                             uint64_t *bad, uint64_t *outside, uint64_t *corner)
+                                             uint64_t *bad, T *kept)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) fl[2];
@@ -702,7 +713,7 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
     }
     TL_CPU_BAD_MASK(cur->chk, SZ, bad[g]);
     if (reg)
-      FN(dom_masks)(&cur->dom, &outside[g], &corner[g]);
+      FN(dom_keep)(&cur->dom, kept + 3 * SZ * g);
   }
 }
 
@@ -717,7 +728,7 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
 static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t nsys, size_t g0,
                                              size_t g1, size_t shift, const T *a, const T *b,
                                              const T *c, const T *d, T *x, T *cp, T *dp,
-                                             uint64_t *bad, uint64_t *outside, uint64_t *corner)
+                                             uint64_t *bad, T *kept)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) f;
@@ -730,7 +741,7 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t n
       FN(tile_backward)(n, np, k, &f, cp, dp);
     TL_CPU_BAD_MASK(f.chk, SZ, bad[g]);
     if (reg)
-      FN(dom_masks)(&f.dom, &outside[g], &corner[g]);
+      FN(dom_keep)(&f.dom, kept + 3 * SZ * g);
   }
 }
 
@@ -745,15 +756,14 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t n
  * registry backend uses them (double), which keeps the build time down. */
 TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, size_t n, size_t nsys, size_t g0,
                                         size_t g1, size_t shift, const T *a, const T *b, const T *c,
-                                        const T *d, T *x, T *cp, T *dp, uint64_t *bad,
-                                        uint64_t *outside, uint64_t *corner)
+                                        const T *d, T *x, T *cp, T *dp, uint64_t *bad, T *kept)
 {
 #if !TL_CPU_FLOAT
   if (reg)
-    TL_LINES_GROUPS(1, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+    TL_LINES_GROUPS(1, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
   else
 #endif
-    TL_LINES_GROUPS(0, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, outside, corner);
+    TL_LINES_GROUPS(0, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
   if (nt)
     tl_cpu_stream_fence();
   (void)reg;
@@ -811,9 +821,11 @@ static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *
  * reported. With redo (nsys bytes; the registry backend, double only)
  * nothing is reported: redo[s] receives 1 for a system that may have
  * broken down (or holds a non-finite entry), 2 for one outside the
- * dominance classes, 3 for one with a non-zero corner, else 0. */
+ * dominance classes, 3 for one with a non-zero corner, else 0; and
+ * rowmin (nsys values, may be NULL; only with redo) each system's least
+ * row margin (FN(dom)). */
 static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
-                            T *x, unsigned char *redo, tl_info *info)
+                            T *x, unsigned char *redo, T *rowmin, tl_info *info)
 {
   int reg = redo != NULL;
   if (reg && TL_CPU_FLOAT) /* not built: see lines_run */
@@ -827,10 +839,15 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     shift = past / sizeof(T);
   int nt = FN(stream_x)(n, nsys, b, d, x);
   size_t groups = (nsys + SZ - 1) / SZ, np = (n + shift + XT - 1) / XT * XT;
-  uint64_t *bad = tl_alloc(3 * groups, sizeof *bad);
-  if (!bad)
+  /* kept: each group's margins and corners (dom_keep), flags and rowmin
+   * made from them after the solve; every value written before it is
+   * read, so the scratch is not zeroed. */
+  uint64_t *bad = tl_alloc(groups, sizeof *bad);
+  T *kept = reg ? tl_cpu_scratch(3 * SZ * groups, sizeof *kept) : NULL;
+  if (!bad || (reg && !kept)) {
+    free(bad);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
-  uint64_t *outside = bad + groups, *corner = bad + 2 * groups;
+  }
   int nomem = 0;
 #pragma omp parallel
   {
@@ -839,7 +856,7 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
     if (cp) {
       FN(lines_run)
-      (reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, outside, corner);
+      (reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
     } else if (g0 < g1) {
 #pragma omp atomic write
       nomem = 1;
@@ -853,15 +870,17 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   else if (reg)
     for (size_t g = 0; g < groups; g++) {
       size_t s0 = g * SZ, valid = nsys - s0 < SZ ? nsys - s0 : SZ;
-      for (size_t l = 0; l < valid; l++)
-        redo[s0 + l] = (bad[g] >> l & 1u)       ? 1
-                       : (corner[g] >> l & 1u)  ? 3
-                       : (outside[g] >> l & 1u) ? 2
-                                                : 0;
+      const T *kg = kept + 3 * SZ * g;
+      for (size_t l = 0; l < valid; l++) {
+        redo[s0 + l] = (bad[g] >> l & 1u) ? 1 : FN(dom_flag)(kg, l);
+        if (rowmin)
+          rowmin[s0 + l] = kg[l];
+      }
     }
   else
     st = FN(lines_report)(n, nsys, bad, a, b, c, x, info);
   free(bad);
+  free(kept);
   return st;
 }
 

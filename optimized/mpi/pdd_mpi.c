@@ -192,14 +192,16 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * reference's rounding is not seen, as for the registry's thomas_cpu. */
 
 /* One kernel solve of k systems of m rows (a, b, c), right-hand sides
- * rhs into sol (may be rhs); systems flagged 1 are marked in redo. 0
+ * rhs into sol (may be rhs); systems flagged 1 are marked in redo; the
+ * least row margin of each system into rowmin (k values: margin()). 0
  * when the kernel could not run. */
 static int lines(size_t m, size_t k, const double *a, const double *b, const double *c,
-                 const double *rhs, double *sol, unsigned char *flag, unsigned char *redo)
+                 const double *rhs, double *sol, unsigned char *flag, double *rowmin,
+                 unsigned char *redo)
 {
   tl_info ti;
   tl_info_clear(&ti);
-  if (tl_cpu_thomas_lines_d(m, k, a, b, c, rhs, sol, flag, &ti) != TL_OK)
+  if (tl_cpu_thomas_lines_margins_d(m, k, a, b, c, rhs, sol, flag, rowmin, &ti) != TL_OK)
     return 0;
   for (size_t s = 0; s < k; s++)
     if (flag[s] == 1)
@@ -220,17 +222,26 @@ static void entries_checked(pdd_run *r, size_t s0, size_t k, const unsigned char
   r->scanned += k;
 }
 
-/* The local margin of the error bound of system s (tl_pdd_bound_margin_d),
- * its loop in SIMD lanes (tl_cpu_pdd_margin_d, the same bits; the
- * reference's loop when it meets a NaN). */
-static void margin(pdd_run *r, size_t s)
+/* The local margin of the error bound of system s (tl_pdd_bound_margin_d):
+ * from rowmin, the least row margin the kernel found in its pass over
+ * the system, and rows 0 and m-1 (tl_cpu_pdd_margin_from_rows_d, the
+ * same bits); where that margin is not positive, its row is searched for
+ * (tl_cpu_pdd_margin_d, the loop in SIMD lanes), since the verdict names
+ * the row of a margin that is not positive and of no other; and where a
+ * NaN is met, the reference's loop. A positive margin's row is left at
+ * -1: nothing reads it (tl_pdd_ref_verdict_d). Reading a, b and c once
+ * more for every system took 9 % of a rank's time at P = 1
+ * (docs/performance.md, "MPI"). */
+static void margin(pdd_run *r, size_t s, double rowmin)
 {
   const tl_mpi_batch *sl = r->sl;
   tl_pdd_part_d *pt = &r->pt[s];
   const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+  int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
   long row;
-  if (tl_cpu_pdd_margin_d(sl->m, r->ex->rank > 0, r->ex->rank + 1 < r->ex->size, a, b, c,
-                          &pt->margin, &row))
+  if (tl_cpu_pdd_margin_from_rows_d(sl->m, left, right, a, b, c, rowmin, &pt->margin))
+    pt->margin_row = -1;
+  else if (tl_cpu_pdd_margin_d(sl->m, left, right, a, b, c, &pt->margin, &row))
     pt->margin_row = (long)pt->begin + row;
   else
     tl_pdd_bound_margin_d(pt, a, b, c);
@@ -294,12 +305,12 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
  * the margin, and the largest |y| between the spikes. Each system's
  * status noted. 0 when the kernel could not run. */
 static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, double *sp,
-                      unsigned char *flag, unsigned char *redo)
+                      unsigned char *flag, double *rowmin, unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m;
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
-             r->x + s0 * m, flag, redo + s0))
+             r->x + s0 * m, flag, rowmin, redo + s0))
     return 0;
   entries_checked(r, s0, k, flag);
   for (size_t s = s0; s < s0 + k; s++) {
@@ -323,7 +334,7 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
     note(r, s, PH_LOCAL, st, &one);
     if (st != TL_OK)
       continue;
-    margin(r, s);
+    margin(r, s, rowmin[s - s0]);
     if (pt->kv + pt->kw <= m) {
       r->mid_max[s] = tl_cpu_max_abs_d(m - pt->kv - pt->kw, r->x + s * m + pt->kv);
       r->finish[s] = ENDS;
@@ -341,14 +352,15 @@ static void local_lines(pdd_run *r, int rpdd, size_t J, double tol, unsigned cha
   size_t m = sl->m, nsys = sl->nsys;
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *flag = tl_alloc(chunk, 1);
-  /* RPDD: the two spikes of one system and the reference's multipliers */
-  double *buf = rpdd ? tl_alloc(3 * m, sizeof *buf) : NULL;
+  /* RPDD: the two spikes of one system and the reference's multipliers,
+   * then the kernel's row margins of a chunk */
+  double *buf = rpdd ? tl_alloc(3 * m + chunk, sizeof *buf) : NULL;
   int ok = m > 0 && flag && (buf || !rpdd);
   if (ok && !rpdd)
     ok = pdd_ends(r, redo);
   for (size_t s0 = 0; ok && rpdd && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
-    ok = rpdd_chunk(r, s0, k, J, tol, buf, flag, redo);
+    ok = rpdd_chunk(r, s0, k, J, tol, buf, flag, buf + 3 * m, redo);
   }
   if (!ok) { /* every system to the reference, its status and finish afresh */
     memset(redo, 1, nsys);
@@ -492,8 +504,8 @@ static void resolve(pdd_run *r, int phase)
   if (!any) /* (the entries are then scanned before the verdict) */
     return;
   unsigned char *flag = tl_alloc(chunk, 1), *redo = tl_alloc(chunk, 1);
-  double *rhs = tl_alloc(chunk * m, sizeof *rhs);
-  int ok = m > 0 && flag && redo && rhs;
+  double *rhs = tl_alloc(chunk * m, sizeof *rhs), *rowmin = tl_alloc(chunk, sizeof *rowmin);
+  int ok = m > 0 && flag && redo && rhs && rowmin;
   for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
     for (size_t s = s0; s < s0 + k; s++)
@@ -518,7 +530,7 @@ static void resolve(pdd_run *r, int phase)
         in = rhs;
       }
       memset(redo, 0, k);
-      ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, redo);
+      ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, rowmin, redo);
     }
     entries_checked(r, s0, k, ran ? flag : NULL);
     for (size_t j = 0, s = s0; j < k; j++, s++) {
@@ -531,12 +543,13 @@ static void resolve(pdd_run *r, int phase)
       if (sol != x)
         memcpy(x + j * m, sol + j * m, m * sizeof *x);
       r->pt[s].xmax = tl_cpu_max_abs_d(m, x + j * m);
-      margin(r, s); /* phase 1's bookkeeping, its rows in cache now */
+      margin(r, s, rowmin[j]); /* phase 1's bookkeeping */
     }
   }
   free(flag);
   free(redo);
   free(rhs);
+  free(rowmin);
 }
 
 /* Before the verdict, with own_entry_check: the systems no pass has

@@ -149,8 +149,10 @@ Test(pdd_cpu, margin_same_bits_as_reference)
  * neighbours a partition has, tl_cpu_pdd_margin_from_rows_d gives the
  * reference's margin bit for bit where it is positive; it declines a
  * margin that is not (its row is then searched for) or a NaN in the end
- * rows. Batches of 1 to 13 systems (whole and partial groups of 8),
- * entries one double past a cache line (the kernel's shifted tiles). */
+ * rows. The kernel's largest |x| is tl_cpu_max_abs_d's, and x and it are
+ * the same bits when x goes by streaming stores. Batches of 1 to 13
+ * systems (whole and partial groups of 8), entries one double past a
+ * cache line (the kernel's shifted tiles). */
 Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
 {
   static const size_t counts[] = {1, 8, 13};
@@ -160,10 +162,11 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
     for (size_t ic = 0; ic < 3; ic++)
       for (int variant = 0; variant < 6; variant++) {
         size_t m = sizes[z], k = counts[ic], cnt = m * k;
-        double *mem = tl_alloc(6 * cnt + 8, sizeof *mem), *rowmin = malloc(k * sizeof *rowmin);
+        double *mem = tl_alloc(7 * cnt + 8, sizeof *mem), *rowmin = malloc(3 * k * sizeof *rowmin);
         unsigned char *flag = malloc(k);
         cr_assert(mem && rowmin && flag);
-        double *a = mem + 1, *b = a + cnt, *c = b + cnt, *d = c + cnt, *x = d + cnt;
+        double *a = mem + 1, *b = a + cnt, *c = b + cnt, *d = c + cnt, *x = d + cnt, *x2 = x + cnt;
+        double *xmax = rowmin + k, *xmax2 = xmax + k;
         for (size_t i = 0; i < cnt; i++) {
           a[i] = tl_rng_uniform(&st, -1.0, 1.0);
           c[i] = tl_rng_uniform(&st, -1.0, 1.0);
@@ -185,8 +188,16 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
             sa[0] = NAN, sc[m - 1] = NAN;
         }
         tl_info info;
-        cr_assert_eq(tl_cpu_thomas_lines_margins_d(m, k, a, b, c, d, x, flag, rowmin, &info),
+        cr_assert_eq(
+            tl_cpu_thomas_lines_margins_d(m, k, a, b, c, d, x, flag, rowmin, xmax, 0, &info),
+            TL_OK);
+        /* part of a pass larger than the cache: x by streaming stores where
+         * it can (n a multiple of 8, x on b's offset), the same bits */
+        cr_assert_eq(tl_cpu_thomas_lines_margins_d(m, k, a, b, c, d, x2, flag, NULL, xmax2,
+                                                   (size_t)1 << 30, &info),
                      TL_OK);
+        cr_expect(!memcmp(x, x2, cnt * sizeof *x) && !memcmp(xmax, xmax2, k * sizeof *xmax),
+                  "m %zu, %zu systems: x or its largest |x| differ when streamed", m, k);
         for (size_t s = 0; s < k; s++) {
           const double *sa = a + s * m, *sb = b + s * m, *sc = c + s * m;
           cr_assert_neq(flag[s], 1, "m %zu system %zu: flagged", m, s);
@@ -208,6 +219,9 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
                         q, mg, pt.margin);
             tl_pdd_part_free_d(&pt);
           }
+          double want = tl_cpu_max_abs_d(m, x + s * m);
+          cr_expect(!memcmp(&want, &xmax[s], sizeof want), "m %zu system %zu: largest |x| %a, %a",
+                    m, s, xmax[s], want);
           /* rowmin is the margin of a partition without neighbours */
           double alone = 0.0;
           long row;

@@ -99,18 +99,27 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
                           const double *c, const double *d, double *x, unsigned char *flag,
                           tl_info *info);
 
-/* The same, and rowmin[s] (nsys doubles; may be NULL) the least row
- * margin of diagonal dominance of system s, min over i of
- * |b_i| - (|a_i| + |c_i|) with a[0] and c[n-1] counted as 0, computed
- * in the kernel's pass from the tiles it reads anyway and in the
- * reference's operations (the bits of tl_pdd_bound_margin_d's margin of
- * a partition without neighbours). Meaningful where flag[s] is not 1 (a
- * system with a non-finite entry the solve reads is flagged 1). The
- * rank programs of PDD and RPDD take their margin from it instead of a
- * pass of their own (tl_cpu_pdd_margin_from_rows_d). */
+/* The same, and what the rank programs of PDD and RPDD would otherwise
+ * read the batch again for, from the tiles the kernel holds anyway
+ * (nsys doubles each; either may be NULL):
+ *   rowmin[s]  the least row margin of diagonal dominance of system s,
+ *              min over i of |b_i| - (|a_i| + |c_i|) with a[0] and
+ *              c[n-1] counted as 0, in the reference's operations (the
+ *              bits of tl_pdd_bound_margin_d's margin of a partition
+ *              without neighbours; tl_cpu_pdd_margin_from_rows_d adds
+ *              the neighbours' rows);
+ *   xmax[s]    the largest |x| of system s.
+ * Both are meaningful where flag[s] is not 1 (a system with a non-finite
+ * entry the solve reads is flagged 1). x_span: the bytes of x that the
+ * caller's whole pass writes, of which this call is a part (0: this
+ * call's own n nsys doubles); x goes to memory by streaming stores when
+ * that is larger than the cache (and x is not d, n a multiple of 8, x
+ * as far past a cache line as b), so that a caller that solves a large
+ * slice a chunk at a time, and does not read x right after, saves the
+ * read of x's lines before they are written. */
 int tl_cpu_thomas_lines_margins_d(size_t n, size_t nsys, const double *a, const double *b,
                                   const double *c, const double *d, double *x, unsigned char *flag,
-                                  double *rowmin, tl_info *info);
+                                  double *rowmin, double *xmax, size_t x_span, tl_info *info);
 
 /* The baseline without any reordering (what a solver on Cartesian arrays
  * does when the layout is not changed): along x one line after another

@@ -83,16 +83,16 @@
 
 int tl_cpu_thomas_lines_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
                              const double *c, const double *d, double *x, unsigned char *redo,
-                             double *rowmin, tl_info *info)
+                             double *rowmin, double *xmax, size_t span, tl_info *info)
 {
-  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, rowmin, info);
+  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, rowmin, xmax, span, info);
 }
 
 int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
                              const float *c, const float *d, float *x, unsigned char *redo,
                              tl_info *info)
 {
-  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, NULL, info);
+  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, NULL, NULL, 0, info);
 }
 
 /* The group size of tl_cpu_thomas_lines_d: tl_cpu_sz_lines (one 64-byte
@@ -114,20 +114,21 @@ static size_t lines_sz(size_t n, size_t nsys)
 
 int tl_cpu_thomas_lines_margins_d(size_t n, size_t nsys, const double *a, const double *b,
                                   const double *c, const double *d, double *x, unsigned char *flag,
-                                  double *rowmin, tl_info *info)
+                                  double *rowmin, double *xmax, size_t x_span, tl_info *info)
 {
   if (!n || !nsys)
     return TL_OK;
   TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
-  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, rowmin, info);
+  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, rowmin, xmax,
+                                  x_span, info);
 }
 
 int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
                           const double *d, double *x, unsigned char *flag, tl_info *info)
 {
-  return tl_cpu_thomas_lines_margins_d(n, nsys, a, b, c, d, x, flag, NULL, info);
+  return tl_cpu_thomas_lines_margins_d(n, nsys, a, b, c, d, x, flag, NULL, NULL, 0, info);
 }
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -246,6 +247,7 @@ typedef struct FN(dom) {
   _Alignas(64) T corner[SZ]; /* |a_0| + |c_{n-1}|: 0 unless a corner is set */
   T rmin[SZ], cmin[SZ];     /* least row and column margins so far         */
   T b1[SZ], c1[SZ], c2[SZ]; /* |b_{i-1}|, |c_{i-1}|, |c_{i-2}|          */
+  T xmax[SZ];               /* the largest |x| so far (reg = 2 only)      */
 } FN(dom);
 
 #undef TABS
@@ -258,7 +260,8 @@ typedef struct FN(dom) {
 static TL_CPU_INLINE void FN(dom_start)(FN(dom) * m)
 {
   for (int l = 0; l < SZ; l++)
-    m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0;
+    m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0,
+    m->xmax[l] = 0;
 }
 
 /* Rows i0 .. i0+rows-1 of a tile (tile[r][l]); c of row n-1 already 0.
@@ -300,24 +303,44 @@ static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, si
   memcpy(m->b1, b1, sizeof b1), memcpy(m->c1, c1, sizeof c1), memcpy(m->c2, c2, sizeof c2);
 }
 
-/* What a group's lanes end with, kept for after the solve: out[0 .. SZ)
- * the least row margins, out[SZ .. 2 SZ) the least column margins,
- * out[2 SZ .. 3 SZ) the corners. */
-static void FN(dom_keep)(const FN(dom) * m, T *out)
+/* What a group's lanes end with, kept for after the solve, at
+ * kept + KEPT(reg) g (uint64_t words): the lanes outside Thomas's
+ * dominance classes (neither by rows nor by columns) and the lanes with
+ * a non-zero corner, as two masks; with reg = 2 also the least row
+ * margins and the largest |x|, SZ values each. thomas_cpu (reg = 1)
+ * keeps the two masks only: with all four arrays kept for every group
+ * it was 2-5 % slower at n = 256. */
+#undef KEPT
+#define KEPT(reg) ((reg) == 2 ? 2 + 2 * SZ * sizeof(T) / sizeof(uint64_t) : 2)
+static void FN(dom_keep)(int reg, const FN(dom) * m, uint64_t *out)
 {
-  memcpy(out, m->rmin, SZ * sizeof(T));
-  memcpy(out + SZ, m->cmin, SZ * sizeof(T));
-  memcpy(out + 2 * SZ, m->corner, SZ * sizeof(T));
+  uint64_t o = 0, k = 0;
+  for (int l = 0; l < SZ; l++) {
+    if (!(m->rmin[l] >= 0) && !(m->cmin[l] >= 0))
+      o |= (uint64_t)1 << l;
+    if (m->corner[l] != 0)
+      k |= (uint64_t)1 << l;
+  }
+  out[0] = o, out[1] = k;
+  if (reg == 2) {
+    memcpy(out + 2, m->rmin, SZ * sizeof(T));
+    memcpy((char *)(out + 2) + SZ * sizeof(T), m->xmax, SZ * sizeof(T));
+  }
 }
 
-/* Lane l's flag from what dom_keep kept (thomas_lines): 3 for a non-zero
- * corner, 2 for a lane outside Thomas's dominance classes (neither by
- * rows nor by columns), else 0. */
-static unsigned char FN(dom_flag)(const T *kept, size_t l)
+/* The largest |x| of rows [0, rows) of a tile (tile[r][l]) into xmax,
+ * lane by lane (reg = 2). */
+static TL_CPU_INLINE void FN(xmax_tile)(const T *tx, size_t rows, T *xmax)
 {
-  if (kept[2 * SZ + l] != 0)
-    return 3;
-  return !(kept[l] >= 0) && !(kept[SZ + l] >= 0) ? 2 : 0;
+  T xm[SZ];
+  memcpy(xm, xmax, sizeof xm);
+  for (size_t r = 0; r < rows; r++)
+#pragma omp simd
+    for (int l = 0; l < SZ; l++) {
+      T v = TABS(tx[r * SZ + l]);
+      xm[l] = v > xm[l] ? v : xm[l];
+    }
+  memcpy(xmax, xm, sizeof xm);
 }
 
 /* ---- one group in flight: a tile of it per step ---- */
@@ -479,6 +502,28 @@ static TL_CPU_INLINE tl_cpu_v8d FN(vless)(tl_cpu_v8d v, tl_cpu_v8d cur)
   return cur;
 }
 
+/* v where v > cur else cur, lane by lane. */
+static TL_CPU_INLINE tl_cpu_v8d FN(vmore)(tl_cpu_v8d v, tl_cpu_v8d cur)
+{
+  T o[SZ], w[SZ], c[SZ];
+  memcpy(w, &v, sizeof w), memcpy(c, &cur, sizeof c);
+#pragma omp simd
+  for (int l = 0; l < SZ; l++)
+    o[l] = w[l] > c[l] ? w[l] : c[l];
+  memcpy(&cur, o, sizeof o);
+  return cur;
+}
+
+/* xmax_tile on a whole tile in registers. */
+static TL_CPU_INLINE void FN(xmax_tile_regs)(const tl_cpu_v8d *X, T *xmax)
+{
+  tl_cpu_v8d xm;
+  memcpy(&xm, xmax, sizeof xm);
+  for (size_t r = 0; r < XT; r++)
+    xm = FN(vmore)(FN(vabs)(X[r]), xm);
+  memcpy(xmax, &xm, sizeof xm);
+}
+
 /* dom_tile on a whole tile in registers: the same margins, the same
  * order, the same bits. */
 static TL_CPU_INLINE void FN(dom_tile_regs)(const tl_cpu_v8d *A, const tl_cpu_v8d *B,
@@ -557,11 +602,12 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
 #endif
 }
 
-static TL_CPU_INLINE void FN(tile_backward_regs)(size_t n, size_t np, size_t i0, FN(flight) * f,
-                                                 const T *cp, const T *dp)
+static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, size_t i0,
+                                                 FN(flight) * f, const T *cp, const T *dp)
 {
   size_t sh = f->shift, r = XT;
   TL_LV X[XT], xr, chk, c1, d1;
+  (void)reg; /* (float: no largest |x|) */
   memcpy(&chk, f->chk, sizeof chk);
   if (i0 + XT == n) { /* row_copy_check: x = d' on the last row */
     r--;
@@ -581,6 +627,8 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(size_t n, size_t np, size_t i0,
   memcpy(f->xr, &xr, sizeof xr); /* row i0 carries into the tile below */
   memcpy(f->chk, &chk, sizeof chk);
 #if !TL_CPU_FLOAT
+  if (reg == 2) /* off the recurrence's chain: the tile's rows are done */
+    FN(xmax_tile_regs)(X, f->dom.xmax);
   if (f->nt) { /* the tile's 8 rows: a whole cache line of each line */
     tl_cpu_transpose8_stream_d(X, f->x + f->off + i0, f->lane);
     return;
@@ -652,14 +700,14 @@ static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t 
 }
 
 /* Backward step k: tile nt-1-k, its rows from the last, then transposed out. */
-static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(flight) * f,
+static TL_CPU_INLINE void FN(tile_backward)(int reg, size_t n, size_t np, size_t k, FN(flight) * f,
                                             const T *cp, const T *dp)
 {
   size_t i0, rows;
   FN(tile_rows)(n, f->shift, np / XT - 1 - k, &i0, &rows);
 #ifdef TL_LINES_REGS
   if (rows == XT && f->valid == SZ) {
-    FN(tile_backward_regs)(n, np, i0, f, cp, dp);
+    FN(tile_backward_regs)(reg, n, np, i0, f, cp, dp);
     return;
   }
 #endif
@@ -675,6 +723,8 @@ static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(fl
   }
   memcpy(f->xr, xr, sizeof xr); /* row i0 carries into the tile below */
   memcpy(f->chk, chk, sizeof chk);
+  if (reg == 2)
+    FN(xmax_tile)(tx, rows, f->dom.xmax);
   FN(tile_store)(tx, f->lane, f->valid, rows, f->x + f->off + i0);
 }
 
@@ -691,7 +741,7 @@ static TL_CPU_INLINE void FN(tile_backward)(size_t n, size_t np, size_t k, FN(fl
 static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t nsys, size_t g0,
                                              size_t g1, size_t shift, const T *a, const T *b,
                                              const T *c, const T *d, T *x, T *cp, T *dp,
-                                             uint64_t *bad, T *kept)
+                                             uint64_t *bad, uint64_t *kept)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) fl[2];
@@ -707,13 +757,13 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
     if (more)
       FN(flight_start)(nxt, n, nsys, g + 1, !cur->rev, shift, a, b, c, d, x);
     for (size_t k = 0; k < steps; k++) {
-      FN(tile_backward)(n, np, k, cur, cp, dp);
+      FN(tile_backward)(reg, n, np, k, cur, cp, dp);
       if (more)
         FN(tile_forward)(reg, n, np, k, nxt, cp, dp);
     }
     TL_CPU_BAD_MASK(cur->chk, SZ, bad[g]);
     if (reg)
-      FN(dom_keep)(&cur->dom, kept + 3 * SZ * g);
+      FN(dom_keep)(reg, &cur->dom, kept + KEPT(reg) * g);
   }
 }
 
@@ -728,7 +778,7 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
 static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t nsys, size_t g0,
                                              size_t g1, size_t shift, const T *a, const T *b,
                                              const T *c, const T *d, T *x, T *cp, T *dp,
-                                             uint64_t *bad, T *kept)
+                                             uint64_t *bad, uint64_t *kept)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) f;
@@ -738,10 +788,10 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t n
     for (size_t k = 0; k < steps; k++)
       FN(tile_forward)(reg, n, np, k, &f, cp, dp);
     for (size_t k = 0; k < steps; k++)
-      FN(tile_backward)(n, np, k, &f, cp, dp);
+      FN(tile_backward)(reg, n, np, k, &f, cp, dp);
     TL_CPU_BAD_MASK(f.chk, SZ, bad[g]);
     if (reg)
-      FN(dom_keep)(&f.dom, kept + 3 * SZ * g);
+      FN(dom_keep)(reg, &f.dom, kept + KEPT(reg) * g);
   }
 }
 
@@ -756,7 +806,8 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t n
  * registry backend uses them (double), which keeps the build time down. */
 TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, size_t n, size_t nsys, size_t g0,
                                         size_t g1, size_t shift, const T *a, const T *b, const T *c,
-                                        const T *d, T *x, T *cp, T *dp, uint64_t *bad, T *kept)
+                                        const T *d, T *x, T *cp, T *dp, uint64_t *bad,
+                                        uint64_t *kept)
 {
 #if !TL_CPU_FLOAT
   if (reg)
@@ -767,6 +818,24 @@ TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, size_t n, size_t nsys, 
   if (nt)
     tl_cpu_stream_fence();
   (void)reg;
+}
+
+/* The registry's checks and also the margins and the largest |x| (reg =
+ * 2, the rank programs of PDD and RPDD): a function of its own, so that
+ * lines_run's code stays as it was for thomas_cpu. */
+TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size_t g0, size_t g1,
+                                             size_t shift, const T *a, const T *b, const T *c,
+                                             const T *d, T *x, T *cp, T *dp, uint64_t *bad,
+                                             uint64_t *kept)
+{
+#if !TL_CPU_FLOAT
+  TL_LINES_GROUPS(2, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
+  if (nt)
+    tl_cpu_stream_fence();
+#else
+  (void)nt, (void)n, (void)nsys, (void)g0, (void)g1, (void)shift, (void)a, (void)b, (void)c;
+  (void)d, (void)x, (void)cp, (void)dp, (void)bad, (void)kept;
+#endif
 }
 
 /* The first lane of the groups that broke down, reported as thomas_3d
@@ -805,14 +874,15 @@ static int FN(lines_report)(size_t n, size_t nsys, const uint64_t *bad, const T 
  * Double only: for float lines (a whole tile is two transposes, 16 rows)
  * streaming was 1.15-1.2 times faster at n = 256 and 1.05 times slower
  * at 4096 (one thread, 2^24 unknowns), so plain stores stay. */
-static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *x)
+static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *x, size_t span)
 {
 #ifdef TL_LINES_REGS /* only whole tiles in registers stream (tile_backward_regs) */
   size_t past = (size_t)((uintptr_t)b % 64);
   return TL_CPU_NT && !TL_CPU_FLOAT && x != d && n % TILE == 0 && past % sizeof(T) == 0 &&
-         (uintptr_t)x % 64 == past && n * nsys * sizeof(T) > tl_cpu_stream_min_bytes();
+         (uintptr_t)x % 64 == past &&
+         (n * nsys * sizeof(T) > span ? n * nsys * sizeof(T) : span) > tl_cpu_stream_min_bytes();
 #else
-  (void)n, (void)nsys, (void)b, (void)d, (void)x;
+  (void)n, (void)nsys, (void)b, (void)d, (void)x, (void)span;
   return 0;
 #endif
 }
@@ -821,13 +891,17 @@ static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *
  * reported. With redo (nsys bytes; the registry backend, double only)
  * nothing is reported: redo[s] receives 1 for a system that may have
  * broken down (or holds a non-finite entry), 2 for one outside the
- * dominance classes, 3 for one with a non-zero corner, else 0; and
- * rowmin (nsys values, may be NULL; only with redo) each system's least
- * row margin (FN(dom)). */
+ * dominance classes, 3 for one with a non-zero corner, else 0; and,
+ * only with redo, rowmin and xmax (nsys values each, may be NULL) each
+ * system's least row margin (FN(dom)) and largest |x|. span: the bytes
+ * of x the caller's whole pass writes, of which this call is a part (0:
+ * this call's own): x's lines go to memory by streaming stores when it
+ * is larger than the cache (stream_x). */
 static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
-                            T *x, unsigned char *redo, T *rowmin, tl_info *info)
+                            T *x, unsigned char *redo, T *rowmin, T *xmax, size_t span,
+                            tl_info *info)
 {
-  int reg = redo != NULL;
+  int reg = redo == NULL ? 0 : (rowmin || xmax) ? 2 : 1; /* 2: keeps the margins and |x| too */
   if (reg && TL_CPU_FLOAT) /* not built: see lines_run */
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
                    "thomas_3d: the registry's checks are built for double lines along x only");
@@ -837,13 +911,10 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   size_t past = (size_t)((uintptr_t)b % 64), shift = 0;
   if (n % TILE == 0 && past % sizeof(T) == 0 && past > 0)
     shift = past / sizeof(T);
-  int nt = FN(stream_x)(n, nsys, b, d, x);
+  int nt = FN(stream_x)(n, nsys, b, d, x, span);
   size_t groups = (nsys + SZ - 1) / SZ, np = (n + shift + XT - 1) / XT * XT;
-  /* kept: each group's margins and corners (dom_keep), flags and rowmin
-   * made from them after the solve; every value written before it is
-   * read, so the scratch is not zeroed. */
   uint64_t *bad = tl_alloc(groups, sizeof *bad);
-  T *kept = reg ? tl_cpu_scratch(3 * SZ * groups, sizeof *kept) : NULL;
+  uint64_t *kept = reg ? tl_alloc(KEPT(reg) * groups, sizeof *kept) : NULL;
   if (!bad || (reg && !kept)) {
     free(bad);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
@@ -854,7 +925,9 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     size_t g0, g1;
     tl_cpu_my_share(groups, &g0, &g1);
     T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
-    if (cp) {
+    if (cp && reg == 2) {
+      FN(lines_run_more)(nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
+    } else if (cp) {
       FN(lines_run)
       (reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
     } else if (g0 < g1) {
@@ -870,11 +943,14 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   else if (reg)
     for (size_t g = 0; g < groups; g++) {
       size_t s0 = g * SZ, valid = nsys - s0 < SZ ? nsys - s0 : SZ;
-      const T *kg = kept + 3 * SZ * g;
+      const uint64_t *kg = kept + KEPT(reg) * g;
+      const char *vals = (const char *)(kg + 2); /* reg = 2: rmin, then xmax */
       for (size_t l = 0; l < valid; l++) {
-        redo[s0 + l] = (bad[g] >> l & 1u) ? 1 : FN(dom_flag)(kg, l);
+        redo[s0 + l] = (bad[g] >> l & 1u) ? 1 : (kg[1] >> l & 1u) ? 3 : (kg[0] >> l & 1u) ? 2 : 0;
         if (rowmin)
-          rowmin[s0 + l] = kg[l];
+          memcpy(rowmin + s0 + l, vals + l * sizeof(T), sizeof(T));
+        if (xmax)
+          memcpy(xmax + s0 + l, vals + (SZ + l) * sizeof(T), sizeof(T));
       }
     }
   else

@@ -193,15 +193,18 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
 
 /* One kernel solve of k systems of m rows (a, b, c), right-hand sides
  * rhs into sol (may be rhs); systems flagged 1 are marked in redo; the
- * least row margin of each system into rowmin (k values: margin()). 0
- * when the kernel could not run. */
+ * least row margin of each system into rowmin (k values: margin()) and,
+ * xmax not NULL, its largest |x| into xmax. span: the bytes of x the
+ * whole pass writes where nothing reads x right after (x then goes to
+ * memory by streaming stores), else 0. 0 when the kernel could not run. */
 static int lines(size_t m, size_t k, const double *a, const double *b, const double *c,
-                 const double *rhs, double *sol, unsigned char *flag, double *rowmin,
-                 unsigned char *redo)
+                 const double *rhs, double *sol, unsigned char *flag, double *rowmin, double *xmax,
+                 size_t span, unsigned char *redo)
 {
   tl_info ti;
   tl_info_clear(&ti);
-  if (tl_cpu_thomas_lines_margins_d(m, k, a, b, c, rhs, sol, flag, rowmin, &ti) != TL_OK)
+  if (tl_cpu_thomas_lines_margins_d(m, k, a, b, c, rhs, sol, flag, rowmin, xmax, span, &ti) !=
+      TL_OK)
     return 0;
   for (size_t s = 0; s < k; s++)
     if (flag[s] == 1)
@@ -309,8 +312,13 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m;
+  /* A rank without neighbours has no spikes: y is x, its largest |x|
+   * the kernel's, and nothing reads x again (streaming stores). */
+  int alone = r->ex->size == 1;
+  double *xm = alone ? rowmin + k : NULL;
+  size_t span = alone ? sl->nsys * m * sizeof(double) : 0;
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
-             r->x + s0 * m, flag, rowmin, redo + s0))
+             r->x + s0 * m, flag, rowmin, xm, span, redo + s0))
     return 0;
   entries_checked(r, s0, k, flag);
   for (size_t s = s0; s < s0 + k; s++) {
@@ -336,7 +344,9 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
       continue;
     margin(r, s, rowmin[s - s0]);
     if (pt->kv + pt->kw <= m) {
-      r->mid_max[s] = tl_cpu_max_abs_d(m - pt->kv - pt->kw, r->x + s * m + pt->kv);
+      r->mid_max[s] = xm && pt->kv + pt->kw == 0
+                          ? xm[s - s0]
+                          : tl_cpu_max_abs_d(m - pt->kv - pt->kw, r->x + s * m + pt->kv);
       r->finish[s] = ENDS;
     }
   }
@@ -353,8 +363,8 @@ static void local_lines(pdd_run *r, int rpdd, size_t J, double tol, unsigned cha
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *flag = tl_alloc(chunk, 1);
   /* RPDD: the two spikes of one system and the reference's multipliers,
-   * then the kernel's row margins of a chunk */
-  double *buf = rpdd ? tl_alloc(3 * m + chunk, sizeof *buf) : NULL;
+   * then the kernel's row margins and largest |x| of a chunk */
+  double *buf = rpdd ? tl_alloc(3 * m + 2 * chunk, sizeof *buf) : NULL;
   int ok = m > 0 && flag && (buf || !rpdd);
   if (ok && !rpdd)
     ok = pdd_ends(r, redo);
@@ -504,7 +514,7 @@ static void resolve(pdd_run *r, int phase)
   if (!any) /* (the entries are then scanned before the verdict) */
     return;
   unsigned char *flag = tl_alloc(chunk, 1), *redo = tl_alloc(chunk, 1);
-  double *rhs = tl_alloc(chunk * m, sizeof *rhs), *rowmin = tl_alloc(chunk, sizeof *rowmin);
+  double *rhs = tl_alloc(chunk * m, sizeof *rhs), *rowmin = tl_alloc(2 * chunk, sizeof *rowmin);
   int ok = m > 0 && flag && redo && rhs && rowmin;
   for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
@@ -530,7 +540,10 @@ static void resolve(pdd_run *r, int phase)
         in = rhs;
       }
       memset(redo, 0, k);
-      ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, rowmin, redo);
+      /* x final: nothing reads it again, so where it is solved in place
+       * its lines go by streaming stores */
+      size_t span = sol == x ? nsys * m * sizeof *x : 0;
+      ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, rowmin, rowmin + chunk, span, redo);
     }
     entries_checked(r, s0, k, ran ? flag : NULL);
     for (size_t j = 0, s = s0; j < k; j++, s++) {
@@ -542,7 +555,7 @@ static void resolve(pdd_run *r, int phase)
       }
       if (sol != x)
         memcpy(x + j * m, sol + j * m, m * sizeof *x);
-      r->pt[s].xmax = tl_cpu_max_abs_d(m, x + j * m);
+      r->pt[s].xmax = rowmin[chunk + j]; /* the kernel's largest |x| */
       margin(r, s, rowmin[j]); /* phase 1's bookkeeping */
     }
   }

@@ -149,10 +149,11 @@ Test(pdd_cpu, margin_same_bits_as_reference)
  * neighbours a partition has, tl_cpu_pdd_margin_from_rows_d gives the
  * reference's margin bit for bit where it is positive; it declines a
  * margin that is not (its row is then searched for) or a NaN in the end
- * rows. The kernel's largest |x| is tl_cpu_max_abs_d's, and x and it are
- * the same bits when x goes by streaming stores. Batches of 1 to 13
- * systems (whole and partial groups of 8), entries one double past a
- * cache line (the kernel's shifted tiles). */
+ * rows. The kernel's largest |x| is tl_cpu_max_abs_d's; with d's end
+ * rows changed as it reads them (d_ends) and x by streaming stores, x
+ * and it are the bits of a solve of a changed copy. Batches of 1 to 13
+ * systems (whole and partial groups of 8), entries on a cache line or
+ * one double past it (the kernel's whole and shifted tiles). */
 Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
 {
   static const size_t counts[] = {1, 8, 13};
@@ -162,11 +163,16 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
     for (size_t ic = 0; ic < 3; ic++)
       for (int variant = 0; variant < 6; variant++) {
         size_t m = sizes[z], k = counts[ic], cnt = m * k;
-        double *mem = tl_alloc(7 * cnt + 8, sizeof *mem), *rowmin = malloc(3 * k * sizeof *rowmin);
+        size_t bytes = ((9 * cnt + 8) * sizeof(double) + 63) / 64 * 64;
+        double *mem = aligned_alloc(64, bytes), *rowmin = malloc(6 * k * sizeof *rowmin);
         unsigned char *flag = malloc(k);
         cr_assert(mem && rowmin && flag);
-        double *a = mem + 1, *b = a + cnt, *c = b + cnt, *d = c + cnt, *x = d + cnt, *x2 = x + cnt;
-        double *xmax = rowmin + k, *xmax2 = xmax + k;
+        /* on a cache line (whole tiles in registers to the last row) or one
+         * double past it (shifted tiles) */
+        double *a = mem + variant % 2, *b = a + cnt, *c = b + cnt, *d = c + cnt, *x = d + cnt,
+               *x2 = x + cnt;
+        double *dm = x2 + cnt, *x3 = dm + cnt;
+        double *xmax = rowmin + k, *xmax2 = xmax + k, *xmax3 = xmax2 + k, *ends = xmax3 + k;
         for (size_t i = 0; i < cnt; i++) {
           a[i] = tl_rng_uniform(&st, -1.0, 1.0);
           c[i] = tl_rng_uniform(&st, -1.0, 1.0);
@@ -188,16 +194,25 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
             sa[0] = NAN, sc[m - 1] = NAN;
         }
         tl_info info;
-        cr_assert_eq(
-            tl_cpu_thomas_lines_margins_d(m, k, a, b, c, d, x, flag, rowmin, xmax, 0, &info),
-            TL_OK);
-        /* part of a pass larger than the cache: x by streaming stores where
-         * it can (n a multiple of 8, x on b's offset), the same bits */
-        cr_assert_eq(tl_cpu_thomas_lines_margins_d(m, k, a, b, c, d, x2, flag, NULL, xmax2,
-                                                   (size_t)1 << 30, &info),
-                     TL_OK);
-        cr_expect(!memcmp(x, x2, cnt * sizeof *x) && !memcmp(xmax, xmax2, k * sizeof *xmax),
-                  "m %zu, %zu systems: x or its largest |x| differ when streamed", m, k);
+        tl_cpu_lines_more more = {rowmin, xmax, NULL, 0};
+        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x, flag, &more, &info), TL_OK);
+        /* d's end rows changed as the kernel reads them, x by streaming
+         * stores where it can (part of a pass larger than the cache, n a
+         * multiple of 8, x on b's offset): the bits of a solve of a
+         * changed copy of d with plain stores */
+        memcpy(dm, d, cnt * sizeof *d);
+        for (size_t s = 0; s < k; s++) {
+          ends[s] = tl_rng_uniform(&st, -1.0, 1.0);
+          ends[k + s] = tl_rng_uniform(&st, -1.0, 1.0);
+          dm[s * m] -= ends[s];
+          dm[s * m + m - 1] -= ends[k + s];
+        }
+        tl_cpu_lines_more more2 = {NULL, xmax2, ends, (size_t)1 << 30};
+        tl_cpu_lines_more more3 = {NULL, xmax3, NULL, 0};
+        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x2, flag, &more2, &info), TL_OK);
+        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, dm, x3, flag, &more3, &info), TL_OK);
+        cr_expect(!memcmp(x2, x3, cnt * sizeof *x) && !memcmp(xmax2, xmax3, k * sizeof *xmax),
+                  "m %zu, %zu systems: x or its largest |x| differ (end rows, streamed)", m, k);
         for (size_t s = 0; s < k; s++) {
           const double *sa = a + s * m, *sb = b + s * m, *sc = c + s * m;
           cr_assert_neq(flag[s], 1, "m %zu system %zu: flagged", m, s);

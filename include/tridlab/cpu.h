@@ -99,27 +99,42 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
                           const double *c, const double *d, double *x, unsigned char *flag,
                           tl_info *info);
 
-/* The same, and what the rank programs of PDD and RPDD would otherwise
- * read the batch again for, from the tiles the kernel holds anyway
- * (nsys doubles each; either may be NULL):
- *   rowmin[s]  the least row margin of diagonal dominance of system s,
- *              min over i of |b_i| - (|a_i| + |c_i|) with a[0] and
- *              c[n-1] counted as 0, in the reference's operations (the
- *              bits of tl_pdd_bound_margin_d's margin of a partition
- *              without neighbours; tl_cpu_pdd_margin_from_rows_d adds
- *              the neighbours' rows);
- *   xmax[s]    the largest |x| of system s.
- * Both are meaningful where flag[s] is not 1 (a system with a non-finite
- * entry the solve reads is flagged 1). x_span: the bytes of x that the
- * caller's whole pass writes, of which this call is a part (0: this
- * call's own n nsys doubles); x goes to memory by streaming stores when
- * that is larger than the cache (and x is not d, n a multiple of 8, x
- * as far past a cache line as b), so that a caller that solves a large
- * slice a chunk at a time, and does not read x right after, saves the
- * read of x's lines before they are written. */
-int tl_cpu_thomas_lines_margins_d(size_t n, size_t nsys, const double *a, const double *b,
-                                  const double *c, const double *d, double *x, unsigned char *flag,
-                                  double *rowmin, double *xmax, size_t x_span, tl_info *info);
+/* What the rank programs of PDD and RPDD ask of the x-line kernel
+ * besides the solve, each from the tiles it holds anyway, so that they
+ * need not read the batch again (every pointer may be NULL; nsys values
+ * each):
+ *   rowmin[s]  out: the least row margin of diagonal dominance of
+ *              system s, min over i of |b_i| - (|a_i| + |c_i|) with
+ *              a[0] and c[n-1] counted as 0, in the reference's
+ *              operations (the bits of tl_pdd_bound_margin_d's margin of
+ *              a partition without neighbours;
+ *              tl_cpu_pdd_margin_from_rows_d adds the neighbours' rows);
+ *   xmax[s]    out: the largest |x| of system s;
+ *   d_ends     in, 2 nsys values: d_ends[s] is subtracted from d[0] of
+ *              system s and d_ends[nsys + s] from d[n-1] as they are
+ *              read (the solve is then that of those right-hand sides,
+ *              d itself unchanged): PDD's neighbours' unknowns, without
+ *              a copy of d;
+ *   x_span     the bytes of x that the caller's whole pass writes, of
+ *              which this call is a part (0: this call's own n nsys
+ *              doubles). x goes to memory by streaming stores when that
+ *              is larger than the cache (and x is not d, n a multiple
+ *              of 8, x as far past a cache line as b): for a caller
+ *              that solves a large slice a chunk at a time and does not
+ *              read x right after, which saves the read of x's lines
+ *              before they are written. */
+typedef struct tl_cpu_lines_more {
+  double *rowmin, *xmax;
+  const double *d_ends;
+  size_t x_span;
+} tl_cpu_lines_more;
+
+/* tl_cpu_thomas_lines_d with more (may be NULL). rowmin and xmax are
+ * meaningful where flag[s] is not 1 (a system with a non-finite entry
+ * the solve reads is flagged 1). */
+int tl_cpu_thomas_lines_more_d(size_t n, size_t nsys, const double *a, const double *b,
+                               const double *c, const double *d, double *x, unsigned char *flag,
+                               const tl_cpu_lines_more *more, tl_info *info);
 
 /* The baseline without any reordering (what a solver on Cartesian arrays
  * does when the layout is not changed): along x one line after another
@@ -410,7 +425,7 @@ void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m
 int tl_cpu_pdd_margin_d(size_t m, int has_left, int has_right, const double *a, const double *b,
                         const double *c, double *margin, long *row);
 /* The same margin from the x-line kernel's row minimum rowmin of the
- * partition (tl_cpu_thomas_lines_margins_d, rows 0 and m-1 without
+ * partition (tl_cpu_thomas_lines_more_d, rows 0 and m-1 without
  * their outer neighbour), with only rows 0 and m-1 read again for the
  * neighbours it has: the same bits. Its row is not searched: 1, *margin
  * set, only when the margin is positive and finite, where the verdict

@@ -253,11 +253,11 @@ int tl_cpu_check_arrays(const void *a, const void *b, const void *c, const void 
  * s n, into x (x may be d). Without redo (NULL) the first breakdown is
  * reported as thomas_3d reports it (tl_cpu_thomas_3d_* along x). With
  * redo (nsys bytes, double only) nothing is reported: redo[s] receives
- * what tl_cpu_thomas_lines_d's flag does (tridlab/cpu.h), and rowmin,
- * xmax (may be NULL) and span what tl_cpu_thomas_lines_margins_d's do. */
+ * what tl_cpu_thomas_lines_d's flag does (tridlab/cpu.h), and more (may
+ * be NULL) what tl_cpu_thomas_lines_more_d's does. */
 int tl_cpu_thomas_lines_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
                              const double *c, const double *d, double *x, unsigned char *redo,
-                             double *rowmin, double *xmax, size_t span, tl_info *info);
+                             const tl_cpu_lines_more *more, tl_info *info);
 int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
                              const float *c, const float *d, float *x, unsigned char *redo,
                              tl_info *info);

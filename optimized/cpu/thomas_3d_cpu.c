@@ -71,7 +71,7 @@ int tl_cpu_thomas_3d_d(const size_t dims[3], tl_dir dir, size_t sz, const double
   TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_3d", info));
   TL_CALL(tl_cpu_lines(dims, dir, &n, &nsys, info));
   if (dir == TL_DIR_X)
-    return tl_cpu_thomas_lines_sz_d(n, nsys, sz, a, b, c, d, x, NULL, NULL, NULL, 0, info);
+    return tl_cpu_thomas_lines_sz_d(n, nsys, sz, a, b, c, d, x, NULL, NULL, info);
   TL_CPU_DISPATCH(sz, thomas_lanes, d, dims, dir, a, b, c, d, x, info);
 }
 

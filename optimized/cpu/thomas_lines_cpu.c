@@ -83,16 +83,16 @@
 
 int tl_cpu_thomas_lines_sz_d(size_t n, size_t nsys, size_t sz, const double *a, const double *b,
                              const double *c, const double *d, double *x, unsigned char *redo,
-                             double *rowmin, double *xmax, size_t span, tl_info *info)
+                             const tl_cpu_lines_more *more, tl_info *info)
 {
-  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, rowmin, xmax, span, info);
+  TL_CPU_DISPATCH(sz, thomas_lines, d, n, nsys, a, b, c, d, x, redo, more, info);
 }
 
 int tl_cpu_thomas_lines_sz_f(size_t n, size_t nsys, size_t sz, const float *a, const float *b,
                              const float *c, const float *d, float *x, unsigned char *redo,
                              tl_info *info)
 {
-  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, NULL, NULL, 0, info);
+  TL_CPU_DISPATCH(sz, thomas_lines, f, n, nsys, a, b, c, d, x, redo, NULL, info);
 }
 
 /* The group size of tl_cpu_thomas_lines_d: tl_cpu_sz_lines (one 64-byte
@@ -112,23 +112,22 @@ static size_t lines_sz(size_t n, size_t nsys)
   return tl_cpu_sz_lines(n, sizeof(double));
 }
 
-int tl_cpu_thomas_lines_margins_d(size_t n, size_t nsys, const double *a, const double *b,
-                                  const double *c, const double *d, double *x, unsigned char *flag,
-                                  double *rowmin, double *xmax, size_t x_span, tl_info *info)
+int tl_cpu_thomas_lines_more_d(size_t n, size_t nsys, const double *a, const double *b,
+                               const double *c, const double *d, double *x, unsigned char *flag,
+                               const tl_cpu_lines_more *more, tl_info *info)
 {
   if (!n || !nsys)
     return TL_OK;
   TL_CALL(tl_cpu_check_arrays(a, b, c, d, x, "thomas_lines", info));
   if (!flag)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "flag", "thomas_lines: flag may not be NULL");
-  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, rowmin, xmax,
-                                  x_span, info);
+  return tl_cpu_thomas_lines_sz_d(n, nsys, lines_sz(n, nsys), a, b, c, d, x, flag, more, info);
 }
 
 int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
                           const double *d, double *x, unsigned char *flag, tl_info *info)
 {
-  return tl_cpu_thomas_lines_margins_d(n, nsys, a, b, c, d, x, flag, NULL, NULL, 0, info);
+  return tl_cpu_thomas_lines_more_d(n, nsys, a, b, c, d, x, flag, NULL, info);
 }
 
 #else /* ---- one (precision, SZ) pass ---- */
@@ -357,6 +356,7 @@ typedef struct FN(flight) {
   size_t valid; /* real lines in the group (<= SZ)                  */
   int rev;      /* scratch rows stored upside down (TL_CPU_POS)     */
   int nt;       /* whole tiles of x by streaming stores (stream_x)  */
+  const T *fix0, *fix1; /* reg = 2: subtracted from d of rows 0, n-1 */
   /* On cache lines, as the dominance state below: the whole-tile path
    * loads and stores these as 64-byte vectors every tile. Where the
    * layout of a larger state left them across two lines, one of two
@@ -383,6 +383,7 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
   f->x = x;
   f->rev = rev;
   f->nt = 0;
+  f->fix0 = f->fix1 = NULL;
   /* xr is carried from one backward tile to the one below; the last tile
    * (row n-1) starts it, so this value is never used -- but the compiler
    * cannot see that through the register path's copies. */
@@ -565,6 +566,14 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
     TL_LV_LOAD(f->c + f->off + i0 + h, ln, C + h);
     TL_LV_LOAD(f->d + f->off + i0 + h, ln, D + h);
   }
+  if (reg == 2 && f->fix0) { /* the right-hand side's end rows (lines_run_more) */
+    if (i0 == 0)
+      for (int l = 0; l < SZ; l++)
+        D[0][l] -= f->fix0[l];
+    if (i0 + XT == n)
+      for (int l = 0; l < SZ; l++)
+        D[XT - 1][l] -= f->fix1[l];
+  }
   if (reg && i0 == 0)
     for (int l = 0; l < SZ; l++)
       f->dom.corner[l] += TABS(A[0][l]);
@@ -666,6 +675,14 @@ static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t 
   FN(tile_load)(fb + i0, ln, valid, rows, 1, tb);
   FN(tile_load)(fc + i0, ln, valid, rows, 0, tc);
   FN(tile_load)(fd + i0, ln, valid, rows, 0, td);
+  if (reg == 2 && f->fix0) { /* the right-hand side's end rows (lines_run_more) */
+    if (i0 == 0)
+      for (size_t l = 0; l < valid; l++)
+        td[l] -= f->fix0[l];
+    if (i0 + rows == n)
+      for (size_t l = 0; l < valid; l++)
+        td[(rows - 1) * SZ + l] -= f->fix1[l];
+  }
   if (reg && i0 == 0)
     for (int l = 0; l < SZ; l++)
       f->dom.corner[l] += TABS(ta[l]);
@@ -821,20 +838,35 @@ TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, size_t n, size_t nsys, 
 }
 
 /* The registry's checks and also the margins and the largest |x| (reg =
- * 2, the rank programs of PDD and RPDD): a function of its own, so that
+ * 2, the rank programs of PDD and RPDD), fix (2 nsys values, may be NULL)
+ * subtracted from d's rows 0 and n-1 as they are read: a function of its
+ * own, its groups one after the other (lines_sequence's order), so that
  * lines_run's code stays as it was for thomas_cpu. */
 TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size_t g0, size_t g1,
                                              size_t shift, const T *a, const T *b, const T *c,
                                              const T *d, T *x, T *cp, T *dp, uint64_t *bad,
-                                             uint64_t *kept)
+                                             uint64_t *kept, const T *fix)
 {
 #if !TL_CPU_FLOAT
-  TL_LINES_GROUPS(2, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
+  size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
+  FN(flight) f;
+  for (size_t g = g0; g < g1; g++) {
+    FN(flight_start)(&f, n, nsys, g, 0, shift, a, b, c, d, x);
+    f.nt = nt;
+    if (fix)
+      f.fix0 = fix + g * SZ, f.fix1 = fix + nsys + g * SZ;
+    for (size_t k = 0; k < steps; k++)
+      FN(tile_forward)(2, n, np, k, &f, cp, dp);
+    for (size_t k = 0; k < steps; k++)
+      FN(tile_backward)(2, n, np, k, &f, cp, dp);
+    TL_CPU_BAD_MASK(f.chk, SZ, bad[g]);
+    FN(dom_keep)(2, &f.dom, kept + KEPT(2) * g);
+  }
   if (nt)
     tl_cpu_stream_fence();
 #else
   (void)nt, (void)n, (void)nsys, (void)g0, (void)g1, (void)shift, (void)a, (void)b, (void)c;
-  (void)d, (void)x, (void)cp, (void)dp, (void)bad, (void)kept;
+  (void)d, (void)x, (void)cp, (void)dp, (void)bad, (void)kept, (void)fix;
 #endif
 }
 
@@ -898,10 +930,19 @@ static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *
  * this call's own): x's lines go to memory by streaming stores when it
  * is larger than the cache (stream_x). */
 static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const T *c, const T *d,
-                            T *x, unsigned char *redo, T *rowmin, T *xmax, size_t span,
-                            tl_info *info)
+                            T *x, unsigned char *redo, const tl_cpu_lines_more *more, tl_info *info)
 {
-  int reg = redo == NULL ? 0 : (rowmin || xmax) ? 2 : 1; /* 2: keeps the margins and |x| too */
+  T *rowmin = NULL, *xmax = NULL;
+  const T *fix = NULL;
+  size_t span = 0;
+#if !TL_CPU_FLOAT
+  if (more)
+    rowmin = more->rowmin, xmax = more->xmax, fix = more->d_ends, span = more->x_span;
+#else
+  (void)more; /* float: the registry's checks are not built */
+#endif
+  /* 2: lines_run_more, which also keeps the margins and |x| and takes fix */
+  int reg = redo == NULL ? 0 : (rowmin || xmax || fix) ? 2 : 1;
   if (reg && TL_CPU_FLOAT) /* not built: see lines_run */
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
                    "thomas_3d: the registry's checks are built for double lines along x only");
@@ -926,7 +967,8 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     tl_cpu_my_share(groups, &g0, &g1);
     T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
     if (cp && reg == 2) {
-      FN(lines_run_more)(nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
+      FN(lines_run_more)
+      (nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept, fix);
     } else if (cp) {
       FN(lines_run)
       (reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);

@@ -192,19 +192,17 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * reference's rounding is not seen, as for the registry's thomas_cpu. */
 
 /* One kernel solve of k systems of m rows (a, b, c), right-hand sides
- * rhs into sol (may be rhs); systems flagged 1 are marked in redo; the
- * least row margin of each system into rowmin (k values: margin()) and,
- * xmax not NULL, its largest |x| into xmax. span: the bytes of x the
- * whole pass writes where nothing reads x right after (x then goes to
- * memory by streaming stores), else 0. 0 when the kernel could not run. */
+ * rhs into sol (may be rhs); systems flagged 1 are marked in redo; and
+ * what more asks for (tl_cpu_thomas_lines_more_d: each system's least
+ * row margin for margin(), its largest |x|, the right-hand side's end
+ * rows, streaming stores for x). 0 when the kernel could not run. */
 static int lines(size_t m, size_t k, const double *a, const double *b, const double *c,
-                 const double *rhs, double *sol, unsigned char *flag, double *rowmin, double *xmax,
-                 size_t span, unsigned char *redo)
+                 const double *rhs, double *sol, unsigned char *flag, const tl_cpu_lines_more *more,
+                 unsigned char *redo)
 {
   tl_info ti;
   tl_info_clear(&ti);
-  if (tl_cpu_thomas_lines_margins_d(m, k, a, b, c, rhs, sol, flag, rowmin, xmax, span, &ti) !=
-      TL_OK)
+  if (tl_cpu_thomas_lines_more_d(m, k, a, b, c, rhs, sol, flag, more, &ti) != TL_OK)
     return 0;
   for (size_t s = 0; s < k; s++)
     if (flag[s] == 1)
@@ -316,9 +314,9 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
    * the kernel's, and nothing reads x again (streaming stores). */
   int alone = r->ex->size == 1;
   double *xm = alone ? rowmin + k : NULL;
-  size_t span = alone ? sl->nsys * m * sizeof(double) : 0;
+  tl_cpu_lines_more more = {rowmin, xm, NULL, alone ? sl->nsys * m * sizeof(double) : 0};
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
-             r->x + s0 * m, flag, rowmin, xm, span, redo + s0))
+             r->x + s0 * m, flag, &more, redo + s0))
     return 0;
   entries_checked(r, s0, k, flag);
   for (size_t s = s0; s < s0 + k; s++) {
@@ -500,9 +498,13 @@ static void resolve_by_reference(pdd_run *r, size_t s, int phase)
  *
  *   A_p x = d_p - a[0] x_left e_0 - c[m-1] x_right e_{m-1}
  *
- * (= y - v x_left - w x_right: the correction without y, v, w). Where
- * every system of a chunk is RESOLVE, x is solved into place; else into
- * a scratch, and only those copied. *xmax: the largest |x|. */
+ * (= y - v x_left - w x_right: the correction without y, v, w). The two
+ * products go to the kernel, which subtracts them from d's end rows as
+ * it reads them (d_ends; a copy of d with the two rows changed took as
+ * long as the solve at P = 2, docs/performance.md). Where every system
+ * of a chunk is RESOLVE, x is solved into place, by streaming stores
+ * (nothing reads x again: the kernel gives the largest |x| and the
+ * margin's rows); else into a scratch, and only those copied. */
 static void resolve(pdd_run *r, int phase)
 {
   const tl_mpi_batch *sl = r->sl;
@@ -514,7 +516,8 @@ static void resolve(pdd_run *r, int phase)
   if (!any) /* (the entries are then scanned before the verdict) */
     return;
   unsigned char *flag = tl_alloc(chunk, 1), *redo = tl_alloc(chunk, 1);
-  double *rhs = tl_alloc(chunk * m, sizeof *rhs), *rowmin = tl_alloc(2 * chunk, sizeof *rowmin);
+  /* rowmin, then the largest |x| and the end rows' products (2 chunk) */
+  double *rhs = tl_alloc(chunk * m, sizeof *rhs), *rowmin = tl_alloc(4 * chunk, sizeof *rowmin);
   int ok = m > 0 && flag && redo && rhs && rowmin;
   for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
@@ -527,23 +530,17 @@ static void resolve(pdd_run *r, int phase)
     double *x = r->x + o0, *sol = mine == k ? x : rhs;
     int ran = 0;
     if (ok) {
-      const double *A = ROWS(sl->a, s0), *C = ROWS(sl->c, s0), *in = ROWS(sl->d, s0);
-      if (left || right) { /* the neighbours' x on the right-hand side, in a copy */
-        memcpy(rhs, in, k * m * sizeof *rhs);
-        for (size_t j = 0; j < k; j++) {
-          const tl_pdd_part_d *pt = &r->pt[s0 + j];
-          if (left)
-            rhs[j * m] -= A[j * m] * pt->x_left;
-          if (right)
-            rhs[j * m + m - 1] -= C[j * m + m - 1] * pt->x_right;
-        }
-        in = rhs;
+      const double *A = ROWS(sl->a, s0), *C = ROWS(sl->c, s0);
+      double *ends = rowmin + 2 * chunk; /* d[0] -= ends[j], d[m-1] -= ends[k + j] */
+      for (size_t j = 0; j < k; j++) {
+        const tl_pdd_part_d *pt = &r->pt[s0 + j];
+        ends[j] = left ? A[j * m] * pt->x_left : 0.0;
+        ends[k + j] = right ? C[j * m + m - 1] * pt->x_right : 0.0;
       }
+      tl_cpu_lines_more more = {rowmin, rowmin + chunk, left || right ? ends : NULL,
+                                sol == x ? nsys * m * sizeof *x : 0};
       memset(redo, 0, k);
-      /* x final: nothing reads it again, so where it is solved in place
-       * its lines go by streaming stores */
-      size_t span = sol == x ? nsys * m * sizeof *x : 0;
-      ran = lines(m, k, A, ROWS(sl->b, s0), C, in, sol, flag, rowmin, rowmin + chunk, span, redo);
+      ran = lines(m, k, A, ROWS(sl->b, s0), C, ROWS(sl->d, s0), sol, flag, &more, redo);
     }
     entries_checked(r, s0, k, ran ? flag : NULL);
     for (size_t j = 0, s = s0; j < k; j++, s++) {

@@ -246,7 +246,6 @@ typedef struct FN(dom) {
   _Alignas(64) T corner[SZ]; /* |a_0| + |c_{n-1}|: 0 unless a corner is set */
   T rmin[SZ], cmin[SZ];     /* least row and column margins so far         */
   T b1[SZ], c1[SZ], c2[SZ]; /* |b_{i-1}|, |c_{i-1}|, |c_{i-2}|          */
-  T xmax[SZ];               /* the largest |x| so far (reg = 2 only)      */
 } FN(dom);
 
 #undef TABS
@@ -259,8 +258,7 @@ typedef struct FN(dom) {
 static TL_CPU_INLINE void FN(dom_start)(FN(dom) * m)
 {
   for (int l = 0; l < SZ; l++)
-    m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0,
-    m->xmax[l] = 0;
+    m->corner[l] = 0, m->rmin[l] = m->cmin[l] = (T)INFINITY, m->b1[l] = m->c1[l] = m->c2[l] = 0;
 }
 
 /* Rows i0 .. i0+rows-1 of a tile (tile[r][l]); c of row n-1 already 0.
@@ -311,7 +309,7 @@ static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, si
  * it was 2-5 % slower at n = 256. */
 #undef KEPT
 #define KEPT(reg) ((reg) == 2 ? 2 + 2 * SZ * sizeof(T) / sizeof(uint64_t) : 2)
-static void FN(dom_keep)(int reg, const FN(dom) * m, uint64_t *out)
+static void FN(dom_keep)(int reg, const FN(dom) * m, const T *xmax, uint64_t *out)
 {
   uint64_t o = 0, k = 0;
   for (int l = 0; l < SZ; l++) {
@@ -323,7 +321,7 @@ static void FN(dom_keep)(int reg, const FN(dom) * m, uint64_t *out)
   out[0] = o, out[1] = k;
   if (reg == 2) {
     memcpy(out + 2, m->rmin, SZ * sizeof(T));
-    memcpy((char *)(out + 2) + SZ * sizeof(T), m->xmax, SZ * sizeof(T));
+    memcpy((char *)(out + 2) + SZ * sizeof(T), xmax, SZ * sizeof(T));
   }
 }
 
@@ -365,6 +363,7 @@ typedef struct FN(flight) {
    * (docs/performance.md). */
   _Alignas(64) T chk[SZ], xr[SZ];
   FN(dom) dom;
+  _Alignas(64) T xmax[SZ]; /* the largest |x| so far (reg = 2 only: lines_run_more) */
 } FN(flight);
 
 /* Group g of nsys lines of n rows, its scratch rows upside down if rev. */
@@ -637,7 +636,7 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, s
   memcpy(f->chk, &chk, sizeof chk);
 #if !TL_CPU_FLOAT
   if (reg == 2) /* off the recurrence's chain: the tile's rows are done */
-    FN(xmax_tile_regs)(X, f->dom.xmax);
+    FN(xmax_tile_regs)(X, f->xmax);
   if (f->nt) { /* the tile's 8 rows: a whole cache line of each line */
     tl_cpu_transpose8_stream_d(X, f->x + f->off + i0, f->lane);
     return;
@@ -741,7 +740,7 @@ static TL_CPU_INLINE void FN(tile_backward)(int reg, size_t n, size_t np, size_t
   memcpy(f->xr, xr, sizeof xr); /* row i0 carries into the tile below */
   memcpy(f->chk, chk, sizeof chk);
   if (reg == 2)
-    FN(xmax_tile)(tx, rows, f->dom.xmax);
+    FN(xmax_tile)(tx, rows, f->xmax);
   FN(tile_store)(tx, f->lane, f->valid, rows, f->x + f->off + i0);
 }
 
@@ -780,7 +779,7 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
     }
     TL_CPU_BAD_MASK(cur->chk, SZ, bad[g]);
     if (reg)
-      FN(dom_keep)(reg, &cur->dom, kept + KEPT(reg) * g);
+      FN(dom_keep)(reg, &cur->dom, cur->xmax, kept + KEPT(reg) * g);
   }
 }
 
@@ -808,7 +807,7 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t n
       FN(tile_backward)(reg, n, np, k, &f, cp, dp);
     TL_CPU_BAD_MASK(f.chk, SZ, bad[g]);
     if (reg)
-      FN(dom_keep)(reg, &f.dom, kept + KEPT(reg) * g);
+      FN(dom_keep)(reg, &f.dom, f.xmax, kept + KEPT(reg) * g);
   }
 }
 
@@ -853,6 +852,7 @@ TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size
   for (size_t g = g0; g < g1; g++) {
     FN(flight_start)(&f, n, nsys, g, 0, shift, a, b, c, d, x);
     f.nt = nt;
+    memset(f.xmax, 0, sizeof f.xmax);
     if (fix)
       f.fix0 = fix + g * SZ, f.fix1 = fix + nsys + g * SZ;
     for (size_t k = 0; k < steps; k++)
@@ -860,7 +860,7 @@ TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size
     for (size_t k = 0; k < steps; k++)
       FN(tile_backward)(2, n, np, k, &f, cp, dp);
     TL_CPU_BAD_MASK(f.chk, SZ, bad[g]);
-    FN(dom_keep)(2, &f.dom, kept + KEPT(2) * g);
+    FN(dom_keep)(2, &f.dom, f.xmax, kept + KEPT(2) * g);
   }
   if (nt)
     tl_cpu_stream_fence();

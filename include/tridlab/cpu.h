@@ -115,14 +115,17 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
  *              read (the solve is then that of those right-hand sides,
  *              d itself unchanged): PDD's neighbours' unknowns, without
  *              a copy of d;
- *   x_span     the bytes of x that the caller's whole pass writes, of
- *              which this call is a part (0: this call's own n nsys
- *              doubles). x goes to memory by streaming stores when that
- *              is larger than the cache (and x is not d, n a multiple
- *              of 8, x as far past a cache line as b): for a caller
- *              that solves a large slice a chunk at a time and does not
- *              read x right after, which saves the read of x's lines
- *              before they are written. */
+ *   x_span     0: x by plain stores (a caller that reads x right
+ *              after); else the bytes of x that the caller's whole pass
+ *              writes, of which this call is a part: x goes to memory
+ *              by streaming stores when that is larger than the cache
+ *              (and x is not d, n a multiple of 8, x as far past a
+ *              cache line as b, a build with whole tiles in registers):
+ *              for a caller that solves a large slice a chunk at a time
+ *              and does not read x right after, which saves the read of
+ *              x's lines before they are written.
+ * With more NULL, or none of its fields set, the call is
+ * tl_cpu_thomas_lines_d's, which streams x by its own size. */
 typedef struct tl_cpu_lines_more {
   double *rowmin, *xmax;
   const double *d_ends;

@@ -305,8 +305,7 @@ static TL_CPU_INLINE void FN(dom_tile)(const T *ta, const T *tb, const T *tc, si
  * dominance classes (neither by rows nor by columns) and the lanes with
  * a non-zero corner, as two masks; with reg = 2 also the least row
  * margins and the largest |x|, SZ values each. thomas_cpu (reg = 1)
- * keeps the two masks only: with all four arrays kept for every group
- * it was 2-5 % slower at n = 256. */
+ * keeps the two masks only, as it did before the extras. */
 #undef KEPT
 #define KEPT(reg) ((reg) == 2 ? 2 + 2 * SZ * sizeof(T) / sizeof(uint64_t) : 2)
 static void FN(dom_keep)(int reg, const FN(dom) * m, const T *xmax, uint64_t *out)
@@ -952,12 +951,15 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   size_t past = (size_t)((uintptr_t)b % 64), shift = 0;
   if (n % TILE == 0 && past % sizeof(T) == 0 && past > 0)
     shift = past / sizeof(T);
-  int nt = FN(stream_x)(n, nsys, b, d, x, span);
+  /* the extras (reg = 2) stream x only when the caller says how large
+   * its pass is: a rank program that reads x right after passes 0 */
+  int nt = (reg < 2 || span > 0) && FN(stream_x)(n, nsys, b, d, x, span);
   size_t groups = (nsys + SZ - 1) / SZ, np = (n + shift + XT - 1) / XT * XT;
   uint64_t *bad = tl_alloc(groups, sizeof *bad);
   uint64_t *kept = reg ? tl_alloc(KEPT(reg) * groups, sizeof *kept) : NULL;
   if (!bad || (reg && !kept)) {
     free(bad);
+    free(kept);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
   }
   int nomem = 0;

@@ -22,9 +22,10 @@
  * are the reference's, one system at a time.
  *
  * Cost per rank: PDD reads the slice twice (phase 1's two eliminations
- * from one copy, phase 5's second solve) and writes x: 10 words per
- * unknown with x's read for ownership; RPDD reads it once and writes y
- * (6 words), plus a few words per spike
+ * from one copy, phase 5's second solve) and writes x: 9 words per
+ * unknown where x goes by streaming stores, 10 with x's read for
+ * ownership; RPDD reads it once and writes y (5 or 6 words), plus a few
+ * words per spike
  * row; then the reference's flops for the interfaces and the verdict;
  * messages: 2 (PDD, in two dependent steps) or 2 at once (RPDD), plus the
  * verdict.
@@ -165,7 +166,7 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  *         block again with the neighbours' unknowns on the right-hand
  *         side (resolve, below): x = y - v x_left - w x_right without y,
  *         v or w.
- *   RPDD  y through the x-line kernel (tl_cpu_thomas_lines_d, the
+ *   RPDD  y through the x-line kernel (tl_cpu_thomas_lines_more_d, the
  *         node's memory bandwidth), a chunk of systems at a time; while
  *         a chunk's rows are in cache, each system's truncated spikes by
  *         the reference into a buffer of one system, of which the rows
@@ -503,8 +504,9 @@ static void resolve_by_reference(pdd_run *r, size_t s, int phase)
  * it reads them (d_ends; a copy of d with the two rows changed took as
  * long as the solve at P = 2, docs/performance.md). Where every system
  * of a chunk is RESOLVE, x is solved into place, by streaming stores
- * (nothing reads x again: the kernel gives the largest |x| and the
- * margin's rows); else into a scratch, and only those copied. */
+ * where the kernel can (nothing reads x again: the kernel gives the
+ * largest |x| and the margin's rows); else into a scratch with plain
+ * stores, and only those copied. */
 static void resolve(pdd_run *r, int phase)
 {
   const tl_mpi_batch *sl = r->sl;

@@ -33,6 +33,14 @@
 #define THREADS 32
 #define VALUES (GRID * THREADS)
 
+/* The checker on, whatever TRIDLAB_GPU_CHECK says (the sanitized run
+ * turns it off for the other tests): these tests are of the checker. */
+static void checker_on(void)
+{
+  tl_gpu_set_check(1);
+}
+TestSuite(gpu_planted, .init = checker_on);
+
 static void default_orders(void)
 {
   tl_gpu_set_order(TL_GPU_SHUFFLE, 1);

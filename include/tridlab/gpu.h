@@ -57,7 +57,9 @@ void tl_gpu_set_block_order(tl_gpu_order order, unsigned long seed);
  * its entry point watches is recorded per word, and a race between two
  * threads of a block ("race") or two blocks ("race-blocks"), a load of a
  * word never stored ("uninitialized") and an index outside its array
- * ("bounds") are reported by tl_gpu_launch_status with that arg. */
+ * ("bounds") are reported by tl_gpu_launch_status with that arg.
+ * Before the first call, a thread's default is read from the
+ * environment: off where TRIDLAB_GPU_CHECK=0, on otherwise. */
 void tl_gpu_set_check(int on);
 /* The four order pairs the tests, the planted bugs and `--param
  * orders=all` run: threads forward, reverse, shuffled, shuffled (seed

@@ -41,7 +41,7 @@ static _Thread_local char emul_what[240];
 /* The checker: on or off, the block running now (NULL outside a
  * launch), the numbers of the launch and of the region running now, and
  * the watched global arrays. */
-static _Thread_local int emul_check = 1;
+static _Thread_local int emul_check = -1; /* -1: not yet set, see checking() */
 static _Thread_local tl_gpu_block *emul_block;
 static _Thread_local unsigned emul_launches, emul_epochs, emul_lives;
 typedef struct watched {
@@ -98,6 +98,19 @@ const char *tl_gpu_set_order_pair(int k)
 void tl_gpu_set_check(int on)
 {
   emul_check = on != 0;
+}
+
+/* On unless the environment says TRIDLAB_GPU_CHECK=0 (read once per
+ * thread, until tl_gpu_set_check). The sanitized test run sets it:
+ * there AddressSanitizer watches every access, and the checker, which
+ * made the emulated tests 3.4x slower under it, runs in the plain run. */
+static int checking(void)
+{
+  if (emul_check < 0) {
+    const char *e = getenv("TRIDLAB_GPU_CHECK");
+    emul_check = !(e && strcmp(e, "0") == 0);
+  }
+  return emul_check;
 }
 
 /* Keep the first error only: later ones are often its consequences. */
@@ -272,7 +285,7 @@ void tl_gpu_global_watch(const void *p, size_t count, size_t size, const char *n
     return; /* not watched: said in gpu_emulator.h */
   size_t bytes = count * size, words = (bytes + 3) / 4;
   watched w = {p, bytes, size ? size : 1, name, set, NULL, 0, ++emul_lives};
-  if (emul_check && bytes <= TL_GPU_WATCH_MAX)
+  if (checking() && bytes <= TL_GPU_WATCH_MAX)
     w.shadow = words_take(words, &w.words);
   /* no memory for the words: the array is checked for bounds only */
   emul_watched[emul_nwatched++] = w;
@@ -462,7 +475,7 @@ static int shared_access(tl_gpu_block *b, uintptr_t boff, uintptr_t off, long i,
 long tl_gpu_access(const void *base, long i, size_t size, int store)
 {
   tl_gpu_block *b = emul_block;
-  if (!b || !emul_check)
+  if (!b || !checking())
     return i;
   uintptr_t p = (uintptr_t)base, a = p + (uintptr_t)(i * (long)size);
   uintptr_t sh = (uintptr_t)b->shared;
@@ -627,10 +640,10 @@ void tl_gpu_launch_begin(tl_gpu_launch *l, const char *kernel, long grid, int th
   char *host = malloc(shared_host_bytes(shared_bytes));
   l->blk.shared = host ? host + TL_GPU_GUARD : NULL;
   size_t got = 0;
-  if (emul_check) /* the checker's words of shared memory, past the first guard */
+  if (checking()) /* the checker's words of shared memory, past the first guard */
     l->blk.shadow = words_take(shared_host_bytes(shared_bytes) / 4 + 1, &got);
   l->shadow_words = got;
-  if (!host || (emul_check && !l->blk.shadow) || block_order_begin(l) != TL_OK) {
+  if (!host || (checking() && !l->blk.shadow) || block_order_begin(l) != TL_OK) {
     fail(TL_ERR_NOMEM);
     free(host);
     words_give(l->blk.shadow, got);

@@ -222,13 +222,14 @@ static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs
 static int judge(void *ctx, size_t s, const double *q, tl_info *one)
 {
   ptdma_run *r = ctx;
-  /* The reduced solve's own verdict (its rows not dominant as computed),
-   * noted at rank 0 as the reference returns it. */
-  if (tl_mpi_status_warned(q, V_PAIRS, 0))
-    return tl_mpi_status_warning(&r->st, q - 2 * V_PAIRS * s, V_PAIRS, s, one);
   unsigned cls = (q[2 * V_NOTROW] > 0 ? 0u : TL_CLASS_ROW_DD) |
                  (q[2 * V_NOTSTRICT] > 0 ? 0u : TL_CLASS_STRICT_DD);
   int sst = tl_ptdma_domain_verdict(cls, (long)q[2 * V_MARGIN + 1], r->sl->periodic, one);
+  /* The reduced solve's own verdict (its rows not dominant as computed),
+   * noted at rank 0, as the reference gives it: after the matrix's own
+   * verdict, which says more when it has something to say. */
+  if (sst == TL_OK && tl_mpi_status_warned(q, V_PAIRS, 0))
+    return tl_mpi_status_warning(&r->st, q - 2 * V_PAIRS * s, V_PAIRS, s, one);
   /* The reference then measures the residual of the whole system; no
    * rank holds it, so the MPI solve says what it could not check. */
   if (sst == TL_OK && q[2 * V_TINY] > 0)

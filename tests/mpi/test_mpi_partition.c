@@ -874,6 +874,17 @@ int main(int argc, char **argv)
     run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, INNER, 93);
     run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, INNER, 94);
   }
+  /* P-TDMA's verdict on a weak row on a rank boundary in the second
+   * group of 19 systems, plain and periodic, reported with the
+   * reference's row: the matrix's verdict, not the reduced rows' warning
+   * that comes with it (both flavours). */
+  const tl_algorithm *pt = tl_mpi_find("ptdma");
+  for (int k = 0; pt && k < 2; k++) {
+    case_param = k ? "flavour=combined" : NULL;
+    run_case(&mc, pt, TL_F64, 40 * (size_t)P, 19, 0, NULL, WEAK, 101);
+    run_case(&mc, pt, TL_F64, n_uneven, 19, 1, uneven, WEAK, 102);
+    case_param = NULL;
+  }
   /* DistD2 on the GPU kernels (distd2_gpu_mpi) against distd2_mpi, bit
    * for bit: a batch of 19 systems (a group of 8, 16 or 32 and more),
    * even and uneven slices, plain and periodic; both against the

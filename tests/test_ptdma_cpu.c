@@ -14,17 +14,24 @@
 #include "helpers.h"
 #include "tridlab/verify.h"
 
-/* Partition q of 3 (rows [q m, (q+1) m) of n = 3 m) of nsys dominant
- * systems; broken_sys < nsys gets a zero pivot in row `row` (B = 0 and
- * A = 0 there, so no elimination can rescue it). */
+/* nsys dominant systems of m rows (A, B, C, D one after the other);
+ * broken_sys < nsys gets a zero pivot in row `row` (B = 0 and A = 0
+ * there, so no elimination can rescue it). */
+static double *slices(size_t m, size_t nsys, size_t broken_sys, size_t row, uint64_t seed)
+{
+  double *v = th_dominant_slices(m, nsys, seed);
+  if (broken_sys < nsys)
+    v[m * nsys + broken_sys * m + row] = 0.0, v[broken_sys * m + row] = 0.0;
+  return v;
+}
+
+/* Partition q of 3 (rows [q m, (q+1) m) of n = 3 m) of slices(). */
 static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sys, size_t row,
                     uint64_t seed)
 {
   size_t cnt = m * nsys, n = 3 * m, begin = (size_t)q * m;
-  double *v = th_dominant_slices(m, nsys, seed);
+  double *v = slices(m, nsys, broken_sys, row, seed);
   double *A = v, *B = v + cnt, *C = v + 2 * cnt, *D = v + 3 * cnt;
-  if (broken_sys < nsys)
-    B[broken_sys * m + row] = 0.0, A[broken_sys * m + row] = 0.0;
   double *out = calloc(4 * cnt, sizeof *out), *ref = calloc(4 * cnt, sizeof *ref);
   unsigned char *bad = calloc(nsys, 1), *rbad = calloc(nsys, 1);
   tl_cpu_ptdma_init_d(n, periodic, begin, m, nsys, A, B, C, out, out + cnt, out + 2 * cnt, bad);
@@ -115,4 +122,111 @@ Test(ptdma_cpu, reconstruction_is_the_reference_bits)
         free(x2);
         free(v);
       }
+}
+
+/* Both phases without their arrays (tl_cpu_ptdma_ends_d, then
+ * tl_cpu_ptdma_finish_d) against the reference's phases on each system:
+ * the same systems flagged; the rows sent (a, b, c of rows 0 and m-1 as
+ * tl_ptdma_pack_d packs them, d' of both) and x, bit for bit; the tiny
+ * test; redo where the reference's reconstruction fails, and for the
+ * other systems of a group holding a failed one. Twists by system: d' and
+ * both ends zero (every interior row meets the tiny test), an end that is
+ * infinite (x not finite), and, in every third case, a D that is NaN. */
+static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t broken_sys, size_t row,
+                          uint64_t seed)
+{
+  size_t cnt = m * nsys, n = 3 * m, begin = (size_t)q * m;
+  double *v = slices(m, nsys, broken_sys, row, seed);
+  double *A = v, *B = v + cnt, *C = v + 2 * cnt, *D = v + 3 * cnt;
+  double *xb = calloc(2 * nsys, sizeof *xb);
+  for (size_t s = 0; s < nsys; s++) {
+    xb[2 * s] = 0.5 + 0.01 * (double)s, xb[2 * s + 1] = -1.25;
+    if (s % 5 == 1) { /* tiny */
+      memset(D + s * m, 0, m * sizeof *D);
+      xb[2 * s] = xb[2 * s + 1] = 0.0;
+    }
+    if (s % 7 == 3)
+      xb[2 * s] = INFINITY;
+  }
+  size_t nan_sys = seed % 3 == 0 && nsys > 2 ? 2 : nsys;
+  if (nan_sys < nsys)
+    D[nan_sys * m + m / 2] = NAN;
+  double *plan = calloc(6 * nsys, sizeof *plan), *rhs = calloc(2 * nsys, sizeof *rhs);
+  double *x = calloc(cnt, sizeof *x), *rows = calloc(5 * m, sizeof *rows);
+  unsigned char *f = calloc(6 * nsys, 1);
+  unsigned char *bad = f, *dbad = f + nsys, *redo = f + 2 * nsys, *tiny = f + 3 * nsys,
+                *rbad = f + 4 * nsys, *strict = f + 5 * nsys;
+  if (seed % 4 == 1 && nsys > 9) /* a row not strictly dominant (B = 0 would break down) */
+    B[9 * m + m - 1] = 0.5 * (fabs(A[9 * m + m - 1]) + fabs(C[9 * m + m - 1]));
+  if (seed % 4 == 2 && nsys > 4) /* a row whose margin is exactly 0 */
+    B[4 * m] = fabs(A[4 * m]) + fabs(C[4 * m]);
+  size_t lanes =
+      tl_cpu_ptdma_ends_d(n, periodic, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad, strict);
+  cr_expect_eq(lanes, m >= 2 ? nsys / 8 * 8 : 0, "m=%zu nsys=%zu: %zu systems in lanes", m, nsys,
+               lanes);
+  for (size_t s = 0; s < lanes; s++) { /* the reference, for the skip flags first */
+    size_t o = s * m;
+    tl_info info;
+    rbad[s] = tl_ptdma_init_d(n, periodic, begin, begin + m, A + o, B + o, C + o, rows, rows + m,
+                              rows + 2 * m, &info) < 0;
+  }
+  size_t done =
+      tl_cpu_ptdma_finish_d(n, periodic, begin, m, nsys, A, B, C, D, xb, rbad, x, redo, tiny);
+  cr_expect_eq(done, lanes);
+  for (size_t s = 0; s < lanes; s++) {
+    size_t o = s * m, g = s / 8 * 8;
+    double *a = rows, *b = rows + m, *c = rows + 2 * m, *d = rows + 3 * m, *xr = rows + 4 * m;
+    tl_info info;
+    tl_info_clear(&info);
+    memset(rows, 0, 5 * m * sizeof *rows);
+    int init = tl_ptdma_init_d(n, periodic, begin, begin + m, A + o, B + o, C + o, a, b, c, &info);
+    cr_expect_eq(bad[s], init < 0, "m=%zu nsys=%zu part %d periodic %d system %zu: flagged %d", m,
+                 nsys, q, periodic, s, bad[s]);
+    cr_expect_eq(dbad[s], s == nan_sys, "m=%zu system %zu: D flagged %d", m, s, dbad[s]);
+    unsigned cls =
+        tl_cpu_row_classes_slice_d(m, A + o, B + o, C + o, begin, n, periodic, NULL, NULL);
+    cr_expect_eq(strict[s], (cls & TL_CLASS_STRICT_DD) != 0,
+                 "m=%zu nsys=%zu part %d periodic %d system %zu: strict %d, classes %u", m, nsys, q,
+                 periodic, s, strict[s], cls);
+    if (init < 0)
+      continue;
+    tl_ptdma_runtime_d(begin, begin + m, A + o, C + o, b, D + o, d);
+    double rp[6], rr[2];
+    tl_ptdma_pack_d(begin, begin + m, 0, a, b, c, NULL, rp, rp + 2, rp + 4, NULL);
+    tl_ptdma_pack_d(begin, begin + m, 0, NULL, NULL, NULL, d, NULL, NULL, NULL, rr);
+    if (s != nan_sys)
+      cr_expect(!memcmp(plan + 6 * s, rp, sizeof rp) && !memcmp(rhs + 2 * s, rr, sizeof rr),
+                "m=%zu nsys=%zu part %d periodic %d system %zu: the rows sent differ", m, nsys, q,
+                periodic, s);
+    int any = 0;
+    for (size_t l = g; l < g + 8; l++)
+      any |= rbad[l];
+    if (any) { /* the group left to the caller */
+      cr_expect_eq(redo[s], 1, "m=%zu nsys=%zu system %zu: a group with a failed system", m, nsys,
+                   s);
+      continue;
+    }
+    double xf = xb[2 * s], xl = xb[2 * s + 1];
+    int st = tl_ptdma_reconstruct_d(begin, begin + m, a, b, c, d, xf, xl, xr, &info);
+    cr_expect_eq(redo[s], st != TL_OK, "m=%zu system %zu: redo %d, status %d", m, s, redo[s], st);
+    if (st == TL_OK) {
+      cr_expect(!memcmp(x + o, xr, m * sizeof *x),
+                "m=%zu nsys=%zu part %d periodic %d system "
+                "%zu: x differs",
+                m, nsys, q, periodic, s);
+      cr_expect_eq(tiny[s], tl_ptdma_reconstruct_tiny_d(m, a, c, d, xf, xl), "m=%zu system %zu", m,
+                   s);
+    }
+  }
+  free(v), free(xb), free(plan), free(rhs), free(x), free(rows), free(f);
+}
+
+Test(ptdma_cpu, ends_and_finish_are_the_reference_bits)
+{
+  th_slices_every_size(compare_fused);
+}
+
+Test(ptdma_cpu, ends_and_finish_with_a_broken_system)
+{
+  th_slices_one_broken(compare_fused, 17);
 }

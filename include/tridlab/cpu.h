@@ -301,6 +301,34 @@ void tl_cpu_ptdma_init_d(size_t n, int periodic, size_t begin, size_t m, size_t 
                          double *c, unsigned char *bad);
 void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A, const double *C,
                             const double *b, const double *D, double *d, unsigned char *bad);
+/* The same two phases without their arrays (ptdma_mpi, "split"): for
+ * the systems of whole groups of eight (the count returned; the caller
+ * runs the rest by the references), the initialization and the runtime
+ * in one pass over A, B, C, D, in L2, keeping only what the rank sends:
+ * plan[6 s ..] = a', b', c' of rows 0 and m-1 (tl_ptdma_pack_d's order:
+ * a0 a_{m-1} b0 b_{m-1} c0 c_{m-1}) and rhs[2 s ..] = d' of the two rows,
+ * the reference's bits; bad and dbad as tl_cpu_ptdma_init_d's and
+ * tl_cpu_ptdma_runtime_d's (never cleared; a flagged system's values
+ * unspecified). strict (may be NULL): strict[s] = 1 where every row
+ * margin |B| - (|A| + |C|) of the rows (without the coupling a global
+ * end row lacks, unless periodic) is > 0, as tl_cpu_row_classes_slice_d
+ * would find TL_CLASS_STRICT_DD; 0 else (NaN included). */
+size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                           const double *A, const double *B, const double *C, const double *D,
+                           double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,
+                           unsigned char *strict);
+/* Step 4 with the two phases run again rather than kept: x of every
+ * system of a whole group (the count returned) from its x_first and
+ * x_last (xb[2 s], xb[2 s + 1]), tl_ptdma_reconstruct_d's values and
+ * bits. A group holding a system with skip[s] (one that failed) is not
+ * solved: redo[s] = 1 for its other systems. redo[s] set also where a
+ * value of x is not finite (run the reference for its report); tiny[s]
+ * set as tl_ptdma_reconstruct_tiny_d. Reads 4 words per unknown and
+ * writes 1, where keeping a', b', c', d' wrote 4 and read them again. */
+size_t tl_cpu_ptdma_finish_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                             const double *A, const double *B, const double *C, const double *D,
+                             const double *xb, const unsigned char *skip, double *x,
+                             unsigned char *redo, unsigned char *tiny);
 /* And its reconstruction of one system's m rows (tl_ptdma_reconstruct_d:
  * the same arguments but m, the same bits and status), the rows in SIMD
  * lanes; *tiny = tl_ptdma_reconstruct_tiny_d's answer on the same rows. */

@@ -28,6 +28,15 @@
  * Breakdown (initialization only): every pivot, its reciprocal where the
  * sweep has none, and every a and c go into the lanes' check sums
  * (lanes.h); a flagged system runs the reference for its report.
+ *
+ * ptdma_mpi's split flavour keeps no arrays between its phases: its
+ * steps 1 and 2 run together (tl_cpu_ptdma_ends_d: the initialization's
+ * and the runtime's forward passes in one loop, their backward passes in
+ * another) and keep the two rows the rank sends; its step 4 runs them
+ * again before the reconstruction (tl_cpu_ptdma_finish_d):
+ *
+ *   A, B, C, D --> forward --> packed a', b', c', d' --> backward --+--> rows 0, m-1
+ *   (4 words read)             (L2)                                 +--> x (step 4)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,12 +71,51 @@ static TL_CPU_INLINE tl_lanes upper_at(const pt_rows *w, const double *C, size_t
                                                     : tl_lanes_gather(C, w->m, i);
 }
 
+/* Eight 64-bit integers: the lanes' bits, and what comparing two lanes
+ * gives (-1 true, 0 false). */
+typedef int64_t pt_bits __attribute__((vector_size(64)));
+
+/* Absolute values of the lanes (the sign bits cleared). */
+static TL_CPU_INLINE tl_lanes lanes_abs(tl_lanes v)
+{
+  pt_bits u;
+  memcpy(&u, &v, sizeof u);
+  u &= (pt_bits){0} + INT64_MAX;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* Each lane's row margin |b| - (|a| + |c|) (core/system.c's judge_row,
+ * a and c as lower_at and upper_at give them: 0 at a corner, as the
+ * margin leaves out a coupling the row lacks) and whether it is > 0,
+ * and-ed into *pos: a lane stays all ones while every row is strictly
+ * dominant (a NaN is not). */
+static TL_CPU_INLINE void margin_pos(pt_bits *pos, tl_lanes a, tl_lanes b, tl_lanes c)
+{
+  tl_lanes margin = lanes_abs(b) - (lanes_abs(a) + lanes_abs(c));
+  *pos &= margin > tl_lanes_splat(0.0);
+}
+
 /* Initialization, lines 3-10: rows 0 and 1 as they are, then the
- * forward pass, row i keeping x_0 in a_i; into the packed scratch. */
+ * forward pass, row i keeping x_0 in a_i; into the packed scratch. With
+ * D (not NULL), the runtime's forward pass too (lines 21-23, as in
+ * runtime_group), into array 3 of the scratch, D's own check in *dchk:
+ * both passes read row i of A and divide by the same pivot, so one
+ * reading of A serves both; and each row's margin into *pos (margin_pos),
+ * the strict dominance the verdict asks for, from the rows as read. */
 static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const double *B,
-                                       const double *C, double *pk, tl_lanes *chk)
+                                       const double *C, const double *D, double *pk, tl_lanes *chk,
+                                       tl_lanes *dchk, pt_bits *pos)
 {
   size_t m = w->m;
+  tl_lanes dp = tl_lanes_splat(0.0);
+  if (D) {
+    tl_lanes d0 = tl_lanes_gather(D, m, 0);
+    dp = tl_lanes_gather(D, m, 1);
+    *dchk = *dchk + (d0 - d0) + (dp - dp);
+    tl_lanes_store(PK(pk, 3, 0), d0);
+    tl_lanes_store(PK(pk, 3, 1), dp);
+  }
   for (size_t i = 0; i < 2; i++) {
     tl_lanes Bi = tl_lanes_gather(B, m, i);
     *chk = *chk + Bi + tl_lanes_splat(1.0) / Bi;
@@ -76,26 +124,36 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
     tl_lanes_store(PK(pk, 0, i), lower_at(w, A, i));
     tl_lanes_store(PK(pk, 1, i), Bi);
     tl_lanes_store(PK(pk, 2, i), upper_at(w, C, i));
+    if (pos)
+      margin_pos(pos, tl_lanes_load(PK(pk, 0, i)), Bi, tl_lanes_load(PK(pk, 2, i)));
   }
   tl_lanes ap = tl_lanes_load(PK(pk, 0, 1)), bp = tl_lanes_load(PK(pk, 1, 1));
   tl_lanes cp = tl_lanes_load(PK(pk, 2, 1));
-  const double *src[3] = {A, B, C};
-  double t[3][64]; /* tiles of A, B, C */
+  const double *src[4] = {A, B, C, D};
+  double t[4][64]; /* tiles of A, B, C (and D) */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
+    tl_lanes_tiles_get(D ? 4 : 3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
       tl_lanes Ai = tl_lanes_load(t[0] + k); /* i >= 2: never global row 0 */
       tl_lanes Bi = tl_lanes_load(t[1] + k), Ci = tl_lanes_load(t[2] + k);
       *chk = tl_lanes_check_row(*chk, Ai, Bi, Ci, tl_lanes_splat(0.0));
+      if (D) { /* the runtime's row i, by the pivot of row i-1 */
+        tl_lanes Di = tl_lanes_load(t[3] + k);
+        *dchk = *dchk + (Di - Di);
+        dp = Di - Ai * (dp / bp);
+        tl_lanes_store(PK(pk, 3, i), dp);
+      }
       tl_lanes b = Bi - Ai * (cp / bp);
       ap = -Ai * (ap / bp);
       bp = b;
       cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : Ci;
+      if (pos)
+        margin_pos(pos, Ai, Bi, cp);
       *chk = *chk + b;
       tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), bp);
       tl_lanes_store(PK(pk, 2, i), cp);
@@ -145,8 +203,8 @@ TL_CPU_CLONES
 static void init_group(const pt_rows *w, int nt, const double *A, const double *B, const double *C,
                        double *a, double *b, double *c, double *pk, unsigned char *bad)
 {
-  tl_lanes chk = tl_lanes_splat(0.0);
-  init_forward(w, A, B, C, pk, &chk);
+  tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
+  init_forward(w, A, B, C, NULL, pk, &chk, &dchk, NULL);
   init_backward(w->m, pk, &chk);
   double *out[3] = {a, b, c};
   unpack(w->m, nt, pk, 0, 3, out, &chk);
@@ -203,6 +261,120 @@ static void runtime_group(size_t m, int nt, const double *A, const double *C, co
   unpack(m, nt, pk, 0, 1, out, NULL);
   if (bad)
     tl_lanes_flag(chk, bad);
+}
+
+/* ---------------------------------------------------------------- */
+/* Both phases without their arrays: ends, then the solve again        */
+
+/* The two backward passes at once, on the packed scratch: the
+ * initialization's (lines 11-17, as init_backward) and the runtime's
+ * (lines 24-26: d' of rows m-3 .. 0, as runtime_group's). Row by row
+ * from m-2 up, both divide by the same b' of the row below, and the
+ * runtime reads C of the row before the initialization overwrites it
+ * with c' (array 2 holds C itself on rows below m-2: none of them is the
+ * global last row, the one corner init_forward zeroes). One loop runs
+ * their three chains of divisions side by side, where two loops would
+ * each wait on one chain. */
+static TL_CPU_INLINE void both_backward(size_t m, double *pk, tl_lanes *chk)
+{
+  if (m < 3)
+    return;
+  tl_lanes an = tl_lanes_load(PK(pk, 0, m - 2)), bn = tl_lanes_load(PK(pk, 1, m - 2));
+  tl_lanes cn = tl_lanes_load(PK(pk, 2, m - 2)), dn = tl_lanes_load(PK(pk, 3, m - 2));
+  for (size_t i = m - 2; i-- > 1;) {
+    tl_lanes Ci = tl_lanes_load(PK(pk, 2, i));
+    dn = tl_lanes_load(PK(pk, 3, i)) - Ci * (dn / bn);
+    an = tl_lanes_load(PK(pk, 0, i)) - Ci * (an / bn);
+    cn = -Ci * (cn / bn);
+    bn = tl_lanes_load(PK(pk, 1, i));
+    tl_lanes_store(PK(pk, 0, i), an), tl_lanes_store(PK(pk, 2, i), cn);
+    tl_lanes_store(PK(pk, 3, i), dn);
+  }
+  tl_lanes C0 = tl_lanes_load(PK(pk, 2, 0)), B1 = tl_lanes_load(PK(pk, 1, 1));
+  tl_lanes_store(PK(pk, 3, 0), tl_lanes_load(PK(pk, 3, 0)) - C0 * (dn / B1));
+  tl_lanes b0 = tl_lanes_load(PK(pk, 1, 0)) - C0 * (tl_lanes_load(PK(pk, 0, 1)) / B1);
+  tl_lanes_store(PK(pk, 1, 0), b0);
+  tl_lanes_store(PK(pk, 2, 0), -C0 * (tl_lanes_load(PK(pk, 2, 1)) / B1));
+  *chk = *chk + b0 + tl_lanes_splat(1.0) / b0;
+}
+
+/* Initialization and runtime of a group into the packed scratch (a', b',
+ * c', d' in arrays 0-3): the reference's operations in its order, so its
+ * bits; the initialization's check sum and D's. */
+static TL_CPU_INLINE void sweeps(const pt_rows *w, const double *A, const double *B,
+                                 const double *C, const double *D, double *pk, tl_lanes *chk,
+                                 tl_lanes *dchk, pt_bits *pos)
+{
+  init_forward(w, A, B, C, D, pk, chk, dchk, pos);
+  both_backward(w->m, pk, chk);
+}
+
+/* Phases 1 and 2 of a group, keeping only what is sent: the rows 0 and
+ * m-1 of a', b', c' (6 words per system, tl_ptdma_pack_d's order) and of
+ * d' (2 words). */
+TL_CPU_CLONES
+static void ends_group(const pt_rows *w, const double *A, const double *B, const double *C,
+                       const double *D, double *plan, double *rhs, double *pk, unsigned char *bad,
+                       unsigned char *dbad, unsigned char *strict)
+{
+  size_t m = w->m;
+  tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
+  pt_bits pos = (pt_bits){0} - 1;
+  sweeps(w, A, B, C, D, pk, &chk, &dchk, &pos);
+  /* the reference's check of its a and c, as init_group's unpack adds them */
+  for (size_t i = 0; i < m; i++)
+    chk = chk + tl_lanes_load(PK(pk, 0, i)) + tl_lanes_load(PK(pk, 2, i));
+  for (int l = 0; l < TL_LANES; l++) {
+    double *q = plan + 6 * (size_t)l, *d = rhs + 2 * (size_t)l;
+    for (int k = 0; k < 3; k++)
+      q[2 * k] = PK(pk, k, 0)[l], q[2 * k + 1] = PK(pk, k, m - 1)[l];
+    d[0] = PK(pk, 3, 0)[l], d[1] = PK(pk, 3, m - 1)[l];
+  }
+  tl_lanes_flag(chk, bad);
+  tl_lanes_flag(dchk, dbad);
+  for (int l = 0; l < TL_LANES && strict; l++)
+    strict[l] = pos[l] != 0;
+}
+
+/* Phases 1 and 2 of a group again, then step 4 on the packed rows:
+ * x_k = (d'_k - a'_k x_first - c'_k x_last) / b'_k (tl_ptdma_reconstruct_d,
+ * the same operations), x_0 = x_first, x_{m-1} = x_last, tiles of x
+ * written to the slices. redo[l] where a value of x is not finite (the
+ * reference reports it); tiny[l] as tl_ptdma_reconstruct_tiny_d. */
+TL_CPU_CLONES
+static void finish_group(const pt_rows *w, int nt, const double *A, const double *B,
+                         const double *C, const double *D, const double *xb, double *x, double *pk,
+                         unsigned char *redo, unsigned char *tiny)
+{
+  size_t m = w->m;
+  tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
+  sweeps(w, A, B, C, D, pk, &chk, &dchk, NULL);
+  tl_lanes xf, xl;
+  for (int l = 0; l < TL_LANES; l++)
+    xf[l] = xb[2 * l], xl[l] = xb[2 * l + 1];
+  tl_lanes fin = (xf - xf) + (xl - xl), small = tl_lanes_splat(2 * DBL_MIN);
+  pt_bits low = {0};
+  double t[64]; /* a tile of x */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r;
+      tl_lanes v = i == 0 ? xf : xl;
+      if (i > 0 && i + 1 < m) {
+        tl_lanes dk = tl_lanes_load(PK(pk, 3, i)), ak = tl_lanes_load(PK(pk, 0, i)) * xf;
+        tl_lanes ck = tl_lanes_load(PK(pk, 2, i)) * xl;
+        low |= (lanes_abs(dk) + lanes_abs(ak) + lanes_abs(ck)) < small;
+        v = (dk - ak - ck) / tl_lanes_load(PK(pk, 1, i));
+        fin = fin + (v - v);
+      }
+      tl_lanes_store(t + r * TL_LANES, v);
+    }
+    tl_lanes_tile_write(nt, x, m, i0, r0, r1, t);
+  }
+  tl_lanes_flag(fin, redo);
+  for (int l = 0; l < TL_LANES; l++)
+    tiny[l] = low[l] != 0;
 }
 
 #undef PK
@@ -305,4 +477,57 @@ int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const do
     return TL_OK;
   /* a value not finite (or a partition of one row): the reference */
   return tl_ptdma_reconstruct_d(begin, begin + m, a, b, c, d, x_first, x_last, x, info);
+}
+
+size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                           const double *A, const double *B, const double *C, const double *D,
+                           double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,
+                           unsigned char *strict)
+{
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 4, &pk);
+#if TL_LANES_OK
+  pt_rows w = {.n = n, .begin = begin, .m = m, .periodic = periodic};
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m, s = g * TL_LANES;
+    ends_group(&w, A + o, B + o, C + o, D + o, plan + 6 * s, rhs + 2 * s, pk, bad + s, dbad + s,
+               strict ? strict + s : NULL);
+  }
+#else
+  (void)n, (void)periodic, (void)begin, (void)A, (void)B, (void)C, (void)D, (void)plan, (void)rhs,
+      (void)bad, (void)dbad, (void)strict;
+#endif
+  free(pk);
+  return groups * TL_LANES;
+}
+
+size_t tl_cpu_ptdma_finish_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
+                             const double *A, const double *B, const double *C, const double *D,
+                             const double *xb, const unsigned char *skip, double *x,
+                             unsigned char *redo, unsigned char *tiny)
+{
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 4, &pk);
+#if TL_LANES_OK
+  pt_rows w = {.n = n, .begin = begin, .m = m, .periodic = periodic};
+  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x);
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m, s = g * TL_LANES;
+    int any = 0;
+    for (int l = 0; l < TL_LANES; l++)
+      any |= skip[s + l];
+    if (any) { /* a system that failed: the group goes to the caller */
+      for (int l = 0; l < TL_LANES; l++)
+        redo[s + l] = !skip[s + l];
+      continue;
+    }
+    finish_group(&w, nt, A + o, B + o, C + o, D + o, xb + 2 * s, x + o, pk, redo + s, tiny + s);
+  }
+  tl_lanes_stream_done();
+#else
+  (void)n, (void)periodic, (void)begin, (void)A, (void)B, (void)C, (void)D, (void)xb, (void)skip,
+      (void)x, (void)redo, (void)tiny;
+#endif
+  free(pk);
+  return groups * TL_LANES;
 }

@@ -32,6 +32,13 @@
  *
  * Cost per rank: the reference's flops on m rows per system; rank 0
  * also solves nsys systems of 2P rows (8 * 2P flops each).
+ *
+ * In "split" a rank keeps only what it sends: steps 1 and 2 run in one
+ * pass over its rows (tl_cpu_ptdma_ends_d) that keeps the rows 0 and
+ * m-1, and step 4 runs them again, in L2, before it reconstructs
+ * (tl_cpu_ptdma_finish_d): 9 words per unknown moved, where keeping a',
+ * b', c', d' between the phases moved 16 (docs/algorithms/ptdma.md).
+ * The same operations, so the reference's bits.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -55,8 +62,11 @@ typedef struct ptdma_run {
   const tl_mpi_batch *sl;
   int combined;           /* 1: Algorithm 1; 0: Algorithm 2 (plan, runtime)   */
   int own_check, suspect; /* own_entry_check; 1: an entry here is not fine  */
-  double *a, *b, *c, *d;  /* reduced rows: m per system (b: split only)   */
+  double *a, *b, *c, *d;  /* reduced rows: m per system ("combined"); m in
+                           * all ("split": one system's, for the reference) */
   unsigned char *bad;     /* 1: the system failed on this rank            */
+  unsigned char *strict;  /* "split": 1 where the pass found every row
+                           * of the system here strictly dominant        */
   tl_mpi_status st;
 } ptdma_run;
 
@@ -89,59 +99,80 @@ static void reduce_one(ptdma_run *r, size_t s)
   r->bad[s] = rc < 0;
 }
 
-/* Step 1: Algorithm 1's reduction, or Algorithm 2's initialization, of
- * every system's own rows; then its 2 boundary rows into `rows`
- * (send_words() per system). The initialization runs eight systems at
- * once (tl_cpu_ptdma_init_d, the reference's bits); a system it flags
- * runs again in the reference, for its report. */
+/* Step 1 of Algorithm 1 ("combined"): the reduction of every system's
+ * own rows by the reference, then its 2 boundary rows into `rows`
+ * (send_words() per system). */
 static void reduce_and_pack(ptdma_run *r, double *rows)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t begin = sl->begin, end = begin + sl->m, w = send_words(r);
-  memset(r->bad, 0, sl->nsys);
-  if (!r->combined)
-    tl_cpu_ptdma_init_d(sl->n, sl->periodic, begin, sl->m, sl->nsys, sl->a, sl->b, sl->c, r->a,
-                        r->b, r->c, r->bad);
-  /* own_entry_check: the kernel checked the entries of the systems it
-   * did not flag as it read them (A, B, C here, D in the runtime); the
-   * corners of all, and the other systems' entries whole, here. */
-  if (r->own_check && !r->combined)
-    r->suspect |= !tl_mpi_corners_fine(sl, 0, sl->nsys);
   for (size_t s = 0; s < sl->nsys; s++) {
-    double *q = rows + s * w; /* [a0 a1 | b0 b1 | c0 c1] or [a0 a1 | c0 c1 | d0 d1] */
-    if (r->combined || r->bad[s]) {
-      if (r->own_check)
-        r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
-      for (int k = 0; k < 4 && !r->combined; k++) /* its rows zeroed, as they were before */
-        memset(MINE(r->a, s) + (size_t)k * sl->m * sl->nsys, 0, sl->m * sizeof(double));
-      reduce_one(r, s);
-    }
-    if (r->combined)
-      tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), NULL, MINE(r->c, s), MINE(r->d, s), q, NULL,
-                      q + 2, q + 4);
-    else
-      tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), MINE(r->b, s), MINE(r->c, s), NULL, q, q + 2,
-                      q + 4, NULL);
+    double *q = rows + s * w; /* [a0 a1 | c0 c1 | d0 d1] */
+    if (r->own_check)
+      r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
+    reduce_one(r, s);
+    tl_ptdma_pack_d(begin, end, 0, MINE(r->a, s), NULL, MINE(r->c, s), MINE(r->d, s), q, NULL,
+                    q + 2, q + 4);
     if (r->bad[s]) /* a failed system sends zeros: rank 0 goes on */
       memset(q, 0, w * sizeof *q);
   }
 }
 
-/* Algorithm 2 step 2: d' of own rows (eight systems at once,
- * tl_cpu_ptdma_runtime_d), and its 2 boundary values. */
-static void runtime_and_pack(ptdma_run *r, double *rd, unsigned char *dflag)
+/* Algorithm 2's steps 1 and 2 ("split") for one system by the
+ * reference, into the run's rows of one system (r->a .. r->d, zeroed
+ * first: a failed initialization leaves rows unwritten); the
+ * initialization's report noted. Returns 1 when it did not fail. */
+static int split_one(ptdma_run *r, size_t s)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t begin = sl->begin, end = begin + sl->m;
+  memset(r->a, 0, 4 * sl->m * sizeof *r->a);
+  tl_info one;
+  tl_info_clear(&one);
+  int rc = tl_ptdma_init_d(sl->n, sl->periodic, begin, end, ROWS(sl->a, s), ROWS(sl->b, s),
+                           ROWS(sl->c, s), r->a, r->b, r->c, &one);
+  tl_mpi_status_note(&r->st, s, PH_REDUCE, rc, &one);
+  if (rc < 0)
+    return 0;
+  tl_ptdma_runtime_d(begin, end, ROWS(sl->a, s), ROWS(sl->c, s), r->b, ROWS(sl->d, s), r->d);
+  return 1;
+}
+
+/* Algorithm 2's steps 1 and 2 ("split"): the initialization and the
+ * runtime of every system's own rows, in one pass eight systems at once
+ * (tl_cpu_ptdma_ends_d, the reference's bits), of which only the rows
+ * sent are kept: a, b, c of rows 0 and m-1 into `plan` (6 words per
+ * system), d' of them into `rhs` (2). A system the pass flags, or one
+ * outside its groups of eight, runs in the reference, for its report. */
+static void ends_split(ptdma_run *r, double *plan, double *rhs, unsigned char *dflag)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t begin = sl->begin, end = begin + sl->m, w = send_words(r);
+  memset(r->bad, 0, sl->nsys);
   memset(dflag, 0, sl->nsys);
-  tl_cpu_ptdma_runtime_d(begin, sl->m, sl->nsys, sl->a, sl->c, r->b, sl->d, r->d,
-                         r->own_check ? dflag : NULL);
+  size_t lanes = tl_cpu_ptdma_ends_d(sl->n, sl->periodic, begin, sl->m, sl->nsys, sl->a, sl->b,
+                                     sl->c, sl->d, plan, rhs, r->bad, dflag, r->strict);
+  memset(r->strict + lanes, 0, sl->nsys - lanes);
+  /* own_entry_check: the pass checked the entries of the systems it did
+   * not flag as it read them; the corners of all, and the other systems'
+   * entries whole, here. */
+  if (r->own_check)
+    r->suspect |= !tl_mpi_corners_fine(sl, 0, sl->nsys);
   for (size_t s = 0; s < sl->nsys; s++) {
-    if (dflag[s]) /* a D not finite (own_entry_check) */
-      r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
-    rd[2 * s] = rd[2 * s + 1] = 0.0;
-    if (!r->bad[s])
-      tl_ptdma_pack_d(begin, end, 0, NULL, NULL, NULL, MINE(r->d, s), NULL, NULL, NULL, rd + 2 * s);
+    double *q = plan + s * w, *qd = rhs + 2 * s; /* [a0 a1 | b0 b1 | c0 c1], [d0 d1] */
+    if (s >= lanes || r->bad[s] || dflag[s]) {
+      if (r->own_check)
+        r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
+      r->bad[s] = !split_one(r, s);
+      if (!r->bad[s]) {
+        tl_ptdma_pack_d(begin, end, 0, r->a, r->b, r->c, NULL, q, q + 2, q + 4, NULL);
+        tl_ptdma_pack_d(begin, end, 0, NULL, NULL, NULL, r->d, NULL, NULL, NULL, qd);
+      }
+    }
+    if (r->bad[s]) { /* a failed system sends zeros: rank 0 goes on */
+      memset(q, 0, w * sizeof *q);
+      qd[0] = qd[1] = 0.0;
+    }
   }
 }
 
@@ -190,30 +221,73 @@ static void solve_reduced(ptdma_run *r, const size_t *begins, const double *coef
   }
 }
 
-/* Step 4 and this rank's numbers of the verdict. */
-static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs)
+/* This rank's numbers of system s's verdict, but the reconstruction's
+ * underflow test: its rows' classes and worst relative margin. The
+ * verdict names the worst row only for a matrix that is not strictly
+ * dominant, and the worst row is then one whose margin is not positive;
+ * so where the rows here are all strictly dominant (r->strict, found in
+ * phase 1's pass) this rank's worst is left at -inf, row -1: it never
+ * wins the allreduce over a rank that has such a row, and the slice is
+ * not read again to find it. */
+static void verdict_numbers(const ptdma_run *r, size_t s, double *q)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t begin = sl->begin, m = sl->m;
-  for (size_t s = 0; s < sl->nsys; s++) {
-    double *q = pairs + 2 * V_PAIRS * s, rel = INFINITY;
-    long worst = -1;
-    unsigned cls = tl_cpu_row_classes_slice_d(m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                                              begin, sl->n, sl->periodic, &rel, &worst);
-    q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
-    q[2 * V_NOTROW] = (cls & TL_CLASS_ROW_DD) ? 0.0 : 1.0, q[2 * V_NOTROW + 1] = -1.0;
-    q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
-    q[2 * V_TINY] = 0.0, q[2 * V_TINY + 1] = -1.0;
+  double rel = INFINITY;
+  long worst = -1;
+  unsigned cls = TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD;
+  if (!r->strict || !r->strict[s])
+    cls = tl_cpu_row_classes_slice_d(sl->m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
+                                     sl->begin, sl->n, sl->periodic, &rel, &worst);
+  q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
+  q[2 * V_NOTROW] = (cls & TL_CLASS_ROW_DD) ? 0.0 : 1.0, q[2 * V_NOTROW + 1] = -1.0;
+  q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
+  q[2 * V_TINY] = 0.0, q[2 * V_TINY + 1] = -1.0;
+}
+
+/* Step 4 for system s from the rows a', b' (split), c', d' given, by the
+ * SIMD rows (the reference's bits and report). */
+static void reconstruct_one(ptdma_run *r, size_t s, const double *a, const double *b,
+                            const double *c, const double *d, const double *xb, double *x,
+                            double *q)
+{
+  const tl_mpi_batch *sl = r->sl;
+  tl_info one;
+  tl_info_clear(&one);
+  int tiny;
+  int rc = tl_cpu_ptdma_reconstruct_d(sl->begin, sl->m, a, b, c, d, xb[2 * s], xb[2 * s + 1],
+                                      x + s * sl->m, &tiny, &one);
+  tl_mpi_status_note(&r->st, s, PH_RECONSTRUCT, rc, &one);
+  if (b && tiny)
+    q[2 * V_TINY] = 1.0;
+}
+
+/* Step 4 and this rank's numbers of the verdict. "split": phases 1 and
+ * 2 run again, eight systems at once, and x comes from their rows in L2
+ * (tl_cpu_ptdma_finish_d): 4 words read and 1 written per unknown, where
+ * keeping a', b', c', d' from phase 1 wrote 4 and read them back. A
+ * system the pass leaves over runs in the reference. */
+static void reconstruct(ptdma_run *r, const double *xb, double *x, double *pairs,
+                        unsigned char *flags)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t nsys = sl->nsys, lanes = 0;
+  unsigned char *redo = flags, *tiny = flags + nsys;
+  if (!r->combined) {
+    memset(flags, 0, 2 * nsys);
+    lanes = tl_cpu_ptdma_finish_d(sl->n, sl->periodic, sl->begin, sl->m, nsys, sl->a, sl->b, sl->c,
+                                  sl->d, xb, r->bad, x, redo, tiny);
+  }
+  for (size_t s = 0; s < nsys; s++) {
+    double *q = pairs + 2 * V_PAIRS * s;
+    verdict_numbers(r, s, q);
     if (r->bad[s])
       continue;
-    const double *b = r->combined ? NULL : MINE(r->b, s);
-    tl_info one;
-    tl_info_clear(&one);
-    int tiny; /* the rows in SIMD lanes, the reference's bits and report */
-    int rc = tl_cpu_ptdma_reconstruct_d(begin, m, MINE(r->a, s), b, MINE(r->c, s), MINE(r->d, s),
-                                        xb[2 * s], xb[2 * s + 1], x + s * m, &tiny, &one);
-    tl_mpi_status_note(&r->st, s, PH_RECONSTRUCT, rc, &one);
-    if (!r->combined && tiny)
+    if (r->combined)
+      reconstruct_one(r, s, MINE(r->a, s), NULL, MINE(r->c, s), MINE(r->d, s), xb, x, q);
+    else if (s >= lanes || redo[s]) {
+      if (split_one(r, s)) /* it did not fail in phase 1: it will not now */
+        reconstruct_one(r, s, r->a, r->b, r->c, r->d, xb, x, q);
+    } else if (tiny[s])
       q[2 * V_TINY] = 1.0;
   }
 }
@@ -241,7 +315,9 @@ static int judge(void *ctx, size_t s, const double *q, tl_info *one)
 
 static void run_free(ptdma_run *r)
 {
-  free(r->bad); /* r->a is the rank's scratch, kept for the next solve; bad + nsys: D's flags */
+  free(r->bad);     /* bad + nsys: D's flags, then redo and tiny */
+  if (!r->combined) /* "combined": the rank's scratch, kept for the next solve */
+    free(r->a);
   tl_mpi_status_free(&r->st);
 }
 
@@ -256,12 +332,12 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   r->own_check = self->mpi->own_entry_check;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   size_t w = send_words(r), all = root ? (size_t)P * nsys : 0;
-  /* The reduced rows a, b, c, d: the batched initialization and runtime
-   * write every row of the systems they do not flag; a system that goes
-   * to the reference gets its rows zeroed first (reduce_and_pack).
-   * Zeroing the whole of it on every solve cost 3 % of the solve. */
-  r->a = tl_mpi_scratch_dirty(4 * m * nsys, sizeof(double));
-  r->bad = tl_alloc(2 * nsys, 1);
+  /* The reduced rows a, b, c, d: "combined" keeps them for every
+   * system (the reference writes every row: the scratch is not zeroed);
+   * "split" only one system's, for the reference (split_one). */
+  r->a = r->combined ? tl_mpi_scratch_dirty(4 * m * nsys, sizeof(double))
+                     : tl_alloc(4 * m, sizeof(double));
+  r->bad = tl_alloc(4 * nsys, 1); /* bad; strict; D's flags, then redo and tiny */
   /* mine: the rows this rank sends and the 2 values it gets back; at rank
    * 0 also everyone's, the bounds and one reduced system. */
   double *mine = tl_alloc((w + 4) * nsys, sizeof(double));
@@ -273,7 +349,9 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "ptdma: no memory for %zu systems", nsys);
     goto cleanup;
   }
-  r->b = r->a + m * nsys, r->c = r->b + m * nsys, r->d = r->c + m * nsys;
+  size_t stride = r->combined ? m * nsys : m;
+  r->strict = r->combined ? NULL : r->bad + nsys;
+  r->b = r->a + stride, r->c = r->b + stride, r->d = r->c + stride;
   double *rd = mine + w * nsys, *xb = rd + 2 * nsys;
   double *coef_all = every, *rhs_all = every + w * all, *x_all = rhs_all + 2 * all;
   double *red = x_all + 2 * all;
@@ -281,19 +359,20 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   for (int q = 0; q < P; q++)
     begins[q + 1] = begins[q] + slices[q];
 
-  reduce_and_pack(r, mine); /* step 1 */
+  if (r->combined) /* step 1 */
+    reduce_and_pack(r, mine);
+  else /* steps 1 and 2: the plan's rows, then the runtime's */
+    ends_split(r, mine, rd, r->bad + 2 * nsys);
   TL_CHECK(gather_rows(r, r->combined ? "rows" : "plan-rows", mine, w, coef_all));
-  if (!r->combined) { /* step 2: the runtime, per right-hand side */
-    runtime_and_pack(r, rd, r->bad + nsys);
+  if (!r->combined)
     TL_CHECK(gather_rows(r, "rhs-rows", rd, 2, rhs_all));
-  }
   if (root) /* step 3 */
     solve_reduced(r, begins, coef_all, rhs_all, red, x_all);
   if (P == 1)
     memcpy(xb, x_all, 2 * nsys * sizeof *xb);
   else
     TL_CHECK(tl_mpi_scatter(ex, "solution", 0, TL_F64, x_all, 2 * nsys, xb, 0));
-  reconstruct(r, xb, x, pairs); /* step 4 */
+  reconstruct(r, xb, x, pairs, r->bad + 2 * nsys); /* step 4 */
   if (r->own_check && (status = tl_mpi_entries_agree(ex, sl, r->suspect, info)) != TL_OK)
     goto cleanup;
   tl_mpi_status_pairs(&r->st, pairs, V_PAIRS); /* after the last phase's notes */

@@ -874,10 +874,11 @@ int main(int argc, char **argv)
     run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, INNER, 93);
     run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, INNER, 94);
   }
-  /* P-TDMA's verdict on a weak row on a rank boundary in the second
-   * group of 19 systems, plain and periodic, reported with the
-   * reference's row: the matrix's verdict, not the reduced rows' warning
-   * that comes with it (both flavours). */
+  /* P-TDMA's verdict where its pass found the rows strictly dominant
+   * (ptdma_mpi: those ranks send no worst row): a weak row on a rank
+   * boundary in the second group of 19 systems, plain and periodic,
+   * reported with the reference's row: the matrix's verdict, not the
+   * reduced rows' warning that comes with it (both flavours). */
   const tl_algorithm *pt = tl_mpi_find("ptdma");
   for (int k = 0; pt && k < 2; k++) {
     case_param = k ? "flavour=combined" : NULL;

@@ -413,9 +413,15 @@ check-plain: check-unit check-examples check-tutorials check-mpi
 # and an OpenMP team that spins after each parallel region took the other
 # test's core (the GPU tests, which pack many small batches, ran 2-10x
 # slower side by side than alone).
+# TRIDLAB_GPU_CHECK: the emulator's checker (docs/gpu.md, "The checker")
+# on in the plain run, whatever the caller's environment says; off in
+# the sanitized one, except in the tests of the checker itself, which
+# turn it on: there ASan watches the emulated kernels' memory (not their
+# races, loads of words never stored or shared sub-arrays), and the
+# checker on top of it made the emulated tests 3.4x slower.
 check-unit: $(TESTS) $(CLI) $(PORTS) $(TEST_PORTS)
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
-	  OMP_WAIT_POLICY=passive $(TESTS) $(TEST_ARGS)
+	  TRIDLAB_GPU_CHECK=$(if $(filter 1,$(SANITIZE)),0,1) OMP_WAIT_POLICY=passive $(TESTS) $(TEST_ARGS)
 
 # The MPI test programs on 1..7 ranks; a failing or hanging rank fails the
 # run (timeout -k: nothing may hang). Skipped, and said, without mpicc.
@@ -487,13 +493,8 @@ endif
 # unwinding of OpenMPI's allocations: on 2 cores the five programs took
 # 8 s on 1 rank, 8 s on 2, 22 s on 3, 31 s on 4 and 56 s on 7 ranks.
 SAN_MPI_RANKS ?= 1 3 7
-# TRIDLAB_GPU_CHECK=0: the emulator's checker off (docs/gpu.md, "The
-# checker"), except in the tests of the checker itself. ASan watches
-# every access of the emulated kernels here; the checker, which on top
-# of it made the emulated tests 3.4x slower, runs in the plain run.
 check-sanitize:
-	TRIDLAB_GPU_CHECK=0 $(MAKE) --no-print-directory SANITIZE=1 MPI_RANKS="$(SAN_MPI_RANKS)" \
-	  check-plain
+	$(MAKE) --no-print-directory SANITIZE=1 MPI_RANKS="$(SAN_MPI_RANKS)" check-plain
 
 # Fuzzing (tests/fuzz/, docs/verification.md#fuzzing): libFuzzer targets
 # built by clang with ASan and UBSan in build-fuzz/, against the library

@@ -347,6 +347,10 @@ int cli_verify_run(tl_verify_config *cfg_in, const char *csv_path, const char *m
   }
   vc.total = (long)(vc.nalg * vc.ntypes * nsizes * nparts);
   vc.progress = isatty(STDERR_FILENO);
+  const char *gpu_check = getenv("TRIDLAB_GPU_CHECK"); /* tridlab/gpu.h */
+  if (gpu_check && !strcmp(gpu_check, "0") && !quiet)
+    fprintf(stderr, "verify: TRIDLAB_GPU_CHECK=0: the GPU emulator's checker is off (races, loads "
+                    "of words never stored and indices outside a shared sub-array go unseen)\n");
   if (csv_path) {
     vc.csv = fopen(csv_path, "w");
     if (!vc.csv) {

@@ -260,6 +260,7 @@ int main(int argc, char **argv)
   }
   int ok = 1;
   double v[T_BLOCK], sum[3], racy[3];
+  tl_gpu_set_check(1); /* this example shows the checker: on, whatever TRIDLAB_GPU_CHECK says */
   for (int k = 0; k < T_BLOCK; k++)
     v[k] = 1.0 / (1.0 + k); /* sums whose value depends on the order of the additions */
 

@@ -276,7 +276,8 @@ Test(gpu_registry, hybrid_pcr_gpu_unequal_partitions)
  * SILENT and no UNEXPECTED pair; `list` shows the emulated backend. Each
  * backend in every order (--param orders=all, the backends' default: an
  * answer that depends on the order is an unexpected "race") on batches
- * of 3 systems, the checker on throughout; the two on the packed layout
+ * of 3 systems, the checker on throughout (in the plain run; the
+ * sanitized run has it off: Makefile, check-unit); the two on the packed layout
  * also once on batches of 33 (two groups of 32, the second nearly
  * empty) in the default order (--param orders=one). The others run one
  * block per system (or one system per launch): gpu_registry::

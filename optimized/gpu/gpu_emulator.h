@@ -58,7 +58,8 @@
  *                   outputs since they were watched: "uninitialized");
  *                   an access outside the (sub-)array its pointer points
  *                   into ("bounds"). tl_gpu_set_check (tridlab/gpu.h),
- *                   on by default
+ *                   on by default (off where the environment has
+ *                   TRIDLAB_GPU_CHECK=0, until tl_gpu_set_check)
  *   kernel bugs     a region begun before the previous one met
  *                   TL_BARRIER, a block that ends inside a region, a
  *                   block of 0 or too many threads, the shared-memory

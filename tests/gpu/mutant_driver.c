@@ -144,6 +144,7 @@ int main(int argc, char **argv)
     return 2;
   }
   const char *family = argv[1], *kind = argv[2];
+  tl_gpu_set_check(1); /* the checker's own test: on, whatever TRIDLAB_GPU_CHECK says */
   if (!strcmp(kind, "orders"))
     return orders_caught(family) ? 0 : 1;
   int clean = !strcmp(kind, "clean"), want = -1;

@@ -3,8 +3,8 @@
  * larger than the cache and on 64-byte boundaries (optimized/cpu/lanes.h,
  * tl_cpu_set_stream_min_bytes): the same bits as with plain stores, for
  * every kernel that has them (Tridsolver's sweeps, the hybrid's modified
- * Thomas, P-TDMA's initialization and runtime, N-shaped's reduction,
- * DistD2's plans and decoupling), on slices of m = 64 rows (whole
+ * Thomas, P-TDMA's initialization and runtime, and its step 4 with them
+ * run again, N-shaped's reduction, DistD2's plans and decoupling), on slices of m = 64 rows (whole
  * tiles, on cache lines) and 36 (not: plain stores), in three groups
  * (Tridsolver's groups go two at a time: one is left over). The
  * threshold is lowered to 0 so that small batches take the streaming
@@ -27,6 +27,7 @@ typedef struct batch {
   double *out[OUTS];         /* outputs, 5 cnt each, on cache lines  */
   double extra[2][5 * NSYS]; /* per-system outputs                   */
   unsigned char bad[NSYS];
+  unsigned char flags[2 * NSYS]; /* P-TDMA's step 4: redo, tiny         */
 } batch;
 
 static double *lines(size_t n)
@@ -76,6 +77,8 @@ static void run_all(batch *bt)
   tl_cpu_ptdma_init_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, o[0] + bt->cnt,
                       o[1] + bt->cnt, o[2] + bt->cnt, bt->bad);
   tl_cpu_ptdma_runtime_d(m, m, NSYS, bt->a, bt->c, o[1] + bt->cnt, bt->d, o[3] + bt->cnt, NULL);
+  tl_cpu_ptdma_finish_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, bt->d, F, bt->bad,
+                        o[6] + bt->cnt, bt->flags, bt->flags + NSYS);
   tl_cpu_nshaped_reduce_d(m, m - 1, NSYS, bt->a, bt->b, bt->c, bt->d, o[7], bt->extra[1],
                           bt->bad);
   tl_cpu_distd2_preprocess_lines_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, o[8],
@@ -99,7 +102,8 @@ Test(stream_stores, the_bits_of_plain_stores)
       cr_expect(!memcmp(plain.out[k], nt.out[k], 5 * plain.cnt * sizeof(double)),
                 "m %zu: output %d differs with streaming stores", ms[z], k);
     cr_expect(!memcmp(plain.extra, nt.extra, sizeof plain.extra) &&
-                  !memcmp(plain.bad, nt.bad, sizeof plain.bad),
+                  !memcmp(plain.bad, nt.bad, sizeof plain.bad) &&
+                  !memcmp(plain.flags, nt.flags, sizeof plain.flags),
               "m %zu: the per-system outputs differ", ms[z]);
     for (size_t s = 0; s < NSYS; s++)
       cr_expect_eq(plain.bad[s], 0, "m %zu: system %zu flagged", ms[z], s);

@@ -309,10 +309,10 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
  * a0 a_{m-1} b0 b_{m-1} c0 c_{m-1}) and rhs[2 s ..] = d' of the two rows,
  * the reference's bits; bad and dbad as tl_cpu_ptdma_init_d's and
  * tl_cpu_ptdma_runtime_d's (never cleared; a flagged system's values
- * unspecified). strict (may be NULL): strict[s] = 1 where every row
- * margin |B| - (|A| + |C|) of the rows (without the coupling a global
- * end row lacks, unless periodic) is > 0, as tl_cpu_row_classes_slice_d
- * would find TL_CLASS_STRICT_DD; 0 else (NaN included). */
+ * unspecified). Every array but strict is required. strict (may be NULL): strict[s] = 1 where every
+ * row margin |B| - (|A| + |C|) of the rows (without the coupling a global end row lacks, unless
+ * periodic) is > 0, as tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0 else (NaN
+ * included). */
 size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                            const double *A, const double *B, const double *C, const double *D,
                            double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,

@@ -1,7 +1,9 @@
 /* optimized/cpu/ptdma_cpu.c -- CaNS's P-TDMA local phases on a batch of
  * slices, eight systems at once: the initialization (plan) and the
- * runtime step every MPI rank of ptdma_mpi runs on its own rows
- * (tl_cpu_ptdma_init_d and tl_cpu_ptdma_runtime_d, tridlab/cpu.h).
+ * runtime step each on its own (tl_cpu_ptdma_init_d and
+ * tl_cpu_ptdma_runtime_d, tridlab/cpu.h), and the two together as every
+ * MPI rank of ptdma_mpi runs them on its own rows (tl_cpu_ptdma_ends_d
+ * and tl_cpu_ptdma_finish_d, below).
  *
  * Source: paper 001 (CaNS) §2.2.4, Algorithm 2, lines 3-17 (the
  * initialization: the modified Thomas on the coefficients only) and
@@ -10,10 +12,11 @@
  * readable version on one system; this file runs the same operations, in
  * the same order, on eight systems at once, one vector lane each
  * (lanes.h), so its results are the reference's bits. The reference's
- * divisions are kept: each phase streams 4 to 6 words per unknown, and
- * its divisions, eight at a time, cost less than that traffic (see
- * docs/performance.md, "MPI"); one reciprocal would change the bits for
- * nothing.
+ * divisions are kept (one reciprocal per row would change the bits):
+ * when each phase streamed 4 to 6 words per unknown, its divisions,
+ * eight at a time, cost less than that traffic; in the fused passes
+ * below they are a third of the time, which the arithmetic bounds
+ * (docs/performance.md, "P-TDMA's phases without their arrays").
  *
  * Both phases sweep down and then back up a partition. A group's
  * results stay PACKED between the two sweeps -- row i of the eight
@@ -49,7 +52,8 @@
 
 #if TL_LANES_OK
 
-/* Packed rows: row i of array k of a group (k = 0, 1, 2: a, b, c). */
+/* Packed rows: row i of array k of a group (k = 0, 1, 2: a, b, c; 3: d'
+ * in the fused passes). */
 #define PK(pk, k, i) ((pk) + ((k)*m + (i)) * TL_LANES)
 
 /* Row i of this partition is global row begin + i: without periodic

@@ -37,8 +37,10 @@
  * pass over its rows (tl_cpu_ptdma_ends_d) that keeps the rows 0 and
  * m-1, and step 4 runs them again, in L2, before it reconstructs
  * (tl_cpu_ptdma_finish_d): 9 words per unknown moved, where keeping a',
- * b', c', d' between the phases moved 16 (docs/algorithms/ptdma.md).
- * The same operations, so the reference's bits.
+ * b', c', d' between the phases moved 16, and 3 more for the verdict's
+ * row classes, which now read the slice only where a row is not
+ * strictly dominant (docs/algorithms/ptdma.md). The same operations,
+ * so the reference's bits.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,8 +64,9 @@ typedef struct ptdma_run {
   const tl_mpi_batch *sl;
   int combined;           /* 1: Algorithm 1; 0: Algorithm 2 (plan, runtime)   */
   int own_check, suspect; /* own_entry_check; 1: an entry here is not fine  */
-  double *a, *b, *c, *d;  /* reduced rows: m per system ("combined"); m in
-                           * all ("split": one system's, for the reference) */
+  double *a, *b, *c, *d;  /* reduced rows: m per system ("combined": a, c,
+                           * d); m in all ("split": one system's, for the
+                           * reference) */
   unsigned char *bad;     /* 1: the system failed on this rank            */
   unsigned char *strict;  /* "split": 1 where the pass found every row
                            * of the system here strictly dominant        */
@@ -315,7 +318,7 @@ static int judge(void *ctx, size_t s, const double *q, tl_info *one)
 
 static void run_free(ptdma_run *r)
 {
-  free(r->bad);     /* bad + nsys: D's flags, then redo and tiny */
+  free(r->bad);     /* bad, strict, then D's flags or redo, then tiny */
   if (!r->combined) /* "combined": the rank's scratch, kept for the next solve */
     free(r->a);
   tl_mpi_status_free(&r->st);
@@ -332,10 +335,10 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   r->own_check = self->mpi->own_entry_check;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
   size_t w = send_words(r), all = root ? (size_t)P * nsys : 0;
-  /* The reduced rows a, b, c, d: "combined" keeps them for every
-   * system (the reference writes every row: the scratch is not zeroed);
-   * "split" only one system's, for the reference (split_one). */
-  r->a = r->combined ? tl_mpi_scratch_dirty(4 * m * nsys, sizeof(double))
+  /* The reduced rows: "combined" keeps a, c, d of every system (the
+   * reference writes every row: the scratch is not zeroed); "split" a,
+   * b, c, d of one system, for the reference (split_one). */
+  r->a = r->combined ? tl_mpi_scratch_dirty(3 * m * nsys, sizeof(double))
                      : tl_alloc(4 * m, sizeof(double));
   r->bad = tl_alloc(4 * nsys, 1); /* bad; strict; D's flags, then redo and tiny */
   /* mine: the rows this rank sends and the 2 values it gets back; at rank
@@ -351,7 +354,8 @@ static int ptdma_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   }
   size_t stride = r->combined ? m * nsys : m;
   r->strict = r->combined ? NULL : r->bad + nsys;
-  r->b = r->a + stride, r->c = r->b + stride, r->d = r->c + stride;
+  r->b = r->combined ? NULL : r->a + stride; /* Algorithm 1: a unit diagonal */
+  r->c = r->a + (r->combined ? 1 : 2) * stride, r->d = r->c + stride;
   double *rd = mine + w * nsys, *xb = rd + 2 * nsys;
   double *coef_all = every, *rhs_all = every + w * all, *x_all = rhs_all + 2 * all;
   double *red = x_all + 2 * all;

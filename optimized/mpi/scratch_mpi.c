@@ -4,7 +4,7 @@
  * Between their forward and backward phases the partition algorithms
  * hold a few words per unknown of the whole slice: PDD's and RPDD's
  * spikes (2 words), the modified coefficients of Tridsolver and the
- * hybrid Thomas-PCR (3) and of PTDMA's combined flavour (4), N-shaped's block rows (4),
+ * hybrid Thomas-PCR (3) and of PTDMA's combined flavour (3), N-shaped's block rows (4),
  * DistD2's plans of a batch whose systems each have their own matrix
  * (5). Taken fresh from the system for every solve, those pages are
  * mapped and zeroed by the kernel on first touch, and on this project's

@@ -96,8 +96,22 @@ static void set_case_param(tl_options *opt, const tl_algorithm *ref)
  * DistD2's decoupling runs through a batched kernel (distd2_mpi) or the
  * GPU kernel (distd2_gpu_mpi) and hands the systems whose d' is not
  * finite to the reference: OVERFLOW makes d' overflow in the middle of
- * the middle rank's rows (finite entries, d near the largest double). */
-typedef enum { PLAIN, BREAKDOWN, NONFINITE, WEAK, COL_DD, TINY, INNER, SPIKE, OVERFLOW } twist;
+ * the middle rank's rows (finite entries, d near the largest double).
+ * MARGIN0 gives the last rank's first row a margin of exactly 0 (a = c
+ * = 1, b = 2): dominant, not strictly, the other ranks' rows strictly
+ * (P-TDMA's verdict, where only the row's rank reads it again). */
+typedef enum {
+  PLAIN,
+  BREAKDOWN,
+  NONFINITE,
+  WEAK,
+  COL_DD,
+  TINY,
+  INNER,
+  SPIKE,
+  OVERFLOW,
+  MARGIN0
+} twist;
 
 /* Rank 0's message, so every rank can compare its own with it. */
 static int same_on_all_ranks(mpi_check *mc, const tl_info *info, int status)
@@ -215,6 +229,7 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
           : tw == INNER     ? " inner-breakdown"
           : tw == SPIKE     ? " spike-breakdown"
           : tw == OVERFLOW  ? " overflow"
+          : tw == MARGIN0   ? " zero-margin"
                             : "");
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
@@ -270,6 +285,11 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
         set_entry(&pr, 1, s, r, 0.5);
         set_entry(&pr, 2, s, r - 1, 1.0); /* and its column */
       }
+    } else if (tw == MARGIN0) {
+      size_t r = last_begin > 0 ? last_begin : n / 2;
+      set_entry(&pr, 0, s, r, 1.0);
+      set_entry(&pr, 1, s, r, 2.0);
+      set_entry(&pr, 2, s, r, 1.0);
     } else if (tw == TINY) { /* tests/test_nshaped.c, found by fuzzing */
       static const double a[3] = {0, 3.738e-162, 1e138}, b[3] = {6e138, 1e-161, 3e138};
       static const double c[3] = {-5.9399999999999995e+138, 0, 0}, d[3] = {0, 7 * 0x1p-1074, 0};
@@ -878,12 +898,15 @@ int main(int argc, char **argv)
    * (ptdma_mpi: those ranks send no worst row): a weak row on a rank
    * boundary in the second group of 19 systems, plain and periodic,
    * reported with the reference's row: the matrix's verdict, not the
-   * reduced rows' warning that comes with it (both flavours). */
+   * reduced rows' warning that comes with it (both flavours); a row
+   * whose margin is exactly 0, which a periodic matrix's verdict names. */
   const tl_algorithm *pt = tl_mpi_find("ptdma");
   for (int k = 0; pt && k < 2; k++) {
     case_param = k ? "flavour=combined" : NULL;
     run_case(&mc, pt, TL_F64, 40 * (size_t)P, 19, 0, NULL, WEAK, 101);
     run_case(&mc, pt, TL_F64, n_uneven, 19, 1, uneven, WEAK, 102);
+    run_case(&mc, pt, TL_F64, n_uneven, 19, 1, uneven, MARGIN0, 103);
+    run_case(&mc, pt, TL_F64, 40 * (size_t)P, 19, 0, NULL, MARGIN0, 104);
     case_param = NULL;
   }
   /* DistD2 on the GPU kernels (distd2_gpu_mpi) against distd2_mpi, bit

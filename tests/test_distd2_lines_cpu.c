@@ -3,8 +3,10 @@
  * and decoupling (reference/distd2_ref.c): the same bits in every array
  * of every system of a whole group of eight, the same fix_scale, spike
  * and d', the same systems flagged, and the substitution in SIMD lanes
- * (tl_cpu_two_spike_rows_d) the reference's bits, at every size around the tile and group edges, for a
- * first, middle and last slice, plain and periodic. */
+ * (tl_cpu_two_spike_rows_d) the reference's bits, at every size around the tile and group edges,
+ * for a first, middle and last slice, plain and periodic; and which systems have every row strictly
+ * dominant, as tl_cpu_row_classes_slice_d says (with, in some cases, an inner row whose margin is
+ * exactly 0). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,23 +24,34 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
   double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
   if (broken_sys < nsys)
     b[broken_sys * m + row] = 0.0, a[broken_sys * m + row] = 0.0;
+  if (seed % 3 == 1 && nsys > 4 && m > 2) /* an inner row whose margin is exactly 0 */
+    b[4 * m + m / 2] = fabs(a[4 * m + m / 2]) + fabs(c[4 * m + m / 2]);
   double *rows = calloc(5 * cnt, sizeof *rows), *ref = calloc(5 * cnt, sizeof *ref);
   double *fix = calloc(3 * nsys, sizeof *fix), *spike = fix + nsys, *rfix = fix + 2 * nsys;
   double *dt = calloc(2 * cnt, sizeof *dt), *rdt = dt + cnt;
-  unsigned char *bad = calloc(2 * nsys, 1), *bad2 = bad + nsys;
+  unsigned char *bad = calloc(3 * nsys, 1), *bad2 = bad + nsys, *strict = bad + 2 * nsys;
   tl_distd2_plan *plans = calloc(nsys, sizeof *plans);
   int *rc = calloc(nsys, sizeof *rc);
-  tl_cpu_distd2_preprocess_lines_d(n, periodic, row0, m, nsys, a, b, c, rows, fix, spike, bad);
+  tl_cpu_distd2_preprocess_lines_d(n, periodic, row0, m, nsys, a, b, c, rows, fix, spike, bad,
+                                   strict);
   /* Algorithm 5: the plans, bits, fix_scale, spike and flags. */
   for (size_t s = 0; s < nsys; s++) {
     tl_info info;
     size_t o = s * m;
     rc[s] = tl_distd2_plan_slice_in_d(&plans[s], n, periodic, row0, m, a + o, b + o, c + o,
                                       ref + 5 * o, &info);
+    unsigned cls =
+        tl_cpu_row_classes_slice_d(m, a + o, b + o, c + o, row0, n, periodic, NULL, NULL);
     if (s >= whole) { /* past the last group: always left to the reference */
-      cr_expect(bad[s], "m=%zu nsys=%zu: system %zu past the groups is not flagged", m, nsys, s);
+      cr_expect(bad[s] && !strict[s],
+                "m=%zu nsys=%zu: system %zu past the groups: flagged %d, "
+                "strict %d",
+                m, nsys, s, bad[s], strict[s]);
       continue;
     }
+    cr_expect_eq(strict[s], (cls & TL_CLASS_STRICT_DD) != 0,
+                 "m=%zu nsys=%zu slice %d periodic %d: system %zu strict %d, classes %u", m, nsys,
+                 q, periodic, s, strict[s], cls);
     cr_expect_eq(bad[s], rc[s] < 0, "m=%zu nsys=%zu slice %d periodic %d: system %zu flagged "
                  "%d, reference %d", m, nsys, q, periodic, s, bad[s], rc[s]);
     if (rc[s] == TL_OK) {

@@ -81,8 +81,8 @@ static void run_all(batch *bt)
                         o[6] + bt->cnt, bt->flags, bt->flags + NSYS);
   tl_cpu_nshaped_reduce_d(m, m - 1, NSYS, bt->a, bt->b, bt->c, bt->d, o[7], bt->extra[1],
                           bt->bad);
-  tl_cpu_distd2_preprocess_lines_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, o[8],
-                                   F + 2 * NSYS, F + 3 * NSYS, bt->bad);
+  tl_cpu_distd2_preprocess_lines_d(3 * m, 0, m, m, NSYS, bt->a, bt->b, bt->c, o[8], F + 2 * NSYS,
+                                   F + 3 * NSYS, bt->bad, NULL);
   tl_cpu_distd2_decouple_lines_d(m, NSYS, o[8], F + 2 * NSYS, bt->d, o[5] + bt->cnt, bt->bad);
 }
 

@@ -354,11 +354,15 @@ int tl_cpu_two_spike_rows_d(size_t m, const double *a, const double *b, const do
  * spike[s]. bad[s] set (never cleared) where the reference would break
  * down, where one of the system's a, b, c (the corners too) is not
  * finite, and for the systems past the last group of eight: run the
- * reference on them (then its results replace these). */
+ * reference on them (then its results replace these). strict (may be
+ * NULL): strict[s] = 1 where every row margin |b| - (|a| + |c|) of the
+ * rows (without the coupling a global end row lacks, unless periodic) is
+ * > 0, as tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0
+ * else (NaN included, and past the last group of eight). */
 void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
                                       size_t nsys, const double *a, const double *b,
                                       const double *c, double *rows, double *fix_scale,
-                                      double *spike, unsigned char *bad);
+                                      double *spike, unsigned char *bad, unsigned char *strict);
 
 /* DistD2's Algorithm 6 (tl_distd2_decouple_d) on the same slices, from
  * the plan rows and fix_scale above: d' of system s into dt + s m, the

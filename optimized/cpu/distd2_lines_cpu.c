@@ -53,9 +53,10 @@ static TL_CPU_INLINE int no_upper(const d2_rows *w, size_t i)
 }
 
 /* Lines 1-12: rows 0 and 1 scaled to a unit diagonal, then the forward
- * pass, row j keeping x_0 in the spike sa_j. */
+ * pass, row j keeping x_0 in the spike sa_j. Each row's margin into
+ * *pos (tl_lanes_margin_pos): whether every row is strictly dominant. */
 static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const double *b,
-                                     const double *c, double *pk, tl_lanes *chk)
+                                     const double *c, double *pk, tl_lanes *chk, tl_lanes_bits *pos)
 {
   size_t m = w->m;
   tl_lanes zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0);
@@ -65,6 +66,7 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
     tl_lanes aj = no_lower(w, j) ? zero : ar;
     tl_lanes cj = no_upper(w, j) ? zero : cr;
     *chk = tl_lanes_check_row(*chk + bj + f, ar, bj, cr, zero); /* corners too */
+    tl_lanes_margin_pos(pos, aj, bj, cj);
     tl_lanes_store(PK(F, j), f);
     tl_lanes_store(PK(SA, j), aj * f), tl_lanes_store(PK(SC, j), cj * f);
     tl_lanes_store(PK(R, j), zero), tl_lanes_store(PK(W, j), zero);
@@ -86,6 +88,7 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
       tl_lanes pivot = bj - aj * sc;
       tl_lanes f = one / pivot;
       tl_lanes cj = no_upper(w, j) ? zero : cr;
+      tl_lanes_margin_pos(pos, aj, bj, cj);
       sa = -f * aj * sa;
       sc = f * cj;
       *chk = *chk + pivot + f;
@@ -122,13 +125,14 @@ static TL_CPU_INLINE tl_lanes d2_backward(size_t m, double *pk, tl_lanes *chk)
 }
 
 TL_CPU_CLONES
-static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
-                     const double *c, double *rows, double *pk, double *fix_scale, double *spike,
-                     unsigned char *bad)
+static void d2_group(const d2_rows *w, int nt, const double *a, const double *b, const double *c,
+                     double *rows, double *pk, double *fix_scale, double *spike, unsigned char *bad,
+                     unsigned char *strict)
 {
   size_t m = w->m;
   tl_lanes chk = tl_lanes_splat(0.0);
-  d2_forward(w, a, b, c, pk, &chk);
+  tl_lanes_bits pos = (tl_lanes_bits){0} - 1;
+  d2_forward(w, a, b, c, pk, &chk, &pos);
   tl_lanes fix = d2_backward(m, pk, &chk);
   /* The largest |sa| + |sc| over the interior rows (a NaN is skipped, as
    * the reference's comparison skips it; the check sum flags it), and
@@ -153,6 +157,8 @@ static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
   }
   for (int l = 0; l < TL_LANES; l++)
     fix_scale[l] = fix[l], spike[l] = big[l];
+  for (int l = 0; l < TL_LANES && strict; l++)
+    strict[l] = pos[l] != 0;
   tl_lanes_flag(chk, bad);
 }
 
@@ -211,7 +217,7 @@ static void d2_decouple_group(size_t m, int nt, const double *rows, const double
 void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
                                       size_t nsys, const double *a, const double *b,
                                       const double *c, double *rows, double *fix_scale,
-                                      double *spike, unsigned char *bad)
+                                      double *spike, unsigned char *bad, unsigned char *strict)
 {
   double *pk;
   size_t groups = tl_lanes_groups(m, nsys, 5, &pk); /* sa, sc, f, r, w */
@@ -220,13 +226,17 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
   int nt = tl_lanes_stream_worth(ARRAYS * groups * TL_LANES * m, m, 1, &rows); /* to memory */
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
-    d2_group(&w, nt, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s);
+    d2_group(&w, nt, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s,
+             strict ? strict + s : NULL);
   }
   tl_lanes_stream_done();
 #endif
   free(pk);
-  for (size_t s = groups * TL_LANES; s < nsys; s++)
+  for (size_t s = groups * TL_LANES; s < nsys; s++) {
     bad[s] = 1; /* the rest: the caller runs the reference on them */
+    if (strict)
+      strict[s] = 0;
+  }
 }
 
 void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,

@@ -250,6 +250,33 @@ static TL_CPU_INLINE tl_lanes tl_lanes_check_row(tl_lanes chk, tl_lanes a, tl_la
   return chk + (e - e);
 }
 
+/* Eight 64-bit integers: the lanes' bits, and what comparing two lanes
+ * gives (-1 true, 0 false). */
+typedef int64_t tl_lanes_bits __attribute__((vector_size(64)));
+
+/* Absolute values of the lanes (the sign bits cleared). */
+static TL_CPU_INLINE tl_lanes tl_lanes_abs(tl_lanes v)
+{
+  tl_lanes_bits u;
+  memcpy(&u, &v, sizeof u);
+  u &= (tl_lanes_bits){0} + INT64_MAX;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* Each lane's row margin |b| - (|a| + |c|) (core/system.c's judge_row;
+ * a and c as the corners leave them: 0 where the row lacks a coupling,
+ * as the margin leaves it out) and whether it is > 0, and-ed into *pos:
+ * a lane stays all ones while every row is strictly dominant (a NaN is
+ * not). What tl_cpu_row_classes_slice_d's TL_CLASS_STRICT_DD says,
+ * from rows a sweep reads anyway. */
+static TL_CPU_INLINE void tl_lanes_margin_pos(tl_lanes_bits *pos, tl_lanes a, tl_lanes b,
+                                              tl_lanes c)
+{
+  tl_lanes margin = tl_lanes_abs(b) - (tl_lanes_abs(a) + tl_lanes_abs(c));
+  *pos &= margin > tl_lanes_splat(0.0);
+}
+
 /* 1 into flag[l] (or-ed in) for each lane l whose check sum is not
  * finite: see "Breakdown" above. */
 static TL_CPU_INLINE void tl_lanes_flag(tl_lanes chk, unsigned char *flag)

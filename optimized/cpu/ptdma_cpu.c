@@ -75,41 +75,17 @@ static TL_CPU_INLINE tl_lanes upper_at(const pt_rows *w, const double *C, size_t
                                                     : tl_lanes_gather(C, w->m, i);
 }
 
-/* Eight 64-bit integers: the lanes' bits, and what comparing two lanes
- * gives (-1 true, 0 false). */
-typedef int64_t pt_bits __attribute__((vector_size(64)));
-
-/* Absolute values of the lanes (the sign bits cleared). */
-static TL_CPU_INLINE tl_lanes lanes_abs(tl_lanes v)
-{
-  pt_bits u;
-  memcpy(&u, &v, sizeof u);
-  u &= (pt_bits){0} + INT64_MAX;
-  memcpy(&v, &u, sizeof v);
-  return v;
-}
-
-/* Each lane's row margin |b| - (|a| + |c|) (core/system.c's judge_row,
- * a and c as lower_at and upper_at give them: 0 at a corner, as the
- * margin leaves out a coupling the row lacks) and whether it is > 0,
- * and-ed into *pos: a lane stays all ones while every row is strictly
- * dominant (a NaN is not). */
-static TL_CPU_INLINE void margin_pos(pt_bits *pos, tl_lanes a, tl_lanes b, tl_lanes c)
-{
-  tl_lanes margin = lanes_abs(b) - (lanes_abs(a) + lanes_abs(c));
-  *pos &= margin > tl_lanes_splat(0.0);
-}
-
 /* Initialization, lines 3-10: rows 0 and 1 as they are, then the
  * forward pass, row i keeping x_0 in a_i; into the packed scratch. With
  * D (not NULL), the runtime's forward pass too (lines 21-23, as in
  * runtime_group), into array 3 of the scratch, D's own check in *dchk:
  * both passes read row i of A and divide by the same pivot, so one
- * reading of A serves both; and each row's margin into *pos (margin_pos),
- * the strict dominance the verdict asks for, from the rows as read. */
+ * reading of A serves both; and each row's margin into *pos
+ * (tl_lanes_margin_pos, lanes.h): the strict dominance the verdict asks
+ * for, from the rows as read. */
 static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const double *B,
                                        const double *C, const double *D, double *pk, tl_lanes *chk,
-                                       tl_lanes *dchk, pt_bits *pos)
+                                       tl_lanes *dchk, tl_lanes_bits *pos)
 {
   size_t m = w->m;
   tl_lanes dp = tl_lanes_splat(0.0);
@@ -129,7 +105,7 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
     tl_lanes_store(PK(pk, 1, i), Bi);
     tl_lanes_store(PK(pk, 2, i), upper_at(w, C, i));
     if (pos)
-      margin_pos(pos, tl_lanes_load(PK(pk, 0, i)), Bi, tl_lanes_load(PK(pk, 2, i)));
+      tl_lanes_margin_pos(pos, tl_lanes_load(PK(pk, 0, i)), Bi, tl_lanes_load(PK(pk, 2, i)));
   }
   tl_lanes ap = tl_lanes_load(PK(pk, 0, 1)), bp = tl_lanes_load(PK(pk, 1, 1));
   tl_lanes cp = tl_lanes_load(PK(pk, 2, 1));
@@ -157,7 +133,7 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
       bp = b;
       cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : Ci;
       if (pos)
-        margin_pos(pos, Ai, Bi, cp);
+        tl_lanes_margin_pos(pos, Ai, Bi, cp);
       *chk = *chk + b;
       tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), bp);
       tl_lanes_store(PK(pk, 2, i), cp);
@@ -307,7 +283,7 @@ static TL_CPU_INLINE void both_backward(size_t m, double *pk, tl_lanes *chk)
  * bits; the initialization's check sum and D's. */
 static TL_CPU_INLINE void sweeps(const pt_rows *w, const double *A, const double *B,
                                  const double *C, const double *D, double *pk, tl_lanes *chk,
-                                 tl_lanes *dchk, pt_bits *pos)
+                                 tl_lanes *dchk, tl_lanes_bits *pos)
 {
   init_forward(w, A, B, C, D, pk, chk, dchk, pos);
   both_backward(w->m, pk, chk);
@@ -323,7 +299,7 @@ static void ends_group(const pt_rows *w, const double *A, const double *B, const
 {
   size_t m = w->m;
   tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
-  pt_bits pos = (pt_bits){0} - 1;
+  tl_lanes_bits pos = (tl_lanes_bits){0} - 1;
   sweeps(w, A, B, C, D, pk, &chk, &dchk, &pos);
   /* the reference's check of its a and c, as init_group's unpack adds them */
   for (size_t i = 0; i < m; i++)
@@ -357,7 +333,7 @@ static void finish_group(const pt_rows *w, int nt, const double *A, const double
   for (int l = 0; l < TL_LANES; l++)
     xf[l] = xb[2 * l], xl[l] = xb[2 * l + 1];
   tl_lanes fin = (xf - xf) + (xl - xl), small = tl_lanes_splat(2 * DBL_MIN);
-  pt_bits low = {0};
+  tl_lanes_bits low = {0};
   double t[64]; /* a tile of x */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
@@ -368,7 +344,7 @@ static void finish_group(const pt_rows *w, int nt, const double *A, const double
       if (i > 0 && i + 1 < m) {
         tl_lanes dk = tl_lanes_load(PK(pk, 3, i)), ak = tl_lanes_load(PK(pk, 0, i)) * xf;
         tl_lanes ck = tl_lanes_load(PK(pk, 2, i)) * xl;
-        low |= (lanes_abs(dk) + lanes_abs(ak) + lanes_abs(ck)) < small;
+        low |= (tl_lanes_abs(dk) + tl_lanes_abs(ak) + tl_lanes_abs(ck)) < small;
         v = (dk - ak - ck) / tl_lanes_load(PK(pk, 1, i));
         fin = fin + (v - v);
       }

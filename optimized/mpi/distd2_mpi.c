@@ -380,7 +380,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   double *rows = gpu ? tl_mpi_scratch(6 * m * nsys, sizeof(double))
                      : tl_mpi_scratch_dirty(5 * m * nsys, sizeof(double));
   double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
-  unsigned char *flag = tl_alloc(nsys + 1, 1);
+  unsigned char *flag = tl_alloc(2 * nsys + 1, 1), *strict = flag ? flag + nsys : NULL;
   int status = TL_OK;
   /* own_entry_check: the kernels check the entries of the systems they do
    * not flag as they read them (a, b, c in phase 1, d in phase 2); the
@@ -395,7 +395,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
    * reference's bits); a system the batch flags runs the reference, which
    * gives its report. */
   tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
-                                   rows, fix, spike, flag);
+                                   rows, fix, spike, flag, strict);
   suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
   for (size_t s = 0; s < nsys; s++) {
     tl_info_clear(&one);
@@ -411,7 +411,16 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
       fix[s] = plans[s].fix_scale[0]; /* for the batched decoupling below */
     } else if (rc == TL_OK)
       plans[s].fix_scale[0] = fix[s], plans[s].spike = spike[s];
-    if (rc == TL_OK) /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes */
+    /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes. The verdict
+     * names the worst row only for a matrix that is not strictly
+     * dominant, and that row's margin is not positive: where phase 1's
+     * pass found every row here strictly dominant, this rank's worst is
+     * left at -inf (it never wins the allreduce), the slice not read
+     * again. */
+    if (rc == TL_OK && strict[s]) {
+      plans[s].classes = TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD;
+      plans[s].worst_rel = INFINITY, plans[s].worst_row = -1;
+    } else if (rc == TL_OK)
       plans[s].classes =
           tl_cpu_row_classes_slice_d(m, a, b, c, sl->begin, sl->n, sl->periodic,
                                      &plans[s].worst_rel, &plans[s].worst_row);

@@ -894,19 +894,25 @@ int main(int argc, char **argv)
     run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, INNER, 93);
     run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, INNER, 94);
   }
-  /* P-TDMA's verdict where its pass found the rows strictly dominant
-   * (ptdma_mpi: those ranks send no worst row): a weak row on a rank
-   * boundary in the second group of 19 systems, plain and periodic,
-   * reported with the reference's row: the matrix's verdict, not the
-   * reduced rows' warning that comes with it (both flavours); a row
-   * whose margin is exactly 0, which a periodic matrix's verdict names. */
-  const tl_algorithm *pt = tl_mpi_find("ptdma");
-  for (int k = 0; pt && k < 2; k++) {
-    case_param = k ? "flavour=combined" : NULL;
-    run_case(&mc, pt, TL_F64, 40 * (size_t)P, 19, 0, NULL, WEAK, 101);
-    run_case(&mc, pt, TL_F64, n_uneven, 19, 1, uneven, WEAK, 102);
-    run_case(&mc, pt, TL_F64, n_uneven, 19, 1, uneven, MARGIN0, 103);
-    run_case(&mc, pt, TL_F64, 40 * (size_t)P, 19, 0, NULL, MARGIN0, 104);
+  /* P-TDMA's and DistD2's verdicts where their passes found the rows
+   * strictly dominant (those ranks send no worst row): a weak row on a
+   * rank boundary in the second group of 19 systems, plain and
+   * periodic, reported with the reference's row (for P-TDMA the
+   * matrix's verdict, not the reduced rows' warning that comes with it,
+   * in both flavours); a row whose margin is exactly 0, which a periodic
+   * matrix's verdict (and DistD2's, plain too) names. */
+  static const struct {
+    const char *algo, *param;
+  } verdicts[] = {{"ptdma", NULL}, {"ptdma", "flavour=combined"}, {"distd2", NULL}};
+  for (size_t k = 0; k < sizeof verdicts / sizeof verdicts[0]; k++) {
+    const tl_algorithm *algo = tl_mpi_find(verdicts[k].algo);
+    if (!algo)
+      continue;
+    case_param = verdicts[k].param;
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, WEAK, 101);
+    run_case(&mc, algo, TL_F64, n_uneven, 19, 1, uneven, WEAK, 102);
+    run_case(&mc, algo, TL_F64, n_uneven, 19, 1, uneven, MARGIN0, 103);
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, MARGIN0, 104);
     case_param = NULL;
   }
   /* DistD2 on the GPU kernels (distd2_gpu_mpi) against distd2_mpi, bit

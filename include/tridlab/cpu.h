@@ -358,7 +358,8 @@ int tl_cpu_two_spike_rows_d(size_t m, const double *a, const double *b, const do
  * NULL): strict[s] = 1 where every row margin |b| - (|a| + |c|) of the
  * rows (without the coupling a global end row lacks, unless periodic) is
  * > 0, as tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0
- * else (NaN included, and past the last group of eight). */
+ * else (NaN included, past the last group of eight, and for every
+ * system when no group runs: m < 2, nsys < 8, no memory). */
 void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
                                       size_t nsys, const double *a, const double *b,
                                       const double *c, double *rows, double *fix_scale,

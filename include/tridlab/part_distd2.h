@@ -74,7 +74,9 @@ typedef struct tl_distd2_plan {
   size_t n_total;   /* rows of the whole system                          */
   double worst_rel; /* slice plans: the smallest margin / |b| of its rows
                        (classes: TL_CLASS_ROW_DD, TL_CLASS_STRICT_DD of
-                       its rows only; a distributed verdict reduces them) */
+                       its rows only; a distributed verdict reduces them;
+                       distd2_mpi leaves it INFINITY, worst_row -1, where
+                       every row is strictly dominant: not needed) */
   int rows_lent;    /* 1: sa .. bwd_mul are the caller's memory (plan_slice_in) */
 } tl_distd2_plan;
 

@@ -326,8 +326,10 @@ static int sums(its_run *r)
  * batch-sized is taken and touched anew on every solve. */
 
 /* One rank of a plain system has no interface and receives nothing:
- * N^p is its slice itself, but for the corners a[0] and c[m-1], which
- * Thomas never reads. Then the kernel solves the slice where it lies,
+ * N^p is its slice itself, but for the corners a[0] and c[m-1], whose
+ * values the recurrence never uses (the kernel reads them only for its
+ * corner flag 3, which ITS ignores; tl_mpi_entries_from_flags checks
+ * the corners itself). Then the kernel solves the slice where it lies,
  * into x, without building N^p in a scratch (on 4096 x 4096 that copy
  * was 15 % of the solve). Returns redo as local_lines does; NULL when
  * it cannot run. */

@@ -903,7 +903,8 @@ int main(int argc, char **argv)
    * matrix's verdict (and DistD2's, plain too) names. */
   static const struct {
     const char *algo, *param;
-  } verdicts[] = {{"ptdma", NULL}, {"ptdma", "flavour=combined"}, {"distd2", NULL}};
+  } verdicts[] = {
+      {"ptdma", NULL}, {"ptdma", "flavour=combined"}, {"distd2", NULL}, {"distd2_gpu_mpi", NULL}};
   for (size_t k = 0; k < sizeof verdicts / sizeof verdicts[0]; k++) {
     const tl_algorithm *algo = tl_mpi_find(verdicts[k].algo);
     if (!algo)

@@ -164,6 +164,14 @@ static TL_CPU_INLINE void init_backward(size_t m, double *pk, tl_lanes *chk)
   *chk = *chk + b0 + tl_lanes_splat(1.0) / b0;
 }
 
+/* Every packed a and c of a group into the check sum (the reference's
+ * results, checked as the breakdown rule of lanes.h asks). */
+static TL_CPU_INLINE void check_ac(size_t m, const double *pk, tl_lanes *chk)
+{
+  for (size_t i = 0; i < m; i++)
+    *chk = *chk + tl_lanes_load(PK(pk, 0, i)) + tl_lanes_load(PK(pk, 2, i));
+}
+
 /* Packed rows of `arrays` arrays (from array k0) into the slices; every a
  * and c into the check sum when chk is given. */
 static TL_CPU_INLINE void unpack(size_t m, int nt, const double *pk, int k0, int arrays,
@@ -175,8 +183,8 @@ static TL_CPU_INLINE void unpack(size_t m, int nt, const double *pk, int k0, int
     for (int k = 0; k < arrays; k++)
       tl_lanes_tile_write(nt, out[k], m, i0, r0, r1, PK(pk, k0 + k, i0));
   }
-  for (size_t i = 0; chk && i < m; i++)
-    *chk = *chk + tl_lanes_load(PK(pk, 0, i)) + tl_lanes_load(PK(pk, 2, i));
+  if (chk)
+    check_ac(m, pk, chk);
 }
 
 TL_CPU_CLONES
@@ -301,9 +309,7 @@ static void ends_group(const pt_rows *w, const double *A, const double *B, const
   tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
   tl_lanes_bits pos = (tl_lanes_bits){0} - 1;
   sweeps(w, A, B, C, D, pk, &chk, &dchk, &pos);
-  /* the reference's check of its a and c, as init_group's unpack adds them */
-  for (size_t i = 0; i < m; i++)
-    chk = chk + tl_lanes_load(PK(pk, 0, i)) + tl_lanes_load(PK(pk, 2, i));
+  check_ac(m, pk, &chk); /* as init_group's unpack */
   for (int l = 0; l < TL_LANES; l++) {
     double *q = plan + 6 * (size_t)l, *d = rhs + 2 * (size_t)l;
     for (int k = 0; k < 3; k++)

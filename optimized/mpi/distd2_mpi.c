@@ -411,19 +411,11 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
       fix[s] = plans[s].fix_scale[0]; /* for the batched decoupling below */
     } else if (rc == TL_OK)
       plans[s].fix_scale[0] = fix[s], plans[s].spike = spike[s];
-    /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes. The verdict
-     * names the worst row only for a matrix that is not strictly
-     * dominant, and that row's margin is not positive: where phase 1's
-     * pass found every row here strictly dominant, this rank's worst is
-     * left at -inf (it never wins the allreduce), the slice not read
-     * again. */
-    if (rc == TL_OK && strict[s]) {
-      plans[s].classes = TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD;
-      plans[s].worst_rel = INFINITY, plans[s].worst_row = -1;
-    } else if (rc == TL_OK)
+    /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes; not read
+     * again where phase 1's pass found every row strictly dominant */
+    if (rc == TL_OK)
       plans[s].classes =
-          tl_cpu_row_classes_slice_d(m, a, b, c, sl->begin, sl->n, sl->periodic,
-                                     &plans[s].worst_rel, &plans[s].worst_row);
+          tl_mpi_row_classes(sl, s, strict[s], &plans[s].worst_rel, &plans[s].worst_row);
     else
       tl_distd2_plan_destroy(&plans[s]); /* a plan that failed holds nothing (verdict) */
     note(&nt, s, PH_PLAN, rc, &one);

@@ -218,6 +218,19 @@ int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const vo
                            const void *halo, const size_t *which, size_t k, double *max,
                            double *ratio);
 
+/* System s's row classes on this rank's rows (TL_CLASS_ROW_DD,
+ * TL_CLASS_STRICT_DD: tl_cpu_row_classes_slice_d) and its weakest row
+ * (the smallest margin / |b|, and its global row), for a verdict that
+ * names the weakest row only for a matrix that is not strictly dominant
+ * (ptdma, distd2). strict: a pass over these rows already found every
+ * one strictly dominant (tl_lanes_margin_pos in the batched kernels);
+ * then the rows are not read again, and the weakest is INFINITY, row
+ * -1: the row the verdict names has a margin that is not positive, on
+ * another rank, and this rank's (-inf, -1) pair never wins the
+ * allreduce over it. */
+unsigned tl_mpi_row_classes(const tl_mpi_batch *sl, size_t s, int strict, double *worst_rel,
+                            long *worst_row);
+
 /* ---- 3-D boxes (grid_mpi.c) ---------------------------------------- */
 
 /* Copy the region (rb, rm) of a global 3-D array, elements of `words`

@@ -225,22 +225,14 @@ static void solve_reduced(ptdma_run *r, const size_t *begins, const double *coef
 }
 
 /* This rank's numbers of system s's verdict, but the reconstruction's
- * underflow test: its rows' classes and worst relative margin. The
- * verdict names the worst row only for a matrix that is not strictly
- * dominant, and the worst row is then one whose margin is not positive;
- * so where the rows here are all strictly dominant (r->strict, found in
- * phase 1's pass) this rank's worst is left at -inf, row -1: it never
- * wins the allreduce over a rank that has such a row, and the slice is
- * not read again to find it. */
+ * underflow test: its rows' classes and worst relative margin, the
+ * slice not read again where phase 1's pass found every row strictly
+ * dominant (r->strict; tl_mpi_row_classes says why that is enough). */
 static void verdict_numbers(const ptdma_run *r, size_t s, double *q)
 {
-  const tl_mpi_batch *sl = r->sl;
-  double rel = INFINITY;
-  long worst = -1;
-  unsigned cls = TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD;
-  if (!r->strict || !r->strict[s])
-    cls = tl_cpu_row_classes_slice_d(sl->m, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                                     sl->begin, sl->n, sl->periodic, &rel, &worst);
+  double rel;
+  long worst;
+  unsigned cls = tl_mpi_row_classes(r->sl, s, r->strict && r->strict[s], &rel, &worst);
   q[2 * V_MARGIN] = -rel, q[2 * V_MARGIN + 1] = (double)worst;
   q[2 * V_NOTROW] = (cls & TL_CLASS_ROW_DD) ? 0.0 : 1.0, q[2 * V_NOTROW + 1] = -1.0;
   q[2 * V_NOTSTRICT] = (cls & TL_CLASS_STRICT_DD) ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;

@@ -1,5 +1,7 @@
 /* optimized/mpi/verdict_mpi.c -- the verdict of the exact partition
- * solvers (tridsolver, hybrid_pcr) across ranks.
+ * solvers (tridsolver, hybrid_pcr) across ranks; and, at its end, the
+ * row classes of a slice that ptdma's and distd2's verdicts reduce
+ * (tl_mpi_row_classes).
  *
  * Their references end by reading the whole matrix and x: a matrix that
  * is not strictly dominant by rows gets a warning naming its weakest row;
@@ -249,4 +251,17 @@ cleanup:
   free(pairs);
   free(passes);
   return status;
+}
+
+unsigned tl_mpi_row_classes(const tl_mpi_batch *sl, size_t s, int strict, double *worst_rel,
+                            long *worst_row)
+{
+  if (strict) {
+    *worst_rel = INFINITY, *worst_row = -1;
+    return TL_CLASS_ROW_DD | TL_CLASS_STRICT_DD;
+  }
+  size_t o = s * sl->m;
+  return tl_cpu_row_classes_slice_d(sl->m, (const double *)sl->a + o, (const double *)sl->b + o,
+                                    (const double *)sl->c + o, sl->begin, sl->n, sl->periodic,
+                                    worst_rel, worst_row);
 }

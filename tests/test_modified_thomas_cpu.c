@@ -5,13 +5,15 @@
  * edges: the same systems flagged; the forward sweep's a', c', d' within
  * a few roundings of the reference's (one reciprocal per row where the
  * reference divides three times); Tridsolver's backward sweep, the same
- * operations, the same bits. */
+ * operations, the same bits; and both as an MPI rank runs them without
+ * keeping a', c', d' (the ends, then the finish with the verdict's pass). */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tridlab/backend.h"
 #include "tridlab/cpu.h"
 #include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_tridsolver.h"
@@ -131,3 +133,122 @@ Test(modified_thomas_cpu, tridsolver_agrees_with_the_reference) { agree(&tridsol
 Test(modified_thomas_cpu, tridsolver_flags_a_broken_system_alone) { flagged_alone(&tridsolver); }
 Test(modified_thomas_cpu, hybrid_agrees_with_the_reference) { agree(&hybrid); }
 Test(modified_thomas_cpu, hybrid_flags_a_broken_system_alone) { flagged_alone(&hybrid); }
+
+/* The sweeps as an MPI rank runs them without a', c', d' (Tridsolver's
+ * tl_cpu_tridsolver_ends_d, then _finish_d; with `hyb` 1, the hybrid's)
+ * against the sweeps that keep them on one batch (Tridsolver's _forward_d
+ * and _backward_d; the hybrid's _forward_d, tl_hybrid_pcr_pack and
+ * tl_hybrid_pcr_backward): the same systems flagged; the rows kept and x
+ * the same bits; the verdict's pass made from cache the bits of
+ * tl_cpu_residual_slice_pass_d on the finished system; a group holding a
+ * system to skip (broken, or `skip_sys`) left to the caller. */
+static void ends_and_finish(int hyb, size_t m, size_t nsys, int has_left, int has_right,
+                            size_t broken, size_t skip_sys, uint64_t seed)
+{
+  size_t cnt = m * nsys, begin = has_left ? 100 : 0, n = begin + m + (has_right ? 50 : 0);
+  double *v = th_dominant_slices(m, nsys, seed);
+  double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
+  if (broken < nsys)
+    b[broken * m + m / 2] = NAN;
+  double *keep = calloc(5 * cnt, sizeof *keep), *xk = keep + 3 * cnt, *x = keep + 4 * cnt;
+  double *ends = calloc(12 * nsys, sizeof *ends), *F = ends + 6 * nsys, *halo = F + 2 * nsys;
+  unsigned char *fl = calloc(5 * nsys, 1), *bk = fl + nsys, *bad = bk + nsys, *skip = bad + nsys;
+  unsigned char *redo = skip + nsys;
+  tl_residual_pass *passes = calloc(2 * nsys, sizeof *passes), *want = passes + nsys;
+  for (size_t s = 0; s < 2 * nsys; s++)
+    F[s] = 0.25 * (double)(s % 7) - 0.5;
+  for (size_t s = 0; s < 4 * nsys; s++)
+    halo[s] = 0.125 * (double)(s % 5);
+  (hyb ? tl_cpu_hybrid_pcr_forward_d : tl_cpu_tridsolver_forward_d)(
+      begin, m, nsys, has_left, has_right, a, b, c, d, keep, keep + cnt, keep + 2 * cnt, fl);
+  memcpy(bk, fl, nsys);
+  if (!hyb)
+    tl_cpu_tridsolver_backward_d(begin, m, nsys, keep, keep + cnt, keep + 2 * cnt, F, xk, bk);
+  size_t done = (hyb ? tl_cpu_hybrid_pcr_ends_d : tl_cpu_tridsolver_ends_d)(
+      m, nsys, has_left, has_right, a, b, c, d, ends, bad);
+  cr_expect_eq(done, nsys / 8 * 8, "m=%zu nsys=%zu: %zu systems done", m, nsys, done);
+  for (size_t s = 0; s < done; s++) {
+    cr_expect_eq(bad[s], fl[s], "m=%zu nsys=%zu: system %zu flagged %d, forward sweep %d", m,
+                 nsys, s, bad[s], fl[s]);
+    size_t o = s * m;
+    const double *as = keep + o, *cs = keep + cnt + o, *ds = keep + 2 * cnt + o;
+    double rows[6] = {as[0], as[m - 1], cs[0], cs[m - 1], ds[0], ds[m - 1]}; /* Tridsolver's */
+    if (hyb) {
+      tl_hybrid_pcr_pack_d(m, as, cs, ds, rows);
+      tl_info info;
+      bk[s] = fl[s] ||
+              tl_hybrid_pcr_backward_d(begin, m, as, cs, ds, F[2 * s], F[2 * s + 1], xk + o,
+                                       &info) < 0;
+    }
+    cr_expect(fl[s] || !memcmp(ends + 6 * s, rows, sizeof rows),
+              "m=%zu nsys=%zu left=%d right=%d hybrid=%d: system %zu: the rows kept are not "
+              "the sweeps' bits", m, nsys, has_left, has_right, hyb, s);
+    skip[s] = bad[s] || s == skip_sys;
+  }
+  size_t fin = (hyb ? tl_cpu_hybrid_pcr_finish_d : tl_cpu_tridsolver_finish_d)(
+      n, begin, m, nsys, has_left, has_right, a, b, c, d, F, skip, x, redo, halo, passes);
+  cr_expect_eq(fin, done);
+  for (size_t s = 0; s < fin; s++) {
+    int group_skipped = 0;
+    for (size_t q = s / 8 * 8; q < s / 8 * 8 + 8; q++)
+      group_skipped |= skip[q];
+    if (group_skipped) {
+      cr_expect_eq(redo[s], !skip[s], "m=%zu nsys=%zu: system %zu of a skipped group", m, nsys, s);
+      continue;
+    }
+    cr_expect_eq(redo[s], bk[s], "m=%zu nsys=%zu: system %zu redo %d, sweeps %d", m, nsys, s,
+                 redo[s], bk[s]);
+    if (redo[s])
+      continue;
+    cr_expect(!memcmp(x + s * m, xk + s * m, m * sizeof *x),
+              "m=%zu nsys=%zu left=%d right=%d hybrid=%d: system %zu: x is not the sweeps' bits",
+              m, nsys, has_left, has_right, hyb, s);
+    tl_cpu_residual_slice_pass_d(n, 0, begin, m, a + s * m, b + s * m, c + s * m, d + s * m,
+                                 xk + s * m, halo + 4 * s, &want[s]);
+    cr_expect(!memcmp(&passes[s], &want[s], sizeof want[s]),
+              "m=%zu nsys=%zu: system %zu: the fused pass is not the verdict's bits", m, nsys, s);
+  }
+  free(v);
+  free(keep);
+  free(ends);
+  free(fl);
+  free(passes);
+}
+
+/* Every size around the tile and group edges, both sides. */
+static void ends_and_finish_sizes(int hyb, uint64_t seed)
+{
+  static const size_t ms[] = {2, 3, 7, 8, 9, 16, 17, 64, 67};
+  static const size_t ns[] = {7, 8, 9, 16, 24, 33};
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (int lr = 0; lr < 4; lr++)
+        ends_and_finish(hyb, ms[i], ns[j], lr & 1, lr >> 1, (size_t)-1, (size_t)-1, seed++);
+}
+
+/* A group with a broken system, or one the caller skips. */
+static void ends_and_finish_skipped(int hyb, uint64_t seed)
+{
+  for (size_t m = 3; m <= 17; m += 7)
+    for (size_t sys = 0; sys < 33; sys += 4) {
+      ends_and_finish(hyb, m, 33, 1, 1, sys, (size_t)-1, seed++); /* flagged, skipped */
+      ends_and_finish(hyb, m, 33, 1, 0, (size_t)-1, sys, seed++); /* skipped by the caller */
+    }
+}
+
+Test(modified_thomas_cpu, tridsolver_ends_and_finish_are_the_sweeps_bits)
+{
+  ends_and_finish_sizes(0, 500);
+}
+Test(modified_thomas_cpu, tridsolver_finish_leaves_a_skipped_group_to_the_caller)
+{
+  ends_and_finish_skipped(0, 900);
+}
+Test(modified_thomas_cpu, hybrid_ends_and_finish_are_the_sweeps_bits)
+{
+  ends_and_finish_sizes(1, 700);
+}
+Test(modified_thomas_cpu, hybrid_finish_leaves_a_skipped_group_to_the_caller)
+{
+  ends_and_finish_skipped(1, 1100);
+}

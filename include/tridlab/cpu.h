@@ -276,6 +276,33 @@ void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_le
 void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const double *as,
                                   const double *cs, const double *ds, const double *F, double *x,
                                   unsigned char *bad);
+/* The same two sweeps as an MPI rank runs them without keeping a', c',
+ * d' (tridsolver_mpi): tl_cpu_tridsolver_ends_d is the forward sweep
+ * keeping only what the rank sends and its reduced row reads, rows 0 and
+ * m-1, 6 per system at ends + 6 s (a'_0, a'_{m-1}, c'_0, c'_{m-1}, d'_0,
+ * d'_{m-1}: tl_cpu_tridsolver_forward_d's bits), for the systems of
+ * whole groups of eight (the count returned; the rest are the caller's);
+ * bad[s] as the forward sweep's. tl_cpu_tridsolver_finish_d runs that
+ * sweep again on each whole group, into a scratch in L2, and the backward
+ * sweep from it: x as tl_cpu_tridsolver_backward_d gives it from
+ * tl_cpu_tridsolver_forward_d's a', c', d', bit for bit. A group holding
+ * a system with skip[s] is not solved: redo[s] = 1 for its other
+ * systems; redo[s] also where a sweep flags system s (redo is cleared
+ * first; the systems past the count returned are the caller's). With
+ * passes (not NULL), each solved group's part of the MPI verdict's pass,
+ * tl_cpu_residual_slices_pass_d(n, 0, begin, m, ...) with halo (4 per
+ * system), is made while its rows are in cache. The two read 4 words per
+ * unknown each and write 1; the forward and backward sweeps keeping a',
+ * c', d' read 4 + 3 and write 3 + 1, and the verdict's pass read 5 more. */
+struct tl_residual_pass;
+size_t tl_cpu_tridsolver_ends_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
+                                const double *b, const double *c, const double *d, double *ends,
+                                unsigned char *bad);
+size_t tl_cpu_tridsolver_finish_d(size_t n, size_t begin, size_t m, size_t nsys, int has_left,
+                                  int has_right, const double *a, const double *b, const double *c,
+                                  const double *d, const double *F, const unsigned char *skip,
+                                  double *x, unsigned char *redo, const double *halo,
+                                  struct tl_residual_pass *passes);
 
 /* The hybrid Thomas-PCR's modified Thomas (tl_hybrid_pcr_forward_d,
  * tridlab/part_hybrid_pcr.h) on the same layout, eight systems at once:
@@ -286,6 +313,21 @@ void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_le
                                  const double *a, const double *b, const double *c,
                                  const double *d, double *as, double *cs, double *ds,
                                  unsigned char *bad);
+/* And as hybrid_pcr_mpi runs it without keeping a', c', d', as
+ * Tridsolver's above: tl_cpu_hybrid_pcr_ends_d keeps what the rank sends,
+ * tl_hybrid_pcr_pack's 6 per system at send + 6 s (the bits
+ * tl_cpu_hybrid_pcr_forward_d's arrays give); tl_cpu_hybrid_pcr_finish_d
+ * runs the sweeps again in L2, then tl_hybrid_pcr_backward's substitution
+ * from xb (x_0 and x_{m-1} of system s at 2 s, 2 s + 1): its bits. skip,
+ * redo, halo, passes and the count returned as for Tridsolver's. */
+size_t tl_cpu_hybrid_pcr_ends_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
+                                const double *b, const double *c, const double *d, double *send,
+                                unsigned char *bad);
+size_t tl_cpu_hybrid_pcr_finish_d(size_t n, size_t begin, size_t m, size_t nsys, int has_left,
+                                  int has_right, const double *a, const double *b, const double *c,
+                                  const double *d, const double *xb, const unsigned char *skip,
+                                  double *x, unsigned char *redo, const double *halo,
+                                  struct tl_residual_pass *passes);
 
 /* CaNS's P-TDMA (tridlab/part_ptdma.h) on the same layout, eight systems
  * at once (optimized/cpu/ptdma_cpu.c), the reference's operations, so its

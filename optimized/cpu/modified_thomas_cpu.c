@@ -4,6 +4,20 @@
  * runs on its own rows (tl_cpu_tridsolver_forward_d and _backward_d,
  * tl_cpu_hybrid_pcr_forward_d, tridlab/cpu.h).
  *
+ * Tridsolver's rank program keeps no a', c', d' between its phases 1 and
+ * 5: its reduced row needs rows 0 and m-1 only. So phase 1 is the forward
+ * sweep writing just those (tl_cpu_tridsolver_ends_d), and phase 5 runs
+ * the sweep again on a group, into a packed scratch in L2, before the
+ * backward sweep reads it there (tl_cpu_tridsolver_finish_d), the
+ * verdict's pass following on the group's rows while they are in cache:
+ *
+ *   phase 1:  a, b, c, d --> forward --> rows 0, m-1 of a', c', d'
+ *   phase 5:  a, b, c, d --> forward --> packed a', c', d' --> backward --> x
+ *                                          (L2)         verdict's pass <-'
+ *
+ * One forward sweep (forward_groups) serves all three, its results put
+ * where the caller's fw_out says, so the three give the same bits.
+ *
  * Both eliminate a partition's rows so that each interior unknown
  * depends on the partition's first (and last) unknowns only, with the
  * same forward step (tl_lanes_fillin_row, lanes.h). Tridsolver's below;
@@ -50,6 +64,9 @@
 #ifndef TS_CHAINS
 #define TS_CHAINS 2 /* groups whose recurrences run side by side */
 #endif
+#ifndef FIN_CHAINS
+#define FIN_CHAINS 1
+#endif
 
 #if TL_LANES_OK
 
@@ -76,12 +93,44 @@ static TL_CPU_INLINE void forward_row(fw_state *f, tl_lanes a, tl_lanes b, tl_la
   }
 }
 
-/* Rows 0 and 1 of a group (lines 1-6): row 1 normalised, and row 0
- * eliminating x_1 (with m = 2, x_1 is already x_{m-1}). The corners do
- * not enter the arithmetic; they are read for the entries' check only. */
-static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_right,
-                                             const double *a, const double *b, const double *c,
-                                             const double *d, double *as, double *cs, double *ds)
+/* Where a forward sweep puts its a', c', d' (a compile-time choice at
+ * each call, so each sweep is compiled for its own):
+ *   TS_SLICES  every row, into the slices (as, cs, ds: system s at s m);
+ *   TS_PACKED  every row, into a group's packed scratch: chain k's a' of
+ *              row i at as + 3 k 8 m + 8 i, its c' and d' 8 m and 16 m
+ *              further on (the layout of a tile, in L2);
+ *   TS_ENDS    rows 0 and m-1 only, 6 per system at as + 6 s:
+ *              a'_0, a'_{m-1}, c'_0, c'_{m-1}, d'_0, d'_{m-1}. */
+enum { TS_SLICES, TS_PACKED, TS_ENDS };
+typedef struct fw_out {
+  int mode;
+  double *as, *cs, *ds; /* cs, ds: TS_SLICES only */
+} fw_out;
+
+/* Row i's a', c', d' of chain k (its slices at o[k]) where w says. */
+static TL_CPU_INLINE void put_row(const fw_out *w, int k, const size_t *o, size_t m, size_t i,
+                                  tl_lanes a, tl_lanes c, tl_lanes d)
+{
+  if (w->mode == TS_SLICES) {
+    tl_lanes_scatter(w->as + o[k], m, i, a), tl_lanes_scatter(w->cs + o[k], m, i, c);
+    tl_lanes_scatter(w->ds + o[k], m, i, d);
+  } else if (w->mode == TS_PACKED) {
+    double *p = w->as + ((size_t)k * 3 * m + i) * TL_LANES;
+    tl_lanes_store(p, a), tl_lanes_store(p + TL_LANES * m, c);
+    tl_lanes_store(p + 2 * TL_LANES * m, d);
+  } else if (i == 0 || i == m - 1) {
+    double *e = w->as + 6 * (o[k] / m) + (i == 0 ? 0 : 1);
+    for (int l = 0; l < TL_LANES; l++)
+      e[6 * l] = a[l], e[6 * l + 2] = c[l], e[6 * l + 4] = d[l];
+  }
+}
+
+/* Rows 0 and 1 of a group (lines 1-6): row 1 normalised (f->as, cs, ds
+ * hold it on return), and row 0 eliminating x_1 (with m = 2, x_1 is
+ * already x_{m-1}). The corners do not enter the arithmetic; they are
+ * read for the entries' check only. */
+static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_right, const double *a,
+                                             const double *b, const double *c, const double *d)
 {
   tl_lanes b1 = tl_lanes_gather(b, m, 1);
   tl_lanes c1 = (m == 2 && !has_right) ? tl_lanes_splat(0.0) : tl_lanes_gather(c, m, 1);
@@ -90,8 +139,6 @@ static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_righ
   f->cs = c1 / b1;
   f->ds = d1 / b1;
   f->chk = b1 + f->ds;
-  tl_lanes_scatter(as, m, 1, f->as), tl_lanes_scatter(cs, m, 1, f->cs);
-  tl_lanes_scatter(ds, m, 1, f->ds);
   f->b0 = tl_lanes_gather(b, m, 0), f->c0 = tl_lanes_gather(c, m, 0);
   f->d0 = tl_lanes_gather(d, m, 0);
   /* the entries of rows 0 and 1, corners too (lanes.h) */
@@ -105,34 +152,35 @@ static TL_CPU_INLINE void forward_first_rows(fw_state *f, size_t m, int has_righ
   }
 }
 
-/* Row 0 normalised (lines 20-22), and the group's flags. */
+/* Row 0 normalised (lines 20-22) into r (a', c', d'), and the group's
+ * flags. */
 static TL_CPU_INLINE void forward_row0(fw_state *f, size_t m, int has_left, const double *a,
-                                       double *as, double *cs, double *ds, unsigned char *bad)
+                                       tl_lanes r[3], unsigned char *bad)
 {
-  tl_lanes a0 = has_left ? tl_lanes_gather(a, m, 0) / f->b0 : tl_lanes_splat(0.0);
-  tl_lanes d0 = f->d0 / f->b0;
-  tl_lanes_scatter(as, m, 0, a0);
-  tl_lanes_scatter(cs, m, 0, f->c0 / f->b0);
-  tl_lanes_scatter(ds, m, 0, d0);
-  tl_lanes_flag(f->chk + f->b0 + d0, bad);
+  r[0] = has_left ? tl_lanes_gather(a, m, 0) / f->b0 : tl_lanes_splat(0.0);
+  r[1] = f->c0 / f->b0;
+  r[2] = f->d0 / f->b0;
+  tl_lanes_flag(f->chk + f->b0 + r[2], bad);
 }
 
 /* The forward sweep of `nch` groups at once (group k's slices at o[k]
- * elements on): a row of each group per step, so that the groups' chains
- * of dependent divisions overlap in the processor (one chain alone leaves
- * it waiting on each division). */
-static TL_CPU_INLINE void forward_groups(int nch, int nt, const size_t *o, size_t m, int has_left,
-                                         int has_right, const double *a, const double *b,
-                                         const double *c, const double *d, double *as,
-                                         double *cs, double *ds, unsigned char *bad)
+ * elements on), its results where w says: a row of each group per step,
+ * so that the groups' chains of dependent divisions overlap in the
+ * processor (one chain alone leaves it waiting on each division). nt:
+ * streaming stores (TS_SLICES). */
+static TL_CPU_INLINE void forward_groups(int nch, const fw_out *w, int nt, const size_t *o,
+                                         size_t m, int has_left, int has_right, const double *a,
+                                         const double *b, const double *c, const double *d,
+                                         unsigned char *bad)
 {
   fw_state f[TS_CHAINS];
-  for (int k = 0; k < nch; k++)
-    forward_first_rows(&f[k], m, has_right, a + o[k], b + o[k], c + o[k], d + o[k], as + o[k],
-                       cs + o[k], ds + o[k]);
+  for (int k = 0; k < nch; k++) {
+    forward_first_rows(&f[k], m, has_right, a + o[k], b + o[k], c + o[k], d + o[k]);
+    put_row(w, k, o, m, 1, f[k].as, f[k].cs, f[k].ds);
+  }
   /* Rows 2 .. m-1, a tile at a time. */
   double t[TS_CHAINS][4][64]; /* tiles of a, b, c, d of each group */
-  double oa[TS_CHAINS][64], oc[TS_CHAINS][64], od[TS_CHAINS][64];
+  double oa[TS_CHAINS][64], oc[TS_CHAINS][64], od[TS_CHAINS][64]; /* TS_SLICES */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
@@ -150,42 +198,71 @@ static TL_CPU_INLINE void forward_groups(int nch, int nt, const size_t *o, size_
         tl_lanes tc = tl_lanes_load(t[k][2] + j), td = tl_lanes_load(t[k][3] + j);
         f[k].chk = tl_lanes_check_row(f[k].chk, ta, tb, tc, td);
         forward_row(&f[k], ta, tb, tc, td, i == m - 1 && !has_right, i + 1 < m);
-        tl_lanes_store(oa[k] + j, f[k].as), tl_lanes_store(oc[k] + j, f[k].cs);
-        tl_lanes_store(od[k] + j, f[k].ds);
+        if (w->mode == TS_SLICES) {
+          tl_lanes_store(oa[k] + j, f[k].as), tl_lanes_store(oc[k] + j, f[k].cs);
+          tl_lanes_store(od[k] + j, f[k].ds);
+        } else {
+          put_row(w, k, o, m, i, f[k].as, f[k].cs, f[k].ds);
+        }
       }
     }
-    for (int k = 0; k < nch; k++) {
+    for (int k = 0; k < nch && w->mode == TS_SLICES; k++) {
       size_t q = o[k];
-      tl_lanes_tile_write(nt, as + q, m, i0, r0, r1, oa[k]);
-      tl_lanes_tile_write(nt, cs + q, m, i0, r0, r1, oc[k]);
-      tl_lanes_tile_write(nt, ds + q, m, i0, r0, r1, od[k]);
+      tl_lanes_tile_write(nt, w->as + q, m, i0, r0, r1, oa[k]);
+      tl_lanes_tile_write(nt, w->cs + q, m, i0, r0, r1, oc[k]);
+      tl_lanes_tile_write(nt, w->ds + q, m, i0, r0, r1, od[k]);
     }
   }
-  for (int k = 0; k < nch; k++)
-    forward_row0(&f[k], m, has_left, a + o[k], as + o[k], cs + o[k], ds + o[k],
-                 bad + o[k] / m);
+  for (int k = 0; k < nch; k++) {
+    tl_lanes r[3];
+    forward_row0(&f[k], m, has_left, a + o[k], r, bad + o[k] / m);
+    put_row(w, k, o, m, 0, r[0], r[1], r[2]);
+  }
 }
 
-/* The groups of a batch, TS_CHAINS at a time, then the one left over. */
+/* The groups of a batch, TS_CHAINS at a time, then the one left over:
+ * a', c', d' into the slices (mode TS_SLICES) or rows 0 and m-1 into the
+ * ends (TS_ENDS). */
+static TL_CPU_INLINE void forward_batch(const fw_out *w, size_t groups, size_t m, int has_left,
+                                        int has_right, const double *a, const double *b,
+                                        const double *c, const double *d, unsigned char *bad)
+{
+  size_t g = 0, step = TL_LANES * m;
+  int nt = 0;
+  if (w->mode == TS_SLICES) { /* a', c', d' to memory */
+    double *const out[3] = {w->as, w->cs, w->ds};
+    nt = tl_lanes_stream_worth(3 * groups * step, m, 3, out);
+  }
+  for (; g + TS_CHAINS <= groups; g += TS_CHAINS) {
+    size_t o[TS_CHAINS];
+    for (int k = 0; k < TS_CHAINS; k++)
+      o[k] = (g + (size_t)k) * step;
+    forward_groups(TS_CHAINS, w, nt, o, m, has_left, has_right, a, b, c, d, bad);
+  }
+  for (; g < groups; g++) {
+    size_t o[1] = {g * step};
+    forward_groups(1, w, nt, o, m, has_left, has_right, a, b, c, d, bad);
+  }
+  if (nt)
+    tl_lanes_stream_done();
+}
+
 TL_CPU_CLONES
 static void forward_all(size_t groups, size_t m, int has_left, int has_right, const double *a,
                         const double *b, const double *c, const double *d, double *as, double *cs,
                         double *ds, unsigned char *bad)
 {
-  size_t g = 0, step = TL_LANES * m;
-  double *const out[3] = {as, cs, ds}; /* a', c', d' to memory */
-  int nt = tl_lanes_stream_worth(3 * groups * step, m, 3, out);
-  for (; g + TS_CHAINS <= groups; g += TS_CHAINS) {
-    size_t o[TS_CHAINS];
-    for (int k = 0; k < TS_CHAINS; k++)
-      o[k] = (g + (size_t)k) * step;
-    forward_groups(TS_CHAINS, nt, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
-  }
-  for (; g < groups; g++) {
-    size_t o[1] = {g * step};
-    forward_groups(1, nt, o, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
-  }
-  tl_lanes_stream_done();
+  const fw_out w = {TS_SLICES, as, cs, ds};
+  forward_batch(&w, groups, m, has_left, has_right, a, b, c, d, bad);
+}
+
+TL_CPU_CLONES
+static void ends_all(size_t groups, size_t m, int has_left, int has_right, const double *a,
+                     const double *b, const double *c, const double *d, double *ends,
+                     unsigned char *bad)
+{
+  const fw_out w = {TS_ENDS, ends, NULL, NULL};
+  forward_batch(&w, groups, m, has_left, has_right, a, b, c, d, bad);
 }
 
 /* The backward sweep of a group, rows m-1 .. 1, as the reference writes
@@ -219,7 +296,116 @@ static void backward_group(size_t m, int nt, const double *as, const double *cs,
   tl_lanes_flag(chk, bad);
 }
 
+/* The backward sweep of a group from its packed a', c', d' (TS_PACKED):
+ * backward_group's operations, so its bits. */
+static TL_CPU_INLINE void backward_packed(size_t m, int nt, const double *pa, const double *F,
+                                          double *x, unsigned char *bad)
+{
+  const double *pc = pa + TL_LANES * m, *pd = pc + TL_LANES * m;
+  tl_lanes first, xn;
+  for (int l = 0; l < TL_LANES; l++)
+    first[l] = F[2 * l], xn[l] = F[2 * l + 1];
+  tl_lanes chk = first;
+  double tx[64]; /* a tile of x */
+  for (size_t i0 = (m - 1) / TL_LANES * TL_LANES;; i0 -= TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 1, m, &r0, &r1);
+    for (size_t r = r1; r-- > r0;) {
+      size_t i = (i0 + r) * TL_LANES;
+      xn = tl_lanes_load(pd + i) - tl_lanes_load(pa + i) * first - tl_lanes_load(pc + i) * xn;
+      chk = chk + xn;
+      tl_lanes_store(tx + r * TL_LANES, xn);
+    }
+    tl_lanes_tile_write(nt, x, m, i0, r0, r1, tx);
+    if (i0 == 0)
+      break;
+  }
+  tl_lanes_scatter(x, m, 0, first);
+  tl_lanes_flag(chk, bad);
+}
+
+/* Phase 1 again and phase 5 of `nch` groups (at o[k]): the forward sweep
+ * into the packed scratch pk (3 8 m per group), then the backward sweep
+ * from it into x. redo[s] where the forward or the backward sweep flags
+ * system s. */
+TL_CPU_CLONES
+static void finish_groups(int nch, int nt, const size_t *o, size_t m, int has_left, int has_right,
+                          const double *a, const double *b, const double *c, const double *d,
+                          const double *F, double *x, double *pk, unsigned char *redo)
+{
+  const fw_out w = {TS_PACKED, pk, NULL, NULL};
+  forward_groups(nch, &w, 0, o, m, has_left, has_right, a, b, c, d, redo);
+  for (int k = 0; k < nch; k++) {
+    size_t s = o[k] / m;
+    unsigned char again[TL_LANES] = {0};
+    backward_packed(m, nt, pk + (size_t)k * 3 * TL_LANES * m, F + 2 * s, x + o[k], again);
+    for (int l = 0; l < TL_LANES; l++)
+      redo[s + (size_t)l] |= again[l];
+  }
+}
+
 #endif /* TL_LANES_OK */
+
+size_t tl_cpu_tridsolver_ends_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
+                                const double *b, const double *c, const double *d, double *ends,
+                                unsigned char *bad)
+{
+  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+#if TL_LANES_OK
+  ends_all(groups, m, has_left, has_right, a, b, c, d, ends, bad);
+#else
+  (void)has_left, (void)has_right, (void)a, (void)b, (void)c, (void)d, (void)ends, (void)bad;
+#endif
+  return groups * TL_LANES;
+}
+
+/* Whether group g holds a system to skip; if so, its others to redo. */
+static int skipped(const unsigned char *skip, size_t g, unsigned char *redo)
+{
+  int any = 0;
+  for (int l = 0; l < TL_LANES; l++)
+    any |= skip[g * TL_LANES + (size_t)l];
+  for (int l = 0; l < TL_LANES && any; l++)
+    redo[g * TL_LANES + (size_t)l] = !skip[g * TL_LANES + (size_t)l];
+  return any;
+}
+
+size_t tl_cpu_tridsolver_finish_d(size_t n, size_t begin, size_t m, size_t nsys, int has_left,
+                                  int has_right, const double *a, const double *b, const double *c,
+                                  const double *d, const double *F, const unsigned char *skip,
+                                  double *x, unsigned char *redo, const double *halo,
+                                  struct tl_residual_pass *passes)
+{
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 3 * TS_CHAINS, &pk);
+  memset(redo, 0, nsys);
+#if TL_LANES_OK
+  size_t step = TL_LANES * m;
+  int nt = tl_lanes_stream_worth(groups * step, m, 1, &x); /* x to memory */
+  for (size_t g = 0; g < groups;) {
+    size_t o[TS_CHAINS];
+    int nch = 0;
+    for (; g < groups && nch < FIN_CHAINS; g++)
+      if (!skipped(skip, g, redo))
+        o[nch++] = g * step;
+    if (nch == 0)
+      continue;
+    finish_groups(nch, nt, o, m, has_left, has_right, a, b, c, d, F, x, pk, redo);
+    for (int k = 0; k < nch && passes; k++) { /* the verdict's pass, from cache */
+      size_t s = o[k] / m;
+      tl_cpu_residual_slices_pass_d(n, 0, begin, m, TL_LANES, a + o[k], b + o[k], c + o[k],
+                                    d + o[k], x + o[k], halo + 4 * s, passes + s);
+    }
+  }
+  if (nt)
+    tl_lanes_stream_done();
+#else
+  (void)n, (void)begin, (void)has_left, (void)has_right, (void)a, (void)b, (void)c, (void)d,
+      (void)F, (void)skip, (void)x, (void)halo, (void)passes;
+#endif
+  free(pk);
+  return groups * TL_LANES;
+}
 
 void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
                                  const double *a, const double *b, const double *c,
@@ -353,6 +539,17 @@ static TL_CPU_INLINE void hp_backward_pass(size_t m, double *pa, double *pc, dou
   *chk = *chk + p + d0;
 }
 
+/* Both passes and row 0 of a group into the packed scratch. */
+static TL_CPU_INLINE void hp_sweeps(size_t m, int has_left, int has_right, const double *a,
+                                    const double *b, const double *c, const double *d, double *pk,
+                                    tl_lanes *chk)
+{
+  double *pa = pk, *pc = pk + TL_LANES * m, *pd = pk + 2 * TL_LANES * m;
+  hp_first_rows(m, has_left, has_right, a, b, c, d, pa, pc, pd, chk);
+  hp_forward_pass(m, has_right, a, b, c, d, pa, pc, pd, chk);
+  hp_backward_pass(m, pa, pc, pd, chk);
+}
+
 TL_CPU_CLONES
 static void hp_group(size_t m, int nt, int has_left, int has_right, const double *a,
                      const double *b, const double *c, const double *d, double *as, double *cs,
@@ -360,9 +557,7 @@ static void hp_group(size_t m, int nt, int has_left, int has_right, const double
 {
   double *pa = pk, *pc = pk + TL_LANES * m, *pd = pk + 2 * TL_LANES * m;
   tl_lanes chk = tl_lanes_splat(0.0);
-  hp_first_rows(m, has_left, has_right, a, b, c, d, pa, pc, pd, &chk);
-  hp_forward_pass(m, has_right, a, b, c, d, pa, pc, pd, &chk);
-  hp_backward_pass(m, pa, pc, pd, &chk);
+  hp_sweeps(m, has_left, has_right, a, b, c, d, pk, &chk);
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) { /* packed -> the slices */
     size_t r0, r1;
     tl_lanes_clip(i0, 0, m, &r0, &r1);
@@ -373,7 +568,108 @@ static void hp_group(size_t m, int nt, int has_left, int has_right, const double
   tl_lanes_flag(chk, bad);
 }
 
+/* The same sweeps keeping what the rank sends: tl_hybrid_pcr_pack's 6
+ * per system (rows 0 and m-1 of a', c', d'). */
+TL_CPU_CLONES
+static void hp_ends_group(size_t m, int has_left, int has_right, const double *a, const double *b,
+                          const double *c, const double *d, double *send, double *pk,
+                          unsigned char *bad)
+{
+  tl_lanes chk = tl_lanes_splat(0.0);
+  hp_sweeps(m, has_left, has_right, a, b, c, d, pk, &chk);
+  for (int l = 0; l < TL_LANES; l++)
+    for (int k = 0; k < 3; k++) {
+      send[6 * l + k] = pk[k * TL_LANES * m + (size_t)l];
+      send[6 * l + 3 + k] = pk[(k * m + m - 1) * TL_LANES + (size_t)l];
+    }
+  tl_lanes_flag(chk, bad);
+}
+
+/* The same sweeps again, then the substitution from the packed rows:
+ * x_0 = first, x_{m-1} = last, x_i = d'_i - a'_i first - c'_i last
+ * (tl_hybrid_pcr_backward's operations), tiles of x to the slices. xb:
+ * first and last of each system, 2 per system. redo[l] where a sweep
+ * flags a system or a value of x is not finite. */
+TL_CPU_CLONES
+static void hp_finish_group(size_t m, int nt, int has_left, int has_right, const double *a,
+                            const double *b, const double *c, const double *d, const double *xb,
+                            double *x, double *pk, unsigned char *redo)
+{
+  const double *pa = pk, *pc = pk + TL_LANES * m, *pd = pk + 2 * TL_LANES * m;
+  tl_lanes chk = tl_lanes_splat(0.0), xf, xl;
+  hp_sweeps(m, has_left, has_right, a, b, c, d, pk, &chk);
+  tl_lanes_flag(chk, redo);
+  for (int l = 0; l < TL_LANES; l++)
+    xf[l] = xb[2 * l], xl[l] = xb[2 * l + 1];
+  tl_lanes fin = (xf - xf) + (xl - xl);
+  double t[64]; /* a tile of x */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 0, m, &r0, &r1);
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r, k = i * TL_LANES;
+      tl_lanes v = i == 0 ? xf : xl;
+      if (i > 0 && i + 1 < m) {
+        v = tl_lanes_load(pd + k) - tl_lanes_load(pa + k) * xf - tl_lanes_load(pc + k) * xl;
+        fin = fin + (v - v);
+      }
+      tl_lanes_store(t + r * TL_LANES, v);
+    }
+    tl_lanes_tile_write(nt, x, m, i0, r0, r1, t);
+  }
+  tl_lanes_flag(fin, redo);
+}
+
 #endif /* TL_LANES_OK */
+
+size_t tl_cpu_hybrid_pcr_ends_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
+                                const double *b, const double *c, const double *d, double *send,
+                                unsigned char *bad)
+{
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
+#if TL_LANES_OK
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m, s = g * TL_LANES;
+    hp_ends_group(m, has_left, has_right, a + o, b + o, c + o, d + o, send + 6 * s, pk, bad + s);
+  }
+#else
+  (void)has_left, (void)has_right, (void)a, (void)b, (void)c, (void)d, (void)send, (void)bad;
+#endif
+  free(pk);
+  return groups * TL_LANES;
+}
+
+size_t tl_cpu_hybrid_pcr_finish_d(size_t n, size_t begin, size_t m, size_t nsys, int has_left,
+                                  int has_right, const double *a, const double *b, const double *c,
+                                  const double *d, const double *xb, const unsigned char *skip,
+                                  double *x, unsigned char *redo, const double *halo,
+                                  struct tl_residual_pass *passes)
+{
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
+  memset(redo, 0, nsys);
+#if TL_LANES_OK
+  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x); /* x to memory */
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m, s = g * TL_LANES;
+    if (skipped(skip, g, redo))
+      continue;
+    hp_finish_group(m, nt, has_left, has_right, a + o, b + o, c + o, d + o, xb + 2 * s, x + o, pk,
+                    redo + s);
+    if (passes) /* the verdict's pass, from cache */
+      tl_cpu_residual_slices_pass_d(n, 0, begin, m, TL_LANES, a + o, b + o, c + o, d + o, x + o,
+                                    halo + 4 * s, passes + s);
+  }
+  if (nt)
+    tl_lanes_stream_done();
+#else
+  (void)n, (void)begin, (void)has_left, (void)has_right, (void)a, (void)b, (void)c, (void)d,
+      (void)xb, (void)skip, (void)x, (void)halo, (void)passes;
+#endif
+  free(pk);
+  return groups * TL_LANES;
+}
 
 void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
                                  const double *a, const double *b, const double *c,

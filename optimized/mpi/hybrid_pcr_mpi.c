@@ -134,74 +134,150 @@ static int FN(hp_reduced)(tl_mpi_status *st, const tl_mpi_batch *sl, const size_
   return status;
 }
 
+/* Phase 1 for system s by the reference into as, cs, ds (m each): its
+ * status, its report noted. */
+static int FN(hp_forward_one)(tl_mpi_status *st, const tl_mpi_batch *sl, size_t s, S *as, S *cs,
+                              S *ds)
+{
+  int p = st->ex->rank, P = st->ex->size;
+  size_t m = sl->m, o = s * m;
+  const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
+  tl_info one;
+  tl_info_clear(&one);
+  int fst = FN(tl_hybrid_pcr_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
+                                      as, cs, ds, &one);
+  tl_mpi_status_note(st, s, PH_FORWARD, fst, &one);
+  return fst;
+}
+
+/* Phase 5 for system s by the reference, from its a', c', d'. */
+static void FN(hp_backward_one)(tl_mpi_status *st, const tl_mpi_batch *sl, size_t s, const S *as,
+                                const S *cs, const S *ds, const S *mine, S *x)
+{
+  tl_info one;
+  tl_info_clear(&one);
+  int bst = FN(tl_hybrid_pcr_backward)(sl->begin, sl->m, as, cs, ds, mine[2 * s], mine[2 * s + 1],
+                                       x + s * sl->m, &one);
+  tl_mpi_status_note(st, s, PH_BACKWARD, bst, &one);
+}
+
+#if !TL_IS_COMPLEX
+/* Phase 5 with the verdict's pass, as Tridsolver's rank program makes it
+ * (tridsolver_mpi.c, ts_finish): the whole groups that phase 1 swept in
+ * lanes run the sweeps again in L2, the substitution and the pass from
+ * cache (tl_cpu_hybrid_pcr_finish_d); a system phase 1 ran in the
+ * reference (flag), by the reference again, and one of a group left
+ * aside from its group's batched sweeps; both by the reference's
+ * substitution. tmp: 3 8 m. */
+static void FN(hp_finish)(tl_mpi_status *st, const tl_mpi_batch *sl, const unsigned char *bad,
+                          const unsigned char *flag, unsigned char *skip, const S *mine, S *x,
+                          const S *halo, tl_residual_pass *passes, S *tmp)
+{
+  int p = st->ex->rank, P = st->ex->size;
+  const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
+  size_t m = sl->m, nsys = sl->nsys, group = (size_t)-1; /* the group tmp holds */
+  unsigned char *redo = skip + nsys, fl[8];
+  for (size_t s = 0; s < nsys; s++)
+    skip[s] = bad[s] | flag[s];
+  size_t done = tl_cpu_hybrid_pcr_finish_d(sl->n, sl->begin, m, nsys, p > 0, p + 1 < P, a, b, c, d,
+                                           mine, skip, x, redo, halo, passes);
+  for (size_t s = 0; s < nsys; s++) {
+    if (bad[s] || (s < done && !skip[s] && !redo[s]))
+      continue;
+    size_t o = s * m;
+    if (flag[s]) { /* its status was noted in phase 1 */
+      tl_info one;
+      tl_info_clear(&one);
+      FN(tl_hybrid_pcr_forward)
+      (sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o, tmp, tmp + m, tmp + 2 * m, &one);
+      FN(hp_backward_one)(st, sl, s, tmp, tmp + m, tmp + 2 * m, mine, x);
+      group = (size_t)-1;
+    } else {
+      size_t g0 = s / 8 * 8, og = g0 * m, k = (s - g0) * m;
+      if (g0 != group)
+        tl_cpu_hybrid_pcr_forward_d(sl->begin, m, 8, p > 0, p + 1 < P, a + og, b + og, c + og,
+                                    d + og, tmp, tmp + 8 * m, tmp + 16 * m, fl);
+      group = g0;
+      FN(hp_backward_one)(st, sl, s, tmp + k, tmp + 8 * m + k, tmp + 16 * m + k, mine, x);
+    }
+    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, a + o, b + o, c + o, d + o,
+                                 x + o, halo + 4 * s, passes + s);
+  }
+}
+#endif
+
 static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
                        int own_check, tl_info *info)
 {
-  int p = ex->rank, P = ex->size;
   size_t nsys = sl->nsys, m = sl->m;
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
-  /* a', c', d' of every system (written where they are read: a system
-   * that failed is read no more), then what is sent and received, zeroed
-   * (a failed system sends zeros); the rank's scratch, kept for the next
-   * solve, not zeroed whole (that cost 3 % of the solve) */
-  S *as = tl_mpi_scratch_dirty(3 * m * nsys + 8 * nsys, sizeof(S));
-  unsigned char *bad = tl_alloc(nsys, 1);
+  /* What is sent and received (6 + 2 per system, zeroed: a failed system
+   * sends zeros), the halo (4; double), then a', c', d': in double a
+   * scratch of 3 8 m for the systems the reference takes (phase 1 keeps
+   * only what it sends, phase 5 sweeps again: hp_finish); in complex
+   * every system's. The rank's scratch, kept for the next solve. */
+  size_t arrays = TL_IS_COMPLEX ? 3 * m * nsys : 24 * m;
+  S *send = tl_mpi_scratch_dirty(12 * nsys + arrays, sizeof(S));
+  unsigned char *bad = tl_alloc(4 * nsys, 1), *flag = bad + nsys;
+#if TL_IS_COMPLEX
+  void *passes = NULL;
+#else
+  tl_residual_pass *passes = tl_alloc(nsys, sizeof *passes);
+#endif
   int status = TL_OK, suspect = 0; /* suspect: an entry here is not fine (own_entry_check) */
-  if (!as || !bad) {
+  if (!send || !bad || (!TL_IS_COMPLEX && !passes)) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "hybrid_pcr: no memory for %zu systems", nsys);
     goto cleanup;
   }
-  S *cs = as + m * nsys, *ds = cs + m * nsys, *send = ds + m * nsys, *mine = send + 6 * nsys;
+  S *mine = send + 6 * nsys, *halo = mine + 2 * nsys, *as = halo + 4 * nsys;
   memset(send, 0, 8 * nsys * sizeof(S));
-  const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
-  memset(bad, 0, nsys);
+  size_t done = 0;
 #if !TL_IS_COMPLEX /* eight systems at once; a flagged one again below */
-  tl_cpu_hybrid_pcr_forward_d(sl->begin, m, nsys, p > 0, p + 1 < P, a, b, c, d, as, cs, ds, bad);
+  done = tl_cpu_hybrid_pcr_ends_d(m, nsys, ex->rank > 0, ex->rank + 1 < ex->size, sl->a, sl->b,
+                                  sl->c, sl->d, send, flag);
   /* it checked the entries of the systems it did not flag as it read
-   * them; the corners of all, and the flagged systems whole, here */
-  suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
+   * them; the corners of all, and the others whole, here */
+  suspect = own_check && done > 0 && !tl_mpi_corners_fine(sl, 0, nsys);
 #endif
   for (size_t s = 0; s < nsys; s++) { /* phase 1: modified Thomas, then pack */
-    size_t o = s * m;
-    if (TL_IS_COMPLEX || bad[s]) { /* the reference, for its report */
-      if (own_check)
-        suspect |= !tl_mpi_entries_scan(sl, s, 1);
-      tl_info one;
-      tl_info_clear(&one);
-      int fst = FN(tl_hybrid_pcr_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o,
-                                          d + o, as + o, cs + o, ds + o, &one);
-      tl_mpi_status_note(&st, s, PH_FORWARD, fst, &one);
-      bad[s] = fst < 0;
-    }
+    if (s < done && !flag[s])
+      continue;
+    flag[s] = 1; /* the reference, for its report */
+    if (own_check)
+      suspect |= !tl_mpi_entries_scan(sl, s, 1);
+    size_t o = TL_IS_COMPLEX ? s * m : 0, k = TL_IS_COMPLEX ? m * nsys : m;
+    bad[s] = FN(hp_forward_one)(&st, sl, s, as + o, as + k + o, as + 2 * k + o) < 0;
     if (!bad[s])
-      FN(tl_hybrid_pcr_pack)(m, as + o, cs + o, ds + o, send + TL_HYBRID_PCR_SEND * s);
+      FN(tl_hybrid_pcr_pack)(m, as + o, as + k + o, as + 2 * k + o, send + TL_HYBRID_PCR_SEND * s);
   }
   status = FN(hp_reduced)(&st, sl, slices, send, mine);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "hybrid_pcr: the reduced exchange failed");
     goto cleanup;
   }
-  for (size_t s = 0; s < nsys; s++) { /* phase 5: substitution */
-    if (bad[s])
-      continue;
-    tl_info one;
-    tl_info_clear(&one);
-    size_t o = s * m;
-    int bst = TL_OK;
-#if !TL_IS_COMPLEX /* the rows in SIMD lanes, the same bits; the reference for a report */
-    if (!tl_cpu_two_spike_rows_d(m, as + o, NULL, cs + o, ds + o, mine[2 * s], mine[2 * s + 1],
-                                 x + o, NULL))
-#endif
-      bst = FN(tl_hybrid_pcr_backward)(sl->begin, m, as + o, cs + o, ds + o, mine[2 * s],
-                                       mine[2 * s + 1], x + o, &one);
-    tl_mpi_status_note(&st, s, PH_BACKWARD, bst, &one);
+#if !TL_IS_COMPLEX /* phase 5 and the verdict's pass; x_0, x_{m-1} are mine */
+  status = tl_mpi_residual_halo_ends(ex, sl, mine, halo);
+  if (status < 0) {
+    status = TL_FAIL(info, status, -1, -1, "", "hybrid_pcr: the halo exchange failed");
+    goto cleanup;
   }
+  FN(hp_finish)(&st, sl, bad, flag, flag + nsys, mine, x, halo, passes, as);
+#else
+  for (size_t s = 0; s < nsys; s++) /* phase 5: substitution */
+    if (!bad[s])
+      FN(hp_backward_one)
+      (&st, sl, s, as + s * m, as + (nsys + s) * m, as + (2 * nsys + s) * m, mine, x);
+#endif
   status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
-  if (status == TL_OK)
+  if (status == TL_OK && !TL_IS_COMPLEX)
+    status = tl_mpi_residual_verdict_of(&st, sl, x, halo, passes, "hybrid_pcr", DD_WHY,
+                                        RESIDUAL_WHY, NULL, info);
+  else if (status == TL_OK)
     status = tl_mpi_residual_verdict(&st, sl, x, "hybrid_pcr", DD_WHY, RESIDUAL_WHY, NULL, info);
 cleanup:
   free(bad);
+  free(passes);
   tl_mpi_status_free(&st);
   return status;
 }

@@ -200,6 +200,15 @@ long tl_mpi_status_phase(const tl_mpi_status *st, const double *pairs, size_t st
 int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
                             const char *name, const char *dd_why, const char *why,
                             const tl_info *fields, tl_info *info);
+/* The same after the halo (tl_mpi_residual_halo or _halo_ends) and, for
+ * a double batch, the verdict's pass over the slice (passes: nsys of
+ * tl_cpu_residual_slices_pass_d's, or NULL to read the slice here) made
+ * by the caller: a rank program that makes the pass as it writes x
+ * (tridsolver_mpi). */
+int tl_mpi_residual_verdict_of(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
+                               const void *halo, const tl_residual_pass *passes, const char *name,
+                               const char *dd_why, const char *why, const tl_info *fields,
+                               tl_info *info);
 
 /* Its pieces, for a verdict of another shape (nshaped_mpi.c):
  * "halo": x and the coupling entry at each end of the slice to that
@@ -214,6 +223,10 @@ int tl_mpi_residual_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void
  * verdict that measures the residual of some systems (its_mpi.c). */
 int tl_mpi_residual_halo_of(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
                             const size_t *which, size_t k, void *halo);
+/* The halo from x's end rows given before x is: xends holds x_0 and
+ * x_{m-1} of system s at 2 s and 2 s + 1 (the same messages). */
+int tl_mpi_residual_halo_ends(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *xends,
+                              void *halo);
 int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
                            const void *halo, const size_t *which, size_t k, double *max,
                            double *ratio);

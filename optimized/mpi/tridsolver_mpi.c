@@ -115,12 +115,16 @@ typedef struct FN(ts_run) {
   const tl_mpi_batch *sl;
   const size_t *slices;
   tl_dtype dt;
-  S *as, *cs, *ds;    /* the forward sweep's a*, c*, d*: m per system   */
+  S *as, *cs, *ds;    /* complex: the forward sweep's a*, c*, d*, m per system */
+  S *ends;            /* its rows 0 and m-1: 6 per system (a'_0, a'_{m-1},
+                         c'_0, c'_{m-1}, d'_0, d'_{m-1}: two-row arrays)  */
+  S *tmp;             /* double: a reference sweep's a*, c*, d* (3 m), or a
+                         group's batched ones (3 8 m)                     */
   S *last, *prev;     /* 3 per system: my last row, rank p-1's          */
   S *rows;            /* 4 per system: my reduced row (A, B, C, D)      */
   S *F;               /* 2 per system: F[p], F[p+1]                     */
   unsigned char *bad; /* 1: the system failed on this rank              */
-  unsigned char *flag;/* 1: the batched sweep flagged it (TS_BATCHED)    */
+  unsigned char *flag; /* 1: phase 1 ran the reference on it             */
   tl_mpi_status st;
   int own_check, suspect; /* own_entry_check; 1: an entry is not fine here */
   size_t s0, ns;          /* the mini-batch being solved: systems [s0, s0+ns) */
@@ -441,53 +445,65 @@ cleanup:
   return status;
 }
 
-/* Phase 1 for system s by the reference: its results and its report. */
-static void FN(ts_forward_one)(FN(ts_run) * r, size_t s)
+/* Where system s's a*, c*, d* lie: complex, its rows of r->as; double,
+ * the reference's scratch (kept no longer than the phase). */
+static S *FN(ts_arrays)(FN(ts_run) * r, size_t s)
+{
+  return TS_BATCHED ? r->tmp : r->as + s * r->sl->m;
+}
+
+/* Phase 1 for system s by the reference: its ends, its status (one: its
+ * report). */
+static int FN(ts_forward_one)(FN(ts_run) * r, size_t s, tl_info *one)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank, P = r->ex->size;
-  size_t m = sl->m, o = s * m;
+  size_t m = sl->m, o = s * m, cnt = TS_BATCHED ? m : m * sl->nsys;
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
-  tl_info one;
-  tl_info_clear(&one);
-  int st = FN(tl_tridsolver_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
-                                     r->as + o, r->cs + o, r->ds + o, &one);
-  FN(ts_note)(r, s, PH_FORWARD, st, &one);
+  S *as = FN(ts_arrays)(r, s), *cs = as + cnt, *ds = cs + cnt, *e = r->ends + 6 * s;
+  tl_info_clear(one);
+  int st = FN(tl_tridsolver_forward)(sl->begin, m, p > 0, p + 1 < P, a + o, b + o, c + o, d + o, as,
+                                     cs, ds, one);
+  e[0] = as[0], e[1] = as[m - 1], e[2] = cs[0], e[3] = cs[m - 1], e[4] = ds[0], e[5] = ds[m - 1];
+  return st;
 }
 
 /* Phase 1 and the message of phase 2 for the mini-batch [s0, s0 + ns):
  * the forward sweeps, then their last rows start towards rank p+1. In
- * double, the sweeps run eight systems at once
- * (tl_cpu_tridsolver_forward_d: one reciprocal per row where the
- * reference divides three times, so within a few roundings of the
- * reference's a', c', d'); a system they flag runs again in the
- * reference, for its report. */
+ * double, the sweeps run eight systems at once and keep only each
+ * system's rows 0 and m-1 (tl_cpu_tridsolver_ends_d: one reciprocal per
+ * row where the reference divides three times, so within a few roundings
+ * of the reference's a', c', d'); a system they flag, and the few past
+ * the last group of eight, run in the reference (flag[s]), for its
+ * report. */
 static int FN(ts_forward)(FN(ts_run) * r, size_t s0, size_t ns, int round, tl_mpi_pending *pend)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank, P = r->ex->size;
-  size_t m = sl->m;
+  size_t done = 0;
 #if TS_BATCHED
   const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
-  size_t o0 = s0 * m;
-  tl_cpu_tridsolver_forward_d(sl->begin, m, ns, p > 0, p + 1 < P, a + o0, b + o0, c + o0, d + o0,
-                              r->as + o0, r->cs + o0, r->ds + o0, r->flag + s0);
+  size_t o0 = s0 * sl->m;
+  done = tl_cpu_tridsolver_ends_d(sl->m, ns, p > 0, p + 1 < P, a + o0, b + o0, c + o0, d + o0,
+                                  r->ends + 6 * s0, r->flag + s0);
 #endif
   /* The entries (own_entry_check): the batched sweep checked the values
    * of the systems it did not flag as it read them; the corners of all,
-   * and the flagged ones whole, here. */
-  if (r->own_check && TS_BATCHED)
+   * and the others whole, here. */
+  if (r->own_check && done > 0)
     r->suspect |= !tl_mpi_corners_fine(sl, s0, ns);
   for (size_t s = s0; s < s0 + ns; s++) {
-    if (!TS_BATCHED || r->flag[s]) {
+    if (s - s0 >= done || r->flag[s]) {
+      r->flag[s] = 1;
       if (r->own_check)
         r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
-      FN(ts_forward_one)(r, s);
+      tl_info one;
+      int st = FN(ts_forward_one)(r, s, &one);
+      FN(ts_note)(r, s, PH_FORWARD, st, &one);
     }
-    r->flag[s] = 0;
-    size_t o = s * m;
+    const S *e = r->ends + 6 * s; /* rows 0 and m-1 as arrays of two */
     if (!r->bad[s])
-      FN(tl_tridsolver_last_row)(m, r->as + o, r->cs + o, r->ds + o, r->last + 3 * s);
+      FN(tl_tridsolver_last_row)(2, e, e + 2, e + 4, r->last + 3 * s);
   }
   return tl_mpi_shift_start(r->ex, "last-row", round, r->dt, r->last + 3 * s0, 3 * ns,
                             p + 1 < P ? p + 1 : -1, r->prev + 3 * s0, 3 * ns, p > 0 ? p - 1 : -1,
@@ -498,11 +514,12 @@ static int FN(ts_forward)(FN(ts_run) * r, size_t s0, size_t ns, int round, tl_mp
 static int FN(ts_reduced)(FN(ts_run) * r, const ts_params *par, tl_info *fields)
 {
   int p = r->ex->rank;
-  size_t m = r->sl->m;
-  for (size_t s = r->s0; s < r->s0 + r->ns; s++)
+  for (size_t s = r->s0; s < r->s0 + r->ns; s++) {
+    const S *e = r->ends + 6 * s; /* rows 0 and m-1 as arrays of two */
     if (!r->bad[s])
       FN(tl_tridsolver_reduced_row)
-  (m, r->as + s * m, r->cs + s * m, r->ds + s * m, p > 0 ? r->prev + 3 * s : NULL, r->rows + 4 * s);
+    (2, e, e + 2, e + 4, p > 0 ? r->prev + 3 * s : NULL, r->rows + 4 * s);
+  }
   if (par->strategy == TL_TRIDSOLVER_ALLGATHER)
     return FN(ts_allgather)(r);
   if (par->strategy == TL_TRIDSOLVER_GATHER_SCATTER)
@@ -541,9 +558,80 @@ static int FN(ts_pipeline)(FN(ts_run) * r, const ts_params *par, size_t mb, tl_i
   return TL_OK;
 }
 
+/* Phase 5 for system s by the reference, from its a*, c*, d* at as, as +
+ * cnt, as + 2 cnt. */
+static void FN(ts_backward_one)(FN(ts_run) * r, size_t s, const S *as, size_t cnt, S *x)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m;
+  tl_info one;
+  tl_info_clear(&one);
+  int st = FN(tl_tridsolver_backward)(sl->begin, m, as, as + cnt, as + 2 * cnt, r->F[2 * s],
+                                      r->F[2 * s + 1], x + s * m, &one);
+  FN(ts_note)(r, s, PH_BACKWARD, st, &one);
+}
+
+#if TS_BATCHED
+/* x_0 = F[p] and x_{m-1} of every system, from its ends and F by the
+ * backward sweep's operations for row m-1 (so the bits it writes there),
+ * and the verdict's halo from them: the halo crosses before x is made,
+ * so that the verdict's pass can be made as x is. */
+static int FN(ts_halo)(FN(ts_run) * r, S *xends, S *halo)
+{
+  for (size_t s = 0; s < r->sl->nsys; s++) {
+    const S *e = r->ends + 6 * s;
+    S first = r->F[2 * s], next = r->F[2 * s + 1];
+    xends[2 * s] = first;
+    xends[2 * s + 1] = e[5] - e[1] * first - e[3] * next;
+  }
+  return tl_mpi_residual_halo_ends(r->ex, r->sl, xends, halo);
+}
+
+/* Phase 5 with the verdict's pass. The whole groups of eight systems
+ * that phase 1 swept in lanes run the forward sweep again, into L2, then
+ * the backward sweep, then the pass over their rows while these are in
+ * cache (tl_cpu_tridsolver_finish_d): a', c', d' never go to memory. The
+ * others, each on its own: a system phase 1 ran in the reference, by the
+ * reference again; one of a group left aside, from its group's batched
+ * forward sweep (tl_cpu_tridsolver_forward_d, the bits of its ends); both
+ * by the reference's backward sweep, for its report. */
+static void FN(ts_finish)(FN(ts_run) * r, S *x, const S *halo, tl_residual_pass *passes)
+{
+  const tl_mpi_batch *sl = r->sl;
+  int p = r->ex->rank, P = r->ex->size;
+  const S *a = sl->a, *b = sl->b, *c = sl->c, *d = sl->d;
+  size_t m = sl->m, nsys = sl->nsys, group = (size_t)-1; /* the group r->tmp holds */
+  unsigned char *skip = r->bad + 2 * nsys, *redo = skip + nsys, fl[8];
+  for (size_t s = 0; s < nsys; s++)
+    skip[s] = r->bad[s] | r->flag[s];
+  size_t done = tl_cpu_tridsolver_finish_d(sl->n, sl->begin, m, nsys, p > 0, p + 1 < P, a, b, c, d,
+                                           r->F, skip, x, redo, halo, passes);
+  for (size_t s = 0; s < nsys; s++) {
+    if (r->bad[s] || (s < done && !skip[s] && !redo[s]))
+      continue;
+    if (r->flag[s]) {
+      tl_info one; /* its status was noted in phase 1 */
+      FN(ts_forward_one)(r, s, &one);
+      FN(ts_backward_one)(r, s, r->tmp, m, x);
+      group = (size_t)-1;
+    } else {
+      size_t g0 = s / 8 * 8, o = g0 * m;
+      if (g0 != group)
+        tl_cpu_tridsolver_forward_d(sl->begin, m, 8, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
+                                    r->tmp, r->tmp + 8 * m, r->tmp + 16 * m, fl);
+      group = g0;
+      FN(ts_backward_one)(r, s, r->tmp + (s - g0) * m, 8 * m, x);
+    }
+    size_t o = s * m;
+    tl_cpu_residual_slice_pass_d(sl->n, sl->periodic, sl->begin, m, a + o, b + o, c + o, d + o,
+                                 x + o, halo + 4 * s, passes + s);
+  }
+}
+#endif
+
 static void FN(ts_free)(FN(ts_run) * r)
 {
-  free(r->bad); /* with r->flag; r->as is the rank's scratch, kept for the next solve */
+  free(r->bad); /* with r->flag; r->ends is the rank's scratch, kept for the next solve */
   tl_mpi_status_free(&r->st);
 }
 
@@ -555,25 +643,35 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   run = {.ex = ex, .sl = sl, .slices = slices, .dt = sl->dtype, .own_check = par->own_check},
   *r = &run;
   TL_CALL(tl_mpi_status_init(&r->st, ex, nsys, info));
-  /* a', c', d' of every system, then its rows of the reduced system: the
-   * sweeps write every row they are read at (a system that failed is
-   * read no more), so only the reduced rows are zeroed (a failed system
-   * sends zeros). Zeroing all of it cost 3 % of the solve. */
-  r->as = tl_mpi_scratch_dirty(3 * m * nsys + 12 * nsys, sizeof(S));
-  r->bad = tl_alloc(2 * nsys, 1);
+  /* Per system: the ends (6), my last row and rank p-1's (3 + 3), my
+   * reduced row (4), F (2); in double x's ends (2) and the halo (4), and
+   * one scratch of 3 8 m; in complex a', c', d' of every row. The sweeps
+   * write everything they are read at (a system that failed is read no
+   * more), so only the reduced rows are zeroed (a failed system sends
+   * zeros). Zeroing all of it cost 3 % of the solve. */
+  size_t arrays = TS_BATCHED ? 24 * m : 3 * m * nsys;
+  r->ends = tl_mpi_scratch_dirty(24 * nsys + arrays, sizeof(S));
+  r->bad = tl_alloc(4 * nsys, 1);
   tl_info *fields = par->strategy == TL_TRIDSOLVER_JACOBI ? tl_alloc(nsys, sizeof *fields) : NULL;
+#if TS_BATCHED
+  tl_residual_pass *passes = tl_alloc(nsys, sizeof *passes);
+#else
+  void *passes = NULL;
+#endif
   int status = TL_OK;
-  if (r->as && r->bad &&
+  if (r->ends && r->bad && (passes || !TS_BATCHED) &&
       (fields || par->strategy != TL_TRIDSOLVER_JACOBI)) { /* a failed system sends zeros */
-    memset(r->as + 3 * m * nsys, 0, 12 * nsys * sizeof(S));
-    memset(r->bad, 0, 2 * nsys);
     r->flag = r->bad + nsys;
   } else {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "tridsolver: no memory for %zu systems", nsys);
     goto cleanup;
   }
-  r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys, r->last = r->ds + m * nsys;
-  r->prev = r->last + 3 * nsys, r->rows = r->prev + 3 * nsys, r->F = r->rows + 4 * nsys;
+  r->last = r->ends + 6 * nsys, r->prev = r->last + 3 * nsys, r->rows = r->prev + 3 * nsys;
+  r->F = r->rows + 4 * nsys;
+  S *xends = r->F + 2 * nsys, *halo = xends + 2 * nsys;
+  r->tmp = r->as = halo + 4 * nsys;
+  r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys; /* complex */
+  memset(r->rows, 0, 4 * nsys * sizeof(S));
   /* Jacobi's sweeps take the whole batch together (one test a sweep). */
   size_t mb = par->minibatch > 0 && par->strategy != TL_TRIDSOLVER_JACOBI ? par->minibatch : nsys;
   status = FN(ts_pipeline)(r, par, mb < nsys ? mb : nsys, fields);
@@ -581,26 +679,29 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
     goto cleanup;
   }
-#if TS_BATCHED /* phase 5, eight systems at once; a flagged one again below */
-  tl_cpu_tridsolver_backward_d(sl->begin, m, nsys, r->as, r->cs, r->ds, r->F, x, r->flag);
-#endif
-  for (size_t s = 0; s < nsys; s++) { /* phase 5 */
-    if (r->bad[s] || (TS_BATCHED && !r->flag[s]))
-      continue;
-    tl_info one;
-    tl_info_clear(&one);
-    FN(ts_note)
-    (r, s, PH_BACKWARD,
-     FN(tl_tridsolver_backward)(sl->begin, m, r->as + s * m, r->cs + s * m, r->ds + s * m,
-                                r->F[2 * s], r->F[2 * s + 1], x + s * m, &one),
-     &one);
+#if TS_BATCHED /* phase 5 and the verdict's pass, the halo first */
+  status = FN(ts_halo)(r, xends, halo);
+  if (status < 0) {
+    status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the halo exchange failed");
+    goto cleanup;
   }
+  FN(ts_finish)(r, x, halo, passes);
+#else
+  (void)xends;
+  for (size_t s = 0; s < nsys; s++) /* phase 5 */
+    if (!r->bad[s])
+      FN(ts_backward_one)(r, s, r->as + s * m, m * nsys, x);
+#endif
   status = r->own_check ? tl_mpi_entries_agree(ex, sl, r->suspect, info) : TL_OK;
-  if (status == TL_OK)
+  if (status == TL_OK && TS_BATCHED)
+    status = tl_mpi_residual_verdict_of(&r->st, sl, x, halo, passes, "tridsolver", DD_WHY,
+                                        RESIDUAL_WHY, fields, info);
+  else if (status == TL_OK)
     status =
         tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, fields, info);
 cleanup:
   free(fields);
+  free(passes);
   FN(ts_free)(r);
   return status;
 }

@@ -51,13 +51,30 @@
 /* Both ends of the slice to the neighbours: (x, a) of the first row to
  * the previous rank, (x, c) of the last to the next; the halo of system s
  * is then x[begin-1], x[end], c[begin-1], a[end]. */
+static int halo_exchange(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                         const void *xends, const size_t *which, size_t k, void *halo_out);
+
 int tl_mpi_residual_halo(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, void *halo_out)
 {
-  return tl_mpi_residual_halo_of(ex, sl, x, NULL, sl->nsys, halo_out);
+  return halo_exchange(ex, sl, x, NULL, NULL, sl->nsys, halo_out);
 }
 
 int tl_mpi_residual_halo_of(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
                             const size_t *which, size_t k, void *halo_out)
+{
+  return halo_exchange(ex, sl, x, NULL, which, k, halo_out);
+}
+
+int tl_mpi_residual_halo_ends(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *xends,
+                              void *halo_out)
+{
+  return halo_exchange(ex, sl, NULL, xends, NULL, sl->nsys, halo_out);
+}
+
+/* The halo of the k systems which[0..k): x's end rows from x, or from
+ * xends (x_0 and x_{m-1} of system s at 2 s, 2 s + 1) when x is NULL. */
+static int halo_exchange(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
+                         const void *xends, const size_t *which, size_t k, void *halo_out)
 {
   char *halo = halo_out;
   size_t es = tl_dtype_size(sl->dtype), m = sl->m;
@@ -71,9 +88,11 @@ int tl_mpi_residual_halo_of(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const v
   char *from_prev = buf + 4 * k * es, *from_next = buf + 6 * k * es;
   for (size_t j = 0; j < k; j++) {
     size_t s = which ? which[j] : j;
-    memcpy(to_prev + 2 * j * es, (const char *)x + s * m * es, es);
+    const char *first = x ? (const char *)x + s * m * es : (const char *)xends + 2 * s * es;
+    const char *last = x ? (const char *)x + (s * m + m - 1) * es : first + es;
+    memcpy(to_prev + 2 * j * es, first, es);
     memcpy(to_prev + (2 * j + 1) * es, AT(sl->a, s, 0), es);
-    memcpy(to_next + 2 * j * es, (const char *)x + (s * m + m - 1) * es, es);
+    memcpy(to_next + 2 * j * es, last, es);
     memcpy(to_next + (2 * j + 1) * es, AT(sl->c, s, m - 1), es);
   }
   memset(from_prev, 0, 4 * k * es);
@@ -212,44 +231,58 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
                             const char *name, const char *dd_why, const char *why,
                             const tl_info *fields, tl_info *info)
 {
-  tl_mpi_exchange *ex = st->ex;
   size_t nsys = sl->nsys, es = tl_dtype_size(sl->dtype);
   char *halo = tl_alloc(4 * nsys, es);
-  double *pairs = tl_alloc(11 * nsys, sizeof(double));
   /* the one pass's numbers, double only */
   tl_residual_pass *passes = sl->dtype == TL_F64 ? tl_alloc(nsys, sizeof *passes) : NULL;
-  if (!halo || !pairs || (sl->dtype == TL_F64 && !passes)) {
-    free(halo);
-    free(pairs);
-    free(passes);
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the verdict", name);
+  int status;
+  if (!halo || (sl->dtype == TL_F64 && !passes)) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the verdict", name);
+    goto cleanup;
   }
-  double *maxes = pairs + 8 * nsys, *ratio = maxes + 2 * nsys;
-  int status = tl_mpi_residual_halo(ex, sl, x, halo);
+  status = tl_mpi_residual_halo(st->ex, sl, x, halo);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "%s: the halo exchange failed", name);
     goto cleanup;
   }
-  /* Round 0: the status, the weakest row, the maxima of x and A. */
-  tl_mpi_status_pairs(st, pairs, 4);
   if (passes)
     tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, sl->m, nsys, sl->a, sl->b, sl->c,
                                   sl->d, x, (const double *)halo, passes);
+  status = tl_mpi_residual_verdict_of(st, sl, x, halo, passes, name, dd_why, why, fields, info);
+cleanup:
+  free(halo);
+  free(passes);
+  return status;
+}
+
+int tl_mpi_residual_verdict_of(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
+                               const void *halo, const tl_residual_pass *passes, const char *name,
+                               const char *dd_why, const char *why, const tl_info *fields,
+                               tl_info *info)
+{
+  tl_mpi_exchange *ex = st->ex;
+  size_t nsys = sl->nsys;
+  double *pairs = tl_alloc(11 * nsys, sizeof(double));
+  if (!pairs)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for the verdict", name);
+  double *maxes = pairs + 8 * nsys, *ratio = maxes + 2 * nsys;
+  /* Round 0: the status, the weakest row, the maxima of x and A. */
+  tl_mpi_status_pairs(st, pairs, 4);
   for (size_t s = 0; s < nsys; s++)
     round0_pairs(sl, x, s, pairs + 8 * s, passes ? passes + s : NULL);
-  TL_CHECK(tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, 4 * nsys));
-  status = tl_mpi_status_first_error(st, pairs, 4, info);
+  int status = tl_mpi_allreduce_pairs(ex, "verdict", 0, pairs, 4 * nsys);
+  if (status == TL_OK)
+    status = tl_mpi_status_first_error(st, pairs, 4, info);
   if (status != 0)
     goto cleanup; /* every rank saw the same failure */
   /* Rounds 1 and 2: this slice's part of the residual ratio's norms. */
   for (size_t s = 0; s < nsys; s++)
     maxes[2 * s] = pairs[8 * s + 4], maxes[2 * s + 1] = pairs[8 * s + 6];
-  TL_CHECK(ratios(ex, sl, x, halo, NULL, nsys, maxes, passes, ratio));
-  status = decide(st, sl, pairs, ratio, name, dd_why, why, fields, info);
+  status = ratios(ex, sl, x, halo, NULL, nsys, maxes, passes, ratio);
+  if (status == TL_OK)
+    status = decide(st, sl, pairs, ratio, name, dd_why, why, fields, info);
 cleanup:
-  free(halo);
   free(pairs);
-  free(passes);
   return status;
 }
 

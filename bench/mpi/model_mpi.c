@@ -361,17 +361,17 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
 /* The papers' problems (docs/model.md, "Projections")                 */
 
 static const tl_model_point points_000[] = {
-    {"distd2", 128, 2, 0.827, "paper 000 (DistD2-TDS) §5.2, Fig. 13: ARCHER2, 2 to 128 CPUs"},
-    {"distd2", 8192, 1024, 0.958,
+    {"distd2_mpi", 128, 2, 0.827, "paper 000 (DistD2-TDS) §5.2, Fig. 13: ARCHER2, 2 to 128 CPUs"},
+    {"distd2_mpi", 8192, 1024, 0.958,
      "paper 000 (DistD2-TDS) §5.2, Fig. 13: ARCHER2, 1024 to 8192 CPUs"},
 };
 static const tl_model_point points_001[] = {
-    {"ptdma", 512, 256, 0.5,
+    {"ptdma_mpi", 512, 256, 0.5,
      "paper 001 (CaNS P-TDMA) §3.1, Fig. 4: 1D slabs, time nearly constant from 256 to 512 GPUs"},
 };
 static const tl_model_point points_003[] = {
-    {"its", 512, 8, 0.92, "paper 003 (ITS) §5.2, Fig. 6b: BW-Grid, m = 128, E_8 at p = 512"},
-    {"rpdd", 512, 8, 0.63, "paper 003 (ITS) §5.2, Fig. 6b: BW-Grid, m = 128, E_8 at p = 512"},
+    {"its_mpi", 512, 8, 0.92, "paper 003 (ITS) §5.2, Fig. 6b: BW-Grid, m = 128, E_8 at p = 512"},
+    {"rpdd_mpi", 512, 8, 0.63, "paper 003 (ITS) §5.2, Fig. 6b: BW-Grid, m = 128, E_8 at p = 512"},
 };
 
 #define POINTS(v) v, sizeof v / sizeof v[0]
@@ -389,6 +389,11 @@ static const tl_model_paper papers[] = {
      "weak scaling: m = 128 rows per rank, n = 128 P, nsys = 128^2 = 16384, one rank per core",
      "archer2-cores", 1, 128, 16384, 8, 16384, POINTS(points_003)},
 };
+
+int tl_model_projected(const tl_algorithm *algo)
+{
+  return algo->ledger_model && algo->backend && !strcmp(algo->backend, "mpi");
+}
 
 const tl_model_paper *tl_model_papers(size_t *count)
 {

@@ -227,6 +227,9 @@ static void write_gp(FILE *f, const char *png, const char *dat, const char *pts,
                      const char **names, size_t nalgo)
 {
   tl_gp_begin(f, png, 1000, 900);
+  /* the names' underscores as they are: a label's own noenhanced is not
+   * honoured by every gnuplot (distd2_mpi came out with a subscript) */
+  fprintf(f, "set termoption noenhanced\n");
   fprintf(f, "set multiplot layout 2,1 title 'paper %s: %s, on %s (model)' noenhanced\n", pp->id,
           pp->title, mach->name);
   fprintf(f, "set xrange [%g:%g]\n", pp->p_first / 1.5, p_last * 1.5);
@@ -285,7 +288,7 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
   size_t nalgo = 0;
   for (size_t k = 0; k < count && nalgo < 64; k++) {
     const tl_algorithm *algo = reg[k];
-    if (!algo->ledger_model)
+    if (!tl_model_projected(algo))
       continue;
     names[nalgo] = algo->name;
     double *t = times[nalgo];
@@ -316,12 +319,20 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
   tl_out_close(df, dir, dat, &info);
   FILE *pf = tl_out_open(dir, pts, &info);
   printf("  %-8s %6s %6s %10s %10s  %s\n", "algo", "P", "base", "published", "model", "source");
+  int unmatched = 0;
   for (size_t k = 0; k < pp->npoints; k++) {
     const tl_model_point *q = &pp->points[k];
     double e = NAN;
+    int found = 0;
     for (size_t j = 0; j < nalgo; j++)
       if (!strcmp(names[j], q->algo))
-        e = efficiency(pp, times[j], q->P, q->base);
+        e = efficiency(pp, times[j], q->P, q->base), found = 1;
+    if (!found) { /* a name the registry no longer has: say so, not a silent nan */
+      cli_error("model: paper %s's published point names '%s', which is not a projected "
+                "algorithm of the registry",
+                pp->id, q->algo);
+      unmatched = 1;
+    }
     printf("  %-8s %6d %6d %10.3f %10.3f  %s\n", q->algo, q->P, q->base, q->efficiency, e,
            q->where);
     if (pf)
@@ -332,7 +343,7 @@ static int project_paper(const tl_model_paper *pp, const tl_model_machine *mach,
   }
   if (pf)
     tl_out_close(pf, dir, pts, &info);
-  int bad = tl_out_close(csv, dir, name, &info) != TL_OK;
+  int bad = tl_out_close(csv, dir, name, &info) != TL_OK || unmatched;
   snprintf(name, sizeof name, "%s.gp", base);
   snprintf(png, sizeof png, "%s.png", base);
   FILE *gp = tl_out_open(dir, name, &info);

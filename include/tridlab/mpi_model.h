@@ -125,9 +125,10 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
 
 /* ---- projections to published machines and the papers' sizes ------ */
 
-/* A published scaling figure: the efficiency of `algo` at P ranks
- * relative to `base` ranks (strong: t(base) base / (t(P) P); weak:
- * t(base) / t(P)), and where the paper says it. */
+/* A published scaling figure: the efficiency of `algo` (the registry
+ * name of a projected algorithm, tl_model_projected) at P ranks relative
+ * to `base` ranks (strong: t(base) base / (t(P) P); weak: t(base) /
+ * t(P)), and where the paper says it. */
 typedef struct tl_model_point {
   const char *algo;
   int P, base;
@@ -150,6 +151,11 @@ typedef struct tl_model_paper {
 } tl_model_paper;
 
 const tl_model_paper *tl_model_papers(size_t *count);
+/* 1 when the projections draw algo: it has a ledger model and its rank
+ * program runs on the host (backend "mpi"). A rank program on a GPU
+ * sends the messages of its host program, and on the published machines
+ * compute is the byte model, so its curve would be the host program's. */
+int tl_model_projected(const tl_algorithm *algo);
 const tl_model_paper *tl_model_paper_find(const char *id);
 
 /* Predicted seconds per solve of algo on the paper's problem at P ranks

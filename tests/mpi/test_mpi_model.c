@@ -124,6 +124,24 @@ static void rounds_case(mpi_check *mc)
   mc_end(mc);
 }
 
+/* Every published point of the projections names an algorithm they draw
+ * (a registry entry with a ledger model, on the host). */
+static void points_case(mpi_check *mc, const tl_algorithm *const *reg, size_t count)
+{
+  mc_case(mc, "the published points name projected algorithms");
+  size_t np;
+  const tl_model_paper *pp = tl_model_papers(&np);
+  for (size_t i = 0; i < np; i++)
+    for (size_t k = 0; k < pp[i].npoints; k++) {
+      const char *want = pp[i].points[k].algo;
+      int found = 0;
+      for (size_t j = 0; j < count; j++)
+        found |= !strcmp(reg[j]->name, want) && tl_model_projected(reg[j]);
+      MC_EXPECT(mc, found, "paper %s: '%s' is not a projected algorithm", pp[i].id, want);
+    }
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -138,6 +156,7 @@ int main(int argc, char **argv)
     one_case(&mc, reg[k], 509, 4); /* uneven slices */
   }
   rounds_case(&mc);
+  points_case(&mc, reg, count);
   int rc = mc_finish(&mc, "test_mpi_model");
   MPI_Finalize();
   return rc;

@@ -193,7 +193,8 @@ static void FN(hp_finish)(tl_mpi_status *st, const tl_mpi_batch *sl, const unsig
       FN(hp_backward_one)(st, sl, s, tmp, tmp + m, tmp + 2 * m, mine, x);
       group = (size_t)-1;
     } else {
-      size_t g0 = s / 8 * 8, og = g0 * m, k = (s - g0) * m;
+      size_t g0 = s / 8 * 8 + 8 <= nsys ? s / 8 * 8 : nsys - 8; /* eight inside the batch */
+      size_t og = g0 * m, k = (s - g0) * m;
       if (g0 != group)
         tl_cpu_hybrid_pcr_forward_d(sl->begin, m, 8, p > 0, p + 1 < P, a + og, b + og, c + og,
                                     d + og, tmp, tmp + 8 * m, tmp + 16 * m, fl);

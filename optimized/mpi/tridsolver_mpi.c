@@ -614,8 +614,9 @@ static void FN(ts_finish)(FN(ts_run) * r, S *x, const S *halo, tl_residual_pass 
       FN(ts_forward_one)(r, s, &one);
       FN(ts_backward_one)(r, s, r->tmp, m, x);
       group = (size_t)-1;
-    } else {
-      size_t g0 = s / 8 * 8, o = g0 * m;
+    } else { /* eight systems around s, inside the batch: mini-batches cut
+              * their own groups, so s may lie past the last whole one */
+      size_t g0 = s / 8 * 8 + 8 <= nsys ? s / 8 * 8 : nsys - 8, o = g0 * m;
       if (g0 != group)
         tl_cpu_tridsolver_forward_d(sl->begin, m, 8, p > 0, p + 1 < P, a + o, b + o, c + o, d + o,
                                     r->tmp, r->tmp + 8 * m, r->tmp + 16 * m, fl);

@@ -291,9 +291,10 @@ void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const dou
  * first; the systems past the count returned are the caller's). With
  * passes (not NULL), each solved group's part of the MPI verdict's pass,
  * tl_cpu_residual_slices_pass_d(n, 0, begin, m, ...) with halo (4 per
- * system), is made while its rows are in cache. The two read 4 words per
- * unknown each and write 1; the forward and backward sweeps keeping a',
- * c', d' read 4 + 3 and write 3 + 1, and the verdict's pass read 5 more. */
+ * system), is made while its rows are in cache. The ends read 4 words
+ * per unknown and write none, the finish reads 4 and writes 1; the
+ * forward and backward sweeps keeping a', c', d' read 4 + 3 and write
+ * 3 + 1, and the verdict's pass read 5 more. */
 struct tl_residual_pass;
 size_t tl_cpu_tridsolver_ends_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
                                 const double *b, const double *c, const double *d, double *ends,

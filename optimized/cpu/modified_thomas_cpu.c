@@ -65,8 +65,10 @@
 #define TS_CHAINS 2 /* groups whose recurrences run side by side */
 #endif
 #ifndef FIN_CHAINS
-#define FIN_CHAINS 1
+#define FIN_CHAINS 1 /* groups the finish sweeps side by side: its scratch in L2 */
 #endif
+_Static_assert(FIN_CHAINS >= 1 && FIN_CHAINS <= TS_CHAINS,
+               "the finish's chains fit forward_groups'");
 
 #if TL_LANES_OK
 
@@ -377,7 +379,7 @@ size_t tl_cpu_tridsolver_finish_d(size_t n, size_t begin, size_t m, size_t nsys,
                                   struct tl_residual_pass *passes)
 {
   double *pk;
-  size_t groups = tl_lanes_groups(m, nsys, 3 * TS_CHAINS, &pk);
+  size_t groups = tl_lanes_groups(m, nsys, 3 * FIN_CHAINS, &pk);
   memset(redo, 0, nsys);
 #if TL_LANES_OK
   size_t step = TL_LANES * m;

@@ -251,12 +251,18 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     bad[s] = FN(hp_forward_one)(&st, sl, s, as + o, as + k + o, as + 2 * k + o) < 0;
     if (!bad[s])
       FN(tl_hybrid_pcr_pack)(m, as + o, as + k + o, as + 2 * k + o, send + TL_HYBRID_PCR_SEND * s);
+    else /* a failed system sends zeros, not the rows the lanes wrote */
+      memset(send + TL_HYBRID_PCR_SEND * s, 0, TL_HYBRID_PCR_SEND * sizeof(S));
   }
   status = FN(hp_reduced)(&st, sl, slices, send, mine);
   if (status < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "hybrid_pcr: the reduced exchange failed");
     goto cleanup;
   }
+  /* the entries' own check first: a batch it rejects sends no halo */
+  status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
+  if (status != TL_OK)
+    goto cleanup;
 #if !TL_IS_COMPLEX /* phase 5 and the verdict's pass; x_0, x_{m-1} are mine */
   status = tl_mpi_residual_halo_ends(ex, sl, mine, halo);
   if (status < 0) {
@@ -270,11 +276,10 @@ static int FN(hp_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
       FN(hp_backward_one)
       (&st, sl, s, as + s * m, as + (nsys + s) * m, as + (2 * nsys + s) * m, mine, x);
 #endif
-  status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
-  if (status == TL_OK && !TL_IS_COMPLEX)
+  if (!TL_IS_COMPLEX)
     status = tl_mpi_residual_verdict_of(&st, sl, x, halo, passes, "hybrid_pcr", DD_WHY,
                                         RESIDUAL_WHY, NULL, info);
-  else if (status == TL_OK)
+  else
     status = tl_mpi_residual_verdict(&st, sl, x, "hybrid_pcr", DD_WHY, RESIDUAL_WHY, NULL, info);
 cleanup:
   free(bad);

@@ -204,7 +204,7 @@ int tl_mpi_residual_verdict(tl_mpi_status *st, const tl_mpi_batch *sl, const voi
  * a double batch, the verdict's pass over the slice (passes: nsys of
  * tl_cpu_residual_slices_pass_d's, or NULL to read the slice here) made
  * by the caller: a rank program that makes the pass as it writes x
- * (tridsolver_mpi). */
+ * (tridsolver_mpi, hybrid_pcr_mpi). */
 int tl_mpi_residual_verdict_of(tl_mpi_status *st, const tl_mpi_batch *sl, const void *x,
                                const void *halo, const tl_residual_pass *passes, const char *name,
                                const char *dd_why, const char *why, const tl_info *fields,

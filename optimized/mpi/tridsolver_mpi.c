@@ -648,8 +648,8 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
    * reduced row (4), F (2); in double x's ends (2) and the halo (4), and
    * one scratch of 3 8 m; in complex a', c', d' of every row. The sweeps
    * write everything they are read at (a system that failed is read no
-   * more), so only the reduced rows are zeroed (a failed system sends
-   * zeros). Zeroing all of it cost 3 % of the solve. */
+   * more), so only what is sent is zeroed (a failed system sends zeros):
+   * zeroing the arrays too cost 3 % of the solve. */
   size_t arrays = TS_BATCHED ? 24 * m : 3 * m * nsys;
   r->ends = tl_mpi_scratch_dirty(24 * nsys + arrays, sizeof(S));
   r->bad = tl_alloc(4 * nsys, 1);
@@ -672,7 +672,7 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
   S *xends = r->F + 2 * nsys, *halo = xends + 2 * nsys;
   r->tmp = r->as = halo + 4 * nsys;
   r->cs = r->as + m * nsys, r->ds = r->cs + m * nsys; /* complex */
-  memset(r->rows, 0, 4 * nsys * sizeof(S));
+  memset(r->last, 0, 18 * nsys * sizeof(S)); /* last .. halo: a failed system sends zeros */
   /* Jacobi's sweeps take the whole batch together (one test a sweep). */
   size_t mb = par->minibatch > 0 && par->strategy != TL_TRIDSOLVER_JACOBI ? par->minibatch : nsys;
   status = FN(ts_pipeline)(r, par, mb < nsys ? mb : nsys, fields);
@@ -680,6 +680,10 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     status = TL_FAIL(info, status, -1, -1, "", "tridsolver: the reduced exchange failed");
     goto cleanup;
   }
+  /* the entries' own check first: a batch it rejects sends no halo */
+  status = r->own_check ? tl_mpi_entries_agree(ex, sl, r->suspect, info) : TL_OK;
+  if (status != TL_OK)
+    goto cleanup;
 #if TS_BATCHED /* phase 5 and the verdict's pass, the halo first */
   status = FN(ts_halo)(r, xends, halo);
   if (status < 0) {
@@ -693,11 +697,10 @@ static int FN(ts_rank)(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t
     if (!r->bad[s])
       FN(ts_backward_one)(r, s, r->as + s * m, m * nsys, x);
 #endif
-  status = r->own_check ? tl_mpi_entries_agree(ex, sl, r->suspect, info) : TL_OK;
-  if (status == TL_OK && TS_BATCHED)
+  if (TS_BATCHED)
     status = tl_mpi_residual_verdict_of(&r->st, sl, x, halo, passes, "tridsolver", DD_WHY,
                                         RESIDUAL_WHY, fields, info);
-  else if (status == TL_OK)
+  else
     status =
         tl_mpi_residual_verdict(&r->st, sl, x, "tridsolver", DD_WHY, RESIDUAL_WHY, fields, info);
 cleanup:

@@ -235,15 +235,17 @@ static void write_gp(FILE *f, const char *png, const char *dat, const char *pts,
   fprintf(f, "set xrange [%g:%g]\n", pp->p_first / 1.5, p_last * 1.5);
   fprintf(f, "set logscale x 2\nset logscale y\nset key outside right noenhanced\n"
              "set xlabel 'ranks P'\nset ylabel 'predicted s per solve'\nplot \\\n");
+  /* gnuplot has 8 colours: the curves after the eighth are dashed */
   for (size_t k = 0; k < nalgo; k++)
-    fprintf(f, "  '%s' index %zu using 1:2 with linespoints title '%s'%s\n", dat, k, names[k],
-            k + 1 < nalgo ? ", \\" : "");
+    fprintf(f, "  '%s' index %zu using 1:2 with linespoints dt %zu title '%s'%s\n", dat, k,
+            1 + k / 8, names[k], k + 1 < nalgo ? ", \\" : "");
   fprintf(f,
           "unset logscale y\nset yrange [0:1.2]\nset ylabel 'parallel efficiency (from P = %d)'\n"
           "plot \\\n",
           pp->p_first);
   for (size_t k = 0; k < nalgo; k++)
-    fprintf(f, "  '%s' index %zu using 1:3 with linespoints title '%s', \\\n", dat, k, names[k]);
+    fprintf(f, "  '%s' index %zu using 1:3 with linespoints dt %zu title '%s', \\\n", dat, k,
+            1 + k / 8, names[k]);
   fprintf(f,
           "  '%s' using 1:2:(sprintf('%%s %%.2f', stringcolumn(4), $2)) with labels noenhanced "
           "point pt 7 "

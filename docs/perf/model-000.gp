@@ -15,32 +15,32 @@ set key outside right noenhanced
 set xlabel 'ranks P'
 set ylabel 'predicted s per solve'
 plot \
-  'model-000.dat' index 0 using 1:2 with linespoints title 'pdd_mpi', \
-  'model-000.dat' index 1 using 1:2 with linespoints title 'rpdd_mpi', \
-  'model-000.dat' index 2 using 1:2 with linespoints title 'distd2_mpi', \
-  'model-000.dat' index 3 using 1:2 with linespoints title 'ptdma_mpi', \
-  'model-000.dat' index 4 using 1:2 with linespoints title 'its_mpi', \
-  'model-000.dat' index 5 using 1:2 with linespoints title 'tridsolver_mpi', \
-  'model-000.dat' index 6 using 1:2 with linespoints title 'hybrid_pcr_mpi', \
-  'model-000.dat' index 7 using 1:2 with linespoints title 'nshaped_mpi', \
-  'model-000.dat' index 8 using 1:2 with linespoints title 'spike_mpi', \
-  'model-000.dat' index 9 using 1:2 with linespoints title 'spike_dp_mpi', \
-  'model-000.dat' index 10 using 1:2 with linespoints title 'spike_givens_mpi'
+  'model-000.dat' index 0 using 1:2 with linespoints dt 1 title 'pdd_mpi', \
+  'model-000.dat' index 1 using 1:2 with linespoints dt 1 title 'rpdd_mpi', \
+  'model-000.dat' index 2 using 1:2 with linespoints dt 1 title 'distd2_mpi', \
+  'model-000.dat' index 3 using 1:2 with linespoints dt 1 title 'ptdma_mpi', \
+  'model-000.dat' index 4 using 1:2 with linespoints dt 1 title 'its_mpi', \
+  'model-000.dat' index 5 using 1:2 with linespoints dt 1 title 'tridsolver_mpi', \
+  'model-000.dat' index 6 using 1:2 with linespoints dt 1 title 'hybrid_pcr_mpi', \
+  'model-000.dat' index 7 using 1:2 with linespoints dt 1 title 'nshaped_mpi', \
+  'model-000.dat' index 8 using 1:2 with linespoints dt 2 title 'spike_mpi', \
+  'model-000.dat' index 9 using 1:2 with linespoints dt 2 title 'spike_dp_mpi', \
+  'model-000.dat' index 10 using 1:2 with linespoints dt 2 title 'spike_givens_mpi'
 unset logscale y
 set yrange [0:1.2]
 set ylabel 'parallel efficiency (from P = 2)'
 plot \
-  'model-000.dat' index 0 using 1:3 with linespoints title 'pdd_mpi', \
-  'model-000.dat' index 1 using 1:3 with linespoints title 'rpdd_mpi', \
-  'model-000.dat' index 2 using 1:3 with linespoints title 'distd2_mpi', \
-  'model-000.dat' index 3 using 1:3 with linespoints title 'ptdma_mpi', \
-  'model-000.dat' index 4 using 1:3 with linespoints title 'its_mpi', \
-  'model-000.dat' index 5 using 1:3 with linespoints title 'tridsolver_mpi', \
-  'model-000.dat' index 6 using 1:3 with linespoints title 'hybrid_pcr_mpi', \
-  'model-000.dat' index 7 using 1:3 with linespoints title 'nshaped_mpi', \
-  'model-000.dat' index 8 using 1:3 with linespoints title 'spike_mpi', \
-  'model-000.dat' index 9 using 1:3 with linespoints title 'spike_dp_mpi', \
-  'model-000.dat' index 10 using 1:3 with linespoints title 'spike_givens_mpi', \
+  'model-000.dat' index 0 using 1:3 with linespoints dt 1 title 'pdd_mpi', \
+  'model-000.dat' index 1 using 1:3 with linespoints dt 1 title 'rpdd_mpi', \
+  'model-000.dat' index 2 using 1:3 with linespoints dt 1 title 'distd2_mpi', \
+  'model-000.dat' index 3 using 1:3 with linespoints dt 1 title 'ptdma_mpi', \
+  'model-000.dat' index 4 using 1:3 with linespoints dt 1 title 'its_mpi', \
+  'model-000.dat' index 5 using 1:3 with linespoints dt 1 title 'tridsolver_mpi', \
+  'model-000.dat' index 6 using 1:3 with linespoints dt 1 title 'hybrid_pcr_mpi', \
+  'model-000.dat' index 7 using 1:3 with linespoints dt 1 title 'nshaped_mpi', \
+  'model-000.dat' index 8 using 1:3 with linespoints dt 2 title 'spike_mpi', \
+  'model-000.dat' index 9 using 1:3 with linespoints dt 2 title 'spike_dp_mpi', \
+  'model-000.dat' index 10 using 1:3 with linespoints dt 2 title 'spike_givens_mpi', \
   'model-000-points.dat' using 1:2:(sprintf('%s %.2f', stringcolumn(4), $2)) with labels noenhanced point pt 7 ps 2 offset 0,1 notitle, \
   'model-000-points.dat' using 1:2 with points pt 7 ps 2 lc rgb 'black' title 'paper 000 (own base P)'
 unset multiplot

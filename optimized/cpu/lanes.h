@@ -303,6 +303,19 @@ static inline size_t tl_lanes_groups(size_t m, size_t nsys, size_t arrays, doubl
   return *pk ? nsys / TL_LANES : 0;
 }
 
+/* Whether a group of eight holds a system to skip (skip[0 .. 8), from
+ * its first system); if so, redo[l] = 1 for its others: a finish pass
+ * leaves such a group to its caller. */
+static inline int tl_lanes_group_skipped(const unsigned char *skip, unsigned char *redo)
+{
+  int any = 0;
+  for (int l = 0; l < TL_LANES; l++)
+    any |= skip[l];
+  for (int l = 0; l < TL_LANES && any; l++)
+    redo[l] = !skip[l];
+  return any;
+}
+
 /* The first and one-past-the-last row of the tile that starts at row i0,
  * within the rows [lo, hi) a phase runs: r0 .. r1-1 of the tile. */
 static inline void tl_lanes_clip(size_t i0, size_t lo, size_t hi, size_t *r0, size_t *r1)

@@ -64,11 +64,6 @@
 #ifndef TS_CHAINS
 #define TS_CHAINS 2 /* groups whose recurrences run side by side */
 #endif
-#ifndef FIN_CHAINS
-#define FIN_CHAINS 1 /* groups the finish sweeps side by side: its scratch in L2 */
-#endif
-_Static_assert(FIN_CHAINS >= 1 && FIN_CHAINS <= TS_CHAINS,
-               "the finish's chains fit forward_groups'");
 
 #if TL_LANES_OK
 
@@ -326,24 +321,55 @@ static TL_CPU_INLINE void backward_packed(size_t m, int nt, const double *pa, co
   tl_lanes_flag(chk, bad);
 }
 
-/* Phase 1 again and phase 5 of `nch` groups (at o[k]): the forward sweep
- * into the packed scratch pk (3 8 m per group), then the backward sweep
- * from it into x. redo[s] where the forward or the backward sweep flags
- * system s. */
+/* Phase 1 again and phase 5 of a group: the forward sweep into the
+ * packed scratch pk (3 8 m), then the backward sweep from it into x; F:
+ * the group's first unknowns, 2 per system. redo[l] where the forward or
+ * the backward sweep flags system l. One group at a time: two side by
+ * side, as the first sweep runs them, need twice the scratch (1.5 MiB at
+ * m = 4096, more than L2) and were no faster (docs/performance.md). */
 TL_CPU_CLONES
-static void finish_groups(int nch, int nt, const size_t *o, size_t m, int has_left, int has_right,
-                          const double *a, const double *b, const double *c, const double *d,
-                          const double *F, double *x, double *pk, unsigned char *redo)
+static void finish_group(size_t m, int nt, int has_left, int has_right, const double *a,
+                         const double *b, const double *c, const double *d, const double *F,
+                         double *x, double *pk, unsigned char *redo)
 {
   const fw_out w = {TS_PACKED, pk, NULL, NULL};
-  forward_groups(nch, &w, 0, o, m, has_left, has_right, a, b, c, d, redo);
-  for (int k = 0; k < nch; k++) {
-    size_t s = o[k] / m;
-    unsigned char again[TL_LANES] = {0};
-    backward_packed(m, nt, pk + (size_t)k * 3 * TL_LANES * m, F + 2 * s, x + o[k], again);
-    for (int l = 0; l < TL_LANES; l++)
-      redo[s + (size_t)l] |= again[l];
+  const size_t o[1] = {0};
+  forward_groups(1, &w, 0, o, m, has_left, has_right, a, b, c, d, redo);
+  backward_packed(m, nt, pk, F, x, redo);
+}
+
+/* A group's phase 5 (finish_group, hp_finish_group): the same arguments
+ * for both, the slices of the group from a, b, c, d and x. */
+typedef void finish_fn(size_t m, int nt, int has_left, int has_right, const double *a,
+                       const double *b, const double *c, const double *d, const double *xb,
+                       double *x, double *pk, unsigned char *redo);
+
+/* The whole groups of a batch through fin, but a group holding a system
+ * to skip (its others to redo); each one's part of the verdict's pass
+ * after it, while its a, b, c, d are in cache (passes: not NULL). */
+static size_t finish_batch(finish_fn *fin, size_t n, size_t begin, size_t m, size_t nsys,
+                           int has_left, int has_right, const double *a, const double *b,
+                           const double *c, const double *d, const double *xb,
+                           const unsigned char *skip, double *x, unsigned char *redo,
+                           const double *halo, struct tl_residual_pass *passes)
+{
+  double *pk;
+  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
+  memset(redo, 0, nsys);
+  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x); /* x to memory */
+  for (size_t g = 0; g < groups; g++) {
+    size_t o = g * TL_LANES * m, s = g * TL_LANES;
+    if (tl_lanes_group_skipped(skip + s, redo + s))
+      continue;
+    fin(m, nt, has_left, has_right, a + o, b + o, c + o, d + o, xb + 2 * s, x + o, pk, redo + s);
+    if (passes)
+      tl_cpu_residual_slices_pass_d(n, 0, begin, m, TL_LANES, a + o, b + o, c + o, d + o, x + o,
+                                    halo + 4 * s, passes + s);
   }
+  if (nt)
+    tl_lanes_stream_done();
+  free(pk);
+  return groups * TL_LANES;
 }
 
 #endif /* TL_LANES_OK */
@@ -361,52 +387,21 @@ size_t tl_cpu_tridsolver_ends_d(size_t m, size_t nsys, int has_left, int has_rig
   return groups * TL_LANES;
 }
 
-/* Whether group g holds a system to skip; if so, its others to redo. */
-static int skipped(const unsigned char *skip, size_t g, unsigned char *redo)
-{
-  int any = 0;
-  for (int l = 0; l < TL_LANES; l++)
-    any |= skip[g * TL_LANES + (size_t)l];
-  for (int l = 0; l < TL_LANES && any; l++)
-    redo[g * TL_LANES + (size_t)l] = !skip[g * TL_LANES + (size_t)l];
-  return any;
-}
-
 size_t tl_cpu_tridsolver_finish_d(size_t n, size_t begin, size_t m, size_t nsys, int has_left,
                                   int has_right, const double *a, const double *b, const double *c,
                                   const double *d, const double *F, const unsigned char *skip,
                                   double *x, unsigned char *redo, const double *halo,
                                   struct tl_residual_pass *passes)
 {
-  double *pk;
-  size_t groups = tl_lanes_groups(m, nsys, 3 * FIN_CHAINS, &pk);
-  memset(redo, 0, nsys);
 #if TL_LANES_OK
-  size_t step = TL_LANES * m;
-  int nt = tl_lanes_stream_worth(groups * step, m, 1, &x); /* x to memory */
-  for (size_t g = 0; g < groups;) {
-    size_t o[TS_CHAINS];
-    int nch = 0;
-    for (; g < groups && nch < FIN_CHAINS; g++)
-      if (!skipped(skip, g, redo))
-        o[nch++] = g * step;
-    if (nch == 0)
-      continue;
-    finish_groups(nch, nt, o, m, has_left, has_right, a, b, c, d, F, x, pk, redo);
-    for (int k = 0; k < nch && passes; k++) { /* the verdict's pass, from cache */
-      size_t s = o[k] / m;
-      tl_cpu_residual_slices_pass_d(n, 0, begin, m, TL_LANES, a + o[k], b + o[k], c + o[k],
-                                    d + o[k], x + o[k], halo + 4 * s, passes + s);
-    }
-  }
-  if (nt)
-    tl_lanes_stream_done();
+  return finish_batch(finish_group, n, begin, m, nsys, has_left, has_right, a, b, c, d, F, skip, x,
+                      redo, halo, passes);
 #else
   (void)n, (void)begin, (void)has_left, (void)has_right, (void)a, (void)b, (void)c, (void)d,
       (void)F, (void)skip, (void)x, (void)halo, (void)passes;
+  memset(redo, 0, nsys);
+  return 0;
 #endif
-  free(pk);
-  return groups * TL_LANES;
 }
 
 void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
@@ -648,29 +643,15 @@ size_t tl_cpu_hybrid_pcr_finish_d(size_t n, size_t begin, size_t m, size_t nsys,
                                   double *x, unsigned char *redo, const double *halo,
                                   struct tl_residual_pass *passes)
 {
-  double *pk;
-  size_t groups = tl_lanes_groups(m, nsys, 3, &pk);
-  memset(redo, 0, nsys);
 #if TL_LANES_OK
-  int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x); /* x to memory */
-  for (size_t g = 0; g < groups; g++) {
-    size_t o = g * TL_LANES * m, s = g * TL_LANES;
-    if (skipped(skip, g, redo))
-      continue;
-    hp_finish_group(m, nt, has_left, has_right, a + o, b + o, c + o, d + o, xb + 2 * s, x + o, pk,
-                    redo + s);
-    if (passes) /* the verdict's pass, from cache */
-      tl_cpu_residual_slices_pass_d(n, 0, begin, m, TL_LANES, a + o, b + o, c + o, d + o, x + o,
-                                    halo + 4 * s, passes + s);
-  }
-  if (nt)
-    tl_lanes_stream_done();
+  return finish_batch(hp_finish_group, n, begin, m, nsys, has_left, has_right, a, b, c, d, xb, skip,
+                      x, redo, halo, passes);
 #else
   (void)n, (void)begin, (void)has_left, (void)has_right, (void)a, (void)b, (void)c, (void)d,
       (void)xb, (void)skip, (void)x, (void)halo, (void)passes;
+  memset(redo, 0, nsys);
+  return 0;
 #endif
-  free(pk);
-  return groups * TL_LANES;
 }
 
 void tl_cpu_hybrid_pcr_forward_d(size_t begin, size_t m, size_t nsys, int has_left, int has_right,

@@ -499,14 +499,8 @@ size_t tl_cpu_ptdma_finish_d(size_t n, int periodic, size_t begin, size_t m, siz
   int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x);
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m, s = g * TL_LANES;
-    int any = 0;
-    for (int l = 0; l < TL_LANES; l++)
-      any |= skip[s + l];
-    if (any) { /* a system that failed: the group goes to the caller */
-      for (int l = 0; l < TL_LANES; l++)
-        redo[s + l] = !skip[s + l];
-      continue;
-    }
+    if (tl_lanes_group_skipped(skip + s, redo + s))
+      continue; /* a system that failed: the group goes to the caller */
     finish_group(&w, nt, A + o, B + o, C + o, D + o, xb + 2 * s, x + o, pk, redo + s, tiny + s);
   }
   tl_lanes_stream_done();

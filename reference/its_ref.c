@@ -505,11 +505,15 @@ int tl_its_checks_residual(int verdict, double dropped)
 
 void tl_its_ledger_verdict(const tl_its_state *st, int checked, tl_ledger *ledger)
 {
+  /* The halo crosses before the verdict's first allreduce, whether the
+   * residual is checked or not: a rank reads its slice once for the
+   * verdict's numbers and the residual's norms together, and that pass
+   * needs x beyond both ends (its_mpi.c). */
+  tl_ledger_halo(ledger, st->parts, st->periodic, 2);
   tl_ledger_collective_all(ledger, "verdict", 0, TL_LEDGER_ALLREDUCE, st->parts, -1,
                            TL_ITS_VERDICT_WORDS, TL_ITS_VERDICT_WORDS);
   if (!checked)
     return;
-  tl_ledger_halo(ledger, st->parts, st->periodic, 2);
   tl_ledger_collective_all(ledger, "verdict", 1, TL_LEDGER_ALLREDUCE, st->parts, -1, 2, 2);
   tl_ledger_collective_all(ledger, "verdict", 2, TL_LEDGER_ALLREDUCE, st->parts, -1, 1, 1);
 }

@@ -154,13 +154,14 @@ int tl_its_overflow_verdict(const tl_its_state *st, double dropped, long drop_ro
 /* 1 when a system with this verdict (tl_its_verdict's status) and this
  * dropped mass measures its residual ratio before it says ok. */
 int tl_its_checks_residual(int verdict, double dropped);
-/* The verdict's messages of one system (a ledger may be NULL): the
- * allreduce of TL_ITS_VERDICT_WORDS ("verdict" round 0); with checked,
- * the residual ratio across the partitions: x and the coupling entry at
- * each end of a partition to that neighbour ("halo", 2 words each way,
- * around the ring when periodic), then the sums of ||x||_1 and
- * ||d - A x||_1 ("verdict" round 1, 2 words) and the largest column sum
- * (round 2, 1 word), as tl_ledger_residual_verdict counts them. */
+/* The verdict's messages of one system (a ledger may be NULL): x and
+ * the coupling entry at each end of a partition to that neighbour
+ * ("halo", 2 words each way, around the ring when periodic: a rank reads
+ * its slice once for the verdict's numbers and the residual's norms,
+ * and that pass needs them), the allreduce of TL_ITS_VERDICT_WORDS
+ * ("verdict" round 0); with checked, the residual ratio across the
+ * partitions: the sums of ||x||_1 and ||d - A x||_1 ("verdict" round 1,
+ * 2 words) and the largest column sum (round 2, 1 word). */
 void tl_its_ledger_verdict(const tl_its_state *st, int checked, tl_ledger *ledger);
 /* The end of the solve, after the local solves of every partition
  * (status: TL_OK or the first of their failures; x written where they

@@ -16,15 +16,18 @@
  *             a_t^p up, 1 word each way (this is all a new right-hand
  *             side needs; the steps above are setup, once per matrix)
  *             local solve of N^p (Thomas)
+ *   "halo"    x and the coupling entry at each end of the slice to that
+ *             neighbour, 2 words each (every system with a J): then one
+ *             pass over a, b, c, d, x gives the verdict's numbers and
+ *             the residual's norms together
  *   "verdict" one allreduce of 8 pairs per system: status, the dropped
  *             mass (what the truncation left out, as the reference
  *             reports it), the bound, eps_c, the worst margin,
  *             strictness, the largest |x| and |A| entry
- *   "halo"    (the systems whose verdict is ok and dropped <= eps: the
- *             reference's residual self-check) x and the coupling entry
- *             at each end of the slice to that neighbour, 2 words each
- *   "verdict" rounds 1 and 2: the residual ratio's sums (2 words) and
- *             largest column sum (1 word) of those systems
+ *   "verdict" rounds 1 and 2 (the systems whose verdict is ok and
+ *             dropped <= eps: the reference's residual self-check): the
+ *             residual ratio's sums (2 words) and largest column sum
+ *             (1 word) of those systems
  *
  *        rank p-1             rank p                 rank p+1
  *           |  <-- window rows --|   <-- window rows --  |
@@ -65,6 +68,8 @@ typedef struct its_run {
   unsigned char *bad;     /* 1: no J for this system (every rank alike)        */
   int own_check, suspect; /* own_entry_check; 1: an entry here is not fine  */
   size_t scanned;         /* systems whose entries were scanned so far        */
+  double *halo;           /* 4 per system: x and the coupling beyond each end */
+  tl_residual_pass *pass; /* per system: the verdict's one pass over the slice */
   tl_mpi_status status;
 } its_run;
 
@@ -93,15 +98,22 @@ static int truncate(its_run *r, const size_t *slices, size_t J, double eps_c)
   double *rate = tl_alloc(nsys, sizeof *rate);
   if (!rate)
     return TL_ERR_NOMEM;
-  int rc = TL_OK;
-  /* tl_its_rate of every system, the rows of each in SIMD lanes (the
-   * reference's bits) */
-  tl_cpu_its_rate_d(sl->n, sl->periodic, sl->begin, sl->m, nsys, sl->a, sl->b, sl->c, rate);
+  int rc = TL_OK, interfaces = 0;
   for (size_t s = 0; s < nsys && rc == TL_OK; s++) {
     rc = tl_its_init(&r->st[s], sl->n, sl->periodic, P, slices, NULL);
-    if (rc == TL_OK)
-      r->st[s].rate[p] = rate[s];
+    interfaces |= rc == TL_OK && r->st[s].nif > 0;
   }
+  /* tl_its_rate of every system, the rows of each in SIMD lanes (the
+   * reference's bits). The rates choose J and L, which only the
+   * interfaces use: one rank of a plain system has none (nothing is
+   * truncated, nothing dropped; J and L appear in no verdict), so there
+   * its rows are not read for them and its rate is 0. */
+  if (interfaces)
+    tl_cpu_its_rate_d(sl->n, sl->periodic, sl->begin, sl->m, nsys, sl->a, sl->b, sl->c, rate);
+  else
+    memset(rate, 0, nsys * sizeof *rate);
+  for (size_t s = 0; s < nsys && rc == TL_OK; s++)
+    r->st[s].rate[p] = rate[s];
   if (rc == TL_OK)
     rc = tl_mpi_allreduce_max(r->ex, "rate", 0, rate, nsys);
   for (size_t s = 0; s < nsys && rc == TL_OK; s++) {
@@ -414,26 +426,52 @@ static void set_classes(double *q, double neg, long worst)
   q[2 * V_NOTSTRICT] = neg < 0.0 ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
 }
 
-/* Steps 6-7 and this rank's numbers of the verdict. */
-static void local_solves(its_run *r, double *x, double *pairs)
+/* The verdict's numbers of the systems which[0..k) in one read of each
+ * slice: the halo first (every rank lists the same systems, those with a
+ * J), then one pass over a, b, c, d and x per system, 8 systems side by
+ * side (tl_cpu_residual_slices_pass_d): the weakest row and the maxima
+ * for round 0, and the unscaled norms that rounds 1 and 2 rescale, so
+ * that a checked residual does not read the slice again. */
+static int verdict_pass(its_run *r, const double *x, const size_t *which, size_t k)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m;
+  int rc = tl_mpi_residual_halo_of(r->ex, sl, x, which, k, r->halo);
+  for (size_t j = 0, run; rc == TL_OK && j < k; j += run) { /* runs of adjacent systems */
+    size_t s0 = which[j];
+    for (run = 1; j + run < k && which[j + run] == s0 + run; run++)
+      ;
+    tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, m, run, ROWS(sl->a, s0),
+                                  ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0), x + s0 * m,
+                                  r->halo + 4 * s0, r->pass + s0);
+  }
+  return rc;
+}
+
+/* Steps 6-7 and this rank's numbers of the verdict; < 0 when the halo's
+ * exchange failed. */
+static int local_solves(its_run *r, double *x, double *pairs)
 {
   const tl_mpi_batch *sl = r->sl;
   int p = r->ex->rank;
-  size_t m = sl->m;
+  size_t m = sl->m, nsys = sl->nsys, k = 0;
+  size_t *which = tl_alloc(nsys + 1, sizeof *which);
+  if (!which)
+    return TL_ERR_NOMEM;
   unsigned char *redo = local_lines(r, x); /* NULL: all by the reference */
-  for (size_t s = 0; s < sl->nsys; s++) {
+  for (size_t s = 0; s < nsys; s++) {
     tl_its_state *st = &r->st[s];
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
-    double *q = pairs + 2 * V_PAIRS * s, *xs = x + s * m;
+    double *q = pairs + 2 * V_PAIRS * s;
     int mine = !r->bad[s] && p < st->nif; /* the interface this rank measured */
     q[2 * V_DROPPED] = mine ? st->dropped[p] : 0.0;
     q[2 * V_DROPPED + 1] = mine ? (double)(st->begin[p + 1] - 1) : -1.0;
     q[2 * V_BOUND] = mine ? st->bound[p] : 0.0, q[2 * V_BOUND + 1] = -1.0;
     q[2 * V_EPSC] = mine ? st->eps_c[p] : 0.0, q[2 * V_EPSC + 1] = -1.0;
     q[2 * V_XMAX] = q[2 * V_AMAX] = 0.0, q[2 * V_XMAX + 1] = q[2 * V_AMAX + 1] = -1.0;
-    double neg; /* -rel of the weakest row: strictly dominant rows when < 0 */
-    long worst;
-    if (r->bad[s]) {
+    if (r->bad[s]) { /* no J, no x: the weakest row only */
+      double neg; /* -rel of the weakest row: strictly dominant rows when < 0 */
+      long worst;
       tl_slice_weakest_row(TL_F64, sl->n, sl->periodic, sl->begin, m, a, b, c, &neg, &worst);
       set_classes(q, neg, worst);
       continue;
@@ -441,24 +479,34 @@ static void local_solves(its_run *r, double *x, double *pairs)
     tl_info one;
     tl_info_clear(&one);
     int rc = redo && !redo[s] ? TL_OK
-                              : tl_its_local_solve(st, p, a, b, c, ROWS(sl->d, s), xs, &one);
+                              : tl_its_local_solve(st, p, a, b, c, ROWS(sl->d, s), x + s * m, &one);
     tl_mpi_status_note(&r->status, s, PH_LOCAL, rc, &one);
-    /* The verdict's numbers of this slice in one read of a, b, c and x:
-     * the weakest row and what the residual ratio scales by */
-    double max[2];
-    tl_cpu_slice_weakest_max_d(sl->n, sl->periodic, sl->begin, m, a, b, c, xs, &neg, &worst, max);
-    set_classes(q, neg, worst);
-    q[2 * V_XMAX] = max[0], q[2 * V_AMAX] = max[1];
-    for (size_t i = 0; rc == TL_OK && max[0] == INFINITY && i < m; i++) /* x not finite: where */
-      if (!isfinite(xs[i])) {
-        size_t row = sl->begin + i;
-        tl_info_clear(&one);
-        rc = TL_FAIL(&one, TL_ERR_BREAKDOWN, -1, (long)row, "",
-                     "its: non-finite solution at row %zu (overflow)", row);
-        tl_mpi_status_note(&r->status, s, PH_FINITE, rc, &one);
-      }
+    which[k++] = s;
   }
   free(redo);
+  int rc = verdict_pass(r, x, which, k);
+  for (size_t j = 0; rc == TL_OK && j < k; j++) {
+    size_t s = which[j];
+    const tl_residual_pass *ps = &r->pass[s];
+    const double *xs = x + s * m;
+    double *q = pairs + 2 * V_PAIRS * s;
+    set_classes(q, ps->weak, ps->weak_row);
+    q[2 * V_XMAX] = ps->max[0], q[2 * V_AMAX] = ps->max[1];
+    /* x not finite: where (a failure of the local solve, noted before,
+     * stays the one reported) */
+    for (size_t i = 0; ps->max[0] == INFINITY && i < m; i++)
+      if (!isfinite(xs[i])) {
+        size_t row = sl->begin + i;
+        tl_info one;
+        tl_info_clear(&one);
+        int st = TL_FAIL(&one, TL_ERR_BREAKDOWN, -1, (long)row, "",
+                         "its: non-finite solution at row %zu (overflow)", row);
+        tl_mpi_status_note(&r->status, s, PH_FINITE, st, &one);
+        break;
+      }
+  }
+  free(which);
+  return rc;
 }
 
 /* After the verdict's allreduce, on every rank alike: each system's
@@ -477,9 +525,8 @@ static int its_outcome(its_run *r, const double *x, const double *pairs, double 
   int *verdict = tl_alloc(nsys, sizeof *verdict);
   size_t *which = tl_alloc(nsys, sizeof *which);
   double *max = tl_alloc(3 * nsys, sizeof *max), *ratio = max ? max + 2 * nsys : NULL;
-  double *halo = tl_alloc(4 * nsys, sizeof *halo);
   int status = TL_OK;
-  if (!one || !verdict || !which || !max || !halo) {
+  if (!one || !verdict || !which || !max) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for the verdict");
     goto cleanup;
   }
@@ -507,10 +554,8 @@ static int its_outcome(its_run *r, const double *x, const double *pairs, double 
       which[k++] = s;
     }
   }
-  if (last == nsys && k) { /* every rank has the same k systems */
-    status = tl_mpi_residual_halo_of(r->ex, sl, x, which, k, halo);
-    if (status == TL_OK)
-      status = tl_mpi_residual_ratios(r->ex, sl, x, halo, which, k, max, ratio);
+  if (last == nsys && k) { /* every rank has the same k systems; their halo crossed */
+    status = tl_mpi_residual_ratios(r->ex, sl, x, r->halo, which, k, max, r->pass, ratio);
     if (status < 0) {
       status = TL_FAIL(info, status, -1, -1, "", "its: the residual ratio's exchange failed");
       goto cleanup;
@@ -528,7 +573,6 @@ cleanup:
   free(verdict);
   free(which);
   free(max);
-  free(halo);
   return status;
 }
 
@@ -542,9 +586,11 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
   TL_CALL(tl_mpi_status_init(&r->status, ex, nsys, info));
   r->st = tl_alloc(nsys, sizeof *r->st);
   r->bad = tl_alloc(nsys, 1);
+  r->halo = tl_alloc(4 * nsys + 1, sizeof *r->halo);
+  r->pass = tl_alloc(nsys + 1, sizeof *r->pass);
   double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
   int status = TL_OK;
-  if (!r->st || !r->bad || !pairs) {
+  if (!r->st || !r->bad || !r->halo || !r->pass || !pairs) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for %zu systems", nsys);
     goto cleanup;
   }
@@ -560,7 +606,10 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
     status = TL_FAIL(info, rc, -1, -1, "", "its: the exchange of %zu systems failed", nsys);
     goto cleanup;
   }
-  local_solves(r, x, pairs);
+  if ((rc = local_solves(r, x, pairs)) < 0) {
+    status = TL_FAIL(info, rc, -1, -1, "", "its: the verdict's halo failed");
+    goto cleanup;
+  }
   if (r->own_check) { /* the systems no pass scanned (the kernel could not run), then agree */
     if (r->scanned != nsys)
       r->suspect |= !tl_mpi_entries_scan(sl, 0, nsys);
@@ -575,6 +624,8 @@ cleanup:
     tl_its_free(&r->st[s]);
   free(r->st);
   free(r->bad);
+  free(r->halo);
+  free(r->pass);
   free(pairs);
   tl_mpi_status_free(&r->status);
   return status;

@@ -227,9 +227,13 @@ int tl_mpi_residual_halo_of(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const v
  * x_{m-1} of system s at 2 s and 2 s + 1 (the same messages). */
 int tl_mpi_residual_halo_ends(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *xends,
                               void *halo);
+/* passes: NULL, or one per system of the batch (indexed by system, not
+ * by its place in which) from tl_cpu_residual_slices_pass_d after the
+ * halo: then a double slice is not read again unless its values are near
+ * over- or underflow (tl_residual_slice_rescale). */
 int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
                            const void *halo, const size_t *which, size_t k, double *max,
-                           double *ratio);
+                           const tl_residual_pass *passes, double *ratio);
 
 /* System s's row classes on this rank's rows (TL_CLASS_ROW_DD,
  * TL_CLASS_STRICT_DD: tl_cpu_row_classes_slice_d) and its weakest row

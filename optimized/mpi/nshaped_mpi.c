@@ -429,7 +429,7 @@ static int FN(ns_decide)(FN(ns_run) * r, const S *x, const S *halo, double *pair
       which[k++] = s;
     }
   }
-  if (k && (status = tl_mpi_residual_ratios(r->pl->ex, sl, x, halo, which, k, max, ratio)) < 0) {
+  if (k && (status = tl_mpi_residual_ratios(r->pl->ex, sl, x, halo, which, k, max, NULL, ratio)) < 0) {
     status = TL_FAIL(info, status, -1, -1, "", "nshaped: the residual ratio's exchange failed");
     goto cleanup;
   }

@@ -353,6 +353,9 @@ int tl_mpi_solve_agreed(const tl_algorithm *algo, MPI_Comm comm, const tl_mpi_ba
   }
   free(table);
   free(slices);
+  /* An ok that used a tolerance looser than the default says so, as
+   * tl_solve's does (every rank has the same status and dropped mass). */
+  tl_note_caller_tolerance(algo, opt, status, info);
   info->status = status;
   return status;
 }

@@ -166,8 +166,8 @@ static void slice_norms(const tl_mpi_batch *sl, const void *x, const void *halo,
                           norms);
 }
 
-/* Rounds 1 and 2 of tl_mpi_residual_ratios; passes (one per listed
- * system, or NULL) what the verdict's pass measured. */
+/* Rounds 1 and 2 of tl_mpi_residual_ratios; passes (one per system of
+ * the batch, or NULL) what the verdict's pass measured. */
 static int ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, const void *halo,
                   const size_t *which, size_t k, double *max, const tl_residual_pass *passes,
                   double *ratio)
@@ -178,8 +178,8 @@ static int ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, co
   for (size_t j = 0; j < k; j++) {
     double norms[3] = {0.0, 0.0, 0.0};
     if (max[2 * j] < INFINITY) /* else x is not finite: the ratio is inf */
-      slice_norms(sl, x, halo, which ? which[j] : j, max + 2 * j, passes ? passes + j : NULL,
-                  norms);
+      slice_norms(sl, x, halo, which ? which[j] : j, max + 2 * j,
+                  passes ? passes + (which ? which[j] : j) : NULL, norms);
     sums[2 * j] = norms[0], sums[2 * j + 1] = norms[1], cols[j] = norms[2];
   }
   int status = tl_mpi_allreduce_sum(ex, "verdict", 1, sums, 2 * k);
@@ -195,9 +195,9 @@ static int ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x, co
 
 int tl_mpi_residual_ratios(tl_mpi_exchange *ex, const tl_mpi_batch *sl, const void *x,
                            const void *halo, const size_t *which, size_t k, double *max,
-                           double *ratio)
+                           const tl_residual_pass *passes, double *ratio)
 {
-  return ratios(ex, sl, x, halo, which, k, max, NULL, ratio);
+  return ratios(ex, sl, x, halo, which, k, max, passes, ratio);
 }
 
 /* Round 0's numbers of system s into its 4 pairs q (the first, the

@@ -409,23 +409,31 @@ void tl_its_local_system(const tl_its_state *st, int p, const double *a, const d
                          double *ld)
 {
   size_t m = st->begin[p + 1] - st->begin[p];
-  int has_bottom = p < st->nif;
-  int has_top = st->periodic ? (st->nif > 0) : p > 0;
   for (size_t r = 0; r < m; r++) { /* the partition's rows, from its first */
-    la[r] = r > 0 ? a[r] : 0;
+    la[r] = a[r];
     lb[r] = b[r];
-    lc[r] = r + 1 < m ? c[r] : 0;
+    lc[r] = c[r];
     ld[r] = d[r];
   }
+  tl_its_local_ends(st, p, a[0], la, lb, lc, ld);
+}
+
+void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, double *lb, double *lc,
+                       double *ld)
+{
+  size_t m = st->begin[p + 1] - st->begin[p];
+  int has_bottom = p < st->nif;
+  int has_top = st->periodic ? (st->nif > 0) : p > 0;
+  la[0] = 0; /* N^p's own corners */
+  if (lc)
+    lc[m - 1] = 0;
   if (has_top) /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
-    ld[0] -= (st->at[p] + st->recv_b[p]) * a[0];
+    ld[0] -= (st->at[p] + st->recv_b[p]) * a0;
   if (has_bottom) { /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
     la[m - 1] = 0;
     lb[m - 1] = 1;
     ld[m - 1] = st->ab[p] + st->recv_t[p];
   }
-  if (m == 1 && !has_bottom && !has_top)
-    lc[0] = 0;
 }
 
 int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,

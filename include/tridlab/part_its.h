@@ -138,6 +138,13 @@ int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const dou
 void tl_its_local_system(const tl_its_state *st, int p, const double *a, const double *b,
                          const double *c, const double *d, double *la, double *lb, double *lc,
                          double *ld);
+/* What tl_its_local_system changes after copying the partition's rows
+ * (la, lb, lc, ld hold a, b, c, d; a0 = a[0]): the corners a[0] and
+ * c[m-1] to 0, the first right-hand side entry moved by the sums, and
+ * the identity row at I_p. lc may be NULL (a caller that reads c where
+ * it lies: N^p's c differs from it only in that corner). */
+void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, double *lb, double *lc,
+                       double *ld);
 
 /* The verdict from the numbers over all interfaces: the largest dropped
  * mass (at interface row drop_row), the largest bound and eps_c, whether

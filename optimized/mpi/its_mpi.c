@@ -333,9 +333,13 @@ static int sums(its_run *r)
  * non-finite result) is solved again by tl_its_local_solve, which gives
  * the reference's status, row and message; flags 2 and 3 (dominance,
  * corners) do not matter for N^p. When memory is short, every system is.
- * The N^p of a few SIMD groups at a time go through one reused scratch
- * (tl_mpi_kernel_chunk systems), which stays in cache; nothing
- * batch-sized is taken and touched anew on every solve. */
+ * N^p differs from the slice only in its end rows: a, b and d of a few
+ * SIMD groups at a time (tl_mpi_kernel_chunk systems) are copied into
+ * one reused scratch, which stays in cache, and their end rows changed
+ * (tl_its_local_ends); c is read where it lies (N^p's differs from it
+ * only in the corner c[m-1], which the kernel does not use in the
+ * solve), and the kernel writes x where it belongs. Nothing batch-sized
+ * is taken and touched anew on every solve. */
 
 /* One rank of a plain system has no interface and receives nothing:
  * N^p is its slice itself, but for the corners a[0] and c[m-1], whose
@@ -380,33 +384,32 @@ static unsigned char *local_lines(its_run *r, double *x)
     return slice_lines(r, x);
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *redo = tl_alloc(nsys, 1), *flag = tl_alloc(chunk, 1);
-  double *buf = tl_alloc(4 * chunk * m, sizeof *buf);
+  double *buf = tl_alloc(3 * chunk * m, sizeof *buf);
   int ok = m > 0 && redo && flag && buf;
   for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
-    double *la = buf, *lb = la + chunk * m, *lc = lb + chunk * m, *ld = lc + chunk * m;
+    double *la = buf, *lb = la + chunk * m, *ld = lb + chunk * m;
     for (size_t j = 0, s = s0; j < k; j++, s++) {
       size_t o = j * m;
-      if (r->bad[s]) { /* no N^p: an identity block, never copied out */
+      if (r->bad[s]) { /* no N^p: a diagonal block; its x is not used */
         for (size_t i = 0; i < m; i++)
-          la[o + i] = lc[o + i] = ld[o + i] = 0.0, lb[o + i] = 1.0;
+          la[o + i] = ld[o + i] = 0.0, lb[o + i] = 1.0;
         continue;
       }
-      tl_its_local_system(&r->st[s], p, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s),
-                          ROWS(sl->d, s), la + o, lb + o, lc + o, ld + o);
+      memcpy(la + o, ROWS(sl->a, s), m * sizeof *la);
+      memcpy(lb + o, ROWS(sl->b, s), m * sizeof *lb);
+      memcpy(ld + o, ROWS(sl->d, s), m * sizeof *ld);
+      tl_its_local_ends(&r->st[s], p, ROWS(sl->a, s)[0], la + o, lb + o, NULL, ld + o);
     }
     tl_info ti;
     tl_info_clear(&ti);
-    ok = tl_cpu_thomas_lines_d(m, k, la, lb, lc, ld, ld, flag, &ti) == TL_OK;
+    ok = tl_cpu_thomas_lines_d(m, k, la, lb, ROWS(sl->c, s0), ld, x + s0 * m, flag, &ti) == TL_OK;
     if (ok && r->own_check) { /* the entries, from the kernel's flags */
       r->suspect |= !tl_mpi_entries_from_flags(sl, s0, k, flag, r->bad + s0);
       r->scanned += k;
     }
-    for (size_t j = 0, s = s0; ok && j < k; j++, s++) {
+    for (size_t j = 0, s = s0; ok && j < k; j++, s++)
       redo[s] = flag[j] == 1;
-      if (!r->bad[s] && !redo[s])
-        memcpy(x + s * m, ld + j * m, m * sizeof *x);
-    }
   }
   free(flag);
   free(buf);

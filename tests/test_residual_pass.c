@@ -560,7 +560,8 @@ Test(residual_pass, strictness_from_the_weakest_row)
  * bits, whatever the group it falls in (groups of 8, a last group of
  * fewer), with one system not finite (the core pass's rules) and one with
  * zeros and a zero diagonal among its neighbours; slices at the start,
- * middle and end of plain and periodic systems, of 1 to 1000 rows. */
+ * middle and end of plain and periodic systems, of 1 to 1000 rows; on 1
+ * and on 3 threads (the groups shared out). */
 Test(residual_pass, batched_slices_give_the_same_bits)
 {
   static const size_t ks[] = {1, 7, 8, 9, 17};
@@ -591,21 +592,28 @@ Test(residual_pass, batched_slices_give_the_same_bits)
           memcpy(x + s * m, sys[s].x + begin, m * sizeof *x);
           halo_of(&sys[s], begin, m, halo + 4 * s);
         }
-        tl_cpu_residual_slices_pass_d(n, periodic, begin, m, k, a, b, c, d, x, halo, got);
-        for (size_t s = 0; s < k; s++) {
-          tl_residual_pass core;
-          tl_residual_slice_pass_d(n, periodic, begin, m, sys[s].a + begin, sys[s].b + begin,
-                                   sys[s].c + begin, sys[s].d + begin, sys[s].x + begin,
-                                   halo + 4 * s, &core);
-          cr_expect(!memcmp(&got[s], &core, sizeof core),
-                    "k = %zu, rows [%zu, %zu), periodic %d: system %zu differs (norms %a %a, "
-                    "core %a %a; weak row %ld, core %ld)",
-                    k, begin, begin + m, periodic, s, got[s].norms[0], got[s].norms[1],
-                    core.norms[0], core.norms[1], got[s].weak_row, core.weak_row);
-          checked++;
-          free(sys[s].a);
+        for (int threads = 1; threads <= 3; threads += 2) { /* the groups shared out */
+          tl_cpu_set_threads(threads);
+          memset(got, 0xff, k * sizeof *got);
+          tl_cpu_residual_slices_pass_d(n, periodic, begin, m, k, a, b, c, d, x, halo, got);
+          for (size_t s = 0; s < k; s++) {
+            tl_residual_pass core;
+            tl_residual_slice_pass_d(n, periodic, begin, m, sys[s].a + begin, sys[s].b + begin,
+                                     sys[s].c + begin, sys[s].d + begin, sys[s].x + begin,
+                                     halo + 4 * s, &core);
+            cr_expect(!memcmp(&got[s], &core, sizeof core),
+                      "k = %zu, rows [%zu, %zu), periodic %d, %d threads: system %zu differs "
+                      "(norms %a %a, core %a %a; weak row %ld, core %ld)",
+                      k, begin, begin + m, periodic, threads, s, got[s].norms[0],
+                      got[s].norms[1], core.norms[0], core.norms[1], got[s].weak_row,
+                      core.weak_row);
+            checked++;
+          }
         }
+        tl_cpu_set_threads(0);
+        for (size_t s = 0; s < k; s++)
+          free(sys[s].a);
         free(mem), free(halo), free(got), free(sys);
       }
-  cr_expect_eq(checked, 2 * 42 * 8, "systems checked: %zu", checked);
+  cr_expect_eq(checked, 2 * 2 * 42 * 8, "systems checked: %zu", checked);
 }

@@ -329,12 +329,18 @@ static void pass_group(size_t n, int periodic, size_t begin, size_t m, int g, co
   }
 }
 
+/* The groups are independent (each writes its own out[]), so a rank
+ * with more than one thread shares them out, as the x-line kernel shares
+ * its groups: the same bits on any number of threads. */
 void tl_cpu_residual_slices_pass_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
                                    const double *a, const double *b, const double *c,
                                    const double *d, const double *x, const double *halo,
                                    tl_residual_pass *out)
 {
-  for (size_t s0 = 0; s0 < k; s0 += TL_PASS_GROUP) {
+  long groups = (long)((k + TL_PASS_GROUP - 1) / TL_PASS_GROUP);
+#pragma omp parallel for schedule(static) if (groups > 1)
+  for (long gi = 0; gi < groups; gi++) {
+    size_t s0 = (size_t)gi * TL_PASS_GROUP;
     int g = k - s0 < TL_PASS_GROUP ? (int)(k - s0) : TL_PASS_GROUP;
     pass_slice q[TL_PASS_GROUP];
     for (int j = 0; j < g; j++) {

@@ -70,6 +70,7 @@ typedef struct its_run {
   size_t scanned;         /* systems whose entries were scanned so far        */
   double *halo;           /* 4 per system: x and the coupling beyond each end */
   tl_residual_pass *pass; /* per system: the verdict's one pass over the slice */
+  unsigned char *passed;  /* 1: pass[s] made already, right after the kernel  */
   tl_mpi_status status;
 } its_run;
 
@@ -347,20 +348,35 @@ static int sums(its_run *r)
  * corner flag 3, which ITS ignores; tl_mpi_entries_from_flags checks
  * the corners itself). Then the kernel solves the slice where it lies,
  * into x, without building N^p in a scratch (on 4096 x 4096 that copy
- * was 15 % of the solve). Returns redo as local_lines does; NULL when
- * it cannot run. */
+ * was 15 % of the solve). And such a slice needs no halo for the
+ * verdict's pass (its end rows have no neighbours), so the pass runs on
+ * each chunk of tl_mpi_kernel_chunk systems right after the kernel, from
+ * cache, instead of reading the slice from memory again (r->passed:
+ * which systems it covered; not those the reference solves again).
+ * Returns redo as local_lines does; NULL when it cannot run. */
 static unsigned char *slice_lines(its_run *r, double *x)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t nsys = sl->nsys;
+  size_t m = sl->m, nsys = sl->nsys, chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *redo = tl_alloc(nsys, 1);
-  tl_info ti;
-  tl_info_clear(&ti);
-  if (!redo ||
-      tl_cpu_thomas_lines_d(sl->m, nsys, sl->a, sl->b, sl->c, sl->d, x, redo, &ti) != TL_OK) {
-    free(redo);
-    return NULL;
+  for (size_t s0 = 0; redo && s0 < nsys; s0 += chunk) {
+    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
+    tl_info ti;
+    tl_info_clear(&ti);
+    if (tl_cpu_thomas_lines_d(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0),
+                              ROWS(sl->d, s0), x + s0 * m, redo + s0, &ti) != TL_OK) {
+      memset(r->passed, 0, nsys);
+      free(redo);
+      return NULL;
+    }
+    tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, m, k, ROWS(sl->a, s0),
+                                  ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0), x + s0 * m,
+                                  r->halo + 4 * s0, r->pass + s0);
+    for (size_t s = s0; s < s0 + k; s++)
+      r->passed[s] = redo[s] != 1;
   }
+  if (!redo)
+    return NULL;
   if (r->own_check) { /* the entries, from the kernel's flags */
     r->suspect |= !tl_mpi_entries_from_flags(sl, 0, nsys, redo, r->bad);
     r->scanned = nsys;
@@ -442,8 +458,11 @@ static int verdict_pass(its_run *r, const double *x, const size_t *which, size_t
   int rc = tl_mpi_residual_halo_of(r->ex, sl, x, which, k, r->halo);
   for (size_t j = 0, run; rc == TL_OK && j < k; j += run) { /* runs of adjacent systems */
     size_t s0 = which[j];
-    for (run = 1; j + run < k && which[j + run] == s0 + run; run++)
-      ;
+    run = 1;
+    if (r->passed[s0]) /* made right after the kernel (slice_lines) */
+      continue;
+    while (j + run < k && which[j + run] == s0 + run && !r->passed[s0 + run])
+      run++;
     tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, m, run, ROWS(sl->a, s0),
                                   ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0), x + s0 * m,
                                   r->halo + 4 * s0, r->pass + s0);
@@ -591,9 +610,10 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
   r->bad = tl_alloc(nsys, 1);
   r->halo = tl_alloc(4 * nsys + 1, sizeof *r->halo);
   r->pass = tl_alloc(nsys + 1, sizeof *r->pass);
+  r->passed = tl_alloc(nsys + 1, 1);
   double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
   int status = TL_OK;
-  if (!r->st || !r->bad || !r->halo || !r->pass || !pairs) {
+  if (!r->st || !r->bad || !r->halo || !r->pass || !r->passed || !pairs) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for %zu systems", nsys);
     goto cleanup;
   }
@@ -629,6 +649,7 @@ cleanup:
   free(r->bad);
   free(r->halo);
   free(r->pass);
+  free(r->passed);
   free(pairs);
   tl_mpi_status_free(&r->status);
   return status;

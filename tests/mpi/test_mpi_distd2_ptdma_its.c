@@ -37,7 +37,7 @@
 #include "tridlab/tridlab.h"
 
 /* The batches of param_case. */
-typedef enum { PLAIN, SINGULAR, MIXED } batch_kind;
+typedef enum { PLAIN, SINGULAR, MIXED, SUBNORMAL } batch_kind;
 
 /* A strictly dominant batch on rank 0 (|b| >= 8 (|a| + |c|)).
  * SINGULAR: its middle system is the Neumann Laplacian [-1, 2, -1]
@@ -52,7 +52,11 @@ typedef enum { PLAIN, SINGULAR, MIXED } batch_kind;
  * drop nothing of note and are checked. The checked systems are then not
  * the first ones of the batch: each must be judged by its own pass over
  * its slice (a verdict that took system 0's numbers for system 1 would
- * fail it), and the halo crosses for all (the ledgers). */
+ * fail it), and the halo crosses for all (the ledgers).
+ * SUBNORMAL: system 1 is diagonal, b = 2^-1030 (subnormal), d ~ 1e-300:
+ * x ~ 1e10 by division, but 1 / b overflows, so the x-line kernel,
+ * which multiplies by reciprocals, flags it and the reference solves it
+ * again; whatever the kernel's pass measured of it must not be kept. */
 static void *make_batch(tl_batch *sys, size_t n, size_t nsys, int periodic, uint64_t seed,
                         batch_kind kind)
 {
@@ -76,6 +80,11 @@ static void *make_batch(tl_batch *sys, size_t n, size_t nsys, int periodic, uint
   }
   for (size_t k = 0; kind == MIXED && k < n * nsys; k++)
     m[n * nsys + k] = k / n % 2 ? 1e6 : 4.0;
+  for (size_t i = 0, o = n; kind == SUBNORMAL && i < n; i++) {
+    m[o + i] = m[2 * n * nsys + o + i] = 0.0;
+    m[n * nsys + o + i] = 0x1p-1030;
+    m[3 * n * nsys + o + i] *= 1e-300;
+  }
   return m;
 }
 
@@ -96,7 +105,8 @@ static void param_case(mpi_check *mc, const char *name, const char *param, const
                        int periodic, size_t nsys, const size_t *slices, size_t n, batch_kind kind)
 {
   static const char *const kinds[] = {"", " middle system singular",
-                                      " checked and unchecked systems"};
+                                      " checked and unchecked systems",
+                                      " a subnormal diagonal"};
   int singular = kind == SINGULAR;
   mc_case(mc, "%s %s%s%s P=%d n=%zu nsys=%zu%s%s", name, param ? param : "", param2 ? " " : "",
           param2 ? param2 : "", mc->size, n, nsys, periodic ? " periodic" : "", kinds[kind]);
@@ -396,8 +406,10 @@ int main(int argc, char **argv)
     for (int periodic = 0; periodic < 2; periodic++)
       param_case(&mc, cases[k][0], cases[k][1], NULL, periodic, periodic ? 1 : 5, uneven, n,
                  PLAIN);
-  for (int periodic = 0; periodic < 2; periodic++)
+  for (int periodic = 0; periodic < 2; periodic++) {
     param_case(&mc, "its", "J=3", "tol=0.5", periodic, 4, uneven, n, MIXED);
+    param_case(&mc, "its", NULL, NULL, periodic, 3, uneven, n, SUBNORMAL);
+  }
   static const size_t small[] = {4, 16, 17};
   for (int type = 58; type <= 59; type++)
     for (size_t k = 0; k < sizeof small / sizeof small[0]; k++)

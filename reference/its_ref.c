@@ -418,6 +418,11 @@ void tl_its_local_system(const tl_its_state *st, int p, const double *a, const d
   tl_its_local_ends(st, p, a[0], la, lb, lc, ld);
 }
 
+double tl_its_value_above(const tl_its_state *st, int p)
+{
+  return st->at[p] + st->recv_b[p];
+}
+
 void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, double *lb, double *lc,
                        double *ld)
 {
@@ -428,7 +433,7 @@ void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, dou
   if (lc)
     lc[m - 1] = 0;
   if (has_top) /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
-    ld[0] -= (st->at[p] + st->recv_b[p]) * a0;
+    ld[0] -= tl_its_value_above(st, p) * a0;
   if (has_bottom) { /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
     la[m - 1] = 0;
     lb[m - 1] = 1;

@@ -561,7 +561,8 @@ Test(residual_pass, strictness_from_the_weakest_row)
  * fewer), with one system not finite (the core pass's rules) and one with
  * zeros and a zero diagonal among its neighbours; slices at the start,
  * middle and end of plain and periodic systems, of 1 to 1000 rows; on 1
- * and on 3 threads (the groups shared out). */
+ * and on 3 threads (the groups shared out); and in two parts (head and
+ * tail), with x_{-1} the halo's or not. */
 Test(residual_pass, batched_slices_give_the_same_bits)
 {
   static const size_t ks[] = {1, 7, 8, 9, 17};
@@ -611,9 +612,37 @@ Test(residual_pass, batched_slices_give_the_same_bits)
           }
         }
         tl_cpu_set_threads(0);
+        /* In two parts: the head with x_{-1} from the halo, or with another
+         * x_{-1} in every other system (then the tail reads it whole). */
+        double *xl = malloc(k * sizeof *xl);
+        tl_cpu_pass_head *heads = malloc(k * sizeof *heads);
+        cr_assert(xl && heads);
+        for (int wrong = 0; wrong < 2; wrong++) {
+          for (size_t s = 0; s < k; s++)
+            xl[s] = halo[4 * s] + (wrong && s % 2 ? 1.0 : 0.0);
+          memset(got, 0xff, k * sizeof *got);
+          tl_cpu_residual_slices_head_d(n, periodic, begin, m, k, a, b, c, d, x, xl, heads);
+          tl_cpu_residual_slices_tail_d(n, periodic, begin, m, k, a, b, c, d, x, halo, heads, got);
+          for (size_t s = 0; s < k; s++) {
+            tl_residual_pass core;
+            tl_residual_slice_pass_d(n, periodic, begin, m, sys[s].a + begin, sys[s].b + begin,
+                                     sys[s].c + begin, sys[s].d + begin, sys[s].x + begin,
+                                     halo + 4 * s, &core);
+            cr_expect(heads[s].made == (m >= 3 && m < n), "head made %d, m = %zu", heads[s].made,
+                      m);
+            cr_expect(!memcmp(&got[s], &core, sizeof core),
+                      "head and tail, k = %zu, rows [%zu, %zu), periodic %d, x_{-1} %s: system "
+                      "%zu differs (norms %a %a %a, core %a %a %a)",
+                      k, begin, begin + m, periodic, wrong && s % 2 ? "not the halo's" : "the halo's",
+                      s, got[s].norms[0], got[s].norms[1], got[s].norms[2], core.norms[0],
+                      core.norms[1], core.norms[2]);
+            checked++;
+          }
+        }
+        free(xl), free(heads);
         for (size_t s = 0; s < k; s++)
           free(sys[s].a);
         free(mem), free(halo), free(got), free(sys);
       }
-  cr_expect_eq(checked, 2 * 2 * 42 * 8, "systems checked: %zu", checked);
+  cr_expect_eq(checked, 4 * 2 * 42 * 8, "systems checked: %zu", checked);
 }

@@ -466,6 +466,35 @@ void tl_cpu_residual_slices_pass_d(size_t n, int periodic, size_t begin, size_t 
                                    const double *a, const double *b, const double *c,
                                    const double *d, const double *x, const double *halo,
                                    struct tl_residual_pass *out);
+/* The same pass in two parts, for a rank that knows x just above its
+ * slice (x_{-1}) once it has solved it, but x just below (x_m) only after
+ * its neighbour has (ITS: x_{-1} is the interface value the sums gave):
+ *   tl_cpu_residual_slices_head_d  rows 0 .. m-2 of the k systems, while
+ *                                  they are in cache; xleft[s] is x_{-1}
+ *                                  of system s (unused where the slice
+ *                                  has no row above); the column entry
+ *                                  c_{-1} is not needed yet;
+ *   tl_cpu_residual_slices_tail_d  after the halo: the last row, and what
+ *                                  c_{-1} adds to the first; out[s] the
+ *                                  bits tl_cpu_residual_slices_pass_d
+ *                                  gives. A system whose halo x_{-1} is
+ *                                  not xleft[s], bit for bit, or whose
+ *                                  head was not made, is read whole.
+ * The sums still add the rows in order: the last row comes last. */
+typedef struct tl_cpu_pass_head {
+  double acc[10]; /* the pass's running numbers (residual_cpu.c) */
+  long weak_row;
+  double xleft; /* the x_{-1} the first row's residual took */
+  int made;     /* 1: rows 0 .. m-2 measured (m >= 3, m < n) */
+} tl_cpu_pass_head;
+void tl_cpu_residual_slices_head_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, const double *x, const double *xleft,
+                                   tl_cpu_pass_head *head);
+void tl_cpu_residual_slices_tail_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, const double *x, const double *halo,
+                                   const tl_cpu_pass_head *head, struct tl_residual_pass *out);
 void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
                                 const double *b, const double *c, const double *x, double *neg,
                                 long *row, double max[2]);

@@ -145,6 +145,12 @@ void tl_its_local_system(const tl_its_state *st, int p, const double *a, const d
  * it lies: N^p's c differs from it only in that corner). */
 void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, double *lb, double *lc,
                        double *ld);
+/* x~ at the interface above partition p (its row just above, I_{p-1}),
+ * a_t^p + a_b^{p-1}, after the exchange: what its first row moves to the
+ * right-hand side, and, bit for bit, what partition p-1's identity row
+ * gives its last unknown (a_b^{p-1} + a_t^p). Meaningful where p has an
+ * interface above. */
+double tl_its_value_above(const tl_its_state *st, int p);
 
 /* The verdict from the numbers over all interfaces: the largest dropped
  * mass (at interface row drop_row), the largest bound and eps_c, whether

@@ -282,21 +282,19 @@ static void outside(const pass_slice *q, size_t n, size_t m, double o[4])
   o[3] = m == n ? q->a[0] : q->halo[3];     /* a right */
 }
 
-/* The g (<= TL_PASS_GROUP) systems of a group, m >= 3 rows each, rows
- * [1, m-1) a block at a time for all of them, then each one's end rows. */
-static void pass_group(size_t n, int periodic, size_t begin, size_t m, int g, const pass_slice *q,
-                       tl_residual_pass *out)
+/* Rows 0 .. m-2 of the g (<= TL_PASS_GROUP) systems of a group, m >= 3
+ * rows each: the first row with x_{-1} = xl[j] but without the column
+ * entry c_{-1} above it (system_tail adds what it changes), then rows
+ * [1, m-1) a block at a time for all of them. */
+static void group_head(size_t begin, int left, size_t m, int g, const pass_slice *q,
+                       const double *xl, pass_acc *p)
 {
   double xs[TL_PASS_GROUP][BLOCK], rs[TL_PASS_GROUP][BLOCK];
-  pass_acc p[TL_PASS_GROUP];
-  int left = begin > 0 || periodic, right = begin + m < n || periodic;
   size_t l = m - 1;
   for (int j = 0; j < g; j++) {
-    double o[4];
-    outside(&q[j], n, m, o);
     p[j] = (pass_acc){
         .alo = INFINITY, .xlo = INFINITY, .dlo = INFINITY, .weak = -INFINITY, .weak_row = -1};
-    pass_end(&p[j], q[j].a[0], q[j].b[0], q[j].c[0], q[j].d[0], q[j].x[0], o[0], q[j].x[1], o[2],
+    pass_end(&p[j], q[j].a[0], q[j].b[0], q[j].c[0], q[j].d[0], q[j].x[0], xl[j], q[j].x[1], 0.0,
              q[j].a[1], left, 1, (long)begin);
   }
   for (size_t i = 1; i < l; i += BLOCK) {
@@ -308,25 +306,55 @@ static void pass_group(size_t n, int periodic, size_t begin, size_t m, int g, co
     }
     ordered_sums(g, k, (const double(*)[BLOCK])xs, (const double(*)[BLOCK])rs, p);
   }
+}
+
+/* The rest of one system's pass after group_head: c_{-1} into the first
+ * row's column sum and the smallest entries (a maximum and a minimum: in
+ * any order; the head took it as 0, which the column sum only lowers),
+ * then the last row, which the sums add last, as the core pass does. */
+static void system_tail(size_t n, int periodic, size_t begin, size_t m, const pass_slice *q,
+                        pass_acc *p, tl_residual_pass *out)
+{
+  int left = begin > 0 || periodic, right = begin + m < n || periodic;
+  size_t l = m - 1;
+  double o[4];
+  outside(q, n, m, o);
+  if (left) {
+    double cs = (fabs(q->b[0]) + fabs(o[2])) + fabs(q->a[1]);
+    p->col = cs > p->col ? cs : p->col;
+    p->alo = NONZERO(fabs(o[2])) < p->alo ? fabs(o[2]) : p->alo;
+  }
+  pass_end(p, q->a[l], q->b[l], q->c[l], q->d[l], q->x[l], q->x[l - 1], o[1], q->c[l - 1], o[3], 1,
+           right, (long)(begin + l));
+  int finite = isfinite(p->xnorm) && isfinite(p->rnorm) && isfinite(p->col) &&
+               (!left || isfinite(o[2])) && (!right || isfinite(o[3]));
+  if (!finite) { /* the core pass, with its rules for inf and NaN */
+    tl_residual_slice_pass_d(n, periodic, begin, m, q->a, q->b, q->c, q->d, q->x, q->halo, out);
+    return;
+  }
+  *out = (tl_residual_pass){.max = {p->xmax, p->amax},
+                            .weak = p->weak,
+                            .weak_row = p->weak_row,
+                            .norms = {p->xnorm, p->rnorm, p->col},
+                            .lo = {p->alo, p->xlo, p->dlo},
+                            .dmax = p->dmax};
+}
+
+/* The g (<= TL_PASS_GROUP) systems of a group, m >= 3 rows each: the
+ * head with x_{-1} from the halo, then each one's tail. */
+static void pass_group(size_t n, int periodic, size_t begin, size_t m, int g, const pass_slice *q,
+                       tl_residual_pass *out)
+{
+  pass_acc p[TL_PASS_GROUP];
+  double xl[TL_PASS_GROUP];
   for (int j = 0; j < g; j++) {
     double o[4];
     outside(&q[j], n, m, o);
-    pass_end(&p[j], q[j].a[l], q[j].b[l], q[j].c[l], q[j].d[l], q[j].x[l], q[j].x[l - 1], o[1],
-             q[j].c[l - 1], o[3], 1, right, (long)(begin + l));
-    int finite = isfinite(p[j].xnorm) && isfinite(p[j].rnorm) && isfinite(p[j].col) &&
-                 (!left || isfinite(o[2])) && (!right || isfinite(o[3]));
-    if (!finite) { /* the core pass, with its rules for inf and NaN */
-      tl_residual_slice_pass_d(n, periodic, begin, m, q[j].a, q[j].b, q[j].c, q[j].d, q[j].x,
-                               q[j].halo, &out[j]);
-      continue;
-    }
-    out[j] = (tl_residual_pass){.max = {p[j].xmax, p[j].amax},
-                                .weak = p[j].weak,
-                                .weak_row = p[j].weak_row,
-                                .norms = {p[j].xnorm, p[j].rnorm, p[j].col},
-                                .lo = {p[j].alo, p[j].xlo, p[j].dlo},
-                                .dmax = p[j].dmax};
+    xl[j] = o[0];
   }
+  group_head(begin, begin > 0 || periodic, m, g, q, xl, p);
+  for (int j = 0; j < g; j++)
+    system_tail(n, periodic, begin, m, &q[j], &p[j], &out[j]);
 }
 
 /* The groups are independent (each writes its own out[]), so a rank
@@ -362,6 +390,62 @@ void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m
                                   const double *x, const double *halo, tl_residual_pass *out)
 {
   tl_cpu_residual_slices_pass_d(n, periodic, begin, m, 1, a, b, c, d, x, halo, out);
+}
+
+_Static_assert(sizeof(pass_acc) == sizeof(((tl_cpu_pass_head *)0)->acc) + sizeof(long),
+               "tl_cpu_pass_head holds a pass_acc");
+
+void tl_cpu_residual_slices_head_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, const double *x, const double *xleft,
+                                   tl_cpu_pass_head *head)
+{
+  int ok = m >= 3 && m < n, left = begin > 0 || periodic;
+  for (size_t s0 = 0; s0 < k; s0 += TL_PASS_GROUP) {
+    int g = k - s0 < TL_PASS_GROUP ? (int)(k - s0) : TL_PASS_GROUP;
+    pass_slice q[TL_PASS_GROUP];
+    pass_acc p[TL_PASS_GROUP];
+    double xl[TL_PASS_GROUP];
+    for (int j = 0; j < g; j++) {
+      size_t at = (s0 + (size_t)j) * m;
+      q[j] = (pass_slice){a + at, b + at, c + at, d + at, x + at, NULL};
+      xl[j] = left ? xleft[s0 + (size_t)j] : 0.0;
+    }
+    if (ok)
+      group_head(begin, left, m, g, q, xl, p);
+    for (int j = 0; j < g; j++) {
+      tl_cpu_pass_head *h = &head[s0 + (size_t)j];
+      memset(h, 0, sizeof *h);
+      if (ok)
+        memcpy(h, &p[j], sizeof p[j]);
+      h->xleft = xl[j];
+      h->made = ok;
+    }
+  }
+}
+
+void tl_cpu_residual_slices_tail_d(size_t n, int periodic, size_t begin, size_t m, size_t k,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, const double *x, const double *halo,
+                                   const tl_cpu_pass_head *head, tl_residual_pass *out)
+{
+  int left = begin > 0 || periodic;
+  for (size_t s = 0; s < k; s++) {
+    size_t at = s * m;
+    pass_slice q = {a + at, b + at, c + at, d + at, x + at, halo + 4 * s};
+    const tl_cpu_pass_head *h = &head[s];
+    uint64_t took, sent;
+    memcpy(&took, &h->xleft, sizeof took);
+    memcpy(&sent, &halo[4 * s], sizeof sent);
+    if (!h->made || (left && took != sent)) { /* the whole pass */
+      tl_cpu_residual_slices_pass_d(n, periodic, begin, m, 1, q.a, q.b, q.c, q.d, q.x, q.halo,
+                                    &out[s]);
+      continue;
+    }
+    pass_acc p;
+    memcpy(&p, h, sizeof p);
+    system_tail(n, periodic, begin, m, &q, &p, &out[s]);
+  }
 }
 
 /* ---- the row classes of a slice (tl_row_classes_slice_d) -------------- */

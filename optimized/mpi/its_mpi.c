@@ -71,6 +71,7 @@ typedef struct its_run {
   double *halo;           /* 4 per system: x and the coupling beyond each end */
   tl_residual_pass *pass; /* per system: the verdict's one pass over the slice */
   unsigned char *passed;  /* 1: pass[s] made already, right after the kernel  */
+  tl_cpu_pass_head *head; /* per system: the pass's rows 0 .. m-2, if made     */
   tl_mpi_status status;
 } its_run;
 
@@ -400,8 +401,8 @@ static unsigned char *local_lines(its_run *r, double *x)
     return slice_lines(r, x);
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *redo = tl_alloc(nsys, 1), *flag = tl_alloc(chunk, 1);
-  double *buf = tl_alloc(3 * chunk * m, sizeof *buf);
-  int ok = m > 0 && redo && flag && buf;
+  double *buf = tl_alloc(3 * chunk * m, sizeof *buf), *xl = tl_alloc(chunk, sizeof *xl);
+  int ok = m > 0 && redo && flag && buf && xl;
   for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
     double *la = buf, *lb = la + chunk * m, *ld = lb + chunk * m;
@@ -424,11 +425,24 @@ static unsigned char *local_lines(its_run *r, double *x)
       r->suspect |= !tl_mpi_entries_from_flags(sl, s0, k, flag, r->bad + s0);
       r->scanned += k;
     }
-    for (size_t j = 0, s = s0; ok && j < k; j++, s++)
+    for (size_t j = 0, s = s0; ok && j < k; j++, s++) {
       redo[s] = flag[j] == 1;
+      xl[j] = r->bad[s] ? 0.0 : tl_its_value_above(&r->st[s], p);
+    }
+    /* The verdict's pass over rows 0 .. m-2 while they are in cache: x
+     * just above the slice is the interface value of the rank above,
+     * which this rank knows (the halo confirms it, bit for bit, before
+     * verdict_pass uses these numbers); x just below comes later. */
+    if (ok)
+      tl_cpu_residual_slices_head_d(sl->n, sl->periodic, sl->begin, m, k, ROWS(sl->a, s0),
+                                    ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
+                                    x + s0 * m, xl, r->head + s0);
+    for (size_t s = s0; ok && s < s0 + k; s++)
+      r->head[s].made &= !redo[s] && !r->bad[s];
   }
   free(flag);
   free(buf);
+  free(xl);
   if (!ok) {
     free(redo);
     return NULL;
@@ -445,6 +459,13 @@ static void set_classes(double *q, double neg, long worst)
   q[2 * V_NOTSTRICT] = neg < 0.0 ? 0.0 : 1.0, q[2 * V_NOTSTRICT + 1] = -1.0;
 }
 
+/* How much of system s's pass is made: 2 all of it (slice_lines), 1 its
+ * head (local_lines), 0 none. */
+static int pass_made(const its_run *r, size_t s)
+{
+  return r->passed[s] ? 2 : r->head[s].made ? 1 : 0;
+}
+
 /* The verdict's numbers of the systems which[0..k) in one read of each
  * slice: the halo first (every rank lists the same systems, those with a
  * J), then one pass over a, b, c, d and x per system, 8 systems side by
@@ -458,14 +479,17 @@ static int verdict_pass(its_run *r, const double *x, const size_t *which, size_t
   int rc = tl_mpi_residual_halo_of(r->ex, sl, x, which, k, r->halo);
   for (size_t j = 0, run; rc == TL_OK && j < k; j += run) { /* runs of adjacent systems */
     size_t s0 = which[j];
-    run = 1;
-    if (r->passed[s0]) /* made right after the kernel (slice_lines) */
-      continue;
-    while (j + run < k && which[j + run] == s0 + run && !r->passed[s0 + run])
-      run++;
-    tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, m, run, ROWS(sl->a, s0),
-                                  ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0), x + s0 * m,
-                                  r->halo + 4 * s0, r->pass + s0);
+    int how = pass_made(r, s0);
+    for (run = 1; j + run < k && which[j + run] == s0 + run && pass_made(r, s0 + run) == how; run++)
+      ;
+    if (how == 1) /* the rows after the head (local_lines) */
+      tl_cpu_residual_slices_tail_d(sl->n, sl->periodic, sl->begin, m, run, ROWS(sl->a, s0),
+                                    ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
+                                    x + s0 * m, r->halo + 4 * s0, r->head + s0, r->pass + s0);
+    else if (how == 0) /* the whole pass */
+      tl_cpu_residual_slices_pass_d(sl->n, sl->periodic, sl->begin, m, run, ROWS(sl->a, s0),
+                                    ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
+                                    x + s0 * m, r->halo + 4 * s0, r->pass + s0);
   }
   return rc;
 }
@@ -611,9 +635,10 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
   r->halo = tl_alloc(4 * nsys + 1, sizeof *r->halo);
   r->pass = tl_alloc(nsys + 1, sizeof *r->pass);
   r->passed = tl_alloc(nsys + 1, 1);
+  r->head = tl_alloc(nsys + 1, sizeof *r->head);
   double *pairs = tl_alloc(V_PAIRS * nsys, 2 * sizeof(double));
   int status = TL_OK;
-  if (!r->st || !r->bad || !r->halo || !r->pass || !r->passed || !pairs) {
+  if (!r->st || !r->bad || !r->halo || !r->pass || !r->passed || !r->head || !pairs) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for %zu systems", nsys);
     goto cleanup;
   }
@@ -650,6 +675,7 @@ cleanup:
   free(r->halo);
   free(r->pass);
   free(r->passed);
+  free(r->head);
   free(pairs);
   tl_mpi_status_free(&r->status);
   return status;

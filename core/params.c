@@ -151,8 +151,10 @@ int tl_check_params(const tl_algorithm *algo, const tl_options *opt, tl_info *in
 void tl_note_caller_tolerance(const tl_algorithm *algo, const tl_options *opt, int status,
                               tl_info *info)
 {
+  if (status != TL_OK || !algo || !info || !opt)
+    return;
   int k = param_index(algo, "tol");
-  if (status != TL_OK || !info || !opt || k < 0 || !opt->is_set[k])
+  if (k < 0 || !opt->is_set[k])
     return;
   double def = algo->params[k].def, tol = opt->value[k];
   if (tol > def && info->dropped > def)

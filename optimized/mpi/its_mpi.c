@@ -443,6 +443,8 @@ static unsigned char *local_lines(its_run *r, double *x)
   free(flag);
   free(buf);
   free(xl);
+  for (size_t s = 0; !ok && s < nsys; s++) /* the reference solves them all: no kernel x */
+    r->head[s].made = 0;
   if (!ok) {
     free(redo);
     return NULL;
@@ -562,7 +564,8 @@ static int local_solves(its_run *r, double *x, double *pairs)
  * truncation dropped more than tol is the truncation's verdict instead
  * (tl_its_overflow_verdict, from the reduced numbers); otherwise
  * tl_its_verdict, and where it is ok and dropped <= eps, the residual
- * ratio of all such systems at once ("halo", "verdict" rounds 1 and 2). */
+ * ratio of all such systems at once ("verdict" rounds 1 and 2, from the
+ * passes verdict_pass made after the halo). */
 static int its_outcome(its_run *r, const double *x, const double *pairs, double tol, tl_info *info)
 {
   const tl_mpi_batch *sl = r->sl;
@@ -655,7 +658,8 @@ static int its_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl
     goto cleanup;
   }
   if ((rc = local_solves(r, x, pairs)) < 0) {
-    status = TL_FAIL(info, rc, -1, -1, "", "its: the verdict's halo failed");
+    status = TL_FAIL(info, rc, -1, -1, "", "its: the verdict's pass failed (%s)",
+                     rc == TL_ERR_NOMEM ? "no memory" : "its halo exchange");
     goto cleanup;
   }
   if (r->own_check) { /* the systems no pass scanned (the kernel could not run), then agree */

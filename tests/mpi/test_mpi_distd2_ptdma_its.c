@@ -434,6 +434,20 @@ int main(int argc, char **argv)
     compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0);
   compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0); /* rounds of 2 groups: 3 rounds */
   compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1);
+  /* No algorithm: a clear error on every rank (the ok-with-a-loosened-tol
+   * note that tl_mpi_solve adds must not read it). */
+  mc_case(&mc, "tl_mpi_solve without an algorithm P=%d", mc.size);
+  {
+    tl_mpi_batch none = {0};
+    tl_info why;
+    double xx[1];
+    tl_options o;
+    tl_options_init(&o);
+    int st = tl_mpi_solve(NULL, mc.comm, &none, xx, &o, &why);
+    MC_EXPECT(&mc, st == TL_ERR_ARG && strstr(why.msg, "no algorithm"), "%s '%s'",
+              tl_status_name(st), why.msg);
+  }
+  mc_end(&mc);
   /* The local kernels' threads: the node's cores shared by its ranks. */
   mc_case(&mc, "tl_mpi_share_cores P=%d", mc.size);
   MPI_Comm node;

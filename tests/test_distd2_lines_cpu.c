@@ -2,7 +2,8 @@
  * (optimized/cpu/distd2_lines_cpu.c) against the reference's slice plans
  * and decoupling (reference/distd2_ref.c): the same bits in every array
  * of every system of a whole group of eight, the same fix_scale, spike
- * and d', the same systems flagged, and the substitution in SIMD lanes
+ * and d', the same systems flagged (and both in one pass: the two calls'
+ * bits and flags), and the substitution in SIMD lanes
  * (tl_cpu_two_spike_rows_d) the reference's bits, at every size around the tile and group edges,
  * for a first, middle and last slice, plain and periodic; and which systems have every row strictly
  * dominant, as tl_cpu_row_classes_slice_d says (with, in some cases, an inner row whose margin is
@@ -15,6 +16,56 @@
 #include "helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/part_distd2.h"
+
+/* Algorithms 5 and 6 in one pass (tl_cpu_distd2_plan_decouple_lines_d)
+ * against the two calls: rows, fix, spike, strict and bad (both calls'
+ * flags, nsys apiece) are what tl_cpu_distd2_preprocess_lines_d gave, dt
+ * what tl_cpu_distd2_decouple_lines_d gave from the reference's plans
+ * (the same bits where neither flags). sa, sc and d' bit for bit; the
+ * plan's other rows are left as they were (NaN here). */
+static void fused_is_the_pair(size_t m, size_t nsys, int q, int periodic, const double *v,
+                              const double *rows, const double *fix, const double *dt,
+                              const unsigned char *bad)
+{
+  size_t cnt = m * nsys, whole = nsys / 8 * 8;
+  const double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
+  double *rows1 = malloc(5 * cnt * sizeof *rows1), *dt1 = calloc(cnt, sizeof *dt1);
+  double *fix1 = calloc(2 * nsys, sizeof *fix1), *spike1 = fix1 + nsys;
+  unsigned char *bad1 = calloc(2 * nsys, 1), *strict1 = bad1 + nsys;
+  for (size_t i = 0; i < 5 * cnt; i++)
+    rows1[i] = NAN;
+  tl_cpu_distd2_plan_decouple_lines_d(3 * m, periodic, (size_t)q * m, m, nsys, a, b, c, d, rows1,
+                                      dt1, fix1, spike1, bad1, strict1);
+  const unsigned char *strict = bad + 2 * nsys, *bad2 = bad + nsys;
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = s * m;
+    if (s >= whole) {
+      cr_expect(bad1[s] && !strict1[s], "m=%zu: fused, system %zu past the groups", m, s);
+      continue;
+    }
+    cr_expect_eq(strict1[s], strict[s], "m=%zu: fused, system %zu strict", m, s);
+    cr_expect_eq(bad1[s], bad[s] || bad2[s],
+                 "m=%zu nsys=%zu slice %d periodic %d: fused, system %zu flagged %d, the two "
+                 "calls %d and %d",
+                 m, nsys, q, periodic, s, bad1[s], bad[s], bad2[s]);
+    if (bad1[s])
+      continue;
+    cr_expect(!memcmp(rows1 + 5 * o, rows + 5 * o, 2 * m * sizeof *rows1) &&
+                  !memcmp(dt1 + o, dt + o, m * sizeof *dt1),
+              "m=%zu nsys=%zu slice %d periodic %d: fused, system %zu's sa, sc or d' differs", m,
+              nsys, q, periodic, s);
+    cr_expect(fix1[s] == fix[s] && spike1[s] == fix[nsys + s],
+              "m=%zu: fused, system %zu's fix or spike differs", m, s);
+    int untouched = 1;
+    for (size_t i = 2 * m; i < 5 * m; i++)
+      untouched &= isnan(rows1[5 * o + i]);
+    cr_expect(untouched, "m=%zu: fused, system %zu's multipliers written", m, s);
+  }
+  free(rows1);
+  free(dt1);
+  free(fix1);
+  free(bad1);
+}
 
 static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sys, size_t row,
                     uint64_t seed)
@@ -95,6 +146,7 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
     }
     tl_distd2_plan_destroy(&plans[s]);
   }
+  fused_is_the_pair(m, nsys, q, periodic, v, rows, fix, dt, bad);
   free(v);
   free(rows);
   free(ref);

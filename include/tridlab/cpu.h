@@ -417,6 +417,23 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
                                     const double *fix_scale, const double *d, double *dt,
                                     unsigned char *bad);
 
+/* Algorithms 5 and 6 in one pass over the slices, for a batch whose
+ * matrix and right-hand side come together (distd2_mpi): the packed rows
+ * stay in cache from the forward pass to the backward one, and only what
+ * Algorithm 7 and the edges read leaves it -- sa and sc into each plan's
+ * rows (rows + 5 m s and rows + 5 m s + m), d' into dt + s m: 3 words
+ * per row written, where the two calls above write 5, then read 3 of
+ * them back and write d'. The plan's other three rows (the multipliers)
+ * are NOT written. The same operations as the two calls, so the same
+ * bits in sa, sc, d', fix_scale, spike and strict; bad[s] set (never
+ * cleared) where either would set it: run the reference's Algorithms 5
+ * and 6 on that system. */
+void tl_cpu_distd2_plan_decouple_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
+                                         size_t nsys, const double *a, const double *b,
+                                         const double *c, const double *d, double *rows, double *dt,
+                                         double *fix_scale, double *spike, unsigned char *bad,
+                                         unsigned char *strict);
+
 /* The N-shaped method's local stages (tridlab/part_nshaped.h) on nsys
  * slices of m rows, system s at [s m, (s+1) m): partition p of each
  * system, whose row 0 is the joint line J_p and rows 1 .. L its block

@@ -153,6 +153,23 @@ static TL_CPU_INLINE void tl_cpu_transpose8_store_d(tl_cpu_v8d v[8], double *q, 
     memcpy(q + (size_t)k * qs, &v[k], sizeof v[k]);
 }
 
+/* Eight doubles v to the cache line at q (64-byte aligned) by streaming
+ * stores: SSE2's four 16-byte pieces, which the write-combining buffer
+ * joins into the line, each cut out of the register by one shuffle (not
+ * two elements by two scalar moves, which GCC spilled through the
+ * stack). */
+static TL_CPU_INLINE void tl_cpu_stream_line_d(double *q, tl_cpu_v8d v)
+{
+#if TL_CPU_NT
+  _mm_stream_pd(q, (__m128d)__builtin_shufflevector(v, v, 0, 1));
+  _mm_stream_pd(q + 2, (__m128d)__builtin_shufflevector(v, v, 2, 3));
+  _mm_stream_pd(q + 4, (__m128d)__builtin_shufflevector(v, v, 4, 5));
+  _mm_stream_pd(q + 6, (__m128d)__builtin_shufflevector(v, v, 6, 7));
+#else
+  memcpy(q, &v, sizeof v);
+#endif
+}
+
 /* tl_cpu_transpose8_store_d with streaming stores: each q + k qs on a
  * 64-byte boundary. */
 static TL_CPU_INLINE void tl_cpu_transpose8_stream_d(tl_cpu_v8d v[8], double *q, size_t qs)

@@ -28,9 +28,12 @@
 #include "tridlab/cpu.h"
 #include "tridlab/part_distd2.h"
 
-#if TL_LANES_OK
+/* The plan's rows, in its order; then Algorithm 6's d' (Y), packed only
+ * when the decoupling runs in the same pass (the plan's multipliers F, R
+ * and W are then neither packed nor written: d' is their only use). */
+enum { SA, SC, F, R, W, ARRAYS, Y = ARRAYS, PACKED };
 
-enum { SA, SC, F, R, W, ARRAYS }; /* the plan's rows, in its order */
+#if TL_LANES_OK
 
 /* Packed row i of array k of a group. */
 #define PK(k, i) (pk + ((size_t)(k) * m + (i)) * TL_LANES)
@@ -54,12 +57,19 @@ static TL_CPU_INLINE int no_upper(const d2_rows *w, size_t i)
 
 /* Lines 1-12: rows 0 and 1 scaled to a unit diagonal, then the forward
  * pass, row j keeping x_0 in the spike sa_j. Each row's margin into
- * *pos (tl_lanes_margin_pos): whether every row is strictly dominant. */
+ * *pos (tl_lanes_margin_pos): whether every row is strictly dominant.
+ * With d (not NULL), Algorithm 6's lines 1-12 in the same pass, from the
+ * multipliers as they are made: y_j = f_j d_j (j < 2), f_j (d_j - a_j
+ * y_{j-1}); the multipliers themselves are then not kept. d needs no
+ * check of its own: an inf or NaN in d_j makes y_j and d'_j not finite
+ * (f_j is neither 0 nor inf where the pivot passed its check), and every
+ * d' enters the check sum. */
 static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const double *b,
-                                     const double *c, double *pk, tl_lanes *chk, tl_lanes_bits *pos)
+                                     const double *c, const double *d, double *pk, tl_lanes *chk,
+                                     tl_lanes_bits *pos)
 {
   size_t m = w->m;
-  tl_lanes zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0);
+  tl_lanes zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0), y = zero;
   for (size_t j = 0; j < 2; j++) {
     tl_lanes bj = tl_lanes_gather(b, m, j), f = one / bj;
     tl_lanes ar = tl_lanes_gather(a, m, j), cr = tl_lanes_gather(c, m, j);
@@ -67,19 +77,24 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
     tl_lanes cj = no_upper(w, j) ? zero : cr;
     *chk = tl_lanes_check_row(*chk + bj + f, ar, bj, cr, zero); /* corners too */
     tl_lanes_margin_pos(pos, aj, bj, cj);
-    tl_lanes_store(PK(F, j), f);
     tl_lanes_store(PK(SA, j), aj * f), tl_lanes_store(PK(SC, j), cj * f);
+    if (d) {
+      y = tl_lanes_gather(d, m, j) * f;
+      tl_lanes_store(PK(Y, j), y);
+      continue;
+    }
+    tl_lanes_store(PK(F, j), f);
     tl_lanes_store(PK(R, j), zero), tl_lanes_store(PK(W, j), zero);
   }
   tl_lanes sa = tl_lanes_load(PK(SA, 1)), sc = tl_lanes_load(PK(SC, 1));
-  const double *src[3] = {a, b, c};
-  double t[3][64]; /* tiles of a, b, c */
+  const double *src[4] = {a, b, c, d};
+  double t[4][64]; /* tiles of a, b, c (and d) */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
+    tl_lanes_tiles_get(d ? 4 : 3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t j = i0 + r, k = r * TL_LANES;
       tl_lanes aj = tl_lanes_load(t[0] + k); /* j >= 2: never the system's row 0 */
@@ -92,55 +107,76 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
       sa = -f * aj * sa;
       sc = f * cj;
       *chk = *chk + pivot + f;
-      tl_lanes_store(PK(F, j), f), tl_lanes_store(PK(R, j), aj);
       tl_lanes_store(PK(SA, j), sa), tl_lanes_store(PK(SC, j), sc);
+      if (d) {
+        y = f * (tl_lanes_load(t[3] + k) - aj * y);
+        tl_lanes_store(PK(Y, j), y);
+        continue;
+      }
+      tl_lanes_store(PK(F, j), f), tl_lanes_store(PK(R, j), aj);
       tl_lanes_store(PK(W, j), zero);
     }
   }
 }
 
 /* Lines 13-20 on the packed rows: the backward pass from m-3 to 1, row j
- * keeping x_{m-1} in sc_j; then row 0 absorbs row 1 (its scale: fix). */
-static TL_CPU_INLINE tl_lanes d2_backward(size_t m, double *pk, tl_lanes *chk)
+ * keeping x_{m-1} in sc_j; then row 0 absorbs row 1 (its scale: fix).
+ * with_y: Algorithm 6's lines 13-20 on y in the same pass, w_j being the
+ * forward pass's sc_j, read before it is replaced (else w_j is kept). */
+static TL_CPU_INLINE tl_lanes d2_backward(size_t m, double *pk, int with_y, tl_lanes *chk)
 {
   tl_lanes fix = tl_lanes_splat(1.0);
   if (m < 3)
     return fix;
   tl_lanes san = tl_lanes_load(PK(SA, m - 2)), scn = tl_lanes_load(PK(SC, m - 2));
+  tl_lanes yn = with_y ? tl_lanes_load(PK(Y, m - 2)) : fix;
   for (size_t j = m - 2; j-- > 1;) {
     tl_lanes wj = tl_lanes_load(PK(SC, j));
     san = tl_lanes_load(PK(SA, j)) - wj * san;
     scn = -wj * scn;
-    tl_lanes_store(PK(W, j), wj);
+    if (with_y) {
+      yn = tl_lanes_load(PK(Y, j)) - wj * yn;
+      tl_lanes_store(PK(Y, j), yn);
+    } else {
+      tl_lanes_store(PK(W, j), wj);
+    }
     tl_lanes_store(PK(SA, j), san), tl_lanes_store(PK(SC, j), scn);
   }
   tl_lanes w0 = tl_lanes_load(PK(SC, 0));
   tl_lanes pivot = tl_lanes_splat(1.0) - w0 * tl_lanes_load(PK(SA, 1));
   fix = tl_lanes_splat(1.0) / pivot;
   *chk = *chk + pivot + fix;
-  tl_lanes_store(PK(W, 0), w0);
+  if (with_y)
+    tl_lanes_store(PK(Y, 0), fix * (tl_lanes_load(PK(Y, 0)) - w0 * yn));
+  else
+    tl_lanes_store(PK(W, 0), w0);
   tl_lanes_store(PK(SA, 0), tl_lanes_load(PK(SA, 0)) * fix);
   tl_lanes_store(PK(SC, 0), -fix * w0 * tl_lanes_load(PK(SC, 1)));
   return fix;
 }
 
+/* One group: Algorithm 5 (d NULL: all five plan rows written), or
+ * Algorithms 5 and 6 in one pass (only sa, sc and d' -- into dt --
+ * written). */
 TL_CPU_CLONES
 static void d2_group(const d2_rows *w, int nt, const double *a, const double *b, const double *c,
-                     double *rows, double *pk, double *fix_scale, double *spike, unsigned char *bad,
-                     unsigned char *strict)
+                     const double *d, double *rows, double *dt, double *pk, double *fix_scale,
+                     double *spike, unsigned char *bad, unsigned char *strict)
 {
   size_t m = w->m;
   tl_lanes chk = tl_lanes_splat(0.0);
   tl_lanes_bits pos = (tl_lanes_bits){0} - 1;
-  d2_forward(w, a, b, c, pk, &chk, &pos);
-  tl_lanes fix = d2_backward(m, pk, &chk);
+  d2_forward(w, a, b, c, d, pk, &chk, &pos);
+  tl_lanes fix = d2_backward(m, pk, d != NULL, &chk);
   /* The largest |sa| + |sc| over the interior rows (a NaN is skipped, as
    * the reference's comparison skips it; the check sum flags it), and
-   * every spike entry into the check sum. */
+   * every spike entry (and d') into the check sum. */
   double big[TL_LANES] = {0};
   for (size_t j = 0; j < m; j++) {
     tl_lanes sa = tl_lanes_load(PK(SA, j)), sc = tl_lanes_load(PK(SC, j));
     chk = chk + sa + sc;
+    if (d)
+      chk = chk + tl_lanes_load(PK(Y, j));
     if (j >= 1 && j + 1 < m)
       for (int l = 0; l < TL_LANES; l++) {
         double s = fabs(sa[l]) + fabs(sc[l]);
@@ -148,12 +184,15 @@ static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
           big[l] = s;
       }
   }
-  /* The packed rows into each system's plan rows (5 m values apiece). */
+  /* The packed rows into each system's plan rows (5 m values apiece; only
+   * sa and sc with d), d' into dt. */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 0, m, &r0, &r1);
-    for (int k = 0; k < ARRAYS; k++)
+    for (int k = 0; k < (d ? SC + 1 : ARRAYS); k++)
       tl_lanes_tile_write(nt, rows + (size_t)k * m, ARRAYS * m, i0, r0, r1, PK(k, i0));
+    if (d)
+      tl_lanes_tile_write(nt, dt, m, i0, r0, r1, PK(Y, i0));
   }
   for (int l = 0; l < TL_LANES; l++)
     fix_scale[l] = fix[l], spike[l] = big[l];
@@ -214,20 +253,24 @@ static void d2_decouple_group(size_t m, int nt, const double *rows, const double
 }
 #endif /* TL_LANES_OK */
 
-void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
-                                      size_t nsys, const double *a, const double *b,
-                                      const double *c, double *rows, double *fix_scale,
-                                      double *spike, unsigned char *bad, unsigned char *strict)
+/* Algorithm 5 on every group (d NULL), or Algorithms 5 and 6 (d' into
+ * dt); the systems past the last group left to the caller. */
+static void d2_lines(size_t n_total, int periodic, size_t row0, size_t m, size_t nsys,
+                     const double *a, const double *b, const double *c, const double *d,
+                     double *rows, double *dt, double *fix_scale, double *spike, unsigned char *bad,
+                     unsigned char *strict)
 {
   double *pk;
-  size_t groups = tl_lanes_groups(m, nsys, 5, &pk); /* sa, sc, f, r, w */
+  size_t groups = tl_lanes_groups(m, nsys, d ? PACKED : ARRAYS, &pk);
 #if TL_LANES_OK
   d2_rows w = {.n_total = n_total, .row0 = row0, .m = m, .periodic = periodic};
-  int nt = tl_lanes_stream_worth(ARRAYS * groups * TL_LANES * m, m, 1, &rows); /* to memory */
+  double *out[2] = {rows, dt}; /* written: 5 plan rows, or sa, sc and d' */
+  size_t words = (d ? 3 : ARRAYS) * groups * TL_LANES * m;
+  int nt = tl_lanes_stream_worth(words, m, d ? 2 : 1, out); /* to memory */
   for (size_t g = 0; g < groups; g++) {
     size_t s = g * TL_LANES, o = s * m;
-    d2_group(&w, nt, a + o, b + o, c + o, rows + 5 * o, pk, fix_scale + s, spike + s, bad + s,
-             strict ? strict + s : NULL);
+    d2_group(&w, nt, a + o, b + o, c + o, d ? d + o : NULL, rows + 5 * o, d ? dt + o : NULL, pk,
+             fix_scale + s, spike + s, bad + s, strict ? strict + s : NULL);
   }
   tl_lanes_stream_done();
 #endif
@@ -237,6 +280,15 @@ void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0,
     if (strict)
       strict[s] = 0;
   }
+}
+
+void tl_cpu_distd2_preprocess_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
+                                      size_t nsys, const double *a, const double *b,
+                                      const double *c, double *rows, double *fix_scale,
+                                      double *spike, unsigned char *bad, unsigned char *strict)
+{
+  d2_lines(n_total, periodic, row0, m, nsys, a, b, c, NULL, rows, NULL, fix_scale, spike, bad,
+           strict);
 }
 
 void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
@@ -256,4 +308,13 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
   free(y);
   for (size_t s = groups * TL_LANES; s < nsys; s++)
     bad[s] = 1; /* the rest: the caller runs the reference on them */
+}
+
+void tl_cpu_distd2_plan_decouple_lines_d(size_t n_total, int periodic, size_t row0, size_t m,
+                                         size_t nsys, const double *a, const double *b,
+                                         const double *c, const double *d, double *rows, double *dt,
+                                         double *fix_scale, double *spike, unsigned char *bad,
+                                         unsigned char *strict)
+{
+  d2_lines(n_total, periodic, row0, m, nsys, a, b, c, d, rows, dt, fix_scale, spike, bad, strict);
 }

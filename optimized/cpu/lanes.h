@@ -174,8 +174,7 @@ static TL_CPU_INLINE void tl_lanes_tile_write(int nt, double *p, size_t m, size_
     tl_cpu_v8d r[8];
     tl_cpu_transpose8_load_d(tile, TL_LANES, r);
     for (int k = 0; k < 8; k++)
-      for (int h = 0; h < 8; h += 2)
-        _mm_stream_pd(p + (size_t)k * m + i0 + h, _mm_set_pd(r[k][h + 1], r[k][h]));
+      tl_cpu_stream_line_d(p + (size_t)k * m + i0, r[k]);
     return;
   }
 #else

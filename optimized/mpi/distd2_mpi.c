@@ -25,8 +25,9 @@
  *
  * Two entry points. tl_mpi_solve (the registry's "distd2"): a general
  * batch, every system its own matrix, solved with the reference's
- * scalar phases on each system's rows (Algorithm 5 eight systems at
- * once: tl_cpu_distd2_preprocess_lines_d, the same bits). tl_mpi_distd2_compact_sz: the
+ * phases on each system's rows (Algorithms 5 and 6 eight systems at
+ * once and in one pass: tl_cpu_distd2_plan_decouple_lines_d, the same
+ * bits; Algorithm 7 in SIMD lanes). tl_mpi_distd2_compact_sz: the
  * compact scheme of paper 000 -- one matrix for the whole batch, the
  * right-hand side a 5-point stencil of u fused into the decoupling --
  * on SZ-packed slices with the packed kernels of optimized/cpu/ (where
@@ -383,8 +384,9 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   unsigned char *flag = tl_alloc(2 * nsys + 1, 1), *strict = flag ? flag + nsys : NULL;
   int status = TL_OK;
   /* own_entry_check: the kernels check the entries of the systems they do
-   * not flag as they read them (a, b, c in phase 1, d in phase 2); the
-   * corners of all, and a flagged system's entries whole, here. */
+   * not flag as they read them (a, b, c and, through d', d in phase 1;
+   * the GPU program's d in phase 2); the corners of all, and a flagged
+   * system's entries whole, here. */
   int own_check = self->mpi->own_entry_check, suspect = 0;
   if (!plans || !ss || !rows || !fix || !flag) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);
@@ -392,10 +394,17 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   }
   tl_info one;
   /* Phase 1: Algorithm 5 on own rows, eight systems at once (the
-   * reference's bits); a system the batch flags runs the reference, which
-   * gives its report. */
-  tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
-                                   rows, fix, spike, flag, strict);
+   * reference's bits); on the CPU with Algorithm 6 in the same pass, d'
+   * into x and only sa and sc of the plan rows written (the multipliers
+   * stay in cache: 3 words per row written instead of 5, and none read
+   * back). A system the batch flags runs the reference, which gives its
+   * report. */
+  if (gpu)
+    tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
+                                     rows, fix, spike, flag, strict);
+  else
+    tl_cpu_distd2_plan_decouple_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b,
+                                        sl->c, sl->d, rows, x, fix, spike, flag, strict);
   suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
   for (size_t s = 0; s < nsys; s++) {
     tl_info_clear(&one);
@@ -421,18 +430,18 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
     note(&nt, s, PH_PLAN, rc, &one);
     ss[s].bad = rc < 0;
   }
-  /* Phase 2: Algorithm 6, eight systems at once (the same bits), d' kept
-   * in x; or on the GPU kernel, d' in dt, the edges from the kernel. A
-   * system either flags runs the reference for its report; one whose
-   * plan failed is skipped. */
-  memset(flag, 0, nsys);
+  /* Phase 2: Algorithm 6. On the CPU, d' is in x from phase 1 but for
+   * the systems it flagged (their entries, d's too, scanned above). On
+   * the GPU kernel, d' in dt, the edges from the kernel. A flagged
+   * system runs the reference for its report; one whose plan failed is
+   * skipped. */
   double *dt = gpu ? rows + 5 * m * nsys : x;
-  if (gpu)
+  if (gpu) {
+    memset(flag, 0, nsys);
     decouple_gpu(&nt, sl, rows, fix, dt, ss, flag);
-  else
-    tl_cpu_distd2_decouple_lines_d(m, nsys, rows, fix, sl->d, x, flag);
+  }
   for (size_t s = 0; s < nsys; s++) {
-    if (own_check && (flag[s] || ss[s].bad)) /* d not checked by the kernel */
+    if (gpu && own_check && (flag[s] || ss[s].bad)) /* d not checked by the kernel */
       suspect |= !tl_mpi_entries_scan(sl, s, 1);
     if (ss[s].bad)
       continue;

@@ -346,7 +346,7 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
         int down = sweeps & 1, up = (sweeps >> 1) & 1;
         for (size_t k = 0; k < 6 * nsys; k++)
           ends[k] = 12345.0; /* what no sweep writes stays */
-        tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad);
+        tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad, NULL);
         for (size_t s = 0; s < nsys; s++) {
           const double *as = a + s * m, *bs = b + s * m, *cs = c + s * m, *ds = d + s * m;
           double *cp = malloc(m * sizeof *cp);
@@ -384,6 +384,41 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
     }
 }
 
+/* strict: whether every row is strictly dominant, from either sweep or
+ * both, in a SIMD group and after the groups: a row whose margin is
+ * exactly 0 (the first, an inner or the last row), or a NaN, clears it
+ * for its system alone. */
+Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
+{
+  const size_t m = 37, nsys = 17;
+  tl_rng st;
+  tl_rng_seed(&st, 0x5717u);
+  double *mem = malloc(4 * m * nsys * sizeof *mem), *ends = malloc(6 * nsys * sizeof *ends);
+  unsigned char *bad = malloc(nsys), *strict = malloc(nsys);
+  cr_assert(mem && ends && bad && strict);
+  double *a = mem, *b = a + m * nsys, *c = b + m * nsys, *d = c + m * nsys;
+  static const size_t rows[] = {0, 20, 36};
+  for (int sweeps = 1; sweeps <= 3; sweeps++)
+    for (int k = 0; k < 4; k++) {
+      size_t s = k < 3 ? 3 + 5 * (size_t)k : 16; /* 3, 8 (groups), 13, 16 (after) */
+      dominant_batch(&st, m, nsys, a, b, c, d);
+      size_t i = s * m + rows[k % 3];
+      if (k == 3)
+        a[i] = NAN;
+      else
+        b[i] = fabs(a[i]) + fabs(c[i]); /* margin exactly 0: not strict, still no breakdown */
+      memset(strict, 7, nsys);
+      tl_cpu_pdd_ends_d(m, nsys, sweeps & 1, sweeps >> 1, a, b, c, d, ends, bad, strict);
+      for (size_t q = 0; q < nsys; q++)
+        cr_expect_eq(strict[q], q != s, "sweeps %d, system %zu not strict: strict[%zu] = %d",
+                     sweeps, s, q, strict[q]);
+    }
+  free(mem);
+  free(ends);
+  free(bad);
+  free(strict);
+}
+
 /* A zero pivot of either sweep, or a non-finite entry, flags its system
  * (and only it), in a SIMD group and after the groups. */
 Test(pdd_cpu, ends_flag_what_breaks_down)
@@ -408,7 +443,7 @@ Test(pdd_cpu, ends_flag_what_breaks_down)
         d[o + 20] = NAN, down = s == 3, up = s != 3;
       if (twist == 3) /* an infinite coupling of the last row: w_{m-1} */
         c[o + m - 1] = INFINITY, down = 1, up = 0;
-      tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad);
+      tl_cpu_pdd_ends_d(m, nsys, down, up, a, b, c, d, ends, bad, NULL);
       for (size_t k = 0; k < nsys; k++)
         cr_expect_eq(bad[k], k == s, "twist %d, system %zu of %zu broken: flag of %zu is %d",
                      twist, s, nsys, k, bad[k]);

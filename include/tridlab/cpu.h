@@ -580,10 +580,14 @@ double tl_cpu_max_abs_d(size_t m, const double *x);
  * v_0, w_0 (the bottom-up one, the pivots of the reference's w); the
  * others are not written. bad[s] = 1 when a pivot or a value of a sweep
  * of system s is zero or not finite (then its ends are unspecified: the
- * reference's phase 1 decides). */
-void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
-                       const double *b, const double *c, const double *d, double *ends,
-                       unsigned char *bad);
+ * reference's phase 1 decides). strict (may be NULL): strict[s] = 1 when
+ * every row's margin |b| - (|a| + |c|), the entries as they are (a[0]
+ * and c[m-1] too), is > 0, else 0 (NaN included), for a caller that
+ * leaves a sweep out because no pivot of a strictly dominant block
+ * vanishes (pdd_mpi.c). */
+void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a, const double *b,
+                       const double *c, const double *d, double *ends, unsigned char *bad,
+                       unsigned char *strict);
 
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +

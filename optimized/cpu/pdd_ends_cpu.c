@@ -31,9 +31,10 @@
  * Each sweep is one reciprocal and a few products per row, and writes
  * nothing: where phase 1 solved three systems whole (two sweeps and two
  * stores per unknown each), this reads the block at most twice. The
- * caller picks the sweeps (pdd_mpi.c: the bottom-up one whenever there
- * is a neighbour, as it also meets w's breakdowns; the top-down one when
- * there is a right neighbour). The rank program then solves the block
+ * caller picks the sweeps (pdd_mpi.c: the bottom-up one when there is a
+ * left neighbour, or when the rows are not all strictly dominant, as it
+ * also meets w's breakdowns; the top-down one when there is a right
+ * neighbour; strict says which blocks are). The rank program then solves the block
  * once more with the neighbours' unknowns on the right-hand side
  * (pdd_mpi.c, "RESOLVE").
  *
@@ -57,6 +58,16 @@
 #include "cpu_internal.h"
 #include "lanes.h"
 #include "tridlab/cpu.h"
+
+/* Whether every row of a block is strictly dominant (the entries as they
+ * are): |b_i| - (|a_i| + |c_i|) > 0, as tl_lanes_margin_pos tests it. */
+static int rows_strict(size_t m, const double *a, const double *b, const double *c)
+{
+  int pos = 1;
+  for (size_t i = 0; i < m; i++)
+    pos &= fabs(b[i]) - (fabs(a[i]) + fabs(c[i])) > 0.0;
+  return pos;
+}
 
 /* One system's sweeps, scalar: the operations of the lanes below. */
 static int ends_one(size_t m, int down, int up, const double *a, const double *b,
@@ -113,13 +124,16 @@ static TL_CPU_INLINE void sweep_row(sweep *w, tl_lanes lo, tl_lanes b, tl_lanes 
   *chk = *chk + p + w->y + w->s;
 }
 
-/* Row r of a stack tile t (a, b, c, d in t[0..3]). */
-static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size_t r,
-                                         tl_lanes *chk)
+/* Row r of a stack tile t (a, b, c, d in t[0..3]); its margin into *pos
+ * (pos NULL: not tested). */
+static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size_t r, tl_lanes *chk,
+                                         tl_lanes_bits *pos)
 {
   size_t k = r * TL_LANES;
-  tl_lanes a = tl_lanes_load(t[0] + k), c = tl_lanes_load(t[2] + k);
-  sweep_row(w, up ? c : a, tl_lanes_load(t[1] + k), up ? a : c, tl_lanes_load(t[3] + k), chk);
+  tl_lanes a = tl_lanes_load(t[0] + k), b = tl_lanes_load(t[1] + k), c = tl_lanes_load(t[2] + k);
+  if (pos)
+    tl_lanes_margin_pos(pos, a, b, c);
+  sweep_row(w, up ? c : a, b, up ? a : c, tl_lanes_load(t[3] + k), chk);
 }
 
 /* Tile j of one group's sweeps (nch = 2: down and up, tile nt-1-j of
@@ -130,8 +144,8 @@ static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size
  * through a stack tile cost a third of its time); a partial one (a
  * sweep's first or last) goes through lanes.h's stack tile. */
 static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt, size_t m,
-                                     size_t ls, const double *const *src, sweep *w,
-                                     tl_lanes *chk)
+                                     size_t ls, const double *const *src, sweep *w, tl_lanes *chk,
+                                     tl_lanes_bits *pos)
 {
   for (int q = 0; q < nch; q++) {
     int up = nch == 2 ? q : up1;
@@ -145,6 +159,8 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
       tl_cpu_transpose8_load_d(src[3] + i0, ls, D);
       for (int r = 0; r < TL_LANES; r++) {
         int i = up ? TL_LANES - 1 - r : r;
+        if (pos && q == 0) /* the margins, from the first sweep's rows */
+          tl_lanes_margin_pos(pos, A[i], B[i], C[i]);
         sweep_row(&w[q], up ? C[i] : A[i], B[i], up ? A[i] : C[i], D[i], chk);
       }
       continue;
@@ -153,27 +169,31 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
     for (int k = 0; k < 4; k++)
       tl_lanes_tile_get(src[k], ls, i0, r0, r1, t[k]);
     for (size_t i = r0; i < r1; i++)
-      sweep_row_tile(&w[q], up, t, up ? r1 - 1 - (i - r0) : i, chk);
+      sweep_row_tile(&w[q], up, t, up ? r1 - 1 - (i - r0) : i, chk, q == 0 ? pos : NULL);
   }
 }
 
 /* One group's sweeps and its ends (ends[6 l ..] for lane l), its flags
- * into bad[0..7]. */
+ * into bad[0..7]; strict (may be NULL): whether each lane's rows are all
+ * strictly dominant. */
 TL_CPU_CLONES
 static void ends_group(size_t m, size_t ls, int down, int up, const double *const *src,
-                       double *ends, unsigned char *bad)
+                       double *ends, unsigned char *bad, unsigned char *strict)
 {
   sweep w[2];
   tl_lanes chk = tl_lanes_splat(0.0), last = chk;
+  tl_lanes_bits pos = (tl_lanes_bits){0} - 1, *pp = strict ? &pos : NULL;
   for (int q = 0; q < 2; q++) /* s = -1: row 0's v' is a / p (and w' up) */
     w[q].mul = w[q].y = tl_lanes_splat(0.0), w[q].s = tl_lanes_splat(-1.0);
   size_t nt = (m + TL_LANES - 1) / TL_LANES;
   for (size_t j = 0; j < nt; j++) {
     if (down && up)
-      sweep_step(2, 0, j, nt, m, ls, src, w, &chk);
+      sweep_step(2, 0, j, nt, m, ls, src, w, &chk, pp);
     else
-      sweep_step(1, up, j, nt, m, ls, src, w, &chk);
+      sweep_step(1, up, j, nt, m, ls, src, w, &chk, pp);
   }
+  for (int l = 0; l < TL_LANES && strict; l++)
+    strict[l] = pos[l] != 0;
   const sweep *dn = &w[0], *un = down ? &w[1] : &w[0];
   for (int l = 0; l < TL_LANES; l++) {
     double *e = ends + 6 * l;
@@ -211,14 +231,17 @@ static void pack_group(size_t m, size_t ls, const double *const *src, double *bu
 
 #endif /* TL_LANES_OK */
 
-void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
-                       const double *b, const double *c, const double *d, double *ends,
-                       unsigned char *bad)
+void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a, const double *b,
+                       const double *c, const double *d, double *ends, unsigned char *bad,
+                       unsigned char *strict)
 {
   for (size_t s = 0; s < nsys; s++)
     bad[s] = 0;
-  if (m == 0 || !(up || down))
+  if (m == 0 || !(up || down)) { /* no sweep: only the margins */
+    for (size_t s = 0; s < nsys && strict; s++)
+      strict[s] = m > 0 && rows_strict(m, a + s * m, b + s * m, c + s * m);
     return;
+  }
   size_t s = 0;
 #if TL_LANES_OK
   /* The copy where it stays in L2 (32 slices of up to 4096 rows: 1 MiB);
@@ -229,14 +252,17 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
     const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m}, *in[4];
     if (buf) {
       pack_group(m, ls, src, buf, in);
-      ends_group(m, ls, down, up, in, ends + 6 * s, bad + s);
+      ends_group(m, ls, down, up, in, ends + 6 * s, bad + s, strict ? strict + s : NULL);
     } else {
-      ends_group(m, m, down, up, src, ends + 6 * s, bad + s);
+      ends_group(m, m, down, up, src, ends + 6 * s, bad + s, strict ? strict + s : NULL);
     }
   }
   free(buf);
 #endif
-  for (; s < nsys; s++)
+  for (; s < nsys; s++) {
     bad[s] = (unsigned char)ends_one(m, down, up, a + s * m, b + s * m, c + s * m, d + s * m,
                                      ends + 6 * s);
+    if (strict)
+      strict[s] = rows_strict(m, a + s * m, b + s * m, c + s * m);
+  }
 }

@@ -178,6 +178,9 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * reference divides). The bottom-up elimination of PDD's ends has the
  * reference's pivots of w, so it meets w's breakdowns where the
  * reference does; the top-down one (and phase 5's solve) has y's and v's.
+ * A rank without a left neighbour runs the bottom-up one nowhere: a
+ * strictly dominant block has no breakdown of w, and a system whose rows
+ * are not all strictly dominant gets the reference's phase 1 (pdd_ends).
  *
  * FALLBACK. A system a kernel flags (a pivot zero or not finite, or a
  * value not finite) gets the reference's whole phase 1 instead
@@ -273,14 +276,28 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
   size_t m = sl->m, nsys = sl->nsys;
   int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
   double *ends = tl_alloc(6 * nsys, sizeof *ends);
-  if (!ends)
+  unsigned char *strict = tl_alloc(nsys + 1, 1);
+  if (!ends || !strict) {
+    free(ends);
+    free(strict);
     return 0;
-  /* Bottom-up whenever there is a neighbour: the ends at row 0, and w's
-   * pivots (the reference's breakdowns of w). Top-down for the ends at
-   * m-1; a breakdown of y (and so of v: the same pivots) on a partition
-   * without it is met by phase 5's solve, which has y's pivots. */
-  tl_cpu_pdd_ends_d(m, nsys, right, left || right, sl->a, sl->b, sl->c, sl->d, ends, redo);
+  }
+  /* Top-down where there is a right neighbour, for the ends at m-1; a
+   * breakdown of y (and so of v: the same pivots) on a partition without
+   * it is met by phase 5's solve, which has y's pivots. Bottom-up where
+   * there is a left neighbour, for the ends at row 0; it also has the
+   * pivots of the reference's w, whose breakdowns the reference reports.
+   * A partition with no left neighbour needs that sweep for them alone,
+   * and a block whose rows are all strictly dominant has none (in either
+   * elimination each pivot exceeds its row's remaining coupling): there
+   * the top-down sweep's margins decide, and a system they do not clear
+   * gets the reference's phase 1 (redo). At P = 2, each rank then sweeps
+   * once, where rank 0 swept twice and rank 1 waited for it. */
+  tl_cpu_pdd_ends_d(m, nsys, right, left, sl->a, sl->b, sl->c, sl->d, ends, redo,
+                    left ? NULL : strict);
   for (size_t s = 0; s < nsys; s++) {
+    if (!left && right && !strict[s])
+      redo[s] = 1; /* w's pivots unknown */
     if (!KEPT(r, redo, s))
       continue;
     tl_pdd_part_d *pt = &r->pt[s];
@@ -298,6 +315,7 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
     r->finish[s] = RESOLVE;
   }
   free(ends);
+  free(strict);
   return 1;
 }
 

@@ -12,8 +12,7 @@
  * row; then matrices and answers scaled by powers of two up to the
  * range's edge, zeros, tiny entries, and values that are not finite.
  * Also the CPU room's SIMD passes against the core loops, on every
- * slice: tl_cpu_residual_slice_pass_d against the one pass, ITS's
- * tl_cpu_slice_weakest_max_d against the two steps, N-shaped's dominance
+ * slice: tl_cpu_residual_slice_pass_d against the one pass, N-shaped's dominance
  * with and without the maxima (tl_cpu_nshaped_dd_max_slice_d); and
  * long slices for the SIMD blocks' edges (256 rows). */
 #include <math.h>
@@ -106,16 +105,6 @@ static verdict_numbers by_steps(const sys1 *s, const size_t *sizes, size_t k)
     cr_expect(same_bits(smax[0], max[0]) && same_bits(smax[1], max[1]),
               "slice %zu of %zu: max by SIMD %a %a, by the core %a %a", j, k, smax[0], smax[1],
               max[0], max[1]);
-    /* ITS's one pass for these two (SIMD lanes): the same bits */
-    double cmax[2], cneg;
-    long crow;
-    tl_cpu_slice_weakest_max_d(s->n, s->periodic, begin, sizes[j], s->a + begin, s->b + begin,
-                               s->c + begin, s->x + begin, &cneg, &crow, cmax);
-    cr_expect(same_bits(cmax[0], max[0]) && same_bits(cmax[1], max[1]) &&
-                  same_bits(cneg, neg) && crow == r,
-              "slice %zu of %zu: weakest and max by SIMD (%a %ld, %a %a), in two (%a %ld, "
-              "%a %a)",
-              j, k, cneg, crow, cmax[0], cmax[1], neg, r, max[0], max[1]);
     tl_pair_max(&v.max[0], &row, max[0], -1);
     tl_pair_max(&v.max[1], &ignored, max[1], -1);
   }

@@ -468,8 +468,7 @@ void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *
  * of rows in SIMD lanes and the two sums in row order
  * (optimized/cpu/residual_cpu.c), the same results bit for bit:
  * tl_cpu_residual_slice_pass_d as tl_residual_slice_pass_d (the same
- * arguments); tl_cpu_slice_weakest_max_d as tl_slice_weakest_row's (neg,
- * row) and tl_residual_slice_max's max, in one pass over a, b, c, x. */
+ * arguments). */
 struct tl_residual_pass;
 void tl_cpu_residual_slice_pass_d(size_t n, int periodic, size_t begin, size_t m,
                                   const double *a, const double *b, const double *c,
@@ -512,9 +511,6 @@ void tl_cpu_residual_slices_tail_d(size_t n, int periodic, size_t begin, size_t 
                                    const double *a, const double *b, const double *c,
                                    const double *d, const double *x, const double *halo,
                                    const tl_cpu_pass_head *head, struct tl_residual_pass *out);
-void tl_cpu_slice_weakest_max_d(size_t n, int periodic, size_t begin, size_t m, const double *a,
-                                const double *b, const double *c, const double *x, double *neg,
-                                long *row, double max[2]);
 /* tl_row_classes_slice_d (tridlab/system.h) the same way: the classes,
  * the smallest margin / |b| and its first row, bit for bit. */
 unsigned tl_cpu_row_classes_slice_d(size_t m, const double *a, const double *b, const double *c,

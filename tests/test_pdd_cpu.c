@@ -384,8 +384,8 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
     }
 }
 
-/* strict: whether every row is strictly dominant, from either sweep or
- * both, in a SIMD group and after the groups: a row whose margin is
+/* strict: whether every row is strictly dominant, from either sweep,
+ * both or none, in a SIMD group and after the groups: a row whose margin is
  * exactly 0 (the first, an inner or the last row), or a NaN, clears it
  * for its system alone. */
 Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
@@ -398,7 +398,7 @@ Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
   cr_assert(mem && ends && bad && strict);
   double *a = mem, *b = a + m * nsys, *c = b + m * nsys, *d = c + m * nsys;
   static const size_t rows[] = {0, 20, 36};
-  for (int sweeps = 1; sweeps <= 3; sweeps++)
+  for (int sweeps = 0; sweeps <= 3; sweeps++) /* none, down, up, both */
     for (int k = 0; k < 4; k++) {
       size_t s = k < 3 ? 3 + 5 * (size_t)k : 16; /* 3, 8 (groups), 13, 16 (after) */
       dominant_batch(&st, m, nsys, a, b, c, d);

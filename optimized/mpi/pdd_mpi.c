@@ -293,10 +293,11 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
    * the top-down sweep's margins decide, and a system they do not clear
    * gets the reference's phase 1 (redo). At P = 2, each rank then sweeps
    * once, where rank 0 swept twice and rank 1 waited for it. */
+  int margins = right && !left; /* (one rank: no sweep, nothing to test) */
   tl_cpu_pdd_ends_d(m, nsys, right, left, sl->a, sl->b, sl->c, sl->d, ends, redo,
-                    left ? NULL : strict);
+                    margins ? strict : NULL);
   for (size_t s = 0; s < nsys; s++) {
-    if (!left && right && !strict[s])
+    if (margins && !strict[s])
       redo[s] = 1; /* w's pivots unknown */
     if (!KEPT(r, redo, s))
       continue;

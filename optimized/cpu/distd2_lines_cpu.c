@@ -171,18 +171,19 @@ static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
   /* The largest |sa| + |sc| over the interior rows (a NaN is skipped, as
    * the reference's comparison skips it; the check sum flags it), and
    * every spike entry (and d') into the check sum. */
-  double big[TL_LANES] = {0};
+  tl_lanes big = tl_lanes_splat(0.0);
   for (size_t j = 0; j < m; j++) {
     tl_lanes sa = tl_lanes_load(PK(SA, j)), sc = tl_lanes_load(PK(SC, j));
     chk = chk + sa + sc;
     if (d)
       chk = chk + tl_lanes_load(PK(Y, j));
-    if (j >= 1 && j + 1 < m)
-      for (int l = 0; l < TL_LANES; l++) {
-        double s = fabs(sa[l]) + fabs(sc[l]);
-        if (s > big[l])
-          big[l] = s;
-      }
+    if (j >= 1 && j + 1 < m) { /* big = s where s > big, lane by lane */
+      tl_lanes s = tl_lanes_abs(sa) + tl_lanes_abs(sc);
+      tl_lanes_bits gt = s > big, sb, bb;
+      memcpy(&sb, &s, sizeof sb), memcpy(&bb, &big, sizeof bb);
+      bb = (sb & gt) | (bb & ~gt);
+      memcpy(&big, &bb, sizeof big);
+    }
   }
   /* The packed rows into each system's plan rows (5 m values apiece; only
    * sa and sc with d), d' into dt. */

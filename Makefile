@@ -551,22 +551,29 @@ fuzz: fuzz-build
 
 # Replay every committed input once, then fuzz from them for a fixed time
 # and seed (new inputs go to a scratch directory, not to the repository).
+# The targets run side by side (one process each: the stage's time is
+# the longest target's, not their sum); each one's lines are printed when
+# all have ended, and any failure fails the stage.
 check-fuzz: fuzz-build
 	@$(FUZZ_PROBE) || { $(FUZZ_MISSING); exit 0; }; \
+	mkdir -p $(FUZZ_BUILD)/artifacts; pids=""; \
 	for t in $(FUZZ_TARGETS); do c=$${t#fuzz_}; \
-	  echo "check-fuzz: $$t replays tests/fuzz/corpus/$$c"; \
-	  mkdir -p $(FUZZ_BUILD)/artifacts; rm -rf $(FUZZ_BUILD)/check-corpus/$$c; \
-	  mkdir -p $(FUZZ_BUILD)/check-corpus/$$c; \
-	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
-	    tests/fuzz/corpus/$$c/* > $(FUZZ_BUILD)/$$t-replay.log 2>&1 \
-	    || { tail -40 $(FUZZ_BUILD)/$$t-replay.log; exit 1; }; \
-	  echo "check-fuzz: $$t fuzzes for $(FUZZ_CHECK_SECONDS) s (seed 1)"; \
-	  $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -max_total_time=$(FUZZ_CHECK_SECONDS) -seed=1 \
-	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
-	    $(FUZZ_BUILD)/check-corpus/$$c tests/fuzz/corpus/$$c > $(FUZZ_BUILD)/$$t.log 2>&1 \
-	    || { tail -40 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
-	  grep -h "stat::number_of_executed_units" $(FUZZ_BUILD)/$$t.log | sed "s/^/check-fuzz: $$t /"; \
-	done
+	  ( echo "check-fuzz: $$t replays tests/fuzz/corpus/$$c"; \
+	    rm -rf $(FUZZ_BUILD)/check-corpus/$$c; mkdir -p $(FUZZ_BUILD)/check-corpus/$$c; \
+	    $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
+	      tests/fuzz/corpus/$$c/* > $(FUZZ_BUILD)/$$t-replay.log 2>&1 \
+	      || { tail -40 $(FUZZ_BUILD)/$$t-replay.log; echo "FAILED: $$t replay"; exit 1; }; \
+	    echo "check-fuzz: $$t fuzzes for $(FUZZ_CHECK_SECONDS) s (seed 1)"; \
+	    $(FUZZ_ENV) $(FUZZ_BUILD)/$$t $(FUZZ_OPTS) -max_total_time=$(FUZZ_CHECK_SECONDS) -seed=1 \
+	      -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$c- \
+	      $(FUZZ_BUILD)/check-corpus/$$c tests/fuzz/corpus/$$c > $(FUZZ_BUILD)/$$t.log 2>&1 \
+	      || { tail -40 $(FUZZ_BUILD)/$$t.log; echo "FAILED: $$t"; exit 1; }; \
+	    grep -h "stat::number_of_executed_units" $(FUZZ_BUILD)/$$t.log | sed "s/^/check-fuzz: $$t /" \
+	  ) > $(FUZZ_BUILD)/$$t-check.out 2>&1 & pids="$$pids $$!"; \
+	done; \
+	status=0; for p in $$pids; do wait $$p || status=1; done; \
+	for t in $(FUZZ_TARGETS); do cat $(FUZZ_BUILD)/$$t-check.out; done; \
+	exit $$status
 
 # The verification, the convergence studies and the sweeps, with plots
 # (gnuplot), indexed by report/index.md. QUICK=1: the small sizes.

@@ -173,6 +173,18 @@ static void win_row(void *ctx, size_t s, size_t w, size_t local)
   }
 }
 
+/* A rank's own row of its own window (interface p = the rank): out of
+ * the slice, straight in. */
+static void own_row(void *ctx, size_t s, size_t w, size_t local)
+{
+  its_run *r = ctx;
+  tl_its_state *st = &r->st[s];
+  size_t at = (size_t)r->ex->rank * st->W + w;
+  st->wa[at] = ROWS(r->sl->a, s)[local];
+  st->wb[at] = ROWS(r->sl->b, s)[local];
+  st->wc[at] = ROWS(r->sl->c, s)[local];
+}
+
 static void count_row(void *ctx, size_t s, size_t w, size_t local)
 {
   (void)s, (void)w, (void)local;
@@ -213,27 +225,14 @@ static int exchange_windows(its_run *r)
                        (void *const *)rbuf);
   for (int q = 0; rc == TL_OK && q < P; q++) { /* into the windows, in order */
     win_ctx in = {r, rbuf[q], 0, p, 1};
-    double *own = NULL;
     for (size_t s = 0; s < nsys; s++) {
       if (r->bad[s] || p >= r->st[s].nif)
         continue;
-      if (q == p) { /* own rows: out of the slice, straight in */
-        size_t n_own = 0;
-        window_rows_of(r, s, p, p, count_row, &n_own);
-        double *more = realloc(own, (3 * n_own + 1) * sizeof *own);
-        if (!more) {
-          rc = TL_ERR_NOMEM;
-          break;
-        }
-        own = more;
-        win_ctx o = {r, own, 0, p, 0}, i = {r, own, 0, p, 1};
-        window_rows_of(r, s, p, p, win_row, &o);
-        window_rows_of(r, s, p, p, win_row, &i);
-      } else {
+      if (q == p) /* own rows: out of the slice, straight in */
+        window_rows_of(r, s, p, p, own_row, r);
+      else
         window_rows_of(r, s, p, q, win_row, &in);
-      }
     }
-    free(own);
   }
   for (int q = 0; buf && q < P; q++) {
     free(buf[q]);

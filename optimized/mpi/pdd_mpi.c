@@ -178,17 +178,18 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * reference divides). The bottom-up elimination of PDD's ends has the
  * reference's pivots of w, so it meets w's breakdowns where the
  * reference does; the top-down one (and phase 5's solve) has y's and v's.
- * A rank without a left neighbour runs the bottom-up one nowhere: a
- * strictly dominant block has no breakdown of w, and a system whose rows
+ * A rank without a left neighbour runs the bottom-up one nowhere: in a
+ * strictly dominant block no pivot of w vanishes, and a system whose rows
  * are not all strictly dominant gets the reference's phase 1 (pdd_ends).
  *
  * FALLBACK. A system a kernel flags (a pivot zero or not finite, or a
  * value not finite) gets the reference's whole phase 1 instead
  * (tl_pdd_ref_local_d, tl_rpdd_ref_local_d), which gives its exact
  * status, row and message, and later the whole correction. What PDD's
- * kernels do not compute they cannot flag: a y or a v that overflows
- * inside the block while x does not (near-overflow data) is a breakdown
- * for the reference and not here. Flags 2 and 3
+ * kernels do not compute they cannot flag: a y or a v (or, where no
+ * bottom-up sweep runs, a w) that overflows inside the block while x does
+ * not (near-overflow data) is a breakdown for the reference and not
+ * here. Flags 2 and 3
  * of the x-line kernel do not matter here: the corners of a block are its
  * couplings, and the verdict judges dominance. When scratch memory is
  * short, every system falls back. The flag sees what the kernel's own

@@ -166,3 +166,34 @@ Test(distd2_lines_cpu, a_broken_system_is_flagged_alone)
 {
   th_slices_one_broken(compare, 16);
 }
+
+/* The two phases' check sums kept apart in the one pass: where only the
+ * sum of finite values overflows, a system is flagged exactly where one
+ * of the two calls would flag it (case 0: neither; case 1: the
+ * decoupling alone). */
+Test(distd2_lines_cpu, fused_flags_are_the_two_calls)
+{
+  enum { NS = 8 };
+  for (int t = 0; t < 2; t++) {
+    size_t m = t == 0 ? 2 : 3;
+    double a[3 * NS] = {0}, b[3 * NS], c[3 * NS] = {0}, d[3 * NS] = {0};
+    double r0[15 * NS], dt0[3 * NS], r1[15 * NS], dt1[3 * NS];
+    double f0[NS], s0[NS], f1[NS], s1[NS];
+    unsigned char b0[NS] = {0}, bd[NS] = {0}, b1[NS] = {0}, st0[NS], st1[NS];
+    for (size_t s = 0; s < NS; s++) {
+      double *B = b + s * m, *D = d + s * m;
+      if (t == 0)
+        B[0] = 0.9e308, B[1] = 1, D[0] = 1, D[1] = 1e308;
+      else
+        B[0] = 1, B[1] = 1, B[2] = -0.9e308, D[0] = 1e308, D[1] = 1e308, D[2] = 1;
+    }
+    tl_cpu_distd2_preprocess_lines_d(100, 0, 10, m, NS, a, b, c, r0, f0, s0, b0, st0);
+    tl_cpu_distd2_decouple_lines_d(m, NS, r0, f0, d, dt0, bd);
+    tl_cpu_distd2_plan_decouple_lines_d(100, 0, 10, m, NS, a, b, c, d, r1, dt1, f1, s1, b1, st1);
+    for (size_t s = 0; s < NS; s++)
+      cr_expect_eq(b1[s], b0[s] || bd[s], "case %d, system %zu: fused %d, the calls %d and %d", t,
+                   s, b1[s], b0[s], bd[s]);
+    cr_expect(t == 0 ? !bd[0] : bd[0], "case %d: the decoupling's flag %d", t, bd[0]);
+    cr_expect(!memcmp(dt0, dt1, m * NS * sizeof *dt0), "case %d: d' differs", t);
+  }
+}

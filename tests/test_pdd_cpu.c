@@ -384,9 +384,10 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
     }
 }
 
-/* strict: whether every row is strictly dominant, from either sweep,
- * both or none, in a SIMD group and after the groups: a row whose margin is
- * exactly 0 (the first, an inner or the last row), or a NaN, clears it
+/* strict: whether every row is strictly dominant with |b| + |c| finite,
+ * from either sweep, both or none, in a SIMD group and after the groups:
+ * a row whose margin is exactly 0 (the first, an inner or the last row),
+ * a NaN, or a strictly dominant row whose |b| + |c| overflows clears it
  * for its system alone. */
 Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
 {
@@ -399,12 +400,14 @@ Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
   double *a = mem, *b = a + m * nsys, *c = b + m * nsys, *d = c + m * nsys;
   static const size_t rows[] = {0, 20, 36};
   for (int sweeps = 0; sweeps <= 3; sweeps++) /* none, down, up, both */
-    for (int k = 0; k < 4; k++) {
-      size_t s = k < 3 ? 3 + 5 * (size_t)k : 16; /* 3, 8 (groups), 13, 16 (after) */
+    for (int k = 0; k < 5; k++) {
+      size_t s = k < 3 ? 3 + 5 * (size_t)k : k == 3 ? 16 : 10; /* 3, 8, 13, 10 (groups), 16 */
       dominant_batch(&st, m, nsys, a, b, c, d);
       size_t i = s * m + rows[k % 3];
       if (k == 3)
         a[i] = NAN;
+      else if (k == 4) /* |b| + |c| = 3.3e308 */
+        a[i] = 0.0, b[i] = 1.7e308, c[i] = 1.6e308;
       else
         b[i] = fabs(a[i]) + fabs(c[i]); /* margin exactly 0: not strict, still no breakdown */
       memset(strict, 7, nsys);

@@ -578,9 +578,10 @@ double tl_cpu_max_abs_d(size_t m, const double *x);
  * of system s is zero or not finite (then its ends are unspecified: the
  * reference's phase 1 decides). strict (may be NULL): strict[s] = 1 when
  * every row's margin |b| - (|a| + |c|), the entries as they are (a[0]
- * and c[m-1] too), is > 0, else 0 (NaN included), for a caller that
- * leaves a sweep out because no pivot of a strictly dominant block
- * vanishes (pdd_mpi.c). */
+ * and c[m-1] too), is > 0 and |b| + |c| is finite, else 0 (NaN
+ * included): then no pivot of the bottom-up elimination vanishes or
+ * overflows, and a caller may leave that sweep out where it would only
+ * meet w's breakdowns (pdd_mpi.c). */
 void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a, const double *b,
                        const double *c, const double *d, double *ends, unsigned char *bad,
                        unsigned char *strict);

@@ -1,8 +1,11 @@
 /* optimized/cpu/distd2_lines_cpu.c -- DistD2's Algorithms 5 and 6 on a
  * batch of slices, eight systems at once: the preprocessing and the
  * decoupling every MPI rank of distd2_mpi runs on its own rows when each
- * system has its own matrix (tl_cpu_distd2_preprocess_lines_d,
- * tl_cpu_distd2_decouple_lines_d, tridlab/cpu.h).
+ * system has its own matrix, in one pass over each group
+ * (tl_cpu_distd2_plan_decouple_lines_d: only sa, sc and d' leave the
+ * cache), and each alone (tl_cpu_distd2_preprocess_lines_d, which
+ * distd2_gpu_mpi runs before its device decoupling;
+ * tl_cpu_distd2_decouple_lines_d, the one pass's test oracle).
  *
  * Source: paper 000 (DistD2-TDS) §4.2, Algorithm 5. reference/distd2_ref.c
  * (tl_distd2_preprocess_d) is the readable version on one slice; this
@@ -60,13 +63,14 @@ static TL_CPU_INLINE int no_upper(const d2_rows *w, size_t i)
  * *pos (tl_lanes_margin_pos): whether every row is strictly dominant.
  * With d (not NULL), Algorithm 6's lines 1-12 in the same pass, from the
  * multipliers as they are made: y_j = f_j d_j (j < 2), f_j (d_j - a_j
- * y_{j-1}); the multipliers themselves are then not kept. d needs no
- * check of its own: an inf or NaN in d_j makes y_j and d'_j not finite
- * (f_j is neither 0 nor inf where the pivot passed its check), and every
- * d' enters the check sum. */
+ * y_{j-1}); the multipliers themselves are then not kept. d's own check
+ * goes into *ychk, Algorithm 6's check sum, kept apart from Algorithm 5's
+ * and added in the same order as tl_cpu_distd2_decouple_lines_d adds it,
+ * so that a system is flagged exactly where one of the two phases alone
+ * would flag it. */
 static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const double *b,
                                      const double *c, const double *d, double *pk, tl_lanes *chk,
-                                     tl_lanes_bits *pos)
+                                     tl_lanes *ychk, tl_lanes_bits *pos)
 {
   size_t m = w->m;
   tl_lanes zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0), y = zero;
@@ -79,7 +83,9 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
     tl_lanes_margin_pos(pos, aj, bj, cj);
     tl_lanes_store(PK(SA, j), aj * f), tl_lanes_store(PK(SC, j), cj * f);
     if (d) {
-      y = tl_lanes_gather(d, m, j) * f;
+      tl_lanes rhs = tl_lanes_gather(d, m, j);
+      *ychk = *ychk + (rhs - rhs); /* d's own check (lanes.h, tl_lanes_check_row) */
+      y = rhs * f;
       tl_lanes_store(PK(Y, j), y);
       continue;
     }
@@ -109,7 +115,9 @@ static TL_CPU_INLINE void d2_forward(const d2_rows *w, const double *a, const do
       *chk = *chk + pivot + f;
       tl_lanes_store(PK(SA, j), sa), tl_lanes_store(PK(SC, j), sc);
       if (d) {
-        y = f * (tl_lanes_load(t[3] + k) - aj * y);
+        tl_lanes rhs = tl_lanes_load(t[3] + k);
+        *ychk = *ychk + (rhs - rhs);
+        y = f * (rhs - aj * y);
         tl_lanes_store(PK(Y, j), y);
         continue;
       }
@@ -164,19 +172,19 @@ static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
                      double *spike, unsigned char *bad, unsigned char *strict)
 {
   size_t m = w->m;
-  tl_lanes chk = tl_lanes_splat(0.0);
+  tl_lanes chk = tl_lanes_splat(0.0), ychk = chk;
   tl_lanes_bits pos = (tl_lanes_bits){0} - 1;
-  d2_forward(w, a, b, c, d, pk, &chk, &pos);
+  d2_forward(w, a, b, c, d, pk, &chk, &ychk, &pos);
   tl_lanes fix = d2_backward(m, pk, d != NULL, &chk);
   /* The largest |sa| + |sc| over the interior rows (a NaN is skipped, as
-   * the reference's comparison skips it; the check sum flags it), and
-   * every spike entry (and d') into the check sum. */
+   * the reference's comparison skips it; the check sum flags it), every
+   * spike entry into the check sum, and every d' into Algorithm 6's. */
   tl_lanes big = tl_lanes_splat(0.0);
   for (size_t j = 0; j < m; j++) {
     tl_lanes sa = tl_lanes_load(PK(SA, j)), sc = tl_lanes_load(PK(SC, j));
     chk = chk + sa + sc;
     if (d)
-      chk = chk + tl_lanes_load(PK(Y, j));
+      ychk = ychk + tl_lanes_load(PK(Y, j));
     if (j >= 1 && j + 1 < m) { /* big = s where s > big, lane by lane */
       tl_lanes s = tl_lanes_abs(sa) + tl_lanes_abs(sc);
       tl_lanes_bits gt = s > big, sb, bb;
@@ -200,6 +208,8 @@ static void d2_group(const d2_rows *w, int nt, const double *a, const double *b,
   for (int l = 0; l < TL_LANES && strict; l++)
     strict[l] = pos[l] != 0;
   tl_lanes_flag(chk, bad);
+  if (d)
+    tl_lanes_flag(ychk, bad);
 }
 
 #undef PK

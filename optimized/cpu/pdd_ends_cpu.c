@@ -60,12 +60,18 @@
 #include "tridlab/cpu.h"
 
 /* Whether every row of a block is strictly dominant (the entries as they
- * are): |b_i| - (|a_i| + |c_i|) > 0, as tl_lanes_margin_pos tests it. */
+ * are: |b_i| - (|a_i| + |c_i|) > 0, as tl_lanes_margin_pos tests it) with
+ * |b_i| + |c_i| finite. Then no pivot of the bottom-up elimination
+ * vanishes or overflows: q_i = b_i - c_i a_{i+1} / q_{i+1} with
+ * |a_{i+1} / q_{i+1}| <= 1, so |c_i| < |b_i| bounds it away from 0 and
+ * |b_i| + |c_i| from above (a b near the largest double, with a c that
+ * adds to it, made the reference's w break down where the top-down sweep
+ * did not). */
 static int rows_strict(size_t m, const double *a, const double *b, const double *c)
 {
   int pos = 1;
   for (size_t i = 0; i < m; i++)
-    pos &= fabs(b[i]) - (fabs(a[i]) + fabs(c[i])) > 0.0;
+    pos &= fabs(b[i]) - (fabs(a[i]) + fabs(c[i])) > 0.0 && fabs(b[i]) + fabs(c[i]) < INFINITY;
   return pos;
 }
 
@@ -101,6 +107,13 @@ static int ends_one(size_t m, int down, int up, const double *a, const double *b
 
 #if TL_LANES_OK
 
+/* rows_strict's test of one row, eight lanes, and-ed into *pos. */
+static TL_CPU_INLINE void strict_row(tl_lanes_bits *pos, tl_lanes a, tl_lanes b, tl_lanes c)
+{
+  tl_lanes_margin_pos(pos, a, b, c);
+  *pos &= tl_lanes_abs(b) + tl_lanes_abs(c) < tl_lanes_splat(INFINITY);
+}
+
 /* What a sweep carries from row to row: the eliminated row's multiplier
  * (c' down, a' up) and its two right-hand sides (y's; and v's down, w's
  * up), per lane. */
@@ -132,7 +145,7 @@ static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size
   size_t k = r * TL_LANES;
   tl_lanes a = tl_lanes_load(t[0] + k), b = tl_lanes_load(t[1] + k), c = tl_lanes_load(t[2] + k);
   if (pos)
-    tl_lanes_margin_pos(pos, a, b, c);
+    strict_row(pos, a, b, c);
   sweep_row(w, up ? c : a, b, up ? a : c, tl_lanes_load(t[3] + k), chk);
 }
 
@@ -160,7 +173,7 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
       for (int r = 0; r < TL_LANES; r++) {
         int i = up ? TL_LANES - 1 - r : r;
         if (pos && q == 0) /* the margins, from the first sweep's rows */
-          tl_lanes_margin_pos(pos, A[i], B[i], C[i]);
+          strict_row(pos, A[i], B[i], C[i]);
         sweep_row(&w[q], up ? C[i] : A[i], B[i], up ? A[i] : C[i], D[i], chk);
       }
       continue;

@@ -352,8 +352,11 @@ static int substitute(const tl_distd2_plan *plan, double x_first, double x_last,
 }
 
 /* Every system has its own matrix, so its own slice plan: 5 words per
- * row (sa, sc and the three multipliers), all of them alive from the
- * decoupling to the substitution. They live in the rank's scratch, kept
+ * row (sa, sc and the three multipliers). On the CPU only sa and sc are
+ * written for a system the one pass does not flag (the multipliers of
+ * such a plan hold whatever the scratch held: nothing reads them; a
+ * flagged system's plan is zeroed and filled whole by the reference).
+ * They live in the rank's scratch, kept
  * from one solve to the next (tl_mpi_scratch_dirty; the GPU program's
  * tl_mpi_scratch, zeroed), not in fresh memory per
  * system and solve, whose first touch cost more than the solve itself
@@ -373,10 +376,11 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   notes nt = {&st, 0};
   tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
-  /* The plan rows: the batched preprocessing writes every row of a
-   * system it does not flag, so only the flagged systems' are zeroed
-   * (below), before the reference's preprocessing fills them; zeroing all
-   * of it cost 4 % of the solve. The GPU program's d' after them: zeroed
+  /* The plan rows: the batched pass writes what is read later of a
+   * system it does not flag (on the CPU sa and sc; on the GPU program's
+   * path every row), so only the flagged systems' are zeroed (below),
+   * before the reference's preprocessing fills them; zeroing all of it
+   * cost 4 % of the solve. The GPU program's d' after them: zeroed
    * whole. */
   double *rows = gpu ? tl_mpi_scratch(6 * m * nsys, sizeof(double))
                      : tl_mpi_scratch_dirty(5 * m * nsys, sizeof(double));

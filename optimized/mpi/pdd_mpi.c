@@ -178,18 +178,17 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * reference divides). The bottom-up elimination of PDD's ends has the
  * reference's pivots of w, so it meets w's breakdowns where the
  * reference does; the top-down one (and phase 5's solve) has y's and v's.
- * A rank without a left neighbour runs the bottom-up one nowhere: in a
- * strictly dominant block no pivot of w vanishes, and a system whose rows
- * are not all strictly dominant gets the reference's phase 1 (pdd_ends).
+ * A rank without a left neighbour runs the bottom-up one only for the
+ * systems whose rows are not all strictly dominant with |b| + |c| finite:
+ * in the others no pivot of w vanishes or overflows (pdd_ends).
  *
  * FALLBACK. A system a kernel flags (a pivot zero or not finite, or a
  * value not finite) gets the reference's whole phase 1 instead
  * (tl_pdd_ref_local_d, tl_rpdd_ref_local_d), which gives its exact
  * status, row and message, and later the whole correction. What PDD's
- * kernels do not compute they cannot flag: a y or a v (or, where no
- * bottom-up sweep runs, a w) that overflows inside the block while x does
- * not (near-overflow data) is a breakdown for the reference and not
- * here. Flags 2 and 3
+ * kernels do not compute they cannot flag: a y or a v that overflows
+ * inside the block while x does not (near-overflow data) is a breakdown
+ * for the reference and not here. Flags 2 and 3
  * of the x-line kernel do not matter here: the corners of a block are its
  * couplings, and the verdict judges dominance. When scratch memory is
  * short, every system falls back. The flag sees what the kernel's own
@@ -289,17 +288,23 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
    * there is a left neighbour, for the ends at row 0; it also has the
    * pivots of the reference's w, whose breakdowns the reference reports.
    * A partition with no left neighbour needs that sweep for them alone,
-   * and a block whose rows are all strictly dominant has none (in either
-   * elimination each pivot exceeds its row's remaining coupling): there
-   * the top-down sweep's margins decide, and a system they do not clear
-   * gets the reference's phase 1 (redo). At P = 2, each rank then sweeps
-   * once, where rank 0 swept twice and rank 1 waited for it. */
+   * and a block whose rows are all strictly dominant, with |b| + |c|
+   * finite, has none (no pivot of w vanishes or overflows:
+   * tl_cpu_pdd_ends_d's strict): there the top-down sweep's margins
+   * decide, and a system they do not clear gets the bottom-up sweep alone
+   * (one system at a time, the same operations). At P = 2, each rank then
+   * sweeps once, where rank 0 swept twice and rank 1 waited for it. */
   int margins = right && !left; /* (one rank: no sweep, nothing to test) */
   tl_cpu_pdd_ends_d(m, nsys, right, left, sl->a, sl->b, sl->c, sl->d, ends, redo,
                     margins ? strict : NULL);
   for (size_t s = 0; s < nsys; s++) {
-    if (margins && !strict[s])
-      redo[s] = 1; /* w's pivots unknown */
+    if (margins && !strict[s] && !redo[s]) { /* w's pivots, from the sweep that has them */
+      double up[6];
+      unsigned char flag = 0;
+      tl_cpu_pdd_ends_d(m, 1, 0, 1, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s), ROWS(sl->d, s),
+                        up, &flag, NULL);
+      redo[s] = flag;
+    }
     if (!KEPT(r, redo, s))
       continue;
     tl_pdd_part_d *pt = &r->pt[s];

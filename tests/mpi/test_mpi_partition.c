@@ -92,7 +92,11 @@ static void set_case_param(tl_options *opt, const tl_algorithm *ref)
  * the systems it flags to the reference: INNER puts a zero pivot in the
  * middle of the middle rank's rows (Thomas breaks down there), SPIKE a
  * zero diagonal entry in the last row of rank 0, which only the right
- * spike's bottom-up elimination meets (a breakdown when P > 1).
+ * spike's bottom-up elimination meets (a breakdown when P > 1), WPIVOT a
+ * strictly dominant block on rank 0 whose bottom-up pivot overflows (b
+ * near the largest double and a c that adds to it): rank 0 runs no
+ * bottom-up sweep where its rows are all strictly dominant, and must
+ * still meet this breakdown of w.
  * DistD2's decoupling runs through a batched kernel (distd2_mpi) or the
  * GPU kernel (distd2_gpu_mpi) and hands the systems whose d' is not
  * finite to the reference: OVERFLOW makes d' overflow in the middle of
@@ -110,7 +114,8 @@ typedef enum {
   INNER,
   SPIKE,
   OVERFLOW,
-  MARGIN0
+  MARGIN0,
+  WPIVOT
 } twist;
 
 /* Rank 0's message, so every rank can compare its own with it. */
@@ -198,7 +203,7 @@ static void compare_with_reference(mpi_check *mc, const tl_algorithm *algo, cons
       MC_EXPECT(mc, tl_ledger_equal(all, &model, why, sizeof why), "ledger vs model: %s", why);
     }
   }
-  if (tw == BREAKDOWN || tw == INNER || (tw == SPIKE && P > 1) || tw == OVERFLOW)
+  if (tw == BREAKDOWN || tw == INNER || ((tw == SPIKE || tw == WPIVOT) && P > 1) || tw == OVERFLOW)
     MC_EXPECT(mc, st == TL_ERR_BREAKDOWN, "breakdown case gave %s", tl_status_name(st));
   if (tw == NONFINITE)
     MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
@@ -230,6 +235,7 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
           : tw == SPIKE     ? " spike-breakdown"
           : tw == OVERFLOW  ? " overflow"
           : tw == MARGIN0   ? " zero-margin"
+          : tw == WPIVOT    ? " w-pivot-overflow"
                             : "");
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
@@ -274,6 +280,12 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
       size_t qb, qe;
       tl_partition_bounds(n, P, slices, 0, &qb, &qe);
       set_entry(&pr, 1, s, qe - 1, 0.0);
+    } else if (tw == WPIVOT) { /* q = b - c a / q' = 1.7e308 + 1.6e308 * 0.5 */
+      size_t qb, qe;
+      tl_partition_bounds(n, P, slices, 0, &qb, &qe);
+      double row[2][3] = {{0.0, 1.7e308, 1.6e308}, {-0.5, 1.0, 0.25}};
+      for (int k = 0; k < 3; k++)
+        set_entry(&pr, k, s, qe - 2, row[0][k]), set_entry(&pr, k, s, qe - 1, row[1][k]);
     } else if (tw == NONFINITE) {
       set_entry(&pr, 3, s, last_end - 1, NAN);
     } else if (tw == WEAK || tw == COL_DD) { /* a row on a rank boundary (P > 1) */
@@ -947,6 +959,8 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 17, 0, NULL, SPIKE, 53 + k);
     run_case(&mc, algo, TL_F64, n_uneven, 17, 0, uneven, INNER, 54 + k);
     run_case(&mc, algo, TL_F64, n_uneven, 17, 0, uneven, SPIKE, 55 + k);
+    if (k == 0) /* PDD's rank 0 without its bottom-up sweep */
+      run_case(&mc, algo, TL_F64, 40 * (size_t)P, 17, 0, NULL, WPIVOT, 57);
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 33, 0, NULL, BREAKDOWN, 56 + k);
     case_param = NULL;
   }

@@ -384,10 +384,10 @@ Test(pdd_cpu, ends_of_y_v_w_as_the_reference)
     }
 }
 
-/* strict: whether every row is strictly dominant with |b| + |c| finite,
+/* strict: whether every row is strictly dominant with |b| < 2^1023,
  * from either sweep, both or none, in a SIMD group and after the groups:
  * a row whose margin is exactly 0 (the first, an inner or the last row),
- * a NaN, or a strictly dominant row whose |b| + |c| overflows clears it
+ * a NaN, or a strictly dominant row with b = 1.7e308 clears it
  * for its system alone. */
 Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
 {
@@ -406,7 +406,7 @@ Test(pdd_cpu, ends_say_which_blocks_are_strictly_dominant)
       size_t i = s * m + rows[k % 3];
       if (k == 3)
         a[i] = NAN;
-      else if (k == 4) /* |b| + |c| = 3.3e308 */
+      else if (k == 4) /* |b| + |c| = 3.3e308: not finite */
         a[i] = 0.0, b[i] = 1.7e308, c[i] = 1.6e308;
       else
         b[i] = fabs(a[i]) + fabs(c[i]); /* margin exactly 0: not strict, still no breakdown */

@@ -578,7 +578,7 @@ double tl_cpu_max_abs_d(size_t m, const double *x);
  * of system s is zero or not finite (then its ends are unspecified: the
  * reference's phase 1 decides). strict (may be NULL): strict[s] = 1 when
  * every row's margin |b| - (|a| + |c|), the entries as they are (a[0]
- * and c[m-1] too), is > 0 and |b| + |c| is finite, else 0 (NaN
+ * and c[m-1] too), is > 0 and |b| < 2^1023 (so |b| + |c| is finite), else 0 (NaN
  * included): then no pivot of the bottom-up elimination vanishes or
  * overflows, and a caller may leave that sweep out where it would only
  * meet w's breakdowns (pdd_mpi.c). */

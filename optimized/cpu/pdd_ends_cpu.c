@@ -52,6 +52,7 @@
  * operations.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,20 +60,35 @@
 #include "lanes.h"
 #include "tridlab/cpu.h"
 
+/* 1 when every |b_i| < 2^1023: the bits of |b_i| as integers against
+ * those of 2^1023 (a NaN's are larger), or-ed: a loop a compiler runs in
+ * vector lanes. */
+TL_CPU_CLONES static int b_in_range(size_t m, const double *b)
+{
+  uint64_t over = 0;
+  for (size_t i = 0; i < m; i++) {
+    uint64_t u;
+    memcpy(&u, b + i, sizeof u);
+    over |= (u & (UINT64_MAX >> 1)) >= UINT64_C(0x7fe0000000000000);
+  }
+  return !over;
+}
+
 /* Whether every row of a block is strictly dominant (the entries as they
  * are: |b_i| - (|a_i| + |c_i|) > 0, as tl_lanes_margin_pos tests it) with
- * |b_i| + |c_i| finite. Then no pivot of the bottom-up elimination
- * vanishes or overflows: q_i = b_i - c_i a_{i+1} / q_{i+1} with
- * |a_{i+1} / q_{i+1}| <= 1, so |c_i| < |b_i| bounds it away from 0 and
- * |b_i| + |c_i| from above (a b near the largest double, with a c that
- * adds to it, made the reference's w break down where the top-down sweep
- * did not). */
+ * |b_i| < 2^1023. Then no pivot of the bottom-up elimination vanishes or
+ * overflows: q_i = b_i - c_i a_{i+1} / q_{i+1} with |a_{i+1} / q_{i+1}|
+ * <= 1, so |c_i| < |b_i| bounds it away from 0, and |b_i| + |c_i| < 2 |b_i|
+ * from above (a b near the largest double, with a c that adds to it, made
+ * the reference's w break down where the top-down sweep did not). The
+ * margins come from the sweep's rows; the range, which in the sweep's
+ * loop slowed it by half, from a loop of its own over b. */
 static int rows_strict(size_t m, const double *a, const double *b, const double *c)
 {
   int pos = 1;
   for (size_t i = 0; i < m; i++)
-    pos &= fabs(b[i]) - (fabs(a[i]) + fabs(c[i])) > 0.0 && fabs(b[i]) + fabs(c[i]) < INFINITY;
-  return pos;
+    pos &= fabs(b[i]) - (fabs(a[i]) + fabs(c[i])) > 0.0;
+  return pos && b_in_range(m, b);
 }
 
 /* One system's sweeps, scalar: the operations of the lanes below. */
@@ -107,13 +123,6 @@ static int ends_one(size_t m, int down, int up, const double *a, const double *b
 
 #if TL_LANES_OK
 
-/* rows_strict's test of one row, eight lanes, and-ed into *pos. */
-static TL_CPU_INLINE void strict_row(tl_lanes_bits *pos, tl_lanes a, tl_lanes b, tl_lanes c)
-{
-  tl_lanes_margin_pos(pos, a, b, c);
-  *pos &= tl_lanes_abs(b) + tl_lanes_abs(c) < tl_lanes_splat(INFINITY);
-}
-
 /* What a sweep carries from row to row: the eliminated row's multiplier
  * (c' down, a' up) and its two right-hand sides (y's; and v's down, w's
  * up), per lane. */
@@ -145,7 +154,7 @@ static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size
   size_t k = r * TL_LANES;
   tl_lanes a = tl_lanes_load(t[0] + k), b = tl_lanes_load(t[1] + k), c = tl_lanes_load(t[2] + k);
   if (pos)
-    strict_row(pos, a, b, c);
+    tl_lanes_margin_pos(pos, a, b, c);
   sweep_row(w, up ? c : a, b, up ? a : c, tl_lanes_load(t[3] + k), chk);
 }
 
@@ -173,7 +182,7 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
       for (int r = 0; r < TL_LANES; r++) {
         int i = up ? TL_LANES - 1 - r : r;
         if (pos && q == 0) /* the margins, from the first sweep's rows */
-          strict_row(pos, A[i], B[i], C[i]);
+          tl_lanes_margin_pos(pos, A[i], B[i], C[i]);
         sweep_row(&w[q], up ? C[i] : A[i], B[i], up ? A[i] : C[i], D[i], chk);
       }
       continue;
@@ -259,16 +268,18 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
 #if TL_LANES_OK
   /* The copy where it stays in L2 (32 slices of up to 4096 rows: 1 MiB);
    * longer slices are read where they are. */
-  size_t ls = m + PAD;
-  double *buf = nsys >= TL_LANES && m <= 4096 ? malloc(4 * TL_LANES * ls * sizeof *buf) : NULL;
+  double *buf =
+      nsys >= TL_LANES && m <= 4096 ? malloc(4 * TL_LANES * (m + PAD) * sizeof *buf) : NULL;
+  size_t ls = buf ? m + PAD : m;
   for (; s + TL_LANES <= nsys; s += TL_LANES) {
     const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m}, *in[4];
-    if (buf) {
+    if (buf)
       pack_group(m, ls, src, buf, in);
-      ends_group(m, ls, down, up, in, ends + 6 * s, bad + s, strict ? strict + s : NULL);
-    } else {
-      ends_group(m, m, down, up, src, ends + 6 * s, bad + s, strict ? strict + s : NULL);
-    }
+    else
+      memcpy(in, src, sizeof in);
+    ends_group(m, ls, down, up, in, ends + 6 * s, bad + s, strict ? strict + s : NULL);
+    for (size_t l = 0; l < TL_LANES && strict; l++) /* (b from the copy, in L2) */
+      strict[s + l] &= (unsigned char)b_in_range(m, in[1] + l * ls);
   }
   free(buf);
 #endif

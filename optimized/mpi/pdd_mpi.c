@@ -179,7 +179,7 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * reference's pivots of w, so it meets w's breakdowns where the
  * reference does; the top-down one (and phase 5's solve) has y's and v's.
  * A rank without a left neighbour runs the bottom-up one only for the
- * systems whose rows are not all strictly dominant with |b| + |c| finite:
+ * systems whose rows are not all strictly dominant with |b| < 2^1023:
  * in the others no pivot of w vanishes or overflows (pdd_ends).
  *
  * FALLBACK. A system a kernel flags (a pivot zero or not finite, or a
@@ -288,8 +288,8 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
    * there is a left neighbour, for the ends at row 0; it also has the
    * pivots of the reference's w, whose breakdowns the reference reports.
    * A partition with no left neighbour needs that sweep for them alone,
-   * and a block whose rows are all strictly dominant, with |b| + |c|
-   * finite, has none (no pivot of w vanishes or overflows:
+   * and a block whose rows are all strictly dominant, with |b| < 2^1023,
+   * has none (no pivot of w vanishes or overflows:
    * tl_cpu_pdd_ends_d's strict): there the top-down sweep's margins
    * decide, and a system they do not clear gets the bottom-up sweep alone
    * (one system at a time, the same operations). At P = 2, each rank then

@@ -278,7 +278,7 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
     else
       memcpy(in, src, sizeof in);
     ends_group(m, ls, down, up, in, ends + 6 * s, bad + s, strict ? strict + s : NULL);
-    for (size_t l = 0; l < TL_LANES && strict; l++) /* (b from the copy, in L2) */
+    for (size_t l = 0; l < TL_LANES && strict; l++) /* b from the copy in L2 (or the slices) */
       strict[s + l] &= (unsigned char)b_in_range(m, in[1] + l * ls);
   }
   free(buf);

@@ -12,6 +12,7 @@
  * path.
  */
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,4 +229,81 @@ Test(stream_stores, the_limit_computes_what_it_says)
                    past, bad);
       free(mem);
     }
+}
+
+/* The registry's periodic path reads the lines in tiles on b's cache
+ * lines and writes x's whole tiles by streaming stores where x is as
+ * far past a line as b (optimized/cpu/thomas_periodic_cpu.c,
+ * periodic_share_regs). Wherever the arrays lie, streaming or not, x
+ * must be the reference's bits (the kernel makes its operations in its
+ * order); and a system with one row not strictly dominant -- row 0,
+ * a middle row, the last row -- or a NaN sends the batch to the
+ * reference, whose answer and status come back. */
+static void periodic_case(size_t n, size_t nsys, size_t pb, size_t px, size_t weak)
+{
+  size_t count = n * nsys;
+  void *mb[4], *mx[3];
+  double *in[4], *x[3];
+  tl_rng st;
+  tl_rng_seed(&st, 0xc1c1e + n + nsys + 8 * pb + px);
+  for (int k = 0; k < 4; k++)
+    in[k] = offset_block(count, pb, sizeof(double), &mb[k]);
+  for (int k = 0; k < 3; k++)
+    x[k] = offset_block(count, px, sizeof(double), &mx[k]);
+  for (size_t i = 0; i < count; i++) {
+    in[0][i] = tl_rng_uniform(&st, -1.0, 1.0), in[2][i] = tl_rng_uniform(&st, -1.0, 1.0);
+    in[1][i] = 3.0 + tl_rng_uniform(&st, 0.0, 1.0), in[3][i] = tl_rng_uniform(&st, -4.0, 4.0);
+  }
+  if (weak != SIZE_MAX) /* system nsys-1, row `weak`: |b| = |a| + |c|, or NaN */
+    in[1][(nsys - 1) * n + weak] =
+        weak == n / 2 + 1 ? NAN
+                          : fabs(in[0][(nsys - 1) * n + weak]) + fabs(in[2][(nsys - 1) * n + weak]);
+  tl_batch sys = {.dtype = TL_F64,
+                  .n = n,
+                  .nsys = nsys,
+                  .periodic = 1,
+                  .a = in[0],
+                  .b = in[1],
+                  .c = in[2],
+                  .d = in[3]};
+  const tl_algorithm *opt = tl_find("thomas_periodic_cpu"), *ref = tl_find("thomas_periodic");
+  cr_assert(opt && ref);
+  tl_info info, rinfo;
+  int rst = tl_solve(ref, &sys, x[2], NULL, &rinfo);
+  for (int nt = 0; nt < 2; nt++) {
+    size_t was = tl_cpu_set_stream_min_bytes(nt ? 0 : SIZE_MAX);
+    int ost = tl_solve(opt, &sys, x[nt], NULL, &info);
+    tl_cpu_set_stream_min_bytes(was);
+    cr_expect_eq(ost, rst,
+                 "n %zu nsys %zu b %zu x %zu past, weak row %zu, nt %d: status %d, the "
+                 "reference's %d",
+                 n, nsys, pb, px, weak, nt, ost, rst);
+    if (rst == TL_OK)
+      cr_expect(!memcmp(x[nt], x[2], count * sizeof(double)),
+                "n %zu nsys %zu b %zu x %zu past, weak row %zu, nt %d: not the reference's bits", n,
+                nsys, pb, px, weak, nt);
+  }
+  for (int k = 0; k < 4; k++)
+    free(mb[k]);
+  for (int k = 0; k < 3; k++)
+    free(mx[k]);
+}
+
+Test(stream_stores, periodic_lines_at_any_offset_are_the_references_bits, .timeout = 60)
+{
+  static const size_t ns[] = {3, 8, 16, 37, 64, 72};
+  static const size_t nsyss[] = {8, 17};
+  static const size_t past[][2] = {{0, 0}, {2, 2}, {5, 5}, {2, 0}, {0, 3}, {7, 7}};
+  for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+    for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
+      for (size_t ip = 0; ip < sizeof past / sizeof past[0]; ip++) {
+        size_t n = ns[in];
+        periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], SIZE_MAX);
+        if (ip < 2) { /* rows 0, n-1, a middle one and a NaN in the last group */
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], 0);
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n - 1);
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n / 2);
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n / 2 + 1 < n ? n / 2 + 1 : 0);
+        }
+      }
 }

@@ -65,6 +65,13 @@
 #define TL_CPU_PF_NEAR 16
 #endif
 
+/* The kernels on contiguous lines (thomas_lines_cpu.c, the registry's
+ * periodic path) prefetch into L2 in CHUNKS of XC rows of a group's
+ * lines, one chunk ahead; settable at build time (-D) to measure. */
+#ifndef TL_CPU_XC
+#define TL_CPU_XC 256
+#endif
+
 /* The calling thread's share [*first, *end) of `count` work items in an
  * OpenMP parallel region: contiguous, in thread order, as a static
  * schedule splits them (the whole range outside a parallel region). */

@@ -138,14 +138,11 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
  * 64-byte line of each of the SZ lines per step, one 8x8 or 4x4 block
  * per array). Larger tiles were slower out of cache (0.27 of the limit
  * at 4 lines against 0.40 at 1, docs/performance.md). Memory is fetched
- * ahead by software prefetch in CHUNKS of XC rows of the group's SZ
- * lines (chunk_prefetch). Both can be set at build time (-D) to measure
- * other shapes. */
+ * ahead by software prefetch in CHUNKS of TL_CPU_XC rows of the group's
+ * SZ lines (chunk_prefetch; cpu_internal.h). Both can be set at build
+ * time (-D) to measure other shapes. */
 #ifndef TL_CPU_XT_LINES
 #define TL_CPU_XT_LINES 1
-#endif
-#ifndef TL_CPU_XC
-#define TL_CPU_XC 256
 #endif
 #undef XT
 #define XT (TILE * TL_CPU_XT_LINES)

@@ -134,17 +134,34 @@ static int truncate(its_run *r, const size_t *slices, size_t J, double eps_c)
 }
 
 /* Rows of system s's window k (global rows first, first+1, ... mod n)
- * that rank q holds, visited in window order: fn(r, local row). */
-typedef void (*row_fn)(void *ctx, size_t s, size_t r, size_t local);
-static void window_rows_of(its_run *r, size_t s, int k, int q, row_fn fn, void *ctx)
+ * that rank q holds, in window order, as runs of consecutive rows:
+ * fn(ctx, s, w, local, len) for window rows w .. w+len-1, which are rank
+ * q's local rows local .. local+len-1. A window has at most n rows
+ * (tl_its_window_rows), so it wraps at most once: one or two runs of
+ * consecutive global rows, each meeting rank q's one run of rows in at
+ * most one run.
+ *
+ *   global rows:  0 ........................................ n-1
+ *   window k:     ====]                               [=========   (wraps)
+ *   rank q:                  [---------------]
+ *
+ * (Row by row, with a modulo, a search for the row's owner and a call
+ * for each row, rank 0's window step took 8.5-9.2 ms at P = 2, 4096 x
+ * 4096; by runs 4.5-6.3, most of it the exchange itself:
+ * docs/performance.md.) */
+typedef void (*run_fn)(void *ctx, size_t s, size_t w, size_t local, size_t len);
+static void window_runs_of(its_run *r, size_t s, int k, int q, run_fn fn, void *ctx)
 {
   tl_its_state *st = &r->st[s];
   long first;
-  size_t len = tl_its_window_rows(st, k, &first);
-  for (size_t w = 0; w < len; w++) {
-    size_t i = ((size_t)first + w) % st->n;
-    if (tl_its_owner(st, i) == q)
-      fn(ctx, s, w, i - st->begin[q]);
+  size_t len = tl_its_window_rows(st, k, &first), n = st->n;
+  size_t q0 = st->begin[q], q1 = st->begin[q + 1];
+  for (size_t w = 0; w < len;) {
+    size_t i = ((size_t)first + w) % n, run = len - w < n - i ? len - w : n - i; /* to the wrap */
+    size_t lo = i > q0 ? i : q0, hi = i + run < q1 ? i + run : q1;
+    if (lo < hi)
+      fn(ctx, s, w + (lo - i), lo - q0, hi - lo);
+    w += run;
   }
 }
 
@@ -157,38 +174,41 @@ typedef struct win_ctx {
   int reading; /* 0: copy my rows out; 1: copy rows in                  */
 } win_ctx;
 
-static void win_row(void *ctx, size_t s, size_t w, size_t local)
+static void win_run(void *ctx, size_t s, size_t w, size_t local, size_t len)
 {
   win_ctx *c = ctx;
   its_run *r = c->r;
   tl_its_state *st = &r->st[s];
-  double *row = c->buf + 3 * c->used++;
+  double *row = c->buf + 3 * c->used;
   size_t at = (size_t)c->k * st->W + w;
+  c->used += len;
   if (!c->reading) {
-    row[0] = ROWS(r->sl->a, s)[local];
-    row[1] = ROWS(r->sl->b, s)[local];
-    row[2] = ROWS(r->sl->c, s)[local];
+    const double *a = ROWS(r->sl->a, s) + local, *b = ROWS(r->sl->b, s) + local;
+    const double *cc = ROWS(r->sl->c, s) + local;
+    for (size_t j = 0; j < len; j++)
+      row[3 * j] = a[j], row[3 * j + 1] = b[j], row[3 * j + 2] = cc[j];
   } else {
-    st->wa[at] = row[0], st->wb[at] = row[1], st->wc[at] = row[2];
+    for (size_t j = 0; j < len; j++)
+      st->wa[at + j] = row[3 * j], st->wb[at + j] = row[3 * j + 1], st->wc[at + j] = row[3 * j + 2];
   }
 }
 
-/* A rank's own row of its own window (interface p = the rank): out of
+/* A rank's own rows of its own window (interface p = the rank): out of
  * the slice, straight in. */
-static void own_row(void *ctx, size_t s, size_t w, size_t local)
+static void own_run(void *ctx, size_t s, size_t w, size_t local, size_t len)
 {
   its_run *r = ctx;
   tl_its_state *st = &r->st[s];
   size_t at = (size_t)r->ex->rank * st->W + w;
-  st->wa[at] = ROWS(r->sl->a, s)[local];
-  st->wb[at] = ROWS(r->sl->b, s)[local];
-  st->wc[at] = ROWS(r->sl->c, s)[local];
+  memcpy(st->wa + at, ROWS(r->sl->a, s) + local, len * sizeof(double));
+  memcpy(st->wb + at, ROWS(r->sl->b, s) + local, len * sizeof(double));
+  memcpy(st->wc + at, ROWS(r->sl->c, s) + local, len * sizeof(double));
 }
 
-static void count_row(void *ctx, size_t s, size_t w, size_t local)
+static void count_run(void *ctx, size_t s, size_t w, size_t local, size_t len)
 {
   (void)s, (void)w, (void)local;
-  (*(size_t *)ctx)++;
+  *(size_t *)ctx += len;
 }
 
 /* Step 2.1: every window's rows to the rank that owns its interface, in
@@ -206,9 +226,9 @@ static int exchange_windows(its_run *r)
       if (r->bad[s])
         continue;
       if (q < r->st[s].nif && q != p)
-        window_rows_of(r, s, q, p, count_row, &cnt[q]); /* mine, in q's window */
+        window_runs_of(r, s, q, p, count_run, &cnt[q]); /* mine, in q's window */
       if (p < r->st[s].nif && q != p)
-        window_rows_of(r, s, p, q, count_row, &rcnt[q]); /* q's, in mine */
+        window_runs_of(r, s, p, q, count_run, &rcnt[q]); /* q's, in mine */
     }
     buf[q] = tl_alloc(3 * cnt[q] + 1, sizeof(double));
     rbuf[q] = tl_alloc(3 * rcnt[q] + 1, sizeof(double));
@@ -217,7 +237,7 @@ static int exchange_windows(its_run *r)
     win_ctx out = {r, buf[q], 0, q, 0};
     for (size_t s = 0; rc == TL_OK && s < nsys && q != p; s++)
       if (!r->bad[s] && q < r->st[s].nif)
-        window_rows_of(r, s, q, p, win_row, &out);
+        window_runs_of(r, s, q, p, win_run, &out);
     cnt[q] *= 3, rcnt[q] *= 3;
   }
   if (rc == TL_OK)
@@ -229,9 +249,9 @@ static int exchange_windows(its_run *r)
       if (r->bad[s] || p >= r->st[s].nif)
         continue;
       if (q == p) /* own rows: out of the slice, straight in */
-        window_rows_of(r, s, p, p, own_row, r);
+        window_runs_of(r, s, p, p, own_run, r);
       else
-        window_rows_of(r, s, p, q, win_row, &in);
+        window_runs_of(r, s, p, q, win_run, &in);
     }
   }
   for (int q = 0; buf && q < P; q++) {

@@ -307,14 +307,23 @@ void tl_its_window(tl_its_state *st, int k, const double *a, const double *b, co
 /* Is window position r among the 2J kept terms of interface k? */
 static int kept(const tl_its_state *st, int k, size_t r)
 {
-  size_t len = st->wlen[k], pos = st->wpos[k];
-  size_t up = (pos + len - r) % len;   /* rows above I_k (0 = I_k itself) */
-  size_t down = (r + len - pos) % len; /* rows below I_k */
-  if (!st->wfull[k]) {
+  size_t len = st->wlen[k], pos = st->wpos[k], up, down;
+  if (st->wfull[k]) {             /* the whole cyclic matrix: around the ring */
+    up = (pos + len - r) % len;   /* rows above I_k (0 = I_k itself) */
+    down = (r + len - pos) % len; /* rows below I_k */
+  } else {
     up = r <= pos ? pos - r : len;
     down = r > pos ? r - pos : len;
   }
   return up < st->jl || (down >= 1 && down <= st->jr);
+}
+
+/* Window position (pos + j) mod len, for pos + j < 2 len (a subtraction
+ * where a division would cost more than the rest of the loop). */
+static size_t wrap(size_t pos, size_t j, size_t len)
+{
+  size_t r = pos + j;
+  return r >= len ? r - len : r;
 }
 
 /* Alg. 1 step 2: A'^T z' = g' on the window (eq 11), keep s^k, send u. */
@@ -342,16 +351,28 @@ int tl_its_coefficients(tl_its_state *st, int k, tl_info *info)
   long Ik = (long)st->begin[k + 1] - 1;
   if (s == TL_ERR_NOMEM)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "its: no memory for the window system");
-  if (s < 0 || z[pos] == 0)
+  if (s < 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, Ik, "",
                    "its: the window system around interface row %ld breaks down (%s)", Ik,
-                   s < 0 ? inner.msg : "z' is zero at the interface");
+                   inner.msg);
+  return tl_its_coefficients_take(st, k, info);
+}
+
+int tl_its_coefficients_take(tl_its_state *st, int k, tl_info *info)
+{
+  size_t len = st->wlen[k], pos = st->wpos[k];
+  const double *z = st->z + (size_t)k * st->W;
+  long Ik = (long)st->begin[k + 1] - 1;
+  if (z[pos] == 0)
+    return TL_FAIL(info, TL_ERR_BREAKDOWN, -1, Ik, "",
+                   "its: the window system around interface row %ld breaks down (%s)", Ik,
+                   "z' is zero at the interface");
   size_t P = (size_t)st->parts;
   for (size_t j = 0; j < st->jl; j++) /* s^k: rows I_k-jl+1 .. I_k */
-    st->s[(size_t)k * st->jl + j] = z[(pos + len - st->jl + 1 + j) % len];
+    st->s[(size_t)k * st->jl + j] = z[wrap(pos, len - st->jl + 1 + j, len)];
   size_t below = ((size_t)k + 1) % P; /* u -> t^{k+1} (Alg. 1 steps 2.5, 3) */
   for (size_t j = 0; j < st->jr; j++)
-    st->t[below * st->jr + j] = z[(pos + 1 + j) % len];
+    st->t[below * st->jr + j] = z[wrap(pos, 1 + j, len)];
   double big = 0, mass = 0, total = 0;
   for (size_t r = 0; r < len; r++) {
     double v = fabs(z[r]);

@@ -444,3 +444,84 @@ Test(its, cpu_rate_same_bits_as_reference)
   free(b);
   free(c);
 }
+
+/* The window solves eight at a time (tl_cpu_its_window_solves_d, what
+ * its_mpi runs) and then tl_its_coefficients_take give tl_its_coefficients'
+ * statuses and bits: z', s^k, t^{k+1}, eps_c, the dropped mass and the
+ * bound, for every interface of 21 systems (runs of eight, a run cut by
+ * a window of another shape, the systems past the last run; windows of
+ * random shapes, which all go to the reference), with zero pivots, a NaN
+ * and a skipped system among them. */
+static void window_states(tl_its_state *st, size_t nsys, size_t n, int type)
+{
+  size_t sizes[] = {60, 100, 40, 100};
+  for (size_t s = 0; s < nsys; s++) {
+    tl_problem p;
+    cr_assert_eq(tl_gallery_make(type, n, 1, SEED + s, &p, NULL), TL_OK);
+    const double *a = p.a, *b = p.b, *c = p.c;
+    cr_assert_eq(tl_its_init(&st[s], n, p.sys.periodic, 4, sizes, NULL), TL_OK);
+    for (int q = 0; q < 4; q++)
+      tl_its_rate(&st[s], q, a + st[s].begin[q], b + st[s].begin[q], c + st[s].begin[q]);
+    cr_assert_eq(tl_its_truncation(&st[s], s == 9 ? 10 : 12, 1e-10, NULL), TL_OK);
+    for (int k = 0; k < st[s].nif; k++)
+      tl_its_window(&st[s], k, a, b, c);
+    tl_problem_free(&p);
+  }
+  /* interface 1: a zero pivot in system 3's first row and in system 5's
+   * last (where no later pivot carries it), a NaN in system 12 */
+  size_t k = 1, len = st[5].wlen[k];
+  st[3].wb[k * st[3].W] = 0, st[3].wa[k * st[3].W + 1] = 0;
+  st[5].wb[k * st[5].W + len - 1] = 0, st[5].wc[k * st[5].W + len - 2] = 0;
+  st[12].wc[k * st[12].W + 5] = NAN;
+}
+
+#define SAME(x, y, cnt) (memcmp((x), (y), (cnt) * sizeof(double)) == 0)
+
+Test(its, window_solves_eight_at_once_are_the_references_bits)
+{
+  static const int ty[] = {34, 20, 55, 50};
+  enum { NS = 21 };
+  for (size_t t = 0; t < 4; t++) {
+    tl_its_state ref[NS], opt[NS];
+    size_t n = 300, done_total = 0;
+    window_states(ref, NS, n, ty[t]);
+    window_states(opt, NS, n, ty[t]);
+    unsigned char skip[NS] = {0}, done[NS];
+    skip[17] = 1;
+    for (int k = 0; k < ref[0].nif; k++) {
+      done_total += tl_cpu_its_window_solves_d(opt, NS, k, skip, done);
+      for (size_t s = 0; s < NS; s++) {
+        if (skip[s]) {
+          cr_expect_eq(done[s], 0);
+          continue;
+        }
+        tl_info i1, i2;
+        int s1 = tl_its_coefficients(&ref[s], k, &i1);
+        int s2 = done[s] ? tl_its_coefficients_take(&opt[s], k, &i2)
+                         : tl_its_coefficients(&opt[s], k, &i2);
+        cr_expect_eq(s1, s2, "type %d k %d system %zu: status %d against %d", ty[t], k, s, s2, s1);
+        if (s1 < 0) {
+          cr_expect_eq(done[s], 0, "system %zu broke down but was taken as done", s);
+          cr_expect_str_eq(i1.msg, i2.msg);
+          continue;
+        }
+        const tl_its_state *a = &ref[s], *b = &opt[s];
+        size_t W = a->W, len = a->wlen[k];
+        cr_expect(SAME(a->z + k * W, b->z + k * W, len), "type %d k %d system %zu: z'", ty[t], k,
+                  s);
+        cr_expect(SAME(a->s + k * a->jl, b->s + k * b->jl, a->jl), "system %zu: s^k", s);
+        cr_expect(SAME(a->t, b->t, (size_t)a->parts * a->jr), "system %zu: t", s);
+        cr_expect(SAME(&a->eps_c[k], &b->eps_c[k], 1) && SAME(&a->dropped[k], &b->dropped[k], 1) &&
+                      SAME(&a->bound[k], &b->bound[k], 1),
+                  "system %zu: eps_c, dropped, bound", s);
+      }
+    }
+    /* its-nonconst's windows have one shape in every system (sdd-random's
+     * do not: every window goes to the reference there) */
+    if (ty[t] == 34 || ty[t] == 55)
+      cr_expect_geq(done_total, 8 * (size_t)ref[0].nif, "type %d: only %zu windows eight at once",
+                    ty[t], done_total);
+    for (size_t s = 0; s < NS; s++)
+      tl_its_free(&ref[s]), tl_its_free(&opt[s]);
+  }
+}

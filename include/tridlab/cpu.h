@@ -594,6 +594,21 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
 void tl_cpu_its_rate_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                        const double *a, const double *b, const double *c, double *rate);
 
+/* ITS's window solves (tl_its_coefficients' transposed window system,
+ * Thomas), eight systems at once: for the systems s of st[0 .. nsys)
+ * with skip[s] == 0 and k < st[s].nif, whose window k is open (its rows
+ * written and tl_its_window_close'd), runs of eight with the same window
+ * length and position, not the whole cyclic matrix, are solved side by
+ * side in SIMD lanes with tl_thomas_ref_d's operations; z' goes to
+ * st[s].z + k W and done[s] = 1, after which tl_its_coefficients_take
+ * gives what tl_its_coefficients gives, bit for bit. A lane whose pivots
+ * or results are not all finite, and every system not in such a run,
+ * keeps done[s] = 0: the caller runs tl_its_coefficients on it (which
+ * reports the breakdown). The number of systems done. */
+struct tl_its_state;
+size_t tl_cpu_its_window_solves_d(struct tl_its_state *st, size_t nsys, int k,
+                                  const unsigned char *skip, unsigned char *done);
+
 /* SPIKE's local phase with partial pivoting (phases 1-3 of
  * tridlab/part_spike.h: tl_spike_factor_d, tl_spike_local_d,
  * tl_spike_tips_d) on nsys slices of m rows, eight systems at once, the

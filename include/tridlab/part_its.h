@@ -127,7 +127,15 @@ int tl_its_owner(const tl_its_state *st, size_t row);
  * the truncation, and the per-right-hand-side "sums". */
 void tl_its_ledger_setup(tl_its_state *st, tl_ledger *ledger);
 void tl_its_ledger_sums(const tl_its_state *st, tl_ledger *ledger);
+/* Alg. 1 steps 2.2-2.5 for interface k: the window's transposed system
+ * solved for z' (eq 11), then tl_its_coefficients_take. */
 int tl_its_coefficients(tl_its_state *st, int k, tl_info *info);
+/* What follows the window solve, from z' (st->z + k W, as that solve
+ * leaves it): a zero z'_{I_k} is a breakdown; s^k, t^{k+1} and the
+ * truncation's eps_c, dropped mass and bound (eq 24). For a caller that
+ * solved the window systems otherwise (eight at once:
+ * tl_cpu_its_window_solves_d, tridlab/cpu.h). */
+int tl_its_coefficients_take(tl_its_state *st, int k, tl_info *info);
 void tl_its_partial(tl_its_state *st, int p, const double *d);
 void tl_its_exchange(tl_its_state *st);
 int tl_its_local_solve(const tl_its_state *st, int p, const double *a, const double *b,

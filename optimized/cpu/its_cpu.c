@@ -20,8 +20,10 @@
  *   the lanes:          [ row i | row i+1 | ... | row i+7 ] -> max
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "cpu_internal.h"
+#include "lanes.h"
 #include "tridlab/part_its.h"
 
 /* The largest rate of k rows that have both neighbours (tl_its_row_rate
@@ -63,4 +65,115 @@ void tl_cpu_its_rate_d(size_t n, int periodic, size_t begin, size_t m, size_t ns
     }
     rate[s] = r;
   }
+}
+
+/* ---- the window solves, eight systems at once ---------------------- */
+
+/* Each rank solves one small system per system of the batch, its
+ * window's transposed matrix (2(J+L) rows, paper 003 eq 11), for the row
+ * z' of the window's inverse. One at a time, with the reference's
+ * allocations and checks, that took about 1.3 us a window: 5.4 ms of
+ * rank 0's time at P = 2 (4096 windows of 62 rows) while rank 1 waited
+ * for its t (docs/performance.md). Windows of the same length and
+ * position are the same shape, so eight of them run as tl_thomas_ref_d
+ * runs one, in eight lanes:
+ *
+ *   lane l = system s_l:  A'^T z' = g'   (ta = c shifted down, tb = b,
+ *                                         tc = a shifted up, g' = e_pos)
+ *   forward:  pivot = tb - ta c'_{i-1};  c'_i = tc / pivot;
+ *             z'_i = (g_i - ta z'_{i-1}) / pivot
+ *   backward: z'_i = z'_i - c'_i z'_{i+1}
+ *
+ * The same operations in the same order: the reference's bits. Its
+ * checks (a zero or non-finite pivot, a non-finite z') become one check
+ * sum per lane (lanes.h, "Breakdown"); a flagged lane is left to the
+ * reference. */
+#if TL_LANES_OK
+/* Row i of the eight windows: the transposed matrix's entries. */
+static TL_CPU_INLINE void window_row(const double *const *wa, const double *const *wb,
+                                     const double *const *wc, size_t len, size_t i, tl_lanes *ta,
+                                     tl_lanes *tb, tl_lanes *tc)
+{
+  for (int l = 0; l < TL_LANES; l++) {
+    (*ta)[l] = i > 0 ? wc[l][i - 1] : 0;
+    (*tb)[l] = wb[l][i];
+    (*tc)[l] = i + 1 < len ? wa[l][i + 1] : 0;
+  }
+}
+
+/* The eight systems sys[0..8) of window k (length len, I_k at pos); cz:
+ * a scratch of 2 len rows of eight lanes (c' and z'). Returns the lanes
+ * whose check sum is not finite (bit l). */
+TL_CPU_CLONES static unsigned windows8(tl_its_state *st, const size_t *sys, int k, size_t len,
+                                       size_t pos, double *cz)
+{
+  const double *wa[TL_LANES], *wb[TL_LANES], *wc[TL_LANES];
+  for (int l = 0; l < TL_LANES; l++) {
+    const tl_its_state *q = &st[sys[l]];
+    size_t o = (size_t)k * q->W;
+    wa[l] = q->wa + o, wb[l] = q->wb + o, wc[l] = q->wc + o;
+  }
+  tl_lanes chk = tl_lanes_splat(0.0), zero = tl_lanes_splat(0.0), one = tl_lanes_splat(1.0);
+  tl_lanes ta = zero, tb = zero, tc = zero, cp = zero, z = zero;
+  double *cps = cz, *zs = cz + TL_LANES * len; /* row i at TL_LANES i */
+  for (size_t i = 0; i < len; i++) {           /* tl_thomas_ref_forward */
+    window_row(wa, wb, wc, len, i, &ta, &tb, &tc);
+    tl_lanes g = i == pos ? one : zero;
+    tl_lanes pivot = i == 0 ? tb : tb - ta * cp;
+    cp = i + 1 < len ? tc / pivot : zero;
+    z = i == 0 ? g / pivot : (g - ta * z) / pivot;
+    chk = chk + pivot + z;
+    tl_lanes_store(cps + TL_LANES * i, cp), tl_lanes_store(zs + TL_LANES * i, z);
+  }
+  for (size_t i = len - 1; i-- > 0;) { /* tl_thomas_ref_backward; z: row i + 1 */
+    z = tl_lanes_load(zs + TL_LANES * i) - tl_lanes_load(cps + TL_LANES * i) * z;
+    chk = chk + z;
+    tl_lanes_store(zs + TL_LANES * i, z);
+  }
+  unsigned char bad[TL_LANES] = {0};
+  tl_lanes_flag(chk, bad);
+  unsigned flagged = 0;
+  for (int l = 0; l < TL_LANES; l++) {
+    double *out = st[sys[l]].z + (size_t)k * st[sys[l]].W;
+    for (size_t i = 0; i < len; i++)
+      out[i] = zs[TL_LANES * i + (size_t)l];
+    flagged |= (unsigned)bad[l] << l;
+  }
+  return flagged;
+}
+#endif
+
+size_t tl_cpu_its_window_solves_d(tl_its_state *st, size_t nsys, int k, const unsigned char *skip,
+                                  unsigned char *done)
+{
+  size_t count = 0;
+  for (size_t s = 0; s < nsys; s++)
+    done[s] = 0;
+#if TL_LANES_OK
+  size_t W = 0, run[TL_LANES], have = 0;
+  for (size_t s = 0; s < nsys; s++)
+    W = !skip[s] && k < st[s].nif && st[s].wlen[k] > W ? st[s].wlen[k] : W;
+  double *cz = W ? tl_alloc(2 * TL_LANES * W, sizeof *cz) : NULL;
+  if (!cz)
+    return 0; /* every window to the reference */
+  for (size_t s = 0; s < nsys; s++) {
+    if (skip[s] || k >= st[s].nif || st[s].wfull[k])
+      continue;
+    const tl_its_state *q = &st[s];
+    if (have > 0 && (q->wlen[k] != st[run[0]].wlen[k] || q->wpos[k] != st[run[0]].wpos[k]))
+      have = 0; /* another shape: the run so far is the reference's */
+    run[have++] = s;
+    if (have < TL_LANES)
+      continue;
+    unsigned bad = windows8(st, run, k, q->wlen[k], q->wpos[k], cz);
+    for (int l = 0; l < TL_LANES; l++)
+      if (!(bad >> l & 1u))
+        done[run[l]] = 1, count++;
+    have = 0;
+  }
+  free(cz);
+#else
+  (void)st, (void)k, (void)skip;
+#endif
+  return count;
 }

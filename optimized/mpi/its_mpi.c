@@ -270,16 +270,25 @@ static int coefficients(its_run *r)
   int p = r->ex->rank;
   size_t nsys = r->sl->nsys, n_out = 0, n_in = 0;
   int below = -1, above = -1;
+  /* the windows closed, then solved eight at a time where their shapes
+   * agree (tl_cpu_its_window_solves_d: the reference's bits); the rest,
+   * and any that breaks down, by the reference */
+  unsigned char *done = tl_alloc(nsys + 1, 1);
+  if (!done)
+    return TL_ERR_NOMEM;
+  for (size_t s = 0; s < nsys; s++)
+    if (!r->bad[s] && p < r->st[s].nif)
+      tl_its_window_close(&r->st[s], p);
+  tl_cpu_its_window_solves_d(r->st, nsys, p, r->bad, done);
   for (size_t s = 0; s < nsys; s++) {
     tl_its_state *st = &r->st[s];
     if (r->bad[s])
       continue;
     below = below_of(st, p), above = above_of(st, p);
     if (p < st->nif) {
-      tl_its_window_close(st, p);
       tl_info one;
       tl_info_clear(&one);
-      int rc = tl_its_coefficients(st, p, &one);
+      int rc = done[s] ? tl_its_coefficients_take(st, p, &one) : tl_its_coefficients(st, p, &one);
       tl_mpi_status_note(&r->status, s, PH_COEFFICIENTS, rc, &one);
       if (rc < 0) /* its t travels as zeros */
         memset(st->t + (size_t)below * st->jr, 0, st->jr * sizeof(double));
@@ -287,6 +296,7 @@ static int coefficients(its_run *r)
     n_out += below >= 0 && below != p ? st->jr : 0;
     n_in += above >= 0 && above != p ? st->jr : 0;
   }
+  free(done);
   double *out = tl_alloc(n_out + n_in + 1, sizeof(double)), *in = out + n_out;
   if (!out)
     return TL_ERR_NOMEM;

@@ -163,8 +163,8 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
     for (size_t ic = 0; ic < 3; ic++)
       for (int variant = 0; variant < 6; variant++) {
         size_t m = sizes[z], k = counts[ic], cnt = m * k;
-        size_t bytes = ((9 * cnt + 8) * sizeof(double) + 63) / 64 * 64;
-        double *mem = aligned_alloc(64, bytes), *rowmin = malloc(6 * k * sizeof *rowmin);
+        size_t bytes = ((12 * cnt + 8) * sizeof(double) + 63) / 64 * 64;
+        double *mem = aligned_alloc(64, bytes), *rowmin = malloc(7 * k * sizeof *rowmin);
         unsigned char *flag = malloc(k);
         cr_assert(mem && rowmin && flag);
         /* on a cache line (whole tiles in registers to the last row) or one
@@ -194,7 +194,7 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
             sa[0] = NAN, sc[m - 1] = NAN;
         }
         tl_info info;
-        tl_cpu_lines_more more = {rowmin, xmax, NULL, 0};
+        tl_cpu_lines_more more = {rowmin, xmax, NULL, 0, NULL};
         cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x, flag, &more, &info), TL_OK);
         /* d's end rows changed as the kernel reads them, x by streaming
          * stores where it can (part of a pass larger than the cache, n a
@@ -207,12 +207,27 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
           dm[s * m] -= ends[s];
           dm[s * m + m - 1] -= ends[k + s];
         }
-        tl_cpu_lines_more more2 = {NULL, xmax2, ends, (size_t)1 << 30};
-        tl_cpu_lines_more more3 = {NULL, xmax3, NULL, 0};
+        tl_cpu_lines_more more2 = {NULL, xmax2, ends, (size_t)1 << 30, NULL};
+        tl_cpu_lines_more more3 = {NULL, xmax3, NULL, 0, NULL};
         cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x2, flag, &more2, &info), TL_OK);
         cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, dm, x3, flag, &more3, &info), TL_OK);
         cr_expect(!memcmp(x2, x3, cnt * sizeof *x) && !memcmp(xmax2, xmax3, k * sizeof *xmax),
                   "m %zu, %zu systems: x or its largest |x| differ (end rows, streamed)", m, k);
+        /* and row m-1 read as the identity row x_{m-1} = last[s] (x_last,
+         * ITS's N^p) is the solve of copies of a, b and d with that row */
+        double *am = x3 + cnt, *bm = am + cnt, *x4 = bm + cnt, *last = ends + 2 * k;
+        memcpy(am, a, cnt * sizeof *a), memcpy(bm, b, cnt * sizeof *b);
+        for (size_t s = 0; s < k; s++) {
+          last[s] = tl_rng_uniform(&st, -1.0, 1.0);
+          am[s * m + m - 1] = 0.0, bm[s * m + m - 1] = 1.0, dm[s * m + m - 1] = last[s];
+        }
+        tl_cpu_lines_more more4 = {NULL, xmax2, ends, 0, last};
+        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x2, flag, &more4, &info), TL_OK);
+        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, am, bm, c, dm, x4, flag, &more3, &info),
+                     TL_OK);
+        cr_expect(!memcmp(x2, x4, cnt * sizeof *x) && !memcmp(xmax2, xmax3, k * sizeof *xmax),
+                  "m %zu, %zu systems, variant %d: x or its largest |x| differ (identity last row)",
+                  m, k, variant);
         for (size_t s = 0; s < k; s++) {
           const double *sa = a + s * m, *sb = b + s * m, *sc = c + s * m;
           cr_assert_neq(flag[s], 1, "m %zu system %zu: flagged", m, s);

@@ -115,6 +115,11 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
  *              read (the solve is then that of those right-hand sides,
  *              d itself unchanged): PDD's neighbours' unknowns, without
  *              a copy of d;
+ *   x_last     in, nsys values: row n-1 of system s is read as the
+ *              identity row x_{n-1} = x_last[s] (a = 0, b = 1, d =
+ *              x_last[s], its c the corner, not used) instead of the
+ *              arrays' row: ITS's local system N^p, without a copy of
+ *              a, b and d;
  *   x_span     0: x by plain stores (a caller that reads x right
  *              after); else the bytes of x that the caller's whole pass
  *              writes, of which this call is a part: x goes to memory
@@ -130,6 +135,7 @@ typedef struct tl_cpu_lines_more {
   double *rowmin, *xmax;
   const double *d_ends;
   size_t x_span;
+  const double *x_last;
 } tl_cpu_lines_more;
 
 /* tl_cpu_thomas_lines_d with more (may be NULL). rowmin and xmax are

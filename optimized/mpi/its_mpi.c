@@ -430,26 +430,38 @@ static unsigned char *local_lines(its_run *r, double *x)
     return slice_lines(r, x);
   size_t chunk = tl_mpi_kernel_chunk(m, nsys);
   unsigned char *redo = tl_alloc(nsys, 1), *flag = tl_alloc(chunk, 1);
-  double *buf = tl_alloc(3 * chunk * m, sizeof *buf), *xl = tl_alloc(chunk, sizeof *xl);
-  int ok = m > 0 && redo && flag && buf && xl;
+  double *fix = tl_alloc(3 * chunk, sizeof *fix), *xl = tl_alloc(chunk, sizeof *xl);
+  int ok = m > 0 && redo && flag && fix && xl;
   for (size_t s0 = 0; ok && s0 < nsys; s0 += chunk) {
     size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
-    double *la = buf, *lb = la + chunk * m, *ld = lb + chunk * m;
+    /* N^p differs from the slice only in its end rows (tl_its_local_ends):
+     * the kernel changes them as it reads them, d_0 - v a_0 (ends) and
+     * the identity row x_{m-1} = a_b^p + a_t^{p+1} (last), so that
+     * nothing is copied. A system without a J gets the identity row 0
+     * and is otherwise solved as it stands; its x is not used. */
+    double *ends = fix, *last = fix + 2 * chunk;
+    int bottom = 0;
     for (size_t j = 0, s = s0; j < k; j++, s++) {
-      size_t o = j * m;
-      if (r->bad[s]) { /* no N^p: a diagonal block; its x is not used */
-        for (size_t i = 0; i < m; i++)
-          la[o + i] = ld[o + i] = 0.0, lb[o + i] = 1.0;
+      const tl_its_state *st = &r->st[s];
+      ends[j] = ends[k + j] = last[j] = 0.0;
+      if (r->bad[s])
         continue;
-      }
-      memcpy(la + o, ROWS(sl->a, s), m * sizeof *la);
-      memcpy(lb + o, ROWS(sl->b, s), m * sizeof *lb);
-      memcpy(ld + o, ROWS(sl->d, s), m * sizeof *ld);
-      tl_its_local_ends(&r->st[s], p, ROWS(sl->a, s)[0], la + o, lb + o, NULL, ld + o);
+      int has_top = st->periodic ? (st->nif > 0) : p > 0;
+      if (has_top) /* step 6.2, as tl_its_local_ends computes it */
+        ends[j] = tl_its_value_above(st, p) * ROWS(sl->a, s)[0];
+      if (p < st->nif) /* step 6.1 and eq 9 */
+        last[j] = st->ab[p] + st->recv_t[p], bottom = 1;
     }
+    tl_cpu_lines_more more = {.d_ends = ends, .x_last = bottom ? last : NULL};
     tl_info ti;
     tl_info_clear(&ti);
-    ok = tl_cpu_thomas_lines_d(m, k, la, lb, ROWS(sl->c, s0), ld, x + s0 * m, flag, &ti) == TL_OK;
+    ok = tl_cpu_thomas_lines_more_d(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0),
+                                    ROWS(sl->d, s0), x + s0 * m, flag, &more, &ti) == TL_OK;
+    for (size_t j = 0, s = s0; ok && j < k; j++, s++)
+      if (r->bad[s]) { /* not N^p: neither a report nor an x */
+        flag[j] = 0;
+        memset(x + s * m, 0, m * sizeof *x);
+      }
     if (ok && r->own_check) { /* the entries, from the kernel's flags */
       r->suspect |= !tl_mpi_entries_from_flags(sl, s0, k, flag, r->bad + s0);
       r->scanned += k;
@@ -470,7 +482,7 @@ static unsigned char *local_lines(its_run *r, double *x)
       r->head[s].made &= !redo[s] && !r->bad[s];
   }
   free(flag);
-  free(buf);
+  free(fix);
   free(xl);
   for (size_t s = 0; !ok && s < nsys; s++) /* the reference solves them all: no kernel x */
     r->head[s].made = 0;

@@ -958,11 +958,11 @@ Test(cpu_periodic, packed_matches_reference, .timeout = 120)
     }
 }
 
-/* The registry path packs each group into its scratch, solves it there
- * and unpacks x: on strictly dominant batches (which it solves itself)
- * its x must be the packed kernel's, bit for bit, at its SZ
- * (tl_cpu_sz_default), whole groups of 8-row blocks or not. A change to
- * its packing or unpacking that moves a value fails here. */
+/* The registry path reads groups of 8 lines in tiles transposed into
+ * registers: on strictly dominant batches (which it solves itself) its
+ * x must be the packed kernel's (here at tl_cpu_sz_default's SZ: the
+ * lanes are independent), bit for bit, whole tiles or not. A change to
+ * its reading or writing of the lines that moves a value fails here. */
 static int strictly_dominant(const tl_problem *p)
 {
   size_t count = p->sys.n * p->sys.nsys;

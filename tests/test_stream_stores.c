@@ -239,7 +239,7 @@ Test(stream_stores, the_limit_computes_what_it_says)
  * order); and a system with one row not strictly dominant -- row 0,
  * a middle row, the last row -- or a NaN sends the batch to the
  * reference, whose answer and status come back. */
-static void periodic_case(size_t n, size_t nsys, size_t pb, size_t px, size_t weak)
+static void periodic_case(size_t n, size_t nsys, size_t pb, size_t px, size_t weak, int nan)
 {
   size_t count = n * nsys;
   void *mb[4], *mx[3];
@@ -248,16 +248,20 @@ static void periodic_case(size_t n, size_t nsys, size_t pb, size_t px, size_t we
   tl_rng_seed(&st, 0xc1c1e + n + nsys + 8 * pb + px);
   for (int k = 0; k < 4; k++)
     in[k] = offset_block(count, pb, sizeof(double), &mb[k]);
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 3; k++) { /* x between guards: what the solve must not touch */
     x[k] = offset_block(count, px, sizeof(double), &mx[k]);
+    for (size_t i = 0; i < count + 16 - px; i++)
+      x[k][i] = -7.0;
+    for (size_t i = 1; i <= px; i++)
+      x[k][-(ptrdiff_t)i] = -7.0;
+  }
   for (size_t i = 0; i < count; i++) {
     in[0][i] = tl_rng_uniform(&st, -1.0, 1.0), in[2][i] = tl_rng_uniform(&st, -1.0, 1.0);
     in[1][i] = 3.0 + tl_rng_uniform(&st, 0.0, 1.0), in[3][i] = tl_rng_uniform(&st, -4.0, 4.0);
   }
-  if (weak != SIZE_MAX) /* system nsys-1, row `weak`: |b| = |a| + |c|, or NaN */
-    in[1][(nsys - 1) * n + weak] =
-        weak == n / 2 + 1 ? NAN
-                          : fabs(in[0][(nsys - 1) * n + weak]) + fabs(in[2][(nsys - 1) * n + weak]);
+  size_t q = (nsys - 1) * n + weak; /* system nsys-1, row `weak`: NaN, or |b| = |a| + |c| */
+  if (weak != SIZE_MAX)
+    in[1][q] = nan ? NAN : fabs(in[0][q]) + fabs(in[2][q]);
   tl_batch sys = {.dtype = TL_F64,
                   .n = n,
                   .nsys = nsys,
@@ -282,6 +286,17 @@ static void periodic_case(size_t n, size_t nsys, size_t pb, size_t px, size_t we
       cr_expect(!memcmp(x[nt], x[2], count * sizeof(double)),
                 "n %zu nsys %zu b %zu x %zu past, weak row %zu, nt %d: not the reference's bits", n,
                 nsys, pb, px, weak, nt);
+    else
+      cr_expect(info.system == rinfo.system && info.row == rinfo.row,
+                "n %zu nsys %zu, weak row %zu: system %ld row %ld, the reference's %ld %ld", n,
+                nsys, weak, info.system, info.row, rinfo.system, rinfo.row);
+    int guards = 1;
+    for (size_t i = count; i < count + 16 - px; i++)
+      guards &= x[nt][i] == -7.0;
+    for (size_t i = 1; i <= px; i++)
+      guards &= x[nt][-(ptrdiff_t)i] == -7.0;
+    cr_expect(guards, "n %zu nsys %zu b %zu x %zu past, nt %d: written outside x", n, nsys, pb, px,
+              nt);
   }
   for (int k = 0; k < 4; k++)
     free(mb[k]);
@@ -292,18 +307,18 @@ static void periodic_case(size_t n, size_t nsys, size_t pb, size_t px, size_t we
 Test(stream_stores, periodic_lines_at_any_offset_are_the_references_bits, .timeout = 60)
 {
   static const size_t ns[] = {3, 8, 16, 37, 64, 72};
-  static const size_t nsyss[] = {8, 17};
+  static const size_t nsyss[] = {8, 13, 17};
   static const size_t past[][2] = {{0, 0}, {2, 2}, {5, 5}, {2, 0}, {0, 3}, {7, 7}};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
     for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
       for (size_t ip = 0; ip < sizeof past / sizeof past[0]; ip++) {
         size_t n = ns[in];
-        periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], SIZE_MAX);
-        if (ip < 2) { /* rows 0, n-1, a middle one and a NaN in the last group */
-          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], 0);
-          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n - 1);
-          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n / 2);
-          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n / 2 + 1 < n ? n / 2 + 1 : 0);
+        periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], SIZE_MAX, 0);
+        if (ip < 2) { /* rows 0, n-1 and a middle one weak, and a NaN, in the last group */
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], 0, 0);
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n - 1, 0);
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n / 2, 0);
+          periodic_case(n, nsyss[ic], past[ip][0], past[ip][1], n / 2, 1);
         }
       }
 }

@@ -86,9 +86,9 @@ int tl_cpu_thomas_periodic_sz_f(size_t n, size_t nsys, size_t sz, const float *a
 extern const tl_algorithm tl_algo_thomas_periodic_ref;
 
 /* The batch is solved group by group from its lines (periodic_lines:
- * groups of 8 lines read in tiles transposed into registers where the
- * compiler has the register transposes, else each group packed into a
- * per-thread scratch), when every system is in the kernel's domain
+ * groups of 8 lines read in tiles transposed into registers, or through
+ * a tile on the stack where the compiler lacks the register shuffles),
+ * when every system is in the kernel's domain
  * (n >= 3, and the dominance test made on each group as it is read);
  * otherwise -- or if the kernel reports a breakdown -- the reference
  * solves the batch, so statuses, rows and messages are the reference's.
@@ -130,9 +130,9 @@ const tl_algorithm tl_algo_thomas_periodic_cpu = {
     .reference = &tl_algo_thomas_periodic_ref, /* inherits family, classes, layouts, ... */
     .backend = "cpu",
     .dtypes = TL_DTYPE_BIT(TL_F64),
-    .summary = "periodic Thomas on SZ-packed groups, OpenMP threads; as thomas_periodic within "
-               "eps-scaled ratios",
-    .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas), §4.1 (SZ-packed groups)",
+    .summary = "periodic Thomas on groups of 8 lines, tiles transposed in registers, OpenMP "
+               "threads; thomas_periodic's operations, so its results",
+    .source = "paper 000 (DistD2-TDS) §2.1 (periodic Thomas), §4.1 (SZ systems per group)",
     .solve = thomas_periodic_cpu_solve,
     .checks_entries = 1,
 };

@@ -444,21 +444,31 @@ double tl_its_value_above(const tl_its_state *st, int p)
   return st->at[p] + st->recv_b[p];
 }
 
+int tl_its_local_end_rows(const tl_its_state *st, int p, double a0, double *top, double *last)
+{
+  int has_bottom = p < st->nif;
+  int has_top = st->periodic ? (st->nif > 0) : p > 0;
+  /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
+  *top = has_top ? tl_its_value_above(st, p) * a0 : 0;
+  /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
+  *last = has_bottom ? st->ab[p] + st->recv_t[p] : 0;
+  return has_bottom;
+}
+
 void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, double *lb, double *lc,
                        double *ld)
 {
   size_t m = st->begin[p + 1] - st->begin[p];
-  int has_bottom = p < st->nif;
-  int has_top = st->periodic ? (st->nif > 0) : p > 0;
+  double top, last;
+  int identity = tl_its_local_end_rows(st, p, a0, &top, &last);
   la[0] = 0; /* N^p's own corners */
   if (lc)
     lc[m - 1] = 0;
-  if (has_top) /* step 6.2: v~_1 = d_1 - (a_t^p + a_b^{p-1}) l_1 */
-    ld[0] -= tl_its_value_above(st, p) * a0;
-  if (has_bottom) { /* step 6.1 and eq 9: the identity row, v~_m = a_b^p + a_t^{p+1} */
+  ld[0] -= top;
+  if (identity) {
     la[m - 1] = 0;
     lb[m - 1] = 1;
-    ld[m - 1] = st->ab[p] + st->recv_t[p];
+    ld[m - 1] = last;
   }
 }
 

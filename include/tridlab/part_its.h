@@ -153,6 +153,12 @@ void tl_its_local_system(const tl_its_state *st, int p, const double *a, const d
  * it lies: N^p's c differs from it only in that corner). */
 void tl_its_local_ends(const tl_its_state *st, int p, double a0, double *la, double *lb, double *lc,
                        double *ld);
+/* The same changes as numbers, for a caller that applies them as it
+ * reads the rows (optimized/mpi/its_mpi.c, through the x-line kernel):
+ * *top is what row 0's right-hand side loses (0 without an interface
+ * above: d - 0 is d), and where the return value is 1 row m-1 is the
+ * identity row x_{m-1} = *last. */
+int tl_its_local_end_rows(const tl_its_state *st, int p, double a0, double *top, double *last);
 /* x~ at the interface above partition p (its row just above, I_{p-1}),
  * a_t^p + a_b^{p-1}, after the exchange: what its first row moves to the
  * right-hand side, and, bit for bit, what partition p-1's identity row

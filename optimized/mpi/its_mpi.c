@@ -442,15 +442,9 @@ static unsigned char *local_lines(its_run *r, double *x)
     double *ends = fix, *last = fix + 2 * chunk;
     int bottom = 0;
     for (size_t j = 0, s = s0; j < k; j++, s++) {
-      const tl_its_state *st = &r->st[s];
       ends[j] = ends[k + j] = last[j] = 0.0;
-      if (r->bad[s])
-        continue;
-      int has_top = st->periodic ? (st->nif > 0) : p > 0;
-      if (has_top) /* step 6.2, as tl_its_local_ends computes it */
-        ends[j] = tl_its_value_above(st, p) * ROWS(sl->a, s)[0];
-      if (p < st->nif) /* step 6.1 and eq 9 */
-        last[j] = st->ab[p] + st->recv_t[p], bottom = 1;
+      if (!r->bad[s]) /* the reference's numbers (tl_its_local_ends) */
+        bottom |= tl_its_local_end_rows(&r->st[s], p, ROWS(sl->a, s)[0], &ends[j], &last[j]);
     }
     tl_cpu_lines_more more = {.d_ends = ends, .x_last = bottom ? last : NULL};
     tl_info ti;

@@ -405,43 +405,14 @@ static TL_CPU_INLINE void FN(tile_rows)(size_t n, size_t shift, size_t t, size_t
   *rows = (hi < n ? hi : n) - lo;
 }
 
-/* Software prefetch one chunk ahead. A chunk is XC rows (all np rows
- * when fewer) of the group's SZ lines; while the tiles of chunk k are
- * solved, each step prefetches its share of chunk k + 1 -- or of the
- * next group's first chunk -- in memory order, line after line:
- *
- *   line 0: [chunk k | chunk k+1 ->->->]     the tiles read one cache
- *   line 1: [chunk k | chunk k+1 ->->->]     line of every line per step
- *   ...                                      (SZ places); the prefetches
- *   line SZ-1: ...                           run along one line at a time
- *
- * so memory sees runs of XC values rather than SZ scattered lines per
- * step, and the chunk waits in L2 (4 arrays x SZ x XC values: 64 KiB
- * for doubles, SZ = 8) before its tiles are read. The prefetch stops at
- * L2: a chunk is more than L1 holds, and prefetched into L1 it pushed
- * out the lines of the tiles being read (from memory, one thread,
- * n = 1024: 4.4-4.6 ns per unknown into L1, 3.6-3.8 into L2;
- * docs/performance.md). A prefetch past the end of an array is harmless
- * (it never faults). */
+/* Software prefetch of chunk k + 1 while chunk k's tiles are solved
+ * (tl_cpu_chunk_prefetch, cpu_internal.h: runs of rows along one line at
+ * a time, into L2); d is prefetched for writing, x goes to d or beside. */
 static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, const FN(flight) * f)
 {
-  size_t xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / XT, k = t / steps, j = t % steps;
-  size_t ln = f->lane, base = f->off, r0 = (k + 1) * xc;
-  if (r0 >= n) /* the last chunk: the next group's first */
-    base += SZ * ln, r0 = 0;
-  size_t per_line = xc / TILE, per_step = SZ * per_line / steps, q = j * per_step;
-  size_t line = q / per_line, e = q % per_line; /* this step's first cache line */
-  const T *pa = f->a + base + r0, *pb = f->b + base + r0, *pc = f->c + base + r0;
-  const T *pd = f->d + base + r0;
-  for (size_t u = 0; u < per_step; u++) {
-    size_t o = line * ln + e * TILE;
-    TL_CPU_PREFETCH_L2(pa + o, 0);
-    TL_CPU_PREFETCH_L2(pb + o, 0);
-    TL_CPU_PREFETCH_L2(pc + o, 0);
-    TL_CPU_PREFETCH_L2(pd + o, 1);
-    if (++e == per_line)
-      e = 0, line++;
-  }
+  size_t o = f->off;
+  tl_cpu_chunk_prefetch(f->a + o, f->b + o, f->c + o, f->d + o, 1, sizeof(T), SZ, f->lane, n, np,
+                        XT, TILE, t);
 }
 
 /* ---- a whole tile in registers (SZ = 8) ---- */

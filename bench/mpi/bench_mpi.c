@@ -36,6 +36,7 @@ void tl_mpi_bench_config_init(tl_mpi_bench_config *cfg)
   cfg->reps = 5;
   cfg->seed = 1;
   cfg->check_systems = 16;
+  cfg->slices = NULL;
 }
 
 void tl_mpi_quiet_barrier(MPI_Comm comm)
@@ -212,6 +213,30 @@ static void slowest(void *arg, double t[3])
   MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_solve *)arg)->comm);
 }
 
+/* Chosen slices are P sizes adding up to n, each at least the
+ * algorithm's smallest partition (the same verdict on every rank: every
+ * rank holds the same sizes). */
+static int slices_fit(const tl_algorithm *algo, size_t n, int P, const size_t *slices,
+                      tl_info *info)
+{
+  size_t least = algo->min_rows_per_part ? algo->min_rows_per_part : 1, sum = 0;
+  for (int r = 0; r < P; r++) {
+    if (slices[r] < least) {
+      TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices",
+              "bench: rank %d's slice of %zu rows is below %s's smallest partition (%zu)", r,
+              slices[r], algo->name, least);
+      return 0;
+    }
+    sum += slices[r];
+  }
+  if (sum != n) {
+    TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices", "bench: the slices add up to %zu rows, not n = %zu",
+            sum, n);
+    return 0;
+  }
+  return 1;
+}
+
 int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
                            const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
                            tl_info *info)
@@ -228,7 +253,15 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
   size_t *slices = malloc((size_t)P * sizeof *slices);
   if (!slices)
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
-  tl_mpi_default_slices(algo, res->n, P, slices);
+  if (cfg->slices) {
+    memcpy(slices, cfg->slices, (size_t)P * sizeof *slices);
+    if (!slices_fit(algo, res->n, P, slices, info)) {
+      free(slices);
+      return info->status;
+    }
+  } else {
+    tl_mpi_default_slices(algo, res->n, P, slices);
+  }
   tl_mpi_batch local;
   int st = tl_mpi_bench_batch(comm, res->n, res->nsys, slices, cfg->seed, &local, info);
   free(slices);

@@ -324,6 +324,59 @@ static int model_row(MPI_Comm comm, const tl_algorithm *algo, const tl_mpi_bench
   return TL_OK;
 }
 
+#define IDLE_ROWS 64 /* rows of each rank beside the one timed (partitioned_gamma) */
+
+/* gamma at q >= 2 ranks: the rate of one rank doing a partitioned rank's
+ * work -- the m rows of every system the busiest rank holds at q, with
+ * every phase a rank of q runs (spikes, reduced rows, its share of the
+ * verdict), which one rank alone does not -- timed on q ranks where the
+ * others hold IDLE_ROWS rows each:
+ *
+ *   the prediction (q = 2)     [ m rows    | m rows    ]  even: each waits
+ *   the calibration, twice     [ m rows    | 64 ]          for the other
+ *                              [ 64 | m rows    ]
+ *
+ * The small ranks finish their phases at once and wait for it, so its
+ * time is its own compute and messages, without the waiting for an
+ * equal partner (imbalance, descheduling) that the prediction must not
+ * be given. The first, the last and (q > 2) an interior rank are timed in
+ * turn and the slowest rate is gamma: the busiest rank decides, as it
+ * does the message counts. A calibration whose solve fails is an error
+ * that names the split. */
+static int partitioned_gamma(MPI_Comm comm, const tl_algorithm *algo,
+                             const tl_mpi_bench_config *cfg, int q, double *gamma, tl_info *info)
+{
+  size_t *sizes = malloc(2 * (size_t)q * sizeof *sizes), m = 0;
+  if (!sizes)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
+  tl_mpi_default_slices(algo, cfg->n, q, sizes);
+  for (int r = 0; r < q; r++)
+    m = sizes[r] > m ? sizes[r] : m;
+  size_t nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1, *sl = sizes + q;
+  int who[3] = {0, q - 1, 1}, nwho = q > 2 ? 3 : 2, st = TL_OK;
+  *gamma = 0.0;
+  for (int w = 0; w < nwho && st == TL_OK; w++) {
+    for (int r = 0; r < q; r++)
+      sl[r] = r == who[w] ? m : IDLE_ROWS;
+    tl_mpi_bench_config cal = *cfg;
+    cal.n = m + (size_t)(q - 1) * IDLE_ROWS;
+    cal.unknowns = cal.n * nsys;
+    cal.slices = sl;
+    tl_mpi_bench_result res;
+    if ((st = bench_on(comm, q, algo, &cal, &res, info)) != TL_OK)
+      break;
+    if (res.status != TL_OK)
+      st = TL_FAIL(info, res.status, -1, -1, "",
+                   "model: %s's calibration (rank %d of %d holding %zu rows, the others %d) "
+                   "failed: %s",
+                   algo->name, who[w], q, m, IDLE_ROWS, res.msg);
+    double g = res.t_med / ((double)m * (double)nsys);
+    *gamma = g > *gamma ? g : *gamma;
+  }
+  free(sizes);
+  return st;
+}
+
 int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row *rows, size_t cap,
                      size_t *nrows, double *alpha, double *beta, tl_info *info)
 {
@@ -350,6 +403,8 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
     for (int q = 1; q <= P && st == TL_OK; q++) {
       if (*nrows == cap)
         return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "", "model: more than %zu rows", cap);
+      if (q >= 2 && (st = partitioned_gamma(comm, algo, cfg, q, &gamma, info)) != TL_OK)
+        break;
       st = model_row(comm, algo, cfg, q, gamma, *alpha, *beta, &rows[*nrows], info);
       *nrows += st == TL_OK;
     }

@@ -32,7 +32,9 @@ static void model_usage(FILE *out)
           "(collectives as OpenMPI runs them), compute = max(gamma m nsys, the byte model).\n"
           "\n"
           "--measure (default): in one run, a ping-pong (alpha, beta), then per algorithm\n"
-          "  gamma, its seconds per unknown on one rank with 1/P of the batch, then\n"
+          "  gamma, its seconds per unknown: for P = 1 on one rank with 1/P of the batch;\n"
+          "  for P >= 2 the rate of a rank holding the busiest rank's rows on P ranks\n"
+          "  whose other ranks hold 64 rows each (its partitioned work, no waiting); then\n"
           "  the bench batch on 1..P ranks against the model, with the same-traffic stream\n"
           "  measured beside each solve. Prints predicted and measured ms and their ratio,\n"
           "  and whether it is within 30%%.\n"
@@ -164,7 +166,8 @@ static void print_rows(const tl_model_row *rows, size_t nrows, double alpha, dou
       fputc('\n', csv);
     }
   }
-  printf("(gamma: one rank's seconds per unknown on 1/P of the batch; bytes\n"
+  printf("(gamma: seconds per unknown, P = 1 one rank alone on 1/P of the batch, P >= 2 a rank\n"
+         " with the busiest rank's rows whose partners hold 64 rows each; bytes\n"
          " ms: the byte model at the stream's bandwidth instead of gamma, plus comm; ratio = model "
          "/ measured)\n");
 }

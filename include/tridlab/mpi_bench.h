@@ -38,9 +38,12 @@ typedef struct tl_mpi_bench_config {
   int reps;        /* timed runs, after one warm-up                      */
   uint64_t seed;
   size_t check_systems; /* systems whose answer is checked (gathered)   */
+  const size_t *slices; /* every rank's rows, adding up to n (NULL: the
+                           algorithm's own, tl_mpi_default_slices)      */
 } tl_mpi_bench_config;
 
-/* Defaults: n = 4096, 2^24 unknowns, 5 runs, seed 1, 16 systems checked. */
+/* Defaults: n = 4096, 2^24 unknowns, 5 runs, seed 1, 16 systems checked,
+ * the algorithm's own slices. */
 void tl_mpi_bench_config_init(tl_mpi_bench_config *cfg);
 
 typedef struct tl_mpi_bench_result {

@@ -6,7 +6,9 @@
  * the model computes from the algorithm's registry entry
  * (tl_model_counts_algorithm) -- and so the modelled communication time
  * to the time of the measured counts. Even and uneven slices, batches of
- * 1 and 4 systems. Run under mpirun with 1..7 ranks. */
+ * 1 and 4 systems. Then the bench on chosen slices and the model
+ * against a measurement on a tiny batch. Run under mpirun with 1..7
+ * ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,63 @@ static void points_case(mpi_check *mc, const tl_algorithm *const *reg, size_t co
   mc_end(mc);
 }
 
+/* The bench on chosen slices, which the model's gamma for P >= 2 runs:
+ * P sizes adding up to n are solved as given, and sizes that do not add
+ * up, or one below the algorithm's smallest partition, are an error
+ * (TL_ERR_ARG) on every rank. */
+static void slices_case(mpi_check *mc, const tl_algorithm *algo)
+{
+  mc_case(mc, "%s on chosen slices", algo->name);
+  size_t sl[64], n = 0;
+  for (int r = 0; r < mc->size; r++)
+    n += sl[r] = r == mc->size - 1 ? 80 : 64; /* uneven: the last holds more */
+  tl_mpi_bench_config cfg;
+  tl_mpi_bench_config_init(&cfg);
+  cfg.n = n, cfg.unknowns = 4 * n, cfg.reps = 1, cfg.check_systems = 4, cfg.slices = sl;
+  tl_mpi_bench_result res;
+  tl_info info;
+  int st = tl_mpi_bench_algorithm(mc->comm, algo, &cfg, &res, &info);
+  MC_EXPECT(mc, st == TL_OK && res.status == TL_OK && res.n == n && res.nsys == 4,
+            "status %d (%s), solve %d, n %zu", st, st ? info.msg : "", res.status, res.n);
+  MC_EXPECT(mc, res.residual < 30, "residual ratio %g", res.residual);
+  sl[0]++; /* n + 1 rows */
+  st = tl_mpi_bench_algorithm(mc->comm, algo, &cfg, &res, &info);
+  MC_EXPECT(mc, st == TL_ERR_ARG && !strcmp(info.arg, "slices"), "sizes adding to n + 1: %d", st);
+  sl[0]--;
+  if (algo->min_rows_per_part > 1) {
+    sl[0] = algo->min_rows_per_part - 1, sl[mc->size - 1] += 64 - sl[0];
+    st = tl_mpi_bench_algorithm(mc->comm, algo, &cfg, &res, &info);
+    MC_EXPECT(mc, st == TL_ERR_ARG, "a slice of %zu rows: %d", sl[0], st);
+  }
+  mc_end(mc);
+}
+
+/* The model against a measurement, on a tiny batch: every algorithm's
+ * row at q = 1 .. P has a status of ok and a positive, finite gamma, the
+ * one of q >= 2 measured on the uneven calibration splits. */
+static void measure_case(mpi_check *mc)
+{
+  mc_case(mc, "the model against a measurement, every row");
+  tl_mpi_bench_config cfg;
+  tl_mpi_bench_config_init(&cfg);
+  cfg.n = 512, cfg.unknowns = 4 * 512, cfg.reps = 1,
+  cfg.check_systems = 2; /* 73 rows or more per rank: the truncated algorithms in their domain */
+  size_t cap = 64 * 8, nrows = 0;
+  tl_model_row *rows = calloc(cap, sizeof *rows);
+  double alpha, beta;
+  tl_info info;
+  int st = rows ? tl_model_measure(mc->comm, &cfg, rows, cap, &nrows, &alpha, &beta, &info)
+                : TL_ERR_NOMEM;
+  MC_EXPECT(mc, st == TL_OK && nrows > 0, "status %d (%s), %zu rows", st, st ? info.msg : "",
+            nrows);
+  for (size_t k = 0; k < nrows; k++)
+    MC_EXPECT(mc, rows[k].status == TL_OK && rows[k].gamma > 0 && isfinite(rows[k].gamma),
+              "%s at %d ranks: status %d, gamma %g", rows[k].name, rows[k].ranks, rows[k].status,
+              rows[k].gamma);
+  free(rows);
+  mc_end(mc);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -157,6 +216,10 @@ int main(int argc, char **argv)
   }
   rounds_case(&mc);
   points_case(&mc, reg, count);
+  for (size_t k = 0; k < count; k++)
+    if (!strcmp(reg[k]->name, "pdd_mpi") || !strcmp(reg[k]->name, "tridsolver_mpi"))
+      slices_case(&mc, reg[k]);
+  measure_case(&mc);
   int rc = mc_finish(&mc, "test_mpi_model");
   MPI_Finalize();
   return rc;

@@ -47,6 +47,14 @@
 #define TL_CPU_PREFETCH(p, write) ((void)(p))
 #define TL_CPU_PREFETCH_L2(p, write) ((void)(p))
 #endif
+/* The compiler keeps the loads before it before it and those after it
+ * after it (no instruction; a compiler barrier): an order of loads that
+ * matters to the cache, which the compiler would otherwise choose. */
+#if defined(__GNUC__)
+#define TL_CPU_ORDER() __asm__ __volatile__("" ::: "memory")
+#else
+#define TL_CPU_ORDER() ((void)0)
+#endif
 /* Software prefetch of row r of four SZ-packed arrays (every 64-byte
  * line of the row's sz values): a, b, c read, d read and written. */
 #define TL_CPU_PREFETCH_ROW(a, b, c, d, r, sz)                                                     \

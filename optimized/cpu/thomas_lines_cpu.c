@@ -522,18 +522,54 @@ static TL_CPU_INLINE void FN(dom_tile_regs)(const tl_cpu_v8d *A, const tl_cpu_v8
 }
 #endif
 
+/* A[r] = row i0 + r of the 8 lines, and B, C, D. A float tile (16 rows)
+ * reads each cache line in two halves. Taken array after array (A's
+ * first half, B's, C's, D's, then the second halves) the transposes of
+ * one array overlap the loads of the next; but where the lines lie a
+ * multiple of 2 KiB apart (lane a multiple of 512 floats: n = 512, 1024,
+ * 4096, ...) the 8 lines of the four arrays fall into one or two sets of
+ * L1, 16 or 32 lines for the 12 ways of this machine's L1, and the
+ * second halves found their lines evicted. There both halves of an array
+ * come one after the other: in cache, one thread, n = 1024 and 4096 take
+ * 1.29-1.30 ns per unknown instead of 1.61-1.63, n = 512 1.21 instead of
+ * 1.33; elsewhere that order was 5-7 % slower than the other
+ * (docs/performance.md, "The float x tile's two halves"). TL_CPU_ORDER
+ * keeps each order as written: without it the compiler gave both paths
+ * one schedule, and neither gain. A double tile is one load per line. */
+static TL_CPU_INLINE void FN(tile_in_regs)(const FN(flight) * f, size_t i0, TL_LV *A, TL_LV *B,
+                                           TL_LV *C, TL_LV *D)
+{
+  size_t ln = f->lane, o = f->off + i0;
+  if (XT > 8 && ln % (2048 / sizeof(T)) == 0) {
+    for (size_t h = 0; h < XT; h += 8)
+      TL_LV_LOAD(f->a + o + h, ln, A + h);
+    TL_CPU_ORDER();
+    for (size_t h = 0; h < XT; h += 8)
+      TL_LV_LOAD(f->b + o + h, ln, B + h);
+    TL_CPU_ORDER();
+    for (size_t h = 0; h < XT; h += 8)
+      TL_LV_LOAD(f->c + o + h, ln, C + h);
+    TL_CPU_ORDER();
+    for (size_t h = 0; h < XT; h += 8)
+      TL_LV_LOAD(f->d + o + h, ln, D + h);
+    return;
+  }
+  for (size_t h = 0; h < XT; h += 8) {
+    TL_LV_LOAD(f->a + o + h, ln, A + h);
+    TL_LV_LOAD(f->b + o + h, ln, B + h);
+    TL_LV_LOAD(f->c + o + h, ln, C + h);
+    TL_LV_LOAD(f->d + o + h, ln, D + h);
+    TL_CPU_ORDER();
+  }
+}
+
 static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, size_t i0,
                                                 FN(flight) * f, T *cp, T *dp)
 {
   const TL_LV one = {1, 1, 1, 1, 1, 1, 1, 1};
-  size_t ln = f->lane, sh = f->shift, r0 = 0;
+  size_t sh = f->shift, r0 = 0;
   TL_LV A[XT], B[XT], C[XT], D[XT], pc, pd, chk;
-  for (size_t h = 0; h < XT; h += 8) { /* A[r]: row i0 + r of the 8 lines */
-    TL_LV_LOAD(f->a + f->off + i0 + h, ln, A + h);
-    TL_LV_LOAD(f->b + f->off + i0 + h, ln, B + h);
-    TL_LV_LOAD(f->c + f->off + i0 + h, ln, C + h);
-    TL_LV_LOAD(f->d + f->off + i0 + h, ln, D + h);
-  }
+  FN(tile_in_regs)(f, i0, A, B, C, D);
   if (reg == 2 && f->fix0) { /* the right-hand side's end rows (lines_run_more) */
     if (i0 == 0)
       for (int l = 0; l < SZ; l++)

@@ -215,26 +215,22 @@ static void slowest(void *arg, double t[3])
 
 /* Chosen slices are P sizes adding up to n, each at least the
  * algorithm's smallest partition (the same verdict on every rank: every
- * rank holds the same sizes). */
+ * rank holds the same sizes). TL_OK, or TL_ERR_ARG with a message. */
 static int slices_fit(const tl_algorithm *algo, size_t n, int P, const size_t *slices,
                       tl_info *info)
 {
   size_t least = algo->min_rows_per_part ? algo->min_rows_per_part : 1, sum = 0;
   for (int r = 0; r < P; r++) {
-    if (slices[r] < least) {
-      TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices",
-              "bench: rank %d's slice of %zu rows is below %s's smallest partition (%zu)", r,
-              slices[r], algo->name, least);
-      return 0;
-    }
+    if (slices[r] < least)
+      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices",
+                     "bench: rank %d's slice of %zu rows is below %s's smallest partition (%zu)", r,
+                     slices[r], algo->name, least);
     sum += slices[r];
   }
-  if (sum != n) {
-    TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices", "bench: the slices add up to %zu rows, not n = %zu",
-            sum, n);
-    return 0;
-  }
-  return 1;
+  if (sum != n)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices",
+                   "bench: the slices add up to %zu rows, not n = %zu", sum, n);
+  return TL_OK;
 }
 
 int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
@@ -255,9 +251,10 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
   if (cfg->slices) {
     memcpy(slices, cfg->slices, (size_t)P * sizeof *slices);
-    if (!slices_fit(algo, res->n, P, slices, info)) {
+    int fit = slices_fit(algo, res->n, P, slices, info);
+    if (fit != TL_OK) {
       free(slices);
-      return info->status;
+      return fit;
     }
   } else {
     tl_mpi_default_slices(algo, res->n, P, slices);

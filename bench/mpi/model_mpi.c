@@ -284,6 +284,17 @@ static int measure_network(MPI_Comm comm, double *alpha, double *beta, tl_info *
   return st;
 }
 
+/* A rank's own failure (no memory) made every rank's, so that the ranks
+ * leave together and none waits in a collective the others skip. */
+static int agree(MPI_Comm comm, int st, tl_info *info)
+{
+  int worst;
+  MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst != TL_OK && st == TL_OK)
+    return TL_FAIL(info, worst, -1, -1, "", "model: another rank failed (no memory)");
+  return worst;
+}
+
 /* One row: the bench at `ranks` against the model with gamma. The
  * measured machine is one rank's: the ping-pong's alpha and beta, the
  * memory bandwidth of the same-traffic stream timed beside the solve. */
@@ -296,11 +307,14 @@ static int model_row(MPI_Comm comm, const tl_algorithm *algo, const tl_mpi_bench
   if (st != TL_OK)
     return st;
   tl_model_counts counts;
-  if ((st = bench_counts(algo, cfg, res.nsys, ranks, &counts, info)) != TL_OK)
+  st = bench_counts(algo, cfg, res.nsys, ranks, &counts, info);
+  size_t *sizes = st == TL_OK ? malloc((size_t)ranks * sizeof *sizes) : NULL, m = 0;
+  if (st == TL_OK && !sizes)
+    st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
+  if ((st = agree(comm, st, info)) != TL_OK) {
+    free(sizes);
     return st;
-  size_t *sizes = malloc((size_t)ranks * sizeof *sizes), m = 0;
-  if (!sizes)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
+  }
   tl_mpi_default_slices(algo, res.n, ranks, sizes);
   for (int r = 0; r < ranks; r++)
     m = sizes[r] > m ? sizes[r] : m;
@@ -330,7 +344,8 @@ static int model_row(MPI_Comm comm, const tl_algorithm *algo, const tl_mpi_bench
  * work -- the m rows of every system the busiest rank holds at q, with
  * every phase a rank of q runs (spikes, reduced rows, its share of the
  * verdict), which one rank alone does not -- timed on q ranks where the
- * others hold IDLE_ROWS rows each:
+ * others hold IDLE_ROWS rows each (m / 8 where m is below 512 rows, and
+ * never fewer than the algorithm's smallest partition):
  *
  *   the prediction (q = 2)     [ m rows    | m rows    ]  even: each waits
  *   the calibration, twice     [ m rows    | 64 ]          for the other
@@ -341,35 +356,41 @@ static int model_row(MPI_Comm comm, const tl_algorithm *algo, const tl_mpi_bench
  * equal partner (imbalance, descheduling) that the prediction must not
  * be given. The first, the last and (q > 2) an interior rank are timed in
  * turn and the slowest rate is gamma: the busiest rank decides, as it
- * does the message counts. A calibration whose solve fails is an error
- * that names the split. */
+ * does the message counts. A calibration whose solve gives no solution
+ * is an error that names the split. */
 static int partitioned_gamma(MPI_Comm comm, const tl_algorithm *algo,
                              const tl_mpi_bench_config *cfg, int q, double *gamma, tl_info *info)
 {
   size_t *sizes = malloc(2 * (size_t)q * sizeof *sizes), m = 0;
-  if (!sizes)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
+  int st = sizes ? TL_OK : TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
+  if ((st = agree(comm, st, info)) != TL_OK) {
+    free(sizes);
+    return st;
+  }
   tl_mpi_default_slices(algo, cfg->n, q, sizes);
   for (int r = 0; r < q; r++)
     m = sizes[r] > m ? sizes[r] : m;
+  size_t least = algo->min_rows_per_part ? algo->min_rows_per_part : 1;
+  size_t idle = m / 8 < IDLE_ROWS ? m / 8 : IDLE_ROWS;
+  idle = idle > least ? idle : least;
   size_t nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1, *sl = sizes + q;
-  int who[3] = {0, q - 1, 1}, nwho = q > 2 ? 3 : 2, st = TL_OK;
+  int who[3] = {0, q - 1, 1}, nwho = q > 2 ? 3 : 2;
   *gamma = 0.0;
   for (int w = 0; w < nwho && st == TL_OK; w++) {
     for (int r = 0; r < q; r++)
-      sl[r] = r == who[w] ? m : IDLE_ROWS;
+      sl[r] = r == who[w] ? m : idle;
     tl_mpi_bench_config cal = *cfg;
-    cal.n = m + (size_t)(q - 1) * IDLE_ROWS;
+    cal.n = m + (size_t)(q - 1) * idle;
     cal.unknowns = cal.n * nsys;
     cal.slices = sl;
     tl_mpi_bench_result res;
     if ((st = bench_on(comm, q, algo, &cal, &res, info)) != TL_OK)
       break;
-    if (res.status != TL_OK)
+    if (!tl_status_has_solution(res.status))
       st = TL_FAIL(info, res.status, -1, -1, "",
-                   "model: %s's calibration (rank %d of %d holding %zu rows, the others %d) "
+                   "model: %s's calibration (rank %d of %d holding %zu rows, the others %zu) "
                    "failed: %s",
-                   algo->name, who[w], q, m, IDLE_ROWS, res.msg);
+                   algo->name, who[w], q, m, idle, res.msg);
     double g = res.t_med / ((double)m * (double)nsys);
     *gamma = g > *gamma ? g : *gamma;
   }
@@ -383,6 +404,9 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
   int P;
   MPI_Comm_size(comm, &P);
   *nrows = 0;
+  tl_mpi_bench_config own = *cfg; /* every bench on the algorithm's own slices */
+  own.slices = NULL;
+  cfg = &own;
   int st = measure_network(comm, alpha, beta, info);
   size_t count;
   const tl_algorithm *const *reg = tl_mpi_registry(&count);

@@ -106,8 +106,9 @@ typedef struct tl_model_row {
   int status;   /* of the measured solve                          */
   double gamma; /* s per unknown. P = 1: one rank alone on 1/P of the
                    batch; P >= 2: a rank holding the busiest rank's
-                   rows, its partners 64 rows each (partitioned work,
-                   no waiting for an equal partner)                  */
+                   rows, its partners 64 rows each (fewer for short
+                   slices; partitioned work, no waiting for an equal
+                   partner)                                          */
   double t_comm_model, t_compute_model, t_model; /* predicted, seconds  */
   double t_bytes_model;                          /* the byte model alone (no gamma) + comm      */
   double t_measured;                             /* tl_mpi_bench_algorithm's median            */
@@ -121,13 +122,15 @@ typedef struct tl_model_row {
  * the MPI rank program itself) -- for q = 1 on the first rank alone on
  * 1/P of the batch, the unknowns each of P ranks holds; for q >= 2 on q
  * ranks where one holds the rows the busiest rank holds at q and the
- * others 64 rows each (the first, the last and an interior rank in turn,
+ * others 64 rows each, fewer for short slices (the first, the last and an
+ * interior rank in turn,
  * the slowest rate kept: the partitioned phases one rank alone does not
  * run, without the waiting for an equal partner) -- and the bench of the
  * whole batch on the first q = 1..P ranks against the model with gamma,
  * the ping-pong's alpha and beta and the same-traffic stream timed beside
- * each solve. rows: P entries per algorithm with a ledger model,
- * in registry order; *nrows set. Collective; significant on every rank. */
+ * each solve. cfg->slices is not used: every bench runs the algorithm's
+ * own slices (the calibrations their own uneven ones). rows: P entries per algorithm with a ledger
+ * model, in registry order; *nrows set. Collective; significant on every rank. */
 int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row *rows, size_t cap,
                      size_t *nrows, double *alpha, double *beta, tl_info *info);
 

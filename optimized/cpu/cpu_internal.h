@@ -80,57 +80,6 @@
 #define TL_CPU_XC 256
 #endif
 
-/* Software prefetch one chunk ahead, for the kernels that read groups of
- * SZ contiguous lines through tiles (the x-line kernel, the registry's
- * periodic path). A chunk is XC rows (all np rows when fewer) of the
- * group's SZ lines; while the tiles of chunk k are solved, tile step t
- * prefetches its share of chunk k + 1 -- or of the next group's first
- * chunk -- in memory order, line after line:
- *
- *   line 0: [chunk k | chunk k+1 ->->->]     the tiles read one cache
- *   line 1: [chunk k | chunk k+1 ->->->]     line of every line per step
- *   ...                                      (SZ places); the prefetches
- *   line SZ-1: ...                           run along one line at a time
- *
- * so memory sees runs of XC values rather than SZ scattered lines per
- * step, and the chunk waits in L2 (4 arrays x SZ x XC values: 64 KiB
- * for doubles, SZ = 8) before its tiles are read. The prefetch stops at
- * L2: a chunk is more than L1 holds, and prefetched into L1 it pushed
- * out the lines of the tiles being read (from memory, one thread,
- * n = 1024: 4.4-4.6 ns per unknown into L1, 3.6-3.8 into L2;
- * docs/performance.md).
- *
- * a .. d: the group's line 0, row 0; elem: sizeof one value; sz: lines
- * per group, `lane` values apart; n rows, np of them in the tiles; xt
- * rows per tile step, `line` values per cache line; d_write: d is
- * written later (the x kernel solves in place). The addresses are
- * formed as integers: past the last group they point beyond the arrays,
- * which a prefetch may (it never faults) but pointer arithmetic may not. */
-static TL_CPU_INLINE void tl_cpu_chunk_prefetch(const void *a, const void *b, const void *c,
-                                                const void *d, int d_write, size_t elem, size_t sz,
-                                                size_t lane, size_t n, size_t np, size_t xt,
-                                                size_t line, size_t t)
-{
-  size_t xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / xt, k = t / steps, j = t % steps;
-  size_t base = 0, r0 = (k + 1) * xc;
-  if (r0 >= n) /* the last chunk: the next group's first */
-    base = sz * lane, r0 = 0;
-  size_t per_line = xc / line, per_step = sz * per_line / steps, q = j * per_step;
-  size_t ln = q / per_line, e = q % per_line; /* this step's first cache line */
-  for (size_t u = 0; u < per_step; u++) {
-    uintptr_t o = (uintptr_t)((base + r0 + ln * lane + e * line) * elem);
-    TL_CPU_PREFETCH_L2((const void *)((uintptr_t)a + o), 0);
-    TL_CPU_PREFETCH_L2((const void *)((uintptr_t)b + o), 0);
-    TL_CPU_PREFETCH_L2((const void *)((uintptr_t)c + o), 0);
-    if (d_write)
-      TL_CPU_PREFETCH_L2((const void *)((uintptr_t)d + o), 1);
-    else
-      TL_CPU_PREFETCH_L2((const void *)((uintptr_t)d + o), 0);
-    if (++e == per_line)
-      e = 0, ln++;
-  }
-}
-
 /* The calling thread's share [*first, *end) of `count` work items in an
  * OpenMP parallel region: contiguous, in thread order, as a static
  * schedule splits them (the whole range outside a parallel region). */

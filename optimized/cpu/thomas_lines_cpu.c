@@ -405,14 +405,43 @@ static TL_CPU_INLINE void FN(tile_rows)(size_t n, size_t shift, size_t t, size_t
   *rows = (hi < n ? hi : n) - lo;
 }
 
-/* Software prefetch of chunk k + 1 while chunk k's tiles are solved
- * (tl_cpu_chunk_prefetch, cpu_internal.h: runs of rows along one line at
- * a time, into L2); d is prefetched for writing, x goes to d or beside. */
+/* Software prefetch one chunk ahead. A chunk is XC rows (all np rows
+ * when fewer) of the group's SZ lines; while the tiles of chunk k are
+ * solved, each step prefetches its share of chunk k + 1 -- or of the
+ * next group's first chunk -- in memory order, line after line:
+ *
+ *   line 0: [chunk k | chunk k+1 ->->->]     the tiles read one cache
+ *   line 1: [chunk k | chunk k+1 ->->->]     line of every line per step
+ *   ...                                      (SZ places); the prefetches
+ *   line SZ-1: ...                           run along one line at a time
+ *
+ * so memory sees runs of XC values rather than SZ scattered lines per
+ * step, and the chunk waits in L2 (4 arrays x SZ x XC values: 64 KiB
+ * for doubles, SZ = 8) before its tiles are read. The prefetch stops at
+ * L2: a chunk is more than L1 holds, and prefetched into L1 it pushed
+ * out the lines of the tiles being read (from memory, one thread,
+ * n = 1024: 4.4-4.6 ns per unknown into L1, 3.6-3.8 into L2;
+ * docs/performance.md). A prefetch past the end of an array is harmless
+ * (it never faults). */
 static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, const FN(flight) * f)
 {
-  size_t o = f->off;
-  tl_cpu_chunk_prefetch(f->a + o, f->b + o, f->c + o, f->d + o, 1, sizeof(T), SZ, f->lane, n, np,
-                        XT, TILE, t);
+  size_t xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / XT, k = t / steps, j = t % steps;
+  size_t ln = f->lane, base = f->off, r0 = (k + 1) * xc;
+  if (r0 >= n) /* the last chunk: the next group's first */
+    base += SZ * ln, r0 = 0;
+  size_t per_line = xc / TILE, per_step = SZ * per_line / steps, q = j * per_step;
+  size_t line = q / per_line, e = q % per_line; /* this step's first cache line */
+  const T *pa = f->a + base + r0, *pb = f->b + base + r0, *pc = f->c + base + r0;
+  const T *pd = f->d + base + r0;
+  for (size_t u = 0; u < per_step; u++) {
+    size_t o = line * ln + e * TILE;
+    TL_CPU_PREFETCH_L2(pa + o, 0);
+    TL_CPU_PREFETCH_L2(pb + o, 0);
+    TL_CPU_PREFETCH_L2(pc + o, 0);
+    TL_CPU_PREFETCH_L2(pd + o, 1);
+    if (++e == per_line)
+      e = 0, line++;
+  }
 }
 
 /* ---- a whole tile in registers (SZ = 8) ---- */
@@ -523,19 +552,22 @@ static TL_CPU_INLINE void FN(dom_tile_regs)(const tl_cpu_v8d *A, const tl_cpu_v8
 #endif
 
 /* A[r] = row i0 + r of the 8 lines, and B, C, D. A float tile (16 rows)
- * reads each cache line in two halves. Taken array after array (A's
- * first half, B's, C's, D's, then the second halves) the transposes of
- * one array overlap the loads of the next; but where the lines lie a
- * multiple of 2 KiB apart (lane a multiple of 512 floats: n = 512, 1024,
- * 4096, ...) the 8 lines of the four arrays fall into one or two sets of
- * L1, 16 or 32 lines for the 12 ways of this machine's L1, and the
- * second halves found their lines evicted. There both halves of an array
- * come one after the other: in cache, one thread, n = 1024 and 4096 take
- * 1.29-1.30 ns per unknown instead of 1.61-1.63, n = 512 1.21 instead of
- * 1.33; elsewhere that order was 5-7 % slower than the other
- * (docs/performance.md, "The float x tile's two halves"). TL_CPU_ORDER
- * keeps each order as written: without it the compiler gave both paths
- * one schedule, and neither gain. A double tile is one load per line. */
+ * reads each cache line in two halves. The usual order interleaves the
+ * arrays: the first halves of A, B, C and D, then their second halves, so
+ * that the transposes of one array overlap the loads of the next. Where
+ * the lines lie a multiple of 2 KiB apart (lane a multiple of 512
+ * floats: n = 512, 1024, 4096, ...) and the arrays share one offset
+ * modulo 4 KiB (as large allocations usually do), the 8 lines of the
+ * four arrays fall into two sets of L1 (16 lines each) or one (32), more
+ * than its 12 ways, and the second halves found their lines evicted.
+ * There the two halves of each array are read one after the other: in
+ * cache, one thread, n = 1024 and 4096 take 1.29-1.30 ns per unknown
+ * instead of 1.61-1.63, n = 512 1.21 instead of 1.33; at the other n that
+ * order was 5-7 % slower than the usual one (docs/performance.md, "The
+ * float x tile's two halves", raw CSVs beside it). TL_CPU_ORDER keeps
+ * each order as written: without it the compiler gave both paths one
+ * schedule, and neither gain. A double tile (8 rows) is one load per line
+ * and array; a barrier there cost 5-8 % from memory, so it has none. */
 static TL_CPU_INLINE void FN(tile_in_regs)(const FN(flight) * f, size_t i0, TL_LV *A, TL_LV *B,
                                            TL_LV *C, TL_LV *D)
 {
@@ -559,7 +591,8 @@ static TL_CPU_INLINE void FN(tile_in_regs)(const FN(flight) * f, size_t i0, TL_L
     TL_LV_LOAD(f->b + o + h, ln, B + h);
     TL_LV_LOAD(f->c + o + h, ln, C + h);
     TL_LV_LOAD(f->d + o + h, ln, D + h);
-    TL_CPU_ORDER();
+    if (XT > 8) /* float: the halves in this order too */
+      TL_CPU_ORDER();
   }
 }
 

@@ -382,13 +382,26 @@ static TL_CPU_INLINE void FN(ptile_out)(const FN(pgroup) * G, FN(pv) X[8], size_
 }
 
 /* Software prefetch into L2 one chunk of TL_CPU_XC rows ahead, along
- * each line in turn, as the x-line kernel does (tl_cpu_chunk_prefetch,
- * cpu_internal.h); after the group's last chunk, the next group's first.
- * d is only read here: x goes to its own array. */
+ * each line in turn (the x-line kernel's chunk_prefetch: runs of rows
+ * for memory, not 8 scattered lines per tile); after the group's last
+ * chunk, the next group's first. */
 static TL_CPU_INLINE void FN(pprefetch)(const FN(pgroup) * G, size_t t)
 {
-  tl_cpu_chunk_prefetch(G->a, G->b, G->c, G->d, 0, sizeof(T), SZ, G->lane, G->n, G->tiles * TILE,
-                        TILE, TILE, t);
+  size_t np = G->tiles * TILE, xc = np < TL_CPU_XC ? np : TL_CPU_XC, steps = xc / TILE;
+  size_t k = t / steps, j = t % steps, ln = G->lane, r0 = (k + 1) * xc, base = 0;
+  if (r0 >= G->n)
+    base = SZ * ln, r0 = 0;
+  size_t per_line = xc / TILE, per_step = SZ * per_line / steps, q = j * per_step;
+  size_t line = q / per_line, e = q % per_line;
+  for (size_t u = 0; u < per_step; u++) {
+    size_t o = base + r0 + line * ln + e * TILE;
+    TL_CPU_PREFETCH_L2(G->a + o, 0);
+    TL_CPU_PREFETCH_L2(G->b + o, 0);
+    TL_CPU_PREFETCH_L2(G->c + o, 0);
+    TL_CPU_PREFETCH_L2(G->d + o, 0);
+    if (++e == per_line)
+      e = 0, line++;
+  }
 }
 
 /* The recurrence's carried state: c', y' and z' of the previous row, the

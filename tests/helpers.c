@@ -9,6 +9,7 @@
 
 #include "helpers.h"
 #include "tridlab/backend.h"
+#include "tridlab/cpu.h"
 
 th_sys th_sys_make(size_t n, int kind, double lo, double hi, uint64_t seed)
 {
@@ -408,4 +409,13 @@ void th_slices_one_broken(th_slice_case *one, size_t nsys)
     for (size_t row = 0; row < ms[i]; row += 2)
       for (size_t sys = 0; sys < nsys; sys += 5)
         one(ms[i], nsys, 1, 0, sys, row, seed++);
+}
+
+int th_lanes_built(void)
+{
+  double v[4][16], ends[6 * 8];
+  unsigned char bad[8] = {0};
+  for (int k = 0; k < 16; k++)
+    v[0][k] = v[2][k] = 0.25, v[1][k] = 2.0, v[3][k] = 1.0;
+  return tl_cpu_tridsolver_ends_d(2, 8, 0, 0, v[0], v[1], v[2], v[3], ends, bad) == 8;
 }

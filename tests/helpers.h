@@ -22,6 +22,18 @@ typedef struct th_sys {
   tl_batch batch;
 } th_sys;
 
+/* Whether this build runs the batched kernels in SIMD lanes (a compiler
+ * with vector shuffles; not -DTL_CPU_NO_SHUFFLE). Without them every
+ * batched kernel leaves its systems to its caller, as documented (the
+ * count of systems it took in groups of eight is 0); tests of the lane
+ * path skip there (TH_NEEDS_LANES). */
+int th_lanes_built(void);
+#define TH_NEEDS_LANES()                                                                           \
+  do {                                                                                             \
+    if (!th_lanes_built())                                                                         \
+      cr_skip_test("this build has no SIMD lanes (no vector shuffles)");                           \
+  } while (0)
+
 /* kind 0: strictly dominant random rows, b = +-(|a|+|c|)(1 + u), u
  * uniform in [lo, hi); kind 1: tridiag(1, lambda, 1) with lambda = lo.
  * The right-hand side is uniform in [-1, 1); everything from `seed`. */

@@ -159,11 +159,13 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
 
 Test(distd2_lines_cpu, plans_are_the_reference_bits)
 {
+  TH_NEEDS_LANES();
   th_slices_every_size(compare);
 }
 
 Test(distd2_lines_cpu, a_broken_system_is_flagged_alone)
 {
+  TH_NEEDS_LANES();
   th_slices_one_broken(compare, 16);
 }
 
@@ -173,6 +175,7 @@ Test(distd2_lines_cpu, a_broken_system_is_flagged_alone)
  * decoupling alone). */
 Test(distd2_lines_cpu, fused_flags_are_the_two_calls)
 {
+  TH_NEEDS_LANES();
   enum { NS = 8 };
   for (int t = 0; t < 2; t++) {
     size_t m = t == 0 ? 2 : 3;

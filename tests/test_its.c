@@ -479,6 +479,7 @@ static void window_states(tl_its_state *st, size_t nsys, size_t n, int type)
 
 Test(its, window_solves_eight_at_once_are_the_references_bits)
 {
+  TH_NEEDS_LANES();
   static const int ty[] = {34, 20, 55, 50};
   enum { NS = 21 };
   for (size_t t = 0; t < 4; t++) {

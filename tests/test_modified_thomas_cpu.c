@@ -238,17 +238,21 @@ static void ends_and_finish_skipped(int hyb, uint64_t seed)
 
 Test(modified_thomas_cpu, tridsolver_ends_and_finish_are_the_sweeps_bits)
 {
+  TH_NEEDS_LANES();
   ends_and_finish_sizes(0, 500);
 }
 Test(modified_thomas_cpu, tridsolver_finish_leaves_a_skipped_group_to_the_caller)
 {
+  TH_NEEDS_LANES();
   ends_and_finish_skipped(0, 900);
 }
 Test(modified_thomas_cpu, hybrid_ends_and_finish_are_the_sweeps_bits)
 {
+  TH_NEEDS_LANES();
   ends_and_finish_sizes(1, 700);
 }
 Test(modified_thomas_cpu, hybrid_finish_leaves_a_skipped_group_to_the_caller)
 {
+  TH_NEEDS_LANES();
   ends_and_finish_skipped(1, 1100);
 }

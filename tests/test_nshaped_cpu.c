@@ -141,11 +141,13 @@ static void compare(size_t m, size_t nsys, int q, int periodic, size_t broken_sy
 
 Test(nshaped_cpu, stages_are_the_reference_bits)
 {
+  TH_NEEDS_LANES();
   th_slices_every_size(compare);
 }
 
 Test(nshaped_cpu, a_broken_system_is_flagged_alone)
 {
+  TH_NEEDS_LANES();
   th_slices_one_broken(compare, 17);
 }
 
@@ -154,6 +156,7 @@ Test(nshaped_cpu, a_broken_system_is_flagged_alone)
  * (JU's alone when the block has one row). */
 Test(nshaped_cpu, a_zero_pivot_at_either_end_of_the_block_is_flagged)
 {
+  TH_NEEDS_LANES();
   static const size_t ms[] = {2, 3, 4, 9, 17};
   uint64_t seed = 200;
   for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)

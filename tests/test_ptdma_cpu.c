@@ -223,10 +223,12 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
 
 Test(ptdma_cpu, ends_and_finish_are_the_reference_bits)
 {
+  TH_NEEDS_LANES();
   th_slices_every_size(compare_fused);
 }
 
 Test(ptdma_cpu, ends_and_finish_with_a_broken_system)
 {
+  TH_NEEDS_LANES();
   th_slices_one_broken(compare_fused, 17);
 }

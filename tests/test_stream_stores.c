@@ -18,6 +18,7 @@
 
 #include <criterion/criterion.h>
 
+#include "helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/verify.h"
 
@@ -93,6 +94,7 @@ static void run_all(batch *bt)
 
 Test(stream_stores, the_bits_of_plain_stores)
 {
+  int lanes = th_lanes_built();
   static const size_t ms[] = {64, 36};
   for (size_t z = 0; z < sizeof ms / sizeof ms[0]; z++) {
     batch plain, nt;
@@ -110,8 +112,9 @@ Test(stream_stores, the_bits_of_plain_stores)
                   !memcmp(plain.bad, nt.bad, sizeof plain.bad) &&
                   !memcmp(plain.flags, nt.flags, sizeof plain.flags),
               "m %zu: the per-system outputs differ", ms[z]);
-    for (size_t s = 0; s < NSYS; s++)
-      cr_expect_eq(plain.bad[s], 0, "m %zu: system %zu flagged", ms[z], s);
+    for (size_t s = 0; s < NSYS; s++) /* without lanes: all left to the reference */
+      cr_expect_eq(plain.bad[s], lanes ? 0 : 1, "m %zu: system %zu flagged %d", ms[z], s,
+                   plain.bad[s]);
     drop(&plain);
     drop(&nt);
   }

@@ -111,8 +111,9 @@ static inline void tl_cpu_stream_fence(void)
 
 /* Small in-register transposes for the tiles of the x-direction kernels:
  * 8x8 blocks of doubles, 4x4 of floats, rows p[k] (unaligned) to rows q[k]. GCC 12+ and Clang have
- * __builtin_shufflevector; other compilers get the scalar loops. */
-#if defined(__has_builtin)
+ * __builtin_shufflevector; other compilers get the scalar loops, and so
+ * does a build with -DTL_CPU_NO_SHUFFLE (to test them). */
+#if defined(__has_builtin) && !defined(TL_CPU_NO_SHUFFLE)
 #if __has_builtin(__builtin_shufflevector)
 #define TL_CPU_SHUFFLE 1
 #endif

@@ -414,10 +414,11 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
     const tl_algorithm *algo = reg[k];
     if (!algo->ledger_model)
       continue; /* a baseline with no ledger: nothing to model */
-    /* gamma: the algorithm alone on one rank, on 1/P of the batch -- the
-     * unknowns each of P ranks holds, so that the rate is measured at the
-     * memory footprint of the P-rank solve it predicts (the rate per
-     * unknown depends on it), and P = 1 is predicted from another size. */
+    /* gamma of the P = 1 row: the algorithm alone on one rank, on 1/P of
+     * the batch -- the unknowns each of P ranks holds, so that the rate is
+     * measured at the memory footprint of the P-rank solve, and P = 1 is
+     * predicted from another size. Rows of q >= 2 ranks take
+     * partitioned_gamma's rate instead. */
     tl_mpi_bench_config cal = *cfg;
     cal.unknowns = cfg->unknowns / (size_t)P >= cfg->n ? cfg->unknowns / (size_t)P : cfg->n;
     tl_mpi_bench_result res;

@@ -92,6 +92,18 @@ static void run_all(batch *bt)
                                       G, G + NSYS, bt->bad, NULL);
 }
 
+/* The lane-path tests skip where th_lanes_built() says the build has no
+ * lanes; a compiler that has the shuffles must build them, so that those
+ * tests cannot skip unseen. */
+Test(stream_stores, a_compiler_with_shuffles_builds_the_lanes)
+{
+#if !defined(TL_CPU_NO_SHUFFLE) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
+  cr_assert(th_lanes_built(), "GCC 12+ or Clang, and no SIMD lanes");
+#else
+  cr_skip_test("a compiler without vector shuffles, or -DTL_CPU_NO_SHUFFLE");
+#endif
+}
+
 Test(stream_stores, the_bits_of_plain_stores)
 {
   int lanes = th_lanes_built();

@@ -213,6 +213,15 @@ static void slowest(void *arg, double t[3])
   MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_solve *)arg)->comm);
 }
 
+/* 1 when every rank of comm has what it allocated: a rank short of
+ * memory must not leave alone while the others wait in a collective. */
+static int all_have(MPI_Comm comm, int mine)
+{
+  int all;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all;
+}
+
 /* Chosen slices are P sizes adding up to n, each at least the
  * algorithm's smallest partition (the same verdict on every rank: every
  * rank holds the same sizes). TL_OK, or TL_ERR_ARG with a message. */
@@ -247,8 +256,10 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
   res->nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1;
   int reps = cfg->reps > 0 ? cfg->reps : 1;
   size_t *slices = malloc((size_t)P * sizeof *slices);
-  if (!slices)
+  if (!all_have(comm, slices != NULL)) { /* every rank leaves, or none */
+    free(slices);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
+  }
   if (cfg->slices) {
     memcpy(slices, cfg->slices, (size_t)P * sizeof *slices);
     int fit = slices_fit(algo, res->n, P, slices, info);
@@ -266,7 +277,8 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
     return st;
   size_t cnt = local.m * local.nsys;
   double *x = tl_alloc(cnt ? cnt : 1, sizeof *x);
-  if (!x) {
+  if (!all_have(comm, x != NULL)) {
+    free(x);
     tl_mpi_batch_free(&local);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
   }

@@ -291,7 +291,8 @@ static int agree(MPI_Comm comm, int st, tl_info *info)
   int worst;
   MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst != TL_OK && st == TL_OK)
-    return TL_FAIL(info, worst, -1, -1, "", "model: another rank failed (no memory)");
+    return TL_FAIL(info, worst, -1, -1, "", "model: another rank failed (%s)",
+                   tl_status_name(worst));
   return worst;
 }
 
@@ -424,6 +425,11 @@ int tl_model_measure(MPI_Comm comm, const tl_mpi_bench_config *cfg, tl_model_row
     tl_mpi_bench_result res;
     if ((st = bench_on(comm, 1, algo, &cal, &res, info)) != TL_OK)
       break;
+    if (!tl_status_has_solution(res.status)) {
+      st = TL_FAIL(info, res.status, -1, -1, "", "model: %s's calibration on one rank failed: %s",
+                   algo->name, res.msg);
+      break;
+    }
     double gamma = res.t_med / ((double)res.n * (double)res.nsys);
     for (int q = 1; q <= P && st == TL_OK; q++) {
       if (*nrows == cap)

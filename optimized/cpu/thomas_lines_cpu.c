@@ -591,7 +591,7 @@ static TL_CPU_INLINE void FN(tile_in_regs)(const FN(flight) * f, size_t i0, TL_L
     TL_LV_LOAD(f->b + o + h, ln, B + h);
     TL_LV_LOAD(f->c + o + h, ln, C + h);
     TL_LV_LOAD(f->d + o + h, ln, D + h);
-    if (XT > 8) /* float: the halves in this order too */
+    if (XT > 8) /* more than one load per line (float): its halves in this order too */
       TL_CPU_ORDER();
   }
 }

@@ -39,6 +39,23 @@ void tl_mpi_bench_config_init(tl_mpi_bench_config *cfg)
   cfg->slices = NULL;
 }
 
+int tl_mpi_bench_all(MPI_Comm comm, int ok)
+{
+  int all;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all;
+}
+
+int tl_mpi_bench_agree(MPI_Comm comm, int st, const char *what, tl_info *info)
+{
+  int worst;
+  MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst != TL_OK && st == TL_OK)
+    return TL_FAIL(info, worst, -1, -1, "", "%s failed on another rank (%s)", what,
+                   tl_status_name(worst));
+  return st;
+}
+
 void tl_mpi_quiet_barrier(MPI_Comm comm)
 {
   MPI_Request req;
@@ -97,9 +114,7 @@ int tl_mpi_bench_batch(MPI_Comm comm, size_t n, size_t nsys, const size_t *slice
   tl_partition_bounds(n, P, slices, rank, &begin, &end);
   size_t m = end - begin, cnt = m * nsys;
   double *mem = tl_alloc(4 * (cnt ? cnt : 1), sizeof(double));
-  int ok = mem != NULL, all_ok;
-  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-  if (!all_ok) {
+  if (!tl_mpi_bench_all(comm, mem != NULL)) {
     free(mem);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for a %zu x %zu batch",
                    nsys, n);
@@ -213,35 +228,6 @@ static void slowest(void *arg, double t[3])
   MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_solve *)arg)->comm);
 }
 
-/* 1 when every rank of comm has what it allocated: a rank short of
- * memory must not leave alone while the others wait in a collective. */
-static int all_have(MPI_Comm comm, int mine)
-{
-  int all;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-  return all;
-}
-
-/* Chosen slices are P sizes adding up to n, each at least the
- * algorithm's smallest partition (the same verdict on every rank: every
- * rank holds the same sizes). TL_OK, or TL_ERR_ARG with a message. */
-static int slices_fit(const tl_algorithm *algo, size_t n, int P, const size_t *slices,
-                      tl_info *info)
-{
-  size_t least = algo->min_rows_per_part ? algo->min_rows_per_part : 1, sum = 0;
-  for (int r = 0; r < P; r++) {
-    if (slices[r] < least)
-      return TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices",
-                     "bench: rank %d's slice of %zu rows is below %s's smallest partition (%zu)", r,
-                     slices[r], algo->name, least);
-    sum += slices[r];
-  }
-  if (sum != n)
-    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "slices",
-                   "bench: the slices add up to %zu rows, not n = %zu", sum, n);
-  return TL_OK;
-}
-
 int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
                            const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
                            tl_info *info)
@@ -256,13 +242,13 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
   res->nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1;
   int reps = cfg->reps > 0 ? cfg->reps : 1;
   size_t *slices = malloc((size_t)P * sizeof *slices);
-  if (!all_have(comm, slices != NULL)) { /* every rank leaves, or none */
+  if (!tl_mpi_bench_all(comm, slices != NULL)) { /* every rank leaves, or none */
     free(slices);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
   }
   if (cfg->slices) {
     memcpy(slices, cfg->slices, (size_t)P * sizeof *slices);
-    int fit = slices_fit(algo, res->n, P, slices, info);
+    int fit = tl_mpi_check_slices(algo, res->n, P, slices, info); /* as tl_mpi_solve's */
     if (fit != TL_OK) {
       free(slices);
       return fit;
@@ -277,7 +263,7 @@ int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
     return st;
   size_t cnt = local.m * local.nsys;
   double *x = tl_alloc(cnt ? cnt : 1, sizeof *x);
-  if (!all_have(comm, x != NULL)) {
+  if (!tl_mpi_bench_all(comm, x != NULL)) {
     free(x);
     tl_mpi_batch_free(&local);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory");
@@ -612,9 +598,7 @@ int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_
   k.plan = &plan;
   k.u = st == TL_OK ? tl_alloc(groups * (m + 4) * k.sz, sizeof(double)) : NULL;
   k.du = st == TL_OK ? tl_alloc(k.own, sizeof(double)) : NULL;
-  int ok = k.u && k.du, all;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  if (all) {
+  if (tl_mpi_bench_all(comm, k.u && k.du)) {
     for (size_t s = 0; s < k.nsys; s++) /* own rows 2 .. m+1 of each group */
       for (size_t j = 0; j < m; j++)
         k.u[((s / k.sz) * (m + 4) + j + 2) * k.sz + s % k.sz] = wave(s, begin + j, res->n);
@@ -631,10 +615,7 @@ int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_
   } else if (st == TL_OK) {
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "bench: no memory for the compact batch");
   }
-  int worst;
-  MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
-  if (worst != TL_OK && st == TL_OK)
-    st = TL_FAIL(info, worst, -1, -1, "", "bench: the compact batch failed on another rank");
+  st = tl_mpi_bench_agree(comm, st, "bench: the compact batch", info);
   tl_distd2_plan_destroy(&plan);
   free(k.u);
   free(k.du);
@@ -703,9 +684,7 @@ int tl_mpi_pingpong(MPI_Comm comm, const size_t *bytes, size_t nsizes, int reps,
     most = bytes[k] > most ? bytes[k] : most;
   char *buf = calloc(most, 1);
   double *t = calloc(reps > 0 ? (size_t)reps : 1, sizeof *t);
-  int ok = buf && t, all;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  if (!all) {
+  if (!tl_mpi_bench_all(comm, buf && t)) {
     free(buf);
     free(t);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "ping-pong: no memory");

@@ -284,18 +284,6 @@ static int measure_network(MPI_Comm comm, double *alpha, double *beta, tl_info *
   return st;
 }
 
-/* A rank's own failure (no memory) made every rank's, so that the ranks
- * leave together and none waits in a collective the others skip. */
-static int agree(MPI_Comm comm, int st, tl_info *info)
-{
-  int worst;
-  MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm);
-  if (worst != TL_OK && st == TL_OK)
-    return TL_FAIL(info, worst, -1, -1, "", "model: another rank failed (%s)",
-                   tl_status_name(worst));
-  return worst;
-}
-
 /* One row: the bench at `ranks` against the model with gamma. The
  * measured machine is one rank's: the ping-pong's alpha and beta, the
  * memory bandwidth of the same-traffic stream timed beside the solve. */
@@ -312,7 +300,7 @@ static int model_row(MPI_Comm comm, const tl_algorithm *algo, const tl_mpi_bench
   size_t *sizes = st == TL_OK ? malloc((size_t)ranks * sizeof *sizes) : NULL, m = 0;
   if (st == TL_OK && !sizes)
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
-  if ((st = agree(comm, st, info)) != TL_OK) {
+  if ((st = tl_mpi_bench_agree(comm, st, "model: a calibration or row", info)) != TL_OK) {
     free(sizes);
     return st;
   }
@@ -364,7 +352,7 @@ static int partitioned_gamma(MPI_Comm comm, const tl_algorithm *algo,
 {
   size_t *sizes = malloc(2 * (size_t)q * sizeof *sizes), m = 0;
   int st = sizes ? TL_OK : TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "model: no memory");
-  if ((st = agree(comm, st, info)) != TL_OK) {
+  if ((st = tl_mpi_bench_agree(comm, st, "model: a calibration or row", info)) != TL_OK) {
     free(sizes);
     return st;
   }

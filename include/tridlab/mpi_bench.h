@@ -73,9 +73,10 @@ int tl_mpi_bench_batch(MPI_Comm comm, size_t n, size_t nsys, const size_t *slice
                        tl_mpi_batch *local, tl_info *info);
 
 /* Time one MPI algorithm (its default parameters; its own slices, or
- * cfg->slices: TL_ERR_ARG when they do not add up to n or one is below
- * the algorithm's smallest partition) on the bench batch. Collective; the result is significant on
- * every rank. A solve that fails is reported in res->status, not retried. */
+ * cfg->slices, checked by tl_mpi_check_slices: TL_ERR_ARG when they do
+ * not add up to n or one is below the algorithm's smallest partition) on the bench batch.
+ * Collective; the result is significant on every rank. A solve that fails is reported in
+ * res->status, not retried. */
 int tl_mpi_bench_algorithm(MPI_Comm comm, const tl_algorithm *algo,
                            const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res,
                            tl_info *info);

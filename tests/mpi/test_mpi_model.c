@@ -165,7 +165,7 @@ static void slices_case(mpi_check *mc, const tl_algorithm *algo)
   MC_EXPECT(mc, res.residual < 30, "residual ratio %g", res.residual);
   sl[0]++; /* n + 1 rows */
   st = tl_mpi_bench_algorithm(mc->comm, algo, &cfg, &res, &info);
-  MC_EXPECT(mc, st == TL_ERR_ARG && !strcmp(info.arg, "slices"), "sizes adding to n + 1: %d", st);
+  MC_EXPECT(mc, st == TL_ERR_ARG && !strcmp(info.arg, "parts"), "sizes adding to n + 1: %d", st);
   sl[0]--;
   if (algo->min_rows_per_part > 1 && mc->size > 1) { /* n kept: rank 0 short, the last longer */
     sl[0] = algo->min_rows_per_part - 1, sl[mc->size - 1] += 64 - sl[0];

@@ -1,5 +1,6 @@
 /* tests/helpers.c -- the shared test helpers of tests/helpers.h. */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,6 +388,14 @@ double *th_dominant_slices(size_t m, size_t nsys, uint64_t seed)
     v[3 * cnt + k] = tl_rng_uniform(&rng, -1, 1);
   }
   return v;
+}
+
+int th_close_to(const double *out, const double *ref, size_t k)
+{
+  for (size_t i = 0; i < k; i++)
+    if (!(fabs(out[i] - ref[i]) <= 64 * DBL_EPSILON * (1 + fabs(ref[i]))))
+      return 0;
+  return 1;
 }
 
 void th_slices_every_size(th_slice_case *one)

@@ -132,6 +132,12 @@ void th_lele6(size_t n, int periodic, double *a, double *b, double *c, double st
  * (strictly dominant). The caller frees it. */
 double *th_dominant_slices(size_t m, size_t nsys, uint64_t seed);
 
+/* 1 when the k values of out are within a few roundings of ref's,
+ * |out - ref| <= 64 eps (1 + |ref|): a sweep over a dominant system
+ * keeps its values O(1), and one reciprocal in place of a division moves
+ * each by an ulp or two. */
+int th_close_to(const double *out, const double *ref, size_t k);
+
 /* One case of a batched slice kernel against its reference: nsys slices
  * of m rows, slice q of 3 (first, middle, last) of a 3 m-row system,
  * plain or periodic; system broken_sys (none when >= nsys) given a zero

@@ -20,17 +20,6 @@
 #include "helpers.h"
 #include "tridlab/verify.h"
 
-/* 1 when the m values of out are within a few roundings of ref's: the
- * forward sweep of a dominant system keeps its values O(1), and one
- * reciprocal in place of a division moves each by an ulp or two. */
-static int close_to(const double *out, const double *ref, size_t m)
-{
-  for (size_t i = 0; i < m; i++)
-    if (!(fabs(out[i] - ref[i]) <= 64 * DBL_EPSILON * (1 + fabs(ref[i]))))
-      return 0;
-  return 1;
-}
-
 /* A forward sweep: batched (every system, bad[s] flagged) and the
  * reference's (one system). */
 typedef void batched_fn(size_t begin, size_t m, size_t nsys, int has_left, int has_right,
@@ -90,7 +79,7 @@ static void compare(const sweep *sw, size_t m, size_t nsys, int has_left, int ha
     if (rbad[s])
       continue;
     for (int k = 0; k < 3; k++) /* as, cs, ds: within a few roundings */
-      cr_expect(close_to(out + k * cnt + s * m, ref + k * cnt + s * m, m),
+      cr_expect(th_close_to(out + k * cnt + s * m, ref + k * cnt + s * m, m),
                 "m=%zu nsys=%zu left=%d right=%d: system %zu differs in array %d", m, nsys,
                 has_left, has_right, s, k);
     cr_expect(!sw->backward || !memcmp(out + 3 * cnt + s * m, ref + 3 * cnt + s * m, m * sizeof *out),

@@ -1,7 +1,9 @@
 /* tests/test_ptdma_cpu.c -- the batched P-TDMA phases
  * (optimized/cpu/ptdma_cpu.c) against the reference phases they run
- * (reference/ptdma_ref.c): the same bits in every system, the same
- * systems flagged, at every size around the tile and group edges, for a
+ * (reference/ptdma_ref.c): the same systems flagged, and in every system
+ * the same bits (the phases one at a time, the reconstruction) or values
+ * within a few roundings (the fused passes of ptdma_mpi, which invert each
+ * pivot once), at every size around the tile and group edges, for a
  * first, middle and last partition, plain and periodic. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -127,7 +129,8 @@ Test(ptdma_cpu, reconstruction_is_the_reference_bits)
 /* Both phases without their arrays (tl_cpu_ptdma_ends_d, then
  * tl_cpu_ptdma_finish_d) against the reference's phases on each system:
  * the same systems flagged; the rows sent (a, b, c of rows 0 and m-1 as
- * tl_ptdma_pack_d packs them, d' of both) and x, bit for bit; the tiny
+ * tl_ptdma_pack_d packs them, d' of both) and x within a few roundings
+ * (th_close_to: one reciprocal per row where the reference divides); the tiny
  * test; redo where the reference's reconstruction fails, and for the
  * other systems of a group holding a failed one. Twists by system: d' and
  * both ends zero (every interior row meets the tiny test), an end that is
@@ -195,7 +198,7 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
     tl_ptdma_pack_d(begin, begin + m, 0, a, b, c, NULL, rp, rp + 2, rp + 4, NULL);
     tl_ptdma_pack_d(begin, begin + m, 0, NULL, NULL, NULL, d, NULL, NULL, NULL, rr);
     if (s != nan_sys)
-      cr_expect(!memcmp(plan + 6 * s, rp, sizeof rp) && !memcmp(rhs + 2 * s, rr, sizeof rr),
+      cr_expect(th_close_to(plan + 6 * s, rp, 6) && th_close_to(rhs + 2 * s, rr, 2),
                 "m=%zu nsys=%zu part %d periodic %d system %zu: the rows sent differ", m, nsys, q,
                 periodic, s);
     int any = 0;
@@ -210,7 +213,7 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
     int st = tl_ptdma_reconstruct_d(begin, begin + m, a, b, c, d, xf, xl, xr, &info);
     cr_expect_eq(redo[s], st != TL_OK, "m=%zu system %zu: redo %d, status %d", m, s, redo[s], st);
     if (st == TL_OK) {
-      cr_expect(!memcmp(x + o, xr, m * sizeof *x),
+      cr_expect(th_close_to(x + o, xr, m),
                 "m=%zu nsys=%zu part %d periodic %d system "
                 "%zu: x differs",
                 m, nsys, q, periodic, s);
@@ -221,7 +224,7 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
   free(v), free(xb), free(plan), free(rhs), free(x), free(rows), free(f);
 }
 
-Test(ptdma_cpu, ends_and_finish_are_the_reference_bits)
+Test(ptdma_cpu, ends_and_finish_are_the_references_values)
 {
   TH_NEEDS_LANES();
   th_slices_every_size(compare_fused);
@@ -231,4 +234,28 @@ Test(ptdma_cpu, ends_and_finish_with_a_broken_system)
 {
   TH_NEEDS_LANES();
   th_slices_one_broken(compare_fused, 17);
+}
+
+/* A pivot whose reciprocal overflows: B = C = 1e-310 and A = 0 in an
+ * inner row of system 3. The reference's ratios stay finite there (c'/b'
+ * = 1) and it solves the system; the fused passes, which multiply by
+ * 1 / b', flag it (bad), so that the caller runs the reference for it,
+ * and leave the other systems of its group to the lanes. */
+Test(ptdma_cpu, a_pivot_whose_reciprocal_overflows_is_flagged)
+{
+  TH_NEEDS_LANES();
+  size_t m = 20, nsys = 8, cnt = m * nsys, n = 3 * m, begin = m, row = 9;
+  double *v = th_dominant_slices(m, nsys, 77);
+  double *A = v, *B = v + cnt, *C = v + 2 * cnt, *D = v + 3 * cnt;
+  A[3 * m + row] = 0.0, B[3 * m + row] = C[3 * m + row] = 1e-310;
+  double rows[3 * 20], plan[6 * 8], rhs[2 * 8];
+  unsigned char bad[8] = {0}, dbad[8] = {0};
+  tl_info info;
+  cr_assert_eq(tl_ptdma_init_d(n, 0, begin, begin + m, A + 3 * m, B + 3 * m, C + 3 * m, rows,
+                               rows + m, rows + 2 * m, &info),
+               TL_OK, "the reference: %s", info.msg);
+  tl_cpu_ptdma_ends_d(n, 0, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad, NULL);
+  for (size_t s = 0; s < nsys; s++)
+    cr_expect_eq(bad[s], s == 3, "system %zu flagged %d", s, bad[s]);
+  free(v);
 }

@@ -356,21 +356,23 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
  * in one pass over A, B, C, D, in L2, keeping only what the rank sends:
  * plan[6 s ..] = a', b', c' of rows 0 and m-1 (tl_ptdma_pack_d's order:
  * a0 a_{m-1} b0 b_{m-1} c0 c_{m-1}) and rhs[2 s ..] = d' of the two rows,
- * the reference's bits; bad and dbad as tl_cpu_ptdma_init_d's and
- * tl_cpu_ptdma_runtime_d's (never cleared; a flagged system's values
- * unspecified). Every array but strict is required. strict (may be NULL): strict[s] = 1 where every
- * row margin |B| - (|A| + |C|) of the rows (without the coupling a global end row lacks, unless
- * periodic) is > 0, as tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0 else (NaN
- * included). */
+ * within a few roundings of the reference's (one reciprocal per row where
+ * it divides: optimized/cpu/ptdma_cpu.c); bad and dbad as
+ * tl_cpu_ptdma_init_d's and tl_cpu_ptdma_runtime_d's, bad also where a
+ * pivot's reciprocal is not finite (never cleared; a flagged system's
+ * values unspecified). Every array but strict is required. strict (may be NULL): strict[s] = 1
+ * where every row margin |B| - (|A| + |C|) of the rows (without the coupling a global end row
+ * lacks, unless periodic) is > 0, as tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0
+ * else (NaN included). */
 size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                            const double *A, const double *B, const double *C, const double *D,
                            double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,
                            unsigned char *strict);
 /* Step 4 with the two phases run again rather than kept: x of every
  * system of a whole group (the count returned) from its x_first and
- * x_last (xb[2 s], xb[2 s + 1]), tl_ptdma_reconstruct_d's values and
- * bits. A group holding a system with skip[s] (one that failed) is not
- * solved: redo[s] = 1 for its other systems. redo[s] set also where a
+ * x_last (xb[2 s], xb[2 s + 1]): tl_ptdma_reconstruct_d's values within
+ * a few roundings, the same sweeps as tl_cpu_ptdma_ends_d. A group holding a system with skip[s]
+ * (one that failed) is not solved: redo[s] = 1 for its other systems. redo[s] set also where a
  * value of x is not finite (run the reference for its report); tiny[s]
  * set as tl_ptdma_reconstruct_tiny_d. Reads 4 words per unknown and
  * writes 1, where keeping a', b', c', d' wrote 4 and read them again. */

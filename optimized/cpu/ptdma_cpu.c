@@ -11,12 +11,14 @@
  * reference/ptdma_ref.c (tl_ptdma_init_d, tl_ptdma_runtime_d) is the
  * readable version on one system; this file runs the same operations, in
  * the same order, on eight systems at once, one vector lane each
- * (lanes.h), so its results are the reference's bits. The reference's
- * divisions are kept (one reciprocal per row would change the bits):
- * when each phase streamed 4 to 6 words per unknown, its divisions,
- * eight at a time, cost less than that traffic; in the fused passes
- * below they are a third of the time, which the arithmetic bounds
- * (docs/performance.md, "P-TDMA's phases without their arrays").
+ * (lanes.h), so its results are the reference's bits: each phase
+ * streams 4 to 6 words per unknown, and its divisions, eight at a time,
+ * cost less than that traffic. The fused passes of ptdma_mpi (below)
+ * read 4 words per unknown and were bound by their arithmetic, a third
+ * of it the divisions (docs/performance.md, "P-TDMA's phases without
+ * their arrays"): they invert each pivot once and multiply, within a few
+ * roundings of the reference instead of its bits ("One reciprocal per
+ * row", below).
  *
  * Both phases sweep down and then back up a partition. A group's
  * results stay PACKED between the two sweeps -- row i of the eight
@@ -38,8 +40,8 @@
  * another) and keep the two rows the rank sends; its step 4 runs them
  * again before the reconstruction (tl_cpu_ptdma_finish_d):
  *
- *   A, B, C, D --> forward --> packed a', b', c', d' --> backward --+--> rows 0, m-1
- *   (4 words read)             (L2)                                 +--> x (step 4)
+ *   A, B, C, D --> forward --> packed a', 1/b', c', d' --> backward --+--> rows 0, m-1
+ *   (4 words read)             (L2)                                   +--> x (step 4)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -76,26 +78,11 @@ static TL_CPU_INLINE tl_lanes upper_at(const pt_rows *w, const double *C, size_t
 }
 
 /* Initialization, lines 3-10: rows 0 and 1 as they are, then the
- * forward pass, row i keeping x_0 in a_i; into the packed scratch. With
- * D (not NULL), the runtime's forward pass too (lines 21-23, as in
- * runtime_group), into array 3 of the scratch, D's own check in *dchk:
- * both passes read row i of A and divide by the same pivot, so one
- * reading of A serves both; and each row's margin into *pos
- * (tl_lanes_margin_pos, lanes.h): the strict dominance the verdict asks
- * for, from the rows as read. */
+ * forward pass, row i keeping x_0 in a_i; into the packed scratch. */
 static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const double *B,
-                                       const double *C, const double *D, double *pk, tl_lanes *chk,
-                                       tl_lanes *dchk, tl_lanes_bits *pos)
+                                       const double *C, double *pk, tl_lanes *chk)
 {
   size_t m = w->m;
-  tl_lanes dp = tl_lanes_splat(0.0);
-  if (D) {
-    tl_lanes d0 = tl_lanes_gather(D, m, 0);
-    dp = tl_lanes_gather(D, m, 1);
-    *dchk = *dchk + (d0 - d0) + (dp - dp);
-    tl_lanes_store(PK(pk, 3, 0), d0);
-    tl_lanes_store(PK(pk, 3, 1), dp);
-  }
   for (size_t i = 0; i < 2; i++) {
     tl_lanes Bi = tl_lanes_gather(B, m, i);
     *chk = *chk + Bi + tl_lanes_splat(1.0) / Bi;
@@ -104,36 +91,26 @@ static TL_CPU_INLINE void init_forward(const pt_rows *w, const double *A, const 
     tl_lanes_store(PK(pk, 0, i), lower_at(w, A, i));
     tl_lanes_store(PK(pk, 1, i), Bi);
     tl_lanes_store(PK(pk, 2, i), upper_at(w, C, i));
-    if (pos)
-      tl_lanes_margin_pos(pos, tl_lanes_load(PK(pk, 0, i)), Bi, tl_lanes_load(PK(pk, 2, i)));
   }
   tl_lanes ap = tl_lanes_load(PK(pk, 0, 1)), bp = tl_lanes_load(PK(pk, 1, 1));
   tl_lanes cp = tl_lanes_load(PK(pk, 2, 1));
-  const double *src[4] = {A, B, C, D};
-  double t[4][64]; /* tiles of A, B, C (and D) */
+  const double *src[3] = {A, B, C};
+  double t[3][64]; /* tiles of A, B, C */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    tl_lanes_tiles_get(D ? 4 : 3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
+    tl_lanes_tiles_get(3, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
     for (size_t r = r0; r < r1; r++) {
       size_t i = i0 + r, k = r * TL_LANES;
       tl_lanes Ai = tl_lanes_load(t[0] + k); /* i >= 2: never global row 0 */
       tl_lanes Bi = tl_lanes_load(t[1] + k), Ci = tl_lanes_load(t[2] + k);
       *chk = tl_lanes_check_row(*chk, Ai, Bi, Ci, tl_lanes_splat(0.0));
-      if (D) { /* the runtime's row i, by the pivot of row i-1 */
-        tl_lanes Di = tl_lanes_load(t[3] + k);
-        *dchk = *dchk + (Di - Di);
-        dp = Di - Ai * (dp / bp);
-        tl_lanes_store(PK(pk, 3, i), dp);
-      }
       tl_lanes b = Bi - Ai * (cp / bp);
       ap = -Ai * (ap / bp);
       bp = b;
       cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : Ci;
-      if (pos)
-        tl_lanes_margin_pos(pos, Ai, Bi, cp);
       *chk = *chk + b;
       tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), bp);
       tl_lanes_store(PK(pk, 2, i), cp);
@@ -191,8 +168,8 @@ TL_CPU_CLONES
 static void init_group(const pt_rows *w, int nt, const double *A, const double *B, const double *C,
                        double *a, double *b, double *c, double *pk, unsigned char *bad)
 {
-  tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
-  init_forward(w, A, B, C, NULL, pk, &chk, &dchk, NULL);
+  tl_lanes chk = tl_lanes_splat(0.0);
+  init_forward(w, A, B, C, pk, &chk);
   init_backward(w->m, pk, &chk);
   double *out[3] = {a, b, c};
   unpack(w->m, nt, pk, 0, 3, out, &chk);
@@ -253,48 +230,126 @@ static void runtime_group(size_t m, int nt, const double *A, const double *C, co
 
 /* ---------------------------------------------------------------- */
 /* Both phases without their arrays: ends, then the solve again        */
+/* One reciprocal per row                                              */
 
-/* The two backward passes at once, on the packed scratch: the
- * initialization's (lines 11-17, as init_backward) and the runtime's
- * (lines 24-26: d' of rows m-3 .. 0, as runtime_group's). Row by row
- * from m-2 up, both divide by the same b' of the row below, and the
- * runtime reads C of the row before the initialization overwrites it
- * with c' (array 2 holds C itself on rows below m-2: none of them is the
- * global last row, the one corner init_forward zeroes). One loop runs
- * their three chains of divisions side by side, where two loops would
- * each wait on one chain. */
-static TL_CPU_INLINE void both_backward(size_t m, double *pk, tl_lanes *chk)
+/* The passes below are steps 1 and 2 of Algorithm 2 with one change:
+ * each row's pivot b'_i is inverted once, r_i = 1 / b'_i, and every
+ * division by it becomes a multiplication by r_i (the note of paper 001
+ * Algorithm 2: "store 1/b to avoid divisions"). Where the reference
+ * divides seven times per row (three going down, three going up, one in
+ * step 4), these divide once. The ratios keep their order -- A_i (c'_{i-1}
+ * r_{i-1}), as the reference's A_i (c'_{i-1} / b'_{i-1}) -- so entries near
+ * overflow stay as finite as in the reference; a', b', c', d' and x are
+ * within a few roundings of its values, not its bits. A pivot whose
+ * reciprocal is not finite (zero, or so small that 1 / b' overflows, where
+ * the reference's ratios might not) flags the system, which then runs in
+ * the reference, as a breakdown does. The reference and the phases one at
+ * a time (init_group, runtime_group) keep the paper's divisions.
+ *
+ * Array 1 of the scratch holds r_i on the interior rows 1 .. m-2, which
+ * the backward pass and step 4 multiply by, and b' itself on rows 0 and
+ * m-1, which are sent.
+ *
+ * Forward (lines 3-10 and 21-23 together): rows 0 and 1 as they are,
+ * then for i >= 2, with r = r_{i-1}:
+ *   b'_i = B_i - A_i (c'_{i-1} r)    a'_i = -A_i (a'_{i-1} r)
+ *   d'_i = D_i - A_i (d'_{i-1} r)    c'_i = C_i
+ * D's own check in *dchk; each row's margin into *pos (tl_lanes_margin_pos,
+ * lanes.h): the strict dominance the verdict asks for, from the rows as
+ * read. */
+static TL_CPU_INLINE void fused_forward(const pt_rows *w, const double *A, const double *B,
+                                        const double *C, const double *D, double *pk, tl_lanes *chk,
+                                        tl_lanes *dchk, tl_lanes_bits *pos)
+{
+  size_t m = w->m;
+  tl_lanes rp = tl_lanes_splat(0.0);
+  for (size_t i = 0; i < 2; i++) {
+    tl_lanes Bi = tl_lanes_gather(B, m, i), Di = tl_lanes_gather(D, m, i);
+    rp = tl_lanes_splat(1.0) / Bi;
+    *chk = *chk + Bi + rp;
+    *chk = tl_lanes_check_row(*chk, tl_lanes_gather(A, m, i), Bi, tl_lanes_gather(C, m, i),
+                              tl_lanes_splat(0.0)); /* the entries, corners too (lanes.h) */
+    *dchk = *dchk + (Di - Di);
+    tl_lanes_store(PK(pk, 0, i), lower_at(w, A, i));
+    tl_lanes_store(PK(pk, 1, i), Bi);
+    tl_lanes_store(PK(pk, 2, i), upper_at(w, C, i));
+    tl_lanes_store(PK(pk, 3, i), Di);
+    if (pos)
+      tl_lanes_margin_pos(pos, tl_lanes_load(PK(pk, 0, i)), Bi, tl_lanes_load(PK(pk, 2, i)));
+  }
+  if (m >= 3)
+    tl_lanes_store(PK(pk, 1, 1), rp); /* row 1 is interior */
+  tl_lanes ap = tl_lanes_load(PK(pk, 0, 1)), cp = tl_lanes_load(PK(pk, 2, 1));
+  tl_lanes dp = tl_lanes_load(PK(pk, 3, 1));
+  const double *src[4] = {A, B, C, D};
+  double t[4][64]; /* tiles of A, B, C, D */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+    size_t r0, r1;
+    tl_lanes_clip(i0, 2, m, &r0, &r1);
+    if (r0 >= r1)
+      continue;
+    tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
+    for (size_t r = r0; r < r1; r++) {
+      size_t i = i0 + r, k = r * TL_LANES;
+      tl_lanes Ai = tl_lanes_load(t[0] + k); /* i >= 2: never global row 0 */
+      tl_lanes Bi = tl_lanes_load(t[1] + k), Ci = tl_lanes_load(t[2] + k);
+      tl_lanes Di = tl_lanes_load(t[3] + k);
+      *chk = tl_lanes_check_row(*chk, Ai, Bi, Ci, tl_lanes_splat(0.0));
+      *dchk = *dchk + (Di - Di);
+      tl_lanes b = Bi - Ai * (cp * rp);
+      dp = Di - Ai * (dp * rp);
+      ap = -Ai * (ap * rp);
+      rp = tl_lanes_splat(1.0) / b;
+      cp = (w->begin + i + 1 == w->n && !w->periodic) ? tl_lanes_splat(0.0) : Ci;
+      if (pos)
+        tl_lanes_margin_pos(pos, Ai, Bi, cp);
+      *chk = *chk + b + rp;
+      tl_lanes_store(PK(pk, 0, i), ap), tl_lanes_store(PK(pk, 1, i), i + 1 < m ? rp : b);
+      tl_lanes_store(PK(pk, 2, i), cp), tl_lanes_store(PK(pk, 3, i), dp);
+    }
+  }
+}
+
+/* Backward (lines 11-17 and 24-26 together), on the packed scratch, from
+ * row m-2 up, with r = r_{i+1}:
+ *   a'_i -= C_i (a'_{i+1} r)    c'_i = -C_i (c'_{i+1} r)    d'_i -= C_i (d'_{i+1} r)
+ * (array 2 holds C itself on the rows below m-2: none of them is the
+ * global last row, the one corner fused_forward zeroes); then row 0
+ * absorbs row 1. No division but row 0's check: the three chains only
+ * multiply. */
+static TL_CPU_INLINE void fused_backward(size_t m, double *pk, tl_lanes *chk)
 {
   if (m < 3)
     return;
-  tl_lanes an = tl_lanes_load(PK(pk, 0, m - 2)), bn = tl_lanes_load(PK(pk, 1, m - 2));
+  tl_lanes an = tl_lanes_load(PK(pk, 0, m - 2)), rn = tl_lanes_load(PK(pk, 1, m - 2));
   tl_lanes cn = tl_lanes_load(PK(pk, 2, m - 2)), dn = tl_lanes_load(PK(pk, 3, m - 2));
   for (size_t i = m - 2; i-- > 1;) {
     tl_lanes Ci = tl_lanes_load(PK(pk, 2, i));
-    dn = tl_lanes_load(PK(pk, 3, i)) - Ci * (dn / bn);
-    an = tl_lanes_load(PK(pk, 0, i)) - Ci * (an / bn);
-    cn = -Ci * (cn / bn);
-    bn = tl_lanes_load(PK(pk, 1, i));
+    dn = tl_lanes_load(PK(pk, 3, i)) - Ci * (dn * rn);
+    an = tl_lanes_load(PK(pk, 0, i)) - Ci * (an * rn);
+    cn = -Ci * (cn * rn);
+    rn = tl_lanes_load(PK(pk, 1, i));
     tl_lanes_store(PK(pk, 0, i), an), tl_lanes_store(PK(pk, 2, i), cn);
     tl_lanes_store(PK(pk, 3, i), dn);
   }
-  tl_lanes C0 = tl_lanes_load(PK(pk, 2, 0)), B1 = tl_lanes_load(PK(pk, 1, 1));
-  tl_lanes_store(PK(pk, 3, 0), tl_lanes_load(PK(pk, 3, 0)) - C0 * (dn / B1));
-  tl_lanes b0 = tl_lanes_load(PK(pk, 1, 0)) - C0 * (tl_lanes_load(PK(pk, 0, 1)) / B1);
+  /* rn is r_1 now, dn, an, cn row 1's */
+  tl_lanes C0 = tl_lanes_load(PK(pk, 2, 0));
+  tl_lanes_store(PK(pk, 3, 0), tl_lanes_load(PK(pk, 3, 0)) - C0 * (dn * rn));
+  tl_lanes b0 = tl_lanes_load(PK(pk, 1, 0)) - C0 * (an * rn);
   tl_lanes_store(PK(pk, 1, 0), b0);
-  tl_lanes_store(PK(pk, 2, 0), -C0 * (tl_lanes_load(PK(pk, 2, 1)) / B1));
+  tl_lanes_store(PK(pk, 2, 0), -C0 * (cn * rn));
   *chk = *chk + b0 + tl_lanes_splat(1.0) / b0;
 }
 
-/* Initialization and runtime of a group into the packed scratch (a', b',
- * c', d' in arrays 0-3): the reference's operations in its order, so its
- * bits; the initialization's check sum and D's. */
+/* Initialization and runtime of a group into the packed scratch (a', b'
+ * or its reciprocal, c', d' in arrays 0-3); the initialization's check
+ * sum and D's. */
 static TL_CPU_INLINE void sweeps(const pt_rows *w, const double *A, const double *B,
                                  const double *C, const double *D, double *pk, tl_lanes *chk,
                                  tl_lanes *dchk, tl_lanes_bits *pos)
 {
-  init_forward(w, A, B, C, D, pk, chk, dchk, pos);
-  both_backward(w->m, pk, chk);
+  fused_forward(w, A, B, C, D, pk, chk, dchk, pos);
+  fused_backward(w->m, pk, chk);
 }
 
 /* Phases 1 and 2 of a group, keeping only what is sent: the rows 0 and
@@ -323,10 +378,10 @@ static void ends_group(const pt_rows *w, const double *A, const double *B, const
 }
 
 /* Phases 1 and 2 of a group again, then step 4 on the packed rows:
- * x_k = (d'_k - a'_k x_first - c'_k x_last) / b'_k (tl_ptdma_reconstruct_d,
- * the same operations), x_0 = x_first, x_{m-1} = x_last, tiles of x
- * written to the slices. redo[l] where a value of x is not finite (the
- * reference reports it); tiny[l] as tl_ptdma_reconstruct_tiny_d. */
+ * x_k = (d'_k - a'_k x_first - c'_k x_last) r_k (tl_ptdma_reconstruct_d's
+ * operations, its division by b'_k a multiplication by r_k = 1 / b'_k),
+ * x_0 = x_first, x_{m-1} = x_last, tiles of x written to the slices. redo[l] where a value of x is
+ * not finite (the reference reports it); tiny[l] as tl_ptdma_reconstruct_tiny_d. */
 TL_CPU_CLONES
 static void finish_group(const pt_rows *w, int nt, const double *A, const double *B,
                          const double *C, const double *D, const double *xb, double *x, double *pk,
@@ -351,7 +406,7 @@ static void finish_group(const pt_rows *w, int nt, const double *A, const double
         tl_lanes dk = tl_lanes_load(PK(pk, 3, i)), ak = tl_lanes_load(PK(pk, 0, i)) * xf;
         tl_lanes ck = tl_lanes_load(PK(pk, 2, i)) * xl;
         low |= (tl_lanes_abs(dk) + tl_lanes_abs(ak) + tl_lanes_abs(ck)) < small;
-        v = (dk - ak - ck) / tl_lanes_load(PK(pk, 1, i));
+        v = (dk - ak - ck) * tl_lanes_load(PK(pk, 1, i)); /* r_i: see fused_forward */
         fin = fin + (v - v);
       }
       tl_lanes_store(t + r * TL_LANES, v);

@@ -39,8 +39,9 @@
  * (tl_cpu_ptdma_finish_d): 9 words per unknown moved, where keeping a',
  * b', c', d' between the phases moved 16, and 3 more for the verdict's
  * row classes, which now read the slice only where a row is not
- * strictly dominant (docs/algorithms/ptdma.md). The same operations,
- * so the reference's bits.
+ * strictly dominant (docs/algorithms/ptdma.md). The passes invert each
+ * pivot once where the reference divides by it seven times, so their
+ * values are within a few roundings of the reference's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -143,7 +144,7 @@ static int split_one(ptdma_run *r, size_t s)
 
 /* Algorithm 2's steps 1 and 2 ("split"): the initialization and the
  * runtime of every system's own rows, in one pass eight systems at once
- * (tl_cpu_ptdma_ends_d, the reference's bits), of which only the rows
+ * (tl_cpu_ptdma_ends_d, one reciprocal per row), of which only the rows
  * sent are kept: a, b, c of rows 0 and m-1 into `plan` (6 words per
  * system), d' of them into `rhs` (2). A system the pass flags, or one
  * outside its groups of eight, runs in the reference, for its report. */

@@ -245,3 +245,37 @@ Test(modified_thomas_cpu, hybrid_finish_leaves_a_skipped_group_to_the_caller)
   TH_NEEDS_LANES();
   ends_and_finish_skipped(1, 1100);
 }
+
+/* A pivot that cancels: row 9 of system 3 a = 0, b = c = 49, row 10 a = b
+ * = 1, c = 0. The references' pivot of row 10 is 1 - 49 / 49 = 0, a
+ * breakdown they report; one reciprocal gives 1 - 49 (1 / 49) = 1.1e-16,
+ * finite. The sweeps must send system 3 to the reference
+ * (tl_lanes_check_pivot, lanes.h) and keep the others. */
+Test(modified_thomas_cpu, a_pivot_that_cancels_goes_to_the_reference)
+{
+  TH_NEEDS_LANES();
+  enum { M = 20, NSYS = 8 };
+  size_t m = M, cnt = m * NSYS;
+  for (int hyb = 0; hyb < 2; hyb++) {
+    double *v = th_dominant_slices(m, NSYS, 78);
+    double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt, *s3 = v + 3 * m;
+    s3[9] = 0.0, s3[cnt + 9] = s3[2 * cnt + 9] = 49.0;
+    s3[10] = s3[cnt + 10] = 1.0, s3[2 * cnt + 10] = 0.0;
+    double out[3 * M], ends[6 * NSYS];
+    unsigned char bad[NSYS] = {0};
+    tl_info info;
+    int st = hyb ? tl_hybrid_pcr_forward_d(m, m, 1, 1, a + 3 * m, b + 3 * m, c + 3 * m, d + 3 * m,
+                                           out, out + m, out + 2 * m, &info)
+                 : tl_tridsolver_forward_d(m, m, 1, 1, a + 3 * m, b + 3 * m, c + 3 * m, d + 3 * m,
+                                           out, out + m, out + 2 * m, &info);
+    cr_expect_eq(st, TL_ERR_BREAKDOWN, "hybrid %d: the reference gives %s", hyb,
+                 tl_status_name(st));
+    if (hyb)
+      tl_cpu_hybrid_pcr_ends_d(m, NSYS, 1, 1, a, b, c, d, ends, bad);
+    else
+      tl_cpu_tridsolver_ends_d(m, NSYS, 1, 1, a, b, c, d, ends, bad);
+    for (size_t s = 0; s < NSYS; s++)
+      cr_expect_eq(bad[s], s == 3, "hybrid %d: system %zu flagged %d", hyb, s, bad[s]);
+    free(v);
+  }
+}

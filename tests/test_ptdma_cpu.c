@@ -4,7 +4,8 @@
  * the same bits (the phases one at a time, the reconstruction) or values
  * within a few roundings (the fused passes of ptdma_mpi, which invert each
  * pivot once), at every size around the tile and group edges, for a
- * first, middle and last partition, plain and periodic. */
+ * first, middle and last partition, plain and periodic. The fused passes
+ * flag more than the reference fails where a rounding decides (last test). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -128,7 +129,8 @@ Test(ptdma_cpu, reconstruction_is_the_reference_bits)
 
 /* Both phases without their arrays (tl_cpu_ptdma_ends_d, then
  * tl_cpu_ptdma_finish_d) against the reference's phases on each system:
- * the same systems flagged; the rows sent (a, b, c of rows 0 and m-1 as
+ * the same systems flagged (on these data: no pivot a rounding decides);
+ * the rows sent (a, b, c of rows 0 and m-1 as
  * tl_ptdma_pack_d packs them, d' of both) and x within a few roundings
  * (th_close_to: one reciprocal per row where the reference divides); the tiny
  * test; redo where the reference's reconstruction fails, and for the
@@ -236,26 +238,80 @@ Test(ptdma_cpu, ends_and_finish_with_a_broken_system)
   th_slices_one_broken(compare_fused, 17);
 }
 
-/* A pivot whose reciprocal overflows: B = C = 1e-310 and A = 0 in an
- * inner row of system 3. The reference's ratios stay finite there (c'/b'
- * = 1) and it solves the system; the fused passes, which multiply by
- * 1 / b', flag it (bad), so that the caller runs the reference for it,
- * and leave the other systems of its group to the lanes. */
-Test(ptdma_cpu, a_pivot_whose_reciprocal_overflows_is_flagged)
+/* Pivots where a rounding more or less decides: the fused passes (one
+ * reciprocal per row) send such a system to the reference, whose verdict
+ * stands. System 3 of eight (m = 20, a middle partition) gets one twist;
+ * the others must stay in the lanes. `ok`: whether the reference solves
+ * it; `redo`: whether tl_cpu_ptdma_finish_d, skipping only what the
+ * reference failed, must leave it to the reference too. */
+static void pivot_case(const char *what, void (*twist)(double *A, double *B, double *C, size_t m),
+                       int ok, int redo)
 {
-  TH_NEEDS_LANES();
-  size_t m = 20, nsys = 8, cnt = m * nsys, n = 3 * m, begin = m, row = 9;
+  enum { M = 20, NSYS = 8 };
+  size_t m = M, nsys = NSYS, cnt = m * nsys, n = 3 * m, begin = m;
   double *v = th_dominant_slices(m, nsys, 77);
   double *A = v, *B = v + cnt, *C = v + 2 * cnt, *D = v + 3 * cnt;
-  A[3 * m + row] = 0.0, B[3 * m + row] = C[3 * m + row] = 1e-310;
-  double rows[3 * 20], plan[6 * 8], rhs[2 * 8];
-  unsigned char bad[8] = {0}, dbad[8] = {0};
+  twist(A + 3 * m, B + 3 * m, C + 3 * m, m);
+  double rows[3 * M], plan[6 * NSYS], rhs[2 * NSYS], xb[2 * NSYS], x[M * NSYS];
+  unsigned char bad[NSYS] = {0}, dbad[NSYS] = {0}, skip[NSYS] = {0}, again[NSYS] = {0};
+  unsigned char tiny[NSYS];
   tl_info info;
-  cr_assert_eq(tl_ptdma_init_d(n, 0, begin, begin + m, A + 3 * m, B + 3 * m, C + 3 * m, rows,
-                               rows + m, rows + 2 * m, &info),
-               TL_OK, "the reference: %s", info.msg);
+  int st = tl_ptdma_init_d(n, 0, begin, begin + m, A + 3 * m, B + 3 * m, C + 3 * m, rows, rows + m,
+                           rows + 2 * m, &info);
+  cr_expect_eq(st == TL_OK, ok, "%s: the reference gives %s", what, tl_status_name(st));
   tl_cpu_ptdma_ends_d(n, 0, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad, NULL);
   for (size_t s = 0; s < nsys; s++)
-    cr_expect_eq(bad[s], s == 3, "system %zu flagged %d", s, bad[s]);
+    cr_expect_eq(bad[s], s == 3, "%s: system %zu flagged %d", what, s, bad[s]);
+  skip[3] = !ok;
+  for (size_t s = 0; s < 2 * nsys; s++)
+    xb[s] = 0.25 * (double)(s % 3) - 0.5;
+  tl_cpu_ptdma_finish_d(n, 0, begin, m, nsys, A, B, C, D, xb, skip, x, again, tiny);
+  for (size_t s = 0; s < nsys; s++)
+    cr_expect_eq(again[s], ok ? s == 3 && redo : s != 3, /* failed: its group left over */
+                 "%s: system %zu left to the reference %d", what, s, again[s]);
   free(v);
+}
+
+/* B = C = 1e-310 and A = 0 in inner row 9: the reference's ratios stay
+ * finite (c'/b' = 1) and it solves the system; 1 / b' overflows. */
+static void tiny_inner(double *A, double *B, double *C, size_t m)
+{
+  (void)m;
+  A[9] = 0.0, B[9] = C[9] = 1e-310;
+}
+
+/* The same pivot in the last row, which nothing multiplies by 1 / b'. */
+static void tiny_last(double *A, double *B, double *C, size_t m)
+{
+  (void)C;
+  A[m - 1] = 0.0, B[m - 1] = 1e-310;
+}
+
+/* Row 9: A = 0, B = C = 49; row 10: A = B = 1, C = 0. The reference's
+ * pivot of row 10 is 1 - 49 / 49 = 0, a breakdown; one reciprocal gives
+ * 1 - 49 (1 / 49) = 1.1e-16, finite. */
+static void cancels(double *A, double *B, double *C, size_t m)
+{
+  (void)m;
+  A[9] = 0.0, B[9] = C[9] = 49.0;
+  A[10] = B[10] = 1.0, C[10] = 0.0;
+}
+
+/* Row 0's absorption of row 1: A_2 = 0 leaves a'_1 = A_1, so the
+ * reference's pivot B_0 - C_0 (a'_1 / b'_1) is 1 - 49 / 49 = 0. */
+static void cancels_row0(double *A, double *B, double *C, size_t m)
+{
+  (void)m;
+  B[0] = C[0] = 1.0;
+  A[1] = B[1] = 49.0;
+  A[2] = 0.0;
+}
+
+Test(ptdma_cpu, pivots_a_rounding_decides_go_to_the_reference)
+{
+  TH_NEEDS_LANES();
+  pivot_case("an inner pivot of 1e-310", tiny_inner, 1, 1);
+  pivot_case("a last pivot of 1e-310", tiny_last, 1, 1);
+  pivot_case("a pivot that cancels to 0 (49 / 49)", cancels, 0, 0);
+  pivot_case("row 0's pivot cancels to 0 (49 / 49)", cancels_row0, 0, 0);
 }

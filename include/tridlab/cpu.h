@@ -359,11 +359,12 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
  * within a few roundings of the reference's (one reciprocal per row where
  * it divides: optimized/cpu/ptdma_cpu.c); bad and dbad as
  * tl_cpu_ptdma_init_d's and tl_cpu_ptdma_runtime_d's, bad also where a
- * pivot's reciprocal is not finite (never cleared; a flagged system's
- * values unspecified). Every array but strict is required. strict (may be NULL): strict[s] = 1
- * where every row margin |B| - (|A| + |C|) of the rows (without the coupling a global end row
- * lacks, unless periodic) is > 0, as tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0
- * else (NaN included). */
+ * pivot's reciprocal is not finite or a pivot cancelled to within 2^-30
+ * of its terms (a superset of the reference's failures: run it on a
+ * flagged system; never cleared; a flagged system's values unspecified). Every array but strict is
+ * required. strict (may be NULL): strict[s] = 1 where every row margin |B| - (|A| + |C|) of the
+ * rows (without the coupling a global end row lacks, unless periodic) is > 0, as
+ * tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0 else (NaN included). */
 size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                            const double *A, const double *B, const double *C, const double *D,
                            double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,
@@ -373,7 +374,9 @@ size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_
  * x_last (xb[2 s], xb[2 s + 1]): tl_ptdma_reconstruct_d's values within
  * a few roundings, the same sweeps as tl_cpu_ptdma_ends_d. A group holding a system with skip[s]
  * (one that failed) is not solved: redo[s] = 1 for its other systems. redo[s] set also where a
- * value of x is not finite (run the reference for its report); tiny[s]
+ * value of x is not finite (run the reference for its report) and where
+ * the sweeps flag the system as tl_cpu_ptdma_ends_d flagged it (its rows
+ * sent were then the reference's, so its x must be too); tiny[s]
  * set as tl_ptdma_reconstruct_tiny_d. Reads 4 words per unknown and
  * writes 1, where keeping a', b', c', d' wrote 4 and read them again. */
 size_t tl_cpu_ptdma_finish_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,

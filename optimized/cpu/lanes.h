@@ -39,11 +39,18 @@
  * test on every row would cost more than the row's arithmetic. The arithmetic in a lane is the
  * reference's, operation for operation, so an unflagged lane's results
  * are the reference's bits (the CPU room is built with -ffp-contract=off,
- * as the reference is compiled without contraction in ISO C).
+ * as the reference is compiled without contraction in ISO C) -- except in
+ * the sweeps that invert a pivot once where the reference divides by it
+ * (tl_lanes_fillin_row below; P-TDMA's fused passes, ptdma_cpu.c): their
+ * results are within a few roundings of the reference's, and a pivot that
+ * cancelled to within 2^-30 of its terms also flags the lane
+ * (tl_lanes_check_pivot), since there a rounding more or less is the
+ * difference between the reference's breakdown and a finite answer.
  */
 #ifndef TL_CPU_LANES_H
 #define TL_CPU_LANES_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -215,19 +222,50 @@ static TL_CPU_INLINE void tl_lanes_tiles_get(int k, const double *const *src, si
   }
 }
 
+/* Eight 64-bit integers: the lanes' bits, and what comparing two lanes
+ * gives (-1 true, 0 false). */
+typedef int64_t tl_lanes_bits __attribute__((vector_size(64)));
+
+/* Absolute values of the lanes (the sign bits cleared). */
+static TL_CPU_INLINE tl_lanes tl_lanes_abs(tl_lanes v)
+{
+  tl_lanes_bits u;
+  memcpy(&u, &v, sizeof u);
+  u &= (tl_lanes_bits){0} + INT64_MAX;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* A pivot p = B - t that cancelled to within 2^-30 of its terms, |p| <=
+ * 2^-30 (|B| + |t|), puts a NaN into the check sum (chk + 0 elsewhere).
+ * A sweep that inverts its pivot once where its reference divides by it
+ * rounds differently: where the reference's pivot is exactly 0 (a
+ * breakdown it reports; e.g. 1 - 49 / 49) this one's may be an ulp
+ * (1 - 49 (1 / 49) = 1.1e-16), with a finite reciprocal and a solution
+ * that is noise. Such a system goes to the reference, which decides. */
+#define TL_LANES_CANCELLED 0x1p-30
+
+static TL_CPU_INLINE tl_lanes tl_lanes_check_pivot(tl_lanes chk, tl_lanes p, tl_lanes B, tl_lanes t)
+{
+  tl_lanes_bits cut =
+      tl_lanes_abs(p) <= tl_lanes_splat(TL_LANES_CANCELLED) * (tl_lanes_abs(B) + tl_lanes_abs(t));
+  return chk + (tl_lanes)((tl_lanes_bits)tl_lanes_splat(NAN) & cut);
+}
+
 /* One row of the forward sweep with the fill-in kept in column 0, the
  * step Tridsolver's sweep (paper 002 Algorithm 6) and the hybrid's
  * (Algorithm 3 of its source, reference/hybrid_pcr_ref.c) share: row i
  * (a, b, ci, d; ci = 0 for a missing neighbour) from row i-1's a', c',
  * d' (as, cs, ds, updated in place). One reciprocal of the pivot where
  * the references divide three times; the pivot and d' go into the check
- * sum. */
+ * sum, and a pivot that cancelled (tl_lanes_check_pivot). */
 static TL_CPU_INLINE void tl_lanes_fillin_row(tl_lanes a, tl_lanes b, tl_lanes ci, tl_lanes d,
                                               tl_lanes *as, tl_lanes *cs, tl_lanes *ds,
                                               tl_lanes *chk)
 {
-  tl_lanes p = b - a * *cs;
+  tl_lanes t = a * *cs, p = b - t;
   tl_lanes r = tl_lanes_splat(1.0) / p;
+  *chk = tl_lanes_check_pivot(*chk, p, b, t);
   *ds = (d - a * *ds) * r;
   *as = -(a * *as) * r;
   *cs = ci * r;
@@ -247,20 +285,6 @@ static TL_CPU_INLINE tl_lanes tl_lanes_check_row(tl_lanes chk, tl_lanes a, tl_la
 {
   tl_lanes e = (a + b) + (c + d);
   return chk + (e - e);
-}
-
-/* Eight 64-bit integers: the lanes' bits, and what comparing two lanes
- * gives (-1 true, 0 false). */
-typedef int64_t tl_lanes_bits __attribute__((vector_size(64)));
-
-/* Absolute values of the lanes (the sign bits cleared). */
-static TL_CPU_INLINE tl_lanes tl_lanes_abs(tl_lanes v)
-{
-  tl_lanes_bits u;
-  memcpy(&u, &v, sizeof u);
-  u &= (tl_lanes_bits){0} + INT64_MAX;
-  memcpy(&v, &u, sizeof v);
-  return v;
 }
 
 /* Each lane's row margin |b| - (|a| + |c|) (core/system.c's judge_row;

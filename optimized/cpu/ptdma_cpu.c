@@ -243,8 +243,12 @@ static void runtime_group(size_t m, int nt, const double *A, const double *C, co
  * within a few roundings of its values, not its bits. A pivot whose
  * reciprocal is not finite (zero, or so small that 1 / b' overflows, where
  * the reference's ratios might not) flags the system, which then runs in
- * the reference, as a breakdown does. The reference and the phases one at
- * a time (init_group, runtime_group) keep the paper's divisions.
+ * the reference, as a breakdown does. So does a pivot that cancelled to
+ * within 2^-30 of the terms it came from (tl_lanes_check_pivot, lanes.h:
+ * where the reference's pivot is exactly 0, a breakdown it reports, this
+ * one's may be an ulp; e.g. row k: A = 0, B = C = 49; row k+1: A = B = 1,
+ * C = 0). The reference decides. The reference and the phases one at a
+ * time (init_group, runtime_group) keep the paper's divisions.
  *
  * Array 1 of the scratch holds r_i on the interior rows 1 .. m-2, which
  * the backward pass and step 4 multiply by, and b' itself on rows 0 and
@@ -296,7 +300,8 @@ static TL_CPU_INLINE void fused_forward(const pt_rows *w, const double *A, const
       tl_lanes Di = tl_lanes_load(t[3] + k);
       *chk = tl_lanes_check_row(*chk, Ai, Bi, Ci, tl_lanes_splat(0.0));
       *dchk = *dchk + (Di - Di);
-      tl_lanes b = Bi - Ai * (cp * rp);
+      tl_lanes elim = Ai * (cp * rp), b = Bi - elim;
+      *chk = tl_lanes_check_pivot(*chk, b, Bi, elim);
       dp = Di - Ai * (dp * rp);
       ap = -Ai * (ap * rp);
       rp = tl_lanes_splat(1.0) / b;
@@ -335,7 +340,8 @@ static TL_CPU_INLINE void fused_backward(size_t m, double *pk, tl_lanes *chk)
   /* rn is r_1 now, dn, an, cn row 1's */
   tl_lanes C0 = tl_lanes_load(PK(pk, 2, 0));
   tl_lanes_store(PK(pk, 3, 0), tl_lanes_load(PK(pk, 3, 0)) - C0 * (dn * rn));
-  tl_lanes b0 = tl_lanes_load(PK(pk, 1, 0)) - C0 * (an * rn);
+  tl_lanes B0 = tl_lanes_load(PK(pk, 1, 0)), t = C0 * (an * rn), b0 = B0 - t;
+  *chk = tl_lanes_check_pivot(*chk, b0, B0, t);
   tl_lanes_store(PK(pk, 1, 0), b0);
   tl_lanes_store(PK(pk, 2, 0), -C0 * (cn * rn));
   *chk = *chk + b0 + tl_lanes_splat(1.0) / b0;
@@ -381,7 +387,9 @@ static void ends_group(const pt_rows *w, const double *A, const double *B, const
  * x_k = (d'_k - a'_k x_first - c'_k x_last) r_k (tl_ptdma_reconstruct_d's
  * operations, its division by b'_k a multiplication by r_k = 1 / b'_k),
  * x_0 = x_first, x_{m-1} = x_last, tiles of x written to the slices. redo[l] where a value of x is
- * not finite (the reference reports it); tiny[l] as tl_ptdma_reconstruct_tiny_d. */
+ * not finite (the reference reports it) or where the sweeps flag the
+ * system as tl_cpu_ptdma_ends_d did (the rows sent were then the
+ * reference's); tiny[l] as tl_ptdma_reconstruct_tiny_d. */
 TL_CPU_CLONES
 static void finish_group(const pt_rows *w, int nt, const double *A, const double *B,
                          const double *C, const double *D, const double *xb, double *x, double *pk,
@@ -390,6 +398,7 @@ static void finish_group(const pt_rows *w, int nt, const double *A, const double
   size_t m = w->m;
   tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
   sweeps(w, A, B, C, D, pk, &chk, &dchk, NULL);
+  tl_lanes_flag(chk, redo); /* what ends flagged: the reference's rows were sent */
   tl_lanes xf, xl;
   for (int l = 0; l < TL_LANES; l++)
     xf[l] = xb[2 * l], xl[l] = xb[2 * l + 1];

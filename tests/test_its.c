@@ -526,3 +526,70 @@ Test(its, window_solves_eight_at_once_are_the_references_bits)
       tl_its_free(&ref[s]), tl_its_free(&opt[s]);
   }
 }
+
+/* The batched rate passes over rows that cannot raise the largest rate so
+ * far (optimized/cpu/its_cpu.c, rows_below): the result must still be
+ * tl_its_rate's bits (a mutant that passes over too much -- a looser
+ * bound, a key row matched on |a| alone, the range or the dominance test
+ * left out -- fails this test). Slices of 1 to 203 rows in the middle of a plain
+ * system (every row has both neighbours), one system per kind of data:
+ * random strictly dominant rows, rates rising to the last row, rates
+ * falling, constant coefficients (a compact scheme's 1/3, 1, 1/3) but one
+ * row whose larger c raises the rate, rows all but weakly dominant (|a| =
+ * |c| = |b|/2 - an ulp: 1 - 4p near 0), one row not strictly dominant at
+ * the end, a NaN, subnormal couplings, rows whose |a| and |c| swap (the
+ * same rate, another row), and the random rows scaled by 2^600 and 2^-600,
+ * outside the range where the bound is used. */
+static double rate_entry(int kind, size_t i, size_t m, int which, tl_rng *rng)
+{
+  double u = tl_rng_uniform(rng, 0.0, 1.0), s = 1.0;
+  if (kind >= 9) /* the random rows, scaled */
+    s = kind == 9 ? 0x1p600 : 0x1p-600, kind = 0;
+  double t = (double)i / (double)(m > 1 ? m - 1 : 1);
+  double b = 1.0 + tl_rng_uniform(rng, 0.0, 1.0);
+  double v[3];
+  switch (kind) {
+  case 0: v[0] = 0.49 * b * u, v[1] = b, v[2] = 0.5 * b * (1 - u); break;         /* random */
+  case 1: v[0] = 0.45 * t * b, v[1] = b, v[2] = 0.45 * t * b * u; break;          /* rising */
+  case 2: v[0] = 0.45 * (1 - t) * b, v[1] = b, v[2] = 0.4 * b * u; break;         /* falling */
+  case 3: v[0] = 1.0 / 3, v[1] = 1.0, v[2] = i + 2 == m ? 0.4 : 1.0 / 3; break;   /* constant */
+  case 4: v[0] = v[2] = nextafter(0.5, 0) * b, v[1] = b; break;                   /* 1 - 4p ~ 0 */
+  case 5: v[0] = 0.3 * b, v[1] = i + 1 == m ? 0.5 * b : b, v[2] = 0.3 * b; break; /* weak end */
+  case 6: v[0] = i == m / 2 ? NAN : 0.2 * b, v[1] = b, v[2] = 0.1 * b * u; break;
+  case 7: v[0] = 1e-320 * u, v[1] = b, v[2] = i % 3 ? 0.0 : 3e-310; break; /* subnormal */
+  default: v[0] = i % 2 ? 0.25 : 0.125, v[1] = 1.0, v[2] = i % 2 ? 0.125 : 0.25;
+  }
+  return (i % 4 == 1 ? -1 : 1) * s * v[which];
+}
+
+Test(its, cpu_rate_passed_over_rows_keep_the_bits)
+{
+  const size_t sizes[] = {1, 7, 8, 9, 16, 17, 64, 203};
+  const int kinds = 11;
+  for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+    size_t m = sizes[j], begin = 5, n = m + 10, nsys = (size_t)kinds;
+    double *a = malloc(m * nsys * sizeof *a), *b = malloc(m * nsys * sizeof *b);
+    double *c = malloc(m * nsys * sizeof *c), rate[11];
+    cr_assert(a && b && c);
+    tl_rng rng;
+    tl_rng_seed(&rng, 4242 + m);
+    for (int k = 0; k < kinds; k++)
+      for (size_t i = 0; i < m; i++) { /* the same draws for a, b, c of a row */
+        tl_rng st = rng;
+        a[k * m + i] = rate_entry(k, i, m, 0, &st);
+        st = rng, b[k * m + i] = rate_entry(k, i, m, 1, &st);
+        st = rng, c[k * m + i] = rate_entry(k, i, m, 2, &rng);
+      }
+    tl_cpu_its_rate_d(n, 0, begin, m, nsys, a, b, c, rate);
+    for (int k = 0; k < kinds; k++) {
+      size_t ps[3] = {begin, m, n - begin - m};
+      tl_its_state st;
+      cr_assert_eq(tl_its_init(&st, n, 0, 3, ps, NULL), TL_OK);
+      tl_its_rate(&st, 1, a + k * m, b + k * m, c + k * m);
+      cr_expect(!memcmp(&st.rate[1], &rate[k], sizeof rate[k]),
+                "m %zu, kind %d: %.17g, reference %.17g", m, k, rate[k], st.rate[1]);
+      tl_its_free(&st);
+    }
+    free(a), free(b), free(c);
+  }
+}

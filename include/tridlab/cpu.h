@@ -600,8 +600,9 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
 /* ITS's decay-rate estimate (tridlab/part_its.h, tl_its_rate) of nsys
  * slices of m rows, system s at [s m, (s+1) m), the rows [begin, begin +
  * m) of n: rate[s] the largest tl_its_row_rate of system s's rows, the
- * rows of a slice side by side in SIMD lanes (optimized/cpu/its_cpu.c).
- * The reference's operations, so its bits, for finite entries. */
+ * rows of a slice side by side in SIMD lanes, rows that cannot raise the
+ * largest passed over (optimized/cpu/its_cpu.c). The reference's
+ * operations on the rows rated, so its bits. */
 void tl_cpu_its_rate_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                        const double *a, const double *b, const double *c, double *rate);
 

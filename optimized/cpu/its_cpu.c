@@ -13,7 +13,9 @@
  * in a scalar, and the largest of the rates does not depend on the order
  * it is taken in (the rates are >= +0; a lane whose rate is NaN is
  * skipped by the comparison, as the reference's loop skips it): the
- * reference's bits.
+ * reference's bits. Eight rows that provably cannot raise the largest
+ * rate so far are passed over by a test without division or square root
+ * (rows_below): their rates are not the largest, so the bits stay.
  *
  *   rows of system s:   g = begin, begin+1, ..., begin+m-1 (global)
  *   ends of a plain system: row 0 has no a, row n-1 no c -> 0 for them
@@ -26,19 +28,77 @@
 #include "lanes.h"
 #include "tridlab/part_its.h"
 
-/* The largest rate of k rows that have both neighbours (tl_its_row_rate
- * of each, inlined). */
+/* The rate of one row with both neighbours (tl_its_row_rate, inlined). */
+static TL_CPU_INLINE double row_rate(double aa, double bb, double cc)
+{
+  double ra = aa / bb, rc = cc / bb;
+  double q = 2 * (ra > rc ? ra : rc) / (1 + sqrt(1 - 4 * ra * rc));
+  return bb > aa + cc ? q : 1.0; /* tl_its_row_rate's "not dominant" */
+}
+
+/* Only the largest rate counts, and most rows' rates are far below it:
+ * a row is passed over when it cannot raise the largest so far, r, by a
+ * test with no division or square root. For a strictly dominant row
+ * (p = ra rc < 1/4), sqrt(1 - 4p) >= 1 - 4p, so
+ *
+ *   rate = 2 max(ra, rc) / (1 + sqrt(1 - 4p)) <= max(ra, rc) / (1 - 2p)
+ *        = max(|a|, |c|) |b| / (b^2 - 2 |a| |c|),
+ *
+ * and the row cannot raise r when max(|a|, |c|) |b| (1 + 2^-20) <= r (b^2 -
+ * 2 |a| |c|). The margin 2^-20 covers the roundings of both sides (a few
+ * eps: b^2 - 2 |a| |c| >= b^2 / 2, no cancellation) and of the computed
+ * rate (its square root of 1 - 4p, where 1 - 4p is near 0, can be off by
+ * up to ~3e-8 of the rate). The test is used only where |b| is in
+ * [2^-200, 2^200] and r >= 2^-200: then b^2 and r (b^2 - 2 |a| |c|) are
+ * normal numbers, and a product max(|a|, |c|) |b| small enough to lose
+ * precision (below 2^-1022) belongs to a row whose rate, below 2^-600,
+ * cannot reach r. A row whose |a|, |b|, |c| are those of the row that gave r
+ * has r's rate (a matrix with constant coefficients: every row), and a
+ * row that is not strictly dominant (rate 1) cannot raise r >= 1. Eight
+ * rows at a time: where any of them might raise r, all eight are rated
+ * as the reference rates them. The largest rate, and so the result, are
+ * the reference's bits. */
+enum { RATE_ROWS = 8 }; /* TL_LANES where there are lanes */
+
+/* Eight rows: each gives -1 where it cannot raise r and +1 where it
+ * might, and the largest of the eight decides. (Selects and one max
+ * reduction: GCC keeps them in vector registers where an and-reduction
+ * of comparisons was taken lane by lane, slower than rating the rows.)
+ * No value is NaN: a row with a NaN is not strictly dominant, and one
+ * that is, inside the range, has finite products. */
+static TL_CPU_INLINE int rows_below(const double *a, const double *b, const double *c, double r,
+                                    const double key[3])
+{
+  double worst = -1.0, fine = r >= 0x1p-200 ? 1.0 : 0.0, one = r >= 1.0 ? -1.0 : 1.0;
+#pragma omp simd reduction(max : worst)
+  for (int i = 0; i < RATE_ROWS; i++) {
+    double aa = fabs(a[i]), bb = fabs(b[i]), cc = fabs(c[i]), mx = aa > cc ? aa : cc;
+    double excess = mx * bb * (1 + 0x1p-20) - r * (bb * bb - 2 * (aa * cc));
+    double inside = bb >= 0x1p-200 && bb <= 0x1p200 ? fine : 0.0;
+    double v = inside > 0 ? (excess > 0 ? 1.0 : -1.0) : 1.0; /* a strictly dominant row */
+    v = bb > aa + cc ? v : one;                              /* one that is not: rate 1 */
+    v = aa == key[0] && bb == key[1] && cc == key[2] ? -1.0 : v;
+    worst = v > worst ? v : worst;
+  }
+  return worst < 0;
+}
+
+/* The largest rate of k rows that have both neighbours. */
 TL_CPU_CLONES static double rows_rate(size_t k, const double *a, const double *b,
                                       const double *c)
 {
-  double r = 0.0;
-#pragma omp simd reduction(max : r)
-  for (size_t i = 0; i < k; i++) {
-    double aa = fabs(a[i]), bb = fabs(b[i]), cc = fabs(c[i]);
-    double ra = aa / bb, rc = cc / bb;
-    double q = 2 * (ra > rc ? ra : rc) / (1 + sqrt(1 - 4 * ra * rc));
-    double ri = bb > aa + cc ? q : 1.0; /* tl_its_row_rate's "not dominant" */
-    r = ri > r ? ri : r;
+  double r = 0.0, key[3] = {NAN, NAN, NAN}; /* |a|, |b|, |c| of the row that gave r */
+  for (size_t i0 = 0; i0 < k; i0 += RATE_ROWS) {
+    size_t len = k - i0 < RATE_ROWS ? k - i0 : RATE_ROWS;
+    if (len == RATE_ROWS && rows_below(a + i0, b + i0, c + i0, r, key))
+      continue;
+    double q[RATE_ROWS]; /* the rates, side by side; then the largest */
+#pragma omp simd
+    for (size_t i = 0; i < len; i++)
+      q[i] = row_rate(fabs(a[i0 + i]), fabs(b[i0 + i]), fabs(c[i0 + i]));
+    for (size_t i = 0; i < len; i++)
+      if (q[i] > r)
+        r = q[i], key[0] = fabs(a[i0 + i]), key[1] = fabs(b[i0 + i]), key[2] = fabs(c[i0 + i]);
   }
   return r;
 }

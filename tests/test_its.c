@@ -578,7 +578,7 @@ Test(its, cpu_rate_passed_over_rows_keep_the_bits)
         tl_rng st = rng;
         a[k * m + i] = rate_entry(k, i, m, 0, &st);
         st = rng, b[k * m + i] = rate_entry(k, i, m, 1, &st);
-        st = rng, c[k * m + i] = rate_entry(k, i, m, 2, &rng);
+        c[k * m + i] = rate_entry(k, i, m, 2, &rng);
       }
     tl_cpu_its_rate_d(n, 0, begin, m, nsys, a, b, c, rate);
     for (int k = 0; k < kinds; k++) {

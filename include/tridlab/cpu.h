@@ -269,7 +269,8 @@ void tl_cpu_stream_stencil_f(size_t n, size_t ngroups, size_t sz, const double s
  * divides three times (within a few roundings of its values). Backward:
  * the reference's operations, so its bits; F[2 s] and F[2 s + 1] are
  * system s's first unknown of this partition and of the next. A zero or
- * non-finite pivot (forward) or a non-finite x (backward) sets bad[s]
+ * non-finite pivot, or one that cancelled to within 2^-30 of its terms
+ * (forward), or a non-finite x (backward) sets bad[s]
  * (never cleared; an overflowing check sum may set it too); that
  * system's outputs are then unspecified: run the reference phase on it
  * for the report. The forward sweep also sets bad[s] when one of system
@@ -360,8 +361,9 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
  * it divides: optimized/cpu/ptdma_cpu.c); bad and dbad as
  * tl_cpu_ptdma_init_d's and tl_cpu_ptdma_runtime_d's, bad also where a
  * pivot's reciprocal is not finite or a pivot cancelled to within 2^-30
- * of its terms (a superset of the reference's failures: run it on a
- * flagged system; never cleared; a flagged system's values unspecified). Every array but strict is
+ * of its terms, where a rounding decides between the reference's
+ * breakdown and a finite answer (run the reference on a flagged system;
+ * never cleared; a flagged system's values unspecified). Every array but strict is
  * required. strict (may be NULL): strict[s] = 1 where every row margin |B| - (|A| + |C|) of the
  * rows (without the coupling a global end row lacks, unless periodic) is > 0, as
  * tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0 else (NaN included). */
@@ -375,8 +377,8 @@ size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_
  * a few roundings, the same sweeps as tl_cpu_ptdma_ends_d. A group holding a system with skip[s]
  * (one that failed) is not solved: redo[s] = 1 for its other systems. redo[s] set also where a
  * value of x is not finite (run the reference for its report) and where
- * the sweeps flag the system as tl_cpu_ptdma_ends_d flagged it (its rows
- * sent were then the reference's, so its x must be too); tiny[s]
+ * the sweeps flag the system (tl_cpu_ptdma_ends_d flagged it too: its
+ * rows sent were then the reference's, so its x must be too); tiny[s]
  * set as tl_ptdma_reconstruct_tiny_d. Reads 4 words per unknown and
  * writes 1, where keeping a', b', c', d' wrote 4 and read them again. */
 size_t tl_cpu_ptdma_finish_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,

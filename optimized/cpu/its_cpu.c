@@ -5,7 +5,7 @@
  * written as tl_its_row_rate writes it, takes two divisions, a square
  * root and a third division; the reference calls it once per row, one
  * row after another (about 12 % of an ITS rank's time at P = 2). The rows
- * do not depend on each other, so a whole slice is one SIMD loop: each
+ * do not depend on each other, so eight rows are one SIMD step: each
  * lane computes a row's rate by the same operations, in the same order,
  * with the dominance test as a select instead of a branch (the lanes of
  * rows that are not strictly dominant compute a value that is thrown

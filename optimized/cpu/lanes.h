@@ -41,9 +41,10 @@
  * are the reference's bits (the CPU room is built with -ffp-contract=off,
  * as the reference is compiled without contraction in ISO C) -- except in
  * the sweeps that invert a pivot once where the reference divides by it
- * (tl_lanes_fillin_row below; P-TDMA's fused passes, ptdma_cpu.c): their
- * results are within a few roundings of the reference's, and a pivot that
- * cancelled to within 2^-30 of its terms also flags the lane
+ * (tl_lanes_fillin_row below, Tridsolver's and the hybrid's; P-TDMA's
+ * fused passes, ptdma_cpu.c; PDD's ends, pdd_ends_cpu.c): their results
+ * are within a few roundings of the reference's. In the first two a pivot
+ * that cancelled to within 2^-30 of its terms also flags the lane
  * (tl_lanes_check_pivot), since there a rounding more or less is the
  * difference between the reference's breakdown and a finite answer.
  */
@@ -247,8 +248,8 @@ static TL_CPU_INLINE tl_lanes tl_lanes_abs(tl_lanes v)
 
 static TL_CPU_INLINE tl_lanes tl_lanes_check_pivot(tl_lanes chk, tl_lanes p, tl_lanes B, tl_lanes t)
 {
-  tl_lanes_bits cut =
-      tl_lanes_abs(p) <= tl_lanes_splat(TL_LANES_CANCELLED) * (tl_lanes_abs(B) + tl_lanes_abs(t));
+  tl_lanes k = tl_lanes_splat(TL_LANES_CANCELLED); /* k |B| + k |t|: no overflow */
+  tl_lanes_bits cut = tl_lanes_abs(p) <= k * tl_lanes_abs(B) + k * tl_lanes_abs(t);
   return chk + (tl_lanes)((tl_lanes_bits)tl_lanes_splat(NAN) & cut);
 }
 

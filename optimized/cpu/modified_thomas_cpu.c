@@ -41,8 +41,9 @@
  * The backward sweep has no division: the reference's operations, its
  * bits.
  *
- * A zero or non-finite pivot (forward) or a non-finite x (backward) in a
- * lane sets bad[s] (as may a check sum that overflowed: lanes.h); that
+ * A zero or non-finite pivot, or one that cancelled to within 2^-30 of
+ * its terms (forward: tl_lanes_check_pivot, lanes.h), or a non-finite x
+ * (backward) in a lane sets bad[s] (as may a check sum that overflowed: lanes.h); that
  * lane's outputs are then unspecified, and the caller runs the reference
  * phase on the system for its report. The forward sweeps also set bad[s]
  * when one of system s's entries is not finite (tl_lanes_check_row, five

@@ -388,7 +388,7 @@ static void ends_group(const pt_rows *w, const double *A, const double *B, const
  * operations, its division by b'_k a multiplication by r_k = 1 / b'_k),
  * x_0 = x_first, x_{m-1} = x_last, tiles of x written to the slices. redo[l] where a value of x is
  * not finite (the reference reports it) or where the sweeps flag the
- * system as tl_cpu_ptdma_ends_d did (the rows sent were then the
+ * system (tl_cpu_ptdma_ends_d flagged it too: the rows sent were then the
  * reference's); tiny[l] as tl_ptdma_reconstruct_tiny_d. */
 TL_CPU_CLONES
 static void finish_group(const pt_rows *w, int nt, const double *A, const double *B,

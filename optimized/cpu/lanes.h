@@ -249,7 +249,13 @@ static TL_CPU_INLINE tl_lanes tl_lanes_abs(tl_lanes v)
 static TL_CPU_INLINE tl_lanes tl_lanes_check_pivot(tl_lanes chk, tl_lanes p, tl_lanes B, tl_lanes t)
 {
   tl_lanes k = tl_lanes_splat(TL_LANES_CANCELLED); /* k |B| + k |t|: no overflow */
-  tl_lanes_bits cut = tl_lanes_abs(p) <= k * tl_lanes_abs(B) + k * tl_lanes_abs(t);
+  tl_lanes x = k * tl_lanes_abs(B) + k * tl_lanes_abs(t);
+  /* |p| <= x compared as integers: for numbers >= 0 the bits are in the
+   * order of the values, and GCC compares integer lanes in one vector
+   * instruction where it takes a comparison of doubles lane by lane. A
+   * NaN |p| is never <= (its check sum flags it anyway); a NaN x is
+   * (the lane is flagged either way). */
+  tl_lanes_bits cut = (tl_lanes_bits)tl_lanes_abs(p) <= (tl_lanes_bits)x;
   return chk + (tl_lanes)((tl_lanes_bits)tl_lanes_splat(NAN) & cut);
 }
 

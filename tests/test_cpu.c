@@ -1324,3 +1324,38 @@ Test(cpu_bench, command_writes_the_documented_csv, .timeout = 60)
   snprintf(cmd, sizeof cmd, "%s bench --help >/dev/null", cli);
   cr_expect_eq(system(cmd), 0);
 }
+
+/* A pivot that a rounding decides: rows k and k+1 of system 3 set to
+ * (a, b, c) = (0, 49, 49) and (1, 1, 0), a singular 2 x 2 block in a
+ * weakly row-dominant matrix. thomas's pivot of row k+1 is 1 - 49 / 49 =
+ * 0, a breakdown; one reciprocal gives 1 - 49 (1 / 49) = 1.1e-16. The
+ * kernel must flag the lane (thomas_group.h, cancelled()) and report what
+ * thomas reports: status, system, row and message; with the block inside
+ * a whole tile (the tile in registers) and in the last, short one. */
+Test(cpu_thomas, a_pivot_that_cancels_is_the_references_breakdown)
+{
+  const tl_algorithm *fast = tl_find("thomas_cpu"), *ref = tl_find("thomas");
+  cr_assert(fast && ref);
+  const size_t ns[] = {40, 45}, ks[] = {19, 42};
+  for (int j = 0; j < 2; j++) {
+    size_t n = ns[j], nsys = 16, k = ks[j] - (j ? 1 : 0);
+    tl_problem p;
+    tl_info info, rinfo;
+    cr_assert_eq(tl_gallery_make(2, n, nsys, 5, &p, &info), TL_OK);
+    double *a = (double *)p.sys.a + 3 * n, *b = (double *)p.sys.b + 3 * n;
+    double *c = (double *)p.sys.c + 3 * n;
+    a[k] = 0, b[k] = c[k] = 49, a[k + 1] = b[k + 1] = 1, c[k + 1] = 0;
+    double *x = calloc(n * nsys, sizeof *x), *xr = calloc(n * nsys, sizeof *xr);
+    tl_options opt;
+    tl_options_init(&opt);
+    int st = tl_solve(fast, &p.sys, x, &opt, &info);
+    int rst = tl_solve(ref, &p.sys, xr, &opt, &rinfo);
+    cr_expect(st == TL_ERR_BREAKDOWN && st == rst && info.system == rinfo.system &&
+                  info.row == rinfo.row && !strcmp(info.msg, rinfo.msg),
+              "n %zu: thomas_cpu %s (system %ld row %ld), thomas %s (system %ld row %ld)", n,
+              tl_status_name(st), info.system, info.row, tl_status_name(rst), rinfo.system,
+              rinfo.row);
+    free(x), free(xr);
+    tl_problem_free(&p);
+  }
+}

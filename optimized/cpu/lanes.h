@@ -46,7 +46,8 @@
  * are within a few roundings of the reference's. In the first two a pivot
  * that cancelled to within 2^-30 of its terms also flags the lane
  * (tl_lanes_check_pivot), since there a rounding more or less is the
- * difference between the reference's breakdown and a finite answer.
+ * difference between the reference's breakdown and a finite answer (the
+ * Thomas kernels do the same: thomas_group.h).
  */
 #ifndef TL_CPU_LANES_H
 #define TL_CPU_LANES_H

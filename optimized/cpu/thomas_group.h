@@ -39,6 +39,30 @@
 /* A row of SZ zeros: the corner entries a[0] and c[n-1] as the kernels use them. */
 static const T FN(zero_row)[SZ];
 
+/* NaN for a pivot p = b - t that cancelled to within 2^-30 of b (|p| <=
+ * 2^-30 |b|: then t is b to 30 bits), 0 otherwise, added to the check sum: where the reference's
+ * pivot is exactly 0 (a breakdown it reports, e.g. 1 - 49 / 49), one reciprocal's rounding can
+ * leave an ulp (1 - 49 (1 / 49) = 1.1e-16) and a finite answer that is noise; confirm() then asks
+ * the reference recurrence (as lanes.h's tl_lanes_check_pivot does for the partition sweeps). |p|
+ * <= x is compared on the bits, as integers (for numbers >= 0 they are in the values' order):
+ * compilers vectorise that, where they may take a comparison of floating lanes one lane at a time.
+ */
+#if TL_CPU_FLOAT
+typedef int32_t FN(bits);
+#define TL_GROUP_ABS(v) fabsf(v)
+#else
+typedef int64_t FN(bits);
+#define TL_GROUP_ABS(v) fabs(v)
+#endif
+static TL_CPU_INLINE T FN(cancelled)(T p, T b)
+{
+  T x = (T)0x1p-30 * TL_GROUP_ABS(b), ap = TL_GROUP_ABS(p);
+  FN(bits) ip, ix;
+  memcpy(&ip, &ap, sizeof ip), memcpy(&ix, &x, sizeof ix);
+  return ip <= ix ? (T)NAN : (T)0;
+}
+#undef TL_GROUP_ABS
+
 /* Row 0 of SZ systems: cp = c / b, dp = d / b, by one reciprocal.
  * chk starts the NaN check. */
 static TL_CPU_INLINE void FN(row_first)(const T *b, const T *c, const T *d, T *cp, T *dp, T *chk)
@@ -61,7 +85,7 @@ static TL_CPU_INLINE void FN(row_next)(const T *a, const T *b, const T *c, const
     T p = b[l] - a[l] * cpm[l], r = (T)1 / p;
     cp[l] = c[l] * r;
     dp[l] = (d[l] - a[l] * dpm[l]) * r;
-    chk[l] += p;
+    chk[l] += p + FN(cancelled)(p, b[l]);
   }
 }
 

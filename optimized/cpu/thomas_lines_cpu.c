@@ -477,6 +477,24 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
 #define TL_LV_STORE tl_cpu_transpose8_store_d
 #endif
 
+/* thomas_group.h's cancelled() on a row of 8 lanes: NaN where the pivot
+ * p = b - t cancelled to within 2^-30 of b, 0 elsewhere. */
+#if TL_CPU_FLOAT
+typedef int32_t FN(lvbits) __attribute__((vector_size(32)));
+#else
+typedef int64_t FN(lvbits) __attribute__((vector_size(64)));
+#endif
+static TL_CPU_INLINE TL_LV FN(vcancelled)(TL_LV p, TL_LV b)
+{
+  const TL_LV k = {0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30};
+  const TL_LV nan = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
+              neg = -(TL_LV){0, 0, 0, 0, 0, 0, 0, 0};
+  FN(lvbits) m = ~(FN(lvbits))neg; /* all bits but the sign */
+  TL_LV x = k * (TL_LV)((FN(lvbits))b & m);
+  FN(lvbits) cut = ((FN(lvbits))p & m) <= (FN(lvbits))x;
+  return (TL_LV)((FN(lvbits))nan & cut);
+}
+
 #if !TL_CPU_FLOAT /* the registry's margins: double only */
 typedef long long FN(v8l) __attribute__((vector_size(64)));
 
@@ -641,7 +659,7 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
     size_t w = TL_CPU_POS(sh + i0 + r, f->rev, np);
     pc = C[r] * q;
     pd = (D[r] - A[r] * pd) * q;
-    chk += p;
+    chk += p + FN(vcancelled)(p, B[r]);
     memcpy(cp + w * SZ, &pc, sizeof pc), memcpy(dp + w * SZ, &pd, sizeof pd);
   }
   memcpy(f->chk, &chk, sizeof chk);

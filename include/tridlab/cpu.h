@@ -89,7 +89,8 @@ int tl_cpu_thomas_3d_f(const size_t dims[3], tl_dir dir, size_t sz, const float 
  * (8 doubles). a[0] and c[n-1] of each system are not used by the
  * solve. Nothing is reported per
  * system: flag[s] (nsys bytes) receives 1 when system s may have broken
- * down or holds a non-finite entry (its x is then not to be trusted:
+ * down (a pivot not finite, or one that cancelled to within 2^-30 of b,
+ * where a rounding decides) or holds a non-finite entry (its x is then not to be trusted:
  * solve it again with the reference, which gives the row), 2 when it is
  * outside Thomas's dominance classes (neither by rows nor by columns),
  * 3 when a corner a[0] or c[n-1] is not zero, else 0. x may be d.
@@ -149,7 +150,10 @@ int tl_cpu_thomas_lines_more_d(size_t n, size_t nsys, const double *a, const dou
  * does when the layout is not changed): along x one line after another
  * with the scalar recurrence; along y and z one vectorised sweep over all
  * nx lines of an x-y or x-z plane at once, its c' scratch of n nx
- * entries. Same arguments, same traffic model, same checks. */
+ * entries. Same arguments, same traffic model, the same checks but one:
+ * it does not flag a pivot that cancelled (thomas_group.h's cancelled),
+ * so where the reference's pivot is exactly 0 and its own an ulp it
+ * returns its answer. */
 int tl_cpu_thomas_3d_naive_d(const size_t dims[3], tl_dir dir, const double *a, const double *b,
                              const double *c, const double *d, double *x, tl_info *info);
 int tl_cpu_thomas_3d_naive_f(const size_t dims[3], tl_dir dir, const float *a, const float *b,

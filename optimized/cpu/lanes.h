@@ -47,7 +47,8 @@
  * that cancelled to within 2^-30 of its terms also flags the lane
  * (tl_lanes_check_pivot), since there a rounding more or less is the
  * difference between the reference's breakdown and a finite answer (the
- * Thomas kernels do the same: thomas_group.h).
+ * Thomas kernels do the same with |p| <= 2^-30 |b|, within a factor of 2
+ * of this test and cheaper: thomas_group.h).
  */
 #ifndef TL_CPU_LANES_H
 #define TL_CPU_LANES_H

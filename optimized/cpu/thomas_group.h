@@ -21,7 +21,8 @@
  *
  * Breakdown: every lane adds up its pivots and its results in chk, one
  * add per value; the sum is not finite as soon as a pivot or a result is
- * not finite (a zero pivot always makes some x infinite or NaN).
+ * not finite (a zero pivot always makes some x infinite or NaN), or when
+ * a pivot cancelled (cancelled() below adds a NaN).
  * TL_CPU_BAD_MASK (cpu_internal.h) turns the sums into a mask of
  * candidate lanes, and confirm() below checks each candidate with the
  * reference recurrence (tl_cpu_breakdown_row_*), which gives the row, or

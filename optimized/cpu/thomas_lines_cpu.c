@@ -487,9 +487,12 @@ typedef int64_t FN(lvbits) __attribute__((vector_size(64)));
 static TL_CPU_INLINE TL_LV FN(vcancelled)(TL_LV p, TL_LV b)
 {
   const TL_LV k = {0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30, 0x1p-30};
-  const TL_LV nan = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
-              neg = -(TL_LV){0, 0, 0, 0, 0, 0, 0, 0};
-  FN(lvbits) m = ~(FN(lvbits))neg; /* all bits but the sign */
+  const TL_LV nan = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+#if TL_CPU_FLOAT
+  FN(lvbits) m = (FN(lvbits)){0} + INT32_MAX; /* all bits but the sign */
+#else
+  FN(lvbits) m = (FN(lvbits)){0} + INT64_MAX;
+#endif
   TL_LV x = k * (TL_LV)((FN(lvbits))b & m);
   FN(lvbits) cut = ((FN(lvbits))p & m) <= (FN(lvbits))x;
   return (TL_LV)((FN(lvbits))nan & cut);

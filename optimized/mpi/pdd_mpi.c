@@ -191,9 +191,9 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  * for the reference and not here. Flags 2 and 3
  * of the x-line kernel do not matter here: the corners of a block are its
  * couplings, and the verdict judges dominance. When scratch memory is
- * short, every system falls back. The flag sees what the kernel's own
- * rounding produces: a pivot that is exactly zero only in the
- * reference's rounding is not seen, as for the registry's thomas_cpu. */
+ * short, every system falls back. The x-line kernel also flags a pivot
+ * that cancelled to within 2^-30 of b, where the reference's rounding may
+ * give exactly zero (thomas_group.h); PDD's ends sweep does not. */
 
 /* One kernel solve of k systems of m rows (a, b, c), right-hand sides
  * rhs into sol (may be rhs); systems flagged 1 are marked in redo; and

@@ -56,10 +56,7 @@
  * thomas_3d_naive_cpu.c.
  */
 #ifndef TL_CPU_PASS
-#include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_internal.h"
 

@@ -30,6 +30,9 @@
  *
  * docs/algorithms/thomas_cpu.md explains the groups and the pipelines.
  */
+#include <math.h>   /* fabs, NAN: cancelled() */
+#include <stdint.h> /* its integer bits */
+#include <string.h> /* memcpy */
 
 /* Scratch row of row i of a system of np rows: i, or upside down for
  * every other group of a pipeline (the one scratch serves two groups). */

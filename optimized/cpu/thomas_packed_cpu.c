@@ -40,10 +40,7 @@
  * (optimized/layout/sz_template.h explains how).
  */
 #ifndef TL_CPU_PASS
-#include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_internal.h"
 

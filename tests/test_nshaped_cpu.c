@@ -169,3 +169,107 @@ Test(nshaped_cpu, a_zero_pivot_at_either_end_of_the_block_is_flagged)
         }
       }
 }
+
+/* The verdict's measure of rows 1 .. L-1, taken by the two stages
+ * (tl_cpu_nshaped_reduce_scan_d, _substitute_scan_d), finished by
+ * tl_cpu_nshaped_dd_max_scan_d: the bits of the pass that reads the
+ * slice (tl_cpu_nshaped_dd_max_slice_d) in every system neither stage
+ * flagged. The systems of the batch, s mod 10 (mid = m / 2):
+ *   0  dominant (random: |a|, |c| < 1, b in [4, 5))
+ *   1  b = 0 on row mid (its margin / |b| is -inf)
+ *   2  row mid not dominant
+ *   3  scaled to 1e307 (the pass's finiteness sum could overflow)
+ *   4  rows 5 .. m-1 copies of row 4 (ties for the weakest row)
+ *   5  |b| = |a| + |c| on every row (margins exactly 0)
+ *   6  column mid not dominant, every row strictly dominant
+ *   7  scaled to 1e-300
+ *   8  row mid's margin exactly 0, the others' positive
+ *   9  column mid's margin exactly 0, the others' positive */
+enum { KINDS = 10 };
+
+static void hostile_rows(size_t m, size_t s, double *a, double *b, double *c)
+{
+  size_t k = s % KINDS, mid = m / 2;
+  for (size_t i = 0; i < m; i++) {
+    if (k == 4 && i > 4)
+      a[i] = a[4], b[i] = b[4], c[i] = c[4];
+    if (k == 5)
+      b[i] = fabs(a[i]) + fabs(c[i]);
+    if (k == 3 || k == 7) {
+      double f = k == 3 ? 1e307 : 1e-300;
+      a[i] *= f, b[i] *= f, c[i] *= f;
+    }
+  }
+  if (k == 1)
+    b[mid] = 0.0;
+  if (k == 2)
+    c[mid] = 3.0 * b[mid];
+  if (k == 8)
+    b[mid] = fabs(a[mid]) + fabs(c[mid]);
+  if ((k == 6 || k == 9) && mid >= 1 && mid + 1 < m) {
+    a[mid] = c[mid] = 0.0;
+    if (k == 6)
+      b[mid] = 1.0, c[mid - 1] = 0.9, a[mid + 1] = 0.9;
+    else
+      b[mid] = fabs(c[mid - 1]) + fabs(a[mid + 1]);
+  }
+}
+
+static void compare_scan(size_t m, int q, int periodic, double up, double down, uint64_t seed)
+{
+  size_t nsys = 3 * 8 + 3, cnt = m * nsys, n = 3 * m, row0 = (size_t)q * m;
+  size_t L = (q < 2 || periodic) ? m - 1 : m - 2;
+  double *v = th_dominant_slices(m, nsys, seed);
+  double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
+  for (size_t s = 0; s < nsys; s++)
+    hostile_rows(m, s, a + s * m, b + s * m, c + s * m);
+  double *rows = calloc(4 * cnt, sizeof *rows), *ju = calloc(3 * nsys, sizeof *ju);
+  double *x = calloc(cnt, sizeof *x), *sup = malloc(2 * nsys * sizeof *sup);
+  unsigned char *bad = calloc(3 * nsys, 1), *tiny = bad + nsys, *bad2 = bad + 2 * nsys;
+  tl_cpu_nshaped_scan *scan = calloc(nsys, sizeof *scan);
+  for (size_t s = 0; s < 2 * nsys; s++)
+    sup[s] = 0.5 + 0.25 * (double)(s % 5);
+  tl_cpu_nshaped_reduce_scan_d(m, L, nsys, a, b, c, d, rows, ju, bad, scan);
+  tl_cpu_nshaped_substitute_scan_d(m, L, nsys, rows, sup, bad, x, tiny, bad2, scan);
+  size_t compared = 0;
+  for (size_t s = 0; s < nsys; s++) {
+    if (bad[s] || bad2[s])
+      continue; /* the rank program reads the slice for these */
+    size_t o = s * m;
+    int f1[3], f2[3];
+    double w1, w2, m1[2], m2[2];
+    long r1, r2;
+    tl_cpu_nshaped_dd_max_scan_d(n, periodic, row0, m, L, a + o, b + o, c + o, x + o, up, down,
+                                 &scan[s], f1, &w1, &r1, m1);
+    tl_cpu_nshaped_dd_max_slice_d(n, periodic, row0, m, a + o, b + o, c + o, x + o, up, down, f2,
+                                  &w2, &r2, m2);
+    cr_expect(!memcmp(f1, f2, sizeof f1) && same_bits(&w1, &w2, 1) && r1 == r2 &&
+                  same_bits(m1, m2, 2),
+              "m=%zu part %d periodic %d system %zu (kind %zu): flags %d%d%d worst %.17g row %ld "
+              "max %g %g, the pass: %d%d%d %.17g row %ld max %g %g",
+              m, q, periodic, s, s % KINDS, f1[0], f1[1], f1[2], w1, r1, m1[0], m1[1], f2[0], f2[1],
+              f2[2], w2, r2, m2[0], m2[1]);
+    compared++;
+  }
+  cr_expect(compared >= 8 || m < 4, "m=%zu: only %zu systems compared", m, compared);
+  free(v);
+  free(rows);
+  free(ju);
+  free(x);
+  free(sup);
+  free(bad);
+  free(scan);
+}
+
+Test(nshaped_cpu, the_verdicts_measure_taken_in_the_stages_is_the_pass_bits)
+{
+  TH_NEEDS_LANES();
+  static const size_t ms[] = {2, 3, 4, 5, 9, 16, 17, 64, 300};
+  uint64_t seed = 900;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (int q = 0; q < 3; q++)
+      for (int periodic = 0; periodic < 2; periodic++) {
+        compare_scan(ms[i], q, periodic, 0.5, 0.25, seed++);
+        compare_scan(ms[i], q, periodic, 40.0, 1e300, seed++); /* columns 0 and m-1 fail */
+      }
+}

@@ -481,6 +481,32 @@ void tl_cpu_nshaped_substitute_d(size_t m, size_t L, size_t nsys, const double *
                                  const double *sup, const unsigned char *skip, double *x,
                                  unsigned char *tiny, unsigned char *bad);
 
+/* What the verdict of an MPI rank (tl_cpu_nshaped_dd_max_slice_d below)
+ * needs of a system's rows 1 .. L-1, measured by the two stages above as
+ * they read those rows, so that the verdict need not read the slice
+ * again: the least row margin |b| - (|a| + |c|) and column margin |b_i|
+ * - (|c_{i-1}| + |a_{i+1}|) (+inf: no row), the least margin / |b|
+ * (-inf where b = 0) and its first row, the largest |a|, |b|, |c|, and
+ * (from the substitution, rows 1 .. L) the largest |x|. Valid for a
+ * system neither stage flagged in bad[]. */
+typedef struct tl_cpu_nshaped_scan {
+  double rmin, cmin, worst, amax, xmax;
+  size_t worst_row; /* counted from the slice's row 0 */
+} tl_cpu_nshaped_scan;
+
+/* The two stages, with scan[s] written: the reduction writes all but
+ * xmax for each system of a whole group of eight (xmax = 0), the
+ * substitution xmax for each system it runs on; so a system's scan
+ * stands for its rows after both, where neither flagged it. scan may be
+ * NULL: then they are the two calls above. */
+void tl_cpu_nshaped_reduce_scan_d(size_t m, size_t L, size_t nsys, const double *a, const double *b,
+                                  const double *c, const double *d, double *rows, double *ju,
+                                  unsigned char *bad, tl_cpu_nshaped_scan *scan);
+void tl_cpu_nshaped_substitute_scan_d(size_t m, size_t L, size_t nsys, const double *rows,
+                                      const double *sup, const unsigned char *skip, double *x,
+                                      unsigned char *tiny, unsigned char *bad,
+                                      tl_cpu_nshaped_scan *scan);
+
 /* The MPI verdicts' passes over a double slice (tridlab/backend.h), blocks
  * of rows in SIMD lanes and the two sums in row order
  * (optimized/cpu/residual_cpu.c), the same results bit for bit:
@@ -547,6 +573,16 @@ void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m
                                    const double *b, const double *c, const double *x, double up,
                                    double down, int flags[3], double *worst_rel, long *worst_row,
                                    double max[2]);
+/* The same results from the rows that scan leaves out (0 and L .. m-1,
+ * read here) and scan's measure of rows 1 .. L-1 (the N-shaped stages'
+ * block, L as they took it): bit for bit those of the call above, which
+ * it makes itself where scan cannot stand for the rows (L < 2, m < 3, or
+ * values large enough that the call's finiteness sum could overflow). */
+void tl_cpu_nshaped_dd_max_scan_d(size_t n, int periodic, size_t row0, size_t m, size_t L,
+                                  const double *a, const double *b, const double *c,
+                                  const double *x, double up, double down,
+                                  const tl_cpu_nshaped_scan *scan, int flags[3], double *worst_rel,
+                                  long *worst_row, double max[2]);
 
 /* PDD's loops besides its Thomas solves, for the rank programs of PDD and
  * RPDD (optimized/cpu/pdd_cpu.c), the reference's operations row by row:

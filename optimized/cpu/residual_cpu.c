@@ -535,24 +535,32 @@ void tl_cpu_residual_slice_max_d(size_t n, int periodic, size_t begin, size_t m,
 
 /* ---- N-shaped's dominance and the maxima in one pass ------------------ */
 
-void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m, const double *a,
-                                   const double *b, const double *c, const double *x, double up,
-                                   double down, int flags[3], double *worst_rel, long *worst_row,
-                                   double max[2])
+/* Row 0, rows 1 .. L-1 (read here when scan is NULL, then L = 1; else as
+ * the N-shaped stages measured them, as dd_block and max_block would
+ * have left them), rows L .. m-2 and the last row (m >= 3): the
+ * dominance into flags, worst_rel, worst_row, the maxima into max.
+ * Returns the sum of every |value| read here, which is not finite when
+ * one of them is not. */
+static double dd_max_rows(size_t n, int periodic, size_t row0, size_t m, size_t L, const double *a,
+                          const double *b, const double *c, const double *x, double up, double down,
+                          const tl_cpu_nshaped_scan *scan, int flags[3], double *worst_rel,
+                          long *worst_row, double max[2])
 {
-  if (m < 3) { /* a row or two: the two functions, each with its own rules */
-    tl_cpu_nshaped_dd_slice_d(n, periodic, row0, m, a, b, c, up, down, flags, worst_rel,
-                              worst_row);
-    tl_cpu_residual_slice_max_d(n, periodic, row0, m, a, b, c, x, max);
-    return;
-  }
   dd_acc w = {0, 0, 0, INFINITY, (long)row0};
   double amax = 0.0, xmax = 0.0, sum = 0.0;
   size_t l = m - 1;
   int left = row0 > 0 || periodic, right = row0 + m < n || periodic;
   dd_block(1, a, b, c, &up, a + 1, left, 1, (long)row0, &w);
   max_block(1, a, b, c, x, left, 1, &amax, &xmax, &sum);
-  for (size_t i = 1; i < l; i += BLOCK) { /* the block read once from memory, once from L1 */
+  if (scan) {
+    w.not_row |= !(scan->rmin >= 0.0), w.not_strict |= !(scan->rmin > 0.0);
+    w.not_col |= !(scan->cmin >= 0.0);
+    if (scan->worst < w.worst) /* on a tie row 0 stays */
+      w.worst = scan->worst, w.worst_row = (long)(row0 + scan->worst_row);
+    amax = scan->amax > amax ? scan->amax : amax;
+    xmax = scan->xmax > xmax ? scan->xmax : xmax;
+  }
+  for (size_t i = L; i < l; i += BLOCK) { /* the block read once from memory, once from L1 */
     size_t k = l - i < BLOCK ? l - i : BLOCK;
     dd_block(k, a + i, b + i, c + i, c + i - 1, a + i + 1, 1, 1, (long)(row0 + i), &w);
     max_block(k, a + i, b + i, c + i, x + i, 1, 1, &amax, &xmax, &sum);
@@ -561,9 +569,45 @@ void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m
   max_block(1, a + l, b + l, c + l, x + l, 1, right, &amax, &xmax, &sum);
   flags[0] = w.not_row, flags[1] = w.not_strict, flags[2] = w.not_col;
   *worst_rel = w.worst, *worst_row = w.worst_row;
-  if (!isfinite(sum)) { /* the core loops, with their rules for inf and NaN */
-    tl_residual_slice_max(TL_F64, n, periodic, row0, m, a, b, c, x, max);
+  max[0] = xmax, max[1] = amax;
+  return sum;
+}
+
+void tl_cpu_nshaped_dd_max_slice_d(size_t n, int periodic, size_t row0, size_t m, const double *a,
+                                   const double *b, const double *c, const double *x, double up,
+                                   double down, int flags[3], double *worst_rel, long *worst_row,
+                                   double max[2])
+{
+  if (m < 3) { /* a row or two: the two functions, each with its own rules */
+    tl_cpu_nshaped_dd_slice_d(n, periodic, row0, m, a, b, c, up, down, flags, worst_rel, worst_row);
+    tl_cpu_residual_slice_max_d(n, periodic, row0, m, a, b, c, x, max);
     return;
   }
-  max[0] = xmax, max[1] = amax;
+  double sum = dd_max_rows(n, periodic, row0, m, 1, a, b, c, x, up, down, NULL, flags, worst_rel,
+                           worst_row, max);
+  if (!isfinite(sum)) /* the core loops, with their rules for inf and NaN */
+    tl_residual_slice_max(TL_F64, n, periodic, row0, m, a, b, c, x, max);
+}
+
+/* ---- the same, with the N-shaped stages' measure of rows 1 .. L-1 ----- */
+
+void tl_cpu_nshaped_dd_max_scan_d(size_t n, int periodic, size_t row0, size_t m, size_t L,
+                                  const double *a, const double *b, const double *c,
+                                  const double *x, double up, double down,
+                                  const tl_cpu_nshaped_scan *scan, int flags[3], double *worst_rel,
+                                  long *worst_row, double max[2])
+{
+  double sum = NAN;
+  if (m >= 3 && L >= 2 && L < m && scan)
+    sum = dd_max_rows(n, periodic, row0, m, L, a, b, c, x, up, down, scan, flags, worst_rel,
+                      worst_row, max);
+  /* The pass above sums every |value| to tell a non-finite one, and goes
+   * to the core's loops when the sum is not finite. Its 4 m terms are
+   * each below DBL_MAX / (8 m) here, so its sum is finite, unless a value
+   * of the rows read here is not (the stages flag one of theirs): else
+   * its results, from the pass itself. */
+  if (isfinite(sum) && (max[0] > max[1] ? max[0] : max[1]) < DBL_MAX / (8.0 * (double)m))
+    return;
+  tl_cpu_nshaped_dd_max_slice_d(n, periodic, row0, m, a, b, c, x, up, down, flags, worst_rel,
+                                worst_row, max);
 }

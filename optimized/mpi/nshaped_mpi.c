@@ -39,6 +39,10 @@
  * SS eight rows at a time. A system they flag (a zero or non-finite
  * pivot in RD, a non-finite x in SS) runs the reference's stage again,
  * which gives its report. Complex batches run the reference's stages.
+ * On P > 1 ranks the two also measure what the verdict needs of the
+ * block's rows (tl_cpu_nshaped_scan: margins, weakest row, maxima), so
+ * the verdict reads only the rows at the block's ends of a system they
+ * did not flag.
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
@@ -141,6 +145,8 @@ typedef struct FN(ns_run) {
   unsigned char *bad;     /* 1: the system failed on this rank            */
   unsigned char *tiny;    /* 1: SS (or the root's nested RS) near underflow */
   unsigned char *flag;    /* 1: a batched stage flagged it (NS_BATCHED)      */
+  unsigned char *noscan;  /* 1: scan[s] does not stand for its rows          */
+  tl_cpu_nshaped_scan *scan; /* the verdict's measure, from the batched stages */
   int own_check, suspect; /* own_entry_check; 1: an entry here is not fine */
   S *buf;                 /* 4 nsys out, 4 nsys in, then sup and ju:       */
   S *sup;                 /* 2 nsys: x of J_p and of the next joint line    */
@@ -155,6 +161,7 @@ static void FN(ns_free)(FN(ns_run) * r)
   free(r->st);
   free(r->bad);
   free(r->buf);
+  free(r->scan);
   tl_mpi_status_free(&r->stat);
 }
 
@@ -215,7 +222,10 @@ static void FN(ns_local)(FN(ns_run) * r)
   int p = r->pl->ex->rank;
 #if NS_BATCHED
   size_t L = FN(ns_block_last)(r);
-  tl_cpu_nshaped_reduce_d(sl->m, L, sl->nsys, sl->a, sl->b, sl->c, sl->d, r->rows, r->ju, r->flag);
+  tl_cpu_nshaped_reduce_scan_d(sl->m, L, sl->nsys, sl->a, sl->b, sl->c, sl->d, r->rows, r->ju,
+                               r->flag, r->scan);
+  for (size_t s = 0; s < sl->nsys; s++)
+    r->noscan[s] = r->flag[s]; /* the reference's stages run there */
   /* own_entry_check: the kernel checked rows 0 .. L of the systems it did
    * not flag as it read them; the rows after L and the corners of all,
    * and a flagged system whole, here. */
@@ -346,8 +356,10 @@ static void FN(ns_substitute)(FN(ns_run) * r, S *x)
   int p = r->pl->ex->rank;
 #if NS_BATCHED
   memset(r->flag, 0, sl->nsys);
-  tl_cpu_nshaped_substitute_d(sl->m, FN(ns_block_last)(r), sl->nsys, r->rows, r->sup, r->bad, x,
-                              r->tiny, r->flag);
+  tl_cpu_nshaped_substitute_scan_d(sl->m, FN(ns_block_last)(r), sl->nsys, r->rows, r->sup, r->bad,
+                                   x, r->tiny, r->flag, r->scan);
+  for (size_t s = 0; s < sl->nsys; s++)
+    r->noscan[s] |= r->flag[s] | r->bad[s];
 #endif
   for (size_t s = 0; s < sl->nsys; s++) {
     if (r->bad[s] || (NS_BATCHED && !r->flag[s]))
@@ -391,8 +403,13 @@ static void FN(ns_pairs)(FN(ns_run) * r, size_t s, const S *x, const S *halo, do
     FN(ns_maxima)(sl, a, b, c, x, max);
   } else {
 #if NS_BATCHED /* the rows in SIMD lanes, the same bits; the maxima in the same pass */
-    tl_cpu_nshaped_dd_max_slice_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, ABS(halo[2]),
-                                  ABS(halo[3]), flags, &rel, &row, max);
+    if (r->scan && !r->noscan[s]) /* rows 1 .. L-1 as RD and SS measured them */
+      tl_cpu_nshaped_dd_max_scan_d(sl->n, sl->periodic, sl->begin, sl->m, FN(ns_block_last)(r), a,
+                                   b, c, x, ABS(halo[2]), ABS(halo[3]), &r->scan[s], flags, &rel,
+                                   &row, max);
+    else
+      tl_cpu_nshaped_dd_max_slice_d(sl->n, sl->periodic, sl->begin, sl->m, a, b, c, x, ABS(halo[2]),
+                                    ABS(halo[3]), flags, &rel, &row, max);
 #else
     FN(tl_nshaped_dd_slice)
     (sl->n, sl->periodic, sl->begin, sl->m, a, b, c, ABS(halo[2]), ABS(halo[3]), flags, &rel, &row);
@@ -495,7 +512,7 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
   FN(ns_run) run = {.pl = pl, .own_check = pl->own_check}, *r = &run;
   TL_CALL(tl_mpi_status_init(&r->stat, pl->ex, nsys, info));
   r->st = tl_alloc(nsys, sizeof(ST));
-  r->bad = tl_alloc(3 * nsys, 1);
+  r->bad = tl_alloc(4 * nsys, 1);
   r->buf = tl_alloc(13 * nsys, sizeof(S));
   /* Every system's block rows (4 per own row), in the rank's scratch kept
    * from one solve to the next rather than fresh pages per system; not
@@ -507,7 +524,15 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "nshaped: no memory for %zu systems", nsys);
     goto cleanup;
   }
-  r->tiny = r->bad + nsys, r->flag = r->bad + 2 * nsys;
+  r->tiny = r->bad + nsys, r->flag = r->bad + 2 * nsys, r->noscan = r->bad + 3 * nsys;
+#if NS_BATCHED
+  /* The verdict's measure of the rows, taken by the batched stages where
+   * more than one rank shares the system (one rank classifies the whole
+   * matrix instead: ns_pairs). Without it (no memory for it here), the
+   * verdict reads the rows: the same numbers. */
+  if (P > 1 && nsys)
+    r->scan = tl_alloc(nsys, sizeof *r->scan);
+#endif
   r->sup = r->buf + 8 * nsys, r->ju = r->buf + 10 * nsys;
   for (size_t s = 0; s < nsys; s++) {
     tl_info one;

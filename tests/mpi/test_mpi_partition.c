@@ -103,7 +103,10 @@ static void set_case_param(tl_options *opt, const tl_algorithm *ref)
  * the middle rank's rows (finite entries, d near the largest double).
  * MARGIN0 gives the last rank's first row a margin of exactly 0 (a = c
  * = 1, b = 2): dominant, not strictly, the other ranks' rows strictly
- * (P-TDMA's verdict, where only the row's rank reads it again). */
+ * (P-TDMA's verdict, where only the row's rank reads it again).
+ * WEAK_IN and MARGIN0_IN are WEAK's and MARGIN0's rows in the middle of
+ * the middle rank's rows: inside N-shaped's block, whose margins its
+ * batched RD measures for the verdict (tl_cpu_nshaped_scan). */
 typedef enum {
   PLAIN,
   BREAKDOWN,
@@ -115,7 +118,9 @@ typedef enum {
   SPIKE,
   OVERFLOW,
   MARGIN0,
-  WPIVOT
+  WPIVOT,
+  WEAK_IN,
+  MARGIN0_IN
 } twist;
 
 /* Rank 0's message, so every rank can compare its own with it. */
@@ -208,7 +213,7 @@ static void compare_with_reference(mpi_check *mc, const tl_algorithm *algo, cons
   if (tw == NONFINITE)
     MC_EXPECT(mc, st == TL_ERR_ARG && strcmp(info->arg, "d") == 0, "non-finite case gave %s",
               tl_status_name(st));
-  if (tw == WEAK)
+  if (tw == WEAK || tw == WEAK_IN)
     MC_EXPECT(mc, st == TL_OUTSIDE_DOMAIN, "weak row gave %s", tl_status_name(st));
   if (tw == COL_DD)
     MC_EXPECT(mc, st == TL_OK, "column-dominant matrix gave %s (%s)", tl_status_name(st),
@@ -226,17 +231,19 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
   mc_case(mc, "%s%s%s P=%d n=%zu nsys=%zu %s%s%s%s", algo->name, case_param ? " " : "",
           case_param ? case_param : "", P, n, nsys, tl_dtype_name(dt), periodic ? " periodic" : "",
           slices ? " uneven" : "",
-          tw == BREAKDOWN   ? " breakdown"
-          : tw == NONFINITE ? " non-finite"
-          : tw == WEAK      ? " weak-row"
-          : tw == COL_DD    ? " column-dominant"
-          : tw == TINY      ? " near-underflow"
-          : tw == INNER     ? " inner-breakdown"
-          : tw == SPIKE     ? " spike-breakdown"
-          : tw == OVERFLOW  ? " overflow"
-          : tw == MARGIN0   ? " zero-margin"
-          : tw == WPIVOT    ? " w-pivot-overflow"
-                            : "");
+          tw == BREAKDOWN    ? " breakdown"
+          : tw == NONFINITE  ? " non-finite"
+          : tw == WEAK       ? " weak-row"
+          : tw == COL_DD     ? " column-dominant"
+          : tw == TINY       ? " near-underflow"
+          : tw == INNER      ? " inner-breakdown"
+          : tw == SPIKE      ? " spike-breakdown"
+          : tw == OVERFLOW   ? " overflow"
+          : tw == MARGIN0    ? " zero-margin"
+          : tw == WPIVOT     ? " w-pivot-overflow"
+          : tw == WEAK_IN    ? " inner-weak-row"
+          : tw == MARGIN0_IN ? " inner-zero-margin"
+                             : "");
   /* An algorithm with its own layout (ScaLAPACK's blocks) takes no other:
    * its "even" cases use its layout, its uneven ones are not run. */
   size_t *own = NULL;
@@ -297,6 +304,15 @@ static void run_case(mpi_check *mc, const tl_algorithm *algo, tl_dtype dt, size_
         set_entry(&pr, 1, s, r, 0.5);
         set_entry(&pr, 2, s, r - 1, 1.0); /* and its column */
       }
+    } else if (tw == WEAK_IN || tw == MARGIN0_IN) {
+      size_t qb, qe;
+      tl_partition_bounds(n, P, slices, P / 2, &qb, &qe);
+      size_t r = qb + (qe - qb) / 2;
+      set_entry(&pr, 0, s, r, 1.0);
+      set_entry(&pr, 1, s, r, tw == WEAK_IN ? 0.5 : 2.0);
+      set_entry(&pr, 2, s, r, 1.0);
+      if (tw == WEAK_IN)
+        set_entry(&pr, 2, s, r - 1, 1.0); /* and its column */
     } else if (tw == MARGIN0) {
       size_t r = last_begin > 0 ? last_begin : n / 2;
       set_entry(&pr, 0, s, r, 1.0);
@@ -905,6 +921,11 @@ int main(int argc, char **argv)
     run_case(&mc, ns, TL_F64, 40 * (size_t)P + 1, 19, 1, NULL, PLAIN, 92);
     run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, INNER, 93);
     run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, INNER, 94);
+    /* and the verdict on rows inside a block (measured by RD) */
+    run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 0, NULL, WEAK_IN, 85);
+    run_case(&mc, ns, TL_F64, n_uneven, 19, 1, uneven, WEAK_IN, 86);
+    run_case(&mc, ns, TL_F64, 40 * (size_t)P, 19, 1, NULL, MARGIN0_IN, 87);
+    run_case(&mc, ns, TL_F64, n_uneven, 19, 0, uneven, MARGIN0_IN, 88);
   }
   /* P-TDMA's and DistD2's verdicts where their passes found the rows
    * strictly dominant (those ranks send no worst row): a weak row on a

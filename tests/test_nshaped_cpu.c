@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include "tridlab/cpu.h"
 #include "tridlab/part_nshaped.h"
+#include "tridlab/backend.h"
 
 /* 1 when the n doubles at p and q are the same bits. */
 static int same_bits(const double *p, const double *q, size_t n)
@@ -215,34 +216,65 @@ static void hostile_rows(size_t m, size_t s, double *a, double *b, double *c)
   }
 }
 
-static void compare_scan(size_t m, int q, int periodic, double up, double down, uint64_t seed)
+/* A batch of 27 slices of m rows (three groups of eight and three more)
+ * with hostile_rows, through both stages with a scan for block rows
+ * 1 .. L; ok[s]: neither stage flagged system s. */
+typedef struct scan_batch {
+  size_t nsys;
+  double *v, *a, *b, *c, *x;
+  unsigned char *ok;
+  tl_cpu_nshaped_scan *scan;
+} scan_batch;
+
+static scan_batch scan_batch_run(size_t m, size_t L, uint64_t seed)
 {
-  size_t nsys = 3 * 8 + 3, cnt = m * nsys, n = 3 * m, row0 = (size_t)q * m;
-  size_t L = (q < 2 || periodic) ? m - 1 : m - 2;
-  double *v = th_dominant_slices(m, nsys, seed);
-  double *a = v, *b = v + cnt, *c = v + 2 * cnt, *d = v + 3 * cnt;
+  scan_batch t = {.nsys = 3 * 8 + 3};
+  size_t nsys = t.nsys, cnt = m * nsys;
+  t.v = th_dominant_slices(m, nsys, seed);
+  t.a = t.v, t.b = t.v + cnt, t.c = t.v + 2 * cnt;
   for (size_t s = 0; s < nsys; s++)
-    hostile_rows(m, s, a + s * m, b + s * m, c + s * m);
+    hostile_rows(m, s, t.a + s * m, t.b + s * m, t.c + s * m);
   double *rows = calloc(4 * cnt, sizeof *rows), *ju = calloc(3 * nsys, sizeof *ju);
-  double *x = calloc(cnt, sizeof *x), *sup = malloc(2 * nsys * sizeof *sup);
+  double *sup = malloc(2 * nsys * sizeof *sup);
   unsigned char *bad = calloc(3 * nsys, 1), *tiny = bad + nsys, *bad2 = bad + 2 * nsys;
-  tl_cpu_nshaped_scan *scan = calloc(nsys, sizeof *scan);
+  t.x = calloc(cnt, sizeof *t.x), t.ok = calloc(nsys, 1);
+  t.scan = calloc(nsys, sizeof *t.scan);
   for (size_t s = 0; s < 2 * nsys; s++)
     sup[s] = 0.5 + 0.25 * (double)(s % 5);
-  tl_cpu_nshaped_reduce_scan_d(m, L, nsys, a, b, c, d, rows, ju, bad, scan);
-  tl_cpu_nshaped_substitute_scan_d(m, L, nsys, rows, sup, bad, x, tiny, bad2, scan);
-  size_t compared = 0;
-  for (size_t s = 0; s < nsys; s++) {
-    if (bad[s] || bad2[s])
-      continue; /* the rank program reads the slice for these */
+  tl_cpu_nshaped_reduce_scan_d(m, L, nsys, t.a, t.b, t.c, t.v + 3 * cnt, rows, ju, bad, t.scan);
+  tl_cpu_nshaped_substitute_scan_d(m, L, nsys, rows, sup, bad, t.x, tiny, bad2, t.scan);
+  for (size_t s = 0; s < nsys; s++)
+    t.ok[s] = !bad[s] && !bad2[s]; /* else the rank program reads the slice */
+  free(rows);
+  free(ju);
+  free(sup);
+  free(bad);
+  return t;
+}
+
+static void scan_batch_free(scan_batch *t)
+{
+  free(t->v);
+  free(t->x);
+  free(t->ok);
+  free(t->scan);
+}
+
+static void compare_scan(size_t m, int q, int periodic, double up, double down, uint64_t seed)
+{
+  size_t n = 3 * m, row0 = (size_t)q * m, L = (q < 2 || periodic) ? m - 1 : m - 2, compared = 0;
+  scan_batch t = scan_batch_run(m, L, seed);
+  for (size_t s = 0; s < t.nsys; s++) {
+    if (!t.ok[s])
+      continue;
     size_t o = s * m;
+    const double *a = t.a + o, *b = t.b + o, *c = t.c + o, *x = t.x + o;
     int f1[3], f2[3];
     double w1, w2, m1[2], m2[2];
     long r1, r2;
-    tl_cpu_nshaped_dd_max_scan_d(n, periodic, row0, m, L, a + o, b + o, c + o, x + o, up, down,
-                                 &scan[s], f1, &w1, &r1, m1);
-    tl_cpu_nshaped_dd_max_slice_d(n, periodic, row0, m, a + o, b + o, c + o, x + o, up, down, f2,
-                                  &w2, &r2, m2);
+    tl_cpu_nshaped_dd_max_scan_d(n, periodic, row0, m, L, a, b, c, x, up, down, &t.scan[s], f1, &w1,
+                                 &r1, m1);
+    tl_cpu_nshaped_dd_max_slice_d(n, periodic, row0, m, a, b, c, x, up, down, f2, &w2, &r2, m2);
     cr_expect(!memcmp(f1, f2, sizeof f1) && same_bits(&w1, &w2, 1) && r1 == r2 &&
                   same_bits(m1, m2, 2),
               "m=%zu part %d periodic %d system %zu (kind %zu): flags %d%d%d worst %.17g row %ld "
@@ -252,13 +284,51 @@ static void compare_scan(size_t m, int q, int periodic, double up, double down, 
     compared++;
   }
   cr_expect(compared >= 8 || m < 4, "m=%zu: only %zu systems compared", m, compared);
-  free(v);
-  free(rows);
-  free(ju);
-  free(x);
-  free(sup);
-  free(bad);
-  free(scan);
+  scan_batch_free(&t);
+}
+
+/* One rank: the slice is the whole matrix (n = m; the block rows 1 .. m-2
+ * of a plain system, 1 .. m-1 of a periodic one), whose classes
+ * nshaped_mpi then takes from the measure where it took tl_classes_d:
+ * the same three flags and weakest row, and the maxima of
+ * tl_cpu_residual_slice_max_d. */
+static void compare_scan_one(size_t m, int periodic, uint64_t seed)
+{
+  size_t compared = 0;
+  scan_batch t = scan_batch_run(m, periodic ? m - 1 : m - 2, seed);
+  for (size_t s = 0; s < t.nsys; s++) {
+    if (!t.ok[s])
+      continue;
+    size_t o = s * m;
+    const double *a = t.a + o, *b = t.b + o, *c = t.c + o, *x = t.x + o;
+    int f[3];
+    double w, mx[2], rmx[2];
+    long row, rrow;
+    double up = periodic ? fabs(c[m - 1]) : 0.0, down = periodic ? fabs(a[0]) : 0.0;
+    tl_cpu_nshaped_dd_max_scan_d(m, periodic, 0, m, periodic ? m - 1 : m - 2, a, b, c, x, up, down,
+                                 &t.scan[s], f, &w, &row, mx);
+    unsigned cls = tl_classes_d(m, a, b, c, periodic, &rrow);
+    tl_cpu_residual_slice_max_d(m, periodic, 0, m, a, b, c, x, rmx);
+    int rf[3] = {!(cls & TL_CLASS_ROW_DD), !(cls & TL_CLASS_STRICT_DD), !(cls & TL_CLASS_COL_DD)};
+    cr_expect(!memcmp(f, rf, sizeof f) && row == rrow && same_bits(mx, rmx, 2),
+              "m=%zu periodic %d system %zu (kind %zu): flags %d%d%d row %ld max %g %g, "
+              "tl_classes_d %d%d%d row %ld, max %g %g",
+              m, periodic, s, s % KINDS, f[0], f[1], f[2], row, mx[0], mx[1], rf[0], rf[1], rf[2],
+              rrow, rmx[0], rmx[1]);
+    compared++;
+  }
+  cr_expect(compared >= 8 || m < 5, "m=%zu: only %zu systems compared", m, compared);
+  scan_batch_free(&t);
+}
+
+Test(nshaped_cpu, the_measure_on_one_rank_is_the_classes_of_the_matrix)
+{
+  TH_NEEDS_LANES();
+  static const size_t ms[] = {3, 4, 5, 9, 16, 17, 64, 300};
+  uint64_t seed = 1900;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (int periodic = 0; periodic < 2; periodic++)
+      compare_scan_one(ms[i], periodic, seed++);
 }
 
 Test(nshaped_cpu, the_verdicts_measure_taken_in_the_stages_is_the_pass_bits)

@@ -39,10 +39,10 @@
  * SS eight rows at a time. A system they flag (a zero or non-finite
  * pivot in RD, a non-finite x in SS) runs the reference's stage again,
  * which gives its report. Complex batches run the reference's stages.
- * On P > 1 ranks the two also measure what the verdict needs of the
- * block's rows (tl_cpu_nshaped_scan: margins, weakest row, maxima), so
- * the verdict reads only the rows at the block's ends of a system they
- * did not flag.
+ * The two also measure what the verdict needs of the block's rows
+ * (tl_cpu_nshaped_scan: margins, weakest row, maxima), so the verdict
+ * reads only the rows at the block's ends of a system they did not flag
+ * (on one rank as well: there the slice is the matrix).
  */
 #ifndef TL_TEMPLATE_PASS
 #include <complex.h>
@@ -395,12 +395,27 @@ static void FN(ns_pairs)(FN(ns_run) * r, size_t s, const S *x, const S *halo, do
   double rel, max[2];
   long row;
   if (r->pl->ex->size == 1) {
-    unsigned cls = CLASSES(sl->n, a, b, c, sl->periodic, &row);
-    flags[0] = !(cls & TL_CLASS_ROW_DD);
-    flags[1] = !(cls & TL_CLASS_STRICT_DD);
-    flags[2] = !(cls & TL_CLASS_COL_DD);
+    int done = 0;
+#if NS_BATCHED
+    /* The slice is the matrix: the rows classified as tl_classes does it
+     * (the same margins, the same weakest row), from what RD and SS
+     * measured; its ends' columns wrap where the system does. Not for a
+     * periodic system of 1 or 2 rows, which tl_classes folds. */
+    if (r->scan && !r->noscan[s] && sl->n >= 3) {
+      double up = sl->periodic ? ABS(c[sl->n - 1]) : 0.0, down = sl->periodic ? ABS(a[0]) : 0.0;
+      tl_cpu_nshaped_dd_max_scan_d(sl->n, sl->periodic, 0, sl->m, FN(ns_block_last)(r), a, b, c, x,
+                                   up, down, &r->scan[s], flags, &rel, &row, max);
+      done = 1;
+    }
+#endif
+    if (!done) {
+      unsigned cls = CLASSES(sl->n, a, b, c, sl->periodic, &row);
+      flags[0] = !(cls & TL_CLASS_ROW_DD);
+      flags[1] = !(cls & TL_CLASS_STRICT_DD);
+      flags[2] = !(cls & TL_CLASS_COL_DD);
+      FN(ns_maxima)(sl, a, b, c, x, max);
+    }
     rel = 0.0;
-    FN(ns_maxima)(sl, a, b, c, x, max);
   } else {
 #if NS_BATCHED /* the rows in SIMD lanes, the same bits; the maxima in the same pass */
     if (r->scan && !r->noscan[s]) /* rows 1 .. L-1 as RD and SS measured them */
@@ -526,11 +541,10 @@ static int FN(ns_rank)(ns_plan *pl, S *x, tl_info *info)
   }
   r->tiny = r->bad + nsys, r->flag = r->bad + 2 * nsys, r->noscan = r->bad + 3 * nsys;
 #if NS_BATCHED
-  /* The verdict's measure of the rows, taken by the batched stages where
-   * more than one rank shares the system (one rank classifies the whole
-   * matrix instead: ns_pairs). Without it (no memory for it here), the
-   * verdict reads the rows: the same numbers. */
-  if (P > 1 && nsys)
+  /* The verdict's measure of the rows, taken by the batched stages.
+   * Without it (no memory for it here), the verdict reads the rows: the
+   * same numbers. */
+  if (nsys)
     r->scan = tl_alloc(nsys, sizeof *r->scan);
 #endif
   r->sup = r->buf + 8 * nsys, r->ju = r->buf + 10 * nsys;

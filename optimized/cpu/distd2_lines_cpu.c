@@ -284,6 +284,9 @@ static void d2_lines(size_t n_total, int periodic, size_t row0, size_t m, size_t
              fix_scale + s, spike + s, bad + s, strict ? strict + s : NULL);
   }
   tl_lanes_stream_done();
+#else
+  (void)n_total, (void)periodic, (void)row0, (void)a, (void)b, (void)c, (void)rows, (void)dt;
+  (void)fix_scale, (void)spike;
 #endif
   free(pk);
   for (size_t s = groups * TL_LANES; s < nsys; s++) {
@@ -315,6 +318,8 @@ void tl_cpu_distd2_decouple_lines_d(size_t m, size_t nsys, const double *rows,
     d2_decouple_group(m, nt, rows + 5 * o, fix_scale + s, d + o, dt + o, y, bad + s);
   }
   tl_lanes_stream_done();
+#else
+  (void)rows, (void)fix_scale, (void)d, (void)dt;
 #endif
   free(y);
   for (size_t s = groups * TL_LANES; s < nsys; s++)

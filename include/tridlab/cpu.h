@@ -677,10 +677,14 @@ size_t tl_cpu_its_window_solves_d(struct tl_its_state *st, size_t nsys, int k,
  * then unspecified -- run the reference phases on it, which give its
  * report or the same bits. Else 0. The systems past the last group of
  * eight, blocks of m < 2 rows and builds without the lanes run the
- * reference phases here (flagged where they fail). */
-void tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
-                          const double *a, const double *b, const double *c, const double *d,
-                          double *g, double *v, double *w, double *tips, unsigned char *flagged);
+ * reference phases here (flagged where they fail). Returns how many
+ * systems, from the first, ran in the lanes: one among them with an
+ * entry that is not finite, but for the corners (a[0] with no left
+ * neighbour, c[m-1] with no right one, which it does not read), is
+ * flagged -- what an MPI rank's own entry check relies on. */
+size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
+                            const double *a, const double *b, const double *c, const double *d,
+                            double *g, double *v, double *w, double *tips, unsigned char *flagged);
 
 #ifdef __cplusplus
 }

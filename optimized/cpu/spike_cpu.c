@@ -79,6 +79,15 @@
  * finite, and where a result is not finite. Every pivot and every result
  * goes into its lane's check sum (lanes.h): a non-finite pivot shows
  * there, and a zero pivot makes the result divided by it infinite or NaN.
+ * The entries need no check sum of their own (as lanes.h's
+ * tl_lanes_check_row gives the sweeps that can lose one): every entry
+ * the pass uses reaches a pivot or a result, and an inf or a NaN cannot
+ * leave them finite -- a product with it is inf or NaN (0 inf too), and
+ * where it only divides (x / u0 with u0 = inf) it is the pivot, which is
+ * in the sum itself. The entries the pass does not use are the corners:
+ * a[0] of a block with no left neighbour, c[m-1] of one with no right.
+ * So an MPI rank takes the entries' check of the systems the lanes ran
+ * from their flags, and checks only the corners (spike_mpi.c).
  * (Where the reference skips the elimination under a zero pivot -- kept
  * row, u0_i = a_{i+1} = 0 -- the lane divides 0 by 0: its results are
  * then not the reference's, but it is flagged either way.)
@@ -267,9 +276,9 @@ static int reference_one(size_t m, int left, int right, const double *a, const d
   return 0;
 }
 
-void tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
-                          const double *a, const double *b, const double *c, const double *d,
-                          double *g, double *v, double *w, double *tips, unsigned char *flagged)
+size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
+                            const double *a, const double *b, const double *c, const double *d,
+                            double *g, double *v, double *w, double *tips, unsigned char *flagged)
 {
   memset(flagged, 0, nsys);
   double *pk = NULL;
@@ -295,6 +304,7 @@ void tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int ha
   }
   free(f);
   free(swap);
+  return first;
 }
 
 /* ---------------------------------------------------------------- */

@@ -62,11 +62,12 @@ extern const tl_algorithm tl_algo_spike_givens_ref;
  * factorization and local solves are one phase. */
 enum { PH_LOCAL = 1, PH_REDUCED = 2, PH_RETRIEVE = 3 };
 
-static int sp_rank_d(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_exchange *ex,
-                     const tl_mpi_batch *sl, const size_t *slices, double *x, tl_info *info);
-static int sp_rank_z(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_exchange *ex,
-                     const tl_mpi_batch *sl, const size_t *slices, double complex *x,
+static int sp_rank_d(const tl_spike_variant *var, const tl_spike_mode *mode, int own_check,
+                     tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, double *x,
                      tl_info *info);
+static int sp_rank_z(const tl_spike_variant *var, const tl_spike_mode *mode, int own_check,
+                     tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices,
+                     double complex *x, tl_info *info);
 
 /* The parameters are the reference's (truncate, tol, reduced). Truncated
  * SPIKE (truncate=1) is refused, not ignored: its verdict needs PDD's
@@ -83,9 +84,10 @@ static int sp_solve(const tl_spike_variant *var, const tl_algorithm *self, tl_mp
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "truncate",
                    "%s: truncate=1 is not built across ranks (the simulated reference has it)",
                    var->name);
+  int own_check = self->mpi->own_entry_check;
   if (sl->dtype == TL_F64)
-    return sp_rank_d(var, &mode, ex, sl, slices, x, info);
-  return sp_rank_z(var, &mode, ex, sl, slices, x, info);
+    return sp_rank_d(var, &mode, own_check, ex, sl, slices, x, info);
+  return sp_rank_z(var, &mode, own_check, ex, sl, slices, x, info);
 }
 
 static int spike_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex, const tl_mpi_batch *sl,
@@ -112,7 +114,11 @@ static int spike_givens_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   "g, V and W tips to rank 0 (6 scalars), the reduced system there (band or recursive), two "    \
   "boundary unknowns back, verdict"
 
-static const tl_mpi_program spike_program = {.crosses = SP_CROSSES, .solve = spike_mpi_solve};
+static const tl_mpi_program spike_program = {
+    .crosses = SP_CROSSES,
+    .solve = spike_mpi_solve,
+    .own_entry_check = 1, /* in the batched phase 1's pass over the slice */
+};
 static const tl_mpi_program spike_dp_program = {.crosses = SP_CROSSES,
                                                 .solve = spike_dp_mpi_solve};
 static const tl_mpi_program spike_givens_program = {
@@ -127,7 +133,7 @@ const tl_algorithm tl_mpi_algo_spike = {
     .reference = &tl_algo_spike_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &spike_program,
 };
 
@@ -246,26 +252,29 @@ static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
  * reference's bits): for spike's partial pivoting in double, whose rows
  * on this rank are the kernel's layout as they are. bad[s] = 1 for a
  * system it flags, which the caller runs through the reference phase for
- * its report (or the same bits). Returns 0 where it does not apply --
- * complex, and spike_dp's diagonal pivoting, which keeps its reference
- * phases system by system. */
-static int FN(sp_batched)(const tl_spike_variant *var, int p, int P, const tl_mpi_batch *sl, S *g,
-                          S *v, S *w, S *send, unsigned char *bad)
+ * its report (or the same bits). Returns how many systems, from the
+ * first, ran in the lanes, whose every entry the kernel checked (a
+ * system whose entry is not finite is flagged); nsys more or fewer ran
+ * the reference phases inside it. -1 where it does not apply -- complex,
+ * and the other variants, which keep their reference phases system by
+ * system. */
+static long FN(sp_batched)(const tl_spike_variant *var, int p, int P, const tl_mpi_batch *sl, S *g,
+                           S *v, S *w, S *send, unsigned char *bad)
 {
 #if TL_IS_COMPLEX
   (void)var, (void)p, (void)P, (void)sl, (void)g, (void)v, (void)w, (void)send, (void)bad;
-  return 0;
+  return -1;
 #else
   if (var != &tl_spike_partial)
-    return 0;
-  tl_cpu_spike_local_d(sl->m, sl->m, sl->nsys, p > 0, p + 1 < P, sl->a, sl->b, sl->c, sl->d, g,
-                       v, w, send, bad);
-  return 1;
+    return -1;
+  return (long)tl_cpu_spike_local_d(sl->m, sl->m, sl->nsys, p > 0, p + 1 < P, sl->a, sl->b, sl->c,
+                                    sl->d, g, v, w, send, bad);
 #endif
 }
 
-static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, tl_mpi_exchange *ex,
-                       const tl_mpi_batch *sl, const size_t *slices, S *x, tl_info *info)
+static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, int own_check,
+                       tl_mpi_exchange *ex, const tl_mpi_batch *sl, const size_t *slices, S *x,
+                       tl_info *info)
 {
   int p = ex->rank, P = ex->size;
   size_t nsys = sl->nsys, m = sl->m, up = SP_UP(var), down = SP_DOWN(var);
@@ -273,12 +282,16 @@ static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, t
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
   /* g, V, W (and K) of every system, then the tips and the boundary
-   * unknowns: the rank's scratch, kept for the next solve, zero-filled (a
-   * failed system sends zeros); the factors of one system at a time. */
-  S *g = tl_mpi_scratch(spikes * m * nsys + (up + down) * nsys, sizeof(S));
+   * unknowns: the rank's scratch, kept for the next solve. Not zeroed:
+   * every value read is written first -- g always, V where the rank has
+   * a right neighbour and W a left one, which is where the tips and the
+   * retrieval read them, K by its copy, the tips by the phase or zeros (a
+   * failed system sends zeros), the boundary unknowns by the scatter. The
+   * factors of one system at a time. */
+  S *g = tl_mpi_scratch_dirty(spikes * m * nsys + (up + down) * nsys, sizeof(S));
   S *f = tl_alloc(var->words * m + 1, sizeof(S));
   unsigned char *flags = tl_alloc(m + 1, 1), *bad = tl_alloc(nsys, 1);
-  int status = TL_OK;
+  int status = TL_OK, suspect = 0; /* suspect: an entry here is not fine (own_check) */
   if (!g || !f || !flags || !bad) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %zu systems", var->name,
                      nsys);
@@ -286,8 +299,15 @@ static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, t
   }
   S *v = g + m * nsys, *w = v + m * nsys, *k = var->kernel ? w + m * nsys : NULL;
   S *send = g + spikes * m * nsys, *mine = send + up * nsys;
-  int batched = FN(sp_batched)(var, p, P, sl, g, v, w, send, bad);
+  long lanes = FN(sp_batched)(var, p, P, sl, g, v, w, send, bad);
+  int batched = lanes >= 0;
+  /* own_check: the kernel checked the entries of the systems it ran in
+   * its lanes and did not flag; their corners here, every other system
+   * whole, just before the reference reads it */
+  suspect = own_check && lanes > 0 && !tl_mpi_corners_fine(sl, 0, (size_t)lanes);
   for (size_t s = 0; s < nsys; s++) { /* phase 1 */
+    if (own_check && !(batched && (long)s < lanes && !bad[s]))
+      suspect |= !tl_mpi_entries_scan(sl, s, 1);
     if (batched && !bad[s])
       continue;
     tl_info one;
@@ -315,6 +335,11 @@ static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, t
                                            x + o, &one);
     tl_mpi_status_note(&st, s, PH_RETRIEVE, tl_spike_named(var, rst, &one), &one);
   }
+  /* the entries' own check before the verdict: a batch it rejects sends
+   * no halo */
+  status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
+  if (status != TL_OK)
+    goto cleanup;
   status = tl_mpi_residual_verdict(&st, sl, x, var->name, TL_SPIKE_DD_WHY,
                                    TL_SPIKE_RESIDUAL_WHY, NULL, info);
 cleanup:

@@ -428,3 +428,14 @@ int th_lanes_built(void)
     v[0][k] = v[2][k] = 0.25, v[1][k] = 2.0, v[3][k] = 1.0;
   return tl_cpu_tridsolver_ends_d(2, 8, 0, 0, v[0], v[1], v[2], v[3], ends, bad) == 8;
 }
+
+void th_expect_spikes_untouched(const double *v, const double *w, size_t o, size_t m, int left,
+                                int right, size_t s, double sentinel)
+{
+  if (!right)
+    cr_expect(v[o] == sentinel && v[o + m - 1] == sentinel,
+              "m=%zu: v written without a right neighbour (system %zu)", m, s);
+  if (!left)
+    cr_expect(w[o] == sentinel && w[o + m - 1] == sentinel,
+              "m=%zu: w written without a left neighbour (system %zu)", m, s);
+}

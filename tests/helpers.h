@@ -118,6 +118,13 @@ void th_expect_spikes_match_lapack(th_solve_parts_fn solve, const int *parts, si
  * others pass LAPACK's ratios. */
 void th_expect_unequal_partitions(th_solve_parts_fn solve, const char *outside_msg);
 
+/* A batched SPIKE local phase's spikes where the partition has no
+ * neighbour to couple to: V (no right one) and W (no left one) of system
+ * s, rows [o, o + m), must keep the sentinel value they were filled with
+ * (nothing written). */
+void th_expect_spikes_untouched(const double *v, const double *w, size_t o, size_t m, int left,
+                                int right, size_t s, double sentinel);
+
 /* Unequal partition sizes summing to n: alternately long and of the
  * minimum size minrows. */
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);

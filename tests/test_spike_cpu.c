@@ -113,12 +113,7 @@ static size_t compare(size_t m, size_t ld, size_t nsys, int left, int right, siz
               ld, nsys, left, right, s);
     cr_expect(same_bits(tips + 6 * s, rtips + 6 * s, 6),
               "m=%zu nsys=%zu shape %d%d: the tips of system %zu", m, nsys, left, right, s);
-    if (!right)
-      cr_expect(v[o] == -7.25 && v[o + m - 1] == -7.25,
-                "m=%zu: v written without a right neighbour (system %zu)", m, s);
-    if (!left)
-      cr_expect(w[o] == -7.25 && w[o + m - 1] == -7.25,
-                "m=%zu: w written without a left neighbour (system %zu)", m, s);
+    th_expect_spikes_untouched(v, w, o, m, left, right, s, -7.25);
   }
   free(in);
   free(out);

@@ -686,6 +686,27 @@ size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int 
                             const double *a, const double *b, const double *c, const double *d,
                             double *g, double *v, double *w, double *tips, unsigned char *flagged);
 
+/* spike_givens's local phase (phases 1-3 of tridlab/part_spike_givens.h:
+ * tl_spike_givens_factor, _shift, _kernel, _local, and
+ * tl_spike_tips_kernel_d) on nsys slices of m rows, eight systems at
+ * once, Givens rotations in vector lanes (optimized/cpu/
+ * spike_givens_cpu.c), the layout of tl_cpu_spike_local_d; the last
+ * partition's shape (has_left, not has_right) factors its blocks bottom
+ * up, as the reference does. g, v (has_right), w (has_left) and k (K,
+ * every system: 0 where the block was not modified); tips +
+ * TL_SPIKE_SEND_KERNEL s system s's eight tips. The reference's
+ * operations (the C library's hypot, lane by lane), so its bits.
+ * flagged[s] = 1 where the reference may break down (a zero column, R not
+ * finite, a singular block with no boundary unknown to carry it, results
+ * not finite; an overflowing check sum flags too): run the reference
+ * phases on that system. Returns how many systems, from the first, ran in
+ * the lanes; the rest (and blocks of m < 2 rows, builds without the
+ * lanes) ran the reference phases here (flagged where they fail). */
+size_t tl_cpu_spike_givens_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, double *g, double *v, double *w, double *k,
+                                   double *tips, unsigned char *flagged);
+
 #ifdef __cplusplus
 }
 #endif

@@ -248,27 +248,31 @@ static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
 }
 
 /* Phases 1-2 (and the tips) of every system at once, eight systems to a
- * vector (tl_cpu_spike_local_d, optimized/cpu/spike_cpu.c: the
- * reference's bits): for spike's partial pivoting in double, whose rows
- * on this rank are the kernel's layout as they are. bad[s] = 1 for a
- * system it flags, which the caller runs through the reference phase for
+ * vector, the reference's bits, on this rank's rows as they lie: spike's
+ * partial pivoting (tl_cpu_spike_local_d, optimized/cpu/spike_cpu.c) and
+ * spike_givens's rotations (tl_cpu_spike_givens_local_d,
+ * spike_givens_cpu.c, K into k), in double. bad[s] = 1 for a system the
+ * kernel flags, which the caller runs through the reference phase for
  * its report (or the same bits). Returns how many systems, from the
- * first, ran in the lanes, whose every entry the kernel checked (a
- * system whose entry is not finite is flagged); nsys more or fewer ran
- * the reference phases inside it. -1 where it does not apply -- complex,
- * and the other variants, which keep their reference phases system by
- * system. */
+ * first, ran in the lanes (for spike: every entry of those it did not
+ * flag was checked, the corners apart); the other nsys - lanes ran the
+ * reference phases inside the kernel. -1 where it does not apply --
+ * complex, and spike_dp's diagonal pivoting, which keeps its reference
+ * phases system by system. */
 static long FN(sp_batched)(const tl_spike_variant *var, int p, int P, const tl_mpi_batch *sl, S *g,
-                           S *v, S *w, S *send, unsigned char *bad)
+                           S *v, S *w, S *k, S *send, unsigned char *bad)
 {
 #if TL_IS_COMPLEX
-  (void)var, (void)p, (void)P, (void)sl, (void)g, (void)v, (void)w, (void)send, (void)bad;
+  (void)var, (void)p, (void)P, (void)sl, (void)g, (void)v, (void)w, (void)k, (void)send, (void)bad;
   return -1;
 #else
-  if (var != &tl_spike_partial)
-    return -1;
-  return (long)tl_cpu_spike_local_d(sl->m, sl->m, sl->nsys, p > 0, p + 1 < P, sl->a, sl->b, sl->c,
-                                    sl->d, g, v, w, send, bad);
+  if (var == &tl_spike_partial)
+    return (long)tl_cpu_spike_local_d(sl->m, sl->m, sl->nsys, p > 0, p + 1 < P, sl->a, sl->b, sl->c,
+                                      sl->d, g, v, w, send, bad);
+  if (var == &tl_spike_givens)
+    return (long)tl_cpu_spike_givens_local_d(sl->m, sl->m, sl->nsys, p > 0, p + 1 < P, sl->a, sl->b,
+                                             sl->c, sl->d, g, v, w, k, send, bad);
+  return -1;
 #endif
 }
 
@@ -299,11 +303,12 @@ static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, i
   }
   S *v = g + m * nsys, *w = v + m * nsys, *k = var->kernel ? w + m * nsys : NULL;
   S *send = g + spikes * m * nsys, *mine = send + up * nsys;
-  long lanes = FN(sp_batched)(var, p, P, sl, g, v, w, send, bad);
+  long lanes = FN(sp_batched)(var, p, P, sl, g, v, w, k, send, bad);
   int batched = lanes >= 0;
-  /* own_check: the kernel checked the entries of the systems it ran in
-   * its lanes and did not flag; their corners here, every other system
-   * whole, just before the reference reads it */
+  /* own_check (spike's): the kernel checked the entries of the systems
+   * it ran in its lanes and did not flag; their corners here, every
+   * other system whole (a flagged one just before the reference reads it
+   * again) */
   suspect = own_check && lanes > 0 && !tl_mpi_corners_fine(sl, 0, (size_t)lanes);
   for (size_t s = 0; s < nsys; s++) { /* phase 1 */
     if (own_check && !(batched && (long)s < lanes && !bad[s]))

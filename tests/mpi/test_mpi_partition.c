@@ -536,9 +536,10 @@ static void solve_checks_case(mpi_check *mc, const tl_algorithm *algo, int who)
 }
 
 /* A program that checks its entries in its own pass (own_entry_check:
- * pdd_mpi, rpdd_mpi, its_mpi, and the programs whose batched sweeps
- * check what they read: tridsolver_mpi, hybrid_pcr_mpi, ptdma_mpi,
- * distd2_mpi, nshaped_mpi, spike_mpi) gives the report tl_mpi_solve's check gave:
+ * pdd_mpi, rpdd_mpi, its_mpi and spike_mpi from their kernels' flags,
+ * and the programs whose batched sweeps check what they read:
+ * tridsolver_mpi, hybrid_pcr_mpi, ptdma_mpi, distd2_mpi, nshaped_mpi)
+ * gives the report tl_mpi_solve's check gave:
  * one bad entry (NaN, infinity, a non-zero corner) in each array, on the
  * first, a middle and the last rank, in a batch of nsys systems (19: the
  * kernels' groups and a rest; 5: no group, every system by the
@@ -672,17 +673,18 @@ static void registry_case(mpi_check *mc, const tl_algorithm *algo, int seed)
  * the simulated reference answers, with its status and report (no
  * guarantee: outside-domain) and the same bits of x; on the Toeplitz
  * matrix that answer passes the residual test. A batch of nsys >= 8
- * systems runs phase 1 through the batched kernel (tl_cpu_spike_local_d),
- * the blocks of different systems swapping rows differently. reduced:
- * the parameter of the reduced solve ("band", "recursive"). */
-static void spike_pivoting_case(mpi_check *mc, int type, size_t n, size_t nsys, uint64_t seed,
-                                const char *reduced)
+ * systems runs phase 1 through the batched kernel (spike:
+ * tl_cpu_spike_local_d, the blocks of different systems swapping rows
+ * differently; spike_givens: tl_cpu_spike_givens_local_d). reduced: the
+ * parameter of the reduced solve ("band", "recursive"). */
+static void spike_pivoting_case(mpi_check *mc, const char *name, int type, size_t n, size_t nsys,
+                                uint64_t seed, const char *reduced)
 {
   int P = mc->size;
-  const tl_algorithm *algo = tl_mpi_find("spike");
+  const tl_algorithm *algo = tl_mpi_find(name);
   if (!algo || n < (size_t)P)
     return;
-  mc_case(mc, "spike_mpi reduced=%s on gallery %d n=%zu nsys=%zu P=%d", reduced, type, n, nsys,
+  mc_case(mc, "%s reduced=%s on gallery %d n=%zu nsys=%zu P=%d", algo->name, reduced, type, n, nsys,
           P);
   tl_problem p;
   tl_info info, rinfo;
@@ -716,7 +718,9 @@ static void spike_pivoting_case(mpi_check *mc, int type, size_t n, size_t nsys, 
  * reports the singular block naming rank 0's partition, as its
  * reference does; spike_givens_mpi modifies it, sends K's tips and gets
  * its pinned unknown back, and answers what its reference answers, an x
- * that passes LAPACK's residual test. P = 1 has no such split. */
+ * that passes LAPACK's residual test. 17 systems: rank 0's blocks go
+ * through the batched kernel (two groups of eight) and the reference
+ * (one more). P = 1 has no such split. */
 static void spike_singular_block_case(mpi_check *mc)
 {
   int P = mc->size;
@@ -724,14 +728,14 @@ static void spike_singular_block_case(mpi_check *mc)
   if (!sp || !sg || P < 2)
     return;
   mc_case(mc, "spike_givens_mpi on a singular block of rank 0, P=%d", P);
-  size_t *sizes = malloc((size_t)P * sizeof *sizes), n = 2;
+  size_t *sizes = malloc((size_t)P * sizeof *sizes), n = 2, nsys = 17; /* lanes and a rest */
   sizes[0] = 2;
   for (int r = 1; r < P; r++)
     n += sizes[r] = 20;
   tl_problem p;
   tl_info info, rinfo;
-  MC_EXPECT(mc, tl_gallery_make(39, n, 1, 5, &p, &info) == TL_OK, "%s", info.msg);
-  double *x = calloc(n, sizeof *x), *xr = calloc(n, sizeof *xr);
+  MC_EXPECT(mc, tl_gallery_make(39, n, nsys, 5, &p, &info) == TL_OK, "%s", info.msg);
+  double *x = calloc(n * nsys, sizeof *x), *xr = calloc(n * nsys, sizeof *xr);
   tl_options opt;
   tl_options_init(&opt);
   opt.parts = P;
@@ -744,7 +748,7 @@ static void spike_singular_block_case(mpi_check *mc)
   MC_EXPECT(mc, st == rst && !strcmp(info.msg, rinfo.msg), "status %s '%s', simulated %s '%s'",
             tl_status_name(st), info.msg, tl_status_name(rst), rinfo.msg);
   double diff = 0, scale = 0;
-  for (size_t k = 0; k < n; k++) {
+  for (size_t k = 0; k < n * nsys; k++) {
     diff = fmax(diff, fabs(x[k] - xr[k]));
     scale = fmax(scale, fabs(xr[k]));
   }
@@ -831,12 +835,15 @@ int main(int argc, char **argv)
   shape_mismatch_case(&mc, tl_mpi_find("pdd"));
   for (int r = 0; r < 2; r++) {
     const char *how = r ? "recursive" : "band";
-    spike_pivoting_case(&mc, 25, 40 * (size_t)P + 3, 3, 81, how);
-    spike_pivoting_case(&mc, 25, 1000, 3, 82, how);
-    spike_pivoting_case(&mc, 7, 64 * (size_t)P, 3, 83, how);
-    spike_pivoting_case(&mc, 7, 64 * (size_t)P + 5, 19, 84, how);
-    spike_pivoting_case(&mc, 25, 40 * (size_t)P + 3, 17, 85, how);
-    spike_pivoting_case(&mc, 20, 50 * (size_t)P, 17, 86, how);
+    for (int v = 0; v < 2; v++) {
+      const char *name = v ? "spike_givens" : "spike";
+      spike_pivoting_case(&mc, name, 25, 40 * (size_t)P + 3, 3, 81, how);
+      spike_pivoting_case(&mc, name, 25, 1000, 3, 82, how);
+      spike_pivoting_case(&mc, name, 7, 64 * (size_t)P, 3, 83, how);
+      spike_pivoting_case(&mc, name, 7, 64 * (size_t)P + 5, 19, 84, how);
+      spike_pivoting_case(&mc, name, 25, 40 * (size_t)P + 3, 17, 85, how);
+      spike_pivoting_case(&mc, name, 20, 50 * (size_t)P, 17, 86, how);
+    }
   }
   solve_checks_case(&mc, tl_mpi_find("pdd"), -1);
   own_entry_check_case(&mc, "pdd", NULL, TL_F64, 19);

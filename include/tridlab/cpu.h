@@ -698,7 +698,8 @@ size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int 
  * operations (the C library's hypot, lane by lane), so its bits.
  * flagged[s] = 1 where the reference may break down (a zero column, R not
  * finite, a singular block with no boundary unknown to carry it, results
- * not finite; an overflowing check sum flags too): run the reference
+ * not finite; an overflowing check sum flags too) and where an entry of
+ * rows 0 .. m-1 is not finite (the corners too): run the reference
  * phases on that system. Returns how many systems, from the first, ran in
  * the lanes; the rest (and blocks of m < 2 rows, builds without the
  * lanes) ran the reference phases here (flagged where they fail). */

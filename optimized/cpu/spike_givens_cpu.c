@@ -39,7 +39,12 @@
  * after the shift test, and where g, V or W is not finite. Each lane adds
  * R's entries and its results to its check sum, and a zero R(i,i) or
  * R(m-1,m-1) puts a NaN there: such a system is flagged, for the caller
- * to run through the reference, which gives its report.
+ * to run through the reference, which gives its report. Every entry of
+ * a, b, c, d the pass reads (rows 0 .. m-1, the corners included) goes
+ * into the sum as well (lanes.h's tl_lanes_check_row: five operations a
+ * row), so that a system with an entry that is not finite is flagged
+ * whatever the rotations make of it (hypot(inf, NaN) is inf, and x / inf
+ * is 0): an MPI rank takes its entries' check from the flags.
  */
 #include <math.h>
 #include <stdint.h>
@@ -133,6 +138,8 @@ static TL_CPU_INLINE void forward(size_t m, size_t ld, int left, int right, int 
   g->x = tl_lanes_gather(b, ld, top);
   g->y = m > 1 ? tl_lanes_gather(flip ? a : c, ld, top) : zero;
   g->t[0] = tl_lanes_gather(d, ld, top);
+  g->chk = tl_lanes_check_row(g->chk, tl_lanes_gather(a, ld, top), g->x,
+                              tl_lanes_gather(c, ld, top), g->t[0]); /* the entries, too */
   if (right)
     g->t[1] = m == 1 ? tl_lanes_gather(c, ld, m - 1) : zero;
   if (left)
@@ -150,15 +157,16 @@ static TL_CPU_INLINE void forward(size_t m, size_t ld, int left, int right, int 
     for (size_t q = 0; q < r1 - r0; q++) {
       size_t r = flip ? r1 - 1 - q : r0 + q, j = i0 + r, k = r * TL_LANES;
       size_t i = flip ? m - 2 - j : j - 1; /* the rotation: rows i, i+1 */
-      tl_lanes aj = tl_lanes_load(t[0] + k), cj = tl_lanes_load(t[2] + k);
+      tl_lanes aj = tl_lanes_load(t[0] + k), bj = tl_lanes_load(t[1] + k);
+      tl_lanes cj = tl_lanes_load(t[2] + k);
       int last = i + 2 == m;
       yn[0] = tl_lanes_load(t[3] + k);
+      g->chk = tl_lanes_check_row(g->chk, aj, bj, cj, yn[0]);
       if (right)
         yn[1] = last ? cj : zero;
       if (left)
         yn[kw] = flip && last ? aj : zero;
-      step(m, i, nrhs, flip ? cj : aj, tl_lanes_load(t[1] + k), last ? zero : (flip ? aj : cj), yn,
-           g, pk);
+      step(m, i, nrhs, flip ? cj : aj, bj, last ? zero : (flip ? aj : cj), yn, g, pk);
     }
   }
   tl_lanes_store(PK(R0, m - 1), g->x); /* R's last row: x, and no superdiagonal */

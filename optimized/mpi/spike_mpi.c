@@ -24,9 +24,12 @@
  * Phase 1 of spike_mpi in double runs all the rank's systems at once,
  * eight to a vector, through tl_cpu_spike_local_d (optimized/cpu/
  * spike_cpu.c: DGTTRF's row swaps as per-lane selects, the reference's
- * bits); a system the kernel flags runs the reference's phase, which
- * gives its report. spike_dp_mpi, and complex batches, run the reference
- * phases system after system (diagonal pivoting has no batched kernel).
+ * bits), and spike_givens_mpi's through tl_cpu_spike_givens_local_d
+ * (spike_givens_cpu.c: the rotations in lanes); a system the kernel
+ * flags runs the reference's phase, which gives its report. Both take
+ * their entries' check from the kernel's flags (own_entry_check).
+ * spike_dp_mpi, and complex batches, run the reference phases system
+ * after system (diagonal pivoting has no batched kernel).
  *
  * The Givens variant (tl_spike_variant.kernel) also sends K's two tips
  * (8 scalars) and gets its own pinned unknown back (3), which its
@@ -125,7 +128,9 @@ static const tl_mpi_program spike_givens_program = {
     .crosses = "g, V, W and K tips to rank 0 (8 scalars), the reduced system there (band or "
                "recursive), three boundary unknowns back (the outer two and the rank's pinned "
                "one), verdict",
-    .solve = spike_givens_mpi_solve};
+    .solve = spike_givens_mpi_solve,
+    .own_entry_check = 1, /* in the batched phase 1's pass over the slice */
+};
 
 const tl_algorithm tl_mpi_algo_spike = {
     .name = "spike_mpi",
@@ -143,7 +148,7 @@ const tl_algorithm tl_mpi_algo_spike_givens = {
     .reference = &tl_algo_spike_givens_ref,
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
-    .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */
+    .checks_entries = 1, /* the rank program checks its rows (own_entry_check) */
     .mpi = &spike_givens_program,
 };
 
@@ -254,8 +259,8 @@ static int FN(sp_local)(const tl_spike_variant *var, const tl_mpi_exchange *ex,
  * spike_givens_cpu.c, K into k), in double. bad[s] = 1 for a system the
  * kernel flags, which the caller runs through the reference phase for
  * its report (or the same bits). Returns how many systems, from the
- * first, ran in the lanes (for spike: every entry of those it did not
- * flag was checked, the corners apart); the other nsys - lanes ran the
+ * first, ran in the lanes (every entry of those it did not flag was
+ * checked, the corners apart); the other nsys - lanes ran the
  * reference phases inside the kernel. -1 where it does not apply --
  * complex, and spike_dp's diagonal pivoting, which keeps its reference
  * phases system by system. */
@@ -305,7 +310,7 @@ static int FN(sp_rank)(const tl_spike_variant *var, const tl_spike_mode *mode, i
   S *send = g + spikes * m * nsys, *mine = send + up * nsys;
   long lanes = FN(sp_batched)(var, p, P, sl, g, v, w, k, send, bad);
   int batched = lanes >= 0;
-  /* own_check (spike's): the kernel checked the entries of the systems
+  /* own_check (spike's, spike_givens's): the kernel checked the entries of the systems
    * it ran in its lanes and did not flag; their corners here, every
    * other system whole (a flagged one just before the reference reads it
    * again) */

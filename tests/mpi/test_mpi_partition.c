@@ -538,7 +538,8 @@ static void solve_checks_case(mpi_check *mc, const tl_algorithm *algo, int who)
 /* A program that checks its entries in its own pass (own_entry_check:
  * pdd_mpi, rpdd_mpi, its_mpi and spike_mpi from their kernels' flags,
  * and the programs whose batched sweeps check what they read:
- * tridsolver_mpi, hybrid_pcr_mpi, ptdma_mpi, distd2_mpi, nshaped_mpi)
+ * tridsolver_mpi, hybrid_pcr_mpi, ptdma_mpi, distd2_mpi, nshaped_mpi,
+ * spike_givens_mpi)
  * gives the report tl_mpi_solve's check gave:
  * one bad entry (NaN, infinity, a non-zero corner) in each array, on the
  * first, a middle and the last rank, in a batch of nsys systems (19: the
@@ -861,8 +862,10 @@ int main(int argc, char **argv)
   own_entry_check_case(&mc, "its", NULL, TL_F64, 19);
   own_entry_check_case(&mc, "spike", NULL, TL_F64, 19);
   own_entry_check_case(&mc, "spike", "reduced=recursive", TL_F64, 19);
-  static const char *const own_checks[] = {"tridsolver", "hybrid_pcr", "distd2", "ptdma", "nshaped",
-                                           "its",        "pdd",        "rpdd",   "spike"};
+  own_entry_check_case(&mc, "spike_givens", NULL, TL_F64, 19);
+  static const char *const own_checks[] = {"tridsolver", "hybrid_pcr",  "distd2", "ptdma",
+                                           "nshaped",    "its",         "pdd",    "rpdd",
+                                           "spike",      "spike_givens"};
   for (size_t k = 0; k < sizeof own_checks / sizeof *own_checks; k++) {
     own_entry_check_case(&mc, own_checks[k], NULL, TL_F64, 5); /* no group of eight */
     own_entry_check_case(&mc, own_checks[k], NULL, TL_C128, 19); /* where it has complex */

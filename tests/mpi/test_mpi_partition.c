@@ -676,7 +676,8 @@ static void registry_case(mpi_check *mc, const tl_algorithm *algo, int seed)
  * matrix that answer passes the residual test. A batch of nsys >= 8
  * systems runs phase 1 through the batched kernel (spike:
  * tl_cpu_spike_local_d, the blocks of different systems swapping rows
- * differently; spike_givens: tl_cpu_spike_givens_local_d). reduced: the
+ * differently; spike_givens: tl_cpu_spike_givens_local_d; spike_dp runs
+ * the reference's phases system by system). reduced: the
  * parameter of the reduced solve ("band", "recursive"). */
 static void spike_pivoting_case(mpi_check *mc, const char *name, int type, size_t n, size_t nsys,
                                 uint64_t seed, const char *reduced)
@@ -836,8 +837,8 @@ int main(int argc, char **argv)
   shape_mismatch_case(&mc, tl_mpi_find("pdd"));
   for (int r = 0; r < 2; r++) {
     const char *how = r ? "recursive" : "band";
-    for (int v = 0; v < 2; v++) {
-      const char *name = v ? "spike_givens" : "spike";
+    for (int v = 0; v < 3; v++) {
+      const char *name = v == 0 ? "spike" : v == 1 ? "spike_dp" : "spike_givens";
       spike_pivoting_case(&mc, name, 25, 40 * (size_t)P + 3, 3, 81, how);
       spike_pivoting_case(&mc, name, 25, 1000, 3, 82, how);
       spike_pivoting_case(&mc, name, 7, 64 * (size_t)P, 3, 83, how);

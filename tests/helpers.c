@@ -439,3 +439,32 @@ void th_expect_spikes_untouched(const double *v, const double *w, size_t o, size
     cr_expect(w[o] == sentinel && w[o + m - 1] == sentinel,
               "m=%zu: w written without a left neighbour (system %zu)", m, s);
 }
+
+void th_expect_bad_entries_flagged(th_spike_lanes_fn run, int corners_unread)
+{
+  static const size_t ms[] = {2, 3, 9, 17};
+  for (size_t q = 0; q < sizeof ms / sizeof ms[0]; q++)
+    for (int shape = 0; shape < 4; shape++)
+      for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < ms[q]; i++) {
+          size_t m = ms[q], cnt = 8 * m;
+          int left = shape & 1, right = shape >> 1;
+          double *in = malloc(4 * cnt * sizeof *in);
+          tl_rng rng;
+          tl_rng_seed(&rng, 900 + i);
+          for (size_t j = 0; j < 4 * cnt; j++)
+            in[j] = tl_rng_uniform(&rng, -1, 1);
+          for (size_t j = 0; j < cnt; j++)
+            in[cnt + j] += 4; /* b: dominant, no breakdown */
+          in[k * cnt + 3 * m + i] = (i + (size_t)k) % 2 ? NAN : INFINITY;
+          unsigned char flagged[8];
+          run(m, left, right, in, in + cnt, in + 2 * cnt, in + 3 * cnt, flagged);
+          int unread =
+              corners_unread && ((k == 0 && i == 0 && !left) || (k == 2 && i == m - 1 && !right));
+          for (int s = 0; s < 8; s++)
+            cr_expect_eq(flagged[s], s == 3 && !unread,
+                         "m=%zu shape %d%d: %c[%zu] of system 3 bad: system %d flagged %d", m, left,
+                         right, "abcd"[k], i, s, flagged[s]);
+          free(in);
+        }
+}

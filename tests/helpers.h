@@ -125,6 +125,17 @@ void th_expect_unequal_partitions(th_solve_parts_fn solve, const char *outside_m
 void th_expect_spikes_untouched(const double *v, const double *w, size_t o, size_t m, int left,
                                 int right, size_t s, double sentinel);
 
+/* A batched SPIKE local phase on eight systems of m rows, ld = m: a, b,
+ * c, d in, flags out (its other outputs the adapter's business). */
+typedef void (*th_spike_lanes_fn)(size_t m, int left, int right, const double *a, const double *b,
+                                  const double *c, const double *d, unsigned char *flagged);
+/* For m in 2, 3, 9, 17 and every shape, one entry at a time (each array,
+ * each row; a NaN or an inf) made bad in system 3 of eight dominant
+ * ones: the kernel flags system 3 and no other -- except, when
+ * corners_unread, a[0] without a left neighbour and c[m-1] without a
+ * right one, which it does not read and must not flag. */
+void th_expect_bad_entries_flagged(th_spike_lanes_fn run, int corners_unread);
+
 /* Unequal partition sizes summing to n: alternately long and of the
  * minimum size minrows. */
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);

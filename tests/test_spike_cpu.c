@@ -121,6 +121,25 @@ static size_t compare(size_t m, size_t ld, size_t nsys, int left, int right, siz
   return pivoted;
 }
 
+static void partial_lanes(size_t m, int left, int right, const double *a, const double *b,
+                          const double *c, const double *d, unsigned char *flagged)
+{
+  double *out = malloc(3 * 8 * m * sizeof *out), tips[48];
+  tl_cpu_spike_local_d(m, m, 8, left, right, a, b, c, d, out, out + 8 * m, out + 16 * m, tips,
+                       flagged);
+  free(out);
+}
+
+/* Every entry the pass uses reaches a pivot or a result, where an inf or
+ * a NaN cannot become finite again: one bad entry flags its system and
+ * no other; the corners it does not use (a[0] without a left neighbour,
+ * c[m-1] without a right one) flag nothing, and spike_mpi checks them
+ * apart (its own entry check relies on both). */
+Test(spike_cpu, a_bad_entry_flags_its_system)
+{
+  th_expect_bad_entries_flagged(partial_lanes, 1);
+}
+
 static const size_t ms[] = {1, 2, 3, 8, 9, 33, 100};
 static const size_t ns[] = {1, 7, 8, 9, 17};
 #define NMS (sizeof ms / sizeof ms[0])

@@ -129,6 +129,24 @@ static void compare(size_t m, size_t ld, size_t nsys, int left, int right, uint6
   free(f);
 }
 
+static void givens_lanes(size_t m, int left, int right, const double *a, const double *b,
+                         const double *c, const double *d, unsigned char *flagged)
+{
+  double *out = malloc(4 * 8 * m * sizeof *out), tips[64];
+  tl_cpu_spike_givens_local_d(m, m, 8, left, right, a, b, c, d, out, out + 8 * m, out + 16 * m,
+                              out + 24 * m, tips, flagged);
+  free(out);
+}
+
+/* Every entry the pass reads, the corners too, goes into its lane's
+ * check sum: one bad entry flags its system and no other, at sizes with
+ * a tile cut short and in every shape, bottom up included (what
+ * spike_givens_mpi's own entry check relies on). */
+Test(spike_givens_cpu, a_bad_entry_flags_its_system)
+{
+  th_expect_bad_entries_flagged(givens_lanes, 0);
+}
+
 /* Every size, count and shape, rows packed (ld = m) and strided (ld = m +
  * 5): the bits, and the flags where the reference fails; blocks were
  * modified in every shape with a neighbour, and the alone and the others

@@ -1,6 +1,6 @@
 /* NOT BUILT: a record of an experiment (docs/performance.md, "SPIKE: the entries checked
  * from the kernel's flags, and Givens in lanes"). spike_dp's phases 1-3 in vector lanes, the
- * reference's bits (its Criterion test passed), but 1.3-1.6 times slower than the reference's
+ * reference's bits (its Criterion test passed), but 1.2-1.7 times slower than the reference's
  * loops system by system (ab-dp-lanes.txt): every row computes all three pivot cases. */
 /* optimized/cpu/spike_dp_cpu.c -- spike_dp's local phase (phases 1-3 of
  * tridlab/part_spike_dp.h: the block factored by 1x1 / 2x2 diagonal

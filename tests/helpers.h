@@ -136,6 +136,12 @@ typedef void (*th_spike_lanes_fn)(size_t m, int left, int right, const double *a
  * right one, which it does not read and must not flag. */
 void th_expect_bad_entries_flagged(th_spike_lanes_fn run, int corners_unread);
 
+/* A registry backend `name` against its reference `ref` on every float64,
+ * non-periodic gallery type, n from 1 to 257, 1, 9 and 17 systems, P =
+ * 1, 2, 3, 7: the same status, system and row, and with a solution the
+ * same bits of x. */
+void th_expect_backend_is_reference_bits(const char *name, const char *ref);
+
 /* Unequal partition sizes summing to n: alternately long and of the
  * minimum size minrows. */
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);

@@ -205,57 +205,10 @@ Test(spike_cpu, a_singular_block_is_flagged_alone)
 /* ---------------------------------------------------------------- */
 /* The registry backend against spike                                */
 
-static const size_t sizes[] = {1, 2, 3, 4, 5, 17, 100, 257};
-static const size_t counts[] = {1, 9, 17};
-
-/* The same status, system, row and (with a solution) the same bits. */
-static void expect_same(const tl_problem *p, int id, const tl_options *opt)
-{
-  const tl_algorithm *ca = tl_find("spike_cpu"), *ra = tl_find("spike");
-  cr_assert(ca && ra && ca->reference && !strcmp(ca->reference->name, "spike"),
-            "spike_cpu names spike as its reference");
-  size_t cnt = p->sys.n * p->sys.nsys;
-  double *xc = calloc(cnt, sizeof *xc), *xr = calloc(cnt, sizeof *xr);
-  tl_info ci, ri;
-  int cs = tl_solve(ca, &p->sys, xc, opt, &ci);
-  int rs = tl_solve(ra, &p->sys, xr, opt, &ri);
-  cr_expect_eq(cs, rs, "type %d n %zu nsys %zu P %d: status %d vs %d (%s | %s)", id, p->sys.n,
-               p->sys.nsys, opt->parts, cs, rs, ci.msg, ri.msg);
-  if (cs == rs && rs != TL_OK)
-    cr_expect(ci.row == ri.row && ci.system == ri.system,
-              "type %d n %zu P %d: row %ld system %ld vs row %ld system %ld", id, p->sys.n,
-              opt->parts, ci.row, ci.system, ri.row, ri.system);
-  if (cs == rs && tl_status_has_solution(rs))
-    cr_expect(same_bits(xc, xr, cnt), "type %d n %zu nsys %zu P %d: x differs", id, p->sys.n,
-              p->sys.nsys, opt->parts);
-  free(xc);
-  free(xr);
-}
-
 /* Every float64 gallery type (dominant or not, singular blocks included). */
 Test(spike_cpu, backend_agrees_with_spike, .timeout = 300)
 {
-  static const int parts[] = {1, 2, 3, 7};
-  for (size_t ip = 0; ip < sizeof parts / sizeof parts[0]; ip++) {
-    tl_options opt;
-    tl_options_init(&opt);
-    opt.parts = parts[ip];
-    for (size_t k = 0; k < tl_gallery_count(); k++) {
-      const tl_gallery_type *t = tl_gallery_get(k);
-      if (t->dtype != TL_F64 || t->periodic)
-        continue;
-      for (size_t in = 0; in < sizeof sizes / sizeof sizes[0]; in++)
-        for (size_t ic = 0; ic < sizeof counts / sizeof counts[0]; ic++) {
-          tl_problem p;
-          tl_info info;
-          if (sizes[in] < t->min_n || sizes[in] < (size_t)parts[ip] ||
-              tl_gallery_make(t->id, sizes[in], counts[ic], 7, &p, &info))
-            continue;
-          expect_same(&p, t->id, &opt);
-          tl_problem_free(&p);
-        }
-    }
-  }
+  th_expect_backend_is_reference_bits("spike_cpu", "spike");
 }
 
 /* Truncated SPIKE (phase 4 on the host is the reference's): the same. */

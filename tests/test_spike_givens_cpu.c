@@ -147,6 +147,14 @@ Test(spike_givens_cpu, a_bad_entry_flags_its_system)
   th_expect_bad_entries_flagged(givens_lanes, 0);
 }
 
+/* The registry backend spike_givens_cpu against spike_givens over the
+ * gallery (singular blocks, modified, included): the same status, system,
+ * row and bits. */
+Test(spike_givens_cpu, backend_agrees_with_spike_givens, .timeout = 300)
+{
+  th_expect_backend_is_reference_bits("spike_givens_cpu", "spike_givens");
+}
+
 /* Every size, count and shape, rows packed (ld = m) and strided (ld = m +
  * 5): the bits, and the flags where the reference fails; blocks were
  * modified in every shape with a neighbour, and the alone and the others

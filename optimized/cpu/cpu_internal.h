@@ -308,6 +308,26 @@ long tl_cpu_breakdown_row_d(size_t n, const double *a, const double *b, const do
 long tl_cpu_breakdown_row_f(size_t n, const float *a, const float *b, const float *c, size_t stride,
                             const float *x, size_t xstride, int *pivot);
 
+/* A SPIKE variant's registry backend on the CPU (spike_cpu.c): its
+ * batched phases 1-3 (the shape of tl_cpu_spike_givens_local_d; k NULL
+ * for a variant without a kernel column), the reference variant whose
+ * phases a flagged system runs, and the variant whose name the reports
+ * of phases 4-5 carry. */
+struct tl_spike_variant;
+typedef size_t (*tl_cpu_spike_lanes_fn)(size_t m, size_t ld, size_t nsys, int left, int right,
+                                        const double *a, const double *b, const double *c,
+                                        const double *d, double *g, double *v, double *w, double *k,
+                                        double *tips, unsigned char *flagged);
+typedef struct tl_cpu_spike_backend {
+  const struct tl_spike_variant *ref, *cpu;
+  tl_cpu_spike_lanes_fn lanes;
+} tl_cpu_spike_backend;
+/* The backend's solve: phases 1-3 by the lanes, partition by partition,
+ * then phases 4-5 and the verdict of each system by the reference's code
+ * (tl_spike_finish_d); a flagged system by the reference variant whole. */
+int tl_cpu_spike_solve(const tl_cpu_spike_backend *be, const struct tl_algorithm *self,
+                       const tl_batch *sys, void *x, const tl_options *opt, tl_info *info);
+
 /* Mask of the lanes whose check value is not finite. A check value is
  * the sum of every pivot and every result of a lane: one add per value,
  * and not finite as soon as one value was infinite or NaN. The sum can

@@ -5,11 +5,13 @@
 extern const tl_algorithm tl_algo_thomas_cpu;
 extern const tl_algorithm tl_algo_thomas_periodic_cpu;
 extern const tl_algorithm tl_algo_spike_cpu;
+extern const tl_algorithm tl_algo_spike_givens_cpu;
 
 static const tl_algorithm *const algorithms[] = {
     &tl_algo_thomas_cpu,
     &tl_algo_thomas_periodic_cpu,
     &tl_algo_spike_cpu,
+    &tl_algo_spike_givens_cpu,
 };
 
 const tl_room tl_room_cpu = {

@@ -308,34 +308,32 @@ size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int 
 }
 
 /* ---------------------------------------------------------------- */
-/* The registry backend "spike_cpu"                                  */
+/* The registry backends "spike_cpu" and "spike_givens_cpu"          */
 
-/* The reports of phases 4-5 begin with the backend's name; phases 1-3
- * are spike's (partial pivoting). */
-static const tl_spike_variant spike_cpu_variant = {.name = "spike_cpu", .words = 4};
-
-/* The batch's scratch: V and W (n nsys each), every system's tips
- * (system after system, TL_SPIKE_SEND per partition), one partition's
- * tips and flags, and a flag per system. */
+/* A backend's batch scratch: V and W (n nsys each), K (kernel variants),
+ * every system's tips (system after system, `send` per partition), one
+ * partition's tips and flags, a flag per system, and one system's
+ * factors as the reference lays them out (only K is read: kernel
+ * variants). */
 typedef struct sp_scratch {
-  double *v, *w, *tips, *part_tips;
+  double *v, *w, *k, *tips, *part_tips, *f;
   unsigned char *part_flag, *flag;
+  size_t send;
 } sp_scratch;
 
 /* Phases 1-3 of partition p of every system: its rows are a strided
  * slice of the batch (system s's at s n + lo), which the kernel takes as
  * it is; g into x. */
-static void local_partition(const tl_batch *sys, const tl_options *opt, int p, double *x,
-                            sp_scratch *sc)
+static void local_partition(const tl_cpu_spike_backend *be, const tl_batch *sys,
+                            const tl_options *opt, int p, double *x, sp_scratch *sc)
 {
-  size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts, lo, hi;
+  size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts, lo, hi, send = sc->send;
   tl_partition_bounds(n, opt->parts, opt->part_sizes, p, &lo, &hi);
   const double *a = sys->a, *b = sys->b, *c = sys->c, *d = sys->d;
-  tl_cpu_spike_local_d(hi - lo, n, nsys, p > 0, (size_t)p + 1 < P, a + lo, b + lo, c + lo, d + lo,
-                       x + lo, sc->v + lo, sc->w + lo, sc->part_tips, sc->part_flag);
+  be->lanes(hi - lo, n, nsys, p > 0, (size_t)p + 1 < P, a + lo, b + lo, c + lo, d + lo, x + lo,
+            sc->v + lo, sc->w + lo, sc->k ? sc->k + lo : NULL, sc->part_tips, sc->part_flag);
   for (size_t s = 0; s < nsys; s++) {
-    memcpy(sc->tips + TL_SPIKE_SEND * (s * P + (size_t)p), sc->part_tips + TL_SPIKE_SEND * s,
-           TL_SPIKE_SEND * sizeof(double));
+    memcpy(sc->tips + send * (s * P + (size_t)p), sc->part_tips + send * s, send * sizeof(double));
     sc->flag[s] |= sc->part_flag[s];
   }
 }
@@ -344,62 +342,99 @@ static void local_partition(const tl_batch *sys, const tl_options *opt, int p, d
  * does (tl_spike_finish_d: the reference's code), its tips recorded in
  * the ledger as the reference records them; a flagged system, a singular
  * block or an overflow, is solved again by the reference, which says
- * where and why. */
-static int finish_system(const tl_batch *sys, const tl_options *opt, const tl_spike_mode *mode,
-                         size_t s, double *x, const sp_scratch *sc, tl_info *one)
+ * where and why. A kernel variant's K goes where the reference keeps it,
+ * the last m of each partition's factors. */
+static int finish_system(const tl_cpu_spike_backend *be, const tl_batch *sys, const tl_options *opt,
+                         const tl_spike_mode *mode, size_t s, double *x, const sp_scratch *sc,
+                         tl_info *one)
 {
-  size_t n = sys->n, o = s * n, P = (size_t)opt->parts;
+  size_t n = sys->n, o = s * n, P = (size_t)opt->parts, words = be->ref->words;
   const double *a = (const double *)sys->a + o, *b = (const double *)sys->b + o;
   const double *c = (const double *)sys->c + o, *d = (const double *)sys->d + o;
   if (sc->flag[s])
-    return tl_spike_run_mode_d(&tl_spike_partial, mode, n, opt->parts, opt->part_sizes, a, b, c, d,
-                               x + o, opt->ledger, one);
-  for (int p = 0; p < opt->parts; p++)
-    tl_spike_ledger_reduced(opt->ledger, opt->parts, p, 1, TL_SPIKE_SEND, 0);
-  return tl_spike_finish_d(&spike_cpu_variant, mode, n, opt->parts, opt->part_sizes, a, b, c, d,
-                           NULL, x + o, sc->v + o, sc->w + o, sc->tips + TL_SPIKE_SEND * P * s,
-                           x + o, opt->ledger, one);
+    return tl_spike_run_mode_d(be->ref, mode, n, opt->parts, opt->part_sizes, a, b, c, d, x + o,
+                               opt->ledger, one);
+  for (int p = 0; p < opt->parts; p++) {
+    size_t lo, hi;
+    tl_partition_bounds(n, opt->parts, opt->part_sizes, p, &lo, &hi);
+    if (sc->k)
+      memcpy(sc->f + words * lo + (words - 1) * (hi - lo), sc->k + o + lo,
+             (hi - lo) * sizeof(double));
+    tl_spike_ledger_reduced(opt->ledger, opt->parts, p, 1, sc->send, 0);
+  }
+  return tl_spike_finish_d(be->cpu, mode, n, opt->parts, opt->part_sizes, a, b, c, d, sc->f, x + o,
+                           sc->v + o, sc->w + o, sc->tips + sc->send * P * s, x + o, opt->ledger,
+                           one);
 }
 
-static int spike_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
-                           const tl_options *opt, tl_info *info)
+int tl_cpu_spike_solve(const tl_cpu_spike_backend *be, const tl_algorithm *self,
+                       const tl_batch *sys, void *xv, const tl_options *opt, tl_info *info)
 {
   if (sys->dtype != TL_F64 || sys->periodic)
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, sys->periodic ? "periodic" : "dtype",
-                   "spike_cpu solves non-periodic float64 batches; use the reference (spike)");
+                   "%s solves non-periodic float64 batches; use the reference (%s)", self->name,
+                   self->reference ? self->reference->name : "");
   size_t n = sys->n, nsys = sys->nsys, P = (size_t)opt->parts;
+  int kernel = be->ref->kernel;
   tl_spike_mode mode;
   TL_CALL(tl_spike_mode_of(self, opt, &mode, info));
   sp_scratch sc = {.v = tl_alloc(n * nsys, sizeof(double)),
                    .w = tl_alloc(n * nsys, sizeof(double)),
-                   .tips = tl_alloc(TL_SPIKE_SEND * P * nsys, sizeof(double)),
-                   .part_tips = tl_alloc(TL_SPIKE_SEND * nsys, sizeof(double)),
+                   .k = kernel ? tl_alloc(n * nsys, sizeof(double)) : NULL,
+                   .send = kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND,
                    .part_flag = tl_alloc(nsys, 1),
                    .flag = tl_alloc(nsys, 1)};
+  sc.tips = tl_alloc(sc.send * P * nsys, sizeof(double));
+  sc.part_tips = tl_alloc(sc.send * nsys, sizeof(double));
+  sc.f = kernel ? tl_alloc(be->ref->words * n + 1, sizeof(double)) : NULL;
   int status = TL_OK;
-  if (!sc.v || !sc.w || !sc.tips || !sc.part_tips || !sc.part_flag || !sc.flag) {
-    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "spike_cpu: no memory");
+  if (!sc.v || !sc.w || !sc.tips || !sc.part_tips || !sc.part_flag || !sc.flag ||
+      (kernel && (!sc.k || !sc.f))) {
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", self->name);
     goto cleanup;
   }
   memset(sc.flag, 0, nsys);
   for (int p = 0; p < opt->parts; p++) /* phases 1-3, g into x */
-    local_partition(sys, opt, p, xv, &sc);
+    local_partition(be, sys, opt, p, xv, &sc);
   tl_outcome out;
   tl_outcome_init(&out, nsys);
   for (size_t s = 0; s < nsys && out.status >= 0; s++) {
     tl_info one;
     tl_info_clear(&one);
-    tl_outcome_add(&out, s, finish_system(sys, opt, &mode, s, xv, &sc, &one), &one);
+    tl_outcome_add(&out, s, finish_system(be, sys, opt, &mode, s, xv, &sc, &one), &one);
   }
   status = tl_outcome_finish(&out, info);
 cleanup:
   free(sc.v);
   free(sc.w);
+  free(sc.k);
+  free(sc.f);
   free(sc.tips);
   free(sc.part_tips);
   free(sc.part_flag);
   free(sc.flag);
   return status;
+}
+
+/* spike's kernel in the shape of a backend's (no kernel column). */
+static size_t partial_lanes(size_t m, size_t ld, size_t nsys, int left, int right, const double *a,
+                            const double *b, const double *c, const double *d, double *g, double *v,
+                            double *w, double *k, double *tips, unsigned char *flagged)
+{
+  (void)k;
+  return tl_cpu_spike_local_d(m, ld, nsys, left, right, a, b, c, d, g, v, w, tips, flagged);
+}
+
+/* The reports of phases 4-5 begin with the backend's name; phases 1-3
+ * are spike's (partial pivoting). */
+static const tl_spike_variant spike_cpu_variant = {.name = "spike_cpu", .words = 4};
+static const tl_cpu_spike_backend spike_cpu_backend = {
+    .ref = &tl_spike_partial, .cpu = &spike_cpu_variant, .lanes = partial_lanes};
+
+static int spike_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *xv,
+                           const tl_options *opt, tl_info *info)
+{
+  return tl_cpu_spike_solve(&spike_cpu_backend, self, sys, xv, opt, info);
 }
 
 /* The backend names its reference and inherits what it does not state

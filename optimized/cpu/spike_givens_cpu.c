@@ -346,3 +346,51 @@ size_t tl_cpu_spike_givens_local_d(size_t m, size_t ld, size_t nsys, int has_lef
   free(flags);
   return first;
 }
+
+/* ---------------------------------------------------------------- */
+/* The registry backend "spike_givens_cpu"                           */
+
+/* The reports of phases 4-5 begin with the backend's name; phases 1-3
+ * are spike_givens's (the factors' layout, K last). */
+static const tl_spike_variant spike_givens_cpu_variant = {
+    .name = "spike_givens_cpu", .words = 6, .kernel = 1};
+static const tl_cpu_spike_backend spike_givens_cpu_backend = {.ref = &tl_spike_givens,
+                                                              .cpu = &spike_givens_cpu_variant,
+                                                              .lanes = tl_cpu_spike_givens_local_d};
+
+static int spike_givens_cpu_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                  const tl_options *opt, tl_info *info)
+{
+  return tl_cpu_spike_solve(&spike_givens_cpu_backend, self, sys, x, opt, info);
+}
+
+/* spike_givens's messages: 8 scalars per partition to partition 0, 3
+ * back, the verdict (its reference's ledger model). */
+static int spike_givens_cpu_ledger_model(const tl_algorithm *self, const tl_batch *shape,
+                                         const tl_options *opt, const tl_info *solved,
+                                         tl_ledger *out)
+{
+  (void)self;
+  (void)solved;
+  tl_spike_ledger_model_send(shape, opt, TL_SPIKE_SEND_KERNEL, out);
+  return TL_OK;
+}
+
+/* The backend names its reference and inherits what it does not state
+ * (registry.h): double only, its parameters (spike's), its ledger. */
+extern const tl_algorithm tl_algo_spike_givens_ref;
+const tl_algorithm tl_algo_spike_givens_cpu = {
+    .name = "spike_givens_cpu",
+    .reference = &tl_algo_spike_givens_ref,
+    .backend = "cpu",
+    .dtypes = TL_DTYPE_BIT(TL_F64),
+    .summary = "SPIKE with Givens rotations: phases 1-3 eight systems at once, one per vector "
+               "lane (the C library's hypot lane by lane); the reduced system and the retrieval "
+               "as spike_givens's",
+    .source = "Venetis, Kouris, Sobczyk, Gallopoulos and Sameh, Parallel Computing 49 (2015); "
+              "Polizzi and Sameh 2006",
+    .params = tl_spike_params,
+    .nparams = TL_SPIKE_NPARAMS,
+    .solve = spike_givens_cpu_solve,
+    .ledger_model = spike_givens_cpu_ledger_model,
+};

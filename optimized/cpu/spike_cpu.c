@@ -2,7 +2,9 @@
  * pivoted factorization of a block, g and the two spikes, the tips) on a
  * batch of slices, eight systems at once, and the serial registry
  * backend "spike_cpu" built on it. What every MPI rank of spike_mpi runs
- * on its own rows (tl_cpu_spike_local_d, tridlab/cpu.h).
+ * on its own rows (tl_cpu_spike_local_d, tridlab/cpu.h). The registry
+ * backend's code (tl_cpu_spike_solve, below) serves spike_givens_cpu
+ * too (spike_givens_cpu.c), with that variant's kernel.
  *
  * Source: E. Polizzi and A. H. Sameh, "A parallel hybrid banded system
  * solver: the SPIKE algorithm", Parallel Computing 32 (2006) 177-194 (the

@@ -3,7 +3,9 @@
  * Givens rotations, R's last entry replaced where the block is singular,
  * K, g and the spikes V, W, the eight tips) on a batch of slices, eight
  * systems at once: what every rank of spike_givens_mpi runs on its rows
- * (tl_cpu_spike_givens_local_d, tridlab/cpu.h).
+ * (tl_cpu_spike_givens_local_d, tridlab/cpu.h), and the serial registry
+ * backend "spike_givens_cpu" built on it (at the end, through spike_cpu.c's
+ * tl_cpu_spike_solve).
  *
  * Source: Venetis, Kouris, Sobczyk, Gallopoulos and Sameh, Parallel
  * Computing 49 (2015) (g-Spike), as reference/spike_givens_ref.c, which

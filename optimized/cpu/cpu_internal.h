@@ -322,6 +322,17 @@ typedef struct tl_cpu_spike_backend {
   const struct tl_spike_variant *ref, *cpu;
   tl_cpu_spike_lanes_fn lanes;
 } tl_cpu_spike_backend;
+/* The systems [first, nsys) of a batched SPIKE kernel's batch (past its
+ * last group of eight, or all where the lanes do not run) through the
+ * variant's reference phases 1-3, system by system, with the kernel's
+ * outputs (g, v, w, k -- K, a kernel variant's, else NULL -- and the
+ * tips, TL_SPIKE_SEND or TL_SPIKE_SEND_KERNEL a system); flagged[s] = 1
+ * where they fail or memory is short (spike_cpu.c). */
+void tl_cpu_spike_reference_rest_d(const struct tl_spike_variant *var, size_t first, size_t m,
+                                   size_t ld, size_t nsys, int has_left, int has_right,
+                                   const double *a, const double *b, const double *c,
+                                   const double *d, double *g, double *v, double *w, double *k,
+                                   double *tips, unsigned char *flagged);
 /* The backend's solve: phases 1-3 by the lanes, partition by partition,
  * then phases 4-5 and the verdict of each system by the reference's code
  * (tl_spike_finish_d); a flagged system by the reference variant whole. */

@@ -265,17 +265,44 @@ static void spike_group(size_t m, size_t ld, int left, int right, const double *
 #undef PK
 #endif /* TL_LANES_OK */
 
-/* The reference phases 1-3 on one system (scratch f: 4 m words, swap: m
- * bytes); 1 when they fail (the caller runs them again for the report). */
-static int reference_one(size_t m, int left, int right, const double *a, const double *b,
-                         const double *c, const double *d, double *f, unsigned char *swap,
-                         double *g, double *v, double *w, double *tips)
+/* A variant's reference phases 1-3 on one system (scratch f: its
+ * words m, flags: m bytes), K copied out of the factors for a kernel
+ * variant, then the tips; 1 when they fail (the caller runs them again
+ * for the report). */
+static int reference_one(const tl_spike_variant *var, size_t m, int left, int right,
+                         const double *a, const double *b, const double *c, const double *d,
+                         double *f, unsigned char *flags, double *g, double *v, double *w,
+                         double *k, double *tips)
 {
   tl_info info;
-  if (tl_spike_partial.local_d(0, m, 0, left, right, a, b, c, d, f, swap, g, v, w, &info) < 0)
+  if (var->local_d(0, m, 0, left, right, a, b, c, d, f, flags, g, v, w, &info) < 0)
     return 1;
-  tl_spike_tips_d(m, left, right, g, v, w, tips);
+  if (!var->kernel) {
+    tl_spike_tips_d(m, left, right, g, v, w, tips);
+    return 0;
+  }
+  memcpy(k, f + (var->words - 1) * m, m * sizeof *k); /* K: the factors' last m */
+  tl_spike_tips_kernel_d(m, left, right, g, v, w, k, tips);
   return 0;
+}
+
+void tl_cpu_spike_reference_rest_d(const tl_spike_variant *var, size_t first, size_t m, size_t ld,
+                                   size_t nsys, int has_left, int has_right, const double *a,
+                                   const double *b, const double *c, const double *d, double *g,
+                                   double *v, double *w, double *k, double *tips,
+                                   unsigned char *flagged)
+{
+  size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
+  double *f = first < nsys && m > 0 ? tl_alloc(var->words * m, sizeof *f) : NULL;
+  unsigned char *flags = f ? tl_alloc(m, 1) : NULL;
+  for (size_t s = first; s < nsys; s++) {
+    size_t o = s * ld;
+    flagged[s] =
+        !flags || reference_one(var, m, has_left, has_right, a + o, b + o, c + o, d + o, f, flags,
+                                g + o, v + o, w + o, k ? k + o : NULL, tips + send * s);
+  }
+  free(f);
+  free(flags);
 }
 
 size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
@@ -297,15 +324,8 @@ size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int 
 #endif
   free(pk);
   size_t first = groups * TL_LANES; /* the rest: the reference, system by system */
-  double *f = first < nsys && m > 0 ? tl_alloc(4 * m, sizeof *f) : NULL;
-  unsigned char *swap = f ? tl_alloc(m, 1) : NULL;
-  for (size_t s = first; s < nsys; s++) {
-    size_t o = s * ld;
-    flagged[s] = !swap || reference_one(m, has_left, has_right, a + o, b + o, c + o, d + o, f, swap,
-                                        g + o, v + o, w + o, tips + TL_SPIKE_SEND * s);
-  }
-  free(f);
-  free(swap);
+  tl_cpu_spike_reference_rest_d(&tl_spike_partial, first, m, ld, nsys, has_left, has_right, a, b, c,
+                                d, g, v, w, NULL, tips, flagged);
   return first;
 }
 

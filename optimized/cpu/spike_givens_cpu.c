@@ -301,21 +301,6 @@ static void givens_group(size_t m, size_t ld, int left, int right, const double 
 #undef PK
 #endif /* TL_LANES_OK */
 
-/* The reference phases 1-3 on one system (scratch f: 6 m words, flags:
- * m bytes); 1 when they fail (the caller runs them again for the
- * report). */
-static int reference_one(size_t m, int left, int right, const double *a, const double *b,
-                         const double *c, const double *d, double *f, unsigned char *flags,
-                         double *g, double *v, double *w, double *k, double *tips)
-{
-  tl_info info;
-  if (tl_spike_givens.local_d(0, m, 0, left, right, a, b, c, d, f, flags, g, v, w, &info) < 0)
-    return 1;
-  memcpy(k, f + (tl_spike_givens.words - 1) * m, m * sizeof *k); /* K: the factors' last m */
-  tl_spike_tips_kernel_d(m, left, right, g, v, w, k, tips);
-  return 0;
-}
-
 size_t tl_cpu_spike_givens_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
                                    const double *a, const double *b, const double *c,
                                    const double *d, double *g, double *v, double *w, double *k,
@@ -336,16 +321,8 @@ size_t tl_cpu_spike_givens_local_d(size_t m, size_t ld, size_t nsys, int has_lef
 #endif
   free(pk);
   size_t first = groups * TL_LANES; /* the rest: the reference, system by system */
-  double *f = first < nsys && m > 0 ? tl_alloc(tl_spike_givens.words * m, sizeof *f) : NULL;
-  unsigned char *flags = f ? tl_alloc(m, 1) : NULL;
-  for (size_t s = first; s < nsys; s++) {
-    size_t o = s * ld;
-    flagged[s] =
-        !flags || reference_one(m, has_left, has_right, a + o, b + o, c + o, d + o, f, flags, g + o,
-                                v + o, w + o, k + o, tips + TL_SPIKE_SEND_KERNEL * s);
-  }
-  free(f);
-  free(flags);
+  tl_cpu_spike_reference_rest_d(&tl_spike_givens, first, m, ld, nsys, has_left, has_right, a, b, c,
+                                d, g, v, w, k, tips, flagged);
   return first;
 }
 

@@ -293,6 +293,11 @@ HIP_FLAGS = -O3 -ffp-contract=off $(CPPFLAGS)
 GPU_OUT  = $(BUILD)/gpu
 ROCSPARSE_H ?= $(wildcard /usr/include/rocsparse/rocsparse.h /opt/rocm/include/rocsparse/rocsparse.h)
 GPU_LINK = $(LIB_A) -llapacke -llapack -lblas -lm -lpthread -lgomp
+# hipcc's clang leaves an empty directory per offload compile in TMPDIR
+# (gpu_device-XXXXXX, bench_gpu-XXXXXX); it is given one of the build's,
+# removed when the HIP build is done.
+HIP_TMP  = $(abspath $(GPU_OUT))/hip/tmp
+HIPCC_IN = TMPDIR=$(HIP_TMP) $(HIPCC)
 
 gpu: $(LIB_A) $(CLI_OBJ) $(if $(MPICC),$(MPI_CLI_OBJ) $(MPI_LIB_A))
 ifneq ($(NVCC),)
@@ -315,20 +320,21 @@ else
 	@echo "gpu: nvcc not found, CUDA build skipped"
 endif
 ifneq ($(HIPCC),)
-	@mkdir -p $(GPU_OUT)/hip
-	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c optimized/gpu/gpu_device.cu -o $(GPU_OUT)/hip/gpu_device.o
+	@mkdir -p $(GPU_OUT)/hip $(HIP_TMP)
+	$(HIPCC_IN) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c optimized/gpu/gpu_device.cu -o $(GPU_OUT)/hip/gpu_device.o
 	$(CC) $(CPPFLAGS) $(CSTD) -O2 -c tests/gpu/device_test.c -o $(GPU_OUT)/hip/device_test.o
-	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test $(GPU_OUT)/hip/device_test.o \
+	$(HIPCC_IN) $(HIP_ARCH) -o $(GPU_OUT)/hip/device_test $(GPU_OUT)/hip/device_test.o \
 	  $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
-	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
+	$(HIPCC_IN) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab $(CLI_OBJ) $(GPU_OUT)/hip/gpu_device.o $(GPU_LINK)
 ifneq ($(ROCSPARSE_H),)
-	$(HIPCC) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c bench/gpu/bench_gpu.cu \
+	$(HIPCC_IN) -x hip $(HIP_FLAGS) $(HIP_ARCH) -c bench/gpu/bench_gpu.cu \
 	  -o $(GPU_OUT)/hip/bench_gpu.o
-	$(HIPCC) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab-gpu-bench $(GPU_OUT)/hip/bench_gpu.o \
+	$(HIPCC_IN) $(HIP_ARCH) -o $(GPU_OUT)/hip/tridlab-gpu-bench $(GPU_OUT)/hip/bench_gpu.o \
 	  -lrocsparse $(GPU_LINK)
 else
 	@echo "gpu: rocsparse.h not found, HIP benchmark skipped"
 endif
+	rm -rf $(HIP_TMP)
 	@echo "gpu: HIP build done ($(GPU_OUT)/hip)"
 else
 	@echo "gpu: hipcc not found, HIP build skipped"

@@ -1237,6 +1237,60 @@ Test(cpu_distd2, substitution_overflow_names_the_system)
   tl_problem_free(&p);
 }
 
+/* A non-finite value made in the decoupling is a breakdown of the lowest
+ * such system, at its first non-finite row; values that are all finite
+ * but whose sum overflows (the kernel's per-lane check) are not. */
+Test(cpu_distd2, decoupling_overflow_names_the_system)
+{
+  size_t n = 40, nsys = 21, sz = 8;
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
+  tl_distd2_plan plan;
+  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 0, 2, NULL, p.a, p.b, p.c, &info), TL_OK);
+  size_t k0 = plan.begin[1], m = plan.begin[2] - k0;
+  size_t cnt = tl_cpu_packed_count(n, nsys, sz);
+  double *d = p.d;
+  for (size_t j = 0; j < n; j++) /* system 4: d = 1 */
+    d[4 * n + j] = 1.0;
+  double *dt = malloc(cnt * sizeof *dt), *pd = packed(&p, p.d, sz, 0);
+#define Y4(j) dt[((4 / sz) * n + k0 + (j)) * sz + 4 % sz] /* system 4's row k0 + j */
+  /* System 4's d scaled so that its largest |y| is 1.75e308: each y finite,
+   * their sum in row order (d = 1 gives y of sum 1.06 times the largest) not. */
+  cr_assert_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd, dt, &info), TL_OK);
+  double big = 0;
+  for (size_t j = 0; j < m; j++)
+    big = fmax(big, fabs(Y4(j)));
+  for (size_t j = 0; j < n; j++)
+    d[4 * n + j] *= 1.75e308 / big;
+  free(pd);
+  pd = packed(&p, p.d, sz, 0);
+  cr_assert_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd, dt, &info), TL_OK, "%s",
+               info.msg);
+  double sum = 0;
+  int finite = 1;
+  for (size_t j = 0; j < m; j++) {
+    finite &= isfinite(Y4(j));
+    sum += Y4(j);
+  }
+  cr_assert(finite && !isfinite(sum), "system 4's y: all finite, the sum not (the test's premise)");
+#undef Y4
+  /* inf and NaN in rows of systems 13 and 17 (partition 1): 13 is named */
+  pd[((13 / sz) * n + k0 + 3) * sz + 13 % sz] = INFINITY;
+  pd[((17 / sz) * n + k0 + 1) * sz + 17 % sz] = NAN;
+  cr_expect_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd, dt, &info), TL_ERR_BREAKDOWN);
+  cr_expect_eq(info.system, 13, "%s", info.msg);
+  long first = -1;
+  for (size_t j = 0; j < m && first < 0; j++)
+    if (!isfinite(dt[((13 / sz) * n + k0 + j) * sz + 13 % sz]))
+      first = (long)(k0 + j);
+  cr_expect_geq(first, 0);
+  cr_expect_eq(info.row, first, "%s", info.msg);
+  tl_distd2_plan_destroy(&plan);
+  free(pd), free(dt);
+  tl_problem_free(&p);
+}
+
 /* ------------------------------------------------------------------ */
 /* The streaming kernels and the bench command                          */
 

@@ -400,36 +400,48 @@ static TL_CPU_INLINE void FN(stencil_row)(const T *s, const T *r0, const T *r1, 
     y[l] = s0 * r0[l] + s1 * r1[l] + s2 * r2[l] + s3 * r3[l] + s4 * r4[l];
 }
 
-/* Algorithm 6 on rows 0..m-1 of a group: y (m rows) from the right-hand
- * side, given row by row by rhs(j) (the caller's d, or the stencil). */
-static TL_CPU_INLINE void FN(forward_row)(const COEF *k, size_t j, const T *rhs, T *y)
+/* Algorithm 6's forward step on row j of a group into y: y_{j-1} is
+ * carried in yc (registers) rather than read back from y, which would put
+ * a store-to-load forwarding delay into the recurrence of every row (as
+ * in compact_forward). */
+static TL_CPU_INLINE void FN(forward_row)(const COEF *k, size_t j, const T *rhs, T *y, T *yc)
 {
   T fj = k->f[j], rj = k->r[j];
   if (j < 2) {
 #pragma omp simd
     for (int l = 0; l < SZ; l++)
-      y[j * SZ + l] = fj * rhs[l];
+      y[j * SZ + l] = yc[l] = fj * rhs[l];
   } else {
 #pragma omp simd
     for (int l = 0; l < SZ; l++)
-      y[j * SZ + l] = fj * (rhs[l] - rj * y[(j - 1) * SZ + l]);
+      y[j * SZ + l] = yc[l] = fj * (rhs[l] - rj * yc[l]);
   }
 }
 
-/* Algorithm 6 lines 13-20 on the m rows of y. */
-static TL_CPU_INLINE void FN(backward_rows)(const COEF *k, size_t m, T *y)
+/* Algorithm 6 lines 13-20 on the m rows of y, y_{j+1} carried in yb, and
+ * each lane's sum of the final y into chk. */
+static TL_CPU_INLINE void FN(backward_rows)(const COEF *k, size_t m, T *y, T *chk)
 {
+  T yb[SZ]; /* m >= 2 (the plans' smallest partition); rows m-2 and m-1 stay */
+  for (int l = 0; l < SZ; l++) {
+    yb[l] = y[(m - 2) * SZ + l];
+    chk[l] = y[(m - 1) * SZ + l] + yb[l];
+  }
   for (size_t j = m - 2; j-- > 1;) {
     T wj = k->w[j];
 #pragma omp simd
-    for (int l = 0; l < SZ; l++)
-      y[j * SZ + l] -= wj * y[(j + 1) * SZ + l];
+    for (int l = 0; l < SZ; l++) {
+      y[j * SZ + l] = yb[l] = y[j * SZ + l] - wj * yb[l];
+      chk[l] += yb[l];
+    }
   }
   if (m >= 3) {
     T w0 = k->w[0], fix = k->fix;
 #pragma omp simd
-    for (int l = 0; l < SZ; l++)
-      y[l] = fix * (y[l] - w0 * y[SZ + l]);
+    for (int l = 0; l < SZ; l++) {
+      y[l] = fix * (y[l] - w0 * yb[l]);
+      chk[l] += y[l];
+    }
   }
 }
 
@@ -657,6 +669,33 @@ static void FN(note_nonfinite)(size_t m, const T *y, const T *chk, size_t g, siz
   }
 }
 
+/* Decoupling of one group (Algorithm 6 on its m rows into y): the
+ * right-hand side row by row from in (the packed d; or, s not NULL, the
+ * stencil s on the packed halo, rows j .. j+4 = u[k0+j-2 .. k0+j+2]),
+ * and each lane's sum of y into chk, which note_nonfinite reads.
+ *
+ * WHY A FUNCTION OF ITS OWN. The body of an OpenMP loop is outlined by
+ * the compiler into a function of its own, which target_clones does not
+ * reach: inside decouple_packed's loop these rows were built for the
+ * baseline x86-64 (two doubles per SSE2 instruction) and took 2.2-2.5
+ * times the fused kernel's time (distd2_compact at P = 1, 4096 x 4096,
+ * on an Intel AVX-512 machine). Called from the loop, this one is
+ * built for the machine's vectors, as compact_pipeline is. */
+TL_CPU_CLONES static void FN(decouple_group)(const COEF *k, size_t m, const T *s, const T *in, T *y,
+                                             T *chk)
+{
+  T rhs[SZ], yc[SZ];
+  for (size_t j = 0; j < m; j++) {
+    const T *r = in + j * SZ;
+    if (s) {
+      FN(stencil_row)(s, r, r + SZ, r + 2 * SZ, r + 3 * SZ, r + 4 * SZ, rhs);
+      r = rhs;
+    }
+    FN(forward_row)(k, j, r, y, yc);
+  }
+  FN(backward_rows)(k, m, y, chk);
+}
+
 /* Decoupling of partition [k0, k0 + m) in every group. in: d (the whole
  * packed system, n rows per group) when st is NULL, else the packed
  * halo (hrows = m + 4 rows per group). g0: the global row of row k0, for
@@ -673,26 +712,32 @@ static int FN(decouple_packed)(size_t n, size_t k0, size_t g0, size_t m, const C
   long bad_sys = -1, bad_row = -1;
 #pragma omp parallel for schedule(static)
   for (size_t g = 0; g < groups; g++) {
-    T *y = dt + (g * n + k0) * SZ, rhs[SZ];
-    for (size_t j = 0; j < m; j++) {
-      const T *r;
-      if (st) {
-        const T *h = in + (g * hrows + j) * SZ; /* halo rows j .. j+4 = u[k0+j-2 .. k0+j+2] */
-        FN(stencil_row)(s, h, h + SZ, h + 2 * SZ, h + 3 * SZ, h + 4 * SZ, rhs);
-        r = rhs;
-      } else {
-        r = in + (g * n + k0 + j) * SZ;
-      }
-      FN(forward_row)(k, j, r, y);
-    }
-    FN(backward_rows)(k, m, y);
-    FN(note_nonfinite)(m, y, NULL, g, nsys, g0, &bad_sys, &bad_row);
+    T *y = dt + (g * n + k0) * SZ, chk[SZ];
+    const T *r = st ? in + g * hrows * SZ : in + (g * n + k0) * SZ;
+    FN(decouple_group)(k, m, st ? s : NULL, r, y, chk);
+    FN(note_nonfinite)(m, y, chk, g, nsys, g0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",
                    "distd2: overflow in the decoupling phase at row %ld of system %ld", bad_row,
                    bad_sys);
   return TL_OK;
+}
+
+/* Algorithm 7 on one group, x_first and x_last of its systems (those past
+ * nsys: 0); built for the machine's vectors (decouple_group says why). */
+TL_CPU_CLONES static void FN(substitute_group)(const COEF *k, size_t m, size_t s0, size_t nsys,
+                                               const double *x_first, const double *x_last,
+                                               const T *y, T *x, T *chk)
+{
+  T xf[SZ], xl[SZ];
+  for (size_t l = 0; l < SZ; l++) {
+    size_t s = s0 + l;
+    xf[l] = s < nsys ? (T)x_first[s] : 0;
+    xl[l] = s < nsys ? (T)x_last[s] : 0;
+    chk[l] = 0;
+  }
+  FN(substitute_rows)(k, m, xf, xl, y, x, chk);
 }
 
 static int FN(substitute_packed)(size_t n, size_t k0, size_t g0, size_t m, const COEF *k,
@@ -703,15 +748,9 @@ static int FN(substitute_packed)(size_t n, size_t k0, size_t g0, size_t m, const
   long bad_sys = -1, bad_row = -1;
 #pragma omp parallel for schedule(static)
   for (size_t g = 0; g < groups; g++) {
-    T xf[SZ], xl[SZ], chk[SZ];
-    for (size_t l = 0; l < SZ; l++) {
-      size_t s = g * SZ + l;
-      xf[l] = s < nsys ? (T)x_first[s] : 0;
-      xl[l] = s < nsys ? (T)x_last[s] : 0;
-      chk[l] = 0;
-    }
+    T chk[SZ];
     size_t o = (g * n + k0) * SZ;
-    FN(substitute_rows)(k, m, xf, xl, dt + o, x + o, chk);
+    FN(substitute_group)(k, m, g * SZ, nsys, x_first, x_last, dt + o, x + o, chk);
     FN(note_nonfinite)(m, x + o, chk, g, nsys, g0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)

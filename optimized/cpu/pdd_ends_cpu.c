@@ -195,12 +195,25 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
   }
 }
 
+/* Line j of each of the next group's 32 slices (8 systems of m rows,
+ * m apart, in each of next[0..3]) into L2: spread over the sweeps' nt
+ * steps, the whole group arrives while this one is swept, and its copy
+ * (pack_group) reads L2 instead of waiting on memory. */
+static TL_CPU_INLINE void next_prefetch(const double *const *next, size_t m, size_t j)
+{
+  for (int k = 0; k < 4; k++)
+    for (size_t l = 0; l < TL_LANES; l++)
+      TL_CPU_PREFETCH_L2(next[k] + l * m + j * TL_LANES, 0);
+}
+
 /* One group's sweeps and its ends (ends[6 l ..] for lane l), its flags
  * into bad[0..7]; strict (may be NULL): whether each lane's rows are all
- * strictly dominant. */
+ * strictly dominant; next (may be NULL): the next group's slices, fetched
+ * into L2 along the way. */
 TL_CPU_CLONES
 static void ends_group(size_t m, size_t ls, int down, int up, const double *const *src,
-                       double *ends, unsigned char *bad, unsigned char *strict)
+                       const double *const *next, double *ends, unsigned char *bad,
+                       unsigned char *strict)
 {
   sweep w[2];
   tl_lanes chk = tl_lanes_splat(0.0), last = chk;
@@ -209,6 +222,8 @@ static void ends_group(size_t m, size_t ls, int down, int up, const double *cons
     w[q].mul = w[q].y = tl_lanes_splat(0.0), w[q].s = tl_lanes_splat(-1.0);
   size_t nt = (m + TL_LANES - 1) / TL_LANES;
   for (size_t j = 0; j < nt; j++) {
+    if (next)
+      next_prefetch(next, m, j);
     if (down && up)
       sweep_step(2, 0, j, nt, m, ls, src, w, &chk, pp);
     else
@@ -273,11 +288,14 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
   size_t ls = buf ? m + PAD : m;
   for (; s + TL_LANES <= nsys; s += TL_LANES) {
     const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m}, *in[4];
+    size_t t = s + TL_LANES; /* the next group */
+    const double *next[4] = {a + t * m, b + t * m, c + t * m, d + t * m};
     if (buf)
       pack_group(m, ls, src, buf, in);
     else
       memcpy(in, src, sizeof in);
-    ends_group(m, ls, down, up, in, ends + 6 * s, bad + s, strict ? strict + s : NULL);
+    ends_group(m, ls, down, up, in, buf && t + TL_LANES <= nsys ? next : NULL, ends + 6 * s,
+               bad + s, strict ? strict + s : NULL);
     for (size_t l = 0; l < TL_LANES && strict; l++) /* b from the copy in L2 (or the slices) */
       strict[s + l] &= (unsigned char)b_in_range(m, in[1] + l * ls);
   }

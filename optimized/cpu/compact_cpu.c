@@ -687,6 +687,11 @@ TL_CPU_CLONES static void FN(decouple_group)(const COEF *k, size_t m, const T *s
   T rhs[SZ], yc[SZ];
   for (size_t j = 0; j < m; j++) {
     const T *r = in + j * SZ;
+    if (j + TL_CPU_PF_NEAR < m) /* as compact_forward: the rows ahead, and y's */
+      for (size_t c = 0; c < SZ; c += 64 / sizeof(T)) {
+        TL_CPU_PREFETCH(r + TL_CPU_PF_NEAR * SZ + c, 0);
+        TL_CPU_PREFETCH(y + (j + TL_CPU_PF_NEAR) * SZ + c, 1);
+      }
     if (s) {
       FN(stencil_row)(s, r, r + SZ, r + 2 * SZ, r + 3 * SZ, r + 4 * SZ, rhs);
       r = rhs;

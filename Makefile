@@ -433,7 +433,10 @@ check-plain: check-unit check-examples check-tutorials check-mpi
 # turn it on: there ASan watches the emulated kernels' memory (not their
 # races, loads of words never stored or shared sub-arrays), and the
 # checker on top of it made the emulated tests 3.4x slower.
+# First: no vector arithmetic left in an OpenMP region, where the
+# compiler builds it for the baseline (scripts/check-omp-clones.sh).
 check-unit: $(TESTS) $(CLI) $(PORTS) $(TEST_PORTS)
+	@sh scripts/check-omp-clones.sh $(LIB_A)
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TRIDLAB_CLI=$(abspath $(CLI)) \
 	  TRIDLAB_GPU_CHECK=$(if $(filter 1,$(SANITIZE)),0,1) OMP_WAIT_POLICY=passive $(TESTS) $(TEST_ARGS)
 

@@ -1267,25 +1267,56 @@ Test(cpu_distd2, decoupling_overflow_names_the_system)
   pd = packed(&p, p.d, sz, 0);
   cr_assert_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd, dt, &info), TL_OK, "%s",
                info.msg);
-  double sum = 0;
+  /* the sum in the kernel's order: rows m-1, m-2, then m-3 .. 1, then 0 */
+  double sum = Y4(m - 1) + Y4(m - 2);
   int finite = 1;
-  for (size_t j = 0; j < m; j++) {
+  for (size_t j = 0; j < m; j++)
     finite &= isfinite(Y4(j));
+  for (size_t j = m - 2; j-- > 0;)
     sum += Y4(j);
-  }
   cr_assert(finite && !isfinite(sum), "system 4's y: all finite, the sum not (the test's premise)");
 #undef Y4
-  /* inf and NaN in rows of systems 13 and 17 (partition 1): 13 is named */
-  pd[((13 / sz) * n + k0 + 3) * sz + 13 % sz] = INFINITY;
-  pd[((17 / sz) * n + k0 + 1) * sz + 17 % sz] = NAN;
-  cr_expect_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd, dt, &info), TL_ERR_BREAKDOWN);
+  /* The first non-finite y row of system s of partition 1 (its global
+   * row), or -1. */
+#define FIRST_BAD(s, first)                                                                        \
+  do {                                                                                             \
+    (first) = -1;                                                                                  \
+    for (size_t j_ = 0; j_ < m && (first) < 0; j_++)                                               \
+      if (!isfinite(dt[(((s) / sz) * n + k0 + j_) * sz + (s) % sz]))                               \
+        (first) = (long)(k0 + j_);                                                                 \
+  } while (0)
+  /* inf and NaN in rows of systems 13 and 17 (partition 1): 13 is named,
+   * at its first non-finite row */
+  double *pd2 = malloc(cnt * sizeof *pd2);
+  memcpy(pd2, pd, cnt * sizeof *pd2);
+  pd2[((13 / sz) * n + k0 + 3) * sz + 13 % sz] = INFINITY;
+  pd2[((17 / sz) * n + k0 + 1) * sz + 17 % sz] = NAN;
+  cr_expect_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd2, dt, &info), TL_ERR_BREAKDOWN);
   cr_expect_eq(info.system, 13, "%s", info.msg);
-  long first = -1;
-  for (size_t j = 0; j < m && first < 0; j++)
-    if (!isfinite(dt[((13 / sz) * n + k0 + j) * sz + 13 % sz]))
-      first = (long)(k0 + j);
+  long first;
+  FIRST_BAD(13, first);
   cr_expect_geq(first, 0);
   cr_expect_eq(info.row, first, "%s", info.msg);
+  /* One non-finite row alone: an inf in d's row 0 reaches only y_0 (rows
+   * 1 and 2 do not read it, the backward pass ends on it), a NaN in row
+   * m-1 only y_{m-1} (the backward pass starts above it); each must still
+   * reach its lane's sum. */
+  for (int end = 0; end < 2; end++) {
+    size_t s = end ? 10 : 6, row = end ? m - 1 : 0;
+    memcpy(pd2, pd, cnt * sizeof *pd2);
+    pd2[((s / sz) * n + k0 + row) * sz + s % sz] = end ? NAN : INFINITY;
+    cr_expect_eq(tl_cpu_distd2_decouple_sz_d(&plan, 1, nsys, sz, pd2, dt, &info), TL_ERR_BREAKDOWN,
+                 "row %zu", row);
+    cr_expect_eq(info.system, (long)s, "%s", info.msg);
+    cr_expect_eq(info.row, (long)(k0 + row), "%s", info.msg);
+    FIRST_BAD(s, first);
+    cr_expect_eq(first, (long)(k0 + row), "only row %zu of y is not finite", row);
+    for (size_t j = 0; j < m; j++)
+      if (j != row)
+        cr_expect(isfinite(dt[((s / sz) * n + k0 + j) * sz + s % sz]), "row %zu", j);
+  }
+#undef FIRST_BAD
+  free(pd2);
   tl_distd2_plan_destroy(&plan);
   free(pd), free(dt);
   tl_problem_free(&p);

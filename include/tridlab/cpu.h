@@ -229,6 +229,14 @@ int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys
 int tl_cpu_distd2_substitute_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
                                   const double *x_first, const double *x_last, const float *dt,
                                   float *x, tl_info *info);
+/* tl_cpu_distd2_substitute_sz_d with x (apart from dt, on a 16-byte
+ * boundary) written by streaming stores: each line without being read
+ * first, for results that go to memory anyway (larger than the cache;
+ * tl_mpi_distd2_compact_sz in rounds, whose dt is a round's scratch).
+ * Otherwise as tl_cpu_distd2_substitute_sz_d, with the same values. */
+int tl_cpu_distd2_substitute_stream_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                         const double *x_first, const double *x_last,
+                                         const double *dt, double *x, tl_info *info);
 /* All phases for a batch of nsys right-hand sides: decouple every
  * partition, the 2x2 systems across the interfaces (tl_distd2_interface_d
  * per system), substitute. Status and info as tl_distd2_plan_solve_d

@@ -161,7 +161,7 @@ static int decouple(const tl_distd2_plan *plan, int p, const double *st, size_t 
 }
 
 /* Substitution (Algorithm 7) of partition p in every group. */
-static int substitute(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz, int fl,
+static int substitute(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz, int fl, int nt,
                       const double *x_first, const double *x_last, const void *dt, void *x,
                       tl_info *info)
 {
@@ -173,10 +173,10 @@ static int substitute(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
   int status;
   if (fl) {
     TL_CPU_DISPATCH_TO(status, sz, substitute_packed, f, n, k0, plan->row0 + k0, m, &kf, nsys,
-                       x_first, x_last, dt, x, info);
+                       x_first, x_last, dt, x, 0, info);
   } else {
     TL_CPU_DISPATCH_TO(status, sz, substitute_packed, d, n, k0, plan->row0 + k0, m, &kd, nsys,
-                       x_first, x_last, dt, x, info);
+                       x_first, x_last, dt, x, nt, info);
   }
   free(owned);
   return status;
@@ -280,8 +280,8 @@ static int solve(const tl_distd2_plan *plan, size_t nsys, size_t sz, int fl, con
   }
   /* Phase 3: every partition substitutes. */
   for (int p = 0; p < P; p++)
-    TL_CHECK(substitute(plan, p, nsys, sz, fl, xs + (size_t)p * nsys, xe + (size_t)p * nsys, dt, x,
-                        info));
+    TL_CHECK(substitute(plan, p, nsys, sz, fl, 0, xs + (size_t)p * nsys, xe + (size_t)p * nsys, dt,
+                        x, info));
   status = tl_distd2_verdict(plan, dropped, drop_row, kappa, tol, info);
 cleanup:
   free(dt);
@@ -357,7 +357,24 @@ int tl_cpu_distd2_substitute_sz_d(const tl_distd2_plan *plan, int p, size_t nsys
   TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_sz", info));
   if (!x_first || !x_last)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_sz: no end values");
-  return substitute(plan, p, nsys, sz, 0, x_first, x_last, dt, x, info);
+  return substitute(plan, p, nsys, sz, 0, 0, x_first, x_last, dt, x, info);
+}
+
+int tl_cpu_distd2_substitute_stream_sz_d(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
+                                         const double *x_first, const double *x_last,
+                                         const double *dt, double *x, tl_info *info)
+{
+  TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_stream_sz", info));
+  if (!x_first || !x_last)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_stream_sz: no end values");
+  /* A group's m rows of SZ values are contiguous in x and written in
+   * order, so the write-combining buffer joins the 16-byte pieces into
+   * whole lines, all but the group's first and last where x is not on a
+   * line (as tl_cpu_stream_abcdx_d writes x). */
+  int nt = TL_CPU_NT && x != dt && (uintptr_t)x % 16 == 0;
+  int st = substitute(plan, p, nsys, sz, 0, nt, x_first, x_last, dt, x, info);
+  tl_cpu_stream_fence();
+  return st;
 }
 
 int tl_cpu_distd2_substitute_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
@@ -367,7 +384,7 @@ int tl_cpu_distd2_substitute_sz_f(const tl_distd2_plan *plan, int p, size_t nsys
   TL_CALL(check_plan(plan, p, sz, dt, x, "distd2_substitute_sz", info));
   if (!x_first || !x_last)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_substitute_sz: no end values");
-  return substitute(plan, p, nsys, sz, 1, x_first, x_last, dt, x, info);
+  return substitute(plan, p, nsys, sz, 1, 0, x_first, x_last, dt, x, info);
 }
 
 int tl_cpu_distd2_solve_sz_d(const tl_distd2_plan *plan, size_t nsys, size_t sz, const double *d,
@@ -445,9 +462,22 @@ static TL_CPU_INLINE void FN(backward_rows)(const COEF *k, size_t m, T *y, T *ch
   }
 }
 
-/* Algorithm 7 on the m rows: x_j = y_j - sa_j xf - sc_j xl (x may be y). */
+/* Row j of x from v (SZ values) by streaming stores, 16 bytes at a time
+ * (double; elsewhere never asked for). */
+static TL_CPU_INLINE void FN(stream_row)(T *xj, const T *v)
+{
+#if TL_CPU_NT && !TL_CPU_FLOAT
+  for (int l = 0; l < SZ; l += 2)
+    _mm_stream_pd(xj + l, _mm_loadu_pd(v + l));
+#else
+  memcpy(xj, v, SZ * sizeof *v);
+#endif
+}
+
+/* Algorithm 7 on the m rows: x_j = y_j - sa_j xf - sc_j xl (x may be y);
+ * nt: x (apart from y, on cache lines) written by streaming stores. */
 static TL_CPU_INLINE void FN(substitute_rows)(const COEF *k, size_t m, const T *xf, const T *xl,
-                                              const T *y, T *x, T *chk)
+                                              const T *y, T *x, T *chk, int nt)
 {
   for (size_t j = 0; j < m; j++) {
     T saj = k->sa[j], scj = k->sc[j];
@@ -456,10 +486,20 @@ static TL_CPU_INLINE void FN(substitute_rows)(const COEF *k, size_t m, const T *
     if (j == 0 || j + 1 == m) {
       const T *v = j == 0 ? xf : xl;
 #pragma omp simd
+      for (int l = 0; l < SZ; l++)
+        chk[l] += v[l];
+      if (nt)
+        FN(stream_row)(xj, v);
+      else
+        memcpy(xj, v, SZ * sizeof *v);
+    } else if (nt) {
+      T v[SZ];
+#pragma omp simd
       for (int l = 0; l < SZ; l++) {
-        xj[l] = v[l];
+        v[l] = yj[l] - saj * xf[l] - scj * xl[l];
         chk[l] += v[l];
       }
+      FN(stream_row)(xj, v);
     } else {
 #pragma omp simd
       for (int l = 0; l < SZ; l++) {
@@ -733,7 +773,7 @@ static int FN(decouple_packed)(size_t n, size_t k0, size_t g0, size_t m, const C
  * nsys: 0); built for the machine's vectors (decouple_group says why). */
 TL_CPU_CLONES static void FN(substitute_group)(const COEF *k, size_t m, size_t s0, size_t nsys,
                                                const double *x_first, const double *x_last,
-                                               const T *y, T *x, T *chk)
+                                               const T *y, T *x, T *chk, int nt)
 {
   T xf[SZ], xl[SZ];
   for (size_t l = 0; l < SZ; l++) {
@@ -742,12 +782,12 @@ TL_CPU_CLONES static void FN(substitute_group)(const COEF *k, size_t m, size_t s
     xl[l] = s < nsys ? (T)x_last[s] : 0;
     chk[l] = 0;
   }
-  FN(substitute_rows)(k, m, xf, xl, y, x, chk);
+  FN(substitute_rows)(k, m, xf, xl, y, x, chk, nt);
 }
 
 static int FN(substitute_packed)(size_t n, size_t k0, size_t g0, size_t m, const COEF *k,
                                  size_t nsys, const double *x_first, const double *x_last,
-                                 const T *dt, T *x, tl_info *info)
+                                 const T *dt, T *x, int nt, tl_info *info)
 {
   size_t groups = (nsys + SZ - 1) / SZ;
   long bad_sys = -1, bad_row = -1;
@@ -755,7 +795,7 @@ static int FN(substitute_packed)(size_t n, size_t k0, size_t g0, size_t m, const
   for (size_t g = 0; g < groups; g++) {
     T chk[SZ];
     size_t o = (g * n + k0) * SZ;
-    FN(substitute_group)(k, m, g * SZ, nsys, x_first, x_last, dt + o, x + o, chk);
+    FN(substitute_group)(k, m, g * SZ, nsys, x_first, x_last, dt + o, x + o, chk, nt);
     FN(note_nonfinite)(m, x + o, chk, g, nsys, g0, &bad_sys, &bad_row);
   }
   if (bad_sys >= 0)

@@ -559,25 +559,30 @@ typedef struct compact_round {
   const double *st;
   size_t sz, g0, s0, ns;
   int round;
+  double *ys; /* d' of a round, in cache (NULL: in du) */
 } compact_round;
 
 /* One round: the packed decoupling of its groups, their boundary rows
  * exchanged and the 2x2 systems solved, the packed substitution -- d' of
  * the round's groups is still in cache when the substitution reads it
- * when the round is small (paper 002's mini-batches). */
+ * when the round is small (paper 002's mini-batches). With ys, d' is
+ * made in that scratch, which stays in cache from round to round, and
+ * the substitution writes du by streaming stores: du is written once,
+ * no line of it read first (2 words per unknown with u, not 3). */
 static int compact_one_round(const notes *nt, const compact_round *cr, double *u, double *du,
                              sys_state *ss, tl_distd2_edge *edges, double *xs, double *xe)
 {
   const tl_distd2_plan *plan = cr->plan;
   size_t m = plan->n, sz = cr->sz, s0 = cr->s0, ns = cr->ns;
   double *ur = u + cr->g0 * (m + 4) * sz, *dr = du + cr->g0 * m * sz;
+  double *yr = cr->ys ? cr->ys : dr;
   tl_info one;
   tl_info_clear(&one);
-  int rc = tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, cr->st, ns, sz, ur, dr, &one);
+  int rc = tl_cpu_distd2_decouple_stencil_sz_d(plan, 0, cr->st, ns, sz, ur, yr, &one);
   size_t bad = one.system >= 0 ? s0 + (size_t)one.system : s0; /* the kernel's first failure */
   if (rc < 0)
     note(nt, bad, PH_DECOUPLE, rc, &one);
-  tl_cpu_distd2_pack_sz_d(plan, 0, ns, sz, dr, edges + s0);
+  tl_cpu_distd2_pack_sz_d(plan, 0, ns, sz, yr, edges + s0);
   for (size_t s = s0; s < s0 + ns; s++) {
     ss[s].edge = edges[s];
     ss[s].bad = rc < 0 && s == bad;
@@ -591,7 +596,9 @@ static int compact_one_round(const notes *nt, const compact_round *cr, double *u
     xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
   }
   tl_info_clear(&one);
-  rc = tl_cpu_distd2_substitute_sz_d(plan, 0, ns, sz, xs + s0, xe + s0, dr, dr, &one);
+  rc = cr->ys
+           ? tl_cpu_distd2_substitute_stream_sz_d(plan, 0, ns, sz, xs + s0, xe + s0, yr, dr, &one)
+           : tl_cpu_distd2_substitute_sz_d(plan, 0, ns, sz, xs + s0, xe + s0, dr, dr, &one);
   if (rc < 0)
     note(nt, one.system >= 0 ? s0 + (size_t)one.system : s0, PH_SUBSTITUTE, rc, &one);
   return TL_OK;
@@ -627,7 +634,12 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
   }
   status = exchange_halo(&ex, plan->periodic, m, groups, sz, u); /* the whole batch's, once */
   size_t per = round_groups ? round_groups : groups;
-  compact_round cr = {plan, st, sz, 0, 0, 0, 0};
+  compact_round cr = {plan, st, sz, 0, 0, 0, 0, NULL};
+  /* Rounds over a du larger than the cache: d' in a round's scratch, du
+   * streamed (compact_one_round). */
+  if (round_groups && per < groups && (uintptr_t)du % 16 == 0 &&
+      groups * m * sz * sizeof *du > tl_cpu_stream_min_bytes())
+    cr.ys = tl_mpi_scratch_dirty(per * m * sz, sizeof *du); /* NULL: in du, as without */
   for (; status == TL_OK && cr.g0 < groups; cr.g0 += per, cr.round++) {
     cr.s0 = cr.g0 * sz;
     cr.ns = (cr.g0 + per < groups ? (cr.g0 + per) * sz : nsys) - cr.s0;

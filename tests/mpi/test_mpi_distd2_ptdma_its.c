@@ -313,11 +313,15 @@ static void compact_expected(int P, int periodic, size_t nsys, size_t sz, size_t
   tl_ledger_collective_all(out, "verdict", 0, TL_LEDGER_ALLREDUCE, P, -1, 12, 12);
 }
 
+/* stream: the rounds' du written by streaming stores (d' in a round's
+ * scratch), which a batch this small gets only with the threshold set to
+ * 0; the result must be the bits of the plain path's. */
 static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, size_t sz, size_t per,
-                         int broken)
+                         int broken, int stream)
 {
-  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu rounds of %zu groups%s%s", mc->size, n,
-          nsys, sz, per, periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "");
+  mc_case(mc, "distd2 compact P=%d n=%zu nsys=%zu SZ=%zu rounds of %zu groups%s%s%s", mc->size, n,
+          nsys, sz, per, periodic ? " periodic" : "", broken ? " NULL u on the last rank" : "",
+          stream ? " streamed" : "");
   int P = mc->size, p = mc->rank;
   size_t begin, m;
   tl_mpi_even_slice(n, P, p, &begin, &m);
@@ -345,8 +349,26 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
   tl_ledger mine, all, want;
   tl_ledger_init(&mine), tl_ledger_init(&all), tl_ledger_init(&want);
   double *u_in = broken && p == P - 1 ? NULL : u;
+  double *plain = NULL;
+  size_t was = 0;
+  if (stream) { /* the plain path first, then the streamed one into dup */
+    plain = malloc(cnt * sizeof *plain);
+    tl_ledger other;
+    tl_ledger_init(&other);
+    MC_EXPECT(mc,
+              tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, per, u_in, plain,
+                                       TL_DISTD2_DEFAULT_TOL, &other, NULL, &info) == TL_OK,
+              "plain: %s", info.msg);
+    tl_ledger_free(&other);
+    was = tl_cpu_set_stream_min_bytes(0);
+  }
   int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, per, u_in, dup,
                                     TL_DISTD2_DEFAULT_TOL, &mine, NULL, &info);
+  if (stream) {
+    tl_cpu_set_stream_min_bytes(was);
+    MC_EXPECT(mc, !memcmp(plain, dup, cnt * sizeof *dup), "streamed du differs from plain");
+    free(plain);
+  }
   if (broken) {
     MC_EXPECT(mc, rc == TL_ERR_ARG, "a NULL u on one rank gave %s", tl_status_name(rc));
   } else {
@@ -431,9 +453,11 @@ int main(int argc, char **argv)
                SINGULAR);
   free(two);
   for (int periodic = 0; periodic < 2; periodic++)
-    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0);
-  compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0); /* rounds of 2 groups: 3 rounds */
-  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1);
+    compact_case(&mc, periodic, 64 * (size_t)mc.size + 5, 5, 8, 0, 0, 0);
+  compact_case(&mc, 1, 64 * (size_t)mc.size + 3, 37, 8, 2, 0, 0); /* rounds of 2 groups: 3 rounds */
+  for (int periodic = 0; periodic < 2; periodic++)                /* the same, du streamed */
+    compact_case(&mc, periodic, 64 * (size_t)mc.size + 3, 37, 8, 2, 0, 1);
+  compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1, 0);
   /* No algorithm: a clear error on every rank (the ok-with-a-loosened-tol
    * note that tl_mpi_solve adds must not read it). */
   mc_case(&mc, "tl_mpi_solve without an algorithm P=%d", mc.size);

@@ -372,9 +372,7 @@ int tl_cpu_distd2_substitute_stream_sz_d(const tl_distd2_plan *plan, int p, size
    * whole lines, all but the group's first and last where x is not on a
    * line (as tl_cpu_stream_abcdx_d writes x). */
   int nt = TL_CPU_NT && x != dt && (uintptr_t)x % 16 == 0;
-  int st = substitute(plan, p, nsys, sz, 0, nt, x_first, x_last, dt, x, info);
-  tl_cpu_stream_fence();
-  return st;
+  return substitute(plan, p, nsys, sz, 0, nt, x_first, x_last, dt, x, info);
 }
 
 int tl_cpu_distd2_substitute_sz_f(const tl_distd2_plan *plan, int p, size_t nsys, size_t sz,
@@ -791,12 +789,17 @@ static int FN(substitute_packed)(size_t n, size_t k0, size_t g0, size_t m, const
 {
   size_t groups = (nsys + SZ - 1) / SZ;
   long bad_sys = -1, bad_row = -1;
-#pragma omp parallel for schedule(static)
-  for (size_t g = 0; g < groups; g++) {
-    T chk[SZ];
-    size_t o = (g * n + k0) * SZ;
-    FN(substitute_group)(k, m, g * SZ, nsys, x_first, x_last, dt + o, x + o, chk, nt);
-    FN(note_nonfinite)(m, x + o, chk, g, nsys, g0, &bad_sys, &bad_row);
+#pragma omp parallel
+  {
+#pragma omp for schedule(static) nowait
+    for (size_t g = 0; g < groups; g++) {
+      T chk[SZ];
+      size_t o = (g * n + k0) * SZ;
+      FN(substitute_group)(k, m, g * SZ, nsys, x_first, x_last, dt + o, x + o, chk, nt);
+      FN(note_nonfinite)(m, x + o, chk, g, nsys, g0, &bad_sys, &bad_row);
+    }
+    if (nt) /* each thread's streaming stores ordered before the region ends */
+      tl_cpu_stream_fence();
   }
   if (bad_sys >= 0)
     return TL_FAIL(info, TL_ERR_BREAKDOWN, bad_sys, bad_row, "",

@@ -337,3 +337,52 @@ Test(stream_stores, periodic_lines_at_any_offset_are_the_references_bits, .timeo
         }
       }
 }
+
+/* DistD2's packed substitution with du streamed (the compact scheme's
+ * rounds): the bits of tl_cpu_distd2_substitute_sz_d for every SZ, on the
+ * second of three partitions (rows 40-79 of 120), into an x 16 bytes past
+ * a line (a group's first and last lines partial), past 8 bytes and onto
+ * dt itself (both: plain stores). */
+Test(stream_stores, distd2_substitution_streamed_is_the_plain_bits)
+{
+  size_t n = 120, nsys = 21, parts = 3;
+  tl_problem p;
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
+  tl_distd2_plan plan;
+  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 0, parts, NULL, p.a, p.b, p.c, &info), TL_OK);
+  double xf[21], xl[21];
+  for (size_t s = 0; s < nsys; s++)
+    xf[s] = 0.25 * (double)s - 1.0, xl[s] = 1.5 - 0.125 * (double)s;
+  static const size_t szs[] = {8, 16, 32, 64}, offs[] = {2, 1};
+  for (size_t z = 0; z < 4; z++) {
+    size_t sz = szs[z], cnt = tl_cpu_packed_count(n, nsys, sz);
+    double *dt = lines(cnt), *want = lines(cnt), *buf = lines(cnt + 8);
+    for (size_t q = 0; q < cnt; q++)
+      dt[q] = sin(0.37 * (double)q);
+    size_t was = tl_cpu_set_stream_min_bytes(0);
+    cr_assert_eq(tl_cpu_distd2_substitute_sz_d(&plan, 1, nsys, sz, xf, xl, dt, want, &info), TL_OK,
+                 "%s", info.msg);
+    for (size_t o = 0; o < 2; o++) { /* x 16 bytes past a line (streamed), 8 (plain) */
+      double *x = buf + offs[o];
+      memset(buf, 0, (cnt + 8) * sizeof *buf);
+      cr_assert_eq(tl_cpu_distd2_substitute_stream_sz_d(&plan, 1, nsys, sz, xf, xl, dt, x, &info),
+                   TL_OK, "%s", info.msg);
+      cr_expect(!memcmp(x, want, cnt * sizeof *x), "SZ %zu, x %zu bytes past a line", sz,
+                8 * offs[o]);
+    }
+    double *same = lines(cnt), *same_want = lines(cnt); /* x = dt: in place, plain */
+    memcpy(same, dt, cnt * sizeof *same);
+    memcpy(same_want, dt, cnt * sizeof *same);
+    cr_assert_eq(
+        tl_cpu_distd2_substitute_sz_d(&plan, 1, nsys, sz, xf, xl, same_want, same_want, &info),
+        TL_OK);
+    cr_assert_eq(
+        tl_cpu_distd2_substitute_stream_sz_d(&plan, 1, nsys, sz, xf, xl, same, same, &info), TL_OK);
+    cr_expect(!memcmp(same, same_want, cnt * sizeof *same), "SZ %zu, in place", sz);
+    tl_cpu_set_stream_min_bytes(was);
+    free(dt), free(want), free(buf), free(same), free(same_want);
+  }
+  tl_distd2_plan_destroy(&plan);
+  tl_problem_free(&p);
+}

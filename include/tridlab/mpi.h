@@ -215,7 +215,11 @@ int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const vo
  * "edges" for the whole batch; else rounds of that many groups each
  * (round r of "edges"), so that d' of a round is still in cache when
  * its substitution reads it (paper 002's mini-batches: more messages,
- * half the memory traffic). Collective: every rank returns the
+ * half the memory traffic). With rounds, a du larger than
+ * tl_cpu_stream_min_bytes() on 16-byte boundaries is written by
+ * streaming stores, and d' of a round (up to 4 MiB) is made in this
+ * thread's kept scratch (tl_mpi_scratch_release frees it). Collective:
+ * every rank returns the
  * same status (as tl_distd2_plan_solve_stencil_d's for each system, the
  * first failure of the batch). ledger: this rank's entries (may be
  * NULL); comm_seconds: time inside communication (may be NULL). */

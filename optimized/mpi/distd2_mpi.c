@@ -554,6 +554,11 @@ static int exchange_halo(tl_mpi_exchange *ex, int periodic, size_t m, size_t gro
 
 /* What one round of the compact entry works on: groups [g0, g0 + ng)
  * of SZ systems, systems [s0, s0 + ns). */
+/* The largest d' of a round kept in a scratch of its own (4 MiB: a core's
+ * L2 or its share of L3; rounds of two groups of 16 systems of 4096 rows
+ * take 1 MiB). */
+#define ROUND_SCRATCH_MAX ((size_t)4 << 20)
+
 typedef struct compact_round {
   const tl_distd2_plan *plan;
   const double *st;
@@ -636,9 +641,11 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
   size_t per = round_groups ? round_groups : groups;
   compact_round cr = {plan, st, sz, 0, 0, 0, 0, NULL};
   /* Rounds over a du larger than the cache: d' in a round's scratch, du
-   * streamed (compact_one_round). */
+   * streamed (compact_one_round) -- where a round's d' stays in cache
+   * (ROUND_SCRATCH_MAX); a larger scratch would go to memory and back. */
   if (round_groups && per < groups && (uintptr_t)du % 16 == 0 &&
-      groups * m * sz * sizeof *du > tl_cpu_stream_min_bytes())
+      groups * m * sz * sizeof *du > tl_cpu_stream_min_bytes() &&
+      per * m * sz * sizeof *du <= ROUND_SCRATCH_MAX)
     cr.ys = tl_mpi_scratch_dirty(per * m * sz, sizeof *du); /* NULL: in du, as without */
   for (; status == TL_OK && cr.g0 < groups; cr.g0 += per, cr.round++) {
     cr.s0 = cr.g0 * sz;

@@ -520,3 +520,12 @@ void th_expect_backend_is_reference_bits(const char *name, const char *ref)
     }
   }
 }
+
+void th_distd2_gallery_plan(size_t n, size_t nsys, size_t parts, tl_problem *p,
+                            tl_distd2_plan *plan)
+{
+  tl_info info;
+  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, p, &info), TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_distd2_plan_create_d(plan, n, 0, parts, NULL, p->a, p->b, p->c, &info), TL_OK,
+               "%s", info.msg);
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "tridlab/ledger.h"
+#include "tridlab/part_distd2.h"
 #include "tridlab/registry.h"
 #include "tridlab/verify.h"
 
@@ -145,6 +146,12 @@ void th_expect_backend_is_reference_bits(const char *name, const char *ref);
 /* Unequal partition sizes summing to n: alternately long and of the
  * minimum size minrows. */
 void th_unequal_sizes(size_t n, int parts, size_t minrows, size_t *sizes);
+
+/* Gallery matrix 20 (a general, not dominant one) as nsys systems of n
+ * rows (seed 3) into p, and its DistD2 plan of parts partitions (not
+ * periodic) into plan; asserts both. */
+void th_distd2_gallery_plan(size_t n, size_t nsys, size_t parts, tl_problem *p,
+                            tl_distd2_plan *plan);
 
 /* Lele's sixth-order first derivative (paper 000 eq. (2)) with spacing h:
  * matrix [1/3, 1, 1/3] (corners zero unless periodic) and the right-hand

@@ -1211,9 +1211,8 @@ Test(cpu_distd2, substitution_overflow_names_the_system)
   size_t n = 40, nsys = 21, sz = 8;
   tl_problem p;
   tl_info info;
-  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
   tl_distd2_plan plan;
-  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 0, 2, NULL, p.a, p.b, p.c, &info), TL_OK);
+  th_distd2_gallery_plan(n, nsys, 2, &p, &plan);
   size_t cnt = tl_cpu_packed_count(n, nsys, sz);
   double *pd = packed(&p, p.d, sz, 0), *dt = malloc(cnt * sizeof *dt);
   double *x = malloc(cnt * sizeof *x), xf[21], xl[21];
@@ -1245,9 +1244,8 @@ Test(cpu_distd2, decoupling_overflow_names_the_system)
   size_t n = 40, nsys = 21, sz = 8;
   tl_problem p;
   tl_info info;
-  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
   tl_distd2_plan plan;
-  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 0, 2, NULL, p.a, p.b, p.c, &info), TL_OK);
+  th_distd2_gallery_plan(n, nsys, 2, &p, &plan);
   size_t k0 = plan.begin[1], m = plan.begin[2] - k0;
   size_t cnt = tl_cpu_packed_count(n, nsys, sz);
   double *d = p.d;

@@ -345,12 +345,11 @@ Test(stream_stores, periodic_lines_at_any_offset_are_the_references_bits, .timeo
  * dt itself (both: plain stores). */
 Test(stream_stores, distd2_substitution_streamed_is_the_plain_bits)
 {
-  size_t n = 120, nsys = 21, parts = 3;
+  size_t n = 120, nsys = 21;
   tl_problem p;
   tl_info info;
-  cr_assert_eq(tl_gallery_make(20, n, nsys, 3, &p, &info), TL_OK);
   tl_distd2_plan plan;
-  cr_assert_eq(tl_distd2_plan_create_d(&plan, n, 0, parts, NULL, p.a, p.b, p.c, &info), TL_OK);
+  th_distd2_gallery_plan(n, nsys, 3, &p, &plan);
   double xf[21], xl[21];
   for (size_t s = 0; s < nsys; s++)
     xf[s] = 0.25 * (double)s - 1.0, xl[s] = 1.5 - 0.125 * (double)s;

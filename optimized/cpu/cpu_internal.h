@@ -322,17 +322,26 @@ typedef struct tl_cpu_spike_backend {
   const struct tl_spike_variant *ref, *cpu;
   tl_cpu_spike_lanes_fn lanes;
 } tl_cpu_spike_backend;
-/* The systems [first, nsys) of a batched SPIKE kernel's batch (past its
- * last group of eight, or all where the lanes do not run) through the
- * variant's reference phases 1-3, system by system, with the kernel's
- * outputs (g, v, w, k -- K, a kernel variant's, else NULL -- and the
- * tips, TL_SPIKE_SEND or TL_SPIKE_SEND_KERNEL a system); flagged[s] = 1
- * where they fail or memory is short (spike_cpu.c). */
-void tl_cpu_spike_reference_rest_d(const struct tl_spike_variant *var, size_t first, size_t m,
-                                   size_t ld, size_t nsys, int has_left, int has_right,
-                                   const double *a, const double *b, const double *c,
-                                   const double *d, double *g, double *v, double *w, double *k,
-                                   double *tips, unsigned char *flagged);
+/* One group of eight systems through a variant's lanes kernel (phases
+ * 1-3: g, v, w and -- a kernel variant's -- K; pk: its packed scratch;
+ * flag[0..7] set where a system fails). */
+typedef void (*tl_cpu_spike_group_fn)(size_t m, size_t ld, int left, int right, const double *a,
+                                      const double *b, const double *c, const double *d, double *g,
+                                      double *v, double *w, double *k, double *pk,
+                                      unsigned char *flag);
+/* What a batched SPIKE kernel's entry does around its lanes kernel
+ * (spike_cpu.c): every whole group of eight by group (NULL where the
+ * lanes are not built), with arrays packed rows of scratch per group,
+ * then each of its systems' tips (TL_SPIKE_SEND or TL_SPIKE_SEND_KERNEL
+ * words a system); the systems past the last group through the variant's
+ * reference phases 1-3, system by system, with the same outputs (k: K,
+ * a kernel variant's, else NULL); flagged[s] = 1 where they fail or
+ * memory is short. Returns how many systems the lanes ran. */
+size_t tl_cpu_spike_lanes_run_d(const struct tl_spike_variant *var, tl_cpu_spike_group_fn group,
+                                int arrays, size_t m, size_t ld, size_t nsys, int has_left,
+                                int has_right, const double *a, const double *b, const double *c,
+                                const double *d, double *g, double *v, double *w, double *k,
+                                double *tips, unsigned char *flagged);
 /* The backend's solve: phases 1-3 by the lanes, partition by partition,
  * then phases 4-5 and the verdict of each system by the reference's code
  * (tl_spike_finish_d); a flagged system by the reference variant whole. */

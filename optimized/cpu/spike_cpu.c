@@ -286,13 +286,31 @@ static int reference_one(const tl_spike_variant *var, size_t m, int left, int ri
   return 0;
 }
 
-void tl_cpu_spike_reference_rest_d(const tl_spike_variant *var, size_t first, size_t m, size_t ld,
-                                   size_t nsys, int has_left, int has_right, const double *a,
-                                   const double *b, const double *c, const double *d, double *g,
-                                   double *v, double *w, double *k, double *tips,
-                                   unsigned char *flagged)
+size_t tl_cpu_spike_lanes_run_d(const tl_spike_variant *var, tl_cpu_spike_group_fn group,
+                                int arrays, size_t m, size_t ld, size_t nsys, int has_left,
+                                int has_right, const double *a, const double *b, const double *c,
+                                const double *d, double *g, double *v, double *w, double *k,
+                                double *tips, unsigned char *flagged)
 {
   size_t send = var->kernel ? TL_SPIKE_SEND_KERNEL : TL_SPIKE_SEND;
+  memset(flagged, 0, nsys);
+  double *pk = NULL;
+  size_t groups = group ? tl_lanes_groups(m, nsys, arrays, &pk) : 0;
+  for (size_t j = 0; j < groups; j++) {
+    size_t s = j * TL_LANES, o = s * ld;
+    group(m, ld, has_left, has_right, a + o, b + o, c + o, d + o, g + o, v + o, w + o,
+          k ? k + o : NULL, pk, flagged + s);
+    for (size_t l = s; l < s + TL_LANES; l++) {
+      size_t ol = l * ld;
+      if (var->kernel)
+        tl_spike_tips_kernel_d(m, has_left, has_right, g + ol, v + ol, w + ol, k + ol,
+                               tips + send * l);
+      else
+        tl_spike_tips_d(m, has_left, has_right, g + ol, v + ol, w + ol, tips + send * l);
+    }
+  }
+  free(pk);
+  size_t first = groups * TL_LANES; /* the rest: the reference, system by system */
   double *f = first < nsys && m > 0 ? tl_alloc(var->words * m, sizeof *f) : NULL;
   unsigned char *flags = f ? tl_alloc(m, 1) : NULL;
   for (size_t s = first; s < nsys; s++) {
@@ -303,30 +321,29 @@ void tl_cpu_spike_reference_rest_d(const tl_spike_variant *var, size_t first, si
   }
   free(f);
   free(flags);
+  return first;
 }
+
+#if TL_LANES_OK
+/* spike_group in the shape the shared loop calls (no K). */
+static void spike_group_k(size_t m, size_t ld, int left, int right, const double *a,
+                          const double *b, const double *c, const double *d, double *g, double *v,
+                          double *w, double *k, double *pk, unsigned char *flag)
+{
+  (void)k;
+  spike_group(m, ld, left, right, a, b, c, d, g, v, w, pk, flag);
+}
+#define SPIKE_GROUP spike_group_k
+#else
+#define SPIKE_GROUP NULL
+#endif
 
 size_t tl_cpu_spike_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
                             const double *a, const double *b, const double *c, const double *d,
                             double *g, double *v, double *w, double *tips, unsigned char *flagged)
 {
-  memset(flagged, 0, nsys);
-  double *pk = NULL;
-  size_t groups = tl_lanes_groups(m, nsys, ARRAYS, &pk);
-#if TL_LANES_OK
-  for (size_t k = 0; k < groups; k++) {
-    size_t s = k * TL_LANES, o = s * ld;
-    spike_group(m, ld, has_left, has_right, a + o, b + o, c + o, d + o, g + o, v + o, w + o, pk,
-                flagged + s);
-    for (size_t l = s; l < s + TL_LANES; l++)
-      tl_spike_tips_d(m, has_left, has_right, g + l * ld, v + l * ld, w + l * ld,
-                      tips + TL_SPIKE_SEND * l);
-  }
-#endif
-  free(pk);
-  size_t first = groups * TL_LANES; /* the rest: the reference, system by system */
-  tl_cpu_spike_reference_rest_d(&tl_spike_partial, first, m, ld, nsys, has_left, has_right, a, b, c,
-                                d, g, v, w, NULL, tips, flagged);
-  return first;
+  return tl_cpu_spike_lanes_run_d(&tl_spike_partial, SPIKE_GROUP, ARRAYS, m, ld, nsys, has_left,
+                                  has_right, a, b, c, d, g, v, w, NULL, tips, flagged);
 }
 
 /* ---------------------------------------------------------------- */

@@ -301,29 +301,17 @@ static void givens_group(size_t m, size_t ld, int left, int right, const double 
 #undef PK
 #endif /* TL_LANES_OK */
 
+#if !TL_LANES_OK
+#define givens_group NULL
+#endif
+
 size_t tl_cpu_spike_givens_local_d(size_t m, size_t ld, size_t nsys, int has_left, int has_right,
                                    const double *a, const double *b, const double *c,
                                    const double *d, double *g, double *v, double *w, double *k,
                                    double *tips, unsigned char *flagged)
 {
-  memset(flagged, 0, nsys);
-  double *pk = NULL;
-  size_t groups = tl_lanes_groups(m, nsys, ARRAYS, &pk);
-#if TL_LANES_OK
-  for (size_t j = 0; j < groups; j++) {
-    size_t s = j * TL_LANES, o = s * ld;
-    givens_group(m, ld, has_left, has_right, a + o, b + o, c + o, d + o, g + o, v + o, w + o, k + o,
-                 pk, flagged + s);
-    for (size_t l = s; l < s + TL_LANES; l++)
-      tl_spike_tips_kernel_d(m, has_left, has_right, g + l * ld, v + l * ld, w + l * ld, k + l * ld,
-                             tips + TL_SPIKE_SEND_KERNEL * l);
-  }
-#endif
-  free(pk);
-  size_t first = groups * TL_LANES; /* the rest: the reference, system by system */
-  tl_cpu_spike_reference_rest_d(&tl_spike_givens, first, m, ld, nsys, has_left, has_right, a, b, c,
-                                d, g, v, w, k, tips, flagged);
-  return first;
+  return tl_cpu_spike_lanes_run_d(&tl_spike_givens, givens_group, ARRAYS, m, ld, nsys, has_left,
+                                  has_right, a, b, c, d, g, v, w, k, tips, flagged);
 }
 
 /* ---------------------------------------------------------------- */

@@ -800,7 +800,9 @@ Test(cpu_thomas, x_lines_hostile_shapes, .timeout = 120)
 Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
 {
   static const size_t ns[] = {7, 8, 9, 16, 23, 64, 257, 1024};
-  static const size_t nsyss[] = {8, 9, 17};
+  /* 17 and 40: groups two at a time on one or two threads (lines_pairs),
+   * a pair with a short group (9, 17 on one thread) */
+  static const size_t nsyss[] = {8, 9, 17, 40};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
     for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
       for (size_t skew = 0; skew < 8; skew++) {

@@ -42,11 +42,13 @@
  * share one scratch (lines_pipeline). Where whole tiles run in registers
  * (SZ = 8, below) the groups run one after the other instead
  * (lines_sequence): measured, about as fast for thomas_3d and faster for
- * the registry backend. Software prefetch runs
+ * the registry backend; where a thread's share of the batch fits in L2,
+ * two groups at a time, their recurrences side by side (lines_pairs,
+ * double). Software prefetch runs
  * one chunk of 256 rows ahead (chunk_prefetch). The kernel is built for SSE2, AVX2
  * and AVX-512 (TL_CPU_CLONES), and written once for every (precision, SZ)
- * pair: this file includes itself through optimized/layout/sz_passes.h (optimized/layout/sz_template.h
- * explains how).
+ * pair: this file includes itself through optimized/layout/sz_passes.h
+ * (optimized/layout/sz_template.h explains how).
  *
  * The group size: tl_cpu_thomas_lines_d takes lines_sz below (8 doubles);
  * thomas_3d takes what its caller gives, tl_cpu_sz_lines(n) by default.
@@ -459,8 +461,12 @@ static TL_CPU_INLINE void FN(chunk_prefetch)(size_t n, size_t np, size_t t, cons
  * row_next's, row_back's and row_copy_check's, in the same order: the
  * same bits. */
 #undef TL_LINES_REGS
+#undef TL_LINES_PAIR
 #if defined(TL_CPU_SHUFFLE) && SZ == 8 && TL_CPU_XT_LINES == 1
 #define TL_LINES_REGS 1
+#if !TL_CPU_FLOAT /* float: 0-7 % in L2, not kept (docs/performance.md) */
+#define TL_LINES_PAIR 1
+#endif
 
 /* A row of the 8 lanes: 512 bits of doubles, 256 of floats; a float tile
  * (16 rows, one cache line) is two 8x8 transposes. */
@@ -707,6 +713,94 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, s
   for (size_t h = 0; h < XT; h += 8)
     TL_LV_STORE(X + h, f->x + f->off + i0 + h, f->lane);
 }
+
+/* Two groups' interior tiles at once (lines_sequence): the same rows of
+ * two flights f[0], f[1], each with its own scratch. A row's recurrence
+ * is one chain of dependent operations (a multiplication, a
+ * subtraction, the division, a multiplication); on its own the chain
+ * leaves the core idle most of the time. Two independent chains, one
+ * per group, issued row by row side by side, share that wait. The
+ * operations of each group are row_next's and row_back's, in the same
+ * order: the same bits. Interior tiles only: not row 0, not row n-1. */
+/* The rows of the two groups' interior tile whose transposed rows lie in
+ * cur[g][j][r] (j: a, b, c, d), while the next tile's are transposed into
+ * nxt: one eighth of that work (one array of one group, double; half of
+ * one, float) after each row, so that the transposes fill the wait of
+ * the chains rather than queue behind it. */
+static TL_CPU_INLINE void FN(tile_forward_regs2)(int reg, size_t n, size_t np, size_t i0, size_t i1,
+                                                 FN(flight) * f, T *const *cp, T *const *dp,
+                                                 TL_LV (*cur)[4][XT], TL_LV (*nxt)[4][XT])
+{
+  const TL_LV one = {1, 1, 1, 1, 1, 1, 1, 1};
+  TL_LV pc[2], pd[2], chk[2];
+  const T *src[XT];
+  size_t ln = f[0].lane;
+  for (size_t r = 0; r < XT; r++) { /* job r: group, array, half */
+    size_t g = r / (XT / 2), j = r / (XT / 8) % 4, h = r % (XT / 8) * 8;
+    const T *arr = j == 0 ? f[g].a : j == 1 ? f[g].b : j == 2 ? f[g].c : f[g].d;
+    src[r] = arr + f[g].off + i1 + h;
+  }
+  for (int g = 0; g < 2; g++) {
+    size_t pm = TL_CPU_POS(f[g].shift + i0 - 1, f[g].rev, np);
+    memcpy(&chk[g], f[g].chk, sizeof chk[g]);
+    memcpy(&pc[g], cp[g] + pm * SZ, sizeof pc[g]), memcpy(&pd[g], dp[g] + pm * SZ, sizeof pd[g]);
+  }
+#pragma GCC unroll 16
+  for (size_t r = 0; r < XT; r++) {
+    for (int g = 0; g < 2; g++) { /* row_next */
+      TL_LV A = cur[g][0][r], B = cur[g][1][r], C = cur[g][2][r], D = cur[g][3][r];
+      TL_LV p = B - A * pc[g], q = one / p;
+      size_t w = TL_CPU_POS(f[g].shift + i0 + r, f[g].rev, np);
+      pc[g] = C * q;
+      pd[g] = (D - A * pd[g]) * q;
+      chk[g] += p + FN(vcancelled)(p, B);
+      memcpy(cp[g] + w * SZ, &pc[g], sizeof pc[g]), memcpy(dp[g] + w * SZ, &pd[g], sizeof pd[g]);
+    }
+    {
+      size_t g = r / (XT / 2), j = r / (XT / 8) % 4, h = r % (XT / 8) * 8;
+      TL_LV_LOAD(src[r], ln, nxt[g][j] + h);
+    }
+  }
+  for (int g = 0; g < 2; g++) {
+    memcpy(f[g].chk, &chk[g], sizeof chk[g]);
+#if !TL_CPU_FLOAT
+    if (reg)
+      FN(dom_tile_regs)(cur[g][0], cur[g][1], cur[g][2], i0, n, &f[g].dom);
+#else
+    (void)reg, (void)n;
+#endif
+  }
+}
+
+static TL_CPU_INLINE void FN(tile_backward_regs2)(int reg, size_t np, size_t i0, FN(flight) * f,
+                                                  T *const *cp, T *const *dp)
+{
+  TL_LV X[2][XT], xr[2], chk[2], c1, d1;
+  (void)reg; /* (float: no largest |x|) */
+  for (int g = 0; g < 2; g++)
+    memcpy(&chk[g], f[g].chk, sizeof chk[g]), memcpy(&xr[g], f[g].xr, sizeof xr[g]);
+  for (size_t r = XT; r-- > 0;)
+    for (int g = 0; g < 2; g++) { /* row_back */
+      size_t p = TL_CPU_POS(f[g].shift + i0 + r, f[g].rev, np);
+      memcpy(&c1, cp[g] + p * SZ, sizeof c1), memcpy(&d1, dp[g] + p * SZ, sizeof d1);
+      xr[g] = d1 - c1 * xr[g];
+      chk[g] += xr[g];
+      X[g][r] = xr[g];
+    }
+  for (int g = 0; g < 2; g++) {
+    memcpy(f[g].xr, &xr[g], sizeof xr[g]), memcpy(f[g].chk, &chk[g], sizeof chk[g]);
+#if !TL_CPU_FLOAT
+    if (reg == 2)
+      FN(xmax_tile_regs)(X[g], f[g].xmax);
+    if (f[g].nt) {
+      tl_cpu_transpose8_stream_d(X[g], f[g].x + f[g].off + i0, f[g].lane);
+      continue;
+    }
+#endif
+    for (size_t h = 0; h < XT; h += 8)
+      TL_LV_STORE(X[g] + h, f[g].x + f[g].off + i0 + h, f[g].lane);
+  }
+}
 #endif
 
 /* Forward tile t of a group (rows t XT - shift ..., tile_rows; tile 0
@@ -821,14 +915,14 @@ static TL_CPU_INLINE void FN(tile_backward)(int reg, size_t n, size_t np, size_t
  * One scratch pair (c', d') of np SZ values each serves both groups:
  * every other group stores its rows upside down (rev), so group g+1
  * writes its tile k where group g has just read its tile nt-1-k. */
-static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t nsys, size_t g0,
-                                             size_t g1, size_t shift, const T *a, const T *b,
-                                             const T *c, const T *d, T *x, T *cp, T *dp,
+static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, int pair, size_t n, size_t nsys,
+                                             size_t g0, size_t g1, size_t shift, const T *a,
+                                             const T *b, const T *c, const T *d, T *x, T *cp, T *dp,
                                              uint64_t *bad, uint64_t *kept)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) fl[2];
-  (void)nt; /* its tiles go through the stack: plain stores */
+  (void)nt, (void)pair; /* its tiles go through the stack: plain stores, one group */
   if (g0 >= g1)
     return;
   FN(flight_start)(&fl[0], n, nsys, g0, 0, shift, a, b, c, d, x);
@@ -850,6 +944,73 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
   }
 }
 
+#ifdef TL_LINES_PAIR
+/* Groups g0, g0+1, ... two at a time (lines_sequence where the thread's
+ * share of the batch is in L2, lines_pair): all forward tiles of the
+ * pair, then all backward tiles; each group has its own scratch, the
+ * second pair of np SZ values after dp. Their interior tiles run side by
+ * side (tile_forward_regs2, tile_backward_regs2); the first and last
+ * tile of each group, and a pair with a group of fewer than SZ lines,
+ * as lines_sequence runs them. Returns the group after the last pair.
+ * A function of its own (not inlined into lines_sequence): inlined, the
+ * one-group path beside it ran 2-4 % slower on large batches. */
+TL_CPU_CLONES static size_t FN(lines_pairs)(int reg, int nt, size_t n, size_t nsys, size_t g0,
+                                            size_t g1, size_t shift, const T *a, const T *b,
+                                            const T *c, const T *d, T *x, T *cp, T *dp,
+                                            uint64_t *bad, uint64_t *kept)
+{
+  size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT, g = g0;
+  FN(flight) f2[2];
+  T *cps[2] = {cp, dp + np * SZ}, *dps[2] = {dp, dp + 2 * np * SZ};
+  for (; g + 1 < g1; g += 2) {
+    for (int h = 0; h < 2; h++) {
+      FN(flight_start)(&f2[h], n, nsys, g + (size_t)h, 0, shift, a, b, c, d, x);
+      f2[h].nt = nt;
+    }
+    int whole = f2[0].valid == SZ && f2[1].valid == SZ;
+    /* interior whole tiles: k in [klo, khi) (not row 0, not row n-1) */
+    size_t klo = 1, khi = steps - 1;
+    if (!whole || khi <= klo)
+      klo = khi = steps;
+    _Alignas(64) TL_LV buf[2][2][4][XT];
+    for (size_t k = 0; k < steps; k++) {
+      size_t i0, rows;
+      FN(tile_rows)(n, shift, k, &i0, &rows);
+      if (k >= klo && k < khi) {
+        size_t i1 = k + 1 < khi ? i0 + XT : i0; /* the last: its own again, unused */
+        FN(chunk_prefetch)(n, np, k, &f2[0]);
+        FN(chunk_prefetch)(n, np, k, &f2[1]);
+        FN(tile_forward_regs2)(reg, n, np, i0, i1, f2, cps, dps, buf[k & 1], buf[(k + 1) & 1]);
+      } else {
+        FN(tile_forward)(reg, n, np, k, &f2[0], cps[0], dps[0]);
+        FN(tile_forward)(reg, n, np, k, &f2[1], cps[1], dps[1]);
+        if (k + 1 == klo && klo < khi) /* the first interior tile's rows, for the step above */
+          for (int h = 0; h < 2; h++)
+            FN(tile_in_regs)
+            (&f2[h], i0 + rows, buf[klo & 1][h][0], buf[klo & 1][h][1], buf[klo & 1][h][2],
+             buf[klo & 1][h][3]);
+      }
+    }
+    for (size_t k = 0; k < steps; k++) {
+      size_t i0, rows;
+      FN(tile_rows)(n, shift, steps - 1 - k, &i0, &rows);
+      if (whole && rows == XT && i0 + XT < n) {
+        FN(tile_backward_regs2)(reg, np, i0, f2, cps, dps);
+      } else {
+        FN(tile_backward)(reg, n, np, k, &f2[0], cps[0], dps[0]);
+        FN(tile_backward)(reg, n, np, k, &f2[1], cps[1], dps[1]);
+      }
+    }
+    for (int h = 0; h < 2; h++) {
+      TL_CPU_BAD_MASK(f2[h].chk, SZ, bad[g + (size_t)h]);
+      if (reg)
+        FN(dom_keep)(reg, &f2[h].dom, f2[h].xmax, kept + KEPT(reg) * (g + (size_t)h));
+    }
+  }
+  return g;
+}
+#endif
+
 /* A thread's groups g0..g1-1 one after the other: all forward tiles of
  * a group, then its backward tiles. With whole tiles in registers (SZ =
  * 8) this order was as fast as the pipeline above for double thomas_3d,
@@ -858,14 +1019,21 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, size_t n, size_t n
  * float (docs/performance.md); the chunk prefetch still runs ahead, into
  * the next group. Where every tile goes through the stack (SZ 16 to 64)
  * the pipeline stays. */
-static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t nsys, size_t g0,
-                                             size_t g1, size_t shift, const T *a, const T *b,
-                                             const T *c, const T *d, T *x, T *cp, T *dp,
+static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, int pair, size_t n, size_t nsys,
+                                             size_t g0, size_t g1, size_t shift, const T *a,
+                                             const T *b, const T *c, const T *d, T *x, T *cp, T *dp,
                                              uint64_t *bad, uint64_t *kept)
 {
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
   FN(flight) f;
-  for (size_t g = g0; g < g1; g++) {
+  size_t g = g0;
+#ifdef TL_LINES_PAIR
+  if (pair) /* two groups at a time while they last (lines_pairs) */
+    g = FN(lines_pairs)(reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
+#else
+  (void)pair;
+#endif
+  for (; g < g1; g++) {
     FN(flight_start)(&f, n, nsys, g, 0, shift, a, b, c, d, x);
     f.nt = nt;
     for (size_t k = 0; k < steps; k++)
@@ -887,17 +1055,17 @@ static TL_CPU_INLINE void FN(lines_sequence)(int reg, int nt, size_t n, size_t n
 
 /* The specialisations: with the registry's checks only where the
  * registry backend uses them (double), which keeps the build time down. */
-TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, size_t n, size_t nsys, size_t g0,
+TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, int pair, size_t n, size_t nsys, size_t g0,
                                         size_t g1, size_t shift, const T *a, const T *b, const T *c,
                                         const T *d, T *x, T *cp, T *dp, uint64_t *bad,
                                         uint64_t *kept)
 {
 #if !TL_CPU_FLOAT
   if (reg)
-    TL_LINES_GROUPS(1, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
+    TL_LINES_GROUPS(1, nt, pair, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
   else
 #endif
-    TL_LINES_GROUPS(0, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
+    TL_LINES_GROUPS(0, nt, pair, n, nsys, g0, g1, shift, a, b, c, d, x, cp, dp, bad, kept);
   if (nt)
     tl_cpu_stream_fence();
   (void)reg;
@@ -988,6 +1156,27 @@ static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *
 #endif
 }
 
+/* Whether a thread runs its groups two at a time (lines_pairs): where
+ * its share of a, b, c, d and x fits in L2 (TL_LINES_PAIR_MAX bytes),
+ * the kernel's time is the chain of dependent operations of each row's
+ * recurrence, and two chains side by side were 1.2-1.3 times faster (one
+ * and two threads, n = 128 and 256). From L3 they gained nothing, and
+ * from memory, 16 lines read at once instead of 8, they were 1.1-1.3
+ * times slower: there the supply of the lines, not the chain, sets the
+ * time (docs/performance.md, "The x kernel in L2: two chains"). */
+#ifndef TL_LINES_PAIR_MAX
+#define TL_LINES_PAIR_MAX ((size_t)1 << 20)
+#endif
+static int FN(lines_pair)(size_t n, size_t groups)
+{
+#ifdef TL_LINES_PAIR
+  return groups >= 2 && groups * SZ * n * 5 * sizeof(T) <= TL_LINES_PAIR_MAX;
+#else
+  (void)n, (void)groups;
+  return 0;
+#endif
+}
+
 /* Solve nsys lines of n rows. Without redo, the first breakdown is
  * reported. With redo (nsys bytes; the registry backend, double only)
  * nothing is reported: redo[s] receives 1 for a system that may have
@@ -1039,13 +1228,14 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
   {
     size_t g0, g1;
     tl_cpu_my_share(groups, &g0, &g1);
-    T *cp = g0 < g1 ? tl_cpu_scratch(2 * np * SZ, sizeof(T)) : NULL;
+    int pair = reg < 2 && FN(lines_pair)(n, g1 - g0);
+    T *cp = g0 < g1 ? tl_cpu_scratch((pair ? 4 : 2) * np * SZ, sizeof(T)) : NULL;
     if (cp && reg == 2) {
       FN(lines_run_more)
       (nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept, fix, last);
     } else if (cp) {
       FN(lines_run)
-      (reg, nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
+      (reg, nt, pair, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
     } else if (g0 < g1) {
 #pragma omp atomic write
       nomem = 1;

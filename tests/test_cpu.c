@@ -801,13 +801,15 @@ Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
 {
   static const size_t ns[] = {7, 8, 9, 16, 23, 64, 257, 1024};
   /* 17 and 40: groups two at a time on one or two threads (lines_pairs),
-   * a pair with a short group (9, 17 on one thread) */
+   * a pair with a short group (9, 17 on one thread); the threads set, so
+   * that a thread holds two groups on a machine of many cores too */
   static const size_t nsyss[] = {8, 9, 17, 40};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
     for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
       for (size_t skew = 0; skew < 8; skew++) {
         size_t n = ns[in], nsys = nsyss[ic], count = n * nsys;
         size_t xdims[3] = {n, nsys, 1}, ydims[3] = {nsys, n, 1};
+        tl_cpu_set_threads(1 + (int)(skew % 2)); /* each shape on one and two threads */
         hostile h;
         hostile_make(&h, n, nsys, skew, (unsigned)(100 + in * 31 + ic * 7 + skew));
         double *y = malloc(5 * count * sizeof *y), *x = malloc(2 * count * sizeof *x);
@@ -865,6 +867,7 @@ Test(cpu_thomas, x_register_tiles_are_the_bits_of_y, .timeout = 120)
         free(fm), free(ya2);
         free(y), free(x), free(flag), free(h.mem);
       }
+  tl_cpu_set_threads(0);
 }
 
 /* The registry's flags from whole tiles in registers: a batch of 8

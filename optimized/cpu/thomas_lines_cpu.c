@@ -714,19 +714,20 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, s
     TL_LV_STORE(X + h, f->x + f->off + i0 + h, f->lane);
 }
 
-/* Two groups' interior tiles at once (lines_sequence): the same rows of
- * two flights f[0], f[1], each with its own scratch. A row's recurrence
- * is one chain of dependent operations (a multiplication, a
- * subtraction, the division, a multiplication); on its own the chain
- * leaves the core idle most of the time. Two independent chains, one
- * per group, issued row by row side by side, share that wait. The
- * operations of each group are row_next's and row_back's, in the same
- * order: the same bits. Interior tiles only: not row 0, not row n-1. */
-/* The rows of the two groups' interior tile whose transposed rows lie in
- * cur[g][j][r] (j: a, b, c, d), while the next tile's are transposed into
- * nxt: one eighth of that work (one array of one group, double; half of
- * one, float) after each row, so that the transposes fill the wait of
- * the chains rather than queue behind it. */
+#ifdef TL_LINES_PAIR
+/* Two groups' interior tiles at once (lines_pairs): the same rows of two
+ * flights f[0], f[1], each with its own scratch. A row's recurrence is
+ * one chain of dependent operations (a multiplication, a subtraction,
+ * the division, a multiplication); on its own the chain leaves the core
+ * idle most of the time. Two independent chains, one per group, issued
+ * row by row side by side, share that wait. The operations of each
+ * group are row_next's and row_back's, in the same order: the same bits.
+ *
+ * Forward, interior tiles only (not row 0, not row n-1): the rows of the
+ * tile lie transposed in cur[g][j][r] (j: a, b, c, d), and the next
+ * tile's rows are transposed into nxt meanwhile, one array of one group
+ * after each of the 8 rows, so that the transposes fill the wait of the
+ * chains rather than queue behind it. */
 static TL_CPU_INLINE void FN(tile_forward_regs2)(int reg, size_t n, size_t np, size_t i0, size_t i1,
                                                  FN(flight) * f, T *const *cp, T *const *dp,
                                                  TL_LV (*cur)[4][XT], TL_LV (*nxt)[4][XT])
@@ -801,6 +802,7 @@ static TL_CPU_INLINE void FN(tile_backward_regs2)(int reg, size_t np, size_t i0,
       TL_LV_STORE(X[g] + h, f[g].x + f[g].off + i0 + h, f[g].lane);
   }
 }
+#endif /* TL_LINES_PAIR */
 #endif
 
 /* Forward tile t of a group (rows t XT - shift ..., tile_rows; tile 0
@@ -948,9 +950,10 @@ static TL_CPU_INLINE void FN(lines_pipeline)(int reg, int nt, int pair, size_t n
 /* Groups g0, g0+1, ... two at a time (lines_sequence where the thread's
  * share of the batch is in L2, lines_pair): all forward tiles of the
  * pair, then all backward tiles; each group has its own scratch, the
- * second pair of np SZ values after dp. Their interior tiles run side by
- * side (tile_forward_regs2, tile_backward_regs2); the first and last
- * tile of each group, and a pair with a group of fewer than SZ lines,
+ * second pair of np SZ values after dp. Their whole tiles run side by
+ * side (tile_forward_regs2: the interior ones; tile_backward_regs2: all
+ * but the one with row n-1, which starts the backward sweep); the other
+ * tiles, and every tile of a pair with a group of fewer than SZ lines,
  * as lines_sequence runs them. Returns the group after the last pair.
  * A function of its own (not inlined into lines_sequence): inlined, the
  * one-group path beside it ran 2-4 % slower on large batches. */
@@ -1159,11 +1162,12 @@ static int FN(stream_x)(size_t n, size_t nsys, const T *b, const T *d, const T *
 /* Whether a thread runs its groups two at a time (lines_pairs): where
  * its share of a, b, c, d and x fits in L2 (TL_LINES_PAIR_MAX bytes),
  * the kernel's time is the chain of dependent operations of each row's
- * recurrence, and two chains side by side were 1.2-1.3 times faster (one
- * and two threads, n = 128 and 256). From L3 they gained nothing, and
- * from memory, 16 lines read at once instead of 8, they were 1.1-1.3
- * times slower: there the supply of the lines, not the chain, sets the
- * time (docs/performance.md, "The x kernel in L2: two chains"). */
+ * recurrence, and two chains side by side were 1.20-1.26 times faster on
+ * one thread and 1.06-1.25 on two (n = 128 and 256). From L3 they gained
+ * nothing at n = 256 and 1024 and were 1.2 times slower at 4096, and from
+ * memory, 16 lines read at once instead of 8, 1.1-1.3 times slower:
+ * there the supply of the lines, not the chain, sets the time
+ * (docs/performance.md, "The x kernel in L2: two chains"). */
 #ifndef TL_LINES_PAIR_MAX
 #define TL_LINES_PAIR_MAX ((size_t)1 << 20)
 #endif
@@ -1223,13 +1227,14 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     free(kept);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory");
   }
-  int nomem = 0;
+  size_t nomem = 0; /* the scratch values a thread did not get */
 #pragma omp parallel
   {
     size_t g0, g1;
     tl_cpu_my_share(groups, &g0, &g1);
     int pair = reg < 2 && FN(lines_pair)(n, g1 - g0);
-    T *cp = g0 < g1 ? tl_cpu_scratch((pair ? 4 : 2) * np * SZ, sizeof(T)) : NULL;
+    size_t want = (pair ? 4 : 2) * np * SZ; /* two groups' c', d' with pairs */
+    T *cp = g0 < g1 ? tl_cpu_scratch(want, sizeof(T)) : NULL;
     if (cp && reg == 2) {
       FN(lines_run_more)
       (nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept, fix, last);
@@ -1238,14 +1243,14 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
       (reg, nt, pair, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);
     } else if (g0 < g1) {
 #pragma omp atomic write
-      nomem = 1;
+      nomem = want;
     }
     free(cp);
   }
   int st = TL_OK;
   if (nomem)
     st = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "thomas_3d: no memory for %zu scratch values",
-                 2 * np * SZ);
+                 nomem);
   else if (reg)
     for (size_t g = 0; g < groups; g++) {
       size_t s0 = g * SZ, valid = nsys - s0 < SZ ? nsys - s0 : SZ;

@@ -216,8 +216,13 @@ Test(stream_stores, x_lines_are_the_bits_of_plain_stores, .timeout = 60)
   static const size_t past[][2] = {{0, 0}, {2, 2}, {5, 5}, {2, 0}, {0, 3}};
   for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
     for (size_t ic = 0; ic < sizeof nsyss / sizeof nsyss[0]; ic++)
-      for (size_t ip = 0; ip < sizeof past / sizeof past[0]; ip++)
+      for (size_t ip = 0; ip < sizeof past / sizeof past[0]; ip++) {
+        /* one and two threads: a thread holding two groups runs them as a
+         * pair (thomas_lines_cpu.c, lines_pairs) on a machine of many cores too */
+        tl_cpu_set_threads(1 + (int)(ip % 2));
         lines_case(ns[in], nsyss[ic], past[ip][0], past[ip][1]);
+      }
+  tl_cpu_set_threads(0);
 }
 
 Test(stream_stores, the_limit_computes_what_it_says)

@@ -635,6 +635,49 @@ static TL_CPU_INLINE void FN(tile_in_regs)(const FN(flight) * f, size_t i0, TL_L
   }
 }
 
+/* row_next on a row of the 8 lanes, its c' and d' stored at scratch row w:
+ * the one copy of the forward step that tile_forward_regs and the pairs'
+ * tile_forward_regs2 run, so that both give row_next's bits. */
+static TL_CPU_INLINE void FN(row_next_regs)(TL_LV A, TL_LV B, TL_LV C, TL_LV D, TL_LV *pc,
+                                            TL_LV *pd, TL_LV *chk, T *cp, T *dp, size_t w)
+{
+  const TL_LV one = {1, 1, 1, 1, 1, 1, 1, 1};
+  TL_LV p = B - A * *pc, q = one / p;
+  *pc = C * q;
+  *pd = (D - A * *pd) * q;
+  *chk += p + FN(vcancelled)(p, B);
+  memcpy(cp + w * SZ, pc, sizeof *pc), memcpy(dp + w * SZ, pd, sizeof *pd);
+}
+
+/* row_back on a row of the 8 lanes, from scratch row p. */
+static TL_CPU_INLINE TL_LV FN(row_back_regs)(const T *cp, const T *dp, size_t p, TL_LV *xr,
+                                             TL_LV *chk)
+{
+  TL_LV c1, d1;
+  memcpy(&c1, cp + p * SZ, sizeof c1), memcpy(&d1, dp + p * SZ, sizeof d1);
+  *xr = d1 - c1 * *xr;
+  *chk += *xr;
+  return *xr;
+}
+
+/* A backward tile's rows of x (X) out to the group's lines: the largest
+ * |x| kept (reg = 2), then transposed out, by streaming stores where the
+ * flight streams (f->nt). */
+static TL_CPU_INLINE void FN(tile_out_regs)(int reg, FN(flight) * f, size_t i0, TL_LV *X)
+{
+  (void)reg;    /* (float: no largest |x|) */
+#if !TL_CPU_FLOAT
+  if (reg == 2) /* off the recurrence's chain: the tile's rows are done */
+    FN(xmax_tile_regs)(X, f->xmax);
+  if (f->nt) { /* the tile's 8 rows: a whole cache line of each line */
+    tl_cpu_transpose8_stream_d(X, f->x + f->off + i0, f->lane);
+    return;
+  }
+#endif
+  for (size_t h = 0; h < XT; h += 8)
+    TL_LV_STORE(X + h, f->x + f->off + i0 + h, f->lane);
+}
+
 static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, size_t i0,
                                                 FN(flight) * f, T *cp, T *dp)
 {
@@ -675,14 +718,9 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
     size_t pm = TL_CPU_POS(sh + i0 - 1, f->rev, np);
     memcpy(&pc, cp + pm * SZ, sizeof pc), memcpy(&pd, dp + pm * SZ, sizeof pd);
   }
-  for (size_t r = r0; r < XT; r++) { /* row_next */
-    TL_LV p = B[r] - A[r] * pc, q = one / p;
-    size_t w = TL_CPU_POS(sh + i0 + r, f->rev, np);
-    pc = C[r] * q;
-    pd = (D[r] - A[r] * pd) * q;
-    chk += p + FN(vcancelled)(p, B[r]);
-    memcpy(cp + w * SZ, &pc, sizeof pc), memcpy(dp + w * SZ, &pd, sizeof pd);
-  }
+  for (size_t r = r0; r < XT; r++)
+    FN(row_next_regs)
+    (A[r], B[r], C[r], D[r], &pc, &pd, &chk, cp, dp, TL_CPU_POS(sh + i0 + r, f->rev, np));
   memcpy(f->chk, &chk, sizeof chk);
 #if !TL_CPU_FLOAT
   if (reg)
@@ -694,8 +732,7 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, s
                                                  FN(flight) * f, const T *cp, const T *dp)
 {
   size_t sh = f->shift, r = XT;
-  TL_LV X[XT], xr, chk, c1, d1;
-  (void)reg; /* (float: no largest |x|) */
+  TL_LV X[XT], xr, chk;
   memcpy(&chk, f->chk, sizeof chk);
   if (i0 + XT == n) { /* row_copy_check: x = d' on the last row */
     r--;
@@ -705,25 +742,11 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, s
   } else {
     memcpy(&xr, f->xr, sizeof xr);
   }
-  while (r-- > 0) { /* row_back */
-    size_t p = TL_CPU_POS(sh + i0 + r, f->rev, np);
-    memcpy(&c1, cp + p * SZ, sizeof c1), memcpy(&d1, dp + p * SZ, sizeof d1);
-    xr = d1 - c1 * xr;
-    chk += xr;
-    X[r] = xr;
-  }
+  while (r-- > 0)
+    X[r] = FN(row_back_regs)(cp, dp, TL_CPU_POS(sh + i0 + r, f->rev, np), &xr, &chk);
   memcpy(f->xr, &xr, sizeof xr); /* row i0 carries into the tile below */
   memcpy(f->chk, &chk, sizeof chk);
-#if !TL_CPU_FLOAT
-  if (reg == 2) /* off the recurrence's chain: the tile's rows are done */
-    FN(xmax_tile_regs)(X, f->xmax);
-  if (f->nt) { /* the tile's 8 rows: a whole cache line of each line */
-    tl_cpu_transpose8_stream_d(X, f->x + f->off + i0, f->lane);
-    return;
-  }
-#endif
-  for (size_t h = 0; h < XT; h += 8)
-    TL_LV_STORE(X + h, f->x + f->off + i0 + h, f->lane);
+  FN(tile_out_regs)(reg, f, i0, X);
 }
 
 #ifdef TL_LINES_PAIR
@@ -739,19 +762,19 @@ static TL_CPU_INLINE void FN(tile_backward_regs)(int reg, size_t n, size_t np, s
  * tile lie transposed in cur[g][j][r] (j: a, b, c, d), and the next
  * tile's rows are transposed into nxt meanwhile, one array of one group
  * after each of the 8 rows, so that the transposes fill the wait of the
- * chains rather than queue behind it. */
+ * chains rather than queue behind it. Double only (TL_LINES_PAIR): a
+ * tile is 8 rows, one load of each line per array. */
 static TL_CPU_INLINE void FN(tile_forward_regs2)(int reg, size_t n, size_t np, size_t i0, size_t i1,
                                                  FN(flight) * f, T *const *cp, T *const *dp,
                                                  TL_LV (*cur)[4][XT], TL_LV (*nxt)[4][XT])
 {
-  const TL_LV one = {1, 1, 1, 1, 1, 1, 1, 1};
   TL_LV pc[2], pd[2], chk[2];
   const T *src[XT];
   size_t ln = f[0].lane;
-  for (size_t r = 0; r < XT; r++) { /* job r: group, array, half */
-    size_t g = r / (XT / 2), j = r / (XT / 8) % 4, h = r % (XT / 8) * 8;
+  for (size_t r = 0; r < XT; r++) { /* row r's job: array r % 4 of group r / 4 */
+    size_t g = r / 4, j = r % 4;
     const T *arr = j == 0 ? f[g].a : j == 1 ? f[g].b : j == 2 ? f[g].c : f[g].d;
-    src[r] = arr + f[g].off + i1 + h;
+    src[r] = arr + f[g].off + i1;
   }
   for (int g = 0; g < 2; g++) {
     size_t pm = TL_CPU_POS(f[g].shift + i0 - 1, f[g].rev, np);
@@ -760,58 +783,32 @@ static TL_CPU_INLINE void FN(tile_forward_regs2)(int reg, size_t n, size_t np, s
   }
   TL_LINES_PAIR_UNROLL
   for (size_t r = 0; r < XT; r++) {
-    for (int g = 0; g < 2; g++) { /* row_next */
-      TL_LV A = cur[g][0][r], B = cur[g][1][r], C = cur[g][2][r], D = cur[g][3][r];
-      TL_LV p = B - A * pc[g], q = one / p;
-      size_t w = TL_CPU_POS(f[g].shift + i0 + r, f[g].rev, np);
-      pc[g] = C * q;
-      pd[g] = (D - A * pd[g]) * q;
-      chk[g] += p + FN(vcancelled)(p, B);
-      memcpy(cp[g] + w * SZ, &pc[g], sizeof pc[g]), memcpy(dp[g] + w * SZ, &pd[g], sizeof pd[g]);
-    }
-    {
-      size_t g = r / (XT / 2), j = r / (XT / 8) % 4, h = r % (XT / 8) * 8;
-      TL_LV_LOAD(src[r], ln, nxt[g][j] + h);
-    }
+    for (int g = 0; g < 2; g++)
+      FN(row_next_regs)
+      (cur[g][0][r], cur[g][1][r], cur[g][2][r], cur[g][3][r], &pc[g], &pd[g], &chk[g], cp[g],
+       dp[g], TL_CPU_POS(f[g].shift + i0 + r, f[g].rev, np));
+    TL_LV_LOAD(src[r], ln, nxt[r / 4][r % 4]);
   }
   for (int g = 0; g < 2; g++) {
     memcpy(f[g].chk, &chk[g], sizeof chk[g]);
-#if !TL_CPU_FLOAT
     if (reg)
       FN(dom_tile_regs)(cur[g][0], cur[g][1], cur[g][2], i0, n, &f[g].dom);
-#else
-    (void)reg, (void)n;
-#endif
   }
 }
 
 static TL_CPU_INLINE void FN(tile_backward_regs2)(int reg, size_t np, size_t i0, FN(flight) * f,
                                                   T *const *cp, T *const *dp)
 {
-  TL_LV X[2][XT], xr[2], chk[2], c1, d1;
-  (void)reg; /* (float: no largest |x|) */
+  TL_LV X[2][XT], xr[2], chk[2];
   for (int g = 0; g < 2; g++)
     memcpy(&chk[g], f[g].chk, sizeof chk[g]), memcpy(&xr[g], f[g].xr, sizeof xr[g]);
   for (size_t r = XT; r-- > 0;)
-    for (int g = 0; g < 2; g++) { /* row_back */
-      size_t p = TL_CPU_POS(f[g].shift + i0 + r, f[g].rev, np);
-      memcpy(&c1, cp[g] + p * SZ, sizeof c1), memcpy(&d1, dp[g] + p * SZ, sizeof d1);
-      xr[g] = d1 - c1 * xr[g];
-      chk[g] += xr[g];
-      X[g][r] = xr[g];
-    }
+    for (int g = 0; g < 2; g++)
+      X[g][r] = FN(row_back_regs)(cp[g], dp[g], TL_CPU_POS(f[g].shift + i0 + r, f[g].rev, np),
+                                  &xr[g], &chk[g]);
   for (int g = 0; g < 2; g++) {
     memcpy(f[g].xr, &xr[g], sizeof xr[g]), memcpy(f[g].chk, &chk[g], sizeof chk[g]);
-#if !TL_CPU_FLOAT
-    if (reg == 2)
-      FN(xmax_tile_regs)(X[g], f[g].xmax);
-    if (f[g].nt) {
-      tl_cpu_transpose8_stream_d(X[g], f[g].x + f[g].off + i0, f[g].lane);
-      continue;
-    }
-#endif
-    for (size_t h = 0; h < XT; h += 8)
-      TL_LV_STORE(X[g] + h, f[g].x + f[g].off + i0 + h, f[g].lane);
+    FN(tile_out_regs)(reg, &f[g], i0, X[g]);
   }
 }
 #endif /* TL_LINES_PAIR */

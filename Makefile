@@ -467,6 +467,11 @@ ifneq ($(MPICC),)
 	  echo "oom_mpi $$c on 3 ranks: the job ended with the failing rank's message (exit $$rc)"; \
 	done
 ifneq ($(SANITIZE),1)
+	@for P in 1 3; do \
+	  $(MPI_ENV) timeout -k 5 300 mpirun -n $$P $(MPI_CLI) verify > $(BUILD)/verify-mpi-$$P.txt 2>&1 || \
+	    { cat $(BUILD)/verify-mpi-$$P.txt; echo "FAILED: mpirun -n $$P $(MPI_CLI) verify"; exit 1; }; \
+	  tail -1 $(BUILD)/verify-mpi-$$P.txt; \
+	done
 	@$(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_CLI_TEST)
 	@for P in $(MPI_ARGS_RANKS); do \
 	  $(MPI_ENV) TRIDLAB_MPI_CLI=$(abspath $(MPI_CLI)) timeout -k 5 600 $(MPI_ARGS_TEST) $$P || \

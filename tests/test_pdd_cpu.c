@@ -154,6 +154,25 @@ Test(pdd_cpu, margin_same_bits_as_reference)
  * and it are the bits of a solve of a changed copy. Batches of 1 to 13
  * systems (whole and partial groups of 8), entries on a cache line or
  * one double past it (the kernel's whole and shifted tiles). */
+/* The x-line kernel with `more` on a, b, c, d (into x) gives the bits
+ * of its solve with `plain` (no row changed) of the copies (into xc),
+ * and the same largest |x| (more->xmax, plain->xmax). */
+static void same_as_copies(size_t m, size_t k, const double *const abcd[4],
+                           const tl_cpu_lines_more *more, const double *const copies[4],
+                           const tl_cpu_lines_more *plain, double *x, double *xc,
+                           unsigned char *flag, const char *what, int variant)
+{
+  tl_info info;
+  const double *const *v = abcd, *const *w = copies;
+  cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, v[0], v[1], v[2], v[3], x, flag, more, &info),
+               TL_OK);
+  cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, w[0], w[1], w[2], w[3], xc, flag, plain, &info),
+               TL_OK);
+  cr_expect(!memcmp(x, xc, m * k * sizeof *x) && !memcmp(more->xmax, plain->xmax, k * sizeof *x),
+            "m %zu, %zu systems, variant %d: x or its largest |x| differ (%s)", m, k, variant,
+            what);
+}
+
 Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
 {
   static const size_t counts[] = {1, 8, 13};
@@ -163,8 +182,8 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
     for (size_t ic = 0; ic < 3; ic++)
       for (int variant = 0; variant < 6; variant++) {
         size_t m = sizes[z], k = counts[ic], cnt = m * k;
-        size_t bytes = ((12 * cnt + 8) * sizeof(double) + 63) / 64 * 64;
-        double *mem = aligned_alloc(64, bytes), *rowmin = malloc(7 * k * sizeof *rowmin);
+        size_t bytes = ((14 * cnt + 8) * sizeof(double) + 63) / 64 * 64;
+        double *mem = aligned_alloc(64, bytes), *rowmin = malloc(8 * k * sizeof *rowmin);
         unsigned char *flag = malloc(k);
         cr_assert(mem && rowmin && flag);
         /* on a cache line (whole tiles in registers to the last row) or one
@@ -194,7 +213,7 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
             sa[0] = NAN, sc[m - 1] = NAN;
         }
         tl_info info;
-        tl_cpu_lines_more more = {rowmin, xmax, NULL, 0, NULL};
+        tl_cpu_lines_more more = {rowmin, xmax, NULL, 0, NULL, NULL};
         cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x, flag, &more, &info), TL_OK);
         /* d's end rows changed as the kernel reads them, x by streaming
          * stores where it can (part of a pass larger than the cache, n a
@@ -207,12 +226,11 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
           dm[s * m] -= ends[s];
           dm[s * m + m - 1] -= ends[k + s];
         }
-        tl_cpu_lines_more more2 = {NULL, xmax2, ends, (size_t)1 << 30, NULL};
-        tl_cpu_lines_more more3 = {NULL, xmax3, NULL, 0, NULL};
-        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x2, flag, &more2, &info), TL_OK);
-        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, dm, x3, flag, &more3, &info), TL_OK);
-        cr_expect(!memcmp(x2, x3, cnt * sizeof *x) && !memcmp(xmax2, xmax3, k * sizeof *xmax),
-                  "m %zu, %zu systems: x or its largest |x| differ (end rows, streamed)", m, k);
+        tl_cpu_lines_more more2 = {NULL, xmax2, ends, (size_t)1 << 30, NULL, NULL};
+        tl_cpu_lines_more more3 = {NULL, xmax3, NULL, 0, NULL, NULL};
+        const double *const abcd[4] = {a, b, c, d};
+        same_as_copies(m, k, abcd, &more2, (const double *const[4]){a, b, c, dm}, &more3, x2, x3,
+                       flag, "end rows, streamed", variant);
         /* and row m-1 read as the identity row x_{m-1} = last[s] (x_last,
          * ITS's N^p) is the solve of copies of a, b and d with that row */
         double *am = x3 + cnt, *bm = am + cnt, *x4 = bm + cnt, *last = ends + 2 * k;
@@ -221,13 +239,22 @@ Test(pdd_cpu, margin_from_the_kernels_rows_same_bits)
           last[s] = tl_rng_uniform(&st, -1.0, 1.0);
           am[s * m + m - 1] = 0.0, bm[s * m + m - 1] = 1.0, dm[s * m + m - 1] = last[s];
         }
-        tl_cpu_lines_more more4 = {NULL, xmax2, ends, 0, last};
-        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, a, b, c, d, x2, flag, &more4, &info), TL_OK);
-        cr_assert_eq(tl_cpu_thomas_lines_more_d(m, k, am, bm, c, dm, x4, flag, &more3, &info),
-                     TL_OK);
-        cr_expect(!memcmp(x2, x4, cnt * sizeof *x) && !memcmp(xmax2, xmax3, k * sizeof *xmax),
-                  "m %zu, %zu systems, variant %d: x or its largest |x| differ (identity last row)",
-                  m, k, variant);
+        tl_cpu_lines_more more4 = {NULL, xmax2, ends, 0, last, NULL};
+        same_as_copies(m, k, abcd, &more4, (const double *const[4]){am, bm, c, dm}, &more3, x2, x4,
+                       flag, "identity last row", variant);
+        /* rows 0 and m-1 both read as identity rows (x_first and x_last,
+         * P-TDMA's interior solve): the solve of copies of a, b, c and d
+         * with those rows, d's end rows not changed (d_ends is not given) */
+        double *cm = x4 + cnt, *x5 = cm + cnt, *first = last + k;
+        memcpy(cm, c, cnt * sizeof *c), memcpy(dm, d, cnt * sizeof *d);
+        for (size_t s = 0; s < k; s++) {
+          first[s] = tl_rng_uniform(&st, -1.0, 1.0);
+          am[s * m] = 0.0, bm[s * m] = 1.0, cm[s * m] = 0.0, dm[s * m] = first[s];
+          dm[s * m + m - 1] = last[s];
+        }
+        tl_cpu_lines_more more5 = {.xmax = xmax2, .x_last = last, .x_first = first};
+        same_as_copies(m, k, abcd, &more5, (const double *const[4]){am, bm, cm, dm}, &more3, x2, x5,
+                       flag, "identity end rows", variant);
         for (size_t s = 0; s < k; s++) {
           const double *sa = a + s * m, *sb = b + s * m, *sc = c + s * m;
           cr_assert_neq(flag[s], 1, "m %zu system %zu: flagged", m, s);

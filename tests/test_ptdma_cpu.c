@@ -7,6 +7,7 @@
  * first, middle and last partition, plain and periodic. The fused passes
  * flag more than the reference fails where a rounding decides (last test). */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,16 +158,17 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
   if (nan_sys < nsys)
     D[nan_sys * m + m / 2] = NAN;
   double *plan = calloc(6 * nsys, sizeof *plan), *rhs = calloc(2 * nsys, sizeof *rhs);
+  double *inner = calloc(8 * nsys, sizeof *inner);
   double *x = calloc(cnt, sizeof *x), *rows = calloc(5 * m, sizeof *rows);
-  unsigned char *f = calloc(6 * nsys, 1);
+  unsigned char *f = calloc(7 * nsys, 1);
   unsigned char *bad = f, *dbad = f + nsys, *redo = f + 2 * nsys, *tiny = f + 3 * nsys,
-                *rbad = f + 4 * nsys, *strict = f + 5 * nsys;
+                *rbad = f + 4 * nsys, *strict = f + 5 * nsys, *dsmall = f + 6 * nsys;
   if (seed % 4 == 1 && nsys > 9) /* a row not strictly dominant (B = 0 would break down) */
     B[9 * m + m - 1] = 0.5 * (fabs(A[9 * m + m - 1]) + fabs(C[9 * m + m - 1]));
   if (seed % 4 == 2 && nsys > 4 && m > 2) /* an inner row whose margin is exactly 0 */
     B[4 * m + m / 2] = fabs(A[4 * m + m / 2]) + fabs(C[4 * m + m / 2]);
-  size_t lanes =
-      tl_cpu_ptdma_ends_d(n, periodic, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad, strict);
+  size_t lanes = tl_cpu_ptdma_ends_d(n, periodic, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad,
+                                     strict, dsmall, inner);
   cr_expect_eq(lanes, m >= 2 ? nsys / 8 * 8 : 0, "m=%zu nsys=%zu: %zu systems in lanes", m, nsys,
                lanes);
   for (size_t s = 0; s < lanes; s++) { /* the reference, for the skip flags first */
@@ -203,6 +205,13 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
       cr_expect(th_close_to(plan + 6 * s, rp, 6) && th_close_to(rhs + 2 * s, rr, 2),
                 "m=%zu nsys=%zu part %d periodic %d system %zu: the rows sent differ", m, nsys, q,
                 periodic, s);
+    for (size_t j = 0; j < 2 && m >= 3 && s != nan_sys; j++) { /* rows 1 and m-2 for step 4 */
+      size_t k = j ? m - 2 : 1;
+      double ri[4] = {a[k], c[k], d[k], 1.0 / b[k]};
+      cr_expect(th_close_to(inner + 8 * s + 4 * j, ri, 4),
+                "m=%zu nsys=%zu part %d periodic %d system %zu: row %zu kept differs", m, nsys, q,
+                periodic, s, k);
+    }
     int any = 0;
     for (size_t l = g; l < g + 8; l++)
       any |= rbad[l];
@@ -222,8 +231,17 @@ static void compare_fused(size_t m, size_t nsys, int q, int periodic, size_t bro
       cr_expect_eq(tiny[s], tl_ptdma_reconstruct_tiny_d(m, a, c, d, xf, xl), "m=%zu system %zu", m,
                    s);
     }
+    /* dsmall: every system the tiny test may hold for, and only those
+     * whose d' comes near the screen (a factor 2 for the roundings) */
+    double dmin = INFINITY;
+    for (size_t k = 1; k + 1 < m; k++)
+      dmin = fmin(dmin, fabs(d[k]));
+    if (s != nan_sys && dmin < 2 * DBL_MIN)
+      cr_expect(dsmall[s], "m=%zu system %zu: |d'| %g, not screened", m, s, dmin);
+    if (s != nan_sys && !(dmin < 2 * TL_PTDMA_D_SMALL))
+      cr_expect(!dsmall[s], "m=%zu system %zu: |d'| %g, screened", m, s, dmin);
   }
-  free(v), free(xb), free(plan), free(rhs), free(x), free(rows), free(f);
+  free(v), free(xb), free(plan), free(rhs), free(inner), free(x), free(rows), free(f);
 }
 
 Test(ptdma_cpu, ends_and_finish_are_the_references_values)
@@ -259,7 +277,7 @@ static void pivot_case(const char *what, void (*twist)(double *A, double *B, dou
   int st = tl_ptdma_init_d(n, 0, begin, begin + m, A + 3 * m, B + 3 * m, C + 3 * m, rows, rows + m,
                            rows + 2 * m, &info);
   cr_expect_eq(st == TL_OK, ok, "%s: the reference gives %s", what, tl_status_name(st));
-  tl_cpu_ptdma_ends_d(n, 0, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad, NULL);
+  tl_cpu_ptdma_ends_d(n, 0, begin, m, nsys, A, B, C, D, plan, rhs, bad, dbad, NULL, NULL, NULL);
   for (size_t s = 0; s < nsys; s++)
     cr_expect_eq(bad[s], s == 3, "%s: system %zu flagged %d", what, s, bad[s]);
   skip[3] = !ok;

@@ -40,7 +40,9 @@ static void verify_usage(FILE *out)
                "                     e.g. --algo tridsolver --param reduced=pcr\n"
                "  --type ID          only this gallery type\n"
                "  --sizes N1,N2,..   system sizes (default P, 2P, 3P+1, 8P, 40P+3)\n"
-               "  --nsys S1,S2,..    systems per batch (default 1,3)\n"
+               "  --nsys S1,S2,..    systems per batch (default 1,3,9: 9 is a whole group of\n"
+               "                     eight SIMD lanes and one more, so that the rank\n"
+               "                     programs' batched kernels meet the gallery too)\n"
                "  --seed S           gallery seed (default 1)\n"
                "  --ledger           print the whole ledger of each algorithm\n"
                "exit status: 0, or 1 on any SILENT or UNEXPECTED result (or bad options).\n");
@@ -195,7 +197,8 @@ int cmd_mpi_verify(int argc, char **argv)
   if (!a.nnsys) {
     a.nsys[0] = 1;
     a.nsys[1] = 3;
-    a.nnsys = 2;
+    a.nsys[2] = 9;
+    a.nnsys = 3;
   }
   size_t count;
   const tl_algorithm *const *reg = tl_mpi_registry(&count);

@@ -121,6 +121,15 @@ int tl_cpu_thomas_lines_d(size_t n, size_t nsys, const double *a, const double *
  *              x_last[s], its c the corner, not used) instead of the
  *              arrays' row: ITS's local system N^p, without a copy of
  *              a, b and d;
+ *   x_first    in, nsys values: row 0 of system s is read as the
+ *              identity row x_0 = x_first[s] (a = c = 0, b = 1, d =
+ *              x_first[s]). With x_last too, the solve is that of rows
+ *              1 .. n-2 with x_0 and x_{n-1} given, whose pivots are
+ *              those of a forward sweep from row 1 (P-TDMA's
+ *              reconstruction, ptdma_mpi). An identity row replaces
+ *              d_ends' change of that row; rowmin and flags 2 and 3
+ *              are of the rows as the kernel reads them, identity
+ *              rows included;
  *   x_span     0: x by plain stores (a caller that reads x right
  *              after); else the bytes of x that the caller's whole pass
  *              writes, of which this call is a part: x goes to memory
@@ -137,6 +146,7 @@ typedef struct tl_cpu_lines_more {
   const double *d_ends;
   size_t x_span;
   const double *x_last;
+  const double *x_first;
 } tl_cpu_lines_more;
 
 /* tl_cpu_thomas_lines_d with more (may be NULL). rowmin and xmax are
@@ -378,11 +388,19 @@ void tl_cpu_ptdma_runtime_d(size_t begin, size_t m, size_t nsys, const double *A
  * never cleared; a flagged system's values unspecified). Every array but strict is
  * required. strict (may be NULL): strict[s] = 1 where every row margin |B| - (|A| + |C|) of the
  * rows (without the coupling a global end row lacks, unless periodic) is > 0, as
- * tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0 else (NaN included). */
+ * tl_cpu_row_classes_slice_d would find TL_CLASS_STRICT_DD; 0 else (NaN included).
+ * dsmall (may be NULL): dsmall[s] = 1 where an interior row's d' after both passes is below
+ * TL_PTDMA_D_SMALL in magnitude (a NaN is not below it), the rows where step 4's
+ * underflow test (tl_ptdma_reconstruct_tiny_d, which also needs |d'| < 2 DBL_MIN, here far
+ * below the screen) may hold; 0 else. inner (may be NULL; m >= 3): inner[8 s ..] = a', c',
+ * d' and 1 / b' of row 1, then of row m-2, after both passes: what step 4's reconstruction
+ * x_k = (d'_k - a'_k x_first - c'_k x_last) / b'_k needs there (tl_cpu_ptdma_finish_d's
+ * operations: the bits of its x_1 and x_{m-2}). */
+#define TL_PTDMA_D_SMALL 0x1p-1000
 size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                            const double *A, const double *B, const double *C, const double *D,
                            double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,
-                           unsigned char *strict);
+                           unsigned char *strict, unsigned char *dsmall, double *inner);
 /* Step 4 with the two phases run again rather than kept: x of every
  * system of a whole group (the count returned) from its x_first and
  * x_last (xb[2 s], xb[2 s + 1]): tl_ptdma_reconstruct_d's values within

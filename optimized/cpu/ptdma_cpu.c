@@ -37,8 +37,10 @@
  * ptdma_mpi's split flavour keeps no arrays between its phases: its
  * steps 1 and 2 run together (tl_cpu_ptdma_ends_d: the initialization's
  * and the runtime's forward passes in one loop, their backward passes in
- * another) and keep the two rows the rank sends; its step 4 runs them
- * again before the reconstruction (tl_cpu_ptdma_finish_d):
+ * another) and keep the two rows the rank sends; its step 4 is a Thomas
+ * solve of the interior rows by the x-line kernel (ptdma_mpi.c's
+ * finish_lines), or, where that cannot run, steps 1 and 2 again before
+ * the paper's reconstruction (tl_cpu_ptdma_finish_d):
  *
  *   A, B, C, D --> forward --> packed a', 1/b', c', d' --> backward --+--> rows 0, m-1
  *   (4 words read)             (L2)                                   +--> x (step 4)
@@ -321,22 +323,29 @@ static TL_CPU_INLINE void fused_forward(const pt_rows *w, const double *A, const
  * (array 2 holds C itself on the rows below m-2: none of them is the
  * global last row, the one corner fused_forward zeroes); then row 0
  * absorbs row 1. No division but row 0's check: the three chains only
- * multiply. */
-static TL_CPU_INLINE void fused_backward(size_t m, double *pk, tl_lanes *chk)
+ * multiply. low (may be NULL): the lanes where an interior row's d' ends
+ * below TL_PTDMA_D_SMALL in magnitude (tl_cpu_ptdma_ends_d's dsmall). */
+static TL_CPU_INLINE void fused_backward(size_t m, double *pk, tl_lanes *chk, tl_lanes_bits *low)
 {
   if (m < 3)
     return;
   tl_lanes an = tl_lanes_load(PK(pk, 0, m - 2)), rn = tl_lanes_load(PK(pk, 1, m - 2));
   tl_lanes cn = tl_lanes_load(PK(pk, 2, m - 2)), dn = tl_lanes_load(PK(pk, 3, m - 2));
+  tl_lanes small = tl_lanes_splat(TL_PTDMA_D_SMALL);
+  tl_lanes_bits lo = tl_lanes_abs(dn) < small;
   for (size_t i = m - 2; i-- > 1;) {
     tl_lanes Ci = tl_lanes_load(PK(pk, 2, i));
     dn = tl_lanes_load(PK(pk, 3, i)) - Ci * (dn * rn);
     an = tl_lanes_load(PK(pk, 0, i)) - Ci * (an * rn);
     cn = -Ci * (cn * rn);
     rn = tl_lanes_load(PK(pk, 1, i));
+    if (low)
+      lo |= tl_lanes_abs(dn) < small;
     tl_lanes_store(PK(pk, 0, i), an), tl_lanes_store(PK(pk, 2, i), cn);
     tl_lanes_store(PK(pk, 3, i), dn);
   }
+  if (low)
+    *low |= lo;
   /* rn is r_1 now, dn, an, cn row 1's */
   tl_lanes C0 = tl_lanes_load(PK(pk, 2, 0));
   tl_lanes_store(PK(pk, 3, 0), tl_lanes_load(PK(pk, 3, 0)) - C0 * (dn * rn));
@@ -352,10 +361,10 @@ static TL_CPU_INLINE void fused_backward(size_t m, double *pk, tl_lanes *chk)
  * sum and D's. */
 static TL_CPU_INLINE void sweeps(const pt_rows *w, const double *A, const double *B,
                                  const double *C, const double *D, double *pk, tl_lanes *chk,
-                                 tl_lanes *dchk, tl_lanes_bits *pos)
+                                 tl_lanes *dchk, tl_lanes_bits *pos, tl_lanes_bits *low)
 {
   fused_forward(w, A, B, C, D, pk, chk, dchk, pos);
-  fused_backward(w->m, pk, chk);
+  fused_backward(w->m, pk, chk, low);
 }
 
 /* Phases 1 and 2 of a group, keeping only what is sent: the rows 0 and
@@ -364,12 +373,13 @@ static TL_CPU_INLINE void sweeps(const pt_rows *w, const double *A, const double
 TL_CPU_CLONES
 static void ends_group(const pt_rows *w, const double *A, const double *B, const double *C,
                        const double *D, double *plan, double *rhs, double *pk, unsigned char *bad,
-                       unsigned char *dbad, unsigned char *strict)
+                       unsigned char *dbad, unsigned char *strict, unsigned char *dsmall,
+                       double *inner)
 {
   size_t m = w->m;
   tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
-  tl_lanes_bits pos = (tl_lanes_bits){0} - 1;
-  sweeps(w, A, B, C, D, pk, &chk, &dchk, &pos);
+  tl_lanes_bits pos = (tl_lanes_bits){0} - 1, low = {0};
+  sweeps(w, A, B, C, D, pk, &chk, &dchk, &pos, dsmall ? &low : NULL);
   check_ac(m, pk, &chk); /* as init_group's unpack */
   for (int l = 0; l < TL_LANES; l++) {
     double *q = plan + 6 * (size_t)l, *d = rhs + 2 * (size_t)l;
@@ -381,6 +391,15 @@ static void ends_group(const pt_rows *w, const double *A, const double *B, const
   tl_lanes_flag(dchk, dbad);
   for (int l = 0; l < TL_LANES && strict; l++)
     strict[l] = pos[l] != 0;
+  for (int l = 0; l < TL_LANES && dsmall; l++)
+    dsmall[l] = low[l] != 0;
+  for (int l = 0; l < TL_LANES && inner && m >= 3; l++) /* rows 1 and m-2 for step 4 */
+    for (int j = 0; j < 2; j++) {
+      size_t i = j ? m - 2 : 1;
+      double *q = inner + 8 * (size_t)l + 4 * j;
+      q[0] = PK(pk, 0, i)[l], q[1] = PK(pk, 2, i)[l], q[2] = PK(pk, 3, i)[l];
+      q[3] = PK(pk, 1, i)[l];
+    }
 }
 
 /* Phases 1 and 2 of a group again, then step 4 on the packed rows:
@@ -397,7 +416,7 @@ static void finish_group(const pt_rows *w, int nt, const double *A, const double
 {
   size_t m = w->m;
   tl_lanes chk = tl_lanes_splat(0.0), dchk = chk;
-  sweeps(w, A, B, C, D, pk, &chk, &dchk, NULL);
+  sweeps(w, A, B, C, D, pk, &chk, &dchk, NULL, NULL);
   tl_lanes_flag(chk, redo); /* what ends flagged: the reference's rows were sent */
   tl_lanes xf, xl;
   for (int l = 0; l < TL_LANES; l++)
@@ -532,7 +551,7 @@ int tl_cpu_ptdma_reconstruct_d(size_t begin, size_t m, const double *a, const do
 size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_t nsys,
                            const double *A, const double *B, const double *C, const double *D,
                            double *plan, double *rhs, unsigned char *bad, unsigned char *dbad,
-                           unsigned char *strict)
+                           unsigned char *strict, unsigned char *dsmall, double *inner)
 {
   double *pk;
   size_t groups = tl_lanes_groups(m, nsys, 4, &pk);
@@ -541,11 +560,12 @@ size_t tl_cpu_ptdma_ends_d(size_t n, int periodic, size_t begin, size_t m, size_
   for (size_t g = 0; g < groups; g++) {
     size_t o = g * TL_LANES * m, s = g * TL_LANES;
     ends_group(&w, A + o, B + o, C + o, D + o, plan + 6 * s, rhs + 2 * s, pk, bad + s, dbad + s,
-               strict ? strict + s : NULL);
+               strict ? strict + s : NULL, dsmall ? dsmall + s : NULL,
+               inner ? inner + 8 * s : NULL);
   }
 #else
   (void)n, (void)periodic, (void)begin, (void)A, (void)B, (void)C, (void)D, (void)plan, (void)rhs,
-      (void)bad, (void)dbad, (void)strict;
+      (void)bad, (void)dbad, (void)strict, (void)dsmall, (void)inner;
 #endif
   free(pk);
   return groups * TL_LANES;

@@ -366,6 +366,7 @@ typedef struct FN(flight) {
   int nt;       /* whole tiles of x by streaming stores (stream_x)  */
   const T *fix0, *fix1; /* reg = 2: subtracted from d of rows 0, n-1 */
   const T *last;        /* reg = 2: row n-1 the identity row, x = last */
+  const T *first;       /* reg = 2: row 0 the identity row, x = first  */
   /* On cache lines, as the dominance state below: the whole-tile path
    * loads and stores these as 64-byte vectors every tile. Where the
    * layout of a larger state left them across two lines, one of two
@@ -394,7 +395,7 @@ static TL_CPU_INLINE void FN(flight_start)(FN(flight) * f, size_t n, size_t nsys
   f->rev = rev;
   f->nt = 0;
   f->fix0 = f->fix1 = NULL;
-  f->last = NULL;
+  f->last = f->first = NULL;
   /* xr is carried from one backward tile to the one below; the last tile
    * (row n-1) starts it, so this value is never used -- but the compiler
    * cannot see that through the register path's copies. */
@@ -696,6 +697,9 @@ static TL_CPU_INLINE void FN(tile_forward_regs)(int reg, size_t n, size_t np, si
   if (reg == 2 && f->last && i0 + XT == n) /* the identity row (lines_run_more) */
     for (int l = 0; l < SZ; l++)
       A[XT - 1][l] = 0, B[XT - 1][l] = 1, D[XT - 1][l] = f->last[l];
+  if (reg == 2 && f->first && i0 == 0) /* the identity row (lines_run_more) */
+    for (int l = 0; l < SZ; l++)
+      A[0][l] = 0, B[0][l] = 1, C[0][l] = 0, D[0][l] = f->first[l];
   if (reg && i0 == 0)
     for (int l = 0; l < SZ; l++)
       f->dom.corner[l] += TABS(A[0][l]);
@@ -854,6 +858,9 @@ static TL_CPU_INLINE void FN(tile_forward)(int reg, size_t n, size_t np, size_t 
       size_t q = (rows - 1) * SZ + l;
       ta[q] = 0, tb[q] = 1, td[q] = f->last[l];
     }
+  if (reg == 2 && f->first && i0 == 0) /* the identity row (lines_run_more) */
+    for (size_t l = 0; l < valid; l++)
+      ta[l] = 0, tb[l] = 1, tc[l] = 0, td[l] = f->first[l];
   if (reg && i0 == 0)
     for (int l = 0; l < SZ; l++)
       f->dom.corner[l] += TABS(ta[l]);
@@ -1091,7 +1098,8 @@ TL_CPU_CLONES static void FN(lines_run)(int reg, int nt, int pair, size_t n, siz
 TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size_t g0, size_t g1,
                                              size_t shift, const T *a, const T *b, const T *c,
                                              const T *d, T *x, T *cp, T *dp, uint64_t *bad,
-                                             uint64_t *kept, const T *fix, const T *last)
+                                             uint64_t *kept, const T *fix, const T *last,
+                                             const T *first)
 {
 #if !TL_CPU_FLOAT
   size_t np = (n + shift + XT - 1) / XT * XT, steps = np / XT;
@@ -1104,6 +1112,8 @@ TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size
       f.fix0 = fix + g * SZ, f.fix1 = fix + nsys + g * SZ;
     if (last)
       f.last = last + g * SZ;
+    if (first)
+      f.first = first + g * SZ;
     for (size_t k = 0; k < steps; k++)
       FN(tile_forward)(2, n, np, k, &f, cp, dp);
     for (size_t k = 0; k < steps; k++)
@@ -1116,6 +1126,7 @@ TL_CPU_CLONES static void FN(lines_run_more)(int nt, size_t n, size_t nsys, size
 #else
   (void)nt, (void)n, (void)nsys, (void)g0, (void)g1, (void)shift, (void)a, (void)b, (void)c;
   (void)d, (void)x, (void)cp, (void)dp, (void)bad, (void)kept, (void)fix, (void)last;
+  (void)first;
 #endif
 }
 
@@ -1204,18 +1215,18 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
                             T *x, unsigned char *redo, const tl_cpu_lines_more *more, tl_info *info)
 {
   T *rowmin = NULL, *xmax = NULL;
-  const T *fix = NULL, *last = NULL;
+  const T *fix = NULL, *last = NULL, *first = NULL;
   size_t span = 0;
 #if !TL_CPU_FLOAT
   if (more) {
     rowmin = more->rowmin, xmax = more->xmax, fix = more->d_ends, span = more->x_span;
-    last = more->x_last;
+    last = more->x_last, first = more->x_first;
   }
 #else
   (void)more; /* float: the registry's checks are not built */
 #endif
   /* 2: lines_run_more, which also keeps the margins and |x| and takes fix */
-  int reg = redo == NULL ? 0 : (rowmin || xmax || fix || last) ? 2 : 1;
+  int reg = redo == NULL ? 0 : (rowmin || xmax || fix || last || first) ? 2 : 1;
   if (reg && TL_CPU_FLOAT) /* not built: see lines_run */
     return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "dir",
                    "thomas_3d: the registry's checks are built for double lines along x only");
@@ -1246,7 +1257,7 @@ static int FN(thomas_lines)(size_t n, size_t nsys, const T *a, const T *b, const
     T *cp = g0 < g1 ? tl_cpu_scratch(want, sizeof(T)) : NULL;
     if (cp && reg == 2) {
       FN(lines_run_more)
-      (nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept, fix, last);
+      (nt, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept, fix, last, first);
     } else if (cp) {
       FN(lines_run)
       (reg, nt, pair, n, nsys, g0, g1, shift, a, b, c, d, x, cp, cp + np * SZ, bad, kept);

@@ -340,7 +340,8 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
    * the kernel's, and nothing reads x again (streaming stores). */
   int alone = r->ex->size == 1;
   double *xm = alone ? rowmin + k : NULL;
-  tl_cpu_lines_more more = {rowmin, xm, NULL, alone ? sl->nsys * m * sizeof(double) : 0, NULL};
+  tl_cpu_lines_more more = {rowmin, xm,  NULL, alone ? sl->nsys * m * sizeof(double) : 0,
+                            NULL,   NULL};
   if (!lines(m, k, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0),
              r->x + s0 * m, flag, &more, redo + s0))
     return 0;
@@ -564,8 +565,12 @@ static void resolve(pdd_run *r, int phase)
         ends[j] = left ? A[j * m] * pt->x_left : 0.0;
         ends[k + j] = right ? C[j * m + m - 1] * pt->x_right : 0.0;
       }
-      tl_cpu_lines_more more = {rowmin, rowmin + chunk, left || right ? ends : NULL,
-                                sol == x ? nsys * m * sizeof *x : 0, NULL};
+      tl_cpu_lines_more more = {rowmin,
+                                rowmin + chunk,
+                                left || right ? ends : NULL,
+                                sol == x ? nsys * m * sizeof *x : 0,
+                                NULL,
+                                NULL};
       memset(redo, 0, k);
       ran = lines(m, k, A, ROWS(sl->b, s0), C, ROWS(sl->d, s0), sol, flag, &more, redo);
     }

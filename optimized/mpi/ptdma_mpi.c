@@ -296,7 +296,7 @@ static void reconstruct_one(ptdma_run *r, size_t s, const double *a, const doubl
  * part from x_0 and x_{m-1} as the kernel does.)
  *
  * So the group of eight of such a system runs tl_cpu_ptdma_finish_d,
- * as every group did before the kernel took step 4; and so does the
+ * as every group did before the kernel took step 4 (below); and so does the
  * group of a system the kernel flags (a pivot, an entry or x not
  * finite, or a pivot that cancelled), and of one where an interior d'
  * came near zero in phase 1's pass (r->dsmall: the reconstruction's
@@ -336,14 +336,21 @@ static size_t finish_lines(ptdma_run *r, const double *xb, double *x, unsigned c
   free(ends);
   if (st != TL_OK)
     return 0;
-  for (size_t s0 = 0; s0 < k; s0 += 8) { /* the paper's step 4 for a group that needs it */
-    size_t o = s0 * m;
+  /* The paper's step 4 for a group that needs it, every lane run: a
+   * system that failed in phase 1 is not read again (reconstruct), and
+   * the others' rows sent were the pass's, so their x must be too (the
+   * reference's would part from x_0 and x_{m-1}, as the kernel's did).
+   * Without memory for it, the group goes to the reference, as every
+   * system did before when tl_cpu_ptdma_finish_d could not run. */
+  static const unsigned char none[8];
+  for (size_t s0 = 0; s0 < k; s0 += 8) {
     if (memchr(redo + s0, 1, 8) == NULL)
       continue;              /* redo and tiny stay 0 */
     memset(redo + s0, 0, 8); /* tl_cpu_ptdma_finish_d sets them, never clears */
-    tl_cpu_ptdma_finish_d(sl->n, sl->periodic, sl->begin, m, 8, ROWS(sl->a, s0), ROWS(sl->b, s0),
-                          ROWS(sl->c, s0), ROWS(sl->d, s0), xb + 2 * s0, r->bad + s0, x + o,
-                          redo + s0, tiny + s0);
+    if (!tl_cpu_ptdma_finish_d(sl->n, sl->periodic, sl->begin, m, 8, ROWS(sl->a, s0),
+                               ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0), xb + 2 * s0, none,
+                               x + s0 * m, redo + s0, tiny + s0))
+      memset(redo + s0, 1, 8);
   }
   return k;
 }

@@ -82,16 +82,18 @@ const char *tl_gpu_backend_name(void);
 int tl_gpu_launch_status(tl_info *info);
 
 /* Thomas on the SZ-packed layout (tridlab/layout.h with SZ = TL_GPU_SZ), one
- * thread per system, in place: d becomes x, w (same size, may be c)
- * receives c'. stat: TL_GPU_STAT_WORDS per system. */
+ * thread per system, in place: d becomes x. w (same size, may be c) is
+ * scratch: the emulated kernel keeps c' there, a device its own scratch
+ * (w is then not touched); its contents afterwards are unspecified.
+ * stat: TL_GPU_STAT_WORDS per system. */
 int tl_gpu_thomas_sz_d(size_t n, size_t nsys, const double *a, const double *b, const double *c,
                        double *d, double *w, int *stat, tl_info *info);
 int tl_gpu_thomas_sz_f(size_t n, size_t nsys, const float *a, const float *b, const float *c,
                        float *d, float *w, int *stat, tl_info *info);
 
 /* Periodic Thomas (Sherman-Morrison, reference/thomas_periodic_ref.c) on
- * the SZ-packed layout, n >= 3, in place on d; w holds 2 n values per
- * system (packed, 2 x the size of d). */
+ * the SZ-packed layout, n >= 3, in place on d; w is scratch of 2 n values
+ * per system (packed, 2 x the size of d), as thomas_sz's w. */
 int tl_gpu_thomas_periodic_sz_d(size_t n, size_t nsys, const double *a, const double *b,
                                 const double *c, double *d, double *w, int *stat, tl_info *info);
 int tl_gpu_thomas_periodic_sz_f(size_t n, size_t nsys, const float *a, const float *b,

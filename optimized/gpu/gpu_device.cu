@@ -8,6 +8,15 @@
  * the kernel and copies the answer and the status words back (the
  * transfers are part of these wrappers, not of the kernels a benchmark
  * times). Returns 0, or -1 with the runtime's message in `err`.
+ *
+ * Every array that comes back is uploaded first, the outputs too: a word
+ * the kernel does not write (a padding lane of the packed layout, the
+ * spike a partition without that neighbour has not, the rows of a
+ * system that broke down) then comes back as it went, as it does where
+ * the emulator runs the kernel on the caller's arrays. Copied back
+ * unset, such a word is whatever the device's memory held: zero in a
+ * fresh allocation, so that a test comparing the two paths passes by
+ * luck (compute-sanitizer's initcheck found it on an H200).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -43,7 +52,8 @@ static int dev_done(dev_arrays *m, tl_gpuError_t e, char *err, size_t len)
 }
 
 /* Device copies of `count` host arrays of bytes[k] bytes each (a NULL
- * host array: uninitialised scratch; bytes 0: no array). */
+ * host array: uninitialised scratch, never copied back; bytes 0: no
+ * array). */
 static tl_gpuError_t dev_upload(dev_arrays *m, int count, const void *const *host,
                                 const size_t *bytes)
 {

@@ -15,7 +15,7 @@ static int KF(dev_packed)(int periodic, size_t n, size_t nsys, const T *a, const
   dev_arrays m = {{0}, 0};
   size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ, v = groups * TL_GPU_SZ * n * sizeof(T);
   size_t sb = nsys * TL_GPU_STAT_WORDS * sizeof(int);
-  const void *host[6] = {a, b, c, d, NULL, NULL};
+  const void *host[6] = {a, b, c, d, NULL, stat};
   size_t bytes[6] = {v, v, v, v, (periodic ? 2 : 1) * v, sb};
   tl_gpuError_t e = dev_upload(&m, 6, host, bytes);
   if (e != tl_gpuSuccess)
@@ -49,7 +49,7 @@ extern "C" int KF(tl_gpu_dev_pcr)(size_t n, size_t nsys, const T *a, const T *b,
   dev_arrays m = {{0}, 0};
   size_t v = n * nsys * sizeof(T), sb = nsys * TL_GPU_STAT_WORDS * sizeof(int), shared;
   int global, threads = tl_gpu_pcr_launch(n, sizeof(T), &shared, &global);
-  const void *host[7] = {a, b, c, d, NULL, NULL, NULL};
+  const void *host[7] = {a, b, c, d, x, stat, NULL};
   size_t bytes[7] = {v, v, v, v, v, sb, global ? 8 * v : 0};
   tl_gpuError_t e = dev_upload(&m, 7, host, bytes);
   if (e != tl_gpuSuccess)
@@ -69,7 +69,7 @@ extern "C" int KF(tl_gpu_dev_hybrid_pcr)(size_t n, size_t nsys, int parts, const
 {
   dev_arrays m = {{0}, 0};
   size_t v = n * nsys * sizeof(T), sb = nsys * TL_GPU_STAT_WORDS * sizeof(int);
-  const void *host[8] = {a, b, c, d, NULL, NULL, off, NULL};
+  const void *host[8] = {a, b, c, d, x, stat, off, NULL};
   size_t bytes[8] = {v,
                      v,
                      v,
@@ -116,7 +116,7 @@ extern "C" int KF(tl_gpu_dev_distd2)(size_t n, int periodic, size_t nsys, int pa
   dev_arrays m = {{0}, 0};
   size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ, v = groups * TL_GPU_SZ * n * sizeof(T);
   size_t sb = nsys * (size_t)parts * 3 * sizeof(int), P = (size_t)parts;
-  const void *host[7] = {in, NULL, NULL, NULL, begin, coef, NULL};
+  const void *host[7] = {in, x, NULL, stat, begin, coef, NULL};
   size_t bytes[7] = {v, v, v, sb, (P + 1) * sizeof(long), (5 * n + P + 5) * sizeof(T), 0};
   tl_gpuError_t e = dev_upload(&m, 7, host, bytes);
   if (e != tl_gpuSuccess)
@@ -142,7 +142,7 @@ extern "C" int KF(tl_gpu_dev_pdd_local)(size_t n, size_t nsys, int parts, int ed
 {
   dev_arrays m = {{0}, 0};
   size_t v_ = n * nsys * sizeof(T), q = nsys * (size_t)parts;
-  const void *host[11] = {a, b, c, d, NULL, NULL, NULL, NULL, NULL, NULL, off};
+  const void *host[11] = {a, b, c, d, y, v, w, NULL, part, stat, off};
   size_t bytes[11] = {v_,
                       v_,
                       v_,
@@ -179,7 +179,7 @@ extern "C" int KF(tl_gpu_dev_spike_local)(size_t n, size_t nsys, int parts, cons
 {
   dev_arrays m = {{0}, 0};
   size_t v_ = n * nsys * sizeof(T), q = nsys * (size_t)parts;
-  const void *host[11] = {a, b, c, d, NULL, NULL, NULL, NULL, NULL, NULL, off};
+  const void *host[11] = {a, b, c, d, g, v, w, NULL, tips, stat, off};
   size_t bytes[11] = {v_,     v_, v_, v_, v_, v_, v_, 5 * v_, 6 * q * sizeof(T),
                       3 * q * sizeof(int), ((size_t)parts + 1) * sizeof(long)};
   tl_gpuError_t e = dev_upload(&m, 11, host, bytes);
@@ -199,9 +199,11 @@ extern "C" int KF(tl_gpu_dev_spike_local)(size_t n, size_t nsys, int parts, cons
 /* One MPI rank's DistD2 slices (the batch layout, m rows, a plan of 5 m
  * values per system). Decoupling: rows, fix_scale and d in; d', the
  * edges and stat back. Device arrays: 0 rows, 1 fix_scale, 2 d, 3 d',
- * 4 edges, 5 stat (uploaded too: each kernel writes only its own words
- * of the three, and the others must come back as they went). Every call copies in and out: d' comes back to the
- * host between the two kernels, as the exchange needs only the edges. */
+ * 4 edges, 5 stat (each kernel writes only its own words of the three;
+ * the others come back as they went, as every output of these wrappers
+ * does: gpu_device.cu). Every call copies in and out: d' comes back to
+ * the host between the two kernels, as the exchange needs only the
+ * edges. */
 extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows,
                                                     const T *fix_scale, const T *d, T *dt, T *edge,
                                                     int *stat, char *err, size_t len)
@@ -209,7 +211,7 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const
   dev_arrays a = {{0}, 0};
   size_t v = m * nsys * sizeof(T), eb = TL_DISTD2_SLICE_EDGE * nsys * sizeof(T);
   size_t sb = 3 * nsys * sizeof(int), groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
-  const void *host[6] = {rows, fix_scale, d, NULL, NULL, stat};
+  const void *host[6] = {rows, fix_scale, d, dt, edge, stat};
   size_t bytes[6] = {5 * v, nsys * sizeof(T), v, v, eb, sb};
   tl_gpuError_t e = dev_upload(&a, 6, host, bytes);
   if (e != tl_gpuSuccess)
@@ -234,7 +236,7 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, con
   size_t v = m * nsys * sizeof(T), sb = 3 * nsys * sizeof(int);
   size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
   int in_place = x == dt;
-  const void *host[5] = {rows, ends, dt, NULL, stat};
+  const void *host[5] = {rows, ends, dt, x, stat};
   size_t bytes[5] = {5 * v, 2 * nsys * sizeof(T), v, in_place ? 0 : v, sb};
   tl_gpuError_t e = dev_upload(&a, 5, host, bytes);
   if (e != tl_gpuSuccess)

@@ -8,6 +8,9 @@
  * orders are the Criterion tests' job): the status words must be equal
  * and the double answers bit-identical (the device build contracts no
  * a * b + c: -fmad=false); float answers within 4 ulps of the host's.
+ * Every output array starts as the same byte pattern on both paths
+ * (prefilled), so that a word no kernel writes must come back as it
+ * went on the device too.
  * The hybrid kernel runs twice: with its scratch in global memory and
  * on chip (tl_gpu_hybrid_chip). Prints "N passed, N failed"; exits 1 on
  * any failure. */
@@ -60,6 +63,18 @@ static int same_answers(const double *xh, const double *xd, size_t len, char *ms
   return 1;
 }
 
+/* An output array as both paths get it: not zeros, which a fresh
+ * device allocation holds too, but one byte pattern, so that a word the
+ * kernel leaves unwritten comes back as it went on both paths or shows
+ * up as a difference (gpu_device.cu). */
+static void *prefilled(size_t count, size_t size)
+{
+  void *p = malloc(count * size);
+  if (p)
+    memset(p, 0x5a, count * size);
+  return p;
+}
+
 /* One gallery batch through one kernel, on the device and on the host. */
 static void compare(int kernel, int type, size_t n, size_t nsys)
 {
@@ -68,10 +83,10 @@ static void compare(int kernel, int type, size_t n, size_t nsys)
   if (tl_gallery_make(type, n, nsys, 5, &p, &info) != TL_OK)
     return;
   size_t len = kernel >= 2 ? n * nsys : tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
-  double *in[4], *xh = calloc(len, sizeof(double)), *xd = calloc(len, sizeof(double));
+  double *in[4], *xh = prefilled(len, sizeof(double)), *xd = prefilled(len, sizeof(double));
   double *w = calloc(2 * len, sizeof(double));
-  int *sh = calloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
-  int *sd = calloc(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  int *sh = prefilled(nsys, TL_GPU_STAT_WORDS * sizeof(int));
+  int *sd = prefilled(nsys, TL_GPU_STAT_WORDS * sizeof(int));
   const void *src[4] = {p.a, p.b, p.c, p.d};
   for (int k = 0; k < 4; k++) {
     in[k] = calloc(len, sizeof(double));
@@ -145,7 +160,8 @@ static void distd2_on_device(size_t n, int periodic, int parts, size_t nsys)
     return;
   }
   size_t cnt = tl_cpu_packed_count(n, nsys, TL_GPU_SZ);
-  double *u = malloc(cnt * sizeof *u), *xh = calloc(cnt, sizeof *xh), *xd = calloc(cnt, sizeof *xd);
+  double *u = malloc(cnt * sizeof *u), *xh = prefilled(cnt, sizeof *xh),
+         *xd = prefilled(cnt, sizeof *xd);
   for (size_t k = 0; k < cnt; k++)
     u[k] = sin(0.001 * (double)k);
   tl_gpu_use_device(NULL);
@@ -206,9 +222,9 @@ static void local_on_device(int spike, int type, size_t n, int parts, size_t nsy
   int *st[2], rc[2];
   for (int k = 0; k < 2; k++) {
     for (int j = 0; j < 3; j++)
-      out[k][j] = calloc(len, sizeof(double));
-    out[k][3] = calloc(per * q, sizeof(double));
-    st[k] = calloc(3 * q, sizeof(int));
+      out[k][j] = prefilled(len, sizeof(double));
+    out[k][3] = prefilled(per * q, sizeof(double));
+    st[k] = prefilled(3 * q, sizeof(int));
     tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
     rc[k] = spike ? tl_gpu_spike_local_d(n, nsys, parts, NULL, p.a, p.b, p.c, p.d, out[k][0],
                                          out[k][1], out[k][2], out[k][3], st[k], &info)
@@ -251,11 +267,11 @@ static void slices_on_device(size_t m, size_t nsys, int broken)
   int ok = slice_plans(m, nsys, a, b, c, rows, fix, ends, &info) == TL_OK;
   check(ok, "distd2_slice plans", m, nsys, info.msg);
   for (int k = 0; k < 2 && ok; k++) {
-    out[k][0] = calloc(len, sizeof(double)); /* d' */
-    out[k][1] = calloc(6 * nsys, sizeof(double)); /* the edges */
-    out[k][2] = calloc(len, sizeof(double)); /* x */
-    st[k][0] = calloc(3 * nsys, sizeof(int));
-    st[k][1] = calloc(3 * nsys, sizeof(int));
+    out[k][0] = prefilled(len, sizeof(double));      /* d' */
+    out[k][1] = prefilled(6 * nsys, sizeof(double)); /* the edges */
+    out[k][2] = prefilled(len, sizeof(double));      /* x */
+    st[k][0] = prefilled(3 * nsys, sizeof(int));
+    st[k][1] = prefilled(3 * nsys, sizeof(int));
     tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
     rc[k][0] = tl_gpu_distd2_slice_decouple_d(m, nsys, rows, fix, d, out[k][0], out[k][1],
                                               st[k][0], &info);

@@ -33,6 +33,9 @@
  * host excluded. limit_ratio = GB/s / stream GB/s of the same precision.
  * --occupancy adds Thomas launched with at most k blocks per
  * multiprocessor (thomas_sz_occ<k>, k = 1..16; docs/gpu.md says why).
+ * --n N runs one of the three sizes only, --reps R times each kernel R
+ * times after its warm-up (R odd, 1..101): with --reps 1 a profiler
+ * sees every kernel launched twice (docs/gpu.md, "Counters").
  * The column `ahead` is TL_GPU_AHEAD, the rows Thomas loads ahead
  * (gpu_kernels.h; build with -DTL_GPU_AHEAD=k to compare). CSV on stdout.
  *
@@ -193,7 +196,9 @@ static void sparse_strided(sparse_handle h, long n, long nsys, double *dl, doubl
 }
 #endif
 
-/* The median of 7 runs after a warm-up, and their smallest and largest. */
+/* The median of `reps` runs (7; --reps) after a warm-up, and their
+ * smallest and largest. */
+static int reps = 7;
 struct timing {
   float med, lo, hi;
 };
@@ -201,10 +206,10 @@ template <class R, class B> static timing median(R restore, B body)
 {
   timed(restore, body);
   std::vector<float> v;
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < reps; k++)
     v.push_back(timed(restore, body));
   std::sort(v.begin(), v.end());
-  return {v[3], v[0], v[6]};
+  return {v[reps / 2], v[0], v[reps - 1]};
 }
 
 static void row(const char *what, const char *prec, long n, long nsys, double words, size_t size,
@@ -507,17 +512,40 @@ static void batch_kernels(batch<double> &g, double limit)
 
 int main(int argc, char **argv)
 {
-  int with_occupancy = argc > 1 && !strcmp(argv[1], "--occupancy");
+  int with_occupancy = 0;
+  long only = 0;
+  for (int i = 1; i < argc; i++) {
+    char *end = NULL;
+    if (!strcmp(argv[i], "--occupancy")) {
+      with_occupancy = 1;
+      continue;
+    }
+    if (i + 1 < argc && !strcmp(argv[i], "--reps")) {
+      long r = strtol(argv[++i], &end, 10);
+      if (*end || r < 1 || r > 101 || r % 2 == 0) {
+        fprintf(stderr, "tridlab-gpu-bench: --reps takes an odd count from 1 to 101\n");
+        return 2;
+      }
+      reps = (int)r;
+      continue;
+    }
+    if (i + 1 < argc && !strcmp(argv[i], "--n")) {
+      only = strtol(argv[++i], &end, 10);
+      if (*end || (only != 256 && only != 1024 && only != 4096)) {
+        fprintf(stderr, "tridlab-gpu-bench: --n takes 256, 1024 or 4096\n");
+        return 2;
+      }
+      continue;
+    }
+    fprintf(stderr, "usage: tridlab-gpu-bench [--occupancy] [--n 256|1024|4096] [--reps R]\n");
+    return 2;
+  }
 #ifdef __HIPCC__
   if (with_occupancy) {
     fprintf(stderr, "tridlab-gpu-bench: --occupancy is measured under CUDA only\n");
     return 2;
   }
 #endif
-  if (argc > 1 && !with_occupancy) {
-    fprintf(stderr, "usage: tridlab-gpu-bench [--occupancy]\n");
-    return 2;
-  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) {
     printf("tridlab-gpu-bench: no GPU device present; nothing measured\n");
@@ -528,6 +556,8 @@ int main(int argc, char **argv)
   printf("kernel,precision,n,nsys,ahead,ms,ms_min,ms_max,GB/s,limit_ratio\n");
   const long total = 1L << 25;
   for (long n = 256; n <= 4096; n *= 4) {
+    if (only && n != only)
+      continue;
     long nsys = total / n, count = n * nsys; /* nsys is a multiple of 32 */
     batch<double> g(n, nsys);
     double *a = g.a, *b = g.b, *c = g.c, *d = g.d, *d0 = g.d0, *w = g.w;

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "tridlab/backend.h"
+#include "tridlab/gpu.h"
 #include "mpi_cli.h"
 #include "tridlab/mpi.h"
 #include "tridlab/tridlab.h"
@@ -253,6 +254,8 @@ int cmd_mpi_verify(int argc, char **argv)
     cli_error("verify: %s", info.msg);
     return mpi_agree(EXIT_FAILURE);
   }
+  if (mpi_rank() == 0 && a.gpu) /* a device where the device build found one, else the host */
+    printf("GPU kernels on rank 0: %s\n", tl_gpu_backend_name());
   if (mpi_rank() == 0)
     printf("verify on %zu ranks: %ld passed, %ld reported, %ld unexpected, %ld silent failures "
            "(%ld skipped)\n",

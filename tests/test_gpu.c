@@ -812,6 +812,106 @@ Test(gpu_distd2, slice_phases_agree_with_the_reference, .timeout = 120)
   reset_order();
 }
 
+/* The resident slices (tl_gpu_distd2_resident_*, what distd2_gpu_mpi
+ * runs) against the copying slice entry points on the same inputs: the
+ * same returns, status words, edges, d' (fetched back system by system)
+ * and x, bit for bit, with an overflow in the decoupling (system 3's d)
+ * and in the substitution (system 5's x_first) where nsys allows; a d'
+ * put back for system 0 is the one the substitution uses; the bytes that
+ * crossed are the ones the header counts; bad arguments are refused. */
+static void resident_agrees(size_t m, size_t nsys)
+{
+  size_t cnt = m * nsys;
+  double *abc = malloc(3 * cnt * 8), *rows = malloc(5 * cnt * 8), *fix = malloc(nsys * 8);
+  double *d = malloc(cnt * 8), *dt = malloc(cnt * 8), *dtr = malloc(cnt * 8);
+  double *x = malloc(cnt * 8), *xr = malloc(cnt * 8), *edge = malloc(6 * nsys * 8);
+  double *edger = malloc(6 * nsys * 8), *ends = malloc(2 * nsys * 8);
+  int *stat = malloc(3 * nsys * sizeof(int)), *statr = malloc(3 * nsys * sizeof(int));
+  cr_assert(abc && rows && fix && d && dt && dtr && x && xr && edge && edger && ends && stat &&
+            statr);
+  tl_info info;
+  for (size_t k = 0; k < cnt; k++) {
+    abc[k] = sin(0.7 * (double)k), abc[cnt + k] = 4 + cos((double)k);
+    abc[2 * cnt + k] = cos(1.3 * (double)k), d[k] = sin(0.01 * (double)k);
+  }
+  if (nsys > 3)
+    d[3 * m + m / 2] = INFINITY;
+  for (size_t s = 0; s < nsys; s++) {
+    tl_distd2_plan plan;
+    size_t o = s * m;
+    cr_assert_eq(tl_distd2_plan_slice_in_d(&plan, 3 * m, 0, m, m, abc + o, abc + cnt + o,
+                                           abc + 2 * cnt + o, rows + 5 * o, &info),
+                 TL_OK, "%s", info.msg);
+    fix[s] = plan.fix_scale[0];
+    ends[2 * s] = s == 5 ? INFINITY : sin((double)s), ends[2 * s + 1] = cos((double)s);
+    tl_distd2_plan_destroy(&plan);
+  }
+  /* the copying entry points */
+  int rdec = tl_gpu_distd2_slice_decouple_d(m, nsys, rows, fix, d, dtr, edger, statr, &info);
+  for (size_t k = 0; k < m; k++) /* system 0's d', changed by the caller */
+    dtr[k] = 0.5 + 0.25 * (double)k;
+  memcpy(dt, dtr, m * 8);
+  int *dec_stat = malloc(3 * nsys * sizeof(int));
+  cr_assert(dec_stat);
+  memcpy(dec_stat, statr, 3 * nsys * sizeof(int));
+  int rsub = tl_gpu_distd2_slice_substitute_d(m, nsys, rows, ends, dtr, xr, statr, &info);
+  /* the resident slices */
+  tl_gpu_distd2_resident *r = NULL;
+  cr_assert_eq(tl_gpu_distd2_resident_open_d(m, nsys, rows, fix, d, &r, &info), TL_OK, "%s",
+               info.msg);
+  int gdec = tl_gpu_distd2_resident_decouple_d(r, edge, stat, &info);
+  cr_expect_eq(gdec, rdec, "m %zu nsys %zu: decouple %d vs %d", m, nsys, gdec, rdec);
+  cr_expect(memcmp(edge, edger, 6 * nsys * 8) == 0, "m %zu nsys %zu: edges differ", m, nsys);
+  for (size_t s = 0; s < nsys; s++) /* words 0 and 1 the kernel's, word 2 still "no row" */
+    cr_expect(stat[3 * s] == dec_stat[3 * s] && stat[3 * s + 1] == dec_stat[3 * s + 1] &&
+                  stat[3 * s + 2] == -1,
+              "m %zu: status words of system %zu after the decoupling", m, s);
+  free(dec_stat);
+  for (size_t s = 1; s < nsys; s++) {
+    double got[128];
+    cr_assert(m <= 128);
+    cr_assert_eq(tl_gpu_distd2_resident_dt_d(r, s, got, 0, &info), TL_OK, "%s", info.msg);
+    cr_expect(memcmp(got, dtr + s * m, m * 8) == 0, "m %zu: d' of system %zu differs", m, s);
+  }
+  cr_assert_eq(tl_gpu_distd2_resident_dt_d(r, 0, dt, 1, &info), TL_OK, "%s", info.msg);
+  int gsub = tl_gpu_distd2_resident_substitute_d(r, ends, x, stat, &info);
+  cr_expect_eq(gsub, rsub, "m %zu nsys %zu: substitute %d vs %d", m, nsys, gsub, rsub);
+  cr_expect(memcmp(stat, statr, 3 * nsys * sizeof(int)) == 0, "status words differ");
+  cr_expect(memcmp(x, xr, cnt * 8) == 0, "m %zu nsys %zu: x differs", m, nsys);
+  size_t up, down, z = 8, i = sizeof(int);
+  tl_gpu_distd2_resident_traffic(r, &up, &down);
+  size_t want_up = 6 * cnt * z + nsys * z + 3 * nsys * i + m * z + 2 * nsys * z;
+  size_t want_down = 6 * nsys * z + 3 * nsys * i + (nsys - 1) * m * z + cnt * z + 3 * nsys * i;
+  cr_expect(up == want_up && down == want_down, "bytes up %zu (%zu), down %zu (%zu)", up, want_up,
+            down, want_down);
+  cr_expect_eq(tl_gpu_distd2_resident_dt_d(r, nsys, dt, 0, &info), TL_ERR_ARG);
+  tl_gpu_distd2_resident_close(r);
+  free(abc), free(rows), free(fix), free(d), free(dt), free(dtr), free(x), free(xr);
+  free(edge), free(edger), free(ends), free(stat), free(statr);
+}
+
+Test(gpu_distd2, resident_slices_equal_the_copying_entry_points, .timeout = 120)
+{
+  static const size_t ms[] = {2, 9, 101};
+  static const size_t counts_[] = {1, 7, 33};
+  for (size_t o = 0; o < NORDERS; o++) {
+    set_orders(o);
+    for (size_t im = 0; im < 3; im++)
+      for (size_t ic = 0; ic < 3; ic++)
+        resident_agrees(ms[im], counts_[ic]);
+  }
+  reset_order();
+  tl_gpu_distd2_resident *r = (tl_gpu_distd2_resident *)1;
+  double one[4] = {1, 1, 1, 1};
+  tl_info info;
+  cr_expect_eq(tl_gpu_distd2_resident_open_d(1, 1, one, one, one, &r, &info), TL_ERR_ARG);
+  cr_expect_null(r, "a refused open leaves no slices");
+  cr_expect_eq(tl_gpu_distd2_resident_open_d(2, 1, NULL, one, one, &r, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_gpu_distd2_resident_open_d(2, 1, one, one, one, NULL, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_gpu_distd2_resident_decouple_d(NULL, one, (int *)one, &info), TL_ERR_ARG);
+  tl_gpu_distd2_resident_close(NULL);
+}
+
 /* The float slice kernels: the double plans rounded to float, close to
  * the double kernels' d', edges and x. */
 Test(gpu_distd2, float_slice_phases_are_accurate)

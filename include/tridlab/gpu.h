@@ -193,6 +193,36 @@ int tl_gpu_distd2_slice_substitute_d(size_t m, size_t nsys, const double *rows, 
 int tl_gpu_distd2_slice_substitute_f(size_t m, size_t nsys, const float *rows, const float *ends,
                                      const float *dt, float *x, int *stat, tl_info *info);
 
+/* The same two kernels with the slices kept where the kernels run, between
+ * the two and across the exchange (optimized/gpu/gpu_resident.c; what
+ * distd2_gpu_mpi runs): on the device a device build installed when the
+ * slices are opened, else in host memory the emulator runs the kernels on.
+ *
+ *   open        the plans' rows (5 m per system), fix_scale and d go there
+ *   decouple    Algorithm 6 there; d' stays, the edges (6 per system) and
+ *               the status words (3 ints per system) come back
+ *   (host)      the exchange, the 2x2 systems
+ *   substitute  the ends (2 per system) go there, Algorithm 7 into x
+ *               there, x and the status words come back; d' is kept
+ *   dt          one system's m values of d' to the host (to_device 0) or
+ *               back (1), for a caller that redoes that system on the host
+ *
+ * traffic: the bytes copied there (up) and back (down) since open. The
+ * returns, stat, and the kernels' bits are the slice entry points'. close
+ * frees what open made (NULL: nothing). Double only. */
+typedef struct tl_gpu_distd2_resident tl_gpu_distd2_resident;
+int tl_gpu_distd2_resident_open_d(size_t m, size_t nsys, const double *rows,
+                                  const double *fix_scale, const double *d,
+                                  tl_gpu_distd2_resident **out, tl_info *info);
+int tl_gpu_distd2_resident_decouple_d(tl_gpu_distd2_resident *r, double *edge, int *stat,
+                                      tl_info *info);
+int tl_gpu_distd2_resident_dt_d(tl_gpu_distd2_resident *r, size_t s, double *dt, int to_device,
+                                tl_info *info);
+int tl_gpu_distd2_resident_substitute_d(tl_gpu_distd2_resident *r, const double *ends, double *x,
+                                        int *stat, tl_info *info);
+void tl_gpu_distd2_resident_traffic(const tl_gpu_distd2_resident *r, size_t *up, size_t *down);
+void tl_gpu_distd2_resident_close(tl_gpu_distd2_resident *r);
+
 /* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d: the
  * partition's solution y and its whole spikes v, w) for every partition
  * of every system of a batch (batch layout), one block per system and
@@ -283,6 +313,21 @@ typedef struct tl_gpu_device_ops {
                                size_t len);
   int (*distd2_slice_substitute)(size_t m, size_t nsys, const double *rows, const double *ends,
                                  const double *dt, double *x, int *stat, char *err, size_t len);
+  /* Memory on the device, kept between calls (tl_gpu_distd2_resident_*):
+   * alloc (NULL when it fails, the runtime's message in err), release,
+   * and copies of bytes to it (put) and from it (get): 0, or -1 with the
+   * message. */
+  void *(*alloc)(size_t bytes, char *err, size_t len);
+  void (*release)(void *p);
+  int (*put)(void *dev, const void *host, size_t bytes, char *err, size_t len);
+  int (*get)(void *host, const void *dev, size_t bytes, char *err, size_t len);
+  /* The two slice kernels on arrays already on the device: no copies. */
+  int (*distd2_slice_decouple_there)(size_t m, size_t nsys, const double *rows,
+                                     const double *fix_scale, const double *d, double *dt,
+                                     double *edge, int *stat, char *err, size_t len);
+  int (*distd2_slice_substitute_there)(size_t m, size_t nsys, const double *rows,
+                                       const double *ends, const double *dt, double *x, int *stat,
+                                       char *err, size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

@@ -46,8 +46,10 @@ static int dev_done(dev_arrays *m, tl_gpuError_t e, char *err, size_t len)
 {
   for (int k = 0; k < m->count; k++)
     tl_gpuFree(m->p[k]);
-  if (e != tl_gpuSuccess)
+  if (e != tl_gpuSuccess) {
     snprintf(err, len, "%s", tl_gpuGetErrorString(e));
+    (void)tl_gpuGetLastError(); /* not left pending for the next call's launch check */
+  }
   return e == tl_gpuSuccess ? 0 : -1;
 }
 
@@ -85,6 +87,49 @@ static tl_gpuError_t dev_download(dev_arrays *m, int ans, void *x, size_t xbytes
   return e;
 }
 
+/* Device memory that outlives one call (tl_gpu_device_ops: alloc,
+ * release, put, get), for callers that keep arrays there between
+ * kernels. */
+static void *dev_alloc(size_t bytes, char *err, size_t len)
+{
+  void *p = NULL;
+  tl_gpuError_t e = tl_gpuMalloc(&p, bytes ? bytes : 1);
+  if (e == tl_gpuSuccess)
+    return p;
+  snprintf(err, len, "%s", tl_gpuGetErrorString(e));
+  (void)tl_gpuGetLastError(); /* not left pending for the next launch's check */
+  return NULL;
+}
+
+static void dev_release(void *p)
+{
+  if (p)
+    tl_gpuFree(p);
+}
+
+static int dev_copy(void *to, const void *from, size_t bytes, int up, char *err, size_t len)
+{
+  if (!bytes)
+    return 0;
+  tl_gpuError_t e =
+      tl_gpuMemcpy(to, from, bytes, up ? tl_gpuMemcpyHostToDevice : tl_gpuMemcpyDeviceToHost);
+  if (e == tl_gpuSuccess)
+    return 0;
+  snprintf(err, len, "%s", tl_gpuGetErrorString(e));
+  (void)tl_gpuGetLastError();
+  return -1;
+}
+
+static int dev_put(void *dev, const void *host, size_t bytes, char *err, size_t len)
+{
+  return dev_copy(dev, host, bytes, 1, err, len);
+}
+
+static int dev_get(void *host, const void *dev, size_t bytes, char *err, size_t len)
+{
+  return dev_copy(host, dev, bytes, 0, err, len);
+}
+
 #define TL_GPU_EACH "gpu_device_pass.h"
 #include "gpu_each_precision.h"
 
@@ -96,12 +141,22 @@ static tl_gpuError_t dev_download(dev_arrays *m, int ans, void *x, size_t xbytes
 #else
 #define TL_GPU_RUNTIME "cuda"
 #endif
-static const tl_gpu_device_ops device_ops = {TL_GPU_RUNTIME, tl_gpu_dev_thomas_sz_d,
-                                             tl_gpu_dev_thomas_periodic_sz_d, tl_gpu_dev_pcr_d,
-                                             tl_gpu_dev_hybrid_pcr_d, tl_gpu_dev_distd2_d,
-                                             tl_gpu_dev_pdd_local_d, tl_gpu_dev_spike_local_d,
+static const tl_gpu_device_ops device_ops = {TL_GPU_RUNTIME,
+                                             tl_gpu_dev_thomas_sz_d,
+                                             tl_gpu_dev_thomas_periodic_sz_d,
+                                             tl_gpu_dev_pcr_d,
+                                             tl_gpu_dev_hybrid_pcr_d,
+                                             tl_gpu_dev_distd2_d,
+                                             tl_gpu_dev_pdd_local_d,
+                                             tl_gpu_dev_spike_local_d,
                                              tl_gpu_dev_distd2_slice_decouple_d,
-                                             tl_gpu_dev_distd2_slice_substitute_d};
+                                             tl_gpu_dev_distd2_slice_substitute_d,
+                                             dev_alloc,
+                                             dev_release,
+                                             dev_put,
+                                             dev_get,
+                                             tl_gpu_dev_distd2_slice_decouple_there_d,
+                                             tl_gpu_dev_distd2_slice_substitute_there_d};
 
 /* The device's table, for programs that switch between it and emulation
  * (tests/gpu/device_test.c). */

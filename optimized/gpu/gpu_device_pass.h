@@ -247,4 +247,35 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, con
   return dev_done(&a, dev_download(&a, in_place ? 2 : 3, x, v, 4, stat, sb), err, len);
 }
 
+/* The two slice kernels on arrays already on the device (the resident
+ * slices of tl_gpu_distd2_resident_*: gpu_entry.c): launch, wait, and the
+ * launch's error; nothing is copied. */
+extern "C" int KF(tl_gpu_dev_distd2_slice_decouple_there)(size_t m, size_t nsys, const T *rows,
+                                                          const T *fix_scale, const T *d, T *dt,
+                                                          T *edge, int *stat, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(distd2_slice_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, rows,
+            fix_scale, d, dt, edge, stat);
+  dev_arrays none = {{0}, 0};
+  tl_gpuError_t e = tl_gpuGetLastError();
+  if (e == tl_gpuSuccess)
+    e = tl_gpuDeviceSynchronize();
+  return dev_done(&none, e, err, len);
+}
+
+extern "C" int KF(tl_gpu_dev_distd2_slice_substitute_there)(size_t m, size_t nsys, const T *rows,
+                                                            const T *ends, const T *dt, T *x,
+                                                            int *stat, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, rows,
+            ends, dt, x, stat);
+  dev_arrays none = {{0}, 0};
+  tl_gpuError_t e = tl_gpuGetLastError();
+  if (e == tl_gpuSuccess)
+    e = tl_gpuDeviceSynchronize();
+  return dev_done(&none, e, err, len);
+}
+
 #undef TL_DEV_ARGS

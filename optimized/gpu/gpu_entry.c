@@ -36,6 +36,11 @@ const char *tl_gpu_backend_name(void)
   return device ? device->name : "gpu-emulated";
 }
 
+const tl_gpu_device_ops *tl_gpu_device_installed(void)
+{
+  return device;
+}
+
 /* tl_gpu_hybrid_chip's setting (tridlab/gpu.h): the on-chip hybrid
  * kernel wherever it applies, unless a caller turned it off. */
 static int hybrid_chip_on = 1;
@@ -686,6 +691,35 @@ static int KF(distd2_slice_status)(const char *what, size_t nsys, const int *sta
   return TL_OK;
 }
 
+/* The kernel call of each slice phase, for the entry points below and
+ * the resident slices' emulated path. */
+static KF(gpu_call) KF(decouple_call)(size_t m, size_t nsys, const T *rows, const T *fix_scale,
+                                      const T *d, T *dt, T *edge, int *stat)
+{
+  return (KF(gpu_call)){.who = "distd2_slice",
+                        .n = m,
+                        .nsys = nsys,
+                        .coef = rows,
+                        .fix = fix_scale,
+                        .d = d,
+                        .w = dt,
+                        .edge = edge,
+                        .stat = stat};
+}
+
+static KF(gpu_call) KF(substitute_call)(size_t m, size_t nsys, const T *rows, const T *ends,
+                                        const T *dt, T *x, int *stat)
+{
+  return (KF(gpu_call)){.who = "distd2_slice",
+                        .n = m,
+                        .nsys = nsys,
+                        .coef = rows,
+                        .fix = ends,
+                        .d = dt,
+                        .x = x,
+                        .stat = stat};
+}
+
 int KF(tl_gpu_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows, const T *fix_scale,
                                      const T *d, T *dt, T *edge, int *stat, tl_info *info)
 {
@@ -693,12 +727,37 @@ int KF(tl_gpu_distd2_slice_decouple)(size_t m, size_t nsys, const T *rows, const
   if (!rows || !fix_scale || !d || !dt || !edge || !stat || dt == d)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array",
                    "distd2_slice: no array may be NULL, and dt may not be d");
-  KF(gpu_call) call = {.who = "distd2_slice", .n = m, .nsys = nsys, .coef = rows,
-                       .fix = fix_scale, .d = d, .w = dt, .edge = edge, .stat = stat};
+  KF(gpu_call) call = KF(decouple_call)(m, nsys, rows, fix_scale, d, dt, edge, stat);
   TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(distd2_slice_decouple_on_device)),
                        KF(distd2_slice_decouple_emulated), info));
   return KF(distd2_slice_status)("decoupling", nsys, stat, 0, info);
 }
+
+#if TL_GPU_DOUBLE
+int tl_gpu_distd2_slice_verdict_d(const char *what, size_t nsys, const int *stat, int word,
+                                  tl_info *info)
+{
+  return KF(distd2_slice_status)(what, nsys, stat, word, info);
+}
+
+int tl_gpu_distd2_slice_decouple_emulate_d(size_t m, size_t nsys, const double *rows,
+                                           const double *fix_scale, const double *d, double *dt,
+                                           double *edge, int *stat, tl_info *info)
+{
+  KF(gpu_call) call = KF(decouple_call)(m, nsys, rows, fix_scale, d, dt, edge, stat);
+  TL_CALL(KF(distd2_slice_decouple_emulated)(&call, info));
+  return tl_gpu_launch_status(info);
+}
+
+int tl_gpu_distd2_slice_substitute_emulate_d(size_t m, size_t nsys, const double *rows,
+                                             const double *ends, const double *dt, double *x,
+                                             int *stat, tl_info *info)
+{
+  KF(gpu_call) call = KF(substitute_call)(m, nsys, rows, ends, dt, x, stat);
+  TL_CALL(KF(distd2_slice_substitute_emulated)(&call, info));
+  return tl_gpu_launch_status(info);
+}
+#endif
 
 int KF(tl_gpu_distd2_slice_substitute)(size_t m, size_t nsys, const T *rows, const T *ends,
                                        const T *dt, T *x, int *stat, tl_info *info)
@@ -706,8 +765,7 @@ int KF(tl_gpu_distd2_slice_substitute)(size_t m, size_t nsys, const T *rows, con
   TL_CALL(check_sizes("distd2_slice", m, nsys, 2, info));
   if (!rows || !ends || !dt || !x || !stat)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "distd2_slice: no array may be NULL");
-  KF(gpu_call) call = {.who = "distd2_slice", .n = m, .nsys = nsys, .coef = rows, .fix = ends,
-                       .d = dt, .x = x, .stat = stat};
+  KF(gpu_call) call = KF(substitute_call)(m, nsys, rows, ends, dt, x, stat);
   TL_CALL(KF(dispatch)(&call, ON_DEVICE(KF(distd2_slice_substitute_on_device)),
                        KF(distd2_slice_substitute_emulated), info));
   return KF(distd2_slice_status)("substitution", nsys, stat, 2, info);

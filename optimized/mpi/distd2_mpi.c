@@ -34,11 +34,12 @@
  * the packed kernels apply: a matrix shared by the batch).
  *
  * distd2_gpu_mpi (one GPU per rank) is the general batch's program with
- * Algorithms 6 and 7 on the GPU kernels of the rank's slices
- * (tl_gpu_distd2_slice_decouple_d, tl_gpu_distd2_slice_substitute_d: a
- * thread per system, each reading its own plan's rows): Algorithm 5 and
- * the 2x2 systems stay on the host, and so do the messages and the
- * ledger, which are distd2_mpi's.
+ * Algorithms 6 and 7 on the GPU kernels of the rank's slices, which stay
+ * where the kernels run between the two (tl_gpu_distd2_resident_*: a
+ * thread per system, each reading its own plan's rows; only the edges
+ * and the ends cross, and x at the end): Algorithm 5 and the 2x2 systems
+ * stay on the host, and so do the messages and the ledger, which are
+ * distd2_mpi's.
  *
  * Cost per rank: the reference's flops on m rows per system; one
  * exchange of 3 words per system with each neighbour (the packed entry:
@@ -264,25 +265,28 @@ static int verdict(const notes *nt, const sys_state *ss, size_t nsys, const tl_d
 
 #define ROWS(arr, s) ((const double *)(arr) + (s)*sl->m)
 
-/* Phase 2 of distd2_gpu_mpi: Algorithm 6 of every system on the GPU
- * kernel (tl_gpu_distd2_slice_decouple_d), d' into dt and each system's
- * two boundary rows into its edge. On a device d' would stay there and
- * only the edges (6 words per system) come back for the exchange; here
- * the device is the emulator, with its checker. A system whose d' the
- * kernel flags goes to the reference (redo) for its report; a launch
- * that fails (a kernel bug the checker found) is every system's failure,
- * reported; no memory: the reference for every system. */
+/* Phase 2 of distd2_gpu_mpi: the slices go where the GPU kernels run
+ * (tl_gpu_distd2_resident_open_d: the plans' rows and d), Algorithm 6 of
+ * every system runs there, and only each system's two boundary rows (its
+ * edge, 6 words) and status words come back for the exchange: d' stays
+ * there (*res) for phase 5. Without a device the emulator runs the same
+ * kernel, with its checker. A system whose d' the kernel flags goes to
+ * the reference (redo) for its report; a launch that fails (a kernel bug
+ * the checker found) is every system's failure, reported; no memory: the
+ * reference for every system. */
 static void decouple_gpu(const notes *nt, const tl_mpi_batch *sl, const double *rows,
-                         const double *fix, double *dt, sys_state *ss, unsigned char *redo)
+                         const double *fix, tl_gpu_distd2_resident **res, sys_state *ss,
+                         unsigned char *redo)
 {
   size_t m = sl->m, nsys = sl->nsys;
   double *edge = tl_alloc(TL_DISTD2_EDGE_WORDS * 2 * nsys, sizeof *edge);
   int *stat = tl_alloc(3 * nsys, sizeof *stat);
   tl_info gi;
   tl_info_clear(&gi);
-  int rc = edge && stat
-               ? tl_gpu_distd2_slice_decouple_d(m, nsys, rows, fix, sl->d, dt, edge, stat, &gi)
-               : TL_ERR_NOMEM;
+  int rc = edge && stat ? tl_gpu_distd2_resident_open_d(m, nsys, rows, fix, sl->d, res, &gi)
+                        : TL_ERR_NOMEM;
+  if (rc == TL_OK)
+    rc = tl_gpu_distd2_resident_decouple_d(*res, edge, stat, &gi);
   for (size_t s = 0; s < nsys; s++) {
     if (ss[s].bad)
       continue;
@@ -299,14 +303,16 @@ static void decouple_gpu(const notes *nt, const tl_mpi_batch *sl, const double *
   free(stat);
 }
 
-/* Phase 5 of distd2_gpu_mpi: Algorithm 7 of every system on the GPU
- * kernel (tl_gpu_distd2_slice_substitute_d) from d' in dt and the x_first,
- * x_last of its 2x2 systems, into x; each system's status noted. A system
- * the kernel flags, and every system when memory is short, runs the
- * reference's substitution (its bits and report); a launch that fails
- * is every system's failure. */
+/* Phase 5 of distd2_gpu_mpi: the x_first, x_last of every system's 2x2
+ * systems go to the resident slices, Algorithm 7 runs there from the d'
+ * phase 2 left there, and x comes back (tl_gpu_distd2_resident_substitute_d);
+ * each system's status noted. A system the kernel flags, and every system
+ * when memory is short, runs the reference's substitution (its bits and
+ * report) on its d' fetched back into dt (no resident slices: every d' is
+ * in dt already, from the reference); a launch that fails is every
+ * system's failure. */
 static void substitute_gpu(const notes *nt, const tl_mpi_batch *sl, const tl_distd2_plan *plans,
-                           const double *rows, const double *dt, double *x, const sys_state *ss)
+                           tl_gpu_distd2_resident *res, double *dt, double *x, const sys_state *ss)
 {
   size_t m = sl->m, nsys = sl->nsys;
   double *ends = tl_alloc(2 * nsys, sizeof *ends);
@@ -314,12 +320,12 @@ static void substitute_gpu(const notes *nt, const tl_mpi_batch *sl, const tl_dis
   tl_info one;
   tl_info_clear(&one);
   int rc = TL_ERR_NOMEM;
-  if (ends && stat) {
+  if (res && ends && stat) {
     for (size_t s = 0; s < nsys; s++) {
       ends[2 * s] = ss[s].bad ? 0.0 : ss[s].x_first;
       ends[2 * s + 1] = ss[s].bad ? 0.0 : ss[s].x_last;
     }
-    rc = tl_gpu_distd2_slice_substitute_d(m, nsys, rows, ends, dt, x, stat, &one);
+    rc = tl_gpu_distd2_resident_substitute_d(res, ends, x, stat, &one);
   }
   tl_info gi = one;
   for (size_t s = 0; s < nsys; s++) {
@@ -329,9 +335,13 @@ static void substitute_gpu(const notes *nt, const tl_mpi_batch *sl, const tl_dis
     int sst = TL_OK;
     if (rc < 0 && rc != TL_ERR_BREAKDOWN && rc != TL_ERR_NOMEM) /* nothing came back */
       sst = rc, one = gi;
-    else if (rc == TL_ERR_NOMEM || (rc == TL_ERR_BREAKDOWN && stat[3 * s + 2] >= 0))
-      sst = tl_distd2_substitute_d(&plans[s], 0, ss[s].x_first, ss[s].x_last, dt + s * m, x + s * m,
-                                   &one);
+    else if (rc == TL_ERR_NOMEM || (rc == TL_ERR_BREAKDOWN && stat[3 * s + 2] >= 0)) {
+      if (res) /* its d' is where the kernels run */
+        sst = tl_gpu_distd2_resident_dt_d(res, s, dt + s * m, 0, &one);
+      if (sst == TL_OK)
+        sst = tl_distd2_substitute_d(&plans[s], 0, ss[s].x_first, ss[s].x_last, dt + s * m,
+                                     x + s * m, &one);
+    }
     note(nt, s, PH_SUBSTITUTE, sst, &one);
   }
   free(ends);
@@ -386,6 +396,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
                      : tl_mpi_scratch_dirty(5 * m * nsys, sizeof(double));
   double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
   unsigned char *flag = tl_alloc(2 * nsys + 1, 1), *strict = flag ? flag + nsys : NULL;
+  tl_gpu_distd2_resident *res = NULL; /* the GPU program's slices, where its kernels run */
   int status = TL_OK;
   /* own_entry_check: the kernels check the entries of the systems they do
    * not flag as they read them (a, b, c and, through d', d in phase 1;
@@ -436,13 +447,14 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   }
   /* Phase 2: Algorithm 6. On the CPU, d' is in x from phase 1 but for
    * the systems it flagged (their entries, d's too, scanned above). On
-   * the GPU kernel, d' in dt, the edges from the kernel. A flagged
-   * system runs the reference for its report; one whose plan failed is
-   * skipped. */
+   * the GPU kernel, d' stays where the kernel ran (res) and the edges
+   * come back; dt holds only what the host redoes. A flagged system runs
+   * the reference for its report (its d' then put back there); one whose
+   * plan failed is skipped. */
   double *dt = gpu ? rows + 5 * m * nsys : x;
   if (gpu) {
     memset(flag, 0, nsys);
-    decouple_gpu(&nt, sl, rows, fix, dt, ss, flag);
+    decouple_gpu(&nt, sl, rows, fix, &res, ss, flag);
   }
   for (size_t s = 0; s < nsys; s++) {
     if (gpu && own_check && (flag[s] || ss[s].bad)) /* d not checked by the kernel */
@@ -453,6 +465,11 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
     tl_info_clear(&one);
     if (flag[s])
       rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), dt + s * m, &one);
+    if (flag[s] && rc >= 0 && res) { /* the reference's d' replaces the kernel's there */
+      int put = tl_gpu_distd2_resident_dt_d(res, s, dt + s * m, 1, &one);
+      if (put < 0)
+        rc = put;
+    }
     note(&nt, s, PH_DECOUPLE, rc, &one);
     ss[s].bad = rc < 0;
     if (!ss[s].bad && (!gpu || flag[s]))
@@ -464,7 +481,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
     goto cleanup;
   }
   if (gpu)
-    substitute_gpu(&nt, sl, plans, rows, dt, x, ss);
+    substitute_gpu(&nt, sl, plans, res, dt, x, ss);
   for (size_t s = 0; !gpu && s < nsys; s++) { /* phase 5: Algorithm 7, in place over d' */
     if (ss[s].bad)
       continue;
@@ -476,6 +493,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
   if (status == TL_OK)
     status = verdict(&nt, ss, nsys, plans, 1, tol, info);
 cleanup:
+  tl_gpu_distd2_resident_close(res);
   for (size_t s = 0; plans && s < nsys; s++)
     tl_distd2_plan_destroy(&plans[s]);
   free(plans);

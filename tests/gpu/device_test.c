@@ -8,6 +8,8 @@
  * orders are the Criterion tests' job): the status words must be equal
  * and the double answers bit-identical (the device build contracts no
  * a * b + c: -fmad=false); float answers within 4 ulps of the host's.
+ * DistD2's slice kernels run twice: through the copying entry points and
+ * with the slices kept on the device (tl_gpu_distd2_resident_*).
  * Every output array starts as the same byte pattern on both paths
  * (prefilled), so that a word no kernel writes must come back as it
  * went on the device too.
@@ -247,6 +249,21 @@ static void local_on_device(int spike, int type, size_t n, int parts, size_t nsy
   tl_problem_free(&p);
 }
 
+/* The three double outputs of two runs of DistD2's slices (per[j]: a
+ * value per row, else 6 per system), bit for bit (NaN equals NaN); then
+ * freed. */
+static int three_same(double *out[2][3], const size_t per[3], size_t len, size_t nsys, char *err,
+                      size_t cap)
+{
+  int same = 1;
+  for (int j = 0; j < 3 && same; j++)
+    same = same_answers(out[0][j], out[1][j], per[j] ? len : 6 * nsys, err, cap);
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < 3; j++)
+      free(out[k][j]);
+  return same;
+}
+
 /* One MPI rank's DistD2 slices (what distd2_gpu_mpi runs on each rank):
  * the middle rank of three, m rows, a plan per system; the decoupling
  * and the substitution emulated, then on the device: d', the edges, x
@@ -286,17 +303,65 @@ static void slices_on_device(size_t m, size_t nsys, int broken)
               !memcmp(st[0][1], st[1][1], 3 * nsys * sizeof(int)),
           "distd2_slice", m, nsys, "status words differ");
     static const size_t per[3] = {1, 0, 1};
-    int same = 1;
-    for (int j = 0; j < 3 && same; j++)
-      same = same_answers(out[0][j], out[1][j], per[j] ? len : 6 * nsys, err, sizeof err);
-    check(same, "distd2_slice", m, nsys, err);
-    for (int k = 0; k < 2; k++) {
-      for (int j = 0; j < 3; j++)
-        free(out[k][j]);
+    check(three_same(out, per, len, nsys, err, sizeof err), "distd2_slice", m, nsys, err);
+    for (int k = 0; k < 2; k++)
       free(st[k][0]), free(st[k][1]);
-    }
   }
   free(a), free(b), free(c), free(d), free(rows), free(fix), free(ends);
+}
+
+/* The same slices kept where the kernels run (tl_gpu_distd2_resident_*,
+ * what distd2_gpu_mpi runs): emulated, then on the device; the edges,
+ * every system's d' fetched back, x and the status words bit for bit. */
+static void resident_on_device(size_t m, size_t nsys, int broken)
+{
+  size_t len = m * nsys;
+  double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b), *c = malloc(len * sizeof *c);
+  double *d = malloc(len * sizeof *d), *rows = calloc(5 * len, sizeof *rows);
+  double *fix = calloc(nsys, sizeof *fix), *ends = calloc(2 * nsys, sizeof *ends);
+  double *out[2][3], *mine = malloc(m * sizeof *mine);
+  int *st[2], rc[2][3];
+  size_t moved[2][2] = {{0, 0}, {0, 0}};
+  tl_info info;
+  fill(len, 0, a, b, c, d);
+  if (broken)
+    d[len / 2 + 3] = INFINITY;
+  for (size_t i = 0; i < m; i++) /* a d' of its own for system 0, put there before Algorithm 7 */
+    mine[i] = 0.5 + 0.25 * (double)i;
+  int ok = slice_plans(m, nsys, a, b, c, rows, fix, ends, &info) == TL_OK;
+  check(ok, "distd2_resident plans", m, nsys, info.msg);
+  for (int k = 0; k < 2 && ok; k++) {
+    out[k][0] = prefilled(6 * nsys, sizeof(double)); /* the edges */
+    out[k][1] = prefilled(len, sizeof(double));      /* d', fetched back */
+    out[k][2] = prefilled(len, sizeof(double));      /* x */
+    st[k] = prefilled(6 * nsys, sizeof(int));
+    tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
+    tl_gpu_distd2_resident *r = NULL;
+    rc[k][0] = tl_gpu_distd2_resident_open_d(m, nsys, rows, fix, d, &r, &info);
+    rc[k][1] = r ? tl_gpu_distd2_resident_decouple_d(r, out[k][0], st[k], &info) : -99;
+    for (size_t s = 0; r && s < nsys; s++)
+      if (tl_gpu_distd2_resident_dt_d(r, s, out[k][1] + s * m, 0, &info) != TL_OK)
+        rc[k][1] = -98;
+    if (r && tl_gpu_distd2_resident_dt_d(r, 0, mine, 1, &info) != TL_OK)
+      rc[k][1] = -97;
+    rc[k][2] =
+        r ? tl_gpu_distd2_resident_substitute_d(r, ends, out[k][2], st[k] + 3 * nsys, &info) : -99;
+    tl_gpu_distd2_resident_traffic(r, &moved[k][0], &moved[k][1]);
+    tl_gpu_distd2_resident_close(r);
+  }
+  tl_gpu_use_device(NULL);
+  if (ok) {
+    char err[256] = "";
+    check(!memcmp(rc[0], rc[1], sizeof rc[0]), "distd2_resident", m, nsys, info.msg);
+    check(!memcmp(moved[0], moved[1], sizeof moved[0]), "distd2_resident", m, nsys,
+          "the bytes copied each way differ");
+    check(!memcmp(st[0], st[1], 6 * nsys * sizeof(int)), "distd2_resident", m, nsys,
+          "status words differ");
+    static const size_t per[3] = {0, 1, 1};
+    check(three_same(out, per, len, nsys, err, sizeof err), "distd2_resident", m, nsys, err);
+    free(st[0]), free(st[1]);
+  }
+  free(a), free(b), free(c), free(d), free(rows), free(fix), free(ends), free(mine);
 }
 
 int main(void)
@@ -322,6 +387,8 @@ int main(void)
   for (int broken = 0; broken <= 1; broken++) {
     slices_on_device(37, 70, broken);
     slices_on_device(1000, 33, broken);
+    resident_on_device(37, 70, broken);
+    resident_on_device(1000, 33, broken);
   }
   distd2_on_device(1000, 1, 8, 500);
   distd2_on_device(4096, 0, 16, 33);

@@ -467,6 +467,50 @@ static void same_bits_case(mpi_check *mc, const char *name, const char *twin, si
   mc_end(mc);
 }
 
+/* distd2_gpu_mpi when memory runs short (tl_alloc_fail_at(k) for k = 1,
+ * 2, ...; on one rank only: on several, a rank without memory ends the
+ * job). Each failed allocation is either the solve's TL_ERR_NOMEM, or one
+ * the program works around with distd2_mpi's bits: the resident slices'
+ * or the edges' (every system to the reference, its d' on the host), the
+ * ends' (every d' fetched back from the slices, the reference's
+ * substitution). */
+static void memory_short_case(mpi_check *mc)
+{
+  const tl_algorithm *algo = tl_mpi_find("distd2_gpu_mpi"), *twin = tl_mpi_find("distd2_mpi");
+  if (mc->size != 1 || !algo || !twin)
+    return;
+  mc_case(mc, "distd2_gpu_mpi with memory short: distd2_mpi's bits, or no memory");
+  problem pr = {{0}, NULL};
+  make_problem(&pr, TL_F64, 40, 5, 0, 98);
+  tl_mpi_batch local;
+  tl_info info;
+  MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, NULL, &local, &info) == TL_OK,
+            "scatter: %s", info.msg);
+  size_t cnt = local.m * local.nsys;
+  double *x = calloc(cnt, sizeof *x), *y = calloc(cnt, sizeof *y);
+  MC_EXPECT(mc, tl_mpi_solve(twin, mc->comm, &local, y, NULL, &info) == TL_OK, "%s", info.msg);
+  int worked = 0, short_ = 0;
+  for (long k = 1; k <= 40; k++) {
+    tl_alloc_fail_at(k);
+    int st = tl_mpi_solve(algo, mc->comm, &local, x, NULL, &info);
+    tl_alloc_fail_at(0);
+    if (st == TL_OK) {
+      worked++;
+      MC_EXPECT(mc, memcmp(x, y, cnt * sizeof *x) == 0, "allocation %ld failing: x differs", k);
+    } else {
+      short_++;
+      MC_EXPECT(mc, st == TL_ERR_NOMEM, "allocation %ld failing: %s (%s)", k, tl_status_name(st),
+                info.msg);
+    }
+  }
+  MC_EXPECT(mc, worked > 0 && short_ > 0, "%d solved, %d short of memory", worked, short_);
+  free(x);
+  free(y);
+  tl_mpi_batch_free(&local);
+  free(pr.mem);
+  mc_end(mc);
+}
+
 /* Every rank must pass a slice of the same batch: rank P-1 given another
  * n (then another nsys) is a bad argument, the same on every rank, before
  * any algorithm runs (a rank with another batch would run other rounds
@@ -969,6 +1013,7 @@ int main(int argc, char **argv)
   same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", 40 * (size_t)P, 19, 0, NULL, 95);
   same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", n_uneven, 19, 0, uneven, 96);
   same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", n_uneven, 35, 1, uneven, 97);
+  memory_short_case(&mc);
   static const char *const distd2s[] = {"distd2_mpi", "distd2_gpu_mpi"};
   for (size_t k = 0; k < 2; k++) {
     const tl_algorithm *algo = tl_mpi_find(distd2s[k]);

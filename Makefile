@@ -508,13 +508,15 @@ ifneq ($(SANITIZE),1)
 	@sh scripts/check-links.sh
 endif
 
-# Under the sanitizers the MPI programs run on 1, 3 and 7 ranks (the
-# single rank, an odd count and the most ranks with the smallest and
-# most uneven slices); the plain run has every count of MPI_RANKS. Each
-# sanitized rank pays ASan's start and LeakSanitizer's full-stack
-# unwinding of OpenMPI's allocations: on 2 cores the five programs took
-# 8 s on 1 rank, 8 s on 2, 22 s on 3, 31 s on 4 and 56 s on 7 ranks.
-SAN_MPI_RANKS ?= 1 3 7
+# Under the sanitizers the MPI programs run on 1 and 7 ranks (the single
+# rank, and the most ranks, with first, middle and last ranks and the
+# smallest and most uneven slices); the plain run has every count of
+# MPI_RANKS. Each sanitized rank pays ASan's start and LeakSanitizer's
+# full-stack unwinding of OpenMPI's allocations: on 2 cores the five
+# programs took 8 s on 1 rank, 8 s on 2, 22 s on 3, 31 s on 4 and 56 s on
+# 7 ranks (3 ranks were dropped on 2026-11-30 to keep make check within
+# 15 minutes; SAN_MPI_RANKS="1 3 7" runs them).
+SAN_MPI_RANKS ?= 1 7
 check-sanitize:
 	$(MAKE) --no-print-directory SANITIZE=1 MPI_RANKS="$(SAN_MPI_RANKS)" check-plain
 

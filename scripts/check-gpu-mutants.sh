@@ -56,11 +56,29 @@ mutant() {
   fi
 }
 
+# The mutants, TL_JOBS at a time (default: the processors), each one's
+# output and verdict kept apart, then printed and counted in the list's
+# order.
 echo "check-gpu-mutants: planted bugs (tests/gpu/mutants.txt)"
 tab=$(printf '\t')
 grep -v '^#' tests/gpu/mutants.txt | grep -v '^[ $tab]*$' > "$out/list.txt"
+jobs=${TL_JOBS:-$(nproc 2> /dev/null || echo 1)}
+running=0
 while read -r name family kind cmd; do
-  if mutant "$name" "$family" "$kind" "$cmd"; then
+  (
+    mutant "$name" "$family" "$kind" "$cmd" > "$out/$name.log" 2>&1
+    echo $? > "$out/$name.rc"
+  ) &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait
+    running=0
+  fi
+done < "$out/list.txt"
+wait
+while read -r name family kind cmd; do
+  cat "$out/$name.log"
+  if [ "$(cat "$out/$name.rc" 2> /dev/null)" = 0 ]; then
     passed=$((passed + 1))
   else
     fail=$((fail + 1))

@@ -90,6 +90,20 @@ static tl_gpuError_t dev_download(dev_arrays *m, int ans, void *x, size_t xbytes
 /* Device memory that outlives one call (tl_gpu_device_ops: alloc,
  * release, put, get), for callers that keep arrays there between
  * kernels. */
+/* After a launch: wait for it; 0, or -1 with the runtime's message
+ * (launch or run-time error, cleared). */
+static int dev_launched(char *err, size_t len)
+{
+  tl_gpuError_t e = tl_gpuGetLastError();
+  if (e == tl_gpuSuccess)
+    e = tl_gpuDeviceSynchronize();
+  if (e == tl_gpuSuccess)
+    return 0;
+  snprintf(err, len, "%s", tl_gpuGetErrorString(e));
+  (void)tl_gpuGetLastError();
+  return -1;
+}
+
 static void *dev_alloc(size_t bytes, char *err, size_t len)
 {
   void *p = NULL;

@@ -196,6 +196,30 @@ extern "C" int KF(tl_gpu_dev_spike_local)(size_t n, size_t nsys, int parts, cons
   return dev_done(&m, e, err, len);
 }
 
+/* The two slice kernels on arrays already on the device: launch, wait,
+ * and the launch's error (0, or -1 with the message). The resident
+ * slices of tl_gpu_distd2_resident_* (gpu_resident.c) call them through
+ * the device table; the copying wrappers below, between their copies. */
+extern "C" int KF(tl_gpu_dev_distd2_slice_decouple_there)(size_t m, size_t nsys, const T *rows,
+                                                          const T *fix_scale, const T *d, T *dt,
+                                                          T *edge, int *stat, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(distd2_slice_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, rows,
+            fix_scale, d, dt, edge, stat);
+  return dev_launched(err, len);
+}
+
+extern "C" int KF(tl_gpu_dev_distd2_slice_substitute_there)(size_t m, size_t nsys, const T *rows,
+                                                            const T *ends, const T *dt, T *x,
+                                                            int *stat, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, rows,
+            ends, dt, x, stat);
+  return dev_launched(err, len);
+}
+
 /* One MPI rank's DistD2 slices (the batch layout, m rows, a plan of 5 m
  * values per system). Decoupling: rows, fix_scale and d in; d', the
  * edges and stat back. Device arrays: 0 rows, 1 fix_scale, 2 d, 3 d',
@@ -210,15 +234,18 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_decouple)(size_t m, size_t nsys, const
 {
   dev_arrays a = {{0}, 0};
   size_t v = m * nsys * sizeof(T), eb = TL_DISTD2_SLICE_EDGE * nsys * sizeof(T);
-  size_t sb = 3 * nsys * sizeof(int), groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  size_t sb = 3 * nsys * sizeof(int);
   const void *host[6] = {rows, fix_scale, d, dt, edge, stat};
   size_t bytes[6] = {5 * v, nsys * sizeof(T), v, v, eb, sb};
   tl_gpuError_t e = dev_upload(&a, 6, host, bytes);
   if (e != tl_gpuSuccess)
     return dev_done(&a, e, err, len);
-  TL_LAUNCH(KF(distd2_slice_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
-            (const T *)a.p[0], (const T *)a.p[1], (const T *)a.p[2], (T *)a.p[3], (T *)a.p[4],
-            (int *)a.p[5]);
+  if (KF(tl_gpu_dev_distd2_slice_decouple_there)(m, nsys, (const T *)a.p[0], (const T *)a.p[1],
+                                                 (const T *)a.p[2], (T *)a.p[3], (T *)a.p[4],
+                                                 (int *)a.p[5], err, len)) {
+    dev_done(&a, tl_gpuSuccess, err, len); /* frees; err holds the launch's message */
+    return -1;
+  }
   e = dev_download(&a, 3, dt, v, 5, stat, sb);
   if (e == tl_gpuSuccess)
     e = tl_gpuMemcpy(edge, a.p[4], eb, tl_gpuMemcpyDeviceToHost);
@@ -234,7 +261,6 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, con
 {
   dev_arrays a = {{0}, 0};
   size_t v = m * nsys * sizeof(T), sb = 3 * nsys * sizeof(int);
-  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
   int in_place = x == dt;
   const void *host[5] = {rows, ends, dt, x, stat};
   size_t bytes[5] = {5 * v, 2 * nsys * sizeof(T), v, in_place ? 0 : v, sb};
@@ -242,40 +268,13 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, con
   if (e != tl_gpuSuccess)
     return dev_done(&a, e, err, len);
   T *dx = in_place ? (T *)a.p[2] : (T *)a.p[3];
-  TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
-            (const T *)a.p[0], (const T *)a.p[1], (const T *)a.p[2], dx, (int *)a.p[4]);
+  if (KF(tl_gpu_dev_distd2_slice_substitute_there)(m, nsys, (const T *)a.p[0], (const T *)a.p[1],
+                                                   (const T *)a.p[2], dx, (int *)a.p[4], err,
+                                                   len)) {
+    dev_done(&a, tl_gpuSuccess, err, len);
+    return -1;
+  }
   return dev_done(&a, dev_download(&a, in_place ? 2 : 3, x, v, 4, stat, sb), err, len);
-}
-
-/* The two slice kernels on arrays already on the device (the resident
- * slices of tl_gpu_distd2_resident_*: gpu_entry.c): launch, wait, and the
- * launch's error; nothing is copied. */
-extern "C" int KF(tl_gpu_dev_distd2_slice_decouple_there)(size_t m, size_t nsys, const T *rows,
-                                                          const T *fix_scale, const T *d, T *dt,
-                                                          T *edge, int *stat, char *err, size_t len)
-{
-  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
-  TL_LAUNCH(KF(distd2_slice_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, rows,
-            fix_scale, d, dt, edge, stat);
-  dev_arrays none = {{0}, 0};
-  tl_gpuError_t e = tl_gpuGetLastError();
-  if (e == tl_gpuSuccess)
-    e = tl_gpuDeviceSynchronize();
-  return dev_done(&none, e, err, len);
-}
-
-extern "C" int KF(tl_gpu_dev_distd2_slice_substitute_there)(size_t m, size_t nsys, const T *rows,
-                                                            const T *ends, const T *dt, T *x,
-                                                            int *stat, char *err, size_t len)
-{
-  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
-  TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, rows,
-            ends, dt, x, stat);
-  dev_arrays none = {{0}, 0};
-  tl_gpuError_t e = tl_gpuGetLastError();
-  if (e == tl_gpuSuccess)
-    e = tl_gpuDeviceSynchronize();
-  return dev_done(&none, e, err, len);
 }
 
 #undef TL_DEV_ARGS

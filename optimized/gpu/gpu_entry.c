@@ -55,12 +55,16 @@ int tl_gpu_hybrid_chip(int mode)
 
 /* A device call's result: TL_OK, or unsupported with the runtime's
  * message (the caller may fall back to the reference). */
+int tl_gpu_device_failed(const tl_gpu_device_ops *dev, const char *who, const char *err,
+                         tl_info *info)
+{
+  return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "device", "%s on the %s device: %s", who,
+                 dev->name, err);
+}
+
 static int device_result(int rc, const char *who, const char *err, tl_info *info)
 {
-  if (rc == 0)
-    return TL_OK;
-  return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "device", "%s on the %s device: %s", who,
-                 device->name, err);
+  return rc == 0 ? TL_OK : tl_gpu_device_failed(device, who, err, info);
 }
 
 int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *info)
@@ -271,6 +275,12 @@ typedef int (*KF(gpu_emulated))(const KF(gpu_call) *k, tl_info *info);
  * Returns TL_OK, a device error as unsupported with the runtime's
  * message, or the emulation's error (no memory; a kernel bug, from
  * tl_gpu_launch_status). The caller then reads the status words. */
+static int KF(run_emulated)(const KF(gpu_call) * k, KF(gpu_emulated) emulate, tl_info *info)
+{
+  TL_CALL(emulate(k, info));
+  return tl_gpu_launch_status(info);
+}
+
 static int KF(dispatch)(const KF(gpu_call) *k, KF(gpu_on_device) on_device,
                         KF(gpu_emulated) emulate, tl_info *info)
 {
@@ -278,8 +288,7 @@ static int KF(dispatch)(const KF(gpu_call) *k, KF(gpu_on_device) on_device,
     char err[200] = "";
     return device_result(on_device(k, err, sizeof err), k->who, err, info);
   }
-  TL_CALL(emulate(k, info));
-  return tl_gpu_launch_status(info);
+  return KF(run_emulated)(k, emulate, info);
 }
 
 /* The device paths: the device table's functions (tridlab/gpu.h,
@@ -745,8 +754,7 @@ int tl_gpu_distd2_slice_decouple_emulate_d(size_t m, size_t nsys, const double *
                                            double *edge, int *stat, tl_info *info)
 {
   KF(gpu_call) call = KF(decouple_call)(m, nsys, rows, fix_scale, d, dt, edge, stat);
-  TL_CALL(KF(distd2_slice_decouple_emulated)(&call, info));
-  return tl_gpu_launch_status(info);
+  return KF(run_emulated)(&call, KF(distd2_slice_decouple_emulated), info);
 }
 
 int tl_gpu_distd2_slice_substitute_emulate_d(size_t m, size_t nsys, const double *rows,
@@ -754,8 +762,7 @@ int tl_gpu_distd2_slice_substitute_emulate_d(size_t m, size_t nsys, const double
                                              int *stat, tl_info *info)
 {
   KF(gpu_call) call = KF(substitute_call)(m, nsys, rows, ends, dt, x, stat);
-  TL_CALL(KF(distd2_slice_substitute_emulated)(&call, info));
-  return tl_gpu_launch_status(info);
+  return KF(run_emulated)(&call, KF(distd2_slice_substitute_emulated), info);
 }
 #endif
 

@@ -12,6 +12,11 @@ void tl_gpu_room_backend(const char *name);
 
 /* The device a device build installed, or NULL (gpu_entry.c). */
 const tl_gpu_device_ops *tl_gpu_device_installed(void);
+/* A device call that failed: TL_ERR_UNSUPPORTED, "WHO on the NAME
+ * device: ERR" (the runtime's message), arg "device"; the caller may fall
+ * back to the reference. */
+int tl_gpu_device_failed(const tl_gpu_device_ops *dev, const char *who, const char *err,
+                         tl_info *info);
 
 /* The two DistD2 slice kernels run by the emulator on host arrays, with
  * the checker watching them, whatever device is installed: TL_OK or the

@@ -44,14 +44,6 @@ struct tl_gpu_distd2_resident {
   size_t up, down; /* bytes copied there and back since open */
 };
 
-/* A device call's error as unsupported, with the runtime's message. */
-static int device_failed(const tl_gpu_distd2_resident *r, const char *what, const char *err,
-                         tl_info *info)
-{
-  return TL_FAIL(info, TL_ERR_UNSUPPORTED, -1, -1, "device",
-                 "distd2_resident: %s on the %s device: %s", what, r->dev->name, err);
-}
-
 /* `bytes` where the kernels run, or NULL with *status set (once: a
  * failure before this one is kept). */
 static void *place(tl_gpu_distd2_resident *r, size_t bytes, int *status, tl_info *info)
@@ -90,7 +82,10 @@ static int copy(tl_gpu_distd2_resident *r, void *to, const void *from, size_t by
   char err[200] = "";
   if (r->dev && (up ? r->dev->put(to, from, bytes, err, sizeof err)
                     : r->dev->get(to, from, bytes, err, sizeof err)))
-    return device_failed(r, up ? "a copy to the device" : "a copy from the device", err, info);
+    return tl_gpu_device_failed(r->dev,
+                                up ? "distd2_resident: a copy to the device"
+                                   : "distd2_resident: a copy from the device",
+                                err, info);
   if (!r->dev)
     memcpy(to, from, bytes);
   *(up ? &r->up : &r->down) += bytes;
@@ -163,7 +158,7 @@ int tl_gpu_distd2_resident_decouple_d(tl_gpu_distd2_resident *r, double *edge, i
   char err[200] = "";
   if (r->dev && r->dev->distd2_slice_decouple_there(r->m, r->nsys, r->rows, r->fix, r->d, r->dt,
                                                     r->edge, r->stat, err, sizeof err))
-    return device_failed(r, "the decoupling", err, info);
+    return tl_gpu_device_failed(r->dev, "distd2_resident: the decoupling", err, info);
   if (!r->dev)
     TL_CALL(tl_gpu_distd2_slice_decouple_emulate_d(r->m, r->nsys, r->rows, r->fix, r->d, r->dt,
                                                    r->edge, r->stat, info));
@@ -192,7 +187,7 @@ int tl_gpu_distd2_resident_substitute_d(tl_gpu_distd2_resident *r, const double 
   char err[200] = "";
   if (r->dev && r->dev->distd2_slice_substitute_there(r->m, r->nsys, r->rows, r->ends, r->dt, r->x,
                                                       r->stat, err, sizeof err))
-    return device_failed(r, "the substitution", err, info);
+    return tl_gpu_device_failed(r->dev, "distd2_resident: the substitution", err, info);
   if (!r->dev)
     TL_CALL(tl_gpu_distd2_slice_substitute_emulate_d(r->m, r->nsys, r->rows, r->ends, r->dt, r->x,
                                                      r->stat, info));

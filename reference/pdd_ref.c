@@ -240,15 +240,29 @@ void tl_pdd_ref_spike_lengths_d(tl_pdd_part_d *pt)
   pt->kw = pt->p + 1 < pt->parts ? pt->m : 0; /* right spike from gamma = c[end-1] */
 }
 
+/* What phase 1 leaves besides the spikes, from elsewhere. */
+static void taken_bound(tl_pdd_part_d *pt, const double bound[3], long margin_row)
+{
+  tl_pdd_ref_spike_lengths_d(pt);
+  pt->drop_v = bound[0], pt->drop_w = bound[1], pt->margin = bound[2];
+  pt->margin_row = margin_row;
+  pt->tail_coef_v = pt->tail_coef_w = 0.0;
+}
+
 void tl_pdd_ref_local_taken_d(tl_pdd_part_d *pt, const double *v, const double *w,
                               const double bound[3], long margin_row)
 {
   memcpy(pt->v, v, pt->m * sizeof *v);
   memcpy(pt->w, w, pt->m * sizeof *w);
-  tl_pdd_ref_spike_lengths_d(pt);
-  pt->drop_v = bound[0], pt->drop_w = bound[1], pt->margin = bound[2];
-  pt->margin_row = margin_row;
-  pt->tail_coef_v = pt->tail_coef_w = 0.0;
+  taken_bound(pt, bound, margin_row);
+}
+
+void tl_pdd_ref_local_ends_taken_d(tl_pdd_part_d *pt, const double spike_ends[4],
+                                   const double bound[3], long margin_row)
+{
+  pt->v[0] = spike_ends[0], pt->v[pt->m - 1] = spike_ends[1];
+  pt->w[0] = spike_ends[2], pt->w[pt->m - 1] = spike_ends[3];
+  taken_bound(pt, bound, margin_row);
 }
 
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,

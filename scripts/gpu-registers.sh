@@ -6,7 +6,7 @@
 #   make gpu && sh scripts/gpu-registers.sh [build/gpu/cuda/ptxas.txt]
 #
 # One row per kernel, in the order of gpu_kernels.h; columns sm_80 and
-# sm_90, double and float; the shared memory each kernel asks for, from
+# sm_90, double and float ("–": a kernel built in double only); the shared memory each kernel asks for, from
 # its launch (gpu_entry.c).
 set -eu
 ptxas=${1:-build/gpu/cuda/ptxas.txt}
@@ -27,7 +27,8 @@ regs() { # arch, kernel name, precision
 echo "| kernel | sm_80 double | sm_80 float | sm_90 double | sm_90 float | shared memory per block |"
 echo "|---|---|---|---|---|---|"
 while IFS='|' read -r kernel shared; do
-  echo "| \`$kernel\` | $(regs sm_80 "$kernel" d) | $(regs sm_80 "$kernel" f) | $(regs sm_90 "$kernel" d) | $(regs sm_90 "$kernel" f) | $shared |"
+  f80=$(regs sm_80 "$kernel" f) f90=$(regs sm_90 "$kernel" f)
+  echo "| \`$kernel\` | $(regs sm_80 "$kernel" d) | ${f80:-–} | $(regs sm_90 "$kernel" d) | ${f90:-–} | $shared |"
 done <<'KERNELS'
 thomas_sz_kernel|0
 periodic_sz_kernel|0
@@ -39,6 +40,9 @@ distd2_finish_kernel|0
 distd2_slice_decouple_kernel|0
 distd2_slice_substitute_kernel|0
 pdd_local_kernel|0
+pdd_slice_local_kernel|0
+pdd_slice_ends_kernel|0
+pdd_slice_correct_kernel|0
 spike_local_kernel|0
 KERNELS
 rm -f "${TMPDIR:-/tmp}/gpu-registers.$$"

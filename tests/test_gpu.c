@@ -912,6 +912,126 @@ Test(gpu_distd2, resident_slices_equal_the_copying_entry_points, .timeout = 120)
   tl_gpu_distd2_resident_close(NULL);
 }
 
+/* PDD's resident slices (tl_gpu_pdd_resident_*, what pdd_gpu_mpi runs)
+ * against the copying slice entry point (tl_gpu_pdd_slice_d: another
+ * kernel over the same device function) and the reference's correction
+ * (tl_pdd_ref_correct_d) on its y, v and w, a rank with a left and a
+ * right neighbour or either or none: the same returns, status words,
+ * drops and margins, the six ends of y, v and w, and x bit for bit, with
+ * a zero pivot in system 2 (its x skipped, as pdd_gpu_mpi hands it to
+ * the reference) and an infinite neighbour value in system 4 (the
+ * correction's first row not finite, the reference's rows before it);
+ * a skipped system's x is not touched; the bytes that crossed are the
+ * ones the header counts. */
+static void pdd_resident_agrees(size_t m, size_t nsys, int left, int right)
+{
+  size_t cnt = m * nsys, z = sizeof(double), i = sizeof(int);
+  double *a = malloc(cnt * z), *b = malloc(cnt * z), *c = malloc(cnt * z), *d = malloc(cnt * z);
+  double *y = malloc(cnt * z), *v = malloc(cnt * z), *w = malloc(cnt * z);
+  double *x = malloc(cnt * z), *xr = malloc(cnt * z), *part = malloc(3 * nsys * z);
+  double *partr = malloc(3 * nsys * z), *ends = malloc(TL_GPU_PDD_ENDS * nsys * z);
+  double *lr = malloc(2 * nsys * z), *xmax = malloc(nsys * z);
+  int *stat = malloc(3 * nsys * i), *statr = malloc(3 * nsys * i), *row = malloc(nsys * i);
+  unsigned char *skip = calloc(nsys, 1);
+  cr_assert(a && b && c && d && y && v && w && x && xr && part && partr && ends && lr && xmax &&
+            stat && statr && row && skip);
+  for (size_t k = 0; k < cnt; k++) {
+    a[k] = sin(0.7 * (double)k), b[k] = 4 + cos((double)k);
+    c[k] = cos(1.3 * (double)k), d[k] = sin(0.01 * (double)k);
+  }
+  if (nsys > 2) /* a = b = 0: a zero pivot in system 2's local solve */
+    a[2 * m + m / 2] = b[2 * m + m / 2] = 0, skip[2] = 1;
+  if (nsys > 1)
+    skip[1] = 1;
+  tl_info info;
+  int rc = tl_gpu_pdd_slice_d(m, nsys, left, right, a, b, c, d, y, v, w, partr, statr, &info);
+  tl_gpu_pdd_resident *r = NULL;
+  cr_assert_eq(tl_gpu_pdd_resident_open_d(m, nsys, left, right, a, b, c, d, &r, &info), TL_OK, "%s",
+               info.msg);
+  int got = tl_gpu_pdd_resident_local_d(r, ends, part, stat, &info);
+  cr_expect_eq(got, rc, "m %zu nsys %zu: local %d vs %d", m, nsys, got, rc);
+  cr_expect(memcmp(part, partr, 3 * nsys * z) == 0 && memcmp(stat, statr, 3 * nsys * i) == 0,
+            "m %zu nsys %zu: drops, margins or status words differ", m, nsys);
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = s * m, l = o + m - 1;
+    double want[TL_GPU_PDD_ENDS] = {y[o], y[l], v[o], v[l], w[o], w[l]};
+    cr_expect(memcmp(ends + TL_GPU_PDD_ENDS * s, want, sizeof want) == 0,
+              "m %zu: the ends of system %zu differ", m, s);
+    lr[2 * s] = s == 4 ? INFINITY : sin((double)s);
+    lr[2 * s + 1] = s == 4 ? -INFINITY : cos((double)s);
+  }
+  /* the reference's correction on the copying entry point's y, v, w */
+  int want_rc = TL_OK;
+  memcpy(xr, y, cnt * z);
+  for (size_t s = 0; s < nsys; s++) {
+    for (size_t k = 0; skip[s] && k < m; k++)
+      xr[s * m + k] = x[s * m + k] = 7.0; /* untouched */
+    if (skip[s])
+      continue;
+    tl_pdd_part_d pt;
+    memset(&pt, 0, sizeof pt);
+    pt.m = m, pt.end = m, pt.kv = left ? m : 0, pt.kw = right ? m : 0;
+    pt.v = v + s * m, pt.w = w + s * m, pt.x_left = lr[2 * s], pt.x_right = lr[2 * s + 1];
+    tl_info one;
+    int st = tl_pdd_ref_correct_d(&pt, xr + s * m, &one);
+    if (st < 0 && want_rc == TL_OK)
+      want_rc = st;
+    cr_expect_eq(row[s] = st < 0 ? (int)one.row : -1, (left || right) && s == 4 ? 0 : -1,
+                 "m %zu: system %zu's reference correction", m, s);
+    xmax[s] = pt.xmax;
+  }
+  double *xmaxr = malloc(nsys * z);
+  int *rowr = malloc(nsys * i);
+  cr_assert(xmaxr && rowr);
+  memcpy(xmaxr, xmax, nsys * z);
+  memcpy(rowr, row, nsys * i);
+  got = tl_gpu_pdd_resident_correct_d(r, lr, skip, x, xmax, row, &info);
+  cr_expect_eq(got, want_rc, "m %zu nsys %zu: correct %d vs %d", m, nsys, got, want_rc);
+  cr_expect(memcmp(x, xr, cnt * z) == 0, "m %zu nsys %zu: x differs", m, nsys);
+  for (size_t s = 0; s < nsys; s++)
+    cr_expect(skip[s] || (row[s] == rowr[s] && (row[s] >= 0 || xmax[s] == xmaxr[s])),
+              "m %zu: system %zu's row %d (%d) or largest |x| %g (%g)", m, s, row[s], rowr[s],
+              xmax[s], xmaxr[s]);
+  size_t up, down, kept = 0;
+  for (size_t s = 0; s < nsys; s++)
+    kept += !skip[s];
+  tl_gpu_pdd_resident_traffic(r, &up, &down);
+  size_t want_up = 4 * cnt * z + 2 * nsys * z;
+  size_t want_down =
+      (TL_GPU_PDD_ENDS + 3) * nsys * z + 3 * nsys * i + kept * m * z + nsys * (z + i);
+  cr_expect(up == want_up && down == want_down, "bytes up %zu (%zu), down %zu (%zu)", up, want_up,
+            down, want_down);
+  tl_gpu_pdd_resident_close(r);
+  free(a), free(b), free(c), free(d), free(y), free(v), free(w), free(x), free(xr), free(part);
+  free(partr), free(ends), free(lr), free(xmax), free(stat), free(statr), free(row), free(skip);
+  free(xmaxr), free(rowr);
+}
+
+Test(gpu_pdd, resident_slices_equal_the_copying_entry_point, .timeout = 120)
+{
+  static const size_t ms[] = {2, 9, 101};
+  static const size_t counts_[] = {1, 7, 33};
+  for (size_t o = 0; o < NORDERS; o++) {
+    set_orders(o);
+    for (size_t im = 0; im < 3; im++)
+      for (size_t ic = 0; ic < 3; ic++)
+        for (int e = 0; e < 4; e++)
+          pdd_resident_agrees(ms[im], counts_[ic], e & 1, (e & 2) != 0);
+  }
+  reset_order();
+  tl_gpu_pdd_resident *r = (tl_gpu_pdd_resident *)1;
+  double one[4] = {1, 1, 1, 1};
+  int words[3];
+  tl_info info;
+  cr_expect_eq(tl_gpu_pdd_resident_open_d(1, 1, 1, 1, one, one, one, one, &r, &info), TL_ERR_ARG);
+  cr_expect_null(r, "a refused open leaves no slices");
+  cr_expect_eq(tl_gpu_pdd_resident_open_d(2, 1, 1, 1, one, NULL, one, one, &r, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_gpu_pdd_resident_open_d(2, 1, 1, 1, one, one, one, one, NULL, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_gpu_pdd_resident_local_d(NULL, one, one, words, &info), TL_ERR_ARG);
+  cr_expect_eq(tl_gpu_pdd_resident_correct_d(NULL, one, NULL, one, one, words, &info), TL_ERR_ARG);
+  tl_gpu_pdd_resident_close(NULL);
+}
+
 /* The float slice kernels: the double plans rounded to float, close to
  * the double kernels' d', edges and x. */
 Test(gpu_distd2, float_slice_phases_are_accurate)

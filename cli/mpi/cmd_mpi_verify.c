@@ -254,8 +254,10 @@ int cmd_mpi_verify(int argc, char **argv)
     cli_error("verify: %s", info.msg);
     return mpi_agree(EXIT_FAILURE);
   }
-  if (mpi_rank() == 0 && a.gpu) /* a device where the device build found one, else the host */
+  if (mpi_rank() == 0 && a.gpu) { /* a device where the device build found one, else the host */
     printf("GPU kernels on rank 0: %s\n", tl_gpu_backend_name());
+    printf("GPU-aware MPI: %s; the messages cross through host buffers\n", tl_mpi_gpu_aware(NULL));
+  }
   if (mpi_rank() == 0)
     printf("verify on %zu ranks: %ld passed, %ld reported, %ld unexpected, %ld silent failures "
            "(%ld skipped)\n",

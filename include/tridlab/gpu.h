@@ -252,6 +252,45 @@ int tl_gpu_pdd_slice_f(size_t m, size_t nsys, int has_left, int has_right, const
                        const float *b, const float *c, const float *d, float *y, float *v, float *w,
                        float *part, int *stat, tl_info *info);
 
+/* PDD on an MPI rank's slices kept where the kernels run, from phase 1
+ * to the correction (optimized/gpu/gpu_resident.c; what pdd_gpu_mpi
+ * runs): on the device a device build installed when the slices are
+ * opened, else in host memory the emulator runs the kernels on. nsys
+ * systems of m >= 2 rows (the batch layout), each the rank's partition of
+ * a longer system, with a left neighbour (has_left) and a right one
+ * (has_right) on other ranks. One thread per system:
+ *
+ *   open     a, b, c, d go there
+ *   local    phase 1 there (tl_pdd_ref_local_d's operations): y, v, w
+ *            stay; per system the six words the messages and the 2x2
+ *            systems read, ends[6 s..] = y_0, y_{m-1}, v_0, v_{m-1}, w_0,
+ *            w_{m-1}, and part[3 s..], stat[3 s..] as tl_gpu_pdd_slice_d's
+ *            come back
+ *   (host)   the two messages, the 2x2 interface systems
+ *   correct  x_left, x_right per system (lr[2 s], lr[2 s + 1]) go there;
+ *            x = y - v x_left - w x_right there (tl_pdd_ref_correct_d's
+ *            operations); x comes back into the caller's x for every
+ *            system but those skip[s] names (skip NULL: all; runs of
+ *            systems, one copy each), with xmax[s], the largest |x|, and
+ *            row[s], the first row whose x is not finite (-1: none)
+ *
+ * local returns TL_ERR_BREAKDOWN for the first system whose stat names a
+ * failure, correct for the first row[s] >= 0 that skip does not name
+ * (the caller may ask the reference for its report, as pdd_gpu_mpi
+ * does). traffic: bytes copied there and back since open. Double only. */
+#define TL_GPU_PDD_ENDS 6 /* the end words per system local gives */
+typedef struct tl_gpu_pdd_resident tl_gpu_pdd_resident;
+int tl_gpu_pdd_resident_open_d(size_t m, size_t nsys, int has_left, int has_right, const double *a,
+                               const double *b, const double *c, const double *d,
+                               tl_gpu_pdd_resident **out, tl_info *info);
+int tl_gpu_pdd_resident_local_d(tl_gpu_pdd_resident *r, double *ends, double *part, int *stat,
+                                tl_info *info);
+int tl_gpu_pdd_resident_correct_d(tl_gpu_pdd_resident *r, const double *lr,
+                                  const unsigned char *skip, double *x, double *xmax, int *row,
+                                  tl_info *info);
+void tl_gpu_pdd_resident_traffic(const tl_gpu_pdd_resident *r, size_t *up, size_t *down);
+void tl_gpu_pdd_resident_close(tl_gpu_pdd_resident *r);
+
 /* SPIKE's local phase (reference/spike_ref.c, phases 1-3: the block
  * factored with partial pivoting as DGTTRF, g = A_p^-1 d, the spikes V and
  * W, the six tips) for every partition of every system of a batch (batch
@@ -328,6 +367,17 @@ typedef struct tl_gpu_device_ops {
   int (*distd2_slice_substitute_there)(size_t m, size_t nsys, const double *rows,
                                        const double *ends, const double *dt, double *x, int *stat,
                                        char *err, size_t len);
+  /* PDD's three slice kernels on arrays already on the device
+   * (tl_gpu_pdd_resident_*): the local phase (scratch: m nsys values),
+   * the six end words per system, the correction over y in x. */
+  int (*pdd_slice_local_there)(size_t m, size_t nsys, int edges, const double *a, const double *b,
+                               const double *c, const double *d, double *y, double *v, double *w,
+                               double *scratch, double *part, int *stat, char *err, size_t len);
+  int (*pdd_slice_ends_there)(size_t m, size_t nsys, const double *y, const double *v,
+                              const double *w, double *ends, char *err, size_t len);
+  int (*pdd_slice_correct_there)(size_t m, size_t nsys, int edges, const double *v, const double *w,
+                                 const double *lr, double *x, double *xmax, int *row, char *err,
+                                 size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

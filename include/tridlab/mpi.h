@@ -145,6 +145,16 @@ void tl_mpi_pddtsv_slices(size_t n, int P, size_t *sizes);
  * returns this rank's thread count. tridlab-mpi calls it at start. */
 int tl_mpi_share_cores(MPI_Comm comm);
 
+/* Whether the MPI library can send from and receive into a GPU's
+ * memory (GPU-aware MPI), as it says at build time and at run time
+ * (Open MPI's MPIX_CUDA_AWARE_SUPPORT and MPIX_Query_cuda_support, its
+ * ROCm pair where it has them): *aware 1 when both say yes, else 0;
+ * returns a sentence that says which. The rank programs on the GPU
+ * kernels (pdd_gpu_mpi, distd2_gpu_mpi) do not use it either way: their
+ * messages are formed on the host (boundary words that came back, with
+ * host entries and the 2x2 systems' answers). Not collective. */
+const char *tl_mpi_gpu_aware(int *aware);
+
 /* The partition algorithms keep their largest per-solve arrays (the
  * modified coefficients, spikes or plans of a slice, 2 to 5 words per
  * unknown; the 3-D grid its gathered lines, 5) from one solve to the

@@ -219,6 +219,12 @@ void tl_pdd_ref_spike_lengths_d(tl_pdd_part_d *pt);
  * the tail couplings reset. */
 void tl_pdd_ref_local_taken_d(tl_pdd_part_d *pt, const double *v, const double *w,
                               const double bound[3], long margin_row);
+/* The same from a phase 1 that kept the spikes where it ran (the GPU's
+ * resident slices: pdd_gpu_mpi): only their ends, spike_ends = v_0,
+ * v_{m-1}, w_0, w_{m-1}, are set here (what the messages, the 2x2
+ * systems and the bound read); the correction then runs there too. */
+void tl_pdd_ref_local_ends_taken_d(tl_pdd_part_d *pt, const double spike_ends[4],
+                                   const double bound[3], long margin_row);
 /* Phase 3 (p <= P-2): receive the first-row edge of p+1, solve interface
  * p|p+1, keep x[end] (pt->x_right), write the message to p+1. */
 int tl_pdd_ref_interface_d(tl_pdd_part_d *pt, const double *c, const double *x,

@@ -277,4 +277,38 @@ extern "C" int KF(tl_gpu_dev_distd2_slice_substitute)(size_t m, size_t nsys, con
   return dev_done(&a, dev_download(&a, in_place ? 2 : 3, x, v, 4, stat, sb), err, len);
 }
 
+#if TL_GPU_DOUBLE
+/* PDD's three slice kernels on arrays already on the device (the
+ * resident slices of tl_gpu_pdd_resident_*, gpu_resident.c): launch,
+ * wait, the launch's error. One thread per system, TL_GPU_SZ a block. */
+extern "C" int KF(tl_gpu_dev_pdd_slice_local_there)(size_t m, size_t nsys, int edges, const T *a,
+                                                    const T *b, const T *c, const T *d, T *y, T *v,
+                                                    T *w, T *scratch, T *part, int *stat, char *err,
+                                                    size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(pdd_slice_local_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, edges, a, b, c,
+            d, y, v, w, scratch, part, stat);
+  return dev_launched(err, len);
+}
+
+extern "C" int KF(tl_gpu_dev_pdd_slice_ends_there)(size_t m, size_t nsys, const T *y, const T *v,
+                                                   const T *w, T *ends, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(pdd_slice_ends_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, y, v, w, ends);
+  return dev_launched(err, len);
+}
+
+extern "C" int KF(tl_gpu_dev_pdd_slice_correct_there)(size_t m, size_t nsys, int edges, const T *v,
+                                                      const T *w, const T *lr, T *x, T *xmax,
+                                                      int *row, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(pdd_slice_correct_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, edges, v, w,
+            lr, x, xmax, row);
+  return dev_launched(err, len);
+}
+#endif
+
 #undef TL_DEV_ARGS

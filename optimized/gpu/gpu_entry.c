@@ -205,6 +205,11 @@ static int pdd_local_status(size_t nsys, int parts, const int *stat, tl_info *in
   return TL_OK;
 }
 
+int tl_gpu_pdd_local_verdict(size_t nsys, int parts, const int *stat, tl_info *info)
+{
+  return pdd_local_status(nsys, parts, stat, info);
+}
+
 /* The first failure of SPIKE's local phase (stat: kind, global row, 0
  * per (system, partition)), the system and row in info. */
 static int spike_local_status(size_t nsys, int parts, const int *stat, tl_info *info)
@@ -514,6 +519,64 @@ static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
   return TL_OK;
 }
 
+#if TL_GPU_DOUBLE
+/* PDD's resident slices (gpu_resident.c): the three slice kernels on
+ * host arrays, one thread per system, m = k->n rows. The local phase:
+ * a, b, c, d in; y, v, w, part (3 per system) and stat out. */
+static int KF(pdd_slice_local_emulated)(const KF(gpu_call) * k, tl_info *info)
+{
+  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  T *scratch = tl_gpu_scratch_alloc(m * nsys, z);
+  if (!scratch)
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_slice: no memory");
+  watch_spec w[] = {{k->a, m * nsys, z, "a", 1},       {k->b, m * nsys, z, "b", 1},
+                    {k->c, m * nsys, z, "c", 1},       {k->d, m * nsys, z, "d", 1},
+                    {k->y, m * nsys, z, "y", 0},       {k->v, m * nsys, z, "v", 0},
+                    {k->w, m * nsys, z, "w", 0},       {scratch, m * nsys, z, "scratch", 0},
+                    {k->part, 3 * nsys, z, "part", 0}, {k->stat, 3 * nsys, sizeof(int), "stat", 0}};
+  WATCHING(w, TL_LAUNCH(KF(pdd_slice_local_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+                        k->edges, k->a, k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part,
+                        k->stat));
+  tl_gpu_scratch_free(scratch);
+  return TL_OK;
+}
+
+/* The ends: y, v, w in; 6 words per system (k->part) out. */
+static int KF(pdd_slice_ends_emulated)(const KF(gpu_call) * k, tl_info *info)
+{
+  (void)info;
+  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  watch_spec w[] = {{k->y, m * nsys, z, "y", 1},
+                    {k->v, m * nsys, z, "v", 1},
+                    {k->w, m * nsys, z, "w", 1},
+                    {k->part, TL_GPU_PDD_ENDS * nsys, z, "ends", 0}};
+  WATCHING(w, TL_LAUNCH(KF(pdd_slice_ends_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, k->y,
+                        k->v, k->w, k->part));
+  return TL_OK;
+}
+
+/* The correction: v, w, x_left and x_right (k->fix, 2 per system) in, x
+ * (y before) in and out; the largest |x| (k->part) and the first row
+ * not finite (k->stat), 1 per system, out. */
+static int KF(pdd_slice_correct_emulated)(const KF(gpu_call) * k, tl_info *info)
+{
+  (void)info;
+  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
+  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  watch_spec w[] = {{k->v, m * nsys, z, "v", 1},
+                    {k->w, m * nsys, z, "w", 1},
+                    {k->fix, 2 * nsys, z, "x_left, x_right", 1},
+                    {k->x, m * nsys, z, "x", 1},
+                    {k->part, nsys, z, "xmax", 0},
+                    {k->stat, nsys, sizeof(int), "row", 0}};
+  WATCHING(w, TL_LAUNCH(KF(pdd_slice_correct_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+                        k->edges, k->v, k->w, k->fix, k->x, k->part, k->stat));
+  return TL_OK;
+}
+#endif
+
 static int KF(spike_local_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   T *factors = tl_gpu_scratch_alloc(5 * k->n * k->nsys, sizeof(T));
@@ -763,6 +826,61 @@ int tl_gpu_distd2_slice_substitute_emulate_d(size_t m, size_t nsys, const double
 {
   KF(gpu_call) call = KF(substitute_call)(m, nsys, rows, ends, dt, x, stat);
   return KF(run_emulated)(&call, KF(distd2_slice_substitute_emulated), info);
+}
+#endif
+
+#if TL_GPU_DOUBLE
+int tl_gpu_pdd_slice_local_emulate_d(size_t m, size_t nsys, int edges, const double *a,
+                                     const double *b, const double *c, const double *d, double *y,
+                                     double *v, double *w, double *part, int *stat, tl_info *info)
+{
+  KF(gpu_call)
+  call = {.who = "pdd_slice",
+          .n = m,
+          .nsys = nsys,
+          .edges = edges,
+          .a = a,
+          .b = b,
+          .c = c,
+          .d = d,
+          .y = y,
+          .v = v,
+          .w = w,
+          .part = part,
+          .stat = stat};
+  return KF(run_emulated)(&call, KF(pdd_slice_local_emulated), info);
+}
+
+int tl_gpu_pdd_slice_ends_emulate_d(size_t m, size_t nsys, const double *y, const double *v,
+                                    const double *w, double *ends, tl_info *info)
+{
+  KF(gpu_call)
+  call = {.who = "pdd_slice",
+          .n = m,
+          .nsys = nsys,
+          .y = (T *)y,
+          .v = (T *)v,
+          .w = (T *)w,
+          .part = ends};
+  return KF(run_emulated)(&call, KF(pdd_slice_ends_emulated), info);
+}
+
+int tl_gpu_pdd_slice_correct_emulate_d(size_t m, size_t nsys, int edges, const double *v,
+                                       const double *w, const double *lr, double *x, double *xmax,
+                                       int *row, tl_info *info)
+{
+  KF(gpu_call)
+  call = {.who = "pdd_slice",
+          .n = m,
+          .nsys = nsys,
+          .edges = edges,
+          .v = (T *)v,
+          .w = (T *)w,
+          .fix = lr,
+          .x = x,
+          .part = xmax,
+          .stat = row};
+  return KF(run_emulated)(&call, KF(pdd_slice_correct_emulated), info);
 }
 #endif
 

@@ -1203,12 +1203,50 @@ TL_DEVICE_FN T KF(pdd_margin)(long lo, long m, int has_left, int has_right, cons
   return margin;
 }
 
-/* Block `sys`, thread p: y = A_p^{-1} d_p into y, the spikes v (p has a
- * left neighbour) and w (a right one), what PDD drops at each end
- * (|v_{m-1}|, |w_0|; zero at the ends of the system) and the smallest
- * dominance margin. Per (system, partition): part[3] = drop_v, drop_w,
- * margin; stat[3] = kind (0 ok, 1 local solve, 2 spike), the row of that
- * failure, the row of the margin (rows counted in the batch's n). The
+/* One partition's local phase: y = A_p^{-1} d_p into y, the spikes v
+ * (left: p has a left neighbour) and w (right: a right one), what PDD
+ * drops at each end (|v_{m-1}|, |w_0|; zero at the ends of the system)
+ * and the smallest dominance margin: out[3] = drop_v, drop_w, margin;
+ * st[3] = kind (0 ok, 1 local solve, 2 spike), the row of that failure,
+ * the row of the margin (rows counted from lo's origin). y, v and w are
+ * written whole (zeros where a spike is absent or stops). */
+TL_DEVICE_FN void KF(pdd_partition)(long lo, long m, int left, int right, const T *la, const T *lb,
+                                    const T *lc, const T *ld, T *ly, T *lv, T *lw, T *tmp, T *out,
+                                    int *st)
+{
+  int lst[TL_GPU_STAT_WORDS];
+  for (long k = 0; k < m; k++) {
+    TL_ST(ly, k) = TL_LD(ld, k);
+    TL_ST(lv, k) = 0;
+    TL_ST(lw, k) = 0;
+  }
+  T drop_v = 0, drop_w = 0;
+  int kind = 0, row = 0, mrow = 0;                 /* the status words, stored at the end */
+  KF(thomas_lane)(m, 1, la, lb, lc, ly, tmp, lst); /* Thomas never reads la[0], lc[m-1] */
+  long bad = -1;
+  if (lst[0] != TL_GPU_OK) {
+    kind = 1;
+    row = (int)(lo + lst[1]);
+  }
+  if (kind == 0 && left && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
+    drop_v = right ? (T)fabs(TL_LD(lv, m - 1)) : (T)0;
+  if (kind == 0 && bad < 0 && right && (bad = KF(pdd_spike_last)(m, la, lb, lc, lw, tmp)) < 0)
+    drop_w = left ? (T)fabs(TL_LD(lw, 0)) : (T)0;
+  if (kind == 0 && bad >= 0) {
+    kind = 2;
+    row = (int)(lo + bad);
+  }
+  TL_ST(out, 2) = KF(pdd_margin)(lo, m, left, right, la, lb, lc, &mrow);
+  TL_ST(out, 0) = drop_v;
+  TL_ST(out, 1) = drop_w;
+  TL_ST(st, 0) = kind;
+  TL_ST(st, 1) = row;
+  TL_ST(st, 2) = mrow;
+}
+
+/* Block `sys`, thread p: partition p of system sys (pdd_partition).
+ * Per (system, partition) q = sys parts + p: part[3 q..] and stat[3 q..]
+ * as pdd_partition's out and st (rows counted in the batch's n). The
  * partitions are those of whole systems, unless `edges` says that the
  * batch is a slice of longer ones (an MPI rank's): bit 1, partition 0
  * has a left neighbour beyond it; bit 2, the last a right one. One
@@ -1221,39 +1259,98 @@ TL_KERNEL(KF(pdd_local_kernel), long n, int parts, int edges, const long *off, c
   {
     long lo = TL_LD(off, p), m = TL_LD(off, p + 1) - lo, o = sys * n + lo, q = sys * parts + p;
     int left = p > 0 || (edges & 1), right = p + 1 < parts || (edges & 2);
-    const T *la = a + o, *lb = b + o, *lc = c + o;
-    T *ly = y + o, *lv = v + o, *lw = w + o, *tmp = scratch + o, *out = part + 3 * q;
-    int *st = stat + 3 * q, lst[TL_GPU_STAT_WORDS];
-    for (long k = 0; k < m; k++) {
-      TL_ST(ly, k) = TL_LD(d, o + k);
-      TL_ST(lv, k) = 0;
-      TL_ST(lw, k) = 0;
-    }
-    T drop_v = 0, drop_w = 0;
-    int kind = 0, row = 0, mrow = 0;                 /* the status words, stored at the end */
-    KF(thomas_lane)(m, 1, la, lb, lc, ly, tmp, lst); /* Thomas never reads la[0], lc[m-1] */
-    long bad = -1;
-    if (lst[0] != TL_GPU_OK) {
-      kind = 1;
-      row = (int)(lo + lst[1]);
-    }
-    if (kind == 0 && left && (bad = KF(pdd_spike_first)(m, la, lb, lc, lv, tmp)) < 0)
-      drop_v = right ? (T)fabs(TL_LD(lv, m - 1)) : (T)0;
-    if (kind == 0 && bad < 0 && right && (bad = KF(pdd_spike_last)(m, la, lb, lc, lw, tmp)) < 0)
-      drop_w = left ? (T)fabs(TL_LD(lw, 0)) : (T)0;
-    if (kind == 0 && bad >= 0) {
-      kind = 2;
-      row = (int)(lo + bad);
-    }
-    TL_ST(out, 2) = KF(pdd_margin)(lo, m, left, right, la, lb, lc, &mrow);
-    TL_ST(out, 0) = drop_v;
-    TL_ST(out, 1) = drop_w;
-    TL_ST(st, 0) = kind;
-    TL_ST(st, 1) = row;
-    TL_ST(st, 2) = mrow;
+    KF(pdd_partition)
+    (lo, m, left, right, a + o, b + o, c + o, d + o, y + o, v + o, w + o, scratch + o, part + 3 * q,
+     stat + 3 * q);
   }
   TL_BARRIER();
 }
+
+/* ------------------------------------------------------------------ */
+/* PDD on an MPI rank's slices kept where the kernels run               */
+/* (tl_gpu_pdd_resident_*, pdd_gpu_mpi): one thread per system of the   */
+/* batch layout, TL_GPU_SZ systems per block, three kernels             */
+/*                                                                      */
+/*   local    phase 1 of every system: y, v, w stay                     */
+/*   ends     the six words per system the exchange and the 2x2         */
+/*            systems read: y_0, y_{m-1}, v_0, v_{m-1}, w_0, w_{m-1}    */
+/*   (host)   the two messages, the 2x2 interface systems               */
+/*   correct  phase 5: x = y - v x_left - w x_right, in place over y    */
+
+#if TL_GPU_DOUBLE /* double only, as the resident slices (tridlab/gpu.h) */
+
+/* Thread t of block g: system s = g TL_GPU_SZ + t of nsys slices of m
+ * rows (system s's rows at s m), its partition's neighbours in edges
+ * (bit 1 left, bit 2 right). part and stat: 3 per system, as
+ * pdd_partition's (rows counted in the slice). */
+TL_KERNEL(KF(pdd_slice_local_kernel), long m, long nsys, int edges, const T *a, const T *b,
+          const T *c, const T *d, T *y, T *v, T *w, T *scratch, T *part, int *stat)
+{
+  TL_REGION(t)
+  {
+    long s = TL_BLOCK_ID * TL_GPU_SZ + t, o = s * m;
+    if (s < nsys)
+      KF(pdd_partition)
+    (0, m, edges & 1, (edges & 2) != 0, a + o, b + o, c + o, d + o, y + o, v + o, w + o,
+     scratch + o, part + 3 * s, stat + 3 * s);
+  }
+  TL_BARRIER();
+}
+
+/* Thread t, system s as above: its six end words into ends + 6 s. */
+TL_KERNEL(KF(pdd_slice_ends_kernel), long m, long nsys, const T *y, const T *v, const T *w, T *ends)
+{
+  TL_REGION(t)
+  {
+    long s = TL_BLOCK_ID * TL_GPU_SZ + t, o = s * m;
+    if (s < nsys) {
+      T *e = ends + TL_GPU_PDD_ENDS * s;
+      TL_ST(e, 0) = TL_LD(y, o);
+      TL_ST(e, 1) = TL_LD(y, o + m - 1);
+      TL_ST(e, 2) = TL_LD(v, o);
+      TL_ST(e, 3) = TL_LD(v, o + m - 1);
+      TL_ST(e, 4) = TL_LD(w, o);
+      TL_ST(e, 5) = TL_LD(w, o + m - 1);
+    }
+  }
+  TL_BARRIER();
+}
+
+/* Thread t, system s as above: the correction of tl_pdd_ref_correct_d,
+ * in its order, over y in x with x_left, x_right = lr[2 s], lr[2 s + 1]
+ * (a spike only where edges has its neighbour). xmax[s]: the largest
+ * |x|; bad[s]: the first row whose x is not finite (its x and those
+ * after it left as y), or -1. */
+TL_KERNEL(KF(pdd_slice_correct_kernel), long m, long nsys, int edges, const T *v, const T *w,
+          const T *lr, T *x, T *xmax, int *bad)
+{
+  TL_REGION(t)
+  {
+    long s = TL_BLOCK_ID * TL_GPU_SZ + t, o = s * m, first = -1;
+    if (s < nsys) {
+      T xl = TL_LD(lr, 2 * s), xr = TL_LD(lr, 2 * s + 1), big = 0;
+      for (long k = 0; k < m; k++) {
+        T val = TL_LD(x, o + k);
+        if (edges & 1)
+          val -= TL_LD(v, o + k) * xl;
+        if (edges & 2)
+          val -= TL_LD(w, o + k) * xr;
+        if (!isfinite(val)) {
+          first = k;
+          break;
+        }
+        TL_ST(x, o + k) = val;
+        if ((T)fabs(val) > big)
+          big = (T)fabs(val);
+      }
+      TL_ST(xmax, s) = big;
+      TL_ST(bad, s) = (int)first;
+    }
+  }
+  TL_BARRIER();
+}
+
+#endif /* TL_GPU_DOUBLE */
 
 /* ------------------------------------------------------------------ */
 /* SPIKE's local phase (reference/spike_ref.c, phases 1-3), one block   */

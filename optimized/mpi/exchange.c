@@ -12,12 +12,35 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
 
 enum { TAG_TO_NEXT = 101, TAG_TO_PREV = 102, TAG_SHIFT = 103, TAG_SPARSE = 104 };
 
 double tl_mpi_now(void)
 {
   return MPI_Wtime();
+}
+
+const char *tl_mpi_gpu_aware(int *aware)
+{
+  int yes = 0;
+  const char *why = "unknown: this MPI library does not say (no MPIX_CUDA_AWARE_SUPPORT)";
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  yes = MPIX_Query_cuda_support() == 1;
+  why = yes ? "yes (CUDA, at build and at run time)"
+            : "no: built with CUDA support, none at run time (MPIX_Query_cuda_support)";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  why = "no: this MPI library was built without CUDA support (MPIX_CUDA_AWARE_SUPPORT 0)";
+#endif
+#if defined(MPIX_ROCM_AWARE_SUPPORT) && MPIX_ROCM_AWARE_SUPPORT
+  if (!yes && MPIX_Query_rocm_support() == 1)
+    yes = 1, why = "yes (ROCm, at build and at run time)";
+#endif
+  if (aware)
+    *aware = yes;
+  return why;
 }
 
 static MPI_Datatype mpi_type(tl_dtype dt)

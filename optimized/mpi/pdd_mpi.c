@@ -18,7 +18,9 @@
  *   way), then each rank solves both of its interfaces itself.
  *
  * Phase 1 and the correction run for the whole slice on CPU kernels
- * (below, "Phase 1 for the whole slice"); the interfaces and the verdict
+ * (below, "Phase 1 for the whole slice"), or, in pdd_gpu_mpi, on the GPU
+ * kernels with the slices kept where they run from phase 1 to the
+ * correction (local_gpu, correct_there); the interfaces and the verdict
  * are the reference's, one system at a time.
  *
  * Cost per rank: PDD reads the slice twice (phase 1's two eliminations
@@ -52,7 +54,8 @@ typedef struct pdd_run {
   const tl_mpi_batch *sl;
   double *x;
   const char *name;
-  int gpu;                  /* 1: phase 1 on the GPU kernel (pdd_gpu_mpi) */
+  int gpu;                  /* 1: phases 1 and 5 on the GPU kernels (pdd_gpu_mpi) */
+  tl_gpu_pdd_resident *res; /* gpu: the slices, where the kernels run   */
   tl_pdd_part_d *pt;        /* one per system                           */
   tl_pdd_edge_d *to_prev, *to_next, *from_prev, *from_next;
   unsigned char *bad;       /* 1: the system failed on this rank        */
@@ -73,8 +76,11 @@ typedef struct pdd_run {
  *              between: only the rows the spikes reach are corrected;
  *   RESOLVE    PDD on the kernel: x holds only y_0 and y_{m-1}, v and w
  *              only their first and last entries; x is solved again with
- *              the neighbours' x moved to the right-hand side. */
-enum { CORRECT = 0, ENDS = 1, RESOLVE = 2 };
+ *              the neighbours' x moved to the right-hand side;
+ *   THERE      PDD on the GPU kernels: y, v and w whole where the kernels
+ *              ran (res), their ends here as RESOLVE's; the correction
+ *              runs there and x comes back. */
+enum { CORRECT = 0, ENDS = 1, RESOLVE = 2, THERE = 3 };
 
 #define ROWS(arr, s) ((const double *)(arr) + (s) * r->sl->m)
 
@@ -88,6 +94,7 @@ static void run_free(pdd_run *r)
   free(r->bad);
   free(r->finish);
   free(r->mid_max);
+  tl_gpu_pdd_resident_close(r->res);
   tl_mpi_status_free(&r->st);
 }
 
@@ -405,33 +412,36 @@ static void local_lines(pdd_run *r, int rpdd, size_t J, double tol, unsigned cha
   free(buf);
 }
 
-/* Phase 1 of pdd_gpu_mpi: the GPU's PDD kernel on this rank's slice of
- * every system (tl_gpu_pdd_slice_d: one partition per system, with the
- * rank's neighbours), y into x; each system's state from the kernel's
- * spikes, dropped entries and margin, as tl_pdd_ref_local_d and
- * tl_pdd_bound_local_d leave it. On a device the slice would stay there
- * and only the boundary words of phase 2 come back; here the device is
- * the emulator, with its checker. A system the kernel flags goes to the
- * reference (redo), for its report; a kernel bug or a launch that fails
- * is every system's failure, reported. */
+/* Phase 1 of pdd_gpu_mpi: this rank's slices go where the GPU kernels run
+ * (tl_gpu_pdd_resident_open_d: a, b, c, d), PDD's local phase of every
+ * system runs there (one thread per system), and only what phases 2-4
+ * and the bound read comes back: the ends of y, v and w (6 words per
+ * system), what PDD drops and the margin (3), the status words (3).
+ * y, v and w stay there for phase 5 (correct_there). Without a device
+ * the emulator runs the same kernels on host memory, with its checker.
+ * A system the kernel flags goes to the reference (redo), for its
+ * report; a kernel bug or a launch that fails is every system's failure,
+ * reported; no memory: the reference for every system. */
 static void local_gpu(pdd_run *r, unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
   size_t m = sl->m, nsys = sl->nsys;
   int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
-  double *v = tl_alloc(2 * m * nsys + 3 * nsys, sizeof *v), *w = v ? v + m * nsys : NULL;
+  double *ends = tl_alloc((TL_GPU_PDD_ENDS + 3) * nsys, sizeof *ends);
+  double *part = ends ? ends + TL_GPU_PDD_ENDS * nsys : NULL;
   int *stat = tl_alloc(3 * nsys, sizeof *stat);
   tl_info gi;
   tl_info_clear(&gi);
-  int st = m > 0 && v && stat ? tl_gpu_pdd_slice_d(m, nsys, left, right, sl->a, sl->b, sl->c,
-                                                   sl->d, r->x, v, w, w + m * nsys, stat, &gi)
-                              : TL_ERR_NOMEM;
+  int st = ends && stat ? tl_gpu_pdd_resident_open_d(m, nsys, left, right, sl->a, sl->b, sl->c,
+                                                     sl->d, &r->res, &gi)
+                        : TL_ERR_NOMEM;
+  if (st == TL_OK)
+    st = tl_gpu_pdd_resident_local_d(r->res, ends, part, stat, &gi);
   for (size_t s = 0; s < nsys; s++) {
-    tl_pdd_part_d *pt = &r->pt[s];
     if (r->bad[s])
       continue;
     if (st < 0 && st != TL_ERR_BREAKDOWN) { /* nothing came back */
-      if (st == TL_ERR_NOMEM || m == 0)
+      if (st == TL_ERR_NOMEM || (st == TL_ERR_ARG && m < 2))
         redo[s] = 1; /* the reference can still solve it */
       else
         note(r, s, PH_LOCAL, st, &gi);
@@ -441,10 +451,14 @@ static void local_gpu(pdd_run *r, unsigned char *redo)
       redo[s] = 1;
       continue;
     }
-    tl_pdd_ref_local_taken_d(pt, v + s * m, w + s * m, w + m * nsys + 3 * s,
-                             (long)pt->begin + stat[3 * s + 2]); /* the kernel's rows are the slice's */
+    const double *e = ends + TL_GPU_PDD_ENDS * s;
+    double *x = r->x + s * m;
+    x[0] = e[0], x[m - 1] = e[1];
+    tl_pdd_ref_local_ends_taken_d(&r->pt[s], e + 2, part + 3 * s,
+                                  (long)r->pt[s].begin + stat[3 * s + 2]);
+    r->finish[s] = THERE;
   }
-  free(v);
+  free(ends);
   free(stat);
 }
 
@@ -496,7 +510,7 @@ static int correct(pdd_run *r, size_t s, tl_info *info)
   return done ? TL_OK : tl_pdd_ref_correct_d(pt, x, info);
 }
 
-/* A RESOLVE system the kernel flags in phase 5: the reference's whole
+/* A RESOLVE or THERE system a kernel flags in phase 5: the reference's whole
  * phase 1 (its spikes whole, y in x) and its correction, which give its
  * report; what the interfaces told the system is kept. */
 static void resolve_by_reference(pdd_run *r, size_t s, int phase)
@@ -592,6 +606,51 @@ static void resolve(pdd_run *r, int phase)
   free(redo);
   free(rhs);
   free(rowmin);
+}
+
+/* Phase 5 of the THERE systems: each one's x_left and x_right go to the
+ * resident slices, the correction runs there over y, v and w as phase 1
+ * left them (tl_gpu_pdd_resident_correct_d: the reference's operations),
+ * and x comes back with its largest |x|; the other systems' x is not
+ * touched (skip). A system the kernel flags, and every one when memory
+ * is short, gets the reference's phase 1 and correction on the host
+ * (resolve_by_reference: its report); a launch that fails is every
+ * system's failure. */
+static void correct_there(pdd_run *r, int phase)
+{
+  size_t nsys = r->sl->nsys, any = 0;
+  for (size_t s = 0; s < nsys; s++)
+    any += r->finish[s] == THERE && !r->bad[s];
+  if (!any)
+    return;
+  double *lr = tl_alloc(3 * nsys, sizeof *lr), *xmax = lr ? lr + 2 * nsys : NULL;
+  int *row = tl_alloc(nsys, sizeof *row);
+  unsigned char *skip = tl_alloc(nsys, 1);
+  tl_info gi;
+  tl_info_clear(&gi);
+  int rc = TL_ERR_NOMEM;
+  if (lr && row && skip) {
+    for (size_t s = 0; s < nsys; s++) {
+      const tl_pdd_part_d *pt = &r->pt[s];
+      skip[s] = r->finish[s] != THERE || r->bad[s];
+      lr[2 * s] = skip[s] ? 0.0 : pt->x_left;
+      lr[2 * s + 1] = skip[s] ? 0.0 : pt->x_right;
+    }
+    rc = tl_gpu_pdd_resident_correct_d(r->res, lr, skip, r->x, xmax, row, &gi);
+  }
+  for (size_t s = 0; s < nsys; s++) {
+    if (r->finish[s] != THERE || r->bad[s])
+      continue;
+    if (rc < 0 && rc != TL_ERR_BREAKDOWN && rc != TL_ERR_NOMEM) /* nothing came back */
+      note(r, s, phase, rc, &gi);
+    else if (rc == TL_ERR_NOMEM || row[s] >= 0)
+      resolve_by_reference(r, s, phase);
+    else
+      r->pt[s].xmax = xmax[s];
+  }
+  free(lr);
+  free(row);
+  free(skip);
 }
 
 /* Before the verdict, with own_entry_check: the systems no pass has
@@ -707,13 +766,14 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
       continue;
     if (p > 0)
       tl_pdd_ref_receive_d(&r->pt[s], &down_in[s]);
-    if (r->finish[s] == RESOLVE)
+    if (r->finish[s] == RESOLVE || r->finish[s] == THERE)
       continue; /* below */
     tl_info one;
     tl_info_clear(&one);
     note(r, s, PH_CORRECT_PDD, correct(r, s, &one), &one);
   }
   resolve(r, PH_CORRECT_PDD);
+  correct_there(r, PH_CORRECT_PDD);
   status = entries_agree(r, info);
   if (status == TL_OK)
     status = verdict(r, tol, info); /* phase 6 */
@@ -801,7 +861,8 @@ const tl_algorithm tl_mpi_algo_pdd = {
 };
 
 /* PDD with one GPU per rank (docs/mpi.md, "One GPU per rank"): the same
- * program, its phase 1 on the GPU kernel, the same messages and ledger. */
+ * program, its phases 1 and 5 on the GPU kernels with the slices kept
+ * there between them, the same messages and ledger. */
 static const tl_mpi_program pdd_gpu_program = {
     .crosses = "first rows up, solved interfaces down (2 dependent messages), verdict",
     .solve = pdd_gpu_mpi_solve,

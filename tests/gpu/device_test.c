@@ -9,7 +9,8 @@
  * and the double answers bit-identical (the device build contracts no
  * a * b + c: -fmad=false); float answers within 4 ulps of the host's.
  * DistD2's slice kernels run twice: through the copying entry points and
- * with the slices kept on the device (tl_gpu_distd2_resident_*).
+ * with the slices kept on the device (tl_gpu_distd2_resident_*); PDD's
+ * resident slices (tl_gpu_pdd_resident_*) once.
  * Every output array starts as the same byte pattern on both paths
  * (prefilled), so that a word no kernel writes must come back as it
  * went on the device too.
@@ -364,6 +365,60 @@ static void resident_on_device(size_t m, size_t nsys, int broken)
   free(a), free(b), free(c), free(d), free(rows), free(fix), free(ends), free(mine);
 }
 
+/* PDD's slices kept where the kernels run (tl_gpu_pdd_resident_*, what
+ * pdd_gpu_mpi runs), a rank with both neighbours: emulated, then on the
+ * device; the ends, drops and margins, status words, x, the largest |x|
+ * and the correction's rows bit for bit (NaN equals NaN), every second
+ * system's x skipped (it must come back as it went). `broken`: a zero
+ * pivot in one system, so that the failure paths run too. */
+static void pdd_resident_on_device(size_t m, size_t nsys, int broken)
+{
+  size_t len = m * nsys, e = TL_GPU_PDD_ENDS * nsys;
+  double *a = malloc(len * sizeof *a), *b = malloc(len * sizeof *b), *c = malloc(len * sizeof *c);
+  double *d = malloc(len * sizeof *d), *lr = malloc(2 * nsys * sizeof *lr), *out[2][3];
+  unsigned char *skip = malloc(nsys);
+  int *st[2], rc[2][2];
+  size_t moved[2][2] = {{0, 0}, {0, 0}};
+  tl_info info;
+  fill(len, broken, a, b, c, d);
+  for (size_t s = 0; s < nsys; s++)
+    lr[2 * s] = 0.5 / (double)(s + 1), lr[2 * s + 1] = -0.25, skip[s] = s & 1;
+  for (int k = 0; k < 2; k++) {
+    out[k][0] = prefilled(e + 3 * nsys, sizeof(double)); /* the ends, then part */
+    out[k][1] = prefilled(len, sizeof(double));          /* x */
+    out[k][2] = prefilled(nsys, sizeof(double));         /* the largest |x| */
+    st[k] = prefilled(4 * nsys, sizeof(int));            /* status words, rows */
+    tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
+    tl_gpu_pdd_resident *r = NULL;
+    rc[k][0] = tl_gpu_pdd_resident_open_d(m, nsys, 1, 1, a, b, c, d, &r, &info);
+    if (r)
+      rc[k][0] = tl_gpu_pdd_resident_local_d(r, out[k][0], out[k][0] + e, st[k], &info);
+    rc[k][1] = r ? tl_gpu_pdd_resident_correct_d(r, lr, skip, out[k][1], out[k][2],
+                                                 st[k] + 3 * nsys, &info)
+                 : -99;
+    tl_gpu_pdd_resident_traffic(r, &moved[k][0], &moved[k][1]);
+    tl_gpu_pdd_resident_close(r);
+  }
+  tl_gpu_use_device(NULL);
+  char err[256] = "";
+  check(!memcmp(rc[0], rc[1], sizeof rc[0]), "pdd_resident", m, nsys, info.msg);
+  check(!memcmp(moved[0], moved[1], sizeof moved[0]), "pdd_resident", m, nsys,
+        "the bytes copied each way differ");
+  check(!memcmp(st[0], st[1], 4 * nsys * sizeof(int)), "pdd_resident", m, nsys,
+        "status words differ");
+  size_t sizes[3] = {e + 3 * nsys, len, nsys};
+  int same = 1;
+  for (int j = 0; j < 3 && same; j++)
+    same = same_answers(out[0][j], out[1][j], sizes[j], err, sizeof err);
+  check(same, "pdd_resident", m, nsys, err);
+  for (int k = 0; k < 2; k++) {
+    for (int j = 0; j < 3; j++)
+      free(out[k][j]);
+    free(st[k]);
+  }
+  free(a), free(b), free(c), free(d), free(lr), free(skip);
+}
+
 int main(void)
 {
   if (tl_gpu_device_count() < 1) {
@@ -389,6 +444,8 @@ int main(void)
     slices_on_device(1000, 33, broken);
     resident_on_device(37, 70, broken);
     resident_on_device(1000, 33, broken);
+    pdd_resident_on_device(37, 70, broken);
+    pdd_resident_on_device(1000, 33, broken);
   }
   distd2_on_device(1000, 1, 8, 500);
   distd2_on_device(4096, 0, 16, 33);

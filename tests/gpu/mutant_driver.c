@@ -6,7 +6,8 @@
  *
  * FAMILY: thomas, periodic, pcr, hybrid, hybrid-chip (the on-chip
  * hybrid kernel), distd2, distd2-slice (the
- * kernels of an MPI rank's DistD2 slices), pdd, spike. KIND: what the
+ * kernels of an MPI rank's DistD2 slices), pdd, pdd-slice (those of its
+ * PDD slices, resident: tl_gpu_pdd_resident_*), spike. KIND: what the
  * checker must find in every order (race, race-blocks, uninitialized,
  * bounds), or "clean": nothing; or "orders": with the checker off, the
  * family's registry backend (--param orders=all, its default) must
@@ -97,6 +98,17 @@ static int run(const char *family, int broken, tl_info *info)
     if (status == TL_OK || status == TL_ERR_BREAKDOWN)
       status = tl_gpu_distd2_slice_substitute_d(N, NSYS, rows, ends, w, x, stat, info);
     free(rows), free(fix), free(ends), free(edge);
+  } else if (!strcmp(family, "pdd-slice")) { /* a middle rank's slices, kept there */
+    fill((size_t)N * NSYS, broken, a, b, c, d);
+    tl_gpu_pdd_resident *r = NULL;
+    status = tl_gpu_pdd_resident_open_d(N, NSYS, 1, 1, a, b, c, d, &r, info);
+    for (size_t k = 0; k < 2 * NSYS; k++)
+      w[k] = k & 1 ? -0.25 : 0.5; /* x_left, x_right */
+    if (status == TL_OK)
+      status = tl_gpu_pdd_resident_local_d(r, y, part, stat, info);
+    if (status == TL_OK || status == TL_ERR_BREAKDOWN)
+      status = tl_gpu_pdd_resident_correct_d(r, w, NULL, x, v, stat + 3 * NSYS, info);
+    tl_gpu_pdd_resident_close(r);
   } else {
     fprintf(stderr, "mutant_driver: unknown family %s\n", family);
     exit(2);

@@ -71,6 +71,9 @@ static void set_entry(problem *pr, int which, size_t s, size_t i, double value)
 /* The parameters of the cases being run ("key=value,key=value", NULL:
  * defaults), given to the MPI solve and to its simulated reference alike. */
 static const char *case_param;
+/* 1: the cases being run must give the simulated reference's x bit for
+ * bit (a program that does the reference's operations in its order). */
+static int case_bits;
 
 static void set_case_param(tl_options *opt, const tl_algorithm *ref)
 {
@@ -196,6 +199,8 @@ static void compare_with_reference(mpi_check *mc, const tl_algorithm *algo, cons
       scale = sk > scale ? sk : scale;
     }
     MC_EXPECT(mc, diff <= 30 * TL_EPS * scale, "|x - x_simulated| = %g (|x| %g)", diff, scale);
+    MC_EXPECT(mc, !case_bits || diff == 0, "|x - x_simulated| = %g: not the reference's bits",
+              diff);
   }
   if (st == TL_OK) {
     char why[512];
@@ -467,28 +472,36 @@ static void same_bits_case(mpi_check *mc, const char *name, const char *twin, si
   mc_end(mc);
 }
 
-/* distd2_gpu_mpi when memory runs short (tl_alloc_fail_at(k) for k = 1,
- * 2, ...; on one rank only: on several, a rank without memory ends the
- * job). Each failed allocation is either the solve's TL_ERR_NOMEM, or one
- * the program works around with distd2_mpi's bits: the resident slices'
- * or the edges' (every system to the reference, its d' on the host), the
- * ends' (every d' fetched back from the slices, the reference's
- * substitution). */
-static void memory_short_case(mpi_check *mc)
+/* A program on the GPU kernels when memory runs short (tl_alloc_fail_at(k)
+ * for k = 1, 2, ...; on one rank only: on several, a rank without memory
+ * ends the job). Each failed allocation is either the solve's
+ * TL_ERR_NOMEM, or one the program works around with the bits of `twin`
+ * (an MPI program) or, twin NULL, of its reference:
+ *   distd2_gpu_mpi  the resident slices' or the edges' (every system to
+ *                   the reference, its d' on the host), the ends' (every
+ *                   d' fetched back, the reference's substitution):
+ *                   distd2_mpi's bits;
+ *   pdd_gpu_mpi     the resident slices' or the ends' (every system to
+ *                   the reference), the correction's (every system's
+ *                   phase 1 and correction again by the reference): the
+ *                   reference's bits. */
+static void memory_short_case(mpi_check *mc, const char *name, const char *twin, uint64_t seed)
 {
-  const tl_algorithm *algo = tl_mpi_find("distd2_gpu_mpi"), *twin = tl_mpi_find("distd2_mpi");
-  if (mc->size != 1 || !algo || !twin)
+  const tl_algorithm *algo = tl_mpi_find(name), *other = twin ? tl_mpi_find(twin) : NULL;
+  if (mc->size != 1 || !algo || (twin && !other))
     return;
-  mc_case(mc, "distd2_gpu_mpi with memory short: distd2_mpi's bits, or no memory");
+  mc_case(mc, "%s with memory short: %s's bits, or no memory", name, twin ? twin : "the reference");
   problem pr = {{0}, NULL};
-  make_problem(&pr, TL_F64, 40, 5, 0, 98);
+  make_problem(&pr, TL_F64, 40, 5, 0, seed);
   tl_mpi_batch local;
   tl_info info;
   MC_EXPECT(mc, tl_mpi_scatter_batch(mc->comm, 0, &pr.sys, NULL, &local, &info) == TL_OK,
             "scatter: %s", info.msg);
   size_t cnt = local.m * local.nsys;
   double *x = calloc(cnt, sizeof *x), *y = calloc(cnt, sizeof *y);
-  MC_EXPECT(mc, tl_mpi_solve(twin, mc->comm, &local, y, NULL, &info) == TL_OK, "%s", info.msg);
+  int want = other ? tl_mpi_solve(other, mc->comm, &local, y, NULL, &info)
+                   : tl_solve(algo->reference, &pr.sys, y, NULL, &info);
+  MC_EXPECT(mc, want == TL_OK, "%s", info.msg);
   int worked = 0, short_ = 0;
   for (long k = 1; k <= 40; k++) {
     tl_alloc_fail_at(k);
@@ -1013,7 +1026,7 @@ int main(int argc, char **argv)
   same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", 40 * (size_t)P, 19, 0, NULL, 95);
   same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", n_uneven, 19, 0, uneven, 96);
   same_bits_case(&mc, "distd2_gpu_mpi", "distd2_mpi", n_uneven, 35, 1, uneven, 97);
-  memory_short_case(&mc);
+  memory_short_case(&mc, "distd2_gpu_mpi", "distd2_mpi", 98);
   static const char *const distd2s[] = {"distd2_mpi", "distd2_gpu_mpi"};
   for (size_t k = 0; k < 2; k++) {
     const tl_algorithm *algo = tl_mpi_find(distd2s[k]);
@@ -1043,6 +1056,20 @@ int main(int argc, char **argv)
     run_case(&mc, algo, TL_F64, 40 * (size_t)P, 33, 0, NULL, BREAKDOWN, 56 + k);
     case_param = NULL;
   }
+  /* PDD on the GPU kernels with the slices resident (pdd_gpu_mpi): the
+   * reference's operations in its order, so its bits, on even and uneven
+   * slices, a batch of 17 (a block of TL_GPU_SZ and more), and the
+   * systems the kernels hand to the reference (a zero pivot inside a
+   * block, a spike's, a breakdown on the last rank). */
+  const tl_algorithm *pdd_gpu = tl_mpi_find("pdd_gpu_mpi");
+  static const twist on_gpu[] = {PLAIN, INNER, SPIKE, BREAKDOWN};
+  case_bits = 1;
+  for (size_t k = 0; pdd_gpu && k < sizeof on_gpu / sizeof on_gpu[0]; k++) {
+    run_case(&mc, pdd_gpu, TL_F64, 40 * (size_t)P, 17, 0, NULL, on_gpu[k], 111 + k);
+    run_case(&mc, pdd_gpu, TL_F64, n_uneven, 17, 0, uneven, on_gpu[k], 115 + k);
+  }
+  case_bits = 0;
+  memory_short_case(&mc, "pdd_gpu_mpi", NULL, 99);
   /* Tridsolver's batched sweeps (eight systems at once): 19 systems (two
    * groups and three more), a breakdown and a zero row in the middle of
    * a group, and mini-batches that cut the groups. */

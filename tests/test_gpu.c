@@ -1030,6 +1030,20 @@ Test(gpu_pdd, resident_slices_equal_the_copying_entry_point, .timeout = 120)
   cr_expect_eq(tl_gpu_pdd_resident_local_d(NULL, one, one, words, &info), TL_ERR_ARG);
   cr_expect_eq(tl_gpu_pdd_resident_correct_d(NULL, one, NULL, one, one, words, &info), TL_ERR_ARG);
   tl_gpu_pdd_resident_close(NULL);
+  /* the correction works in place over y: once after each local phase */
+  double ends[TL_GPU_PDD_ENDS], part[3], lr[2] = {0.5, 0.5}, x[2], xmax;
+  double a2[2] = {0, 1}, b2[2] = {4, 4}, c2[2] = {1, 0}, d2[2] = {1, 2};
+  cr_assert_eq(tl_gpu_pdd_resident_open_d(2, 1, 1, 1, a2, b2, c2, d2, &r, &info), TL_OK);
+  cr_expect_eq(tl_gpu_pdd_resident_correct_d(r, lr, NULL, x, &xmax, words, &info), TL_ERR_ARG,
+               "a correction before the local phase");
+  cr_expect_eq(tl_gpu_pdd_resident_local_d(r, ends, part, words, &info), TL_OK, "%s", info.msg);
+  cr_expect_eq(tl_gpu_pdd_resident_correct_d(r, lr, NULL, x, &xmax, words, &info), TL_OK);
+  cr_expect_eq(tl_gpu_pdd_resident_correct_d(r, lr, NULL, x, &xmax, words, &info), TL_ERR_ARG,
+               "a second correction");
+  cr_expect_eq(tl_gpu_pdd_resident_local_d(r, ends, part, words, &info), TL_OK, "%s", info.msg);
+  cr_expect_eq(tl_gpu_pdd_resident_correct_d(r, lr, NULL, x, &xmax, words, &info), TL_OK,
+               "a correction after the next local phase");
+  tl_gpu_pdd_resident_close(r);
 }
 
 /* The float slice kernels: the double plans rounded to float, close to

@@ -521,24 +521,19 @@ static int KF(pdd_local_emulated)(const KF(gpu_call) *k, tl_info *info)
 
 #if TL_GPU_DOUBLE
 /* PDD's resident slices (gpu_resident.c): the three slice kernels on
- * host arrays, one thread per system, m = k->n rows. The local phase:
- * a, b, c, d in; y, v, w, part (3 per system) and stat out. */
+ * host arrays, one thread per system, m = k->n rows. Not watched here:
+ * the resident slices keep their arrays watched, under their names, from
+ * open to close, so that each kernel's reads are checked against the
+ * stores of the kernels before it (a word phase 1 never wrote, read by
+ * the ends or the correction), where a watch per call would take every
+ * input as set. The local phase: a, b, c, d in; y, v, w, part (3 per
+ * system) and stat out; scratch (k->x): m values per system. */
 static int KF(pdd_slice_local_emulated)(const KF(gpu_call) * k, tl_info *info)
 {
-  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
-  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-  T *scratch = tl_gpu_scratch_alloc(m * nsys, z);
-  if (!scratch)
-    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd_slice: no memory");
-  watch_spec w[] = {{k->a, m * nsys, z, "a", 1},       {k->b, m * nsys, z, "b", 1},
-                    {k->c, m * nsys, z, "c", 1},       {k->d, m * nsys, z, "d", 1},
-                    {k->y, m * nsys, z, "y", 0},       {k->v, m * nsys, z, "v", 0},
-                    {k->w, m * nsys, z, "w", 0},       {scratch, m * nsys, z, "scratch", 0},
-                    {k->part, 3 * nsys, z, "part", 0}, {k->stat, 3 * nsys, sizeof(int), "stat", 0}};
-  WATCHING(w, TL_LAUNCH(KF(pdd_slice_local_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
-                        k->edges, k->a, k->b, k->c, k->d, k->y, k->v, k->w, scratch, k->part,
-                        k->stat));
-  tl_gpu_scratch_free(scratch);
+  (void)info;
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(pdd_slice_local_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->edges,
+            k->a, k->b, k->c, k->d, k->y, k->v, k->w, k->x, k->part, k->stat);
   return TL_OK;
 }
 
@@ -546,14 +541,9 @@ static int KF(pdd_slice_local_emulated)(const KF(gpu_call) * k, tl_info *info)
 static int KF(pdd_slice_ends_emulated)(const KF(gpu_call) * k, tl_info *info)
 {
   (void)info;
-  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
-  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-  watch_spec w[] = {{k->y, m * nsys, z, "y", 1},
-                    {k->v, m * nsys, z, "v", 1},
-                    {k->w, m * nsys, z, "w", 1},
-                    {k->part, TL_GPU_PDD_ENDS * nsys, z, "ends", 0}};
-  WATCHING(w, TL_LAUNCH(KF(pdd_slice_ends_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, k->y,
-                        k->v, k->w, k->part));
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(pdd_slice_ends_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->y, k->v,
+            k->w, k->part);
   return TL_OK;
 }
 
@@ -563,16 +553,9 @@ static int KF(pdd_slice_ends_emulated)(const KF(gpu_call) * k, tl_info *info)
 static int KF(pdd_slice_correct_emulated)(const KF(gpu_call) * k, tl_info *info)
 {
   (void)info;
-  size_t m = k->n, nsys = k->nsys, z = sizeof(T);
-  long groups = (long)((nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
-  watch_spec w[] = {{k->v, m * nsys, z, "v", 1},
-                    {k->w, m * nsys, z, "w", 1},
-                    {k->fix, 2 * nsys, z, "x_left, x_right", 1},
-                    {k->x, m * nsys, z, "x", 1},
-                    {k->part, nsys, z, "xmax", 0},
-                    {k->stat, nsys, sizeof(int), "row", 0}};
-  WATCHING(w, TL_LAUNCH(KF(pdd_slice_correct_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
-                        k->edges, k->v, k->w, k->fix, k->x, k->part, k->stat));
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(pdd_slice_correct_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys, k->edges,
+            k->v, k->w, k->fix, k->x, k->part, k->stat);
   return TL_OK;
 }
 #endif
@@ -832,7 +815,8 @@ int tl_gpu_distd2_slice_substitute_emulate_d(size_t m, size_t nsys, const double
 #if TL_GPU_DOUBLE
 int tl_gpu_pdd_slice_local_emulate_d(size_t m, size_t nsys, int edges, const double *a,
                                      const double *b, const double *c, const double *d, double *y,
-                                     double *v, double *w, double *part, int *stat, tl_info *info)
+                                     double *v, double *w, double *scratch, double *part, int *stat,
+                                     tl_info *info)
 {
   KF(gpu_call)
   call = {.who = "pdd_slice",
@@ -846,6 +830,7 @@ int tl_gpu_pdd_slice_local_emulate_d(size_t m, size_t nsys, int edges, const dou
           .y = y,
           .v = v,
           .w = w,
+          .x = scratch,
           .part = part,
           .stat = stat};
   return KF(run_emulated)(&call, KF(pdd_slice_local_emulated), info);

@@ -40,13 +40,16 @@ int tl_gpu_distd2_slice_verdict_d(const char *what, size_t nsys, const int *stat
 int tl_gpu_pdd_local_verdict(size_t nsys, int parts, const int *stat, tl_info *info);
 
 /* PDD's three slice kernels (tridlab/gpu.h, tl_gpu_pdd_resident_*) run
- * by the emulator on host arrays, as the DistD2 ones above: the local
- * phase (y, v, w, part and stat: 3 per system), the six end words per
- * system, and the correction over y in x (xmax and row: 1 per system).
- * edges: bit 1 a left neighbour, bit 2 a right one. */
+ * by the emulator on host arrays: the local phase (y, v, w, part and
+ * stat: 3 per system; scratch: m values per system), the six end words
+ * per system, and the correction over y in x (xmax and row: 1 per
+ * system). edges: bit 1 a left neighbour, bit 2 a right one. Unlike the
+ * DistD2 ones these watch no array: the caller keeps them watched
+ * (tl_gpu_global_watch) across the three launches. */
 int tl_gpu_pdd_slice_local_emulate_d(size_t m, size_t nsys, int edges, const double *a,
                                      const double *b, const double *c, const double *d, double *y,
-                                     double *v, double *w, double *part, int *stat, tl_info *info);
+                                     double *v, double *w, double *scratch, double *part, int *stat,
+                                     tl_info *info);
 int tl_gpu_pdd_slice_ends_emulate_d(size_t m, size_t nsys, const double *y, const double *v,
                                     const double *w, double *ends, tl_info *info);
 int tl_gpu_pdd_slice_correct_emulate_d(size_t m, size_t nsys, int edges, const double *v,

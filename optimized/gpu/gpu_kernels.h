@@ -1289,10 +1289,11 @@ TL_KERNEL(KF(pdd_slice_local_kernel), long m, long nsys, int edges, const T *a, 
   TL_REGION(t)
   {
     long s = TL_BLOCK_ID * TL_GPU_SZ + t, o = s * m;
-    if (s < nsys)
+    if (s < nsys) {
       KF(pdd_partition)
-    (0, m, edges & 1, (edges & 2) != 0, a + o, b + o, c + o, d + o, y + o, v + o, w + o,
-     scratch + o, part + 3 * s, stat + 3 * s);
+      (0, m, edges & 1, (edges & 2) != 0, a + o, b + o, c + o, d + o, y + o, v + o, w + o,
+       scratch + o, part + 3 * s, stat + 3 * s);
+    }
   }
   TL_BARRIER();
 }

@@ -256,7 +256,43 @@ struct tl_gpu_pdd_resident {
   int edges; /* bit 1: a left neighbour; bit 2: a right one */
   double *a, *b, *c, *d, *y, *v, *w, *scratch, *part, *ends, *lr, *xmax;
   int *stat, *row;
+  int stage; /* 0 opened, 1 after the local phase, 2 after the correction */
 };
+
+/* In emulation, every array stays watched under its name from open to
+ * close: the host's uploads as set, what the kernels store as unset
+ * until they store it. So the checker sees each kernel's reads against
+ * the stores of the kernels before it -- a word of y, v or w that phase
+ * 1 never stored, read by the ends or the correction -- where a watch
+ * per call would take every input as set. (On a device, its sanitizer's
+ * initcheck does this.) */
+static void pdd_watch(const tl_gpu_pdd_resident *r)
+{
+  if (r->at.dev)
+    return;
+  size_t mv = r->m * r->nsys, n = r->nsys, z = sizeof(double), i = sizeof(int);
+  const struct {
+    const void *p;
+    size_t count, size;
+    const char *name;
+    int set;
+  } w[] = {{r->a, mv, z, "a", 1},
+           {r->b, mv, z, "b", 1},
+           {r->c, mv, z, "c", 1},
+           {r->d, mv, z, "d", 1},
+           {r->y, mv, z, "y", 0},
+           {r->v, mv, z, "v", 0},
+           {r->w, mv, z, "w", 0},
+           {r->scratch, mv, z, "scratch", 0},
+           {r->part, 3 * n, z, "part", 0},
+           {r->ends, TL_GPU_PDD_ENDS * n, z, "ends", 0},
+           {r->lr, 2 * n, z, "x_left, x_right", 0},
+           {r->xmax, n, z, "xmax", 0},
+           {r->stat, 3 * n, i, "stat", 0},
+           {r->row, n, i, "row", 0}};
+  for (size_t k = 0; k < sizeof w / sizeof w[0]; k++)
+    tl_gpu_global_watch(w[k].p, w[k].count, w[k].size, w[k].name, w[k].set);
+}
 
 void tl_gpu_pdd_resident_close(tl_gpu_pdd_resident *r)
 {
@@ -311,6 +347,7 @@ int tl_gpu_pdd_resident_open_d(size_t m, size_t nsys, int has_left, int has_righ
     tl_gpu_pdd_resident_close(r);
     return status;
   }
+  pdd_watch(r);
   *out = r;
   return TL_OK;
 }
@@ -329,12 +366,13 @@ int tl_gpu_pdd_resident_local_d(tl_gpu_pdd_resident *r, double *ends, double *pa
     return failed(&r->at, "the local phase", err, info);
   if (!dev) {
     TL_CALL(tl_gpu_pdd_slice_local_emulate_d(m, nsys, r->edges, r->a, r->b, r->c, r->d, r->y, r->v,
-                                             r->w, r->part, r->stat, info));
+                                             r->w, r->scratch, r->part, r->stat, info));
     TL_CALL(tl_gpu_pdd_slice_ends_emulate_d(m, nsys, r->y, r->v, r->w, r->ends, info));
   }
   TL_CALL(copy(&r->at, ends, r->ends, TL_GPU_PDD_ENDS * nsys * sizeof(double), 0, info));
   TL_CALL(copy(&r->at, part, r->part, 3 * nsys * sizeof(double), 0, info));
   TL_CALL(copy(&r->at, stat, r->stat, 3 * nsys * sizeof(int), 0, info));
+  r->stage = 1;
   return tl_gpu_pdd_local_verdict(nsys, 1, stat, info);
 }
 
@@ -344,8 +382,14 @@ int tl_gpu_pdd_resident_correct_d(tl_gpu_pdd_resident *r, const double *lr,
 {
   if (!r || !lr || !x || !xmax || !row)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "pdd_resident: no array may be NULL");
+  if (r->stage != 1) /* it works in place over y */
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "r",
+                   "pdd_resident: the correction runs once after each local phase");
   size_t m = r->m, nsys = r->nsys;
   TL_CALL(copy(&r->at, r->lr, lr, 2 * nsys * sizeof(double), 1, info));
+  if (!r->at.dev) /* the host has stored them */
+    tl_gpu_global_watch(r->lr, 2 * nsys, sizeof(double), "x_left, x_right", 1);
+  r->stage = 2;
   char err[200] = "";
   const tl_gpu_device_ops *dev = r->at.dev;
   if (dev && dev->pdd_slice_correct_there(m, nsys, r->edges, r->v, r->w, r->lr, r->y, r->xmax,

@@ -722,7 +722,8 @@ cleanup:
   return status;
 }
 
-/* PDD's rank program; gpu: its phase 1 on the GPU kernel. */
+/* PDD's rank program; gpu: its phases 1 and 5 on the GPU kernels, the
+ * slices kept there between them (local_gpu, correct_there). */
 static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
                          const tl_mpi_batch *sl, const size_t *slices, void *x,
                          const tl_options *opt, tl_info *info)
@@ -872,8 +873,9 @@ const tl_algorithm tl_mpi_algo_pdd_gpu = {
     .name = "pdd_gpu_mpi",
     .backend = "mpi+gpu-emulated",
     .reference = &tl_algo_pdd_ref,
-    .summary = "PDD across MPI ranks, one GPU per rank: each rank's local solves and spikes on "
-               "the GPU kernel, the boundary words through the exchange layer",
+    .summary = "PDD across MPI ranks, one GPU per rank: each rank's local solves, spikes and "
+               "correction on the GPU kernels, its slices kept there between them, the boundary "
+               "words through the exchange layer",
     .solve = tl_mpi_solve_batch,
     .ledger_model = tl_mpi_ledger_model,
     .checks_entries = 1, /* tl_mpi_solve checks each rank's rows */

@@ -380,6 +380,7 @@ static void pdd_resident_on_device(size_t m, size_t nsys, int broken)
   int *st[2], rc[2][2];
   size_t moved[2][2] = {{0, 0}, {0, 0}};
   tl_info info;
+  tl_info_clear(&info);
   fill(len, broken, a, b, c, d);
   for (size_t s = 0; s < nsys; s++)
     lr[2 * s] = 0.5 / (double)(s + 1), lr[2 * s + 1] = -0.25, skip[s] = s & 1;

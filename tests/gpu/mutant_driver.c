@@ -98,17 +98,19 @@ static int run(const char *family, int broken, tl_info *info)
     if (status == TL_OK || status == TL_ERR_BREAKDOWN)
       status = tl_gpu_distd2_slice_substitute_d(N, NSYS, rows, ends, w, x, stat, info);
     free(rows), free(fix), free(ends), free(edge);
-  } else if (!strcmp(family, "pdd-slice")) { /* a middle rank's slices, kept there */
+  } else if (!strcmp(family, "pdd-slice")) { /* a middle and a first rank's slices, kept there */
     fill((size_t)N * NSYS, broken, a, b, c, d);
-    tl_gpu_pdd_resident *r = NULL;
-    status = tl_gpu_pdd_resident_open_d(N, NSYS, 1, 1, a, b, c, d, &r, info);
     for (size_t k = 0; k < 2 * NSYS; k++)
       w[k] = k & 1 ? -0.25 : 0.5; /* x_left, x_right */
-    if (status == TL_OK)
-      status = tl_gpu_pdd_resident_local_d(r, y, part, stat, info);
-    if (status == TL_OK || status == TL_ERR_BREAKDOWN)
-      status = tl_gpu_pdd_resident_correct_d(r, w, NULL, x, v, stat + 3 * NSYS, info);
-    tl_gpu_pdd_resident_close(r);
+    for (int left = 1; left >= 0; left--) {
+      tl_gpu_pdd_resident *r = NULL;
+      status = tl_gpu_pdd_resident_open_d(N, NSYS, left, 1, a, b, c, d, &r, info);
+      if (status == TL_OK)
+        status = tl_gpu_pdd_resident_local_d(r, y, part, stat, info);
+      if (status == TL_OK || status == TL_ERR_BREAKDOWN)
+        status = tl_gpu_pdd_resident_correct_d(r, w, NULL, x, v, stat + 3 * NSYS, info);
+      tl_gpu_pdd_resident_close(r);
+    }
   } else {
     fprintf(stderr, "mutant_driver: unknown family %s\n", family);
     exit(2);

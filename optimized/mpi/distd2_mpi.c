@@ -367,8 +367,7 @@ static int substitute(const tl_distd2_plan *plan, double x_first, double x_last,
  * such a plan hold whatever the scratch held: nothing reads them; a
  * flagged system's plan is zeroed and filled whole by the reference).
  * They live in the rank's scratch, kept
- * from one solve to the next (tl_mpi_scratch_dirty; the GPU program's
- * tl_mpi_scratch, zeroed), not in fresh memory per
+ * from one solve to the next (tl_mpi_scratch_dirty), not in fresh memory per
  * system and solve, whose first touch cost more than the solve itself
  * (docs/algorithms/distd2.md, "MPI"). gpu: Algorithms 6 and 7 on the GPU
  * kernels (distd2_gpu_mpi), d' in the scratch after the plans (a sixth
@@ -390,10 +389,10 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
    * system it does not flag (on the CPU sa and sc; on the GPU program's
    * path every row), so only the flagged systems' are zeroed (below),
    * before the reference's preprocessing fills them; zeroing all of it
-   * cost 4 % of the solve. The GPU program's d' after them: zeroed
-   * whole. */
-  double *rows = gpu ? tl_mpi_scratch(6 * m * nsys, sizeof(double))
-                     : tl_mpi_scratch_dirty(5 * m * nsys, sizeof(double));
+   * cost 4 % of the solve. The GPU program's d' after them is not zeroed
+   * either: only the systems the host redoes are written there (by the
+   * reference, or fetched back from the resident slices) and read. */
+  double *rows = tl_mpi_scratch_dirty((gpu ? 6 : 5) * m * nsys, sizeof(double));
   double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
   unsigned char *flag = tl_alloc(2 * nsys + 1, 1), *strict = flag ? flag + nsys : NULL;
   tl_gpu_distd2_resident *res = NULL; /* the GPU program's slices, where its kernels run */
@@ -426,7 +425,7 @@ static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
     if (own_check && flag[s])
       suspect |= !tl_mpi_entries_scan(sl, s, 1);
-    if (flag[s] && !gpu)
+    if (flag[s])
       memset(rows + 5 * m * s, 0, 5 * m * sizeof *rows);
     int rc = tl_distd2_plan_slice_shell_d(&plans[s], sl->n, sl->periodic, sl->begin, m,
                                           rows + 5 * m * s, &one);

@@ -19,7 +19,7 @@ passed=0
 
 # The driver against the library's kernels: every family clean.
 $CC $CPPFLAGS $cflags -o "$out/clean" tests/gpu/mutant_driver.c "$lib" $LIBS || exit 1
-families="thomas periodic pcr hybrid hybrid-chip distd2 distd2-slice pdd pdd-slice spike"
+families="thomas periodic pcr hybrid hybrid-chip distd2 distd2-slice distd2-compact pdd pdd-slice spike"
 for family in $families; do
   if "$out/clean" "$family" clean > "$out/clean-$family.txt"; then
     passed=$((passed + 1))

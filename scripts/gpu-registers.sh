@@ -37,6 +37,8 @@ hybrid_kernel|32 P B
 hybrid_chip_kernel|8 P B + the largest of 4 x a round's padded rows, 8 P, padded n values (≤ 48 KiB)
 distd2_decouple_kernel|0
 distd2_finish_kernel|0
+distd2_compact_decouple_kernel|0
+distd2_compact_substitute_kernel|0
 distd2_slice_decouple_kernel|0
 distd2_slice_substitute_kernel|0
 pdd_local_kernel|0

@@ -1046,6 +1046,85 @@ Test(gpu_pdd, resident_slices_equal_the_copying_entry_point, .timeout = 120)
   tl_gpu_pdd_resident_close(r);
 }
 
+/* The compact scheme's resident slices (tl_gpu_compact_resident_*, what
+ * tl_mpi_distd2_compact_gpu runs) against the CPU's packed kernels on the
+ * same slice plan and u with ghost rows (tl_cpu_distd2_decouple_stencil_sz_d
+ * and tl_cpu_distd2_substitute_sz_d with SZ = TL_GPU_SZ): d' of rows 0 and
+ * m-1 and x bit for bit, the lanes past the last system 0, the status
+ * words -1; the substitution once after each decoupling. */
+static void compact_resident_agrees(size_t m, size_t nsys)
+{
+  size_t sz = TL_GPU_SZ, groups = (nsys + sz - 1) / sz, uc = groups * (m + 4) * sz;
+  size_t xc = groups * m * sz;
+  double *abc = malloc(3 * m * sizeof *abc), *uh = malloc(uc * sizeof *uh);
+  double *dt = calloc(xc, sizeof *dt), *x = calloc(xc, sizeof *x), *du = malloc(xc * sizeof *du);
+  double *ends = malloc(2 * nsys * sizeof *ends), *xs = malloc(2 * nsys * sizeof *xs);
+  int *stat = malloc(2 * nsys * sizeof *stat);
+  double st[5] = {-0.1, -0.7, 0, 0.7, 0.1};
+  cr_assert(abc && uh && dt && x && du && ends && xs && stat);
+  for (size_t j = 0; j < m; j++)
+    abc[j] = sin(0.7 * (double)j), abc[m + j] = 4, abc[2 * m + j] = cos(1.3 * (double)j);
+  for (size_t k = 0; k < uc; k++)
+    uh[k] = sin(0.01 * (double)k) + 0.1 * (double)(k % 5);
+  tl_distd2_plan plan;
+  tl_info info;
+  cr_assert_eq(tl_distd2_plan_slice_d(&plan, 3 * m, 0, m, m, abc, abc + m, abc + 2 * m, &info),
+               TL_OK, "%s", info.msg);
+  cr_assert_eq(tl_cpu_distd2_decouple_stencil_sz_d(&plan, 0, st, nsys, sz, uh, dt, &info), TL_OK);
+  for (size_t s = 0; s < nsys; s++)
+    xs[s] = sin((double)s), xs[nsys + s] = cos((double)s);
+  cr_assert_eq(tl_cpu_distd2_substitute_sz_d(&plan, 0, nsys, sz, xs, xs + nsys, dt, x, &info),
+               TL_OK);
+  tl_gpu_compact_resident *r = NULL;
+  cr_assert_eq(tl_gpu_compact_resident_open_d(&plan, st, nsys, uh, &r, &info), TL_OK, "%s",
+               info.msg);
+  cr_expect_eq(tl_gpu_compact_resident_substitute_d(r, xs, du, stat, &info), TL_ERR_ARG,
+               "a substitution before the decoupling");
+  cr_assert_eq(tl_gpu_compact_resident_decouple_d(r, ends, stat, &info), TL_OK, "%s", info.msg);
+  for (size_t s = 0; s < nsys; s++) {
+    size_t o = (s / sz) * m * sz + s % sz;
+    cr_expect(ends[2 * s] == dt[o] && ends[2 * s + 1] == dt[o + (m - 1) * sz] &&
+                  stat[2 * s] == -1 && stat[2 * s + 1] == -1,
+              "m %zu: system %zu's ends or status words after the decoupling", m, s);
+    ends[2 * s] = xs[s], ends[2 * s + 1] = xs[nsys + s];
+  }
+  cr_assert_eq(tl_gpu_compact_resident_substitute_d(r, ends, du, stat, &info), TL_OK, "%s",
+               info.msg);
+  cr_expect_eq(tl_gpu_compact_resident_substitute_d(r, ends, du, stat, &info), TL_ERR_ARG,
+               "a second substitution");
+  for (size_t s = 0; s < groups * sz; s++)
+    for (size_t j = 0; j < m; j++) {
+      size_t o = (s / sz) * m * sz + s % sz + j * sz;
+      cr_assert(s < nsys ? du[o] == x[o] : du[o] == 0, "m %zu nsys %zu: x of lane %zu row %zu", m,
+                nsys, s, j);
+    }
+  for (size_t s = 0; s < nsys; s++)
+    cr_expect_eq(stat[2 * s + 1], -1);
+  tl_gpu_compact_resident_close(r);
+  tl_distd2_plan_destroy(&plan);
+  free(abc), free(uh), free(dt), free(x), free(du), free(ends), free(xs), free(stat);
+}
+
+Test(gpu_distd2, compact_resident_equals_the_packed_cpu_kernels, .timeout = 120)
+{
+  static const size_t ms[] = {2, 9, 101};
+  static const size_t counts_[] = {1, 33, 70};
+  for (size_t o = 0; o < NORDERS; o++) {
+    set_orders(o);
+    for (size_t im = 0; im < 3; im++)
+      for (size_t ic = 0; ic < 3; ic++)
+        compact_resident_agrees(ms[im], counts_[ic]);
+  }
+  reset_order();
+  tl_gpu_compact_resident *r = (tl_gpu_compact_resident *)1;
+  double one[4] = {1, 1, 1, 1}, st[5] = {0, 0, 1, 0, 0};
+  tl_info info;
+  cr_expect_eq(tl_gpu_compact_resident_open_d(NULL, st, 1, one, &r, &info), TL_ERR_ARG);
+  cr_expect_null(r, "a refused open leaves no slices");
+  cr_expect_eq(tl_gpu_compact_resident_decouple_d(NULL, one, (int *)one, &info), TL_ERR_ARG);
+  tl_gpu_compact_resident_close(NULL);
+}
+
 /* The float slice kernels: the double plans rounded to float, close to
  * the double kernels' d', edges and x. */
 Test(gpu_distd2, float_slice_phases_are_accurate)

@@ -223,6 +223,41 @@ int tl_gpu_distd2_resident_substitute_d(tl_gpu_distd2_resident *r, const double 
 void tl_gpu_distd2_resident_traffic(const tl_gpu_distd2_resident *r, size_t *up, size_t *down);
 void tl_gpu_distd2_resident_close(tl_gpu_distd2_resident *r);
 
+/* The compact scheme across MPI ranks on the GPU kernels (tl_mpi_distd2_
+ * compact_gpu, optimized/mpi/distd2_mpi.c), a rank's slices kept where
+ * the kernels run between Algorithms 6 and 7 (optimized/gpu/
+ * gpu_resident.c): ONE slice plan for every system (plan->parts == 1,
+ * m = plan->n >= 2 rows), the 5-point stencil st fused into the
+ * decoupling, the batch packed in groups of TL_GPU_SZ systems. One thread
+ * per system:
+ *
+ *   open        the plan (flattened), st and uh go there: u of every
+ *               system with two ghost rows on each side, m + 4 rows per
+ *               group (tl_mpi_distd2_compact_sz's layout, the ghost rows
+ *               already filled from the neighbours)
+ *   decouple    Algorithm 6 with the stencil there; d' stays; its rows 0
+ *               and m-1 per system come back into ends[2 s], ends[2 s+1]
+ *   (host)      the exchange, the 2x2 systems
+ *   substitute  x_first, x_last per system (xfl[2 s], xfl[2 s + 1]) go
+ *               there, Algorithm 7 in place over d', and x comes back
+ *               into du (m rows per group; the lanes past nsys 0)
+ *
+ * stat: 2 ints per system, the decoupling's and the substitution's first
+ * row whose value is not finite (-1: none); each call fills its own and
+ * returns TL_OK: the caller reports (as tl_mpi_distd2_compact_sz's
+ * kernels do, the first failing system). The reference's operations, so
+ * the packed CPU kernels' bits. substitute runs once after each
+ * decouple. traffic: bytes copied there and back since open. */
+typedef struct tl_gpu_compact_resident tl_gpu_compact_resident;
+int tl_gpu_compact_resident_open_d(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                                   const double *uh, tl_gpu_compact_resident **out, tl_info *info);
+int tl_gpu_compact_resident_decouple_d(tl_gpu_compact_resident *r, double *ends, int *stat,
+                                       tl_info *info);
+int tl_gpu_compact_resident_substitute_d(tl_gpu_compact_resident *r, const double *xfl, double *du,
+                                         int *stat, tl_info *info);
+void tl_gpu_compact_resident_traffic(const tl_gpu_compact_resident *r, size_t *up, size_t *down);
+void tl_gpu_compact_resident_close(tl_gpu_compact_resident *r);
+
 /* PDD's local phase (reference/pdd_ref.c, tl_pdd_ref_local_d: the
  * partition's solution y and its whole spikes v, w) for every partition
  * of every system of a batch (batch layout), one block per system and
@@ -378,6 +413,14 @@ typedef struct tl_gpu_device_ops {
   int (*pdd_slice_correct_there)(size_t m, size_t nsys, int edges, const double *v, const double *w,
                                  const double *lr, double *x, double *xmax, int *row, char *err,
                                  size_t len);
+  /* The compact scheme's two kernels on arrays already on the device
+   * (tl_gpu_compact_resident_*): coef, the slice plan flattened
+   * (tl_gpu_distd2_flatten); uh, u with its ghost rows; stat, 2 per system. */
+  int (*distd2_compact_decouple_there)(size_t m, size_t nsys, const double *coef, const double *uh,
+                                       double *dt, double *ends, int *stat, char *err, size_t len);
+  int (*distd2_compact_substitute_there)(size_t m, size_t nsys, const double *coef,
+                                         const double *xfl, const double *dt, double *x, int *stat,
+                                         char *err, size_t len);
 } tl_gpu_device_ops;
 /* Run the double kernels on this device from now on (NULL: emulate). */
 void tl_gpu_use_device(const tl_gpu_device_ops *ops);

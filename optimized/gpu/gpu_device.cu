@@ -173,7 +173,9 @@ static const tl_gpu_device_ops device_ops = {TL_GPU_RUNTIME,
                                              tl_gpu_dev_distd2_slice_substitute_there_d,
                                              tl_gpu_dev_pdd_slice_local_there_d,
                                              tl_gpu_dev_pdd_slice_ends_there_d,
-                                             tl_gpu_dev_pdd_slice_correct_there_d};
+                                             tl_gpu_dev_pdd_slice_correct_there_d,
+                                             tl_gpu_dev_distd2_compact_decouple_there_d,
+                                             tl_gpu_dev_distd2_compact_substitute_there_d};
 
 /* The device's table, for programs that switch between it and emulation
  * (tests/gpu/device_test.c). */

@@ -309,6 +309,35 @@ extern "C" int KF(tl_gpu_dev_pdd_slice_correct_there)(size_t m, size_t nsys, int
             lr, x, xmax, row);
   return dev_launched(err, len);
 }
+
+/* The compact scheme across ranks (tl_gpu_compact_resident_*): its two
+ * kernels on arrays already on the device, coef the plan flattened
+ * (sa, sc, fwd_scale, fwd_mul, bwd_mul: m each, fix_scale, the stencil). */
+static KF(distd2_coef) KF(dev_compact_coef)(size_t m, const T *coef)
+{
+  return (KF(distd2_coef)){NULL,         coef,         coef + m,    coef + 2 * m,
+                           coef + 3 * m, coef + 4 * m, coef + 5 * m};
+}
+
+extern "C" int KF(tl_gpu_dev_distd2_compact_decouple_there)(size_t m, size_t nsys, const T *coef,
+                                                            const T *uh, T *dt, T *ends, int *stat,
+                                                            char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(distd2_compact_decouple_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+            KF(dev_compact_coef)(m, coef), coef + 5 * m + 1, uh, dt, ends, stat);
+  return dev_launched(err, len);
+}
+
+extern "C" int KF(tl_gpu_dev_distd2_compact_substitute_there)(size_t m, size_t nsys, const T *coef,
+                                                              const T *xfl, const T *dt, T *x,
+                                                              int *stat, char *err, size_t len)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  TL_LAUNCH(KF(distd2_compact_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys,
+            KF(dev_compact_coef)(m, coef), xfl, dt, x, stat);
+  return dev_launched(err, len);
+}
 #endif
 
 #undef TL_DEV_ARGS

@@ -560,6 +560,41 @@ static int KF(pdd_slice_correct_emulated)(const KF(gpu_call) * k, tl_info *info)
 }
 #endif
 
+#if TL_GPU_DOUBLE
+/* The compact scheme across ranks (gpu_resident.c, tl_gpu_compact_
+ * resident_*): the plan flattened in k->coef (sa, sc, fwd_scale,
+ * fwd_mul, bwd_mul: m each, fix_scale, the stencil), m = k->n rows per
+ * group. Not watched here, as PDD's slices: the resident arrays are.
+ * Decoupling: u with its ghost rows (k->d) in; d' (k->w), the two ends
+ * per system (k->edge) and stat out. */
+static KF(distd2_coef) KF(compact_coef)(const KF(gpu_call) * k)
+{
+  const T *cf = k->coef;
+  size_t m = k->n;
+  return (KF(distd2_coef)){NULL, cf, cf + m, cf + 2 * m, cf + 3 * m, cf + 4 * m, cf + 5 * m};
+}
+
+static int KF(compact_decouple_emulated)(const KF(gpu_call) * k, tl_info *info)
+{
+  (void)info;
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(distd2_compact_decouple_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys,
+            KF(compact_coef)(k), k->coef + 5 * k->n + 1, k->d, k->w, k->edge, k->stat);
+  return TL_OK;
+}
+
+/* Substitution: x_first, x_last per system (k->fix) and d' (k->w) in, x
+ * (k->x, may be d') and stat out. */
+static int KF(compact_substitute_emulated)(const KF(gpu_call) * k, tl_info *info)
+{
+  (void)info;
+  long groups = (long)((k->nsys + TL_GPU_SZ - 1) / TL_GPU_SZ);
+  TL_LAUNCH(KF(distd2_compact_substitute_kernel), groups, TL_GPU_SZ, 0, (long)k->n, (long)k->nsys,
+            KF(compact_coef)(k), k->fix, k->w, k->x, k->stat);
+  return TL_OK;
+}
+#endif
+
 static int KF(spike_local_emulated)(const KF(gpu_call) *k, tl_info *info)
 {
   T *factors = tl_gpu_scratch_alloc(5 * k->n * k->nsys, sizeof(T));
@@ -866,6 +901,39 @@ int tl_gpu_pdd_slice_correct_emulate_d(size_t m, size_t nsys, int edges, const d
           .part = xmax,
           .stat = row};
   return KF(run_emulated)(&call, KF(pdd_slice_correct_emulated), info);
+}
+#endif
+
+#if TL_GPU_DOUBLE
+int tl_gpu_compact_decouple_emulate_d(size_t m, size_t nsys, const double *coef, const double *uh,
+                                      double *dt, double *ends, int *stat, tl_info *info)
+{
+  KF(gpu_call)
+  call = {.who = "distd2_compact",
+          .n = m,
+          .nsys = nsys,
+          .coef = coef,
+          .d = uh,
+          .w = dt,
+          .edge = ends,
+          .stat = stat};
+  return KF(run_emulated)(&call, KF(compact_decouple_emulated), info);
+}
+
+int tl_gpu_compact_substitute_emulate_d(size_t m, size_t nsys, const double *coef,
+                                        const double *xfl, double *dt, double *x, int *stat,
+                                        tl_info *info)
+{
+  KF(gpu_call)
+  call = {.who = "distd2_compact",
+          .n = m,
+          .nsys = nsys,
+          .coef = coef,
+          .fix = xfl,
+          .w = dt,
+          .x = x,
+          .stat = stat};
+  return KF(run_emulated)(&call, KF(compact_substitute_emulated), info);
 }
 #endif
 

@@ -56,4 +56,17 @@ int tl_gpu_pdd_slice_correct_emulate_d(size_t m, size_t nsys, int edges, const d
                                        const double *w, const double *lr, double *x, double *xmax,
                                        int *row, tl_info *info);
 
+/* The two kernels of the compact scheme across ranks (tl_gpu_compact_
+ * resident_*) run by the emulator on host arrays, watching nothing (the
+ * caller keeps them watched): coef, the plan flattened by
+ * tl_gpu_distd2_flatten (5 m + 1 + 5 values); uh, u with two ghost rows
+ * on each side (m + 4 rows per group of TL_GPU_SZ); dt and x, m rows per
+ * group; ends and xfl, 2 per system; stat, 2 per system (the
+ * decoupling's, the substitution's first non-finite row). */
+int tl_gpu_compact_decouple_emulate_d(size_t m, size_t nsys, const double *coef, const double *uh,
+                                      double *dt, double *ends, int *stat, tl_info *info);
+int tl_gpu_compact_substitute_emulate_d(size_t m, size_t nsys, const double *coef,
+                                        const double *xfl, double *dt, double *x, int *stat,
+                                        tl_info *info);
+
 #endif

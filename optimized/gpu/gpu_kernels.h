@@ -882,12 +882,18 @@ typedef struct KF(distd2_coef) {
 } KF(distd2_coef);
 
 /* u at row i of this lane (rows z apart): wrap when periodic, zero
- * outside otherwise (the halo rule of tl_distd2_halo_d). */
-TL_DEVICE_FN T KF(field)(long n, long z, int periodic, const T *u, long i)
+ * outside otherwise (the halo rule of tl_distd2_halo_d); with ghosts (an
+ * MPI rank's slice: tl_mpi_distd2_compact_gpu) u holds the two rows on
+ * each side of its own, filled from the neighbours, read as they are
+ * (rows past them, which the window loads ahead and no row uses: 0).
+ * ghosts is a constant at every call, so the kernels without them keep
+ * no test of it (a test of a kernel argument cost the fused DistD2
+ * kernel 4 to 13 registers). */
+TL_DEVICE_FN T KF(field)(long n, long z, int periodic, int ghosts, const T *u, long i)
 {
-  if (i >= 0 && i < n)
+  if ((i >= 0 && i < n) || (ghosts && i >= -2 && i < n + 2))
     return TL_LD(u, i * z);
-  if (!periodic)
+  if (!periodic || ghosts)
     return 0;
   return TL_LD(u, (((i % n) + n) % n) * z);
 }
@@ -904,9 +910,9 @@ TL_DEVICE_FN T KF(field)(long n, long z, int periodic, const T *u, long i)
  * being finite as it is made (the last two rows in the forward sweep,
  * rows m-3..1 in the backward one, row 0 after lines 18-20), so no pass
  * reads d' again only to check it. */
-TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, long z, int periodic, long k0, long m,
-                                           const KF(distd2_coef) * q, const T *fix, const T *st,
-                                           const T *in, T *dt)
+TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, long z, int periodic, int ghosts, long k0,
+                                           long m, const KF(distd2_coef) * q, const T *fix,
+                                           const T *st, const T *in, T *dt)
 {
   enum { U = TL_GPU_AHEAD };
   const T *f = q->f + k0, *r = q->r + k0, *w = q->w + k0;
@@ -917,7 +923,7 @@ TL_DEVICE_FN long KF(distd2_decouple_lane)(long n, long z, int periodic, long k0
     TL_UNROLL
     for (int k = 0; k < U + 4; k++) /* u(i0 - 2 .. i0 + U + 1): the window moves by U */
       if (st && (j0 == 0 || k >= 4))
-        win[k] = KF(field)(n, z, periodic, in, k0 + j0 - 2 + k);
+        win[k] = KF(field)(n, z, periodic, ghosts, in, k0 + j0 - 2 + k);
       else if (st)
         win[k] = win[k + U];
     T rd[U];
@@ -982,8 +988,8 @@ TL_KERNEL(KF(distd2_decouple_kernel), long n, int periodic, long nsys, int parts
     long s = g * TL_GPU_SZ + t, o = g * n * TL_GPU_SZ + t;
     if (s < nsys) {
       long k0 = TL_LD(q.begin, p), m = TL_LD(q.begin, p + 1) - k0;
-      long bad = KF(distd2_decouple_lane)(n, TL_GPU_SZ, periodic, k0, m, &q, q.fix + p, st, in + o,
-                                          dt + o);
+      long bad = KF(distd2_decouple_lane)(n, TL_GPU_SZ, periodic, 0, k0, m, &q, q.fix + p, st,
+                                          in + o, dt + o);
       TL_ST(stat, (s * parts + p) * 3) = (int)bad;
     }
   }
@@ -1071,6 +1077,59 @@ TL_KERNEL(KF(distd2_finish_kernel), long n, long nsys, int parts, KF(distd2_coef
   TL_BARRIER();
 }
 
+#if TL_GPU_DOUBLE /* double only, as the compact scheme across ranks */
+/* ------------------------------------------------------------------ */
+/* The compact scheme across MPI ranks (tl_mpi_distd2_compact_gpu): ONE */
+/* slice plan for every system of the rank's packed batch, the stencil  */
+/* fused, kept where the kernels run (tl_gpu_compact_resident_*)        */
+
+/* Block g, thread t: system s = g TL_GPU_SZ + t of the rank's packed
+ * slices of m rows. uh: u with the two neighbour rows on each side, m + 4
+ * rows per group (tl_mpi_distd2_compact_sz's layout); Algorithm 6 with
+ * the stencil into dt (m rows per group), and the two d' the exchange
+ * needs into ends[2 s], ends[2 s + 1] (rows 0 and m-1); stat[2 s]: the
+ * first row whose d' is not finite, or -1. */
+TL_KERNEL(KF(distd2_compact_decouple_kernel), long m, long nsys, KF(distd2_coef) q, const T *st,
+          const T *uh, T *dt, T *ends, int *stat)
+{
+  const long g = TL_BLOCK_ID;
+  TL_REGION(t)
+  {
+    long s = g * TL_GPU_SZ + t, o = g * m * TL_GPU_SZ + t;
+    if (s < nsys) {
+      const T *u = uh + (g * (m + 4) + 2) * TL_GPU_SZ + t; /* own row 0 */
+      long bad = KF(distd2_decouple_lane)(m, TL_GPU_SZ, 0, 1, 0, m, &q, q.fix, st, u, dt + o);
+      TL_ST(ends, 2 * s) = TL_LD(dt, o);
+      TL_ST(ends, 2 * s + 1) = TL_LD(dt, o + (m - 1) * TL_GPU_SZ);
+      TL_ST(stat, 2 * s) = (int)bad;
+    } else { /* a lane past the last system: zeros, so that x comes back defined */
+      for (long k = 0; k < m; k++)
+        TL_ST(dt, o + k * TL_GPU_SZ) = 0;
+    }
+  }
+  TL_BARRIER();
+}
+
+/* Thread t, system s as above: Algorithm 7 from dt with x_first, x_last
+ * = xfl[2 s], xfl[2 s + 1] into x (m rows per group; may be dt);
+ * stat[2 s + 1]: the first row whose x is not finite, or -1. */
+TL_KERNEL(KF(distd2_compact_substitute_kernel), long m, long nsys, KF(distd2_coef) q, const T *xfl,
+          const T *dt, T *x, int *stat)
+{
+  const long g = TL_BLOCK_ID;
+  TL_REGION(t)
+  {
+    long s = g * TL_GPU_SZ + t, o = g * m * TL_GPU_SZ + t;
+    if (s < nsys) {
+      long bad = KF(distd2_substitute_lane)(0, m, TL_GPU_SZ, q.sa, q.sc, TL_LD(xfl, 2 * s),
+                                            TL_LD(xfl, 2 * s + 1), dt + o, x + o);
+      TL_ST(stat, 2 * s + 1) = (int)bad;
+    }
+  }
+  TL_BARRIER();
+}
+#endif /* TL_GPU_DOUBLE */
+
 /* ------------------------------------------------------------------ */
 /* DistD2 on an MPI rank's slices (optimized/mpi/distd2_mpi.c,          */
 /* distd2_gpu_mpi): one thread per system of the batch layout, each     */
@@ -1100,7 +1159,7 @@ TL_KERNEL(KF(distd2_slice_decouple_kernel), long m, long nsys, const T *plan, co
       const T *rows = plan + 5 * m * s;
       KF(distd2_coef) q = {NULL, rows, rows + m, rows + 2 * m, rows + 3 * m, rows + 4 * m, fix + s};
       T *y = dt + s * m, *e = edge + TL_DISTD2_SLICE_EDGE * s;
-      long bad = KF(distd2_decouple_lane)(m, 1, 0, 0, m, &q, q.fix, NULL, d + s * m, y);
+      long bad = KF(distd2_decouple_lane)(m, 1, 0, 0, 0, m, &q, q.fix, NULL, d + s * m, y);
       TL_ST(e, 0) = TL_LD(q.sa, 0); /* first row: to the rank before */
       TL_ST(e, 1) = TL_LD(q.sc, 0);
       TL_ST(e, 2) = TL_LD(y, 0);

@@ -426,3 +426,140 @@ void tl_gpu_pdd_resident_traffic(const tl_gpu_pdd_resident *r, size_t *up, size_
   if (down)
     *down = r ? r->at.down : 0;
 }
+
+/* ---------------------------------------------------------------- */
+/* The compact scheme's slices: one plan, the stencil fused            */
+
+struct tl_gpu_compact_resident {
+  there at;
+  size_t m, nsys, groups;
+  double *coef, *uh, *dt, *ends, *xfl;
+  int *stat;
+  int stage; /* 0 opened, 1 after the decoupling, 2 after the substitution */
+};
+
+void tl_gpu_compact_resident_close(tl_gpu_compact_resident *r)
+{
+  if (!r)
+    return;
+  void *all[] = {r->coef, r->uh, r->dt, r->ends, r->xfl, r->stat};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+    unplace(&r->at, all[k]);
+  free(r);
+}
+
+/* In emulation the arrays stay watched under their names from open to
+ * close (as PDD's slices: pdd_watch). */
+static void compact_watch(const tl_gpu_compact_resident *r)
+{
+  if (r->at.dev)
+    return;
+  size_t m = r->m, n = r->nsys, z = sizeof(double), lanes = r->groups * TL_GPU_SZ;
+  tl_gpu_global_watch(r->coef, 5 * m + 6, z, "the plan", 1);
+  tl_gpu_global_watch(r->uh, lanes * (m + 4), z, "u with ghost rows", 1);
+  tl_gpu_global_watch(r->dt, lanes * m, z, "d'", 0);
+  tl_gpu_global_watch(r->ends, 2 * n, z, "ends", 0);
+  tl_gpu_global_watch(r->xfl, 2 * n, z, "x_first, x_last", 0);
+  tl_gpu_global_watch(r->stat, 2 * n, sizeof(int), "stat", 1); /* -1 from open */
+}
+
+int tl_gpu_compact_resident_open_d(const tl_distd2_plan *plan, const double st[5], size_t nsys,
+                                   const double *uh, tl_gpu_compact_resident **out, tl_info *info)
+{
+  if (!out)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "out", "compact_resident: out is NULL");
+  *out = NULL;
+  size_t m = plan ? plan->n : 0, groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
+  if (!plan || plan->parts != 1 || m < 2 || !st || !uh || nsys < 1 || m > (size_t)INT32_MAX ||
+      nsys > (size_t)INT32_MAX || m + 4 > SIZE_MAX / 2 / sizeof(double) / TL_GPU_SZ / groups)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan",
+                   "compact_resident: a slice plan of one partition and >= 2 rows, a stencil, u "
+                   "and nsys >= 1");
+  tl_gpu_compact_resident *r = tl_alloc(1, sizeof *r);
+  double *coef = tl_alloc(5 * m + 6, sizeof *coef);
+  if (!r || !coef) {
+    free(r), free(coef);
+    return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "compact_resident: no memory");
+  }
+  long begin[2];
+  tl_gpu_distd2_flatten(plan, st, coef, begin);
+  const tl_gpu_device_ops *dev = tl_gpu_device_installed();
+  r->m = m, r->nsys = nsys, r->groups = groups, r->at.who = "compact_resident";
+  r->at.dev =
+      has_memory(dev) && dev->distd2_compact_decouple_there && dev->distd2_compact_substitute_there
+          ? dev
+          : NULL;
+  size_t z = sizeof(double), lanes = groups * TL_GPU_SZ;
+  int status = TL_OK;
+  there *at = &r->at;
+  r->coef = place(at, (5 * m + 6) * z, &status, info);
+  r->uh = place(at, lanes * (m + 4) * z, &status, info);
+  r->dt = place(at, lanes * m * z, &status, info);
+  r->ends = place(at, 2 * nsys * z, &status, info);
+  r->xfl = place(at, 2 * nsys * z, &status, info);
+  r->stat = place(at, 2 * nsys * sizeof(int), &status, info);
+  if (status == TL_OK)
+    status = copy(at, r->coef, coef, (5 * m + 6) * z, 1, info);
+  if (status == TL_OK)
+    status = copy(at, r->uh, uh, lanes * (m + 4) * z, 1, info);
+  if (status == TL_OK)
+    status = unset_words(at, r->stat, 2 * nsys, info);
+  free(coef);
+  if (status != TL_OK) {
+    tl_gpu_compact_resident_close(r);
+    return status;
+  }
+  compact_watch(r);
+  *out = r;
+  return TL_OK;
+}
+
+int tl_gpu_compact_resident_decouple_d(tl_gpu_compact_resident *r, double *ends, int *stat,
+                                       tl_info *info)
+{
+  if (!r || !ends || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "compact_resident: no array may be NULL");
+  char err[200] = "";
+  const tl_gpu_device_ops *dev = r->at.dev;
+  if (dev && dev->distd2_compact_decouple_there(r->m, r->nsys, r->coef, r->uh, r->dt, r->ends,
+                                                r->stat, err, sizeof err))
+    return failed(&r->at, "the decoupling", err, info);
+  if (!dev)
+    TL_CALL(tl_gpu_compact_decouple_emulate_d(r->m, r->nsys, r->coef, r->uh, r->dt, r->ends,
+                                              r->stat, info));
+  r->stage = 1;
+  TL_CALL(copy(&r->at, ends, r->ends, 2 * r->nsys * sizeof(double), 0, info));
+  return copy(&r->at, stat, r->stat, 2 * r->nsys * sizeof(int), 0, info);
+}
+
+int tl_gpu_compact_resident_substitute_d(tl_gpu_compact_resident *r, const double *xfl, double *du,
+                                         int *stat, tl_info *info)
+{
+  if (!r || !xfl || !du || !stat)
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "array", "compact_resident: no array may be NULL");
+  if (r->stage != 1) /* it works in place over d' */
+    return TL_FAIL(info, TL_ERR_ARG, -1, -1, "r",
+                   "compact_resident: the substitution runs once after each decoupling");
+  TL_CALL(copy(&r->at, r->xfl, xfl, 2 * r->nsys * sizeof(double), 1, info));
+  if (!r->at.dev) /* the host has stored them */
+    tl_gpu_global_watch(r->xfl, 2 * r->nsys, sizeof(double), "x_first, x_last", 1);
+  r->stage = 2;
+  char err[200] = "";
+  const tl_gpu_device_ops *dev = r->at.dev;
+  if (dev && dev->distd2_compact_substitute_there(r->m, r->nsys, r->coef, r->xfl, r->dt, r->dt,
+                                                  r->stat, err, sizeof err))
+    return failed(&r->at, "the substitution", err, info);
+  if (!dev)
+    TL_CALL(tl_gpu_compact_substitute_emulate_d(r->m, r->nsys, r->coef, r->xfl, r->dt, r->dt,
+                                                r->stat, info));
+  TL_CALL(copy(&r->at, du, r->dt, r->groups * TL_GPU_SZ * r->m * sizeof(double), 0, info));
+  return copy(&r->at, stat, r->stat, 2 * r->nsys * sizeof(int), 0, info);
+}
+
+void tl_gpu_compact_resident_traffic(const tl_gpu_compact_resident *r, size_t *up, size_t *down)
+{
+  if (up)
+    *up = r ? r->at.up : 0;
+  if (down)
+    *down = r ? r->at.down : 0;
+}

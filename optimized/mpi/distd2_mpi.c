@@ -626,10 +626,107 @@ static int compact_one_round(const notes *nt, const compact_round *cr, double *u
   return TL_OK;
 }
 
-int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
-                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
-                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info)
+/* The compact scheme with one GPU per rank: the phases of
+ * tl_mpi_distd2_compact_sz (one round), Algorithms 6 and 7 on the GPU
+ * kernels with the rank's slices kept there between them
+ * (tl_gpu_compact_resident_*):
+ *
+ *   "ghost-rows"   host: u's two rows each way (exchange_halo)
+ *   open           the plan, the stencil and u with its ghost rows go there
+ *   decouple       GPU: d' stays; rows 0 and m-1 of every system come back
+ *   "edges"        host: packed as tl_cpu_distd2_pack_sz_d packs them, the
+ *                  2x2 systems (exchange_and_interfaces)
+ *   substitute     GPU: x from d' and x_first, x_last; x comes back
+ *   "verdict"      host, as the CPU program's
+ *
+ * The kernels do the reference's operations, so the CPU program's bits,
+ * and a failure is reported as its kernels report it: the first system
+ * whose d' (then x) is not finite, with its global row. Where the slices
+ * cannot be placed (no memory) this rank runs the CPU round instead (the
+ * same messages, so no rank waits); a device that fails is every
+ * system's failure, after the same messages. */
+static int compact_gpu_round(const notes *nt, const tl_distd2_plan *plan, const double *st,
+                             size_t nsys, double *u, double *du, sys_state *ss,
+                             tl_distd2_edge *edges, double *xs, double *xe)
 {
+  size_t m = plan->n;
+  double *ends = tl_alloc(2 * nsys, sizeof *ends);
+  int *stat = tl_alloc(2 * nsys, sizeof *stat);
+  tl_gpu_compact_resident *res = NULL;
+  tl_info gi;
+  tl_info_clear(&gi);
+  int rc =
+      ends && stat ? tl_gpu_compact_resident_open_d(plan, st, nsys, u, &res, &gi) : TL_ERR_NOMEM;
+  if (rc == TL_ERR_NOMEM) { /* the CPU round: the same phases and messages */
+    free(ends), free(stat);
+    compact_round cr = {plan, st, TL_GPU_SZ, 0, 0, nsys, 0, NULL};
+    return compact_one_round(nt, &cr, u, du, ss, edges, xs, xe);
+  }
+  if (rc == TL_OK)
+    rc = tl_gpu_compact_resident_decouple_d(res, ends, stat, &gi);
+  long bad = -1; /* the first system whose d' is not finite */
+  for (size_t s = 0; rc == TL_OK && s < nsys && bad < 0; s++)
+    if (stat[2 * s] >= 0)
+      bad = (long)s;
+  if (rc < 0)
+    for (size_t s = 0; s < nsys; s++)
+      note(nt, s, PH_DECOUPLE, rc, &gi);
+  else if (bad >= 0) {
+    long row = (long)plan->row0 + stat[2 * bad];
+    tl_info one;
+    note(nt, (size_t)bad, PH_DECOUPLE,
+         TL_FAIL(&one, TL_ERR_BREAKDOWN, bad, row, "",
+                 "distd2: overflow in the decoupling phase at row %ld of system %ld", row, bad),
+         &one);
+  }
+  for (size_t s = 0; s < nsys; s++) { /* tl_cpu_distd2_pack_sz_d's edges */
+    tl_distd2_edge *e = &ss[s].edge;
+    e->first_lower = plan->sa[0], e->first_upper = plan->sc[0];
+    e->last_lower = plan->sa[m - 1], e->last_upper = plan->sc[m - 1];
+    e->first_rhs = rc == TL_OK ? ends[2 * s] : 0.0;
+    e->last_rhs = rc == TL_OK ? ends[2 * s + 1] : 0.0;
+    edges[s] = *e;
+    ss[s].bad = rc < 0 || (long)s == bad;
+  }
+  int status =
+      exchange_and_interfaces(nt, ss, 0, nsys, 0, plan->row0, m, plan->n_total, plan->periodic);
+  if (status == TL_OK && rc == TL_OK) {
+    for (size_t s = 0; s < nsys; s++) {
+      xs[s] = ss[s].bad ? 0.0 : ss[s].x_first;
+      xe[s] = ss[s].bad ? 0.0 : ss[s].x_last;
+      ends[2 * s] = xs[s], ends[2 * s + 1] = xe[s];
+    }
+    rc = tl_gpu_compact_resident_substitute_d(res, ends, du, stat, &gi);
+    bad = -1;
+    for (size_t s = 0; rc == TL_OK && s < nsys && bad < 0; s++)
+      if (stat[2 * s + 1] >= 0)
+        bad = (long)s;
+    if (rc < 0)
+      for (size_t s = 0; s < nsys; s++)
+        note(nt, s, PH_SUBSTITUTE, rc, &gi);
+    else if (bad >= 0) {
+      long row = (long)plan->row0 + stat[2 * bad + 1];
+      tl_info one;
+      note(nt, (size_t)bad, PH_SUBSTITUTE,
+           TL_FAIL(&one, TL_ERR_BREAKDOWN, bad, row, "",
+                   "distd2: overflow in the substitution at row %ld of system %ld", row, bad),
+           &one);
+    }
+  }
+  tl_gpu_compact_resident_close(res);
+  free(ends);
+  free(stat);
+  return status;
+}
+
+/* Both entry points: the argument check, the ghost rows, the rounds on
+ * the CPU's packed kernels or the one round on the GPU kernels, the
+ * verdict (collective: every rank returns the same status). */
+static int compact_run(int gpu, MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
+                       size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
+                       double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info)
+{
+  const char *name = gpu ? "distd2 compact gpu" : "distd2 compact";
   tl_info_clear(info);
   tl_mpi_exchange ex = {.comm = comm, .ledger = ledger};
   MPI_Comm_rank(comm, &ex.rank);
@@ -641,36 +738,38 @@ int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const do
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm); /* not recorded: an argument check */
   if (!all_ok)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan",
-                   "distd2 compact: every rank needs a slice plan of >= 2 rows, a stencil, u, du, "
-                   "nsys >= 1 and SZ in {8, 16, 32, 64}");
+                   "%s: every rank needs a slice plan of >= 2 rows, a stencil, u, du, nsys >= 1%s",
+                   name, gpu ? "" : " and SZ in {8, 16, 32, 64}");
   tl_mpi_status stt; /* one slot: the matrix is the batch's */
   TL_CALL(tl_mpi_status_init(&stt, &ex, 1, info));
   notes nt = {&stt, 1};
   sys_state *ss = tl_alloc(nsys, sizeof *ss);
   tl_distd2_edge *edges = tl_alloc(nsys, sizeof *edges);
-  double *xs = tl_alloc(2 * nsys, sizeof *xs), *xe = xs + nsys;
+  double *xs = tl_alloc(2 * nsys, sizeof *xs), *xe = xs ? xs + nsys : NULL;
   int status = TL_OK;
   if (!ss || !edges || !xs) {
-    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2 compact: no memory");
+    status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory", name);
     goto cleanup;
   }
   status = exchange_halo(&ex, plan->periodic, m, groups, sz, u); /* the whole batch's, once */
+  if (status == TL_OK && gpu)
+    status = compact_gpu_round(&nt, plan, st, nsys, u, du, ss, edges, xs, xe);
   size_t per = round_groups ? round_groups : groups;
   compact_round cr = {plan, st, sz, 0, 0, 0, 0, NULL};
   /* Rounds over a du larger than the cache: d' in a round's scratch, du
    * streamed (compact_one_round) -- where a round's d' stays in cache
    * (ROUND_SCRATCH_MAX); a larger scratch would go to memory and back. */
-  if (round_groups && per < groups && (uintptr_t)du % 16 == 0 &&
+  if (!gpu && round_groups && per < groups && (uintptr_t)du % 16 == 0 &&
       groups * m * sz * sizeof *du > tl_cpu_stream_min_bytes() &&
       per * m * sz * sizeof *du <= ROUND_SCRATCH_MAX)
     cr.ys = tl_mpi_scratch_dirty(per * m * sz, sizeof *du); /* NULL: in du, as without */
-  for (; status == TL_OK && cr.g0 < groups; cr.g0 += per, cr.round++) {
+  for (; !gpu && status == TL_OK && cr.g0 < groups; cr.g0 += per, cr.round++) {
     cr.s0 = cr.g0 * sz;
     cr.ns = (cr.g0 + per < groups ? (cr.g0 + per) * sz : nsys) - cr.s0;
     status = compact_one_round(&nt, &cr, u, du, ss, edges, xs, xe);
   }
   if (status < 0) {
-    status = TL_FAIL(info, status, -1, -1, "", "distd2 compact: the exchange failed");
+    status = TL_FAIL(info, status, -1, -1, "", "%s: the exchange failed", name);
     goto cleanup;
   }
   status = verdict(&nt, ss, nsys, plan, 0, tol, info);
@@ -682,6 +781,21 @@ cleanup:
   free(xs);
   tl_mpi_status_free(&stt);
   return status;
+}
+
+int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
+                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
+                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info)
+{
+  return compact_run(0, comm, plan, st, nsys, sz, round_groups, u, du, tol, ledger, comm_seconds,
+                     info);
+}
+
+int tl_mpi_distd2_compact_gpu(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
+                              size_t nsys, double *u, double *du, double tol, tl_ledger *ledger,
+                              double *comm_seconds, tl_info *info)
+{
+  return compact_run(1, comm, plan, st, nsys, TL_GPU_SZ, 0, u, du, tol, ledger, comm_seconds, info);
 }
 
 extern const tl_algorithm tl_algo_distd2_ref;

@@ -10,7 +10,8 @@
  * a * b + c: -fmad=false); float answers within 4 ulps of the host's.
  * DistD2's slice kernels run twice: through the copying entry points and
  * with the slices kept on the device (tl_gpu_distd2_resident_*); PDD's
- * resident slices (tl_gpu_pdd_resident_*) once.
+ * resident slices (tl_gpu_pdd_resident_*) and the compact scheme's
+ * (tl_gpu_compact_resident_*) once.
  * Every output array starts as the same byte pattern on both paths
  * (prefilled), so that a word no kernel writes must come back as it
  * went on the device too.
@@ -420,6 +421,64 @@ static void pdd_resident_on_device(size_t m, size_t nsys, int broken)
   free(a), free(b), free(c), free(d), free(lr), free(skip);
 }
 
+/* The compact scheme's slices kept where the kernels run (tl_gpu_compact_
+ * resident_*, what tl_mpi_distd2_compact_gpu runs): a middle rank's slice
+ * plan, u with ghost rows; emulated, then on the device: the ends, x
+ * (with the lanes past the last system) and the status words bit for bit,
+ * and the bytes copied. `broken`: u near the largest double in one
+ * system, so that d' overflows there. */
+static void compact_resident_on_device(size_t m, size_t nsys, int broken)
+{
+  size_t groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ, uc = groups * (m + 4) * TL_GPU_SZ;
+  size_t xc = groups * m * TL_GPU_SZ;
+  double *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b), *c = malloc(m * sizeof *c);
+  double *d = malloc(m * sizeof *d), *uh = malloc(uc * sizeof *uh), *out[2][3];
+  double st[5] = {-0.1, -0.7, 0, 0.7, 0.1};
+  int *sw[2], rc[2][3];
+  size_t moved[2][2] = {{0, 0}, {0, 0}};
+  tl_info info;
+  tl_info_clear(&info);
+  fill(m, 0, a, b, c, d);
+  for (size_t k = 0; k < uc; k++)
+    uh[k] = sin(0.1 * (double)k);
+  if (broken)
+    uh[uc / 2] = 1.7e308;
+  tl_distd2_plan plan;
+  int ok = tl_distd2_plan_slice_d(&plan, 3 * m, 0, m, m, a, b, c, &info) == TL_OK;
+  check(ok, "compact_resident plan", m, nsys, info.msg);
+  for (int k = 0; k < 2 && ok; k++) {
+    out[k][0] = prefilled(2 * nsys, sizeof(double)); /* the ends */
+    out[k][1] = prefilled(xc, sizeof(double));       /* x */
+    out[k][2] = NULL;
+    sw[k] = prefilled(4 * nsys, sizeof(int));
+    tl_gpu_use_device(k ? tl_gpu_device_ops_built() : NULL);
+    tl_gpu_compact_resident *r = NULL;
+    rc[k][0] = tl_gpu_compact_resident_open_d(&plan, st, nsys, uh, &r, &info);
+    rc[k][1] = r ? tl_gpu_compact_resident_decouple_d(r, out[k][0], sw[k], &info) : -99;
+    rc[k][2] =
+        r ? tl_gpu_compact_resident_substitute_d(r, out[k][0], out[k][1], sw[k] + 2 * nsys, &info)
+          : -99;
+    tl_gpu_compact_resident_traffic(r, &moved[k][0], &moved[k][1]);
+    tl_gpu_compact_resident_close(r);
+  }
+  tl_gpu_use_device(NULL);
+  if (ok) {
+    char err[256] = "";
+    check(!memcmp(rc[0], rc[1], sizeof rc[0]), "compact_resident", m, nsys, info.msg);
+    check(!memcmp(moved[0], moved[1], sizeof moved[0]), "compact_resident", m, nsys,
+          "the bytes copied each way differ");
+    check(!memcmp(sw[0], sw[1], 4 * nsys * sizeof(int)), "compact_resident", m, nsys,
+          "status words differ");
+    check(same_answers(out[0][0], out[1][0], 2 * nsys, err, sizeof err) &&
+              same_answers(out[0][1], out[1][1], xc, err, sizeof err),
+          "compact_resident", m, nsys, err);
+    for (int k = 0; k < 2; k++)
+      free(out[k][0]), free(out[k][1]), free(sw[k]);
+    tl_distd2_plan_destroy(&plan);
+  }
+  free(a), free(b), free(c), free(d), free(uh);
+}
+
 int main(void)
 {
   if (tl_gpu_device_count() < 1) {
@@ -447,6 +506,8 @@ int main(void)
     resident_on_device(1000, 33, broken);
     pdd_resident_on_device(37, 70, broken);
     pdd_resident_on_device(1000, 33, broken);
+    compact_resident_on_device(37, 70, broken);
+    compact_resident_on_device(1000, 33, broken);
   }
   distd2_on_device(1000, 1, 8, 500);
   distd2_on_device(4096, 0, 16, 33);

@@ -6,8 +6,9 @@
  *
  * FAMILY: thomas, periodic, pcr, hybrid, hybrid-chip (the on-chip
  * hybrid kernel), distd2, distd2-slice (the
- * kernels of an MPI rank's DistD2 slices), pdd, pdd-slice (those of its
- * PDD slices, resident: tl_gpu_pdd_resident_*), spike. KIND: what the
+ * kernels of an MPI rank's DistD2 slices), distd2-compact (those of the
+ * compact scheme across ranks: tl_gpu_compact_resident_*), pdd, pdd-slice
+ * (those of its PDD slices, resident: tl_gpu_pdd_resident_*), spike. KIND: what the
  * checker must find in every order (race, race-blocks, uninitialized,
  * bounds), or "clean": nothing; or "orders": with the checker off, the
  * family's registry backend (--param orders=all, its default) must
@@ -98,6 +99,28 @@ static int run(const char *family, int broken, tl_info *info)
     if (status == TL_OK || status == TL_ERR_BREAKDOWN)
       status = tl_gpu_distd2_slice_substitute_d(N, NSYS, rows, ends, w, x, stat, info);
     free(rows), free(fix), free(ends), free(edge);
+  } else if (!strcmp(family, "distd2-compact")) { /* one slice plan, u with ghost rows */
+    double ma[N], mb[N], mc[N], st[5] = {-0.1, -0.7, 0, 0.7, 0.1};
+    size_t uc = (NSYS + TL_GPU_SZ - 1) / TL_GPU_SZ * (N + 4) * TL_GPU_SZ;
+    double *uh = calloc(uc, sizeof *uh);
+    fill(N, 0, ma, mb, mc, d);
+    tl_distd2_plan plan;
+    status = uh ? tl_distd2_plan_slice_d(&plan, 3 * N, 0, N, N, ma, mb, mc, info) : TL_ERR_NOMEM;
+    for (size_t k = 0; uh && k < uc; k++)
+      uh[k] = sin(0.1 * (double)k);
+    if (uh && broken)
+      uh[uc / 2] = 1.7e308; /* an overflow in the decoupling */
+    tl_gpu_compact_resident *r = NULL;
+    if (status == TL_OK) {
+      status = tl_gpu_compact_resident_open_d(&plan, st, NSYS, uh, &r, info);
+      if (status == TL_OK)
+        status = tl_gpu_compact_resident_decouple_d(r, w, stat, info);
+      if (status == TL_OK) /* w: rows 0 and m-1 of d', as x_first and x_last */
+        status = tl_gpu_compact_resident_substitute_d(r, w, x, stat, info);
+      tl_gpu_compact_resident_close(r);
+      tl_distd2_plan_destroy(&plan);
+    }
+    free(uh);
   } else if (!strcmp(family, "pdd-slice")) { /* a middle and a first rank's slices, kept there */
     fill((size_t)N * NSYS, broken, a, b, c, d);
     for (size_t k = 0; k < 2 * NSYS; k++)

@@ -32,6 +32,7 @@
 #include "mpi_check.h"
 #include "tridlab/backend.h"
 #include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
 #include "tridlab/mpi.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/tridlab.h"
@@ -349,6 +350,29 @@ static double field(size_t s, size_t i, size_t n)
   return sin((double)(s + 1) * t) + 0.25 * cos(3 * t + (double)s);
 }
 
+/* This rank's even slice [begin, begin + m) of n rows and its slice plan
+ * of the compact scheme's matrix [1/3, 1, 1/3] (plain: no corners). */
+static void compact_plan(mpi_check *mc, size_t n, int periodic, size_t *begin, size_t *m,
+                         tl_distd2_plan *plan)
+{
+  tl_mpi_even_slice(n, mc->size, mc->rank, begin, m);
+  size_t b = *begin, k = *m;
+  double *abc = malloc(3 * k * sizeof *abc);
+  for (size_t j = 0; j < k; j++) {
+    abc[j] = 1.0 / 3, abc[k + j] = 1.0, abc[2 * k + j] = 1.0 / 3;
+    if (!periodic && b + j == 0)
+      abc[j] = 0;
+    if (!periodic && b + j == n - 1)
+      abc[2 * k + j] = 0;
+  }
+  tl_info info;
+  MC_EXPECT(mc,
+            tl_distd2_plan_slice_d(plan, n, periodic, b, k, abc, abc + k, abc + 2 * k, &info) ==
+                TL_OK,
+            "slice plan: %s", info.msg);
+  free(abc);
+}
+
 /* Rank 0: what the compact entry point must record: the halo (2 rows of
  * every group of SZ systems to each neighbour), the boundary rows (3
  * words per system, as the general batch; one round per `per` groups,
@@ -387,22 +411,11 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
           stream ? " streamed" : "");
   int P = mc->size, p = mc->rank;
   size_t begin, m;
-  tl_mpi_even_slice(n, P, p, &begin, &m);
-  double *abc = malloc(3 * m * sizeof *abc), st[5];
-  lele(n, st);
-  for (size_t j = 0; j < m; j++) { /* the matrix [1/3, 1, 1/3] */
-    abc[j] = 1.0 / 3, abc[m + j] = 1.0, abc[2 * m + j] = 1.0 / 3;
-    if (!periodic && begin + j == 0)
-      abc[j] = 0;
-    if (!periodic && begin + j == n - 1)
-      abc[2 * m + j] = 0;
-  }
+  double st[5];
   tl_distd2_plan plan;
   tl_info info;
-  MC_EXPECT(mc,
-            tl_distd2_plan_slice_d(&plan, n, periodic, begin, m, abc, abc + m, abc + 2 * m,
-                                   &info) == TL_OK,
-            "slice plan: %s", info.msg);
+  lele(n, st);
+  compact_plan(mc, n, periodic, &begin, &m, &plan);
   size_t cnt = tl_cpu_packed_count(m, nsys, sz), groups = (nsys + sz - 1) / sz;
   double *u = calloc(groups * (m + 4) * sz, sizeof *u), *dup = malloc(cnt * sizeof *dup);
   double *x = malloc(m * nsys * sizeof *x);
@@ -471,8 +484,61 @@ static void compact_case(mpi_check *mc, int periodic, size_t n, size_t nsys, siz
     }
   }
   tl_distd2_plan_destroy(&plan);
-  free(abc), free(u), free(dup), free(x);
+  free(u), free(dup), free(x);
   tl_ledger_free(&mine), tl_ledger_free(&all), tl_ledger_free(&want);
+  mc_end(mc);
+}
+
+/* The compact scheme with one GPU per rank (tl_mpi_distd2_compact_gpu,
+ * the GPU kernels emulated with the checker) against the CPU program on
+ * the same packed slices (SZ = TL_GPU_SZ, one round): the same status,
+ * report, row and system, the same ledger on every rank, and x bit for
+ * bit. huge: u of system 5 (or the last) at a middle row of the middle
+ * rank near the largest double, so that d' overflows there. */
+static void compact_gpu_case(mpi_check *mc, int periodic, size_t n, size_t nsys, int huge)
+{
+  mc_case(mc, "distd2 compact on the GPU kernels P=%d n=%zu nsys=%zu%s%s", mc->size, n, nsys,
+          periodic ? " periodic" : "", huge ? " overflow" : "");
+  int P = mc->size, p = mc->rank;
+  size_t begin, m, sz = TL_GPU_SZ;
+  double st[5];
+  tl_distd2_plan plan;
+  tl_info info, ginfo;
+  lele(n, st);
+  compact_plan(mc, n, periodic, &begin, &m, &plan);
+  size_t groups = (nsys + sz - 1) / sz, cnt = groups * m * sz, ucnt = groups * (m + 4) * sz;
+  double *u = calloc(2 * ucnt, sizeof *u), *ug = u + ucnt, *du = calloc(2 * cnt, sizeof *du);
+  double *dg = du + cnt, *x = malloc(2 * m * nsys * sizeof *x), *xg = x + m * nsys;
+  for (size_t s = 0; s < nsys; s++)
+    for (size_t j = 0; j < m; j++)
+      u[((s / sz) * (m + 4) + j + 2) * sz + s % sz] = field(s, begin + j, n);
+  if (huge && p == P / 2) {
+    size_t s = nsys > 5 ? 5 : nsys - 1;
+    u[((s / sz) * (m + 4) + m / 2 + 2) * sz + s % sz] = 1.7e308;
+  }
+  memcpy(ug, u, ucnt * sizeof *u);
+  tl_ledger cpu, gpu;
+  tl_ledger_init(&cpu), tl_ledger_init(&gpu);
+  int rc = tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, 0, u, du, TL_DISTD2_DEFAULT_TOL,
+                                    &cpu, NULL, &info);
+  int gc = tl_mpi_distd2_compact_gpu(mc->comm, &plan, st, nsys, ug, dg, TL_DISTD2_DEFAULT_TOL, &gpu,
+                                     NULL, &ginfo);
+  MC_EXPECT(mc, gc == rc && !strcmp(info.msg, ginfo.msg), "gpu %s (%s), cpu %s (%s)",
+            tl_status_name(gc), ginfo.msg, tl_status_name(rc), info.msg);
+  MC_EXPECT(mc, ginfo.row == info.row && ginfo.system == info.system,
+            "row %ld (%ld), system %ld (%ld)", ginfo.row, info.row, ginfo.system, info.system);
+  char why[512];
+  MC_EXPECT(mc, tl_ledger_equal(&gpu, &cpu, why, sizeof why), "ledger: %s", why);
+  if (huge)
+    MC_EXPECT(mc, rc == TL_ERR_BREAKDOWN, "the overflow gave %s", tl_status_name(rc));
+  if (tl_status_has_solution(rc)) {
+    tl_cpu_unpack_batch_d(m, nsys, sz, du, x, &info);
+    tl_cpu_unpack_batch_d(m, nsys, sz, dg, xg, &info);
+    MC_EXPECT(mc, !memcmp(x, xg, m * nsys * sizeof *x), "x differs from the CPU program's");
+  }
+  tl_distd2_plan_destroy(&plan);
+  free(u), free(du), free(x);
+  tl_ledger_free(&cpu), tl_ledger_free(&gpu);
   mc_end(mc);
 }
 
@@ -534,6 +600,15 @@ int main(int argc, char **argv)
   for (int periodic = 0; periodic < 2; periodic++)                /* the same, du streamed */
     compact_case(&mc, periodic, 64 * (size_t)mc.size + 3, 37, 8, 2, 0, 1);
   compact_case(&mc, 0, 24 * (size_t)mc.size, 13, 16, 0, 1, 0);
+  /* the same on the GPU kernels, against the CPU program: a batch of one
+   * system, of a group and more (70: three groups of TL_GPU_SZ), plain
+   * and periodic, uneven n, and an overflow of d' in the middle rank */
+  for (int periodic = 0; periodic < 2; periodic++) {
+    compact_gpu_case(&mc, periodic, 24 * (size_t)mc.size + 5, 1, 0);
+    compact_gpu_case(&mc, periodic, 40 * (size_t)mc.size + 3, 70, 0);
+  }
+  compact_gpu_case(&mc, 0, 40 * (size_t)mc.size, 70, 1);
+  compact_gpu_case(&mc, 1, 24 * (size_t)mc.size + 1, 7, 1);
   /* No algorithm: a clear error on every rank (the ok-with-a-loosened-tol
    * note that tl_mpi_solve adds must not read it). */
   mc_case(&mc, "tl_mpi_solve without an algorithm P=%d", mc.size);

@@ -233,19 +233,21 @@ int tl_mpi_gather_x(MPI_Comm comm, int root, const tl_mpi_batch *local, const vo
  * same status (as tl_distd2_plan_solve_stencil_d's for each system, the
  * first failure of the batch). ledger: this rank's entries (may be
  * NULL); comm_seconds: time inside communication (may be NULL). */
+int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
+                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
+                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info);
 /* The same with one GPU per rank (tridlab/gpu.h, tl_gpu_compact_
  * resident_*): the batch packed in groups of TL_GPU_SZ (u with its ghost
  * rows and du as above with SZ = TL_GPU_SZ), one exchange of "edges"
  * for the whole batch, Algorithms 6 and 7 on the GPU kernels with the
  * slices kept there between them (on the device a device build
- * installed, else emulated with the checker). The same messages, status
- * and bits as tl_mpi_distd2_compact_sz with round_groups 0. */
+ * installed, else emulated with the checker). The same messages, status,
+ * report and bits of every system as tl_mpi_distd2_compact_sz with
+ * round_groups 0; du's lanes past the last system are 0 (the CPU's hold
+ * what its kernels made of u's), and all of du when the device failed. */
 int tl_mpi_distd2_compact_gpu(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
                               size_t nsys, double *u, double *du, double tol, tl_ledger *ledger,
                               double *comm_seconds, tl_info *info);
-int tl_mpi_distd2_compact_sz(MPI_Comm comm, const tl_distd2_plan *plan, const double st[5],
-                             size_t nsys, size_t sz, size_t round_groups, double *u, double *du,
-                             double tol, tl_ledger *ledger, double *comm_seconds, tl_info *info);
 
 #ifdef __cplusplus
 }

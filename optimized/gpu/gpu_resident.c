@@ -1,8 +1,9 @@
 /* optimized/gpu/gpu_resident.c -- one MPI rank's slices kept where the
  * GPU kernels run, across its exchange: DistD2's between Algorithm 6 and
- * Algorithm 7 (tl_gpu_distd2_resident_*), PDD's from phase 1 to the
- * correction (tl_gpu_pdd_resident_*) (tridlab/gpu.h; docs/gpu.md, "One
- * GPU per MPI rank").
+ * Algorithm 7 (tl_gpu_distd2_resident_*: a plan per system; and
+ * tl_gpu_compact_resident_*: the compact scheme, one plan, at the end of
+ * the file), PDD's from phase 1 to the correction (tl_gpu_pdd_resident_*)
+ * (tridlab/gpu.h; docs/gpu.md, "One GPU per MPI rank").
  *
  * The slice entry points (tl_gpu_distd2_slice_decouple_d, _substitute_d)
  * copy every array there and back on every call, so d' makes a round trip
@@ -470,7 +471,9 @@ int tl_gpu_compact_resident_open_d(const tl_distd2_plan *plan, const double st[5
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "out", "compact_resident: out is NULL");
   *out = NULL;
   size_t m = plan ? plan->n : 0, groups = (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ;
-  if (!plan || plan->parts != 1 || m < 2 || !st || !uh || nsys < 1 || m > (size_t)INT32_MAX ||
+  int whole = plan && plan->begin && plan->sa && plan->sc && plan->fwd_scale && plan->fwd_mul &&
+              plan->bwd_mul && plan->fix_scale;
+  if (!whole || plan->parts != 1 || m < 2 || !st || !uh || nsys < 1 || m > (size_t)INT32_MAX ||
       nsys > (size_t)INT32_MAX || m + 4 > SIZE_MAX / 2 / sizeof(double) / TL_GPU_SZ / groups)
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "plan",
                    "compact_resident: a slice plan of one partition and >= 2 rows, a stencil, u "

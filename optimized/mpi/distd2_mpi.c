@@ -626,6 +626,29 @@ static int compact_one_round(const notes *nt, const compact_round *cr, double *u
   return TL_OK;
 }
 
+/* The first system whose status word `word` (0: d', 1: x) names a row,
+ * noted as the CPU's packed kernels report it (decouple_packed and
+ * substitute_packed in optimized/cpu/compact_cpu.c: the lowest system,
+ * its first row, counted in the whole system); its index, or -1. */
+static long note_overflow(const notes *nt, const tl_distd2_plan *plan, size_t nsys, const int *stat,
+                          int word)
+{
+  for (size_t s = 0; s < nsys; s++) {
+    if (stat[2 * s + (size_t)word] < 0)
+      continue;
+    long row = (long)plan->row0 + stat[2 * s + (size_t)word];
+    tl_info one;
+    tl_info_clear(&one);
+    note(nt, s, word ? PH_SUBSTITUTE : PH_DECOUPLE,
+         TL_FAIL(&one, TL_ERR_BREAKDOWN, (long)s, row, "",
+                 "distd2: overflow in the %s at row %ld of system %ld",
+                 word ? "substitution" : "decoupling phase", row, (long)s),
+         &one);
+    return (long)s;
+  }
+  return -1;
+}
+
 /* The compact scheme with one GPU per rank: the phases of
  * tl_mpi_distd2_compact_sz (one round), Algorithms 6 and 7 on the GPU
  * kernels with the rank's slices kept there between them
@@ -640,11 +663,11 @@ static int compact_one_round(const notes *nt, const compact_round *cr, double *u
  *   "verdict"      host, as the CPU program's
  *
  * The kernels do the reference's operations, so the CPU program's bits,
- * and a failure is reported as its kernels report it: the first system
- * whose d' (then x) is not finite, with its global row. Where the slices
- * cannot be placed (no memory) this rank runs the CPU round instead (the
- * same messages, so no rank waits); a device that fails is every
- * system's failure, after the same messages. */
+ * and a failure is reported as its kernels report it (note_overflow).
+ * Where the slices cannot be placed or a launch has no memory, this rank
+ * runs the CPU round instead (the same messages, so no rank waits); a
+ * device that fails is every system's failure, after the same messages,
+ * with du zeroed. */
 static int compact_gpu_round(const notes *nt, const tl_distd2_plan *plan, const double *st,
                              size_t nsys, double *u, double *du, sys_state *ss,
                              tl_distd2_edge *edges, double *xs, double *xe)
@@ -657,28 +680,17 @@ static int compact_gpu_round(const notes *nt, const tl_distd2_plan *plan, const 
   tl_info_clear(&gi);
   int rc =
       ends && stat ? tl_gpu_compact_resident_open_d(plan, st, nsys, u, &res, &gi) : TL_ERR_NOMEM;
+  if (rc == TL_OK)
+    rc = tl_gpu_compact_resident_decouple_d(res, ends, stat, &gi);
   if (rc == TL_ERR_NOMEM) { /* the CPU round: the same phases and messages */
+    tl_gpu_compact_resident_close(res);
     free(ends), free(stat);
     compact_round cr = {plan, st, TL_GPU_SZ, 0, 0, nsys, 0, NULL};
     return compact_one_round(nt, &cr, u, du, ss, edges, xs, xe);
   }
-  if (rc == TL_OK)
-    rc = tl_gpu_compact_resident_decouple_d(res, ends, stat, &gi);
-  long bad = -1; /* the first system whose d' is not finite */
-  for (size_t s = 0; rc == TL_OK && s < nsys && bad < 0; s++)
-    if (stat[2 * s] >= 0)
-      bad = (long)s;
-  if (rc < 0)
-    for (size_t s = 0; s < nsys; s++)
-      note(nt, s, PH_DECOUPLE, rc, &gi);
-  else if (bad >= 0) {
-    long row = (long)plan->row0 + stat[2 * bad];
-    tl_info one;
-    note(nt, (size_t)bad, PH_DECOUPLE,
-         TL_FAIL(&one, TL_ERR_BREAKDOWN, bad, row, "",
-                 "distd2: overflow in the decoupling phase at row %ld of system %ld", row, bad),
-         &one);
-  }
+  long bad = rc == TL_OK ? note_overflow(nt, plan, nsys, stat, 0) : -1;
+  for (size_t s = 0; rc < 0 && s < nsys; s++) /* the device failed */
+    note(nt, s, PH_DECOUPLE, rc, &gi);
   for (size_t s = 0; s < nsys; s++) { /* tl_cpu_distd2_pack_sz_d's edges */
     tl_distd2_edge *e = &ss[s].edge;
     e->first_lower = plan->sa[0], e->first_upper = plan->sc[0];
@@ -697,22 +709,13 @@ static int compact_gpu_round(const notes *nt, const tl_distd2_plan *plan, const 
       ends[2 * s] = xs[s], ends[2 * s + 1] = xe[s];
     }
     rc = tl_gpu_compact_resident_substitute_d(res, ends, du, stat, &gi);
-    bad = -1;
-    for (size_t s = 0; rc == TL_OK && s < nsys && bad < 0; s++)
-      if (stat[2 * s + 1] >= 0)
-        bad = (long)s;
-    if (rc < 0)
-      for (size_t s = 0; s < nsys; s++)
-        note(nt, s, PH_SUBSTITUTE, rc, &gi);
-    else if (bad >= 0) {
-      long row = (long)plan->row0 + stat[2 * bad + 1];
-      tl_info one;
-      note(nt, (size_t)bad, PH_SUBSTITUTE,
-           TL_FAIL(&one, TL_ERR_BREAKDOWN, bad, row, "",
-                   "distd2: overflow in the substitution at row %ld of system %ld", row, bad),
-           &one);
-    }
+    if (rc == TL_OK)
+      note_overflow(nt, plan, nsys, stat, 1);
+    for (size_t s = 0; rc < 0 && s < nsys; s++)
+      note(nt, s, PH_SUBSTITUTE, rc, &gi);
   }
+  if (rc < 0) /* x defined, every system failed */
+    memset(du, 0, (nsys + TL_GPU_SZ - 1) / TL_GPU_SZ * TL_GPU_SZ * m * sizeof *du);
   tl_gpu_compact_resident_close(res);
   free(ends);
   free(stat);

@@ -525,8 +525,11 @@ static void compact_gpu_case(mpi_check *mc, int periodic, size_t n, size_t nsys,
                                      NULL, &ginfo);
   MC_EXPECT(mc, gc == rc && !strcmp(info.msg, ginfo.msg), "gpu %s (%s), cpu %s (%s)",
             tl_status_name(gc), ginfo.msg, tl_status_name(rc), info.msg);
-  MC_EXPECT(mc, ginfo.row == info.row && ginfo.system == info.system,
-            "row %ld (%ld), system %ld (%ld)", ginfo.row, info.row, ginfo.system, info.system);
+  MC_EXPECT(mc,
+            ginfo.row == info.row && ginfo.system == info.system && ginfo.dropped == info.dropped &&
+                ginfo.bound == info.bound && ginfo.tol == info.tol,
+            "row %ld (%ld), system %ld (%ld), dropped %g (%g), bound %g (%g)", ginfo.row, info.row,
+            ginfo.system, info.system, ginfo.dropped, info.dropped, ginfo.bound, info.bound);
   char why[512];
   MC_EXPECT(mc, tl_ledger_equal(&gpu, &cpu, why, sizeof why), "ledger: %s", why);
   if (huge)
@@ -539,6 +542,57 @@ static void compact_gpu_case(mpi_check *mc, int periodic, size_t n, size_t nsys,
   tl_distd2_plan_destroy(&plan);
   free(u), free(du), free(x);
   tl_ledger_free(&cpu), tl_ledger_free(&gpu);
+  mc_end(mc);
+}
+
+/* tl_mpi_distd2_compact_gpu when memory runs short (tl_alloc_fail_at(k),
+ * k = 1, 2, ...; one rank): each failed allocation is the solve's
+ * TL_ERR_NOMEM, or one it works around (the resident slices' handle or
+ * plan, their ends or status words: the CPU round) with the CPU program's
+ * bits. */
+static void compact_gpu_memory_case(mpi_check *mc)
+{
+  if (mc->size != 1)
+    return;
+  mc_case(mc, "distd2 compact on the GPU kernels with memory short: the CPU's bits, or no memory");
+  size_t n = 40, nsys = 5, begin, m, sz = TL_GPU_SZ;
+  double st[5];
+  tl_distd2_plan plan;
+  tl_info info;
+  lele(n, st);
+  compact_plan(mc, n, 1, &begin, &m, &plan);
+  size_t cnt = m * sz, ucnt = (m + 4) * sz;
+  double *u = calloc(ucnt, sizeof *u), *want = calloc(cnt, sizeof *want);
+  double *got = calloc(cnt, sizeof *got);
+  for (size_t s = 0; s < nsys; s++)
+    for (size_t j = 0; j < m; j++)
+      u[(j + 2) * sz + s] = field(s, j, n);
+  MC_EXPECT(mc,
+            tl_mpi_distd2_compact_sz(mc->comm, &plan, st, nsys, sz, 0, u, want,
+                                     TL_DISTD2_DEFAULT_TOL, NULL, NULL, &info) == TL_OK,
+            "%s", info.msg);
+  int worked = 0, short_ = 0;
+  for (long k = 1; k <= 20; k++) {
+    memset(got, 0, cnt * sizeof *got);
+    tl_alloc_fail_at(k);
+    int rc = tl_mpi_distd2_compact_gpu(mc->comm, &plan, st, nsys, u, got, TL_DISTD2_DEFAULT_TOL,
+                                       NULL, NULL, &info);
+    tl_alloc_fail_at(0);
+    if (rc == TL_OK) {
+      worked++;
+      for (size_t s = 0; s < nsys; s++)
+        for (size_t j = 0; j < m; j++)
+          MC_EXPECT(mc, got[j * sz + s] == want[j * sz + s],
+                    "allocation %ld failing: x of system %zu row %zu differs", k, s, j);
+    } else {
+      short_++;
+      MC_EXPECT(mc, rc == TL_ERR_NOMEM, "allocation %ld failing: %s (%s)", k, tl_status_name(rc),
+                info.msg);
+    }
+  }
+  MC_EXPECT(mc, worked > 1 && short_ > 0, "%d solved, %d short of memory", worked, short_);
+  tl_distd2_plan_destroy(&plan);
+  free(u), free(want), free(got);
   mc_end(mc);
 }
 
@@ -609,6 +663,7 @@ int main(int argc, char **argv)
   }
   compact_gpu_case(&mc, 0, 40 * (size_t)mc.size, 70, 1);
   compact_gpu_case(&mc, 1, 24 * (size_t)mc.size + 1, 7, 1);
+  compact_gpu_memory_case(&mc);
   /* No algorithm: a clear error on every rank (the ok-with-a-loosened-tol
    * note that tl_mpi_solve adds must not read it). */
   mc_case(&mc, "tl_mpi_solve without an algorithm P=%d", mc.size);

@@ -5,7 +5,7 @@
 # (docs/gpu.md, "Measuring on a device"). Results go to the folder given
 # (default gpu-results/), each file as soon as its step ends: device.txt,
 # gpu-bench.csv, device_test.txt, backends.txt, verify.txt, ptxas.txt,
-# registers.md, and verify-mpi.txt where the device build of tridlab-mpi
+# registers.md, and verify-mpi.txt and bench-mpi.txt/.csv where the device build of tridlab-mpi
 # and mpirun are there; where compute-sanitizer is, sanitizer.txt (its
 # initcheck, memcheck and racecheck over every GPU backend on hostile
 # gallery types); where Nsight Compute (ncu) is, counters.csv (the
@@ -84,6 +84,15 @@ if want mpi && [ -x $bin/tridlab-mpi ] && command -v mpirun > /dev/null; then
       >> "$out/verify-mpi.txt" 2>&1 || rc=1
     tail -1 "$out/verify-mpi.txt"
   done
+  # The GPU rank programs and the compact scheme on the GPU kernels,
+  # timed on 2 ranks sharing the device (2^22 unknowns, n = 1024).
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    timeout "$limit" mpirun --oversubscribe --bind-to none -n 2 $bin/tridlab-mpi bench \
+    --algo pdd_gpu_mpi,distd2_gpu_mpi --n 1024 --unknowns 4194304 --reps 5 --compact --gpu \
+    --no-packed --no-gtsv --no-pingpong --csv "$out/bench-mpi.csv" > "$out/bench-mpi.txt" 2>&1 ||
+    rc=1
+  tail -4 "$out/bench-mpi.txt"
 fi
 # NVIDIA's own checkers on the device, beside the emulator's: a word
 # read before any write (initcheck, device memory copied back included),

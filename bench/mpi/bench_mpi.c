@@ -24,6 +24,7 @@
 #include "tridlab/backend.h"
 #include "tridlab/bench.h"
 #include "tridlab/cpu.h"
+#include "tridlab/gpu.h"
 #include "tridlab/mpi_bench.h"
 #include "tridlab/part_distd2.h"
 #include "tridlab/verify.h"
@@ -545,6 +546,14 @@ static int compact_mpi_step(void *arg)
   return k->status;
 }
 
+static int compact_gpu_step(void *arg)
+{
+  timed_compact *k = arg;
+  k->status = tl_mpi_distd2_compact_gpu(k->comm, k->plan, k->st, k->nsys, k->u, k->du,
+                                        TL_DISTD2_DEFAULT_TOL, NULL, &k->comm_s, &k->info);
+  return k->status;
+}
+
 static int compact_cpu_step(void *arg)
 {
   timed_compact *k = arg;
@@ -570,15 +579,19 @@ static void compact_slowest(void *arg, double t[3])
   MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ((timed_compact *)arg)->comm);
 }
 
-int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_config *cfg,
-                         tl_mpi_bench_result *res, tl_info *info)
+/* tl_mpi_bench_compact (gpu 0) and tl_mpi_bench_compact_gpu (1). */
+static int bench_compact(MPI_Comm comm, int gpu, size_t round_groups,
+                         const tl_mpi_bench_config *cfg, tl_mpi_bench_result *res, tl_info *info)
 {
   int rank, P;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   memset(res, 0, sizeof *res);
-  snprintf(res->name, sizeof res->name, round_groups ? "distd2_compact_r%zu" : "distd2_compact",
-           round_groups);
+  if (gpu)
+    snprintf(res->name, sizeof res->name, "distd2_compact_gpu");
+  else
+    snprintf(res->name, sizeof res->name, round_groups ? "distd2_compact_r%zu" : "distd2_compact",
+             round_groups);
   res->ranks = P;
   res->n = cfg->n;
   res->nsys = cfg->unknowns / cfg->n ? cfg->unknowns / cfg->n : 1;
@@ -586,7 +599,7 @@ int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_
   size_t begin, m;
   tl_mpi_even_slice(res->n, P, rank, &begin, &m);
   timed_compact k = {.comm = comm, .nsys = res->nsys, .rounds = round_groups};
-  k.sz = tl_cpu_sz_default(m, sizeof(double));
+  k.sz = gpu ? TL_GPU_SZ : tl_cpu_sz_default(m, sizeof(double));
   double lhs[3];
   TL_CALL(tl_bench_compact_row(res->n, lhs, k.st, info));
   size_t groups = (k.nsys + k.sz - 1) / k.sz;
@@ -602,8 +615,11 @@ int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_
     for (size_t s = 0; s < k.nsys; s++) /* own rows 2 .. m+1 of each group */
       for (size_t j = 0; j < m; j++)
         k.u[((s / k.sz) * (m + 4) + j + 2) * k.sz + s % k.sz] = wave(s, begin + j, res->n);
-    tl_bench_steps steps = {.limit = compact_stream_step, .run = compact_mpi_step,
-                            .sync = compact_sync, .combine = compact_slowest, .part = &k.comm_s};
+    tl_bench_steps steps = {.limit = compact_stream_step,
+                            .run = gpu ? compact_gpu_step : compact_mpi_step,
+                            .sync = compact_sync,
+                            .combine = compact_slowest,
+                            .part = &k.comm_s};
     tl_bench_timing tm;
     st = tl_bench_time_steps(&steps, &k, cfg->reps > 0 ? cfg->reps : 1, &tm, info);
     if (st == TL_OK) {
@@ -620,6 +636,18 @@ int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_
   free(k.u);
   free(k.du);
   return st;
+}
+
+int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_config *cfg,
+                         tl_mpi_bench_result *res, tl_info *info)
+{
+  return bench_compact(comm, 0, round_groups, cfg, res, info);
+}
+
+int tl_mpi_bench_compact_gpu(MPI_Comm comm, const tl_mpi_bench_config *cfg,
+                             tl_mpi_bench_result *res, tl_info *info)
+{
+  return bench_compact(comm, 1, 0, cfg, res, info);
 }
 
 /* Rank 0's half of tl_mpi_bench_compact_packed. */

@@ -56,6 +56,10 @@ static void bench_usage(FILE *out)
                "                     packed kernel with P threads on rank 0; 2 words per\n"
                "                     unknown (read u, write du)\n"
                "  --rounds R         groups per round for --compact (default 2)\n"
+               "  --gpu              with --compact, also the compact scheme on the GPU kernels\n"
+               "                     (tl_mpi_distd2_compact_gpu: one exchange, the slices kept\n"
+               "                     on each rank's device; without a device the emulator runs\n"
+               "                     them: a check of the path, not a figure)\n"
                "\n"
                "Bind no rank to a core (mpirun --bind-to none): the packed kernel runs P threads\n"
                "in rank 0. Exit status 0, 1 for bad options or when a solve fails.\n");
@@ -66,7 +70,7 @@ typedef struct bench_args {
   const char *algos[MAX_ALGOS];
   size_t nalgos;
   char *algo_list;
-  int packed, gtsv, pingpong, append, compact;
+  int packed, gtsv, pingpong, append, compact, gpu;
   size_t rounds;
   size_t pingpong_max;
   const char *csv, *plot;
@@ -139,6 +143,8 @@ static int parse(int argc, char **argv, bench_args *a)
       a->append = 1;
     } else if (!strcmp(arg, "--compact")) {
       a->compact = 1;
+    } else if (!strcmp(arg, "--gpu")) {
+      a->gpu = 1;
     } else if (cli_is(arg, "--rounds")) {
       if (!(v = cli_value(argc, argv, &i, "--rounds")) ||
           cli_parse_int(v, "--rounds", 1, 1L << 20, &k))
@@ -301,9 +307,9 @@ static void pingpong(FILE *csv, int P, size_t most)
  * against the fused kernel on rank 0 with P threads. 1 if one failed. */
 static int compact(FILE *csv, const bench_args *a, int P)
 {
-  tl_mpi_bench_result r[3];
+  tl_mpi_bench_result r[4];
   size_t rounds[2] = {0, a->rounds};
-  int failed = 0, ok[3];
+  int failed = 0, ok[4] = {0, 0, 0, 0};
   int threads = tl_cpu_threads();
   tl_cpu_set_threads(1);
   for (int k = 0; k < 2; k++) {
@@ -312,6 +318,13 @@ static int compact(FILE *csv, const bench_args *a, int P)
     if (!ok[k] && mpi_rank() == 0)
       cli_error("bench: the compact scheme: %s", info.msg);
     failed |= !ok[k] || r[k].status != TL_OK;
+  }
+  if (a->gpu) { /* the GPU kernels, one exchange */
+    tl_info info;
+    ok[3] = tl_mpi_bench_compact_gpu(MPI_COMM_WORLD, &a->cfg, &r[3], &info) == TL_OK;
+    if (!ok[3] && mpi_rank() == 0)
+      cli_error("bench: the compact scheme on the GPU kernels: %s", info.msg);
+    failed |= !ok[3] || r[3].status != TL_OK;
   }
   tl_cpu_set_threads(threads); /* as tl_mpi_share_cores left it */
   tl_info info;
@@ -326,13 +339,17 @@ static int compact(FILE *csv, const bench_args *a, int P)
          r[2].nsys ? r[2].nsys : r[0].nsys, a->cfg.n);
   printf("%-18s %2s %9s %9s %8s %7s %6s %8s\n", "kernel", "P", "ms", "comm ms", "spread", "GB/s",
          "limit", "/fused");
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     if (ok[k]) {
       printf("%-18s %2d %9.3f %9.3f %8.3f %7.2f %6.2f %8.2f %s\n", r[k].name, r[k].ranks,
              1e3 * r[k].t_med, 1e3 * r[k].t_comm, 1e3 * (r[k].t_max - r[k].t_min), r[k].gbs,
              r[k].limit_ratio, r[k].t_med / t_fused, r[k].status == TL_OK ? "" : r[k].msg);
       if (csv)
-        csv_row(csv, k < 2 ? "mpi-compact" : "openmp-compact", &r[k], NAN, r[k].t_med / t_fused);
+        csv_row(csv,
+                k == 2   ? "openmp-compact"
+                : k == 3 ? "mpi-gpu-compact"
+                         : "mpi-compact",
+                &r[k], NAN, r[k].t_med / t_fused);
     }
   printf("(/fused: this time / the fused packed kernel's with %d thread(s) on one rank)\n", P);
   return failed;

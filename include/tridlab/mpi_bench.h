@@ -109,6 +109,12 @@ int tl_mpi_bench_gtsv_loop(MPI_Comm comm, const tl_mpi_bench_config *cfg,
 #define TL_MPI_BENCH_COMPACT_WORDS 2
 int tl_mpi_bench_compact(MPI_Comm comm, size_t round_groups, const tl_mpi_bench_config *cfg,
                          tl_mpi_bench_result *res, tl_info *info);
+/* The same on the GPU kernels, each rank's slices kept where they run
+ * (tl_mpi_distd2_compact_gpu: one exchange for the batch, groups of
+ * TL_GPU_SZ): on the device a device build installed, else emulated (a
+ * check of the path, not a figure). Name "distd2_compact_gpu". */
+int tl_mpi_bench_compact_gpu(MPI_Comm comm, const tl_mpi_bench_config *cfg,
+                             tl_mpi_bench_result *res, tl_info *info);
 /* The same derivative on rank 0 alone by the fused packed kernel
  * (tl_cpu_compact_sz_d) with `threads` threads: "omp_compact". */
 int tl_mpi_bench_compact_packed(MPI_Comm comm, int threads, const tl_mpi_bench_config *cfg,

@@ -812,6 +812,20 @@ Test(gpu_distd2, slice_phases_agree_with_the_reference, .timeout = 120)
   reset_order();
 }
 
+/* A resident-slices case on m = 2, 9, 101 rows and the three batch
+ * sizes `batches`, in the four order pairs. */
+static void in_every_order(void (*agrees)(size_t m, size_t nsys), const size_t batches[3])
+{
+  static const size_t ms[] = {2, 9, 101};
+  for (size_t o = 0; o < NORDERS; o++) {
+    set_orders(o);
+    for (size_t im = 0; im < 3; im++)
+      for (size_t ic = 0; ic < 3; ic++)
+        agrees(ms[im], batches[ic]);
+  }
+  reset_order();
+}
+
 /* The resident slices (tl_gpu_distd2_resident_*, what distd2_gpu_mpi
  * runs) against the copying slice entry points on the same inputs: the
  * same returns, status words, edges, d' (fetched back system by system)
@@ -892,15 +906,8 @@ static void resident_agrees(size_t m, size_t nsys)
 
 Test(gpu_distd2, resident_slices_equal_the_copying_entry_points, .timeout = 120)
 {
-  static const size_t ms[] = {2, 9, 101};
   static const size_t counts_[] = {1, 7, 33};
-  for (size_t o = 0; o < NORDERS; o++) {
-    set_orders(o);
-    for (size_t im = 0; im < 3; im++)
-      for (size_t ic = 0; ic < 3; ic++)
-        resident_agrees(ms[im], counts_[ic]);
-  }
-  reset_order();
+  in_every_order(resident_agrees, counts_);
   tl_gpu_distd2_resident *r = (tl_gpu_distd2_resident *)1;
   double one[4] = {1, 1, 1, 1};
   tl_info info;
@@ -1007,18 +1014,17 @@ static void pdd_resident_agrees(size_t m, size_t nsys, int left, int right)
   free(xmaxr), free(rowr);
 }
 
+/* A first, a middle, a last and a lone rank's slices. */
+static void pdd_resident_every_rank(size_t m, size_t nsys)
+{
+  for (int e = 0; e < 4; e++)
+    pdd_resident_agrees(m, nsys, e & 1, (e & 2) != 0);
+}
+
 Test(gpu_pdd, resident_slices_equal_the_copying_entry_point, .timeout = 120)
 {
-  static const size_t ms[] = {2, 9, 101};
   static const size_t counts_[] = {1, 7, 33};
-  for (size_t o = 0; o < NORDERS; o++) {
-    set_orders(o);
-    for (size_t im = 0; im < 3; im++)
-      for (size_t ic = 0; ic < 3; ic++)
-        for (int e = 0; e < 4; e++)
-          pdd_resident_agrees(ms[im], counts_[ic], e & 1, (e & 2) != 0);
-  }
-  reset_order();
+  in_every_order(pdd_resident_every_rank, counts_);
   tl_gpu_pdd_resident *r = (tl_gpu_pdd_resident *)1;
   double one[4] = {1, 1, 1, 1};
   int words[3];
@@ -1107,15 +1113,8 @@ static void compact_resident_agrees(size_t m, size_t nsys)
 
 Test(gpu_distd2, compact_resident_equals_the_packed_cpu_kernels, .timeout = 120)
 {
-  static const size_t ms[] = {2, 9, 101};
   static const size_t counts_[] = {1, 33, 70};
-  for (size_t o = 0; o < NORDERS; o++) {
-    set_orders(o);
-    for (size_t im = 0; im < 3; im++)
-      for (size_t ic = 0; ic < 3; ic++)
-        compact_resident_agrees(ms[im], counts_[ic]);
-  }
-  reset_order();
+  in_every_order(compact_resident_agrees, counts_);
   tl_gpu_compact_resident *r = (tl_gpu_compact_resident *)1;
   double one[4] = {1, 1, 1, 1}, st[5] = {0, 0, 1, 0, 0};
   tl_info info;

@@ -86,14 +86,9 @@ int tl_gpu_batch_status(const char *who, size_t nsys, const int *stat, tl_info *
  * (inputs: 1) or are the kernels' to store first (outputs, and scratch
  * the device path allocates for itself: 0, as a device's memory is
  * unset). Watched for the call, then forgotten. */
-typedef struct watch_spec {
-  const void *p;
-  size_t count, size;
-  const char *name;
-  int set;
-} watch_spec;
+typedef tl_gpu_watch_spec watch_spec; /* gpu_internal.h */
 
-static void watch_each(const watch_spec *w, size_t n)
+void tl_gpu_watch_each(const watch_spec *w, size_t n)
 {
   for (size_t k = 0; k < n; k++)
     tl_gpu_global_watch(w[k].p, w[k].count, w[k].size, w[k].name, w[k].set);
@@ -107,7 +102,7 @@ static void forget_each(const watch_spec *w, size_t n)
 
 #define WATCHING(spec, launches)                                                                   \
   do {                                                                                             \
-    watch_each(spec, sizeof spec / sizeof spec[0]);                                                \
+    tl_gpu_watch_each(spec, sizeof spec / sizeof spec[0]);                                         \
     launches;                                                                                      \
     forget_each(spec, sizeof spec / sizeof spec[0]);                                               \
   } while (0)
@@ -328,8 +323,8 @@ static int KF(distd2_on_device)(const KF(gpu_call) *k, char *err, size_t len)
 
 static int KF(pdd_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
 {
-  return device->pdd_local(k->n, k->nsys, k->parts, k->edges, k->off, k->a, k->b, k->c, k->d, k->y, k->v,
-                           k->w, k->part, k->stat, err, len);
+  return device->pdd_local(k->n, k->nsys, k->parts, k->edges, k->off, k->a, k->b, k->c, k->d,
+                           k->y, k->v, k->w, k->part, k->stat, err, len);
 }
 static int KF(spike_local_on_device)(const KF(gpu_call) *k, char *err, size_t len)
 {
@@ -486,7 +481,7 @@ static int KF(distd2_slice_substitute_emulated)(const KF(gpu_call) *k, tl_info *
                     {k->stat, 3 * nsys, sizeof(int), "stat", 0},
                     {k->x, m * nsys, z, "x", 0}};
   size_t watched = k->x == k->d ? 4 : 5; /* in place: x is d', watched once */
-  watch_each(w, watched);
+  tl_gpu_watch_each(w, watched);
   TL_LAUNCH(KF(distd2_slice_substitute_kernel), groups, TL_GPU_SZ, 0, (long)m, (long)nsys, k->coef,
             k->fix, k->d, k->x, k->stat);
   forget_each(w, watched);

@@ -10,6 +10,19 @@
  * solve). registry_gpu.c. */
 void tl_gpu_room_backend(const char *name);
 
+/* An array the emulator's checker watches (gpu_emulator.h): its values,
+ * their size, its name in reports, and whether it holds values before
+ * the next launch (set: inputs, or what the host stored) or is the
+ * kernels' to store first (0, as a device's memory is unset).
+ * tl_gpu_watch_each watches each (gpu_entry.c). */
+typedef struct tl_gpu_watch_spec {
+  const void *p;
+  size_t count, size;
+  const char *name;
+  int set;
+} tl_gpu_watch_spec;
+void tl_gpu_watch_each(const tl_gpu_watch_spec *w, size_t n);
+
 /* The device a device build installed, or NULL (gpu_entry.c). */
 const tl_gpu_device_ops *tl_gpu_device_installed(void);
 /* A device call that failed: TL_ERR_UNSUPPORTED, "WHO on the NAME

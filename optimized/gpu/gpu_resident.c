@@ -134,6 +134,28 @@ static int unset_words(there *at, int *to, size_t count, tl_info *info)
   return status;
 }
 
+/* The bytes copied there and back since open (at NULL: none). */
+static void traffic(const there *at, size_t *up, size_t *down)
+{
+  if (up)
+    *up = at ? at->up : 0;
+  if (down)
+    *down = at ? at->down : 0;
+}
+
+typedef tl_gpu_watch_spec watch; /* gpu_internal.h */
+
+/* In emulation, the resident arrays stay watched from open to close
+ * (tl_gpu_scratch_free forgets them), so the checker sees each kernel's
+ * reads against the stores of the kernels before it; watched again with
+ * set = 1 after the host stores into one. A device: nothing (its
+ * sanitizer's initcheck does this). */
+static void watch_all(const there *at, const watch *w, size_t n)
+{
+  if (!at->dev)
+    tl_gpu_watch_each(w, n);
+}
+
 void tl_gpu_distd2_resident_close(tl_gpu_distd2_resident *r)
 {
   if (!r)
@@ -242,10 +264,7 @@ int tl_gpu_distd2_resident_substitute_d(tl_gpu_distd2_resident *r, const double 
 
 void tl_gpu_distd2_resident_traffic(const tl_gpu_distd2_resident *r, size_t *up, size_t *down)
 {
-  if (up)
-    *up = r ? r->at.up : 0;
-  if (down)
-    *down = r ? r->at.down : 0;
+  traffic(r ? &r->at : NULL, up, down);
 }
 
 /* ---------------------------------------------------------------- */
@@ -260,39 +279,28 @@ struct tl_gpu_pdd_resident {
   int stage; /* 0 opened, 1 after the local phase, 2 after the correction */
 };
 
-/* In emulation, every array stays watched under its name from open to
- * close: the host's uploads as set, what the kernels store as unset
- * until they store it. So the checker sees each kernel's reads against
- * the stores of the kernels before it -- a word of y, v or w that phase
- * 1 never stored, read by the ends or the correction -- where a watch
- * per call would take every input as set. (On a device, its sanitizer's
- * initcheck does this.) */
+/* Every array watched under its name (watch_all): the uploads set, what
+ * the kernels store unset until they store it -- so a word of y, v or w
+ * that phase 1 never stored, read by the ends or the correction, is
+ * reported. */
 static void pdd_watch(const tl_gpu_pdd_resident *r)
 {
-  if (r->at.dev)
-    return;
   size_t mv = r->m * r->nsys, n = r->nsys, z = sizeof(double), i = sizeof(int);
-  const struct {
-    const void *p;
-    size_t count, size;
-    const char *name;
-    int set;
-  } w[] = {{r->a, mv, z, "a", 1},
-           {r->b, mv, z, "b", 1},
-           {r->c, mv, z, "c", 1},
-           {r->d, mv, z, "d", 1},
-           {r->y, mv, z, "y", 0},
-           {r->v, mv, z, "v", 0},
-           {r->w, mv, z, "w", 0},
-           {r->scratch, mv, z, "scratch", 0},
-           {r->part, 3 * n, z, "part", 0},
-           {r->ends, TL_GPU_PDD_ENDS * n, z, "ends", 0},
-           {r->lr, 2 * n, z, "x_left, x_right", 0},
-           {r->xmax, n, z, "xmax", 0},
-           {r->stat, 3 * n, i, "stat", 0},
-           {r->row, n, i, "row", 0}};
-  for (size_t k = 0; k < sizeof w / sizeof w[0]; k++)
-    tl_gpu_global_watch(w[k].p, w[k].count, w[k].size, w[k].name, w[k].set);
+  const watch w[] = {{r->a, mv, z, "a", 1},
+                     {r->b, mv, z, "b", 1},
+                     {r->c, mv, z, "c", 1},
+                     {r->d, mv, z, "d", 1},
+                     {r->y, mv, z, "y", 0},
+                     {r->v, mv, z, "v", 0},
+                     {r->w, mv, z, "w", 0},
+                     {r->scratch, mv, z, "scratch", 0},
+                     {r->part, 3 * n, z, "part", 0},
+                     {r->ends, TL_GPU_PDD_ENDS * n, z, "ends", 0},
+                     {r->lr, 2 * n, z, "x_left, x_right", 0},
+                     {r->xmax, n, z, "xmax", 0},
+                     {r->stat, 3 * n, i, "stat", 0},
+                     {r->row, n, i, "row", 0}};
+  watch_all(&r->at, w, sizeof w / sizeof w[0]);
 }
 
 void tl_gpu_pdd_resident_close(tl_gpu_pdd_resident *r)
@@ -388,8 +396,8 @@ int tl_gpu_pdd_resident_correct_d(tl_gpu_pdd_resident *r, const double *lr,
                    "pdd_resident: the correction runs once after each local phase");
   size_t m = r->m, nsys = r->nsys;
   TL_CALL(copy(&r->at, r->lr, lr, 2 * nsys * sizeof(double), 1, info));
-  if (!r->at.dev) /* the host has stored them */
-    tl_gpu_global_watch(r->lr, 2 * nsys, sizeof(double), "x_left, x_right", 1);
+  const watch stored = {r->lr, 2 * nsys, sizeof(double), "x_left, x_right", 1};
+  watch_all(&r->at, &stored, 1);
   r->stage = 2;
   char err[200] = "";
   const tl_gpu_device_ops *dev = r->at.dev;
@@ -422,10 +430,7 @@ int tl_gpu_pdd_resident_correct_d(tl_gpu_pdd_resident *r, const double *lr,
 
 void tl_gpu_pdd_resident_traffic(const tl_gpu_pdd_resident *r, size_t *up, size_t *down)
 {
-  if (up)
-    *up = r ? r->at.up : 0;
-  if (down)
-    *down = r ? r->at.down : 0;
+  traffic(r ? &r->at : NULL, up, down);
 }
 
 /* ---------------------------------------------------------------- */
@@ -449,19 +454,17 @@ void tl_gpu_compact_resident_close(tl_gpu_compact_resident *r)
   free(r);
 }
 
-/* In emulation the arrays stay watched under their names from open to
- * close (as PDD's slices: pdd_watch). */
+/* Every array watched under its name (watch_all), as PDD's slices. */
 static void compact_watch(const tl_gpu_compact_resident *r)
 {
-  if (r->at.dev)
-    return;
   size_t m = r->m, n = r->nsys, z = sizeof(double), lanes = r->groups * TL_GPU_SZ;
-  tl_gpu_global_watch(r->coef, 5 * m + 6, z, "the plan", 1);
-  tl_gpu_global_watch(r->uh, lanes * (m + 4), z, "u with ghost rows", 1);
-  tl_gpu_global_watch(r->dt, lanes * m, z, "d'", 0);
-  tl_gpu_global_watch(r->ends, 2 * n, z, "ends", 0);
-  tl_gpu_global_watch(r->xfl, 2 * n, z, "x_first, x_last", 0);
-  tl_gpu_global_watch(r->stat, 2 * n, sizeof(int), "stat", 1); /* -1 from open */
+  const watch w[] = {{r->coef, 5 * m + 6, z, "the plan", 1},
+                     {r->uh, lanes * (m + 4), z, "u with ghost rows", 1},
+                     {r->dt, lanes * m, z, "d'", 0},
+                     {r->ends, 2 * n, z, "ends", 0},
+                     {r->xfl, 2 * n, z, "x_first, x_last", 0},
+                     {r->stat, 2 * n, sizeof(int), "stat", 1}}; /* -1 from open */
+  watch_all(&r->at, w, sizeof w / sizeof w[0]);
 }
 
 int tl_gpu_compact_resident_open_d(const tl_distd2_plan *plan, const double st[5], size_t nsys,
@@ -544,8 +547,8 @@ int tl_gpu_compact_resident_substitute_d(tl_gpu_compact_resident *r, const doubl
     return TL_FAIL(info, TL_ERR_ARG, -1, -1, "r",
                    "compact_resident: the substitution runs once after each decoupling");
   TL_CALL(copy(&r->at, r->xfl, xfl, 2 * r->nsys * sizeof(double), 1, info));
-  if (!r->at.dev) /* the host has stored them */
-    tl_gpu_global_watch(r->xfl, 2 * r->nsys, sizeof(double), "x_first, x_last", 1);
+  const watch stored = {r->xfl, 2 * r->nsys, sizeof(double), "x_first, x_last", 1};
+  watch_all(&r->at, &stored, 1);
   r->stage = 2;
   char err[200] = "";
   const tl_gpu_device_ops *dev = r->at.dev;
@@ -561,8 +564,5 @@ int tl_gpu_compact_resident_substitute_d(tl_gpu_compact_resident *r, const doubl
 
 void tl_gpu_compact_resident_traffic(const tl_gpu_compact_resident *r, size_t *up, size_t *down)
 {
-  if (up)
-    *up = r ? r->at.up : 0;
-  if (down)
-    *down = r ? r->at.down : 0;
+  traffic(r ? &r->at : NULL, up, down);
 }

@@ -697,7 +697,6 @@ static int compact_gpu_round(const notes *nt, const tl_distd2_plan *plan, const 
     e->last_lower = plan->sa[m - 1], e->last_upper = plan->sc[m - 1];
     e->first_rhs = rc == TL_OK ? ends[2 * s] : 0.0;
     e->last_rhs = rc == TL_OK ? ends[2 * s + 1] : 0.0;
-    edges[s] = *e;
     ss[s].bad = rc < 0 || (long)s == bad;
   }
   int status =

@@ -53,7 +53,6 @@
  */
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_internal.h"
@@ -160,13 +159,13 @@ static TL_CPU_INLINE void sweep_row_tile(sweep *w, int up, double (*t)[64], size
 
 /* Tile j of one group's sweeps (nch = 2: down and up, tile nt-1-j of
  * the way up; nch = 1: the one sweep, up1 says which); the group's 8
- * slices of m rows are ls apart in each of src[0..3] (a, b, c, d). A
+ * slices of m rows are m apart in each of src[0..3] (a, b, c, d). A
  * whole tile (8 rows of the 8 slices) is transposed straight into
  * registers, as the x kernel's are (thomas_lines_cpu.c: the round trip
  * through a stack tile cost a third of its time); a partial one (a
  * sweep's first or last) goes through lanes.h's stack tile. */
 static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt, size_t m,
-                                     size_t ls, const double *const *src, sweep *w, tl_lanes *chk,
+                                     const double *const *src, sweep *w, tl_lanes *chk,
                                      tl_lanes_bits *pos)
 {
   for (int q = 0; q < nch; q++) {
@@ -175,10 +174,10 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
     tl_lanes_clip(i0, 0, m, &r0, &r1);
     if (r0 == 0 && r1 == TL_LANES) {
       tl_lanes A[TL_LANES], B[TL_LANES], C[TL_LANES], D[TL_LANES];
-      tl_cpu_transpose8_load_d(src[0] + i0, ls, A);
-      tl_cpu_transpose8_load_d(src[1] + i0, ls, B);
-      tl_cpu_transpose8_load_d(src[2] + i0, ls, C);
-      tl_cpu_transpose8_load_d(src[3] + i0, ls, D);
+      tl_cpu_transpose8_load_d(src[0] + i0, m, A);
+      tl_cpu_transpose8_load_d(src[1] + i0, m, B);
+      tl_cpu_transpose8_load_d(src[2] + i0, m, C);
+      tl_cpu_transpose8_load_d(src[3] + i0, m, D);
       for (int r = 0; r < TL_LANES; r++) {
         int i = up ? TL_LANES - 1 - r : r;
         if (pos && q == 0) /* the margins, from the first sweep's rows */
@@ -189,31 +188,38 @@ static TL_CPU_INLINE void sweep_step(const int nch, int up1, size_t j, size_t nt
     }
     double t[4][64]; /* the partial tiles of a, b, c, d */
     for (int k = 0; k < 4; k++)
-      tl_lanes_tile_get(src[k], ls, i0, r0, r1, t[k]);
+      tl_lanes_tile_get(src[k], m, i0, r0, r1, t[k]);
     for (size_t i = r0; i < r1; i++)
       sweep_row_tile(&w[q], up, t, up ? r1 - 1 - (i - r0) : i, chk, q == 0 ? pos : NULL);
   }
 }
 
-/* Line j of each of the next group's 32 slices (8 systems of m rows,
- * m apart, in each of next[0..3]) into L2: spread over the sweeps' nt
- * steps, the whole group arrives while this one is swept, and its copy
- * (pack_group) reads L2 instead of waiting on memory. */
-static TL_CPU_INLINE void next_prefetch(const double *const *next, size_t m, size_t j)
+/* How far ahead of a sweep its own lines are fetched into L2: tiles of
+ * 8 rows (a line of each of the group's 32 slices per tile). From memory
+ * on one thread (4096 slices of 2048 rows), the top-down and bottom-up
+ * sweeps took 3.1 and 4.1 ns per unknown with no lookahead, 2.9 and 2.7
+ * with 8 tiles, 3.2 and 3.1 with 16 (docs/performance.md, "PDD's ends
+ * sweep without its copy, and in mini-batches"). */
+enum { AHEAD = 8 };
+
+/* The lines of the group's 32 slices at row i0 (a tile's first), into
+ * L2; nothing past the slices' end. */
+static TL_CPU_INLINE void ahead_prefetch(const double *const *src, size_t m, size_t i0)
 {
+  if (i0 >= m)
+    return;
   for (int k = 0; k < 4; k++)
     for (size_t l = 0; l < TL_LANES; l++)
-      TL_CPU_PREFETCH_L2(next[k] + l * m + j * TL_LANES, 0);
+      TL_CPU_PREFETCH_L2(src[k] + l * m + i0, 0);
 }
 
 /* One group's sweeps and its ends (ends[6 l ..] for lane l), its flags
  * into bad[0..7]; strict (may be NULL): whether each lane's rows are all
- * strictly dominant; next (may be NULL): the next group's slices, fetched
- * into L2 along the way. */
+ * strictly dominant. The group's 8 slices of m rows are m apart in each
+ * of src[0..3]; each sweep fetches the tile AHEAD of the one it reads. */
 TL_CPU_CLONES
-static void ends_group(size_t m, size_t ls, int down, int up, const double *const *src,
-                       const double *const *next, double *ends, unsigned char *bad,
-                       unsigned char *strict)
+static void ends_group(size_t m, int down, int up, const double *const *src, double *ends,
+                       unsigned char *bad, unsigned char *strict)
 {
   sweep w[2];
   tl_lanes chk = tl_lanes_splat(0.0), last = chk;
@@ -222,12 +228,14 @@ static void ends_group(size_t m, size_t ls, int down, int up, const double *cons
     w[q].mul = w[q].y = tl_lanes_splat(0.0), w[q].s = tl_lanes_splat(-1.0);
   size_t nt = (m + TL_LANES - 1) / TL_LANES;
   for (size_t j = 0; j < nt; j++) {
-    if (next)
-      next_prefetch(next, m, j);
+    if (down && j + AHEAD < nt)
+      ahead_prefetch(src, m, (j + AHEAD) * TL_LANES);
+    if (up && j + AHEAD < nt)
+      ahead_prefetch(src, m, (nt - 1 - j - AHEAD) * TL_LANES);
     if (down && up)
-      sweep_step(2, 0, j, nt, m, ls, src, w, &chk, pp);
+      sweep_step(2, 0, j, nt, m, src, w, &chk, pp);
     else
-      sweep_step(1, up, j, nt, m, ls, src, w, &chk, pp);
+      sweep_step(1, up, j, nt, m, src, w, &chk, pp);
   }
   for (int l = 0; l < TL_LANES && strict; l++)
     strict[l] = pos[l] != 0;
@@ -246,26 +254,6 @@ static void ends_group(size_t m, size_t ls, int down, int up, const double *cons
   tl_lanes_flag(chk + last, bad);
 }
 
-/* Where the group's slices are read from: a copy with each of the 32
- * slices (4 arrays x 8 systems) one cache line further along the cache's
- * sets than the last. A slice of 2^k rows starts on the same L1 set as
- * every other; 32 lines of one set read together overflow its 12 ways,
- * and the sweeps ran 3 times slower (m = 2048, in cache: 3.0 ns per
- * unknown per sweep, 1.2 with the slices one line apart). The copy reads
- * the group from memory once, the sweeps read the copy (in L2). */
-enum { PAD = 8 }; /* doubles: one cache line */
-
-static void pack_group(size_t m, size_t ls, const double *const *src, double *buf,
-                       const double **dst)
-{
-  for (int k = 0; k < 4; k++) {
-    dst[k] = buf + (size_t)k * TL_LANES * ls;
-    for (int l = 0; l < TL_LANES; l++)
-      memcpy(buf + ((size_t)k * TL_LANES + (size_t)l) * ls, src[k] + (size_t)l * m,
-             m * sizeof *buf);
-  }
-}
-
 #endif /* TL_LANES_OK */
 
 void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a, const double *b,
@@ -281,25 +269,12 @@ void tl_cpu_pdd_ends_d(size_t m, size_t nsys, int down, int up, const double *a,
   }
   size_t s = 0;
 #if TL_LANES_OK
-  /* The copy where it stays in L2 (32 slices of up to 4096 rows: 1 MiB);
-   * longer slices are read where they are. */
-  double *buf =
-      nsys >= TL_LANES && m <= 4096 ? malloc(4 * TL_LANES * (m + PAD) * sizeof *buf) : NULL;
-  size_t ls = buf ? m + PAD : m;
   for (; s + TL_LANES <= nsys; s += TL_LANES) {
-    const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m}, *in[4];
-    size_t t = s + TL_LANES; /* the next group */
-    const double *next[4] = {a + t * m, b + t * m, c + t * m, d + t * m};
-    if (buf)
-      pack_group(m, ls, src, buf, in);
-    else
-      memcpy(in, src, sizeof in);
-    ends_group(m, ls, down, up, in, buf && t + TL_LANES <= nsys ? next : NULL, ends + 6 * s,
-               bad + s, strict ? strict + s : NULL);
-    for (size_t l = 0; l < TL_LANES && strict; l++) /* b from the copy in L2 (or the slices) */
-      strict[s + l] &= (unsigned char)b_in_range(m, in[1] + l * ls);
+    const double *src[4] = {a + s * m, b + s * m, c + s * m, d + s * m};
+    ends_group(m, down, up, src, ends + 6 * s, bad + s, strict ? strict + s : NULL);
+    for (size_t l = 0; l < TL_LANES && strict; l++) /* b just swept: in cache */
+      strict[s + l] &= (unsigned char)b_in_range(m, src[1] + l * m);
   }
-  free(buf);
 #endif
   for (; s < nsys; s++) {
     bad[s] = (unsigned char)ends_one(m, down, up, a + s * m, b + s * m, c + s * m, d + s * m,

@@ -125,11 +125,17 @@ void tl_ledger_root_solve_model(tl_ledger *out, int P, size_t nsys, size_t w,
 
 void tl_ledger_merge(tl_ledger *dst, const tl_ledger *src)
 {
+  tl_ledger_merge_in_round(dst, src, 0);
+}
+
+void tl_ledger_merge_in_round(tl_ledger *dst, const tl_ledger *src, int round0)
+{
   if (src->failed)
     dst->failed = 1;
   for (size_t k = 0; k < src->count; k++) {
     const tl_ledger_entry *e = &src->entries[k];
-    record(dst, e->phase, e->round, e->kind, e->rank, e->peer, e->words_sent, e->words_recv);
+    int round = e->round + (tl_ledger_is_verdict(e->phase) ? 0 : round0);
+    record(dst, e->phase, round, e->kind, e->rank, e->peer, e->words_sent, e->words_recv);
   }
 }
 

@@ -346,13 +346,18 @@ int tl_outcome_finish(const tl_outcome *o, tl_info *info)
 }
 
 /* What solves one system: an algorithm's tl_system_fn, or a pair of
- * reference kernels (tl_solve_each). */
+ * reference kernels (tl_solve_each). With `mine`, the system records its
+ * messages there (opt->ledger), and they move into `batch` in the rounds
+ * of its mini-batch of mb (tl_for_each_system_in_minibatches). */
 typedef struct one_solver {
   const tl_algorithm *self;
   const tl_options *opt;
   tl_system_fn fn;
   tl_kernel_d_fn kd;
   tl_kernel_z_fn kz;
+  tl_ledger *mine, *batch;
+  size_t mb;
+  int stride;
 } one_solver;
 
 static int solve_one(const one_solver *o, const tl_batch *one, void *x, tl_info *info)
@@ -376,7 +381,10 @@ static int each_system(const one_solver *o, const tl_batch *sys, void *x, tl_inf
     tl_batch one = tl_batch_system(sys, s);
     tl_info one_info;
     tl_info_clear(&one_info);
+    tl_ledger_reset(o->mine);
     int st = solve_one(o, &one, (char *)x + s * sys->n * es, &one_info);
+    if (o->mine)
+      tl_ledger_merge_in_round(o->batch, o->mine, (int)(s / o->mb) * o->stride);
     tl_outcome_add(&out, s, st, &one_info);
   }
   return tl_outcome_finish(&out, info);
@@ -387,6 +395,28 @@ int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
 {
   one_solver o = {.self = self, .opt = opt, .fn = fn};
   return each_system(&o, sys, x, info);
+}
+
+int tl_for_each_system_in_minibatches(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                      const tl_options *opt, size_t mb, int stride, tl_info *info,
+                                      tl_system_fn fn)
+{
+  if (mb == 0 || mb >= sys->nsys || !opt || !opt->ledger)
+    return tl_for_each_system(self, sys, x, opt, info, fn);
+  tl_ledger mine; /* one system's messages, then moved into its rounds */
+  tl_ledger_init(&mine);
+  tl_options each = *opt;
+  each.ledger = &mine;
+  one_solver o = {.self = self,
+                  .opt = &each,
+                  .fn = fn,
+                  .mine = &mine,
+                  .batch = opt->ledger,
+                  .mb = mb,
+                  .stride = stride};
+  int status = each_system(&o, sys, x, info);
+  tl_ledger_free(&mine);
+  return status;
 }
 
 int tl_solve_each(const tl_batch *sys, void *x, tl_info *info, tl_kernel_d_fn kd,

@@ -424,23 +424,41 @@ cleanup:
   return status;
 }
 
-/* The messages of one solve of nsys systems (docs/algorithms/pdd.md):
- * every partition but the first sends its first row up (3 words per
- * system), every partition but the last sends the solved interface down
- * (2 words per system), and all take part in the two reductions of the
- * verdict (tl_pdd_ledger_verdict, shared with RPDD). */
+size_t tl_pdd_minibatch(size_t n, int P, size_t nsys, size_t minibatch)
+{
+  size_t widest = P > 0 ? (n + (size_t)P - 1) / (size_t)P : n;
+  size_t mb = minibatch;
+  if (mb == 0 && P <= 1) /* one rank: no second pass to keep in cache */
+    mb = nsys;
+  if (mb == 0) { /* 2^15 rows of the even slice, in whole groups of 8 */
+    mb = widest ? ((size_t)1 << 15) / widest / 8 * 8 : 8;
+    mb = mb < 8 ? 8 : mb;
+  }
+  mb = mb > nsys ? nsys : mb;
+  return mb ? mb : 1;
+}
+
+/* The messages of one solve of nsys systems (docs/algorithms/pdd.md),
+ * per mini-batch k of mb systems (tl_pdd_minibatch; round k): every
+ * partition but the first sends its first rows up (3 words per system),
+ * every partition but the last sends the solved interfaces down (2 words
+ * per system); then all take part in the two reductions of the verdict
+ * (tl_pdd_ledger_verdict, shared with RPDD), once for the batch. */
 static int pdd_ledger_model(const tl_algorithm *self, const tl_batch *shape, const tl_options *opt,
                             const tl_info *solved, tl_ledger *out)
 {
-  (void)self;
   (void)solved;
   size_t nsys = shape->nsys;
   int P = opt->parts;
+  size_t mb = tl_pdd_minibatch(shape->n, P, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
   tl_ledger_reset(out);
-  for (int p = 1; p < P; p++)
-    tl_ledger_message(out, "first-row", 0, p, p - 1, TL_PDD_EDGE_WORDS * nsys);
-  for (int p = 0; p + 1 < P; p++)
-    tl_ledger_message(out, "interface", 0, p, p + 1, TL_PDD_IFACE_WORDS * nsys);
+  for (size_t s0 = 0, k = 0; s0 < nsys || k == 0; s0 += mb, k++) {
+    size_t ns = nsys - s0 < mb ? nsys - s0 : mb;
+    for (int p = 1; p < P; p++)
+      tl_ledger_message(out, "first-row", (int)k, p, p - 1, TL_PDD_EDGE_WORDS * ns);
+    for (int p = 0; p + 1 < P; p++)
+      tl_ledger_message(out, "interface", (int)k, p, p + 1, TL_PDD_IFACE_WORDS * ns);
+  }
   tl_pdd_ledger_verdict(out, P, nsys);
   return TL_OK;
 }
@@ -451,6 +469,11 @@ static int pdd_ledger_model(const tl_algorithm *self, const tl_batch *shape, con
 static const tl_param pdd_params[] = {
     {"tol", TL_PARAM_REAL, 2.0 * TL_EPS, 0.0, 1.0, NULL,
      "largest dropped far spike entry accepted as TL_OK (default 2 eps)"},
+    {"minibatch", TL_PARAM_INT, 0, 0, 1e9, NULL,
+     "across ranks: systems per mini-batch, whose phases 1-5 and 2 messages run before the "
+     "next's, so that the second solve reads the rows from cache (a multiple of 8 keeps the "
+     "SIMD groups whole); 0 = automatic: as many as make 2^15 rows of ceil(n/P), a multiple of "
+     "8, or the whole batch on one rank; nsys or more = the whole batch at once"},
 };
 
 static int pdd_system(const tl_algorithm *self, const tl_batch *one, void *x, const tl_options *opt,
@@ -461,10 +484,14 @@ static int pdd_system(const tl_algorithm *self, const tl_batch *one, void *x, co
                             tol, opt->ledger, info);
 }
 
+/* System by system; the messages of each mini-batch in rounds of their
+ * own, as pdd_mpi sends them. */
 static int pdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
                      tl_info *info)
 {
-  return tl_for_each_system(self, sys, x, opt, info, pdd_system);
+  size_t mb = tl_pdd_minibatch(sys->n, opt->parts, sys->nsys,
+                               (size_t)tl_param_value(self, opt, "minibatch"));
+  return tl_for_each_system_in_minibatches(self, sys, x, opt, mb, 1, info, pdd_system);
 }
 
 const tl_algorithm tl_algo_pdd_ref = {
@@ -478,7 +505,7 @@ const tl_algorithm tl_algo_pdd_ref = {
     .partitioned = 1,
     .min_rows_per_part = 1,
     .params = pdd_params,
-    .nparams = 1,
+    .nparams = 2,
     .summary = "Sun's PDD: local solves + spikes, far spike entries dropped, 2x2 interface "
                "systems",
     .source = "paper 000 (DistD2-TDS) §2.2.2 Algorithm 4; paper 003 (ITS) §2.2, §2.4; Sun 1995",

@@ -287,61 +287,13 @@ static size_t tridsolver_minibatch(const tl_algorithm *self, const tl_options *o
   return mb;
 }
 
-/* One system's ledger into the batch's, in mini-batch i's rounds (the
- * verdict's phases are the batch's: it runs once, after every mini-batch). */
-static void tridsolver_ledger_into(tl_ledger *batch, const tl_ledger *one, int round0)
-{
-  for (size_t k = 0; k < one->count; k++) {
-    const tl_ledger_entry *e = &one->entries[k];
-    int whole = !strcmp(e->phase, "halo") || !strcmp(e->phase, "verdict");
-    int round = e->round + (whole ? 0 : round0);
-    if (e->kind == TL_LEDGER_SEND || e->kind == TL_LEDGER_RECV)
-      tl_ledger_p2p(batch, e->phase, round, e->kind, e->rank, e->peer,
-                    (size_t)(e->kind == TL_LEDGER_SEND ? e->words_sent : e->words_recv));
-    else
-      tl_ledger_collective(batch, e->phase, round, e->kind, e->rank, e->peer, (size_t)e->words_sent,
-                           (size_t)e->words_recv);
-  }
-}
-
-/* System s of a batch in mini-batches of mb: solved alone, its messages
- * recorded in mine, then moved into the batch's ledger in its
- * mini-batch's rounds (the latency hiding of the MPI version). */
-static int tridsolver_one_of(const tl_algorithm *self, const tl_batch *sys, size_t s, void *x,
-                             const tl_options *opt, size_t mb, tl_ledger *mine, tl_info *one_info)
-{
-  tl_batch one = tl_batch_system(sys, s);
-  tl_options o = *opt;
-  o.ledger = mine;
-  tl_ledger_reset(mine);
-  tl_info_clear(one_info);
-  int st = tridsolver_system(self, &one, (char *)x + s * sys->n * tl_dtype_size(sys->dtype), &o,
-                             one_info);
-  tridsolver_ledger_into(opt->ledger, mine, (int)(s / mb) * TL_TRIDSOLVER_ROUNDS);
-  return st;
-}
-
-static int tridsolver_solve_minibatches(const tl_algorithm *self, const tl_batch *sys, void *x,
-                                        const tl_options *opt, size_t mb, tl_info *info)
-{
-  tl_ledger mine;
-  tl_ledger_init(&mine);
-  tl_outcome out;
-  tl_outcome_init(&out, sys->nsys);
-  tl_info one_info;
-  for (size_t s = 0; s < sys->nsys && out.status >= 0; s++)
-    tl_outcome_add(&out, s, tridsolver_one_of(self, sys, s, x, opt, mb, &mine, &one_info),
-                   &one_info);
-  tl_ledger_free(&mine);
-  return tl_outcome_finish(&out, info);
-}
-
 static int tridsolver_solve(const tl_algorithm *self, const tl_batch *sys, void *x,
                             const tl_options *opt, tl_info *info)
 {
   size_t mb = tridsolver_minibatch(self, opt, sys->nsys);
-  if (mb < sys->nsys && opt->ledger)
-    return tridsolver_solve_minibatches(self, sys, x, opt, mb, info);
+  if (mb < sys->nsys) /* each mini-batch's messages in rounds of their own */
+    return tl_for_each_system_in_minibatches(self, sys, x, opt, mb, TL_TRIDSOLVER_ROUNDS, info,
+                                             tridsolver_system);
   int status = tl_for_each_system(self, sys, x, opt, info, tridsolver_system);
   /* Across ranks the systems of a batch sweep together until the last
    * has stopped (a stopped system's F rides along unchanged): Jacobi's

@@ -156,6 +156,19 @@ static void check_with_param(const char *name, const char *param, int periodic, 
   free(a);
 }
 
+/* PDD's messages in mini-batches (tl_pdd_minibatch): 3 systems one or
+ * two at a time, 3 and 2 rounds. */
+Test(ledger, pdd_in_minibatches)
+{
+  static const size_t uneven[7] = {39, 41, 37, 43, 40, 38, 42}; /* 280 rows */
+  static const char *const params[] = {"minibatch=1", "minibatch=2", "minibatch=3"};
+  for (size_t k = 0; k < sizeof params / sizeof *params; k++) {
+    for (int P = 1; P <= 7; P++)
+      check_with_param("pdd", params[k], 0, P, NULL);
+    check_with_param("pdd", params[k], 0, 7, uneven);
+  }
+}
+
 Test(ledger, distd2_ptdma_its_with_their_parameters)
 {
   static const size_t uneven[7] = {39, 41, 37, 43, 40, 38, 42}; /* 280 rows */

@@ -92,6 +92,16 @@ int tl_outcome_finish(const tl_outcome *o, tl_info *info);
  * iterations become the largest over the batch. */
 int tl_for_each_system(const tl_algorithm *self, const tl_batch *sys, void *x,
                        const tl_options *opt, tl_info *info, tl_system_fn fn);
+/* tl_for_each_system for a partition algorithm whose MPI program sends
+ * a batch's messages a mini-batch of mb systems at a time (Tridsolver's
+ * latency hiding, PDD's phases in cache): system s's messages are
+ * recorded in opt->ledger with (s / mb) * stride added to their rounds,
+ * but for the verification's phases, which run once for the batch
+ * (tl_ledger_merge_in_round). mb = 0, mb >= nsys or no ledger:
+ * tl_for_each_system. */
+int tl_for_each_system_in_minibatches(const tl_algorithm *self, const tl_batch *sys, void *x,
+                                      const tl_options *opt, size_t mb, int stride, tl_info *info,
+                                      tl_system_fn fn);
 
 /* A reference kernel for one system in the project's notation (rows a, b,
  * c, d of n entries, the answer in x), in double and in double complex. */

@@ -17,7 +17,9 @@
  * solves a batch system after system records exactly the messages an MPI
  * rank sends once for the whole batch. Phases that repeat (the levels of
  * PCR, the sweeps of Jacobi) use `round` = 0, 1, 2, ... so each
- * repetition is its own message.
+ * repetition is its own message; so do the mini-batches of a rank program
+ * that sends a batch's messages a few systems at a time (Tridsolver's
+ * and PDD's `minibatch`, tl_for_each_system_in_minibatches).
  *
  * Conventions for collectives, as seen by one rank:
  *   allgather   sent = its contribution, recv = the others' contributions
@@ -138,6 +140,11 @@ void tl_ledger_halo(tl_ledger *ledger, int P, int periodic, size_t words);
 /* Append every entry of src to dst (an MPI rank's entries gathered on
  * one rank, say); entries with the same key merge as above. */
 void tl_ledger_merge(tl_ledger *dst, const tl_ledger *src);
+/* The same with round0 added to the round of every phase but the
+ * verification's (tl_ledger_is_verdict, which a batch runs once): one
+ * system's messages into the rounds of its mini-batch
+ * (tl_for_each_system_in_minibatches, tridlab/backend.h). */
+void tl_ledger_merge_in_round(tl_ledger *dst, const tl_ledger *src, int round0);
 
 /* Totals of one rank (rank < 0: the sum over all ranks). phase NULL: all
  * phases; else only that phase. */

@@ -4,7 +4,9 @@
  * rank p is partition p and runs the same phase functions on its own rows
  * of every system of the batch; what the simulated partitions pass in
  * their edge and interface buffers travels here as one message per
- * neighbour for the whole batch (docs/algorithms/pdd.md, "MPI"):
+ * neighbour for a whole mini-batch of systems (PDD; below,
+ * "Mini-batches") or for the whole batch (RPDD) (docs/algorithms/pdd.md,
+ * "MPI"):
  *
  *   PDD, per system          rank p-1        rank p          rank p+1
  *   1 local solve + spikes      |               |               |
@@ -17,20 +19,19 @@
  *   RPDD: one "edges" exchange with both neighbours at once (3 words each
  *   way), then each rank solves both of its interfaces itself.
  *
- * Phase 1 and the correction run for the whole slice on CPU kernels
- * (below, "Phase 1 for the whole slice"), or, in pdd_gpu_mpi, on the GPU
+ * Phase 1 and the correction run on CPU kernels (below, "Phase 1 on
+ * the kernels"), or, in pdd_gpu_mpi, on the GPU
  * kernels with the slices kept where they run from phase 1 to the
  * correction (local_gpu, correct_there); the interfaces and the verdict
  * are the reference's, one system at a time.
  *
- * Cost per rank: PDD reads the slice twice (phase 1's two eliminations
- * from one copy, phase 5's second solve) and writes x: 9 words per
- * unknown where x goes by streaming stores, 10 with x's read for
- * ownership; RPDD reads it once and writes y (5 or 6 words), plus a few
- * words per spike
- * row; then the reference's flops for the interfaces and the verdict;
- * messages: 2 (PDD, in two dependent steps) or 2 at once (RPDD), plus the
- * verdict.
+ * Cost per rank: PDD reads the slice from memory once (phase 1's
+ * eliminations; phase 5's second solve finds a mini-batch's rows in
+ * cache) and writes x: 5 words per unknown where x goes by streaming
+ * stores, 6 with x's read for ownership; RPDD reads it once and writes y
+ * (5 or 6 words), plus a few words per spike row; then the reference's
+ * flops for the interfaces and the verdict; messages: 2 per mini-batch
+ * (PDD, in two dependent steps) or 2 at once (RPDD), plus the verdict.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ typedef struct pdd_run {
   tl_pdd_part_d *pt;        /* one per system                           */
   tl_pdd_edge_d *to_prev, *to_next, *from_prev, *from_next;
   unsigned char *bad;       /* 1: the system failed on this rank        */
+  unsigned char *redo;      /* phase 1: 1 where the reference takes over */
   unsigned char *finish;    /* per system: how phase 5 finishes x (below) */
   double *mid_max;          /* ENDS: the largest |y| between the spikes  */
   int own_check;            /* 1: the entries checked here (own_entry_check) */
@@ -92,6 +94,7 @@ static void run_free(pdd_run *r)
   free(r->pt);
   free(r->to_prev);
   free(r->bad);
+  free(r->redo);
   free(r->finish);
   free(r->mid_max);
   tl_gpu_pdd_resident_close(r->res);
@@ -110,6 +113,7 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
   r->pt = tl_alloc(nsys, sizeof *r->pt);
   r->to_prev = tl_alloc(4 * nsys, sizeof *r->to_prev);
   r->bad = tl_alloc(nsys, 1);
+  r->redo = tl_alloc(nsys, 1);
   r->finish = tl_alloc(nsys, 1);
   r->mid_max = tl_alloc(nsys, sizeof *r->mid_max);
   /* Every system's spikes v, w (2 words per own row), in the rank's
@@ -119,7 +123,8 @@ static int run_init(pdd_run *r, tl_mpi_exchange *ex, const tl_mpi_batch *sl, con
    * spikes first (spikes_zero). */
   double *spikes = tl_mpi_scratch_dirty(2 * sl->m * nsys, sizeof(double));
   int status = tl_mpi_status_init(&r->st, ex, nsys, info);
-  if (status == TL_OK && (!r->pt || !r->to_prev || !r->bad || !r->finish || !r->mid_max || !spikes))
+  if (status == TL_OK &&
+      (!r->pt || !r->to_prev || !r->bad || !r->redo || !r->finish || !r->mid_max || !spikes))
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "%s: no memory for %zu systems", name, nsys);
   if (status < 0) {
     run_free(r);
@@ -150,7 +155,7 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
   tl_mpi_status_note(&r->st, s, phase, status, one);
 }
 
-/* ---- Phase 1 for the whole slice ------------------------------------
+/* ---- Phase 1 on the kernels ------------------------------------------
  *
  * WHAT THE REFERENCE COMPUTES. For every system of the slice, the local
  * solution A_p y = d_p and the two spikes
@@ -169,7 +174,8 @@ static void note(pdd_run *r, size_t s, int phase, int status, const tl_info *one
  *         w_{m-1} in the spikes (the messages and the bound read nothing
  *         else). They come from two eliminations that write nothing
  *         (tl_cpu_pdd_ends_d, optimized/cpu/pdd_ends_cpu.c: the end of a
- *         solution needs no back substitution). Phase 5 then solves the
+ *         solution needs no back substitution), a mini-batch of systems
+ *         at a time (below, "Mini-batches"). Phase 5 then solves the
  *         block again with the neighbours' unknowns on the right-hand
  *         side (resolve, below): x = y - v x_left - w x_right without y,
  *         v or w.
@@ -277,13 +283,13 @@ static void spikes_zero(tl_pdd_part_d *pt)
  * into x, the spikes' ends into the spikes, the bookkeeping but the
  * margin (phase 5 takes it, when the rows are in cache). Systems the
  * kernel flags into redo. 0 when there was no memory for it. */
-static int pdd_ends(pdd_run *r, unsigned char *redo)
+static int pdd_ends(pdd_run *r, size_t s0, size_t s1, unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t m = sl->m, nsys = sl->nsys;
+  size_t m = sl->m, ns = s1 - s0;
   int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
-  double *ends = tl_alloc(6 * nsys, sizeof *ends);
-  unsigned char *strict = tl_alloc(nsys + 1, 1);
+  double *ends = tl_alloc(6 * ns, sizeof *ends);
+  unsigned char *strict = tl_alloc(ns + 1, 1);
   if (!ends || !strict) {
     free(ends);
     free(strict);
@@ -302,10 +308,10 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
    * (one system at a time, the same operations). At P = 2, each rank then
    * sweeps once, where rank 0 swept twice and rank 1 waited for it. */
   int margins = right && !left; /* (one rank: no sweep, nothing to test) */
-  tl_cpu_pdd_ends_d(m, nsys, right, left, sl->a, sl->b, sl->c, sl->d, ends, redo,
-                    margins ? strict : NULL);
-  for (size_t s = 0; s < nsys; s++) {
-    if (margins && !strict[s] && !redo[s]) { /* w's pivots, from the sweep that has them */
+  tl_cpu_pdd_ends_d(m, ns, right, left, ROWS(sl->a, s0), ROWS(sl->b, s0), ROWS(sl->c, s0),
+                    ROWS(sl->d, s0), ends, redo + s0, margins ? strict : NULL);
+  for (size_t s = s0; s < s1; s++) {
+    if (margins && !strict[s - s0] && !redo[s]) { /* w's pivots, from the sweep that has them */
       double up[6];
       unsigned char flag = 0;
       tl_cpu_pdd_ends_d(m, 1, 0, 1, ROWS(sl->a, s), ROWS(sl->b, s), ROWS(sl->c, s), ROWS(sl->d, s),
@@ -315,7 +321,7 @@ static int pdd_ends(pdd_run *r, unsigned char *redo)
     if (!KEPT(r, redo, s))
       continue;
     tl_pdd_part_d *pt = &r->pt[s];
-    const double *e = ends + 6 * s;
+    const double *e = ends + 6 * (s - s0);
     double *x = r->x + s * m;
     /* the four ends, zero where no sweep computed them (read by nothing,
      * but defined): the scratch holds another solve's numbers */
@@ -385,28 +391,28 @@ static int rpdd_chunk(pdd_run *r, size_t s0, size_t k, size_t J, double tol, dou
   return 1;
 }
 
-/* Phase 1 on the kernel for every system it can take (PDD: rpdd = 0;
- * RPDD: 1, with its J and tol); the others are marked in redo (all of
- * them when memory is short). */
-static void local_lines(pdd_run *r, int rpdd, size_t J, double tol, unsigned char *redo)
+/* Phase 1 on the kernel for every system of [s0, s1) it can take (PDD:
+ * rpdd = 0; RPDD: 1, with its J and tol); the others are marked in redo
+ * (all of them when memory is short). */
+static void local_lines(pdd_run *r, size_t s0, size_t s1, int rpdd, size_t J, double tol,
+                        unsigned char *redo)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t m = sl->m, nsys = sl->nsys;
-  size_t chunk = tl_mpi_kernel_chunk(m, nsys);
+  size_t m = sl->m, chunk = tl_mpi_kernel_chunk(m, s1 - s0);
   unsigned char *flag = tl_alloc(chunk, 1);
   /* RPDD: the two spikes of one system and the reference's multipliers,
    * then the kernel's row margins and largest |x| of a chunk */
   double *buf = rpdd ? tl_alloc(3 * m + 2 * chunk, sizeof *buf) : NULL;
   int ok = m > 0 && flag && (buf || !rpdd);
   if (ok && !rpdd)
-    ok = pdd_ends(r, redo);
-  for (size_t s0 = 0; ok && rpdd && s0 < nsys; s0 += chunk) {
-    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk;
-    ok = rpdd_chunk(r, s0, k, J, tol, buf, flag, buf + 3 * m, redo);
+    ok = pdd_ends(r, s0, s1, redo);
+  for (size_t c0 = s0; ok && rpdd && c0 < s1; c0 += chunk) {
+    size_t k = s1 - c0 < chunk ? s1 - c0 : chunk;
+    ok = rpdd_chunk(r, c0, k, J, tol, buf, flag, buf + 3 * m, redo);
   }
   if (!ok) { /* every system to the reference, its status and finish afresh */
-    memset(redo, 1, nsys);
-    memset(r->finish, CORRECT, nsys);
+    memset(redo + s0, 1, s1 - s0);
+    memset(r->finish + s0, CORRECT, s1 - s0);
   }
   free(flag);
   free(buf);
@@ -463,19 +469,20 @@ static void local_gpu(pdd_run *r, unsigned char *redo)
 }
 
 /* Phase 1 of PDD (rpdd = 0) or RPDD (rpdd = 1, with its J and tol) for
- * every system, each one's status noted. */
-static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
+ * the systems [s0, s1) (the GPU's: every system), each one's status
+ * noted. */
+static void local_phase(pdd_run *r, size_t s0, size_t s1, int rpdd, size_t J, double tol)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t nsys = sl->nsys;
-  unsigned char *redo = tl_alloc(nsys, 1);
-  int kernel = redo && (!rpdd || J <= sl->m); /* RPDD checks J first */
-  memset(r->finish, CORRECT, nsys);
+  unsigned char *redo = r->redo;
+  int kernel = !rpdd || J <= sl->m; /* RPDD checks J first */
+  memset(redo + s0, 0, s1 - s0);
+  memset(r->finish + s0, CORRECT, s1 - s0);
   if (kernel && r->gpu)
     local_gpu(r, redo);
   else if (kernel)
-    local_lines(r, rpdd, J, tol, redo);
-  for (size_t s = 0; s < nsys; s++) {
+    local_lines(r, s0, s1, rpdd, J, tol, redo);
+  for (size_t s = s0; s < s1; s++) {
     if (r->bad[s] || (kernel && !redo[s]))
       continue; /* failed, or done on the kernel (its status noted) */
     const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
@@ -491,7 +498,6 @@ static void local_phase(pdd_run *r, int rpdd, size_t J, double tol)
     r->finish[s] = CORRECT;
     note(r, s, phase, st, &one);
   }
-  free(redo);
 }
 
 /* Phase 5 of system s (CORRECT, ENDS): the correction in SIMD lanes
@@ -534,8 +540,8 @@ static void resolve_by_reference(pdd_run *r, size_t s, int phase)
   note(r, s, phase, correct(r, s, &one), &one);
 }
 
-/* Phase 5 of the RESOLVE systems: x solved again by the kernel, a chunk
- * at a time, the neighbours' unknowns on the right-hand side,
+/* Phase 5 of the RESOLVE systems of [first, end): x solved again by the
+ * kernel, a chunk at a time, the neighbours' unknowns on the right-hand side,
  *
  *   A_p x = d_p - a[0] x_left e_0 - c[m-1] x_right e_{m-1}
  *
@@ -547,31 +553,37 @@ static void resolve_by_reference(pdd_run *r, size_t s, int phase)
  * where the kernel can (nothing reads x again: the kernel gives the
  * largest |x| and the margin's rows); else into a scratch with plain
  * stores, and only those copied. */
-static void resolve(pdd_run *r, int phase)
+static void resolve(pdd_run *r, size_t first, size_t end, int phase)
 {
   const tl_mpi_batch *sl = r->sl;
-  size_t m = sl->m, nsys = sl->nsys;
+  size_t m = sl->m;
   int left = r->ex->rank > 0, right = r->ex->rank + 1 < r->ex->size;
-  size_t chunk = tl_mpi_kernel_chunk(m, nsys), any = 0;
-  for (size_t s = 0; s < nsys; s++)
+  size_t chunk = tl_mpi_kernel_chunk(m, end - first), any = 0;
+  for (size_t s = first; s < end; s++)
     any += r->finish[s] == RESOLVE && !r->bad[s];
-  if (!any) /* (the entries are then scanned before the verdict) */
+  if (!any) { /* no kernel: the entries scanned */
+    entries_checked(r, first, end - first, NULL);
     return;
+  }
   unsigned char *flag = tl_alloc(chunk, 1), *redo = tl_alloc(chunk, 1);
-  /* rowmin, then the largest |x| and the end rows' products (2 chunk) */
-  double *rhs = tl_alloc(chunk * m, sizeof *rhs), *rowmin = tl_alloc(4 * chunk, sizeof *rowmin);
-  int ok = m > 0 && flag && redo && rhs && rowmin;
-  for (size_t s0 = 0; s0 < nsys; s0 += chunk) {
-    size_t k = nsys - s0 < chunk ? nsys - s0 : chunk, o0 = s0 * m, mine = 0;
+  /* rowmin, then the largest |x| and the end rows' products (2 chunk);
+   * rhs, a chunk's solutions, only where a chunk mixes RESOLVE systems
+   * with others (made when first needed) */
+  double *rhs = NULL, *rowmin = tl_alloc(4 * chunk, sizeof *rowmin);
+  int ok = m > 0 && flag && redo && rowmin;
+  for (size_t s0 = first; s0 < end; s0 += chunk) {
+    size_t k = end - s0 < chunk ? end - s0 : chunk, o0 = s0 * m, mine = 0;
     for (size_t s = s0; s < s0 + k; s++)
       mine += r->finish[s] == RESOLVE && !r->bad[s];
     if (!mine) { /* no kernel here: the entries scanned */
       entries_checked(r, s0, k, NULL);
       continue;
     }
+    if (mine < k && !rhs)
+      rhs = tl_alloc(chunk * m, sizeof *rhs);
     double *x = r->x + o0, *sol = mine == k ? x : rhs;
     int ran = 0;
-    if (ok) {
+    if (ok && sol) {
       const double *A = ROWS(sl->a, s0), *C = ROWS(sl->c, s0);
       double *ends = rowmin + 2 * chunk; /* d[0] -= ends[j], d[m-1] -= ends[k + j] */
       for (size_t j = 0; j < k; j++) {
@@ -582,7 +594,7 @@ static void resolve(pdd_run *r, int phase)
       tl_cpu_lines_more more = {rowmin,
                                 rowmin + chunk,
                                 left || right ? ends : NULL,
-                                sol == x ? nsys * m * sizeof *x : 0,
+                                sol == x ? sl->nsys * m * sizeof *x : 0,
                                 NULL,
                                 NULL};
       memset(redo, 0, k);
@@ -722,13 +734,79 @@ cleanup:
   return status;
 }
 
-/* PDD's rank program; gpu: its phases 1 and 5 on the GPU kernels, the
- * slices kept there between them (local_gpu, correct_there). */
+/* ---- Mini-batches ---------------------------------------------------
+ *
+ * Phase 5 (resolve) reads the four arrays again: from memory when phase
+ * 1 has swept the whole slice before the messages, from a core's cache
+ * when it runs on a mini-batch phase 1 has just swept. So pdd_mpi runs
+ * phases 1-5 a mini-batch at a time (tl_pdd_minibatch: by default 2^15
+ * rows of the widest slice, 1 MiB of a, b, c and d, a core's L2):
+ *
+ *   mini-batch 0:  ends sweep -> first-row -> interface -> resolve
+ *   mini-batch 1:  ends sweep -> first-row -> interface -> resolve
+ *   ...            (its 2 dependent messages in round k)
+ *
+ * 4 words a row from memory and x written once where the whole batch at
+ * once read the slice twice: 5 words instead of 9, for 2 messages per
+ * mini-batch instead of 2 per solve. Each system's operations are the
+ * same in either order (the kernels' lanes are systems), so are the
+ * bits. pdd_gpu_mpi keeps its slices on the device from phase 1 to the
+ * correction for the whole batch, and only its messages go a mini-batch
+ * at a time (the same ledger). */
+
+/* Phases 1-5 of PDD for the systems [s0, s1), their messages in round
+ * `round`; in pdd_gpu_mpi phases 2-4 only (1 and 5 run for the whole
+ * batch, on the device). */
+static int pdd_round(pdd_run *r, size_t s0, size_t s1, int round, double tol, tl_pdd_iface_d *down,
+                     tl_pdd_iface_d *down_in)
+{
+  tl_mpi_exchange *ex = r->ex;
+  const tl_mpi_batch *sl = r->sl;
+  int p = ex->rank, P = ex->size;
+  size_t ns = s1 - s0;
+  if (!r->gpu)
+    local_phase(r, s0, s1, 0, 0, tol);      /* phase 1: local solve and spikes */
+  for (size_t s = s0; s < s1 && p > 0; s++) /* phase 2: first rows go up */
+    if (!r->bad[s])
+      tl_pdd_ref_send_first_d(&r->pt[s], ROWS(sl->a, s), r->x + s * sl->m, &r->to_prev[s]);
+  TL_CALL(tl_mpi_shift(ex, "first-row", round, TL_F64, r->to_prev + s0, TL_PDD_EDGE_WORDS * ns,
+                       p > 0 ? p - 1 : -1, r->from_next + s0, TL_PDD_EDGE_WORDS * ns,
+                       p + 1 < P ? p + 1 : -1));
+  for (size_t s = s0; s < s1 && p + 1 < P; s++) { /* phase 3: interface p|p+1 */
+    if (r->bad[s])
+      continue;
+    tl_info one;
+    tl_info_clear(&one);
+    note(r, s, PH_INTERFACE,
+         tl_pdd_ref_interface_d(&r->pt[s], ROWS(sl->c, s), r->x + s * sl->m, &r->from_next[s],
+                                &down[s], &one),
+         &one);
+  }
+  TL_CALL(tl_mpi_shift(ex, "interface", round, TL_F64, down + s0, TL_PDD_IFACE_WORDS * ns,
+                       p + 1 < P ? p + 1 : -1, down_in + s0, TL_PDD_IFACE_WORDS * ns,
+                       p > 0 ? p - 1 : -1));
+  for (size_t s = s0; s < s1; s++) { /* phases 4 and 5: receive, correct */
+    if (r->bad[s])
+      continue;
+    if (p > 0)
+      tl_pdd_ref_receive_d(&r->pt[s], &down_in[s]);
+    if (r->finish[s] == RESOLVE || r->finish[s] == THERE)
+      continue; /* below */
+    tl_info one;
+    tl_info_clear(&one);
+    note(r, s, PH_CORRECT_PDD, correct(r, s, &one), &one);
+  }
+  resolve(r, s0, s1, PH_CORRECT_PDD);
+  return TL_OK;
+}
+
+/* PDD's rank program, a mini-batch at a time (above); gpu: its phases 1
+ * and 5 on the GPU kernels for the whole batch, the slices kept there
+ * between them (local_gpu, correct_there). */
 static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
                          const tl_mpi_batch *sl, const size_t *slices, void *x,
                          const tl_options *opt, tl_info *info)
 {
-  int p = ex->rank, P = ex->size;
   double tol = tl_param_value(self, opt, "tol");
   pdd_run run, *r = &run;
   TL_CALL(run_init(r, ex, sl, slices, x, "pdd", info));
@@ -740,45 +818,19 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
     run_free(r);
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for %zu systems", nsys);
   }
-  tl_pdd_iface_d *down_in = down + nsys;
-  int status = TL_OK;
-  local_phase(r, 0, 0, tol); /* phase 1: local solve and spikes */
-  for (size_t s = 0; s < nsys && p > 0; s++) /* phase 2: first rows go up */
-    if (!r->bad[s])
-      tl_pdd_ref_send_first_d(&r->pt[s], ROWS(sl->a, s), r->x + s * sl->m, &r->to_prev[s]);
-  TL_CHECK(tl_mpi_shift(ex, "first-row", 0, TL_F64, r->to_prev, TL_PDD_EDGE_WORDS * nsys,
-                        p > 0 ? p - 1 : -1, r->from_next, TL_PDD_EDGE_WORDS * nsys,
-                        p + 1 < P ? p + 1 : -1));
-  for (size_t s = 0; s < nsys && p + 1 < P; s++) { /* phase 3: interface p|p+1 */
-    if (r->bad[s])
-      continue;
-    tl_info one;
-    tl_info_clear(&one);
-    note(r, s, PH_INTERFACE,
-         tl_pdd_ref_interface_d(&r->pt[s], ROWS(sl->c, s), r->x + s * sl->m, &r->from_next[s],
-                                &down[s], &one),
-         &one);
-  }
-  TL_CHECK(tl_mpi_shift(ex, "interface", 0, TL_F64, down, TL_PDD_IFACE_WORDS * nsys,
-                        p + 1 < P ? p + 1 : -1, down_in, TL_PDD_IFACE_WORDS * nsys,
-                        p > 0 ? p - 1 : -1));
-  for (size_t s = 0; s < nsys; s++) { /* phases 4 and 5: receive, correct */
-    if (r->bad[s])
-      continue;
-    if (p > 0)
-      tl_pdd_ref_receive_d(&r->pt[s], &down_in[s]);
-    if (r->finish[s] == RESOLVE || r->finish[s] == THERE)
-      continue; /* below */
-    tl_info one;
-    tl_info_clear(&one);
-    note(r, s, PH_CORRECT_PDD, correct(r, s, &one), &one);
-  }
-  resolve(r, PH_CORRECT_PDD);
-  correct_there(r, PH_CORRECT_PDD);
-  status = entries_agree(r, info);
+  size_t mb =
+      tl_pdd_minibatch(sl->n, ex->size, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
+  if (gpu)
+    local_phase(r, 0, nsys, 0, 0, tol); /* phase 1, on the device */
+  int status = TL_OK, round = 0;
+  for (size_t s0 = 0; status == TL_OK && (s0 < nsys || round == 0); s0 += mb, round++)
+    status = pdd_round(r, s0, nsys - s0 < mb ? nsys : s0 + mb, round, tol, down, down + nsys);
+  if (status == TL_OK && gpu)
+    correct_there(r, PH_CORRECT_PDD); /* phase 5, on the device */
+  if (status == TL_OK)
+    status = entries_agree(r, info);
   if (status == TL_OK)
     status = verdict(r, tol, info); /* phase 6 */
-cleanup:
   free(down);
   run_free(r);
   return status;
@@ -810,7 +862,7 @@ static int rpdd_mpi_solve(const tl_algorithm *self, tl_mpi_exchange *ex,
   r->own_check = self->mpi->own_entry_check;
   size_t nsys = sl->nsys;
   int status = TL_OK;
-  local_phase(r, 1, J, tol); /* phase 1 (J checked first) */
+  local_phase(r, 0, nsys, 1, J, tol); /* phase 1 (J checked first) */
   for (size_t s = 0; s < nsys; s++) /* phase 2: edges to both neighbours */
     if (!r->bad[s])
       tl_rpdd_ref_send_d(&r->pt[s], ROWS(sl->a, s), ROWS(sl->c, s), r->x + s * sl->m,
@@ -846,7 +898,8 @@ extern const tl_algorithm tl_algo_pdd_ref;
 extern const tl_algorithm tl_algo_rpdd_ref;
 
 static const tl_mpi_program pdd_program = {
-    .crosses = "first rows up, solved interfaces down (2 dependent messages), verdict",
+    .crosses = "first rows up, solved interfaces down (2 dependent messages per mini-batch), "
+               "verdict",
     .solve = pdd_mpi_solve,
     .own_entry_check = 1, /* in phase 5's pass over the slice */
 };
@@ -865,7 +918,8 @@ const tl_algorithm tl_mpi_algo_pdd = {
  * program, its phases 1 and 5 on the GPU kernels with the slices kept
  * there between them, the same messages and ledger. */
 static const tl_mpi_program pdd_gpu_program = {
-    .crosses = "first rows up, solved interfaces down (2 dependent messages), verdict",
+    .crosses = "first rows up, solved interfaces down (2 dependent messages per mini-batch), "
+               "verdict",
     .solve = pdd_gpu_mpi_solve,
 };
 

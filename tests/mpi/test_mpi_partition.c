@@ -1112,6 +1112,27 @@ int main(int argc, char **argv)
   static const twist chunked[] = {PLAIN, INNER, SPIKE};
   for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)
     run_case(&mc, pdd, TL_F64, 2048 * (size_t)P, 33, 0, NULL, chunked[k], 61 + k);
+  /* PDD's mini-batches (tl_pdd_minibatch; on 2 ranks or more the
+   * chunked cases above take the default, 16 systems at 2048 rows a
+   * rank: three rounds):
+   * minibatch=5 on 19 systems, four rounds of messages, a breakdown in
+   * the second (system 9) and a zero pivot inside a block, x overflowing
+   * in a correction, uneven slices; the ledger against the simulated
+   * reference's in the same rounds. pdd_gpu_mpi sends its messages in the
+   * same rounds and keeps the reference's bits. */
+  static const twist in_minibatches[] = {PLAIN, BREAKDOWN, INNER, CORRECTION};
+  for (int g = 0; g < 2; g++) {
+    const tl_algorithm *algo = tl_mpi_find(g ? "pdd_gpu_mpi" : "pdd");
+    case_param = "minibatch=5";
+    case_bits = g;
+    for (size_t k = 0; algo && k < sizeof in_minibatches / sizeof *in_minibatches; k++)
+      if (in_minibatches[k] != CORRECTION || P > 1)
+        run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, in_minibatches[k], 131 + k);
+    if (algo)
+      run_case(&mc, algo, TL_F64, n_uneven, 19, 0, uneven, PLAIN, 135);
+    case_param = NULL;
+    case_bits = 0;
+  }
   /* ITS's local solves go the same way (16-system chunks at 2048 rows
    * per rank: system 16 of 33 in the second). On one rank the zero
    * pivots reach the local solve, its fallback; on several, the window

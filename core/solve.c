@@ -419,6 +419,20 @@ int tl_for_each_system_in_minibatches(const tl_algorithm *self, const tl_batch *
   return status;
 }
 
+size_t tl_minibatch_systems(size_t n, int P, size_t nsys, size_t minibatch)
+{
+  size_t widest = P > 0 ? (n + (size_t)P - 1) / (size_t)P : n;
+  size_t mb = minibatch;
+  if (mb == 0 && P <= 1) /* one rank: no second pass to keep in cache */
+    mb = nsys;
+  if (mb == 0) { /* 2^15 rows of the even slice, in whole groups of 8 */
+    mb = widest ? ((size_t)1 << 15) / widest / 8 * 8 : 8;
+    mb = mb < 8 ? 8 : mb;
+  }
+  mb = mb > nsys ? nsys : mb;
+  return mb ? mb : 1;
+}
+
 int tl_solve_each(const tl_batch *sys, void *x, tl_info *info, tl_kernel_d_fn kd,
                   tl_kernel_z_fn kz)
 {

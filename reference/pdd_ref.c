@@ -424,22 +424,8 @@ cleanup:
   return status;
 }
 
-size_t tl_pdd_minibatch(size_t n, int P, size_t nsys, size_t minibatch)
-{
-  size_t widest = P > 0 ? (n + (size_t)P - 1) / (size_t)P : n;
-  size_t mb = minibatch;
-  if (mb == 0 && P <= 1) /* one rank: no second pass to keep in cache */
-    mb = nsys;
-  if (mb == 0) { /* 2^15 rows of the even slice, in whole groups of 8 */
-    mb = widest ? ((size_t)1 << 15) / widest / 8 * 8 : 8;
-    mb = mb < 8 ? 8 : mb;
-  }
-  mb = mb > nsys ? nsys : mb;
-  return mb ? mb : 1;
-}
-
 /* The messages of one solve of nsys systems (docs/algorithms/pdd.md),
- * per mini-batch k of mb systems (tl_pdd_minibatch; round k): every
+ * per mini-batch k of mb systems (tl_minibatch_systems; round k): every
  * partition but the first sends its first rows up (3 words per system),
  * every partition but the last sends the solved interfaces down (2 words
  * per system); then all take part in the two reductions of the verdict
@@ -450,7 +436,8 @@ static int pdd_ledger_model(const tl_algorithm *self, const tl_batch *shape, con
   (void)solved;
   size_t nsys = shape->nsys;
   int P = opt->parts;
-  size_t mb = tl_pdd_minibatch(shape->n, P, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
+  size_t mb =
+      tl_minibatch_systems(shape->n, P, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
   tl_ledger_reset(out);
   for (size_t s0 = 0, k = 0; s0 < nsys || k == 0; s0 += mb, k++) {
     size_t ns = nsys - s0 < mb ? nsys - s0 : mb;
@@ -489,8 +476,8 @@ static int pdd_system(const tl_algorithm *self, const tl_batch *one, void *x, co
 static int pdd_solve(const tl_algorithm *self, const tl_batch *sys, void *x, const tl_options *opt,
                      tl_info *info)
 {
-  size_t mb = tl_pdd_minibatch(sys->n, opt->parts, sys->nsys,
-                               (size_t)tl_param_value(self, opt, "minibatch"));
+  size_t mb = tl_minibatch_systems(sys->n, opt->parts, sys->nsys,
+                                   (size_t)tl_param_value(self, opt, "minibatch"));
   return tl_for_each_system_in_minibatches(self, sys, x, opt, mb, 1, info, pdd_system);
 }
 

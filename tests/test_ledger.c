@@ -156,7 +156,7 @@ static void check_with_param(const char *name, const char *param, int periodic, 
   free(a);
 }
 
-/* PDD's messages in mini-batches (tl_pdd_minibatch): 3 systems one or
+/* PDD's messages in mini-batches (tl_minibatch_systems): 3 systems one or
  * two at a time, 3 and 2 rounds. */
 Test(ledger, pdd_in_minibatches)
 {
@@ -173,6 +173,8 @@ Test(ledger, distd2_ptdma_its_with_their_parameters)
 {
   static const size_t uneven[7] = {39, 41, 37, 43, 40, 38, 42}; /* 280 rows */
   static const char *const cases[][2] = {{"distd2", "tol=2.2e-16"},
+                                         {"distd2", "minibatch=1"},
+                                         {"distd2", "minibatch=2"},
                                          {"ptdma", "flavour=split"},
                                          {"ptdma", "flavour=combined"},
                                          {"its", "J=0"},

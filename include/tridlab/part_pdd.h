@@ -206,19 +206,6 @@ void tl_pdd_ledger_verdict(tl_ledger *out, int P, size_t nsys);
 
 /* ---- PDD's own phases (paper 000 Algorithm 4, Sun's two one-way steps) */
 
-/* Systems per mini-batch of PDD's messages across P ranks, for a batch
- * of nsys systems of n rows: `minibatch` (the parameter) when it is not
- * 0; else (automatic; Tridsolver's 0 means the whole batch), on 2 ranks
- * or more, as many systems as make 2^15 rows of the even slice (ceil(n /
- * P) rows each), rounded down to a multiple of 8 (the kernels' SIMD
- * groups) and at least 8: the rows of a, b, c and d a core's L2 holds (1
- * MiB, for slices up to 4096 rows), so that pdd_mpi's phase 5 reads them
- * from there; on one rank (no ends sweep before phase 5, no messages)
- * the whole batch. At most nsys, at least 1.
- * The rank program runs phases 1-5 a mini-batch at a time, its messages
- * in rounds 0, 1, ... (docs/algorithms/pdd.md, "MPI"). */
-size_t tl_pdd_minibatch(size_t n, int P, size_t nsys, size_t minibatch);
-
 /* Phase 1: A_p [y v w] = [d_p, a[begin] e_0, c[end-1] e_{m-1}], full spikes. */
 int tl_pdd_ref_local_d(tl_pdd_part_d *pt, const double *a, const double *b, const double *c,
                        const double *d, double *x, tl_info *info);

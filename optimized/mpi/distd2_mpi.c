@@ -361,144 +361,212 @@ static int substitute(const tl_distd2_plan *plan, double x_first, double x_last,
   return tl_distd2_substitute_d(plan, 0, x_first, x_last, x, x, info);
 }
 
+/* What the phases of one solve share. */
+typedef struct d2_run {
+  const tl_mpi_batch *sl;
+  notes nt;
+  tl_distd2_plan *plans;
+  sys_state *ss;
+  double *fix, *spike, *x;
+  unsigned char *flag, *strict;
+  int gpu, own_check, suspect;
+} d2_run;
+
+/* Phase 1 of the systems [s0, s1): Algorithm 5 on own rows, eight
+ * systems at once (the reference's bits); on the CPU with Algorithm 6 in
+ * the same pass, d' into x and only sa and sc of the plan rows written
+ * (the multipliers stay in cache: 3 words per row written instead of 5,
+ * and none read back). A system the batch flags runs the reference,
+ * which gives its report. rows: the plan rows of system s0 (5 m each). */
+static void d2_plan(d2_run *r, size_t s0, size_t s1, double *rows)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m, ns = s1 - s0;
+  tl_info one;
+  if (r->gpu)
+    tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, ns, ROWS(sl->a, s0),
+                                     ROWS(sl->b, s0), ROWS(sl->c, s0), rows, r->fix + s0,
+                                     r->spike + s0, r->flag + s0, r->strict + s0);
+  else
+    tl_cpu_distd2_plan_decouple_lines_d(sl->n, sl->periodic, sl->begin, m, ns, ROWS(sl->a, s0),
+                                        ROWS(sl->b, s0), ROWS(sl->c, s0), ROWS(sl->d, s0), rows,
+                                        r->x + s0 * m, r->fix + s0, r->spike + s0, r->flag + s0,
+                                        r->strict + s0);
+  r->suspect |= r->own_check && !tl_mpi_corners_fine(sl, s0, ns);
+  for (size_t s = s0; s < s1; s++) {
+    tl_info_clear(&one);
+    const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
+    double *mine = rows + 5 * m * (s - s0);
+    tl_distd2_plan *pl = &r->plans[s];
+    if (r->own_check && r->flag[s])
+      r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
+    if (r->flag[s])
+      memset(mine, 0, 5 * m * sizeof *mine);
+    int rc = tl_distd2_plan_slice_shell_d(pl, sl->n, sl->periodic, sl->begin, m, mine, &one);
+    if (rc == TL_OK && r->flag[s]) {
+      rc = tl_distd2_preprocess_d(pl, 0, a, b, c, &one);
+      r->fix[s] = pl->fix_scale[0]; /* for the batched decoupling below */
+    } else if (rc == TL_OK)
+      pl->fix_scale[0] = r->fix[s], pl->spike = r->spike[s];
+    /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes; not read
+     * again where phase 1's pass found every row strictly dominant */
+    if (rc == TL_OK)
+      pl->classes = tl_mpi_row_classes(sl, s, r->strict[s], &pl->worst_rel, &pl->worst_row);
+    else
+      tl_distd2_plan_destroy(pl); /* a plan that failed holds nothing (verdict) */
+    note(&r->nt, s, PH_PLAN, rc, &one);
+    r->ss[s].bad = rc < 0;
+  }
+}
+
+/* Phase 2 of the systems [s0, s1): Algorithm 6. On the CPU, d' is in x
+ * from phase 1 but for the systems it flagged (their entries, d's too,
+ * scanned above). On the GPU kernel (decouple_gpu, before), d' stays
+ * where the kernel ran (res) and the edges came back; dt holds only what
+ * the host redoes. A flagged system runs the reference for its report
+ * (its d' then put back there); one whose plan failed is skipped. */
+static void d2_decouple(d2_run *r, size_t s0, size_t s1, double *dt, tl_gpu_distd2_resident *res)
+{
+  const tl_mpi_batch *sl = r->sl;
+  size_t m = sl->m;
+  tl_info one;
+  for (size_t s = s0; s < s1; s++) {
+    sys_state *y = &r->ss[s];
+    if (r->gpu && r->own_check && (r->flag[s] || y->bad)) /* d not checked by the kernel */
+      r->suspect |= !tl_mpi_entries_scan(sl, s, 1);
+    if (y->bad)
+      continue;
+    int rc = TL_OK;
+    tl_info_clear(&one);
+    if (r->flag[s])
+      rc = tl_distd2_decouple_d(&r->plans[s], 0, ROWS(sl->d, s), dt + s * m, &one);
+    if (r->flag[s] && rc >= 0 && res) { /* the reference's d' replaces the kernel's there */
+      int put = tl_gpu_distd2_resident_dt_d(res, s, dt + s * m, 1, &one);
+      if (put < 0)
+        rc = put;
+    }
+    note(&r->nt, s, PH_DECOUPLE, rc, &one);
+    y->bad = rc < 0;
+    if (!y->bad && (!r->gpu || r->flag[s]))
+      tl_distd2_pack_d(&r->plans[s], 0, dt + s * m, &y->edge);
+  }
+}
+
+/* Phase 5 on the CPU of the systems [s0, s1): Algorithm 7, in place over
+ * d'. */
+static void d2_substitute(d2_run *r, size_t s0, size_t s1)
+{
+  tl_info one;
+  for (size_t s = s0; s < s1; s++) {
+    if (r->ss[s].bad)
+      continue;
+    tl_info_clear(&one);
+    int rc = substitute(&r->plans[s], r->ss[s].x_first, r->ss[s].x_last, r->x + s * r->sl->m, &one);
+    note(&r->nt, s, PH_SUBSTITUTE, rc, &one);
+  }
+}
+
 /* Every system has its own matrix, so its own slice plan: 5 words per
  * row (sa, sc and the three multipliers). On the CPU only sa and sc are
  * written for a system the one pass does not flag (the multipliers of
  * such a plan hold whatever the scratch held: nothing reads them; a
  * flagged system's plan is zeroed and filled whole by the reference).
- * They live in the rank's scratch, kept
- * from one solve to the next (tl_mpi_scratch_dirty), not in fresh memory per
- * system and solve, whose first touch cost more than the solve itself
- * (docs/algorithms/distd2.md, "MPI"). gpu: Algorithms 6 and 7 on the GPU
- * kernels (distd2_gpu_mpi), d' in the scratch after the plans (a sixth
+ *
+ * MINI-BATCHES. On the CPU phases 1-5 run a mini-batch of systems at a
+ * time (the parameter `minibatch`, tl_minibatch_systems: by default 2^15
+ * rows of ceil(n / P)), each with its exchange in round k of "edges":
+ *
+ *   mini-batch k:  Algorithms 5+6 (a, b, c, d read; sa, sc, d' written)
+ *                  -> "edges" round k -> 2x2 systems -> Algorithm 7
+ *
+ * so that Algorithm 7 reads sa, sc and d' from the cache, where they
+ * were just written, instead of from memory; the plan rows of one
+ * mini-batch (5 m per system) are one scratch, the same for every
+ * mini-batch and so in cache: 4 words per row read from memory and x
+ * written, where the whole batch at once moved 11. The plans' rows are
+ * read by nothing after their mini-batch (the verdict reads each plan's
+ * numbers). The rows live in the rank's scratch, kept from one solve to
+ * the next (tl_mpi_scratch_dirty), not in fresh memory per system and
+ * solve, whose first touch cost more than the solve itself
+ * (docs/algorithms/distd2.md, "MPI").
+ *
+ * gpu: Algorithms 6 and 7 on the GPU kernels (distd2_gpu_mpi) for the
+ * whole batch, d' in the scratch after the whole batch's plans (a sixth
  * word per row: the reference's report of a failed substitution needs
- * it), the plans and the 2x2 systems on the host as for distd2_mpi. */
+ * it), the plans and the 2x2 systems on the host as for distd2_mpi; only
+ * the exchanges go a mini-batch at a time (the same ledger). */
 static int distd2_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
                             const tl_mpi_batch *sl, void *x_out, const tl_options *opt,
                             tl_info *info)
 {
   double tol = tl_param_value(self, opt, "tol");
   size_t nsys = sl->nsys, m = sl->m;
-  double *x = x_out;
+  size_t mb =
+      tl_minibatch_systems(sl->n, ex->size, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
   tl_mpi_status st;
   TL_CALL(tl_mpi_status_init(&st, ex, nsys, info));
-  notes nt = {&st, 0};
-  tl_distd2_plan *plans = tl_alloc(nsys, sizeof *plans);
-  sys_state *ss = tl_alloc(nsys, sizeof *ss);
+  d2_run run = {.sl = sl, .nt = {&st, 0}, .x = x_out, .gpu = gpu};
+  d2_run *r = &run;
+  r->plans = tl_alloc(nsys, sizeof *r->plans);
+  r->ss = tl_alloc(nsys, sizeof *r->ss);
   /* The plan rows: the batched pass writes what is read later of a
    * system it does not flag (on the CPU sa and sc; on the GPU program's
-   * path every row), so only the flagged systems' are zeroed (below),
+   * path every row), so only the flagged systems' are zeroed (d2_plan),
    * before the reference's preprocessing fills them; zeroing all of it
    * cost 4 % of the solve. The GPU program's d' after them is not zeroed
    * either: only the systems the host redoes are written there (by the
    * reference, or fetched back from the resident slices) and read. */
-  double *rows = tl_mpi_scratch_dirty((gpu ? 6 : 5) * m * nsys, sizeof(double));
-  double *fix = tl_alloc(2 * nsys + 1, sizeof *fix), *spike = fix ? fix + nsys : NULL;
-  unsigned char *flag = tl_alloc(2 * nsys + 1, 1), *strict = flag ? flag + nsys : NULL;
+  double *rows = tl_mpi_scratch_dirty((gpu ? 6 * nsys : 5 * mb) * m, sizeof(double));
+  r->fix = tl_alloc(2 * nsys + 1, sizeof *r->fix), r->spike = r->fix ? r->fix + nsys : NULL;
+  r->flag = tl_alloc(2 * nsys + 1, 1), r->strict = r->flag ? r->flag + nsys : NULL;
   tl_gpu_distd2_resident *res = NULL; /* the GPU program's slices, where its kernels run */
   int status = TL_OK;
   /* own_entry_check: the kernels check the entries of the systems they do
    * not flag as they read them (a, b, c and, through d', d in phase 1;
    * the GPU program's d in phase 2); the corners of all, and a flagged
    * system's entries whole, here. */
-  int own_check = self->mpi->own_entry_check, suspect = 0;
-  if (!plans || !ss || !rows || !fix || !flag) {
+  r->own_check = self->mpi->own_entry_check;
+  if (!r->plans || !r->ss || !rows || !r->fix || !r->flag) {
     status = TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "distd2: no memory for %zu systems", nsys);
     goto cleanup;
   }
-  tl_info one;
-  /* Phase 1: Algorithm 5 on own rows, eight systems at once (the
-   * reference's bits); on the CPU with Algorithm 6 in the same pass, d'
-   * into x and only sa and sc of the plan rows written (the multipliers
-   * stay in cache: 3 words per row written instead of 5, and none read
-   * back). A system the batch flags runs the reference, which gives its
-   * report. */
-  if (gpu)
-    tl_cpu_distd2_preprocess_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b, sl->c,
-                                     rows, fix, spike, flag, strict);
-  else
-    tl_cpu_distd2_plan_decouple_lines_d(sl->n, sl->periodic, sl->begin, m, nsys, sl->a, sl->b,
-                                        sl->c, sl->d, rows, x, fix, spike, flag, strict);
-  suspect = own_check && !tl_mpi_corners_fine(sl, 0, nsys);
-  for (size_t s = 0; s < nsys; s++) {
-    tl_info_clear(&one);
-    const double *a = ROWS(sl->a, s), *b = ROWS(sl->b, s), *c = ROWS(sl->c, s);
-    if (own_check && flag[s])
-      suspect |= !tl_mpi_entries_scan(sl, s, 1);
-    if (flag[s])
-      memset(rows + 5 * m * s, 0, 5 * m * sizeof *rows);
-    int rc = tl_distd2_plan_slice_shell_d(&plans[s], sl->n, sl->periodic, sl->begin, m,
-                                          rows + 5 * m * s, &one);
-    if (rc == TL_OK && flag[s]) {
-      rc = tl_distd2_preprocess_d(&plans[s], 0, a, b, c, &one);
-      fix[s] = plans[s].fix_scale[0]; /* for the batched decoupling below */
-    } else if (rc == TL_OK)
-      plans[s].fix_scale[0] = fix[s], plans[s].spike = spike[s];
-    /* tl_distd2_plan_slice_classes_d, the rows in SIMD lanes; not read
-     * again where phase 1's pass found every row strictly dominant */
-    if (rc == TL_OK)
-      plans[s].classes =
-          tl_mpi_row_classes(sl, s, strict[s], &plans[s].worst_rel, &plans[s].worst_row);
-    else
-      tl_distd2_plan_destroy(&plans[s]); /* a plan that failed holds nothing (verdict) */
-    note(&nt, s, PH_PLAN, rc, &one);
-    ss[s].bad = rc < 0;
+  double *dt = gpu ? rows + 5 * m * nsys : r->x;
+  if (gpu) { /* phases 1 and 2 of the whole batch, Algorithm 6 on the device */
+    d2_plan(r, 0, nsys, rows);
+    memset(r->flag, 0, nsys);
+    decouple_gpu(&r->nt, sl, rows, r->fix, &res, r->ss, r->flag);
+    d2_decouple(r, 0, nsys, dt, res);
   }
-  /* Phase 2: Algorithm 6. On the CPU, d' is in x from phase 1 but for
-   * the systems it flagged (their entries, d's too, scanned above). On
-   * the GPU kernel, d' stays where the kernel ran (res) and the edges
-   * come back; dt holds only what the host redoes. A flagged system runs
-   * the reference for its report (its d' then put back there); one whose
-   * plan failed is skipped. */
-  double *dt = gpu ? rows + 5 * m * nsys : x;
-  if (gpu) {
-    memset(flag, 0, nsys);
-    decouple_gpu(&nt, sl, rows, fix, &res, ss, flag);
-  }
-  for (size_t s = 0; s < nsys; s++) {
-    if (gpu && own_check && (flag[s] || ss[s].bad)) /* d not checked by the kernel */
-      suspect |= !tl_mpi_entries_scan(sl, s, 1);
-    if (ss[s].bad)
-      continue;
-    int rc = TL_OK;
-    tl_info_clear(&one);
-    if (flag[s])
-      rc = tl_distd2_decouple_d(&plans[s], 0, ROWS(sl->d, s), dt + s * m, &one);
-    if (flag[s] && rc >= 0 && res) { /* the reference's d' replaces the kernel's there */
-      int put = tl_gpu_distd2_resident_dt_d(res, s, dt + s * m, 1, &one);
-      if (put < 0)
-        rc = put;
+  int round = 0;
+  for (size_t s0 = 0; s0 < nsys || round == 0; s0 += mb, round++) {
+    size_t s1 = nsys - s0 < mb ? nsys : s0 + mb;
+    if (!gpu) { /* phases 1 and 2 of the mini-batch, its plan rows in cache */
+      d2_plan(r, s0, s1, rows);
+      d2_decouple(r, s0, s1, dt, NULL);
     }
-    note(&nt, s, PH_DECOUPLE, rc, &one);
-    ss[s].bad = rc < 0;
-    if (!ss[s].bad && (!gpu || flag[s]))
-      tl_distd2_pack_d(&plans[s], 0, dt + s * m, &ss[s].edge);
-  }
-  status = exchange_and_interfaces(&nt, ss, 0, nsys, 0, sl->begin, m, sl->n, sl->periodic);
-  if (status < 0) {
-    status = TL_FAIL(info, status, -1, -1, "", "distd2: the exchange of %zu systems failed", nsys);
-    goto cleanup;
+    status = exchange_and_interfaces(&r->nt, r->ss, s0, s1 - s0, round, sl->begin, m, sl->n,
+                                     sl->periodic);
+    if (status < 0) {
+      status =
+          TL_FAIL(info, status, -1, -1, "", "distd2: the exchange of %zu systems failed", s1 - s0);
+      goto cleanup;
+    }
+    if (!gpu) /* phase 5 of the mini-batch */
+      d2_substitute(r, s0, s1);
   }
   if (gpu)
-    substitute_gpu(&nt, sl, plans, res, dt, x, ss);
-  for (size_t s = 0; !gpu && s < nsys; s++) { /* phase 5: Algorithm 7, in place over d' */
-    if (ss[s].bad)
-      continue;
-    tl_info_clear(&one);
-    int rc = substitute(&plans[s], ss[s].x_first, ss[s].x_last, x + s * m, &one);
-    note(&nt, s, PH_SUBSTITUTE, rc, &one);
-  }
-  status = own_check ? tl_mpi_entries_agree(ex, sl, suspect, info) : TL_OK;
+    substitute_gpu(&r->nt, sl, r->plans, res, dt, r->x, r->ss);
+  status = r->own_check ? tl_mpi_entries_agree(ex, sl, r->suspect, info) : TL_OK;
   if (status == TL_OK)
-    status = verdict(&nt, ss, nsys, plans, 1, tol, info);
+    status = verdict(&r->nt, r->ss, nsys, r->plans, 1, tol, info);
 cleanup:
   tl_gpu_distd2_resident_close(res);
-  for (size_t s = 0; plans && s < nsys; s++)
-    tl_distd2_plan_destroy(&plans[s]);
-  free(plans);
-  free(ss);
-  free(fix);
-  free(flag);
+  for (size_t s = 0; r->plans && s < nsys; s++)
+    tl_distd2_plan_destroy(&r->plans[s]);
+  free(r->plans);
+  free(r->ss);
+  free(r->fix);
+  free(r->flag);
   tl_mpi_status_free(&st);
   return status;
 }

@@ -739,7 +739,7 @@ cleanup:
  * Phase 5 (resolve) reads the four arrays again: from memory when phase
  * 1 has swept the whole slice before the messages, from a core's cache
  * when it runs on a mini-batch phase 1 has just swept. So pdd_mpi runs
- * phases 1-5 a mini-batch at a time (tl_pdd_minibatch: by default 2^15
+ * phases 1-5 a mini-batch at a time (tl_minibatch_systems: by default 2^15
  * rows of the widest slice, 1 MiB of a, b, c and d, a core's L2):
  *
  *   mini-batch 0:  ends sweep -> first-row -> interface -> resolve
@@ -819,7 +819,7 @@ static int pdd_run_solve(int gpu, const tl_algorithm *self, tl_mpi_exchange *ex,
     return TL_FAIL(info, TL_ERR_NOMEM, -1, -1, "", "pdd: no memory for %zu systems", nsys);
   }
   size_t mb =
-      tl_pdd_minibatch(sl->n, ex->size, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
+      tl_minibatch_systems(sl->n, ex->size, nsys, (size_t)tl_param_value(self, opt, "minibatch"));
   if (gpu)
     local_phase(r, 0, nsys, 0, 0, tol); /* phase 1, on the device */
   int status = TL_OK, round = 0;

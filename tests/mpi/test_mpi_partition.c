@@ -1112,7 +1112,7 @@ int main(int argc, char **argv)
   static const twist chunked[] = {PLAIN, INNER, SPIKE};
   for (size_t k = 0; pdd && k < sizeof chunked / sizeof chunked[0]; k++)
     run_case(&mc, pdd, TL_F64, 2048 * (size_t)P, 33, 0, NULL, chunked[k], 61 + k);
-  /* PDD's mini-batches (tl_pdd_minibatch; on 2 ranks or more the
+  /* PDD's mini-batches (tl_minibatch_systems; on 2 ranks or more the
    * chunked cases above take the default, 16 systems at 2048 rows a
    * rank: three rounds):
    * minibatch=5 on 19 systems, four rounds of messages, a breakdown in
@@ -1132,6 +1132,23 @@ int main(int argc, char **argv)
       run_case(&mc, algo, TL_F64, n_uneven, 19, 0, uneven, PLAIN, 135);
     case_param = NULL;
     case_bits = 0;
+  }
+  /* DistD2's mini-batches the same way (Algorithms 5-7 and the exchange
+   * a mini-batch at a time): the default on 2048 rows a rank (16
+   * systems, three rounds of 33), minibatch=5 on 19 systems (a breakdown
+   * and a zero pivot in the second, periodic and uneven); distd2_gpu_mpi
+   * exchanges in the same rounds. */
+  static const twist d2_twists[] = {PLAIN, BREAKDOWN, INNER};
+  for (int g = 0; g < 2; g++) {
+    const tl_algorithm *algo = tl_mpi_find(g ? "distd2_gpu_mpi" : "distd2");
+    if (!algo)
+      continue;
+    run_case(&mc, algo, TL_F64, 2048 * (size_t)P, 33, 0, NULL, PLAIN, 141);
+    case_param = "minibatch=5";
+    for (size_t k = 0; k < sizeof d2_twists / sizeof *d2_twists; k++)
+      run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, d2_twists[k], 142 + k);
+    run_case(&mc, algo, TL_F64, n_uneven, 19, 1, uneven, PLAIN, 145);
+    case_param = NULL;
   }
   /* ITS's local solves go the same way (16-system chunks at 2048 rows
    * per rank: system 16 of 33 in the second). On one rank the zero

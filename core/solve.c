@@ -423,8 +423,6 @@ size_t tl_minibatch_systems(size_t n, int P, size_t nsys, size_t minibatch)
 {
   size_t widest = P > 0 ? (n + (size_t)P - 1) / (size_t)P : n;
   size_t mb = minibatch;
-  if (mb == 0 && P <= 1) /* one rank: no second pass to keep in cache */
-    mb = nsys;
   if (mb == 0) { /* 2^15 rows of the even slice, in whole groups of 8 */
     mb = widest ? ((size_t)1 << 15) / widest / 8 * 8 : 8;
     mb = mb < 8 ? 8 : mb;

@@ -623,8 +623,7 @@ static const tl_param distd2_params[] = {
      .help = "across ranks: systems per mini-batch, whose Algorithms 5-7 and exchange run before "
              "the next's, so that Algorithm 7 reads sa, sc and d' from cache (a multiple of 8 "
              "keeps the SIMD groups whole); 0 = automatic: as many as make 2^15 rows of "
-             "ceil(n/P), a multiple of 8, or the whole batch on one rank; nsys or more = the "
-             "whole batch at once"},
+             "ceil(n/P), a multiple of 8; nsys or more = the whole batch at once"},
 };
 
 static int distd2_system(const tl_algorithm *self, const tl_batch *one, void *x,

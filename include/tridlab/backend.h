@@ -107,11 +107,10 @@ int tl_for_each_system_in_minibatches(const tl_algorithm *self, const tl_batch *
  * earlier one has just read or written (PDD's and DistD2's `minibatch`),
  * for a batch of nsys systems of n rows over P ranks: `minibatch` (the
  * parameter) when it is not 0; else (automatic; Tridsolver's 0 means the
- * whole batch), on 2 ranks or more, as many systems as make 2^15 rows of
+ * whole batch) as many systems as make 2^15 rows of
  * the even slice (ceil(n / P) rows each), rounded down to a multiple of 8
  * (the kernels' SIMD groups) and at least 8: 1 MiB of four arrays, which
- * a core's L2 holds (for slices up to 4096 rows); on one rank (no
- * message between the phases) the whole batch. At most nsys, at least
+ * a core's L2 holds (for slices up to 4096 rows). At most nsys, at least
  * 1. */
 size_t tl_minibatch_systems(size_t n, int P, size_t nsys, size_t minibatch);
 

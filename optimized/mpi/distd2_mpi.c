@@ -4,8 +4,10 @@
  * §4.2): rank p is partition p. It builds a slice plan of its own rows
  * (Algorithm 5, tl_distd2_plan_slice_d), decouples them (Algorithm 6),
  * and sends the two rows the 2x2 systems need -- its first row to p-1,
- * its last row to p+1 -- in ONE exchange with both neighbours for the
- * whole batch (docs/algorithms/distd2.md, "MPI"). Both neighbours then
+ * its last row to p+1 -- in ONE exchange with both neighbours for a
+ * mini-batch of systems (a general batch: below, "Mini-batches"; the
+ * whole batch, or rounds of groups, for the compact entry)
+ * (docs/algorithms/distd2.md, "MPI"). Both neighbours then
  * solve the 2x2 across their interface redundantly (the same bits from
  * the same rows), and each substitutes (Algorithm 7):
  *
@@ -41,9 +43,10 @@
  * stay on the host, and so do the messages and the ledger, which are
  * distd2_mpi's.
  *
- * Cost per rank: the reference's flops on m rows per system; one
- * exchange of 3 words per system with each neighbour (the packed entry:
- * a halo of 2 rows of u each way before it); the verdict's 12 words.
+ * Cost per rank: the reference's flops on m rows per system; an
+ * exchange of 3 words per system with each neighbour, per mini-batch or
+ * round (the packed entry: a halo of 2 rows of u each way before it);
+ * the verdict's 12 words.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -182,7 +185,6 @@ static void interfaces(const notes *nt, sys_state *ss, size_t s, size_t begin, s
   y->bad = rc < 0;
 }
 
-/* The one exchange, then the 2x2 systems of every system. */
 /* Systems [s0, s0 + nsys) of ss: their rows in one exchange (round
  * `round` of phase "edges"), then their 2x2 systems. */
 static int exchange_and_interfaces(const notes *nt, sys_state *ss, size_t s0, size_t nsys,
@@ -488,7 +490,11 @@ static void d2_substitute(d2_run *r, size_t s0, size_t s1)
  * numbers). The rows live in the rank's scratch, kept from one solve to
  * the next (tl_mpi_scratch_dirty), not in fresh memory per system and
  * solve, whose first touch cost more than the solve itself
- * (docs/algorithms/distd2.md, "MPI").
+ * (docs/algorithms/distd2.md, "MPI"). (TRIDLAB_SCRATCH_POISON fills
+ * the scratch with NaN when a solve asks for it: from the second
+ * mini-batch on, the multipliers no one writes hold the previous
+ * mini-batch's numbers instead, and a bug that read them would give
+ * finite values there.)
  *
  * gpu: Algorithms 6 and 7 on the GPU kernels (distd2_gpu_mpi) for the
  * whole batch, d' in the scratch after the whole batch's plans (a sixth
@@ -871,8 +877,8 @@ int tl_mpi_distd2_compact_gpu(MPI_Comm comm, const tl_distd2_plan *plan, const d
 extern const tl_algorithm tl_algo_distd2_ref;
 
 static const tl_mpi_program distd2_program = {
-    .crosses = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
-               "verdict",
+    .crosses = "one exchange of boundary rows with both neighbours per mini-batch, 2x2 systems "
+               "solved by both, verdict",
     .solve = distd2_mpi_solve,
     .own_entry_check = 1, /* in the preprocessing's and the decoupling's passes */
 };
@@ -891,8 +897,8 @@ const tl_algorithm tl_mpi_algo_distd2 = {
  * same program, its decoupling and substitution on the GPU kernels, the
  * same messages and ledger. */
 static const tl_mpi_program distd2_gpu_program = {
-    .crosses = "one exchange of boundary rows with both neighbours, 2x2 systems solved by both, "
-               "verdict",
+    .crosses = "one exchange of boundary rows with both neighbours per mini-batch, 2x2 systems "
+               "solved by both, verdict",
     .solve = distd2_gpu_mpi_solve,
 };
 

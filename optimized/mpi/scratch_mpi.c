@@ -6,7 +6,7 @@
  * spikes (2 words), the modified coefficients of Tridsolver and the
  * hybrid Thomas-PCR (3) and of PTDMA's combined flavour (3), N-shaped's block rows (4),
  * DistD2's plans of a batch whose systems each have their own matrix
- * (5). Taken fresh from the system for every solve, those pages are
+ * (5, of one mini-batch at a time). Taken fresh from the system for every solve, those pages are
  * mapped and zeroed by the kernel on first touch, and on this project's
  * machine that cost three to four times the solve itself
  * (docs/performance.md, "MPI"). A rank keeps them instead: one buffer,

@@ -1134,21 +1134,30 @@ int main(int argc, char **argv)
     case_bits = 0;
   }
   /* DistD2's mini-batches the same way (Algorithms 5-7 and the exchange
-   * a mini-batch at a time): the default on 2048 rows a rank (16
-   * systems, three rounds of 33), minibatch=5 on 19 systems (a breakdown
-   * and a zero pivot in the second, periodic and uneven); distd2_gpu_mpi
-   * exchanges in the same rounds. */
+   * a mini-batch at a time, the plan rows of each in the same scratch):
+   * the default on 2048 rows a rank (16 systems, three rounds of 33);
+   * minibatch=8 on 33 systems, so that the batched pass runs on later
+   * mini-batches and system 16, which breaks down or has a zero pivot,
+   * starts the third; minibatch=5 (every system by the reference's
+   * phases); periodic and uneven. The reference's bits (the batched pass
+   * and Algorithm 7's lanes do its operations). distd2_gpu_mpi exchanges
+   * in the same rounds. */
   static const twist d2_twists[] = {PLAIN, BREAKDOWN, INNER};
   for (int g = 0; g < 2; g++) {
     const tl_algorithm *algo = tl_mpi_find(g ? "distd2_gpu_mpi" : "distd2");
     if (!algo)
       continue;
+    case_bits = 1;
     run_case(&mc, algo, TL_F64, 2048 * (size_t)P, 33, 0, NULL, PLAIN, 141);
-    case_param = "minibatch=5";
+    case_param = "minibatch=8";
     for (size_t k = 0; k < sizeof d2_twists / sizeof *d2_twists; k++)
-      run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, d2_twists[k], 142 + k);
+      run_case(&mc, algo, TL_F64, 40 * (size_t)P, 33, 0, NULL, d2_twists[k], 142 + k);
     run_case(&mc, algo, TL_F64, n_uneven, 19, 1, uneven, PLAIN, 145);
+    case_param = "minibatch=5";
+    run_case(&mc, algo, TL_F64, 40 * (size_t)P, 19, 0, NULL, BREAKDOWN, 146);
+    run_case(&mc, algo, TL_F64, n_uneven, 19, 1, uneven, PLAIN, 147);
     case_param = NULL;
+    case_bits = 0;
   }
   /* ITS's local solves go the same way (16-system chunks at 2048 rows
    * per rank: system 16 of 33 in the second). On one rank the zero

@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
-"""Summary of the peer kit's passes in this directory (pass*_tridlab_*.csv,
+"""Summary of the peer kit's passes in one directory (pass*_tridlab_*.csv,
 pass*_peers.csv): per pass and P, PaScaL_TDMA's and PDDTSV's times, and per
-tridlab MPI program its time, limit_ratio and the ratios to both. Run here:
-python3 summarize.py > summary.txt"""
+tridlab MPI program its time, limit_ratio and the ratios to both:
+python3 summarize-peers.py peers > peers/summary.txt (likewise peers-head,
+peers-distd2)"""
 import csv
 import math
+import os
+import sys
+
+
+RAW = sys.argv[1] if len(sys.argv) > 1 else '.'
 
 
 def rows(f):
-    return {r['name']: r for r in csv.DictReader(open(f))}
+    return {r['name']: r for r in csv.DictReader(open(os.path.join(RAW, f)))}
 
 
 PROGRAMS = ('pdd_mpi', 'rpdd_mpi', 'distd2_mpi', 'its_mpi', 'ptdma_mpi', 'tridsolver_mpi',
             'hybrid_pcr_mpi', 'nshaped_mpi')
 for ps in (1, 2):
     peers = {}
-    for r in csv.DictReader(open(f'pass{ps}_peers.csv')):
+    for r in csv.DictReader(open(os.path.join(RAW, f'pass{ps}_peers.csv'))):
         peers.setdefault(r['block'], {})[r['name']] = r
     for P in (1, 2):
         t = [rows(f'pass{ps}_tridlab_P{P}_t{b}.csv') for b in (1, 2)]

@@ -251,6 +251,19 @@ static void local_on_device(int spike, int type, size_t n, int parts, size_t nsy
   tl_problem_free(&p);
 }
 
+/* What the resident slices' emulated run (k = 0) and device run (1)
+ * must agree on besides the answers: the return codes (rc_bytes of each),
+ * the bytes copied each way, and `words` status words. */
+static void resident_agree(const char *what, size_t m, size_t nsys, const void *rc0,
+                           const void *rc1, size_t rc_bytes, size_t moved[2][2], const int *st0,
+                           const int *st1, size_t words, const char *msg)
+{
+  check(!memcmp(rc0, rc1, rc_bytes), what, m, nsys, msg);
+  check(!memcmp(moved[0], moved[1], sizeof moved[0]), what, m, nsys,
+        "the bytes copied each way differ");
+  check(!memcmp(st0, st1, words * sizeof(int)), what, m, nsys, "status words differ");
+}
+
 /* The three double outputs of two runs of DistD2's slices (per[j]: a
  * value per row, else 6 per system), bit for bit (NaN equals NaN); then
  * freed. */
@@ -354,11 +367,8 @@ static void resident_on_device(size_t m, size_t nsys, int broken)
   tl_gpu_use_device(NULL);
   if (ok) {
     char err[256] = "";
-    check(!memcmp(rc[0], rc[1], sizeof rc[0]), "distd2_resident", m, nsys, info.msg);
-    check(!memcmp(moved[0], moved[1], sizeof moved[0]), "distd2_resident", m, nsys,
-          "the bytes copied each way differ");
-    check(!memcmp(st[0], st[1], 6 * nsys * sizeof(int)), "distd2_resident", m, nsys,
-          "status words differ");
+    resident_agree("distd2_resident", m, nsys, rc[0], rc[1], sizeof rc[0], moved, st[0], st[1],
+                   6 * nsys, info.msg);
     static const size_t per[3] = {0, 1, 1};
     check(three_same(out, per, len, nsys, err, sizeof err), "distd2_resident", m, nsys, err);
     free(st[0]), free(st[1]);
@@ -403,11 +413,8 @@ static void pdd_resident_on_device(size_t m, size_t nsys, int broken)
   }
   tl_gpu_use_device(NULL);
   char err[256] = "";
-  check(!memcmp(rc[0], rc[1], sizeof rc[0]), "pdd_resident", m, nsys, info.msg);
-  check(!memcmp(moved[0], moved[1], sizeof moved[0]), "pdd_resident", m, nsys,
-        "the bytes copied each way differ");
-  check(!memcmp(st[0], st[1], 4 * nsys * sizeof(int)), "pdd_resident", m, nsys,
-        "status words differ");
+  resident_agree("pdd_resident", m, nsys, rc[0], rc[1], sizeof rc[0], moved, st[0], st[1], 4 * nsys,
+                 info.msg);
   size_t sizes[3] = {e + 3 * nsys, len, nsys};
   int same = 1;
   for (int j = 0; j < 3 && same; j++)
@@ -464,11 +471,8 @@ static void compact_resident_on_device(size_t m, size_t nsys, int broken)
   tl_gpu_use_device(NULL);
   if (ok) {
     char err[256] = "";
-    check(!memcmp(rc[0], rc[1], sizeof rc[0]), "compact_resident", m, nsys, info.msg);
-    check(!memcmp(moved[0], moved[1], sizeof moved[0]), "compact_resident", m, nsys,
-          "the bytes copied each way differ");
-    check(!memcmp(sw[0], sw[1], 4 * nsys * sizeof(int)), "compact_resident", m, nsys,
-          "status words differ");
+    resident_agree("compact_resident", m, nsys, rc[0], rc[1], sizeof rc[0], moved, sw[0], sw[1],
+                   4 * nsys, info.msg);
     check(same_answers(out[0][0], out[1][0], 2 * nsys, err, sizeof err) &&
               same_answers(out[0][1], out[1][1], xc, err, sizeof err),
           "compact_resident", m, nsys, err);

@@ -15,7 +15,7 @@
  *   phase 5:  a, b, c, d --> forward --> packed a', c', d' --> backward --> x
  *                                          (L2)         verdict's pass <-'
  *
- * One forward sweep (forward_groups) serves all three, its results put
+ * One forward sweep (forward_group) serves all three, its results put
  * where the caller's fw_out says, so the three give the same bits.
  *
  * Both eliminate a partition's rows so that each interior unknown
@@ -28,7 +28,7 @@
  * reference/tridsolver_ref.c (tl_tridsolver_forward_d, _backward_d) is
  * the readable version on one system; this file runs its recurrences on
  * eight systems at once, one vector lane each (lanes.h: the tiles, the
- * transposes, the check sums), and two such groups side by side.
+ * transposes, the check sums).
  *
  * What it changes, and why. The reference divides by the pivot three
  * times per row, as paper 002 writes the sweep (kept there for
@@ -36,9 +36,10 @@
  * c', d' are within a few roundings of the reference's, not its bits.
  * On the machine of docs/performance.md a 512-bit division issues once
  * every ~8 cycles and takes ~11 to finish: three per row were the
- * sweep's limit, and one row's pivot waits on the previous row's
- * division, so two groups run side by side (TS_CHAINS) to fill the wait.
- * The backward sweep has no division: the reference's operations, its
+ * sweep's limit. One row's pivot waits on the previous row's division;
+ * two groups side by side were meant to fill that wait, but the 64 lines
+ * their tile reads from memory made the sweep more than twice as slow as
+ * one group (forward_group). The backward sweep has no division: the reference's operations, its
  * bits.
  *
  * A zero or non-finite pivot, or one that cancelled to within 2^-30 of
@@ -61,10 +62,6 @@
 #include "tridlab/cpu.h"
 #include "tridlab/part_hybrid_pcr.h"
 #include "tridlab/part_tridsolver.h"
-
-#ifndef TS_CHAINS
-#define TS_CHAINS 2 /* groups whose recurrences run side by side */
-#endif
 
 #if TL_LANES_OK
 
@@ -94,30 +91,32 @@ static TL_CPU_INLINE void forward_row(fw_state *f, tl_lanes a, tl_lanes b, tl_la
 /* Where a forward sweep puts its a', c', d' (a compile-time choice at
  * each call, so each sweep is compiled for its own):
  *   TS_SLICES  every row, into the slices (as, cs, ds: system s at s m);
- *   TS_PACKED  every row, into a group's packed scratch: chain k's a' of
- *              row i at as + 3 k 8 m + 8 i, its c' and d' 8 m and 16 m
- *              further on (the layout of a tile, in L2);
+ *   TS_PACKED  every row, into the group's packed scratch: a' of row i at
+ *              as + 8 i, its c' and d' 8 m and 16 m further on (the
+ *              layout of a tile, in L2);
  *   TS_ENDS    rows 0 and m-1 only, 6 per system at as + 6 s:
  *              a'_0, a'_{m-1}, c'_0, c'_{m-1}, d'_0, d'_{m-1}. */
 enum { TS_SLICES, TS_PACKED, TS_ENDS };
 typedef struct fw_out {
   int mode;
   double *as, *cs, *ds; /* cs, ds: TS_SLICES only */
+  int keep_row0;        /* 1: row 0 is not eliminated (the hybrid's pass) */
 } fw_out;
 
-/* Row i's a', c', d' of chain k (its slices at o[k]) where w says. */
-static TL_CPU_INLINE void put_row(const fw_out *w, int k, const size_t *o, size_t m, size_t i,
-                                  tl_lanes a, tl_lanes c, tl_lanes d)
+/* Row i's a', c', d' of the group whose slices start at element o, where
+ * w says (TS_SLICES: rows outside a whole tile only; forward_put). */
+static TL_CPU_INLINE void put_row(const fw_out *w, size_t o, size_t m, size_t i, tl_lanes a,
+                                  tl_lanes c, tl_lanes d)
 {
   if (w->mode == TS_SLICES) {
-    tl_lanes_scatter(w->as + o[k], m, i, a), tl_lanes_scatter(w->cs + o[k], m, i, c);
-    tl_lanes_scatter(w->ds + o[k], m, i, d);
+    tl_lanes_scatter(w->as + o, m, i, a), tl_lanes_scatter(w->cs + o, m, i, c);
+    tl_lanes_scatter(w->ds + o, m, i, d);
   } else if (w->mode == TS_PACKED) {
-    double *p = w->as + ((size_t)k * 3 * m + i) * TL_LANES;
+    double *p = w->as + i * TL_LANES;
     tl_lanes_store(p, a), tl_lanes_store(p + TL_LANES * m, c);
     tl_lanes_store(p + 2 * TL_LANES * m, d);
   } else if (i == 0 || i == m - 1) {
-    double *e = w->as + 6 * (o[k] / m) + (i == 0 ? 0 : 1);
+    double *e = w->as + 6 * (o / m) + (i == 0 ? 0 : 1);
     for (int l = 0; l < TL_LANES; l++)
       e[6 * l] = a[l], e[6 * l + 2] = c[l], e[6 * l + 4] = d[l];
   }
@@ -161,86 +160,100 @@ static TL_CPU_INLINE void forward_row0(fw_state *f, size_t m, int has_left, cons
   tl_lanes_flag(f->chk + f->b0 + r[2], bad);
 }
 
-/* The forward sweep of `nch` groups at once (group k's slices at o[k]
- * elements on), its results where w says: a row of each group per step,
- * so that the groups' chains of dependent divisions overlap in the
- * processor (one chain alone leaves it waiting on each division). nt:
- * streaming stores (TS_SLICES). */
-static TL_CPU_INLINE void forward_groups(int nch, const fw_out *w, int nt, const size_t *o,
-                                         size_t m, int has_left, int has_right, const double *a,
-                                         const double *b, const double *c, const double *d,
-                                         unsigned char *bad)
+/* Row i of the forward sweep from its entries v (a, b, c, d), its a',
+ * c', d' where w says (TS_SLICES: into the tiles ot[0..2], which the
+ * sweep writes whole). */
+static TL_CPU_INLINE void forward_put(fw_state *f, const fw_out *w, size_t o, size_t m, size_t i,
+                                      int has_right, const tl_lanes v[4], double (*ot)[64])
 {
-  fw_state f[TS_CHAINS];
-  for (int k = 0; k < nch; k++) {
-    forward_first_rows(&f[k], m, has_right, a + o[k], b + o[k], c + o[k], d + o[k]);
-    put_row(w, k, o, m, 1, f[k].as, f[k].cs, f[k].ds);
+  f->chk = tl_lanes_check_row(f->chk, v[0], v[1], v[2], v[3]);
+  forward_row(f, v[0], v[1], v[2], v[3], i == m - 1 && !has_right, i + 1 < m && !w->keep_row0);
+  if (w->mode == TS_SLICES) {
+    size_t j = i % TL_LANES * TL_LANES;
+    tl_lanes_store(ot[0] + j, f->as), tl_lanes_store(ot[1] + j, f->cs);
+    tl_lanes_store(ot[2] + j, f->ds);
+  } else {
+    put_row(w, o, m, i, f->as, f->cs, f->ds);
   }
-  /* Rows 2 .. m-1, a tile at a time. */
-  double t[TS_CHAINS][4][64]; /* tiles of a, b, c, d of each group */
-  double oa[TS_CHAINS][64], oc[TS_CHAINS][64], od[TS_CHAINS][64]; /* TS_SLICES */
-  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
+}
+
+/* How far ahead of the forward sweep its lines are fetched into L2, in
+ * rows: two tiles. From memory (one thread, 4096 slices of 2048 rows)
+ * the sweep took 2.85-2.95 ns per unknown with 16 rows, 2.97-3.06 with
+ * 32 and 3.2-3.3 with lanes.h's 64 (docs/performance.md). */
+enum { FW_AHEAD = 16 };
+
+/* Rows i0 + r0 .. i0 + r1 - 1 of the forward sweep, the tile at i0 of
+ * the group's 8 slices of a, b, c and d (src[0..3]); the lines FW_AHEAD
+ * rows on are fetched into L2 first. A whole tile is transposed straight
+ * into registers (through a tile on the stack, lanes.h's
+ * tl_lanes_tiles_get, the sweep took 3.2-3.5 ns per unknown from memory
+ * instead of 2.8-3.0, docs/performance.md); a part of one, row by row. */
+static TL_CPU_INLINE void forward_tile(fw_state *f, const fw_out *w, size_t o, size_t m, size_t i0,
+                                       size_t r0, size_t r1, int has_right,
+                                       const double *const *src, double (*ot)[64])
+{
+  for (int j = 0; j < 4; j++)
+    tl_lanes_prefetch(src[j], m, i0 + FW_AHEAD);
+  if (r0 == 0 && r1 == TL_LANES) { /* fixed bounds: t stays in registers */
+    tl_lanes t[4][TL_LANES];
+    for (int j = 0; j < 4; j++)
+      tl_cpu_transpose8_load_d(src[j] + i0, m, t[j]);
+    for (int r = 0; r < TL_LANES; r++) {
+      const tl_lanes v[4] = {t[0][r], t[1][r], t[2][r], t[3][r]};
+      forward_put(f, w, o, m, i0 + (size_t)r, has_right, v, ot);
+    }
+    return;
+  }
+  for (size_t r = r0; r < r1; r++) {
+    const tl_lanes v[4] = {tl_lanes_gather(src[0], m, i0 + r), tl_lanes_gather(src[1], m, i0 + r),
+                           tl_lanes_gather(src[2], m, i0 + r), tl_lanes_gather(src[3], m, i0 + r)};
+    forward_put(f, w, o, m, i0 + r, has_right, v, ot);
+  }
+}
+
+/* The forward sweep of the group whose 8 slices start at element o, its
+ * results where w says; nt: streaming stores (TS_SLICES). One group at a
+ * time: two side by side, so that their chains of dependent divisions
+ * overlap, read 64 lines a tile, and from memory (one thread, 4096
+ * slices of 2048 rows) took 7.3 ns per unknown where one group took
+ * 3.2-3.5 (docs/performance.md). */
+static TL_CPU_INLINE void forward_group(const fw_out *w, int nt, size_t o, size_t m, int has_left,
+                                        int has_right, const double *a, const double *b,
+                                        const double *c, const double *d, unsigned char *bad)
+{
+  const double *src[4] = {a + o, b + o, c + o, d + o};
+  fw_state f;
+  forward_first_rows(&f, m, has_right, src[0], src[1], src[2], src[3]);
+  put_row(w, o, m, 1, f.as, f.cs, f.ds);
+  double ot[3][64];                             /* TS_SLICES: a tile of a', c', d' */
+  for (size_t i0 = 0; i0 < m; i0 += TL_LANES) { /* rows 2 .. m-1 */
     size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
     if (r0 >= r1)
       continue;
-    for (int k = 0; k < nch; k++) {
-      size_t q = o[k];
-      const double *src[4] = {a + q, b + q, c + q, d + q};
-      tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t[k]);
-    }
-    for (size_t r = r0; r < r1; r++) {
-      size_t i = i0 + r, j = r * TL_LANES;
-      for (int k = 0; k < nch; k++) {
-        tl_lanes ta = tl_lanes_load(t[k][0] + j), tb = tl_lanes_load(t[k][1] + j);
-        tl_lanes tc = tl_lanes_load(t[k][2] + j), td = tl_lanes_load(t[k][3] + j);
-        f[k].chk = tl_lanes_check_row(f[k].chk, ta, tb, tc, td);
-        forward_row(&f[k], ta, tb, tc, td, i == m - 1 && !has_right, i + 1 < m);
-        if (w->mode == TS_SLICES) {
-          tl_lanes_store(oa[k] + j, f[k].as), tl_lanes_store(oc[k] + j, f[k].cs);
-          tl_lanes_store(od[k] + j, f[k].ds);
-        } else {
-          put_row(w, k, o, m, i, f[k].as, f[k].cs, f[k].ds);
-        }
-      }
-    }
-    for (int k = 0; k < nch && w->mode == TS_SLICES; k++) {
-      size_t q = o[k];
-      tl_lanes_tile_write(nt, w->as + q, m, i0, r0, r1, oa[k]);
-      tl_lanes_tile_write(nt, w->cs + q, m, i0, r0, r1, oc[k]);
-      tl_lanes_tile_write(nt, w->ds + q, m, i0, r0, r1, od[k]);
-    }
+    forward_tile(&f, w, o, m, i0, r0, r1, has_right, src, ot);
+    for (int k = 0; k < 3 && w->mode == TS_SLICES; k++)
+      tl_lanes_tile_write(nt, (k == 0 ? w->as : k == 1 ? w->cs : w->ds) + o, m, i0, r0, r1, ot[k]);
   }
-  for (int k = 0; k < nch; k++) {
-    tl_lanes r[3];
-    forward_row0(&f[k], m, has_left, a + o[k], r, bad + o[k] / m);
-    put_row(w, k, o, m, 0, r[0], r[1], r[2]);
-  }
+  tl_lanes r[3];
+  forward_row0(&f, m, has_left, src[0], r, bad + o / m);
+  put_row(w, o, m, 0, r[0], r[1], r[2]);
 }
 
-/* The groups of a batch, TS_CHAINS at a time, then the one left over:
- * a', c', d' into the slices (mode TS_SLICES) or rows 0 and m-1 into the
- * ends (TS_ENDS). */
+/* The groups of a batch: a', c', d' into the slices (mode TS_SLICES) or
+ * rows 0 and m-1 into the ends (TS_ENDS). */
 static TL_CPU_INLINE void forward_batch(const fw_out *w, size_t groups, size_t m, int has_left,
                                         int has_right, const double *a, const double *b,
                                         const double *c, const double *d, unsigned char *bad)
 {
-  size_t g = 0, step = TL_LANES * m;
   int nt = 0;
   if (w->mode == TS_SLICES) { /* a', c', d' to memory */
     double *const out[3] = {w->as, w->cs, w->ds};
-    nt = tl_lanes_stream_worth(3 * groups * step, m, 3, out);
+    nt = tl_lanes_stream_worth(3 * groups * TL_LANES * m, m, 3, out);
   }
-  for (; g + TS_CHAINS <= groups; g += TS_CHAINS) {
-    size_t o[TS_CHAINS];
-    for (int k = 0; k < TS_CHAINS; k++)
-      o[k] = (g + (size_t)k) * step;
-    forward_groups(TS_CHAINS, w, nt, o, m, has_left, has_right, a, b, c, d, bad);
-  }
-  for (; g < groups; g++) {
-    size_t o[1] = {g * step};
-    forward_groups(1, w, nt, o, m, has_left, has_right, a, b, c, d, bad);
-  }
+  for (size_t g = 0; g < groups; g++)
+    forward_group(w, nt, g * TL_LANES * m, m, has_left, has_right, a, b, c, d, bad);
   if (nt)
     tl_lanes_stream_done();
 }
@@ -250,7 +263,7 @@ static void forward_all(size_t groups, size_t m, int has_left, int has_right, co
                         const double *b, const double *c, const double *d, double *as, double *cs,
                         double *ds, unsigned char *bad)
 {
-  const fw_out w = {TS_SLICES, as, cs, ds};
+  const fw_out w = {TS_SLICES, as, cs, ds, 0};
   forward_batch(&w, groups, m, has_left, has_right, a, b, c, d, bad);
 }
 
@@ -259,7 +272,7 @@ static void ends_all(size_t groups, size_t m, int has_left, int has_right, const
                      const double *b, const double *c, const double *d, double *ends,
                      unsigned char *bad)
 {
-  const fw_out w = {TS_ENDS, ends, NULL, NULL};
+  const fw_out w = {TS_ENDS, ends, NULL, NULL, 0};
   forward_batch(&w, groups, m, has_left, has_right, a, b, c, d, bad);
 }
 
@@ -333,9 +346,8 @@ static void finish_group(size_t m, int nt, int has_left, int has_right, const do
                          const double *b, const double *c, const double *d, const double *F,
                          double *x, double *pk, unsigned char *redo)
 {
-  const fw_out w = {TS_PACKED, pk, NULL, NULL};
-  const size_t o[1] = {0};
-  forward_groups(1, &w, 0, o, m, has_left, has_right, a, b, c, d, redo);
+  const fw_out w = {TS_PACKED, pk, NULL, NULL, 0};
+  forward_group(&w, 0, 0, m, has_left, has_right, a, b, c, d, redo);
   backward_packed(m, nt, pk, F, x, redo);
 }
 
@@ -483,31 +495,24 @@ static TL_CPU_INLINE void hp_first_rows(size_t m, int has_left, int has_right, c
 }
 
 /* Rows 2 .. m-1, forward (lines 6-11), a tile of the input at a time,
- * into the packed scratch. */
+ * into the packed scratch: Tridsolver's forward sweep (forward_tile)
+ * without row 0's elimination. */
 static TL_CPU_INLINE void hp_forward_pass(size_t m, int has_right, const double *a,
                                           const double *b, const double *c, const double *d,
                                           double *pa, double *pc, double *pd, tl_lanes *chk)
 {
   tl_lanes as = tl_lanes_load(pa + 8), cs = tl_lanes_load(pc + 8), ds = tl_lanes_load(pd + 8);
+  (void)pc, (void)pd; /* w's packed layout: pc = pa + 8 m, pd = pc + 8 m */
   const double *src[4] = {a, b, c, d};
-  double t[4][64]; /* tiles of a, b, c, d */
+  const fw_out w = {TS_PACKED, pa, NULL, NULL, 1};
+  fw_state f = {.as = as, .cs = cs, .ds = ds, .chk = *chk}; /* b0, c0, d0 unused */
   for (size_t i0 = 0; i0 < m; i0 += TL_LANES) {
     size_t r0, r1;
     tl_lanes_clip(i0, 2, m, &r0, &r1);
-    if (r0 >= r1)
-      continue;
-    tl_lanes_tiles_get(4, src, m, i0, r0, r1, i0 + TL_LANES_AHEAD, t);
-    for (size_t r = r0; r < r1; r++) {
-      size_t i = i0 + r, k = r * TL_LANES;
-      tl_lanes ta = tl_lanes_load(t[0] + k), tb = tl_lanes_load(t[1] + k);
-      tl_lanes tc = tl_lanes_load(t[2] + k), td = tl_lanes_load(t[3] + k);
-      *chk = tl_lanes_check_row(*chk, ta, tb, tc, td);
-      tl_lanes ci = (i == m - 1 && !has_right) ? tl_lanes_splat(0.0) : tc;
-      tl_lanes_fillin_row(ta, tb, ci, td, &as, &cs, &ds, chk);
-      tl_lanes_store(pa + 8 * i, as), tl_lanes_store(pc + 8 * i, cs);
-      tl_lanes_store(pd + 8 * i, ds);
-    }
+    if (r0 < r1)
+      forward_tile(&f, &w, 0, m, i0, r0, r1, has_right, src, NULL);
   }
+  *chk = f.chk;
 }
 
 /* Rows m-3 .. 1, backward (lines 12-16), then row 0 eliminates x_1

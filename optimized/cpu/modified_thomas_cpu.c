@@ -37,10 +37,10 @@
  * On the machine of docs/performance.md a 512-bit division issues once
  * every ~8 cycles and takes ~11 to finish: three per row were the
  * sweep's limit. One row's pivot waits on the previous row's division;
- * two groups side by side were meant to fill that wait, but the 64 lines
- * their tile reads from memory made the sweep more than twice as slow as
- * one group (forward_group). The backward sweep has no division: the reference's operations, its
- * bits.
+ * two groups side by side were meant to fill that wait, but from memory
+ * the 64 lines their tile reads made the sweep slower than one group
+ * (forward_group). The backward sweep has no division: the reference's
+ * operations, its bits.
  *
  * A zero or non-finite pivot, or one that cancelled to within 2^-30 of
  * its terms (forward: tl_lanes_check_pivot, lanes.h), or a non-finite x
@@ -104,7 +104,8 @@ typedef struct fw_out {
 } fw_out;
 
 /* Row i's a', c', d' of the group whose slices start at element o, where
- * w says (TS_SLICES: rows outside a whole tile only; forward_put). */
+ * w says (TS_SLICES: rows 0 and 1 only; the others go through
+ * forward_put's tiles). */
 static TL_CPU_INLINE void put_row(const fw_out *w, size_t o, size_t m, size_t i, tl_lanes a,
                                   tl_lanes c, tl_lanes d)
 {
@@ -161,8 +162,8 @@ static TL_CPU_INLINE void forward_row0(fw_state *f, size_t m, int has_left, cons
 }
 
 /* Row i of the forward sweep from its entries v (a, b, c, d), its a',
- * c', d' where w says (TS_SLICES: into the tiles ot[0..2], which the
- * sweep writes whole). */
+ * c', d' where w says (TS_SLICES: into the tiles ot[0..2], whose rows
+ * the sweep then writes to the slices, a tile or its part at a time). */
 static TL_CPU_INLINE void forward_put(fw_state *f, const fw_out *w, size_t o, size_t m, size_t i,
                                       int has_right, const tl_lanes v[4], double (*ot)[64])
 {
@@ -179,8 +180,8 @@ static TL_CPU_INLINE void forward_put(fw_state *f, const fw_out *w, size_t o, si
 
 /* How far ahead of the forward sweep its lines are fetched into L2, in
  * rows: two tiles. From memory (one thread, 4096 slices of 2048 rows)
- * the sweep took 2.85-2.95 ns per unknown with 16 rows, 2.97-3.06 with
- * 32 and 3.2-3.3 with lanes.h's 64 (docs/performance.md). */
+ * the sweep took 2.85-2.97 ns per unknown with 16 rows, 2.91-3.06 with
+ * 32 and 2.99-3.32 with lanes.h's 64 (docs/performance.md). */
 enum { FW_AHEAD = 16 };
 
 /* Rows i0 + r0 .. i0 + r1 - 1 of the forward sweep, the tile at i0 of
@@ -502,7 +503,7 @@ static TL_CPU_INLINE void hp_forward_pass(size_t m, int has_right, const double 
                                           double *pa, double *pc, double *pd, tl_lanes *chk)
 {
   tl_lanes as = tl_lanes_load(pa + 8), cs = tl_lanes_load(pc + 8), ds = tl_lanes_load(pd + 8);
-  (void)pc, (void)pd; /* w's packed layout: pc = pa + 8 m, pd = pc + 8 m */
+  /* w writes c' and d' at pa + 8 m and pa + 16 m: pc and pd (hp_sweeps) */
   const double *src[4] = {a, b, c, d};
   const fw_out w = {TS_PACKED, pa, NULL, NULL, 1};
   fw_state f = {.as = as, .cs = cs, .ds = ds, .chk = *chk}; /* b0, c0, d0 unused */

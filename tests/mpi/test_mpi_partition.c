@@ -1094,11 +1094,12 @@ int main(int argc, char **argv)
                119);
   memory_short_case(&mc, "pdd_gpu_mpi", NULL, 99);
   /* Tridsolver's batched sweeps (eight systems at once): 19 systems (two
-   * groups and three more), a breakdown and a zero row in the middle of
-   * a group, and mini-batches that cut the groups (with PCR, and with the
-   * default allgather: minibatch=5 leaves every system to the reference's
-   * sweep, minibatch=8 one group each and the breakdown, system 9, in the
-   * second). */
+   * groups and three more), a breakdown (system 9, in a group) and a zero
+   * row (17 systems: system 8, a group's first lane), and mini-batches
+   * that cut the groups (with PCR, and with the default allgather:
+   * minibatch=5 leaves every system to the reference's sweep; minibatch=8
+   * runs one group in each of the first two, the breakdown in the second,
+   * and the last three systems by the reference's sweep). */
   static const char *const sweeps[] = {NULL, "reduced=pcr,minibatch=9", "reduced=gather_scatter",
                                        "minibatch=5", "minibatch=8"};
   for (size_t k = 0; k < sizeof sweeps / sizeof sweeps[0]; k++) {

@@ -5,18 +5,12 @@
  *   ./pdd-ends-sweeps 4096 5 0 1 0     from memory, up (rank 1 at P = 2)
  *   ./pdd-ends-sweeps 4096 5 1 1 0     from memory, both (an inner rank)
  * Built against the library before and after the change:
- *   cc -O2 -fopenmp -Iinclude pdd-ends-sweeps.c build/libtridlab.a \
- *     -llapacke -llapack -lblas -lm -o pdd-ends-sweeps */
+ *   cc -O2 -fopenmp -I. -Iinclude docs/perf/pdd-minibatch-2026-11-30/pdd-ends-sweeps.c
+ * build/libtridlab.a \ -llapacke -llapack -lblas -lm -o pdd-ends-sweeps */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "tridlab/cpu.h"
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+#include "docs/perf/harness.h"
 int main(int argc, char **argv)
 {
   if (argc < 6)
@@ -26,13 +20,7 @@ int main(int argc, char **argv)
   double *a = malloc(N * 8), *b = malloc(N * 8), *c = malloc(N * 8), *d = malloc(N * 8);
   double *e = malloc(6 * nsys * 8);
   unsigned char *bad = malloc(nsys), *st = malloc(nsys);
-  srand(1);
-  for (size_t i = 0; i < N; i++) {
-    a[i] = rand() / (double)RAND_MAX - 0.5;
-    c[i] = rand() / (double)RAND_MAX - 0.5;
-    b[i] = 4 + a[i];
-    d[i] = rand() / (double)RAND_MAX;
-  }
+  fill_dominant(N, a, b, c, d, NULL);
   double best = 1e9;
   for (int r = 0; r < reps; r++) {
     double t = now();

@@ -4,18 +4,12 @@
  * slices of M rows CHUNK systems a call, arrays 16 bytes past a cache line
  * (as calloc's), ns per unknown (the best of R runs):
  *   OMP_NUM_THREADS=1 ./x-lines-chunks NSYS CHUNK R M
- *   cc -O2 -fopenmp -Iinclude x-lines-chunks.c build/libtridlab.a \
- *     -llapacke -llapack -lblas -lm -o x-lines-chunks */
+ *   cc -O2 -fopenmp -I. -Iinclude docs/perf/pdd-minibatch-2026-11-30/x-lines-chunks.c
+ * build/libtridlab.a \ -llapacke -llapack -lblas -lm -o x-lines-chunks */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "tridlab/cpu.h"
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+#include "docs/perf/harness.h"
 int main(int argc, char **argv)
 {
   if (argc < 5)
@@ -28,14 +22,7 @@ int main(int argc, char **argv)
   double *a = arr[0], *b = arr[1], *c = arr[2], *d = arr[3], *x = arr[4];
   unsigned char *flag = malloc(nsys);
   double *rm = malloc(4 * chunk * 8);
-  srand(1);
-  for (size_t i = 0; i < N; i++) {
-    a[i] = rand() / (double)RAND_MAX - 0.5;
-    c[i] = rand() / (double)RAND_MAX - 0.5;
-    b[i] = 4 + a[i];
-    d[i] = rand() / (double)RAND_MAX;
-    x[i] = 0;
-  }
+  fill_dominant(N, a, b, c, d, x);
   for (size_t k = 0; k < 2 * chunk; k++)
     rm[2 * chunk + k] = 0.01;
   double best = 1e9;

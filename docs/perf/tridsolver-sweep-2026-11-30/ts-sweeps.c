@@ -4,8 +4,8 @@
  * 2048: a rank at P = 2 with a right neighbour), one thread, ns per unknown,
  * the best of R runs: ends (phase 1), finish without and with the verdict's
  * pass. ./ts-sweeps 4096 5 (from memory), ./ts-sweeps 16 200 (in cache).
- *   cc -O2 -fopenmp -Iinclude ts-sweeps.c build/libtridlab.a \
- *     -llapacke -llapack -lblas -lm -o ts-sweeps */
+ *   cc -O2 -fopenmp -I. -Iinclude docs/perf/tridsolver-sweep-2026-11-30/ts-sweeps.c
+ * build/libtridlab.a \ -llapacke -llapack -lblas -lm -o ts-sweeps */
 #ifndef ENDS
 #define ENDS tl_cpu_tridsolver_ends_d
 #define FINISH tl_cpu_tridsolver_finish_d
@@ -13,15 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "tridlab/cpu.h"
+#include "docs/perf/harness.h"
 #include "tridlab/backend.h"
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 int main(int argc, char **argv)
 {
   size_t m = argc > 3 ? (size_t)atoi(argv[3]) : 2048, nsys = atoi(argv[1]), N = m * nsys;
@@ -32,14 +26,7 @@ int main(int argc, char **argv)
   double *e = malloc(6 * nsys * 8), *F = calloc(2 * nsys, 8), *halo = calloc(4 * nsys, 8);
   unsigned char *bad = calloc(nsys, 1), *skip = calloc(nsys, 1), *redo = calloc(nsys, 1);
   tl_residual_pass *passes = calloc(nsys, sizeof *passes);
-  srand(1);
-  for (size_t i = 0; i < N; i++) {
-    a[i] = rand() / (double)RAND_MAX - 0.5;
-    c[i] = rand() / (double)RAND_MAX - 0.5;
-    b[i] = 4 + a[i];
-    d[i] = rand() / (double)RAND_MAX;
-    x[i] = 0;
-  }
+  fill_dominant(N, a, b, c, d, x);
   for (size_t s = 0; s < 2 * nsys; s++)
     F[s] = 0.1;
   double t0 = 1e9, t1 = 1e9, t2 = 1e9;

@@ -273,13 +273,9 @@ static void d2_lines(size_t n_total, int periodic, size_t row0, size_t m, size_t
                      unsigned char *strict)
 {
   /* The packed rows: every row is written by the forward pass before
-   * anything reads it, so they are not zeroed (tl_lanes_groups's calloc
-   * zeroed them at every call: distd2_mpi calls once per mini-batch, 256
-   * times a solve at 4096 x 4096 on 2 ranks, and that took 4-5 % of it). */
-  double *pk = NULL;
-  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
-  if (groups && !(pk = tl_cpu_scratch((size_t)(d ? PACKED : ARRAYS) * TL_LANES * m, sizeof *pk)))
-    groups = 0;
+   * anything reads it, so they are not zeroed (lanes.h). */
+  double *pk;
+  size_t groups = tl_lanes_groups_dirty(m, nsys, d ? PACKED : ARRAYS, &pk);
 #if TL_LANES_OK
   d2_rows w = {.n_total = n_total, .row0 = row0, .m = m, .periodic = periodic};
   /* Written: 5 plan rows, or sa, sc and d'. Each array streams where its

@@ -323,18 +323,33 @@ static TL_CPU_INLINE void tl_lanes_flag(tl_lanes chk, unsigned char *flag)
 #define TL_LANES_OK 0
 #endif
 
-/* The whole groups of eight that a batch of nsys slices of m rows has,
- * and a scratch for them of `arrays` packed arrays of m rows of eight
- * lanes (the caller frees it). None, and no scratch, when the lanes are
- * not built, m < 2, nsys < 8 or memory is short: the caller's reference
- * path then takes every system. */
+/* The whole groups of eight that a batch of nsys slices of m rows has:
+ * none when the lanes are not built or m < 2 (the caller's reference
+ * path then takes every system). */
+static inline size_t tl_lanes_group_count(size_t m, size_t nsys)
+{
+  return TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+}
+
+/* Those groups, and a zeroed scratch for them of `arrays` packed arrays
+ * of m rows of eight lanes (the caller frees it); none, and no scratch,
+ * when memory is short. tl_lanes_groups_dirty: the same with a scratch
+ * that is not zeroed (tl_cpu_scratch), for a kernel that writes every
+ * packed row before it reads it and is called often enough that the
+ * zeroing shows (distd2_lines_cpu.c: once per mini-batch of distd2_mpi,
+ * 256 times a solve at 4096 x 4096 on 2 ranks, where it took 4-5 %). */
 static inline size_t tl_lanes_groups(size_t m, size_t nsys, size_t arrays, double **pk)
 {
-  *pk = NULL;
-  if (!TL_LANES_OK || m < 2 || nsys < TL_LANES)
-    return 0;
-  *pk = tl_alloc(arrays * TL_LANES * m, sizeof **pk);
-  return *pk ? nsys / TL_LANES : 0;
+  size_t groups = tl_lanes_group_count(m, nsys);
+  *pk = groups ? tl_alloc(arrays * TL_LANES * m, sizeof **pk) : NULL;
+  return *pk ? groups : 0;
+}
+
+static inline size_t tl_lanes_groups_dirty(size_t m, size_t nsys, size_t arrays, double **pk)
+{
+  size_t groups = tl_lanes_group_count(m, nsys);
+  *pk = groups ? tl_cpu_scratch(arrays * TL_LANES * m, sizeof **pk) : NULL;
+  return *pk ? groups : 0;
 }
 
 /* Whether a group of eight holds a system to skip (skip[0 .. 8), from

@@ -392,7 +392,7 @@ size_t tl_cpu_tridsolver_ends_d(size_t m, size_t nsys, int has_left, int has_rig
                                 const double *b, const double *c, const double *d, double *ends,
                                 unsigned char *bad)
 {
-  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+  size_t groups = tl_lanes_group_count(m, nsys);
 #if TL_LANES_OK
   ends_all(groups, m, has_left, has_right, a, b, c, d, ends, bad);
 #else
@@ -423,7 +423,7 @@ void tl_cpu_tridsolver_forward_d(size_t begin, size_t m, size_t nsys, int has_le
                                  const double *d, double *as, double *cs, double *ds,
                                  unsigned char *bad)
 {
-  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+  size_t groups = tl_lanes_group_count(m, nsys);
 #if TL_LANES_OK
   forward_all(groups, m, has_left, has_right, a, b, c, d, as, cs, ds, bad);
 #endif
@@ -441,7 +441,7 @@ void tl_cpu_tridsolver_backward_d(size_t begin, size_t m, size_t nsys, const dou
                                   const double *cs, const double *ds, const double *F, double *x,
                                   unsigned char *bad)
 {
-  size_t groups = TL_LANES_OK && m >= 2 ? nsys / TL_LANES : 0;
+  size_t groups = tl_lanes_group_count(m, nsys);
 #if TL_LANES_OK
   int nt = tl_lanes_stream_worth(groups * TL_LANES * m, m, 1, &x); /* x to memory */
   for (size_t g = 0; g < groups; g++) {
